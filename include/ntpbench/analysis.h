@@ -1,0 +1,54 @@
+// Analytic signature of a resolved topology: FLOPs, parameters, bytes, intensity, liveness.
+// Everything here is exact and deterministic; nothing is run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ntpbench/precision.h"
+#include "ntpbench/resolve.h"
+
+namespace ntpb {
+
+struct Cost {
+  int64_t flops = 0;         // multiply-add = 2
+  int64_t params = 0;        // trainable weights (running statistics excluded)
+  int64_t weight_bytes = 0;  // every stored weight at the precision, statistics included
+  int64_t input_bytes = 0;   // activations read
+  int64_t output_bytes = 0;  // activations written
+  // FLOPs per byte moved (weights + inputs + outputs), 0 when nothing moves.
+  double Intensity() const;
+  Cost& operator+=(const Cost& o);
+};
+
+struct LayerAnalysis {
+  std::string name;
+  std::string op;
+  bool inlay = false;
+  Cost cost;
+};
+
+struct MarkerAnalysis {
+  std::string name;
+  int first = 0, last = 0;  // layer indices, execution order
+  Cost cost;
+};
+
+struct TopologyAnalysis {
+  Precision precision = Precision::kF32;
+  std::vector<LayerAnalysis> layers;  // execution order
+  std::vector<MarkerAnalysis> markers;
+  Cost total;
+  // Largest sum of live activation bytes at any step of the execution order (graph inputs and
+  // outputs included; views share their source's storage).
+  int64_t peak_activation_bytes = 0;
+  int peak_layer = 0;  // index of the layer where the peak occurs
+};
+
+Cost LayerCost(const ResolvedLayer& layer, Precision precision);
+// Uses topology.markers plus `extra_markers` (already resolved against the same topology).
+TopologyAnalysis Analyze(const ResolvedTopology& topology, Precision precision,
+                         const std::vector<ResolvedMarker>& extra_markers = {});
+
+}  // namespace ntpb

@@ -1,0 +1,75 @@
+// Backends compile a resolved topology into an Executable: an ordered list of steps, each mapped
+// back to its source layer, that the runner executes and times one by one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ntpbench/precision.h"
+#include "ntpbench/resolve.h"
+
+namespace ntpb {
+
+struct RunConfig {
+  int64_t batch = 1;
+  Precision precision = Precision::kF32;
+  int threads = 0;     // 0: one per available core
+  uint64_t seed = 42;  // weights and inputs are drawn from it (same seed -> same numbers)
+};
+
+// Threads a RunConfig asks for, with 0 turned into the number of available cores.
+int EffectiveThreads(const RunConfig& config);
+
+struct StepInfo {
+  std::string name;  // the layer name, or a name derived from it for inserted inlays
+  std::string op;
+  int layer = -1;  // index into ResolvedTopology::layers; -1 for backend-inserted inlays
+  bool inlay = false;
+};
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual const std::vector<StepInfo>& steps() const = 0;
+  // Runs one step. The runner calls every step in order; a step may start asynchronous work.
+  virtual void RunStep(std::size_t index) = 0;
+  // Waits for all work started by earlier steps (a no-op for synchronous backends).
+  virtual void Wait() {}
+  void Run() {
+    for (std::size_t i = 0; i < steps().size(); ++i) RunStep(i);
+    Wait();
+  }
+  // Replaces a graph input (or reads any tensor) in logical row-major order, as f32.
+  virtual void WriteTensor(const std::string& name, const std::vector<float>& values) = 0;
+  virtual std::vector<float> ReadTensor(const std::string& name) const = 0;
+  // Memory the backend set aside besides weights and activations (im2col buffers, scratchpads).
+  virtual int64_t workspace_bytes() const { return 0; }
+};
+
+// Whether a backend can run a topology in a configuration, and why not.
+struct Support {
+  bool ok = true;
+  std::string reason;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual Support Supports(const ResolvedTopology& topology, const RunConfig& config) const = 0;
+  // Allocates weights (deterministic from config.seed), inputs and every buffer; builds all
+  // kernels. Nothing is allocated or built later, inside the timed loop.
+  virtual std::unique_ptr<Executable> Compile(const ResolvedTopology& topology,
+                                              const RunConfig& config) const = 0;
+};
+
+// The backends built into this ntpbench; nullptr when `name` is not one of them.
+const Backend* FindBackend(const std::string& name);
+std::vector<std::string> BackendNames();
+// Backends ntpbench knows of but that this build does not contain, with the reason (e.g.
+// "onednn: not built yet"); empty string when `name` is built in or unknown.
+std::string BackendUnavailableReason(const std::string& name);
+
+}  // namespace ntpb

@@ -1,0 +1,82 @@
+// Registering topology benchmarks with Google Benchmark.
+//
+//   NTPB_TOPOLOGY_BENCHMARK(deepspeech, "topologies/deepspeech.json")
+//       ->Backends({"eigen"})->Batches({1, 4})->Precisions({ntpb::f32})
+//       ->Set("T", 100)->Markers({{"fc1_3", "fc1", "fc3"}});
+//
+// Each (backend, precision) becomes one Google Benchmark family named
+// `<name>/<backend>/<precision>` with the batch as its argument, so instances read
+// `deepspeech/eigen/f32/batch:4` and every --benchmark_* flag works as usual.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ntpbench/precision.h"
+#include "ntpbench/topology.h"
+
+namespace ntpb {
+
+class TopologyBenchmark {
+ public:
+  // `path` is looked up as given, then under --ntpb_topology_dir / $NTPB_TOPOLOGY_DIR, then in
+  // the folders above `source_file` (so suites/x.cc finds topologies/x.json of its project).
+  TopologyBenchmark(std::string name, std::string path, std::string source_file = "");
+
+  TopologyBenchmark* Backends(std::vector<std::string> backends);
+  TopologyBenchmark* Batches(std::vector<int64_t> batches);
+  TopologyBenchmark* Precisions(std::vector<Precision> precisions);
+  // Overrides a param of the topology (n_hidden, T, ...). N comes from the batch.
+  TopologyBenchmark* Set(const std::string& param, int64_t value);
+  // Adds markers to those in the file.
+  TopologyBenchmark* Markers(std::vector<Marker> markers);
+  // OpenMP/Eigen threads for backends; 0 (the default) means one per core.
+  TopologyBenchmark* Threads(int threads);
+  TopologyBenchmark* Seed(uint64_t seed);
+
+  const std::string& name() const { return name_; }
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& backends() const { return backends_; }
+  const std::vector<int64_t>& batches() const { return batches_; }
+  const std::vector<Precision>& precisions() const { return precisions_; }
+  const std::map<std::string, int64_t>& params() const { return params_; }
+  const std::vector<Marker>& markers() const { return markers_; }
+  int threads() const { return threads_; }
+  uint64_t seed() const { return seed_; }
+
+  // Finds and reads the topology file and checks params and markers (throws ntpb::Error), then
+  // registers its Google Benchmark families. Called by ntpb::Initialize for every macro.
+  void RegisterFamilies();
+
+ private:
+  std::string name_, path_, source_file_;
+  std::vector<std::string> backends_ = {"eigen"};
+  std::vector<int64_t> batches_ = {1};
+  std::vector<Precision> precisions_ = {Precision::kF32};
+  std::map<std::string, int64_t> params_;
+  std::vector<Marker> markers_;
+  int threads_ = 0;
+  uint64_t seed_ = 42;
+};
+
+// What NTPB_TOPOLOGY_BENCHMARK expands to; the object lives until the process ends.
+TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
+                                             const char* source_file);
+
+// Strips and applies the --ntpb_* flags, registers every topology benchmark, then calls
+// benchmark::Initialize. Prints each problem as one line and returns false on any.
+bool Initialize(int* argc, char** argv);
+// Initialize, then run the selected benchmarks with ntpbench's console reporter.
+int Main(int argc, char** argv);
+
+}  // namespace ntpb
+
+#define NTPB_CONCAT_INNER(a, b) a##b
+#define NTPB_CONCAT(a, b) NTPB_CONCAT_INNER(a, b)
+#define NTPB_TOPOLOGY_BENCHMARK(id, path)                               \
+  [[maybe_unused]] static ::ntpb::TopologyBenchmark* const NTPB_CONCAT( \
+      ntpb_topology_benchmark_, id) = ::ntpb::RegisterTopologyBenchmark(#id, path, __FILE__)
+#define NTPB_MAIN() \
+  int main(int argc, char** argv) { return ::ntpb::Main(argc, argv); }

@@ -1,0 +1,103 @@
+// The catalogue of ops: which attributes each takes, how it infers shapes, what it costs.
+// Adding an op means adding one OpDef in src/ops/ and one kernel per backend.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ntpbench/attrs.h"
+#include "ntpbench/shape.h"
+#include "ntpbench/topology.h"
+
+namespace ntpb {
+
+enum class OpKind {
+  kLayer,  // a neural-network layer
+  kInlay,  // not a layer, but part of the end-to-end cost (copy, reorder, MFCC, CTC decoder)
+};
+
+enum class AttrType {
+  kInt,      // integer or expression string
+  kIntPair,  // one or two integers/expressions -> [a, b]
+  kIntList,  // list of integers/expressions
+  kPadding,  // int, [p_h, p_w], [top, left, bottom, right], "same" or "valid" -> 4 ints
+  kFloat,    // number
+  kBool,     // true/false
+  kEnum,     // one of `choices`
+};
+
+struct AttrDef {
+  std::string name;
+  AttrType type = AttrType::kInt;
+  bool required = false;
+  nlohmann::json default_value;      // null and not required: absent unless written (see the op)
+  std::vector<std::string> choices;  // for kEnum
+  std::string doc;
+};
+
+AttrDef RequiredAttr(std::string name, AttrType type, std::string doc);
+AttrDef OptionalAttr(std::string name, AttrType type, nlohmann::json default_value,
+                     std::string doc);
+AttrDef EnumAttr(std::string name, std::vector<std::string> choices, std::string default_value,
+                 std::string doc);
+
+// How the reference initializer fills a weight (deterministic from the run's seed).
+enum class WeightInit { kFanIn, kOnes, kZeros, kVariance };
+
+struct WeightSpec {
+  std::string name;
+  Shape shape;
+  bool trainable = true;  // false for running statistics (counted in bytes, not in params)
+  WeightInit init = WeightInit::kFanIn;
+  int64_t fan_in = 1;
+};
+
+// What shape inference hands an op and what it returns.
+struct InferContext {
+  const std::string& file;
+  const Layer& layer;
+  const Attrs& attrs;
+  const std::vector<Shape>& inputs;
+  // Throws ntpb::Error naming the file, this layer and `field`.
+  [[noreturn]] void Fail(const std::string& field, const std::string& message) const;
+  void Require(bool ok, const std::string& field, const std::string& message) const {
+    if (!ok) Fail(field, message);
+  }
+};
+
+struct InferResult {
+  std::vector<Shape> outputs;
+  std::vector<WeightSpec> weights;
+  // Attribute values the op worked out (padding "same" -> 4 ints, stride defaulting to kernel);
+  // merged into the resolved attributes so backends read what shape inference used.
+  nlohmann::json resolved_attrs = nlohmann::json::object();
+};
+
+struct OpCostInput {
+  const Attrs& attrs;
+  const std::vector<Shape>& inputs;
+  const std::vector<Shape>& outputs;
+};
+
+struct OpDef {
+  std::string name;
+  OpKind kind = OpKind::kLayer;
+  int min_inputs = 1;
+  int max_inputs = 1;  // -1: any number
+  std::vector<AttrDef> attrs;
+  InferResult (*infer)(const InferContext&) = nullptr;
+  // FLOPs of one execution (multiply-add = 2); see docs/topology-format.md for each op's formula.
+  int64_t (*flops)(const OpCostInput&) = nullptr;
+  // The output shares the input's storage (reshape, flatten): no data movement, no new memory.
+  bool is_view = false;
+  std::string summary;
+};
+
+// Every op, in documentation order.
+const std::vector<OpDef>& AllOps();
+// nullptr when there is no such op.
+const OpDef* FindOp(const std::string& name);
+
+}  // namespace ntpb

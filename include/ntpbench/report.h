@@ -1,0 +1,26 @@
+// Plain-text tables for people: the per-layer breakdown of a run and the inspect view.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/resolve.h"
+
+namespace ntpb {
+
+// Per-layer time, share, GFLOP/s and bytes of one benchmark run, read from its counters
+// (`layer.<name>.ms`, `.time_share`, `.gflops`, and the marker counters), followed by markers
+// and totals.
+std::string FormatRunTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
+                           const std::map<std::string, double>& counters);
+
+// Layers, shapes, params, FLOPs and bytes, without running anything.
+std::string FormatInspectTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis);
+
+// "1.50 GiB", "12.0 KiB", "512 B".
+std::string FormatBytes(double bytes);
+// "16.99 G", "3.72 M", "120".
+std::string FormatCount(double count);
+
+}  // namespace ntpb

@@ -1,0 +1,28 @@
+// ntpbench's console reporter: Google Benchmark's, with the per-layer counters
+// (`layer.<name>.*`) left out unless asked for; they stay in JSON output.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <vector>
+
+namespace ntpb {
+
+class ConsoleReporter : public benchmark::ConsoleReporter {
+ public:
+  ConsoleReporter(OutputOptions options, bool show_layer_counters)
+      : benchmark::ConsoleReporter(options), show_layer_counters_(show_layer_counters) {}
+  void ReportRuns(const std::vector<Run>& runs) override;
+
+ private:
+  bool show_layer_counters_;
+};
+
+// Console options as Google Benchmark would pick them from argv (--benchmark_color,
+// --benchmark_counters_tabular) and whether stdout is a terminal.
+benchmark::ConsoleReporter::OutputOptions ConsoleOptionsFromArgs(int argc, char** argv);
+// True when argv asks for --benchmark_format other than console.
+bool NonConsoleFormatRequested(int argc, char** argv);
+
+}  // namespace ntpb

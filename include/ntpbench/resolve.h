@@ -1,0 +1,65 @@
+// Resolution: bind params (N, T, user params), validate the graph, order it, infer shapes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ntpbench/attrs.h"
+#include "ntpbench/expression.h"
+#include "ntpbench/op_catalog.h"
+#include "ntpbench/shape.h"
+#include "ntpbench/topology.h"
+
+namespace ntpb {
+
+// Limits enforced before anything is allocated.
+struct ResolveLimits {
+  int64_t max_weight_bytes = int64_t{8} << 30;      // at f32, whole topology
+  int64_t max_activation_bytes = int64_t{8} << 30;  // at f32, any one tensor
+  int64_t max_dimension = int64_t{1} << 31;
+};
+
+struct ResolvedLayer {
+  std::string name;
+  std::string op;
+  const OpDef* def = nullptr;
+  std::vector<std::string> inputs, outputs;
+  std::vector<Shape> input_shapes, output_shapes;
+  Attrs attrs;
+  std::vector<WeightSpec> weights;
+  int64_t flops = 0;
+};
+
+// A marker mapped to execution order: layers [first, last] (indices into ResolvedTopology::layers).
+struct ResolvedMarker {
+  std::string name;
+  int first = 0;
+  int last = 0;
+};
+
+struct ResolvedTopology {
+  std::string name;
+  std::string file;
+  ParamEnv params;  // every param's bound value, N and T included when used
+  std::vector<std::pair<std::string, Shape>> inputs;
+  std::vector<std::string> outputs;
+  std::vector<ResolvedLayer> layers;    // execution order (topological, stable w.r.t. the file)
+  std::map<std::string, Shape> shapes;  // every tensor
+  std::vector<ResolvedMarker> markers;
+
+  int LayerIndex(const std::string& name) const;  // -1 when absent
+};
+
+// `overrides` replace the topology's param defaults (N from the batch, T, n_hidden, ...).
+// Throws ntpb::Error naming the file, layer and field.
+ResolvedTopology Resolve(const Topology& topology, const ParamEnv& overrides,
+                         const ResolveLimits& limits = {});
+
+// Checks markers against the topology (names exist, start not after end, nesting) and returns
+// their layer ranges. `extra` are markers added at registration.
+std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& topology,
+                                           const std::vector<Marker>& markers);
+
+}  // namespace ntpb

@@ -1,0 +1,63 @@
+// The topology IR: layers over named tensors, as written in a topology file.
+//
+// Sizes may be integer expressions over params ("n_hidden", "2*n_hidden"); the symbolic sizes N
+// (batch) and T (sequence length) are params too. Nothing here is resolved: see resolve.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ntpb {
+
+// A graph input: a name and a shape whose dimensions are integer expressions.
+struct TensorDecl {
+  std::string name;
+  std::vector<std::string> shape;
+  bool operator==(const TensorDecl& o) const { return name == o.name && shape == o.shape; }
+};
+
+// One layer (or inlay). `attrs` holds the op's attributes exactly as written (ints, expression
+// strings, lists, floats, bools, enum strings); the op catalogue says which are allowed.
+struct Layer {
+  std::string name;
+  std::string op;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  nlohmann::json attrs = nlohmann::json::object();
+  bool operator==(const Layer& o) const {
+    return name == o.name && op == o.op && inputs == o.inputs && outputs == o.outputs &&
+           attrs == o.attrs;
+  }
+};
+
+// A named region [start layer .. end layer] in execution order (NTP's start/end markers).
+struct Marker {
+  std::string name;
+  std::string start;
+  std::string end;
+  bool operator==(const Marker& o) const {
+    return name == o.name && start == o.start && end == o.end;
+  }
+};
+
+struct Topology {
+  std::string name;
+  std::string description;
+  std::string file;  // where it was read from; used in error messages, not serialized
+  std::map<std::string, int64_t> params;  // defaults; N and T may appear here too
+  std::vector<TensorDecl> inputs;
+  std::vector<Layer> layers;
+  std::vector<std::string> outputs;
+  std::vector<Marker> markers;
+
+  // Equality of content (the source file name is not content).
+  bool operator==(const Topology& o) const {
+    return name == o.name && description == o.description && params == o.params &&
+           inputs == o.inputs && layers == o.layers && outputs == o.outputs && markers == o.markers;
+  }
+};
+
+}  // namespace ntpb

@@ -1,0 +1,104 @@
+// Per-layer and per-marker cost, and peak live activation memory under the execution order.
+#include "ntpbench/analysis.h"
+
+#include <map>
+
+namespace ntpb {
+
+double Cost::Intensity() const {
+  const int64_t bytes = weight_bytes + input_bytes + output_bytes;
+  return bytes > 0 ? static_cast<double>(flops) / static_cast<double>(bytes) : 0.0;
+}
+
+Cost& Cost::operator+=(const Cost& o) {
+  flops += o.flops;
+  params += o.params;
+  weight_bytes += o.weight_bytes;
+  input_bytes += o.input_bytes;
+  output_bytes += o.output_bytes;
+  return *this;
+}
+
+Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
+  const int64_t eb = ElementBytes(precision);
+  Cost c;
+  c.flops = layer.flops;
+  for (const WeightSpec& w : layer.weights) {
+    const int64_t n = NumElements(w.shape);
+    if (w.trainable) c.params += n;
+    c.weight_bytes += n * eb;
+  }
+  // A view moves no data: it reads and writes nothing.
+  if (!layer.def->is_view) {
+    for (const Shape& s : layer.input_shapes) c.input_bytes += NumElements(s) * eb;
+    for (const Shape& s : layer.output_shapes) c.output_bytes += NumElements(s) * eb;
+  }
+  return c;
+}
+
+namespace {
+
+// Live activation bytes at each step: a buffer lives from the step that writes it (graph
+// inputs: from the start) to its last reader (graph outputs: to the end).
+void ComputeLiveness(const ResolvedTopology& t, Precision precision, TopologyAnalysis* a) {
+  const int n = static_cast<int>(t.layers.size());
+  std::map<std::string, std::string> storage;  // tensor -> tensor owning its storage
+  std::map<std::string, int> birth, death;
+  for (const auto& in : t.inputs) {
+    storage[in.first] = in.first;
+    birth[in.first] = 0;
+    death[in.first] = 0;
+  }
+  for (int i = 0; i < n; ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    for (const std::string& in : l.inputs) {
+      const std::string& root = storage.at(in);
+      death[root] = std::max(death[root], i);
+    }
+    for (const std::string& out : l.outputs) {
+      if (l.def->is_view) {
+        storage[out] = storage.at(l.inputs[0]);
+      } else {
+        storage[out] = out;
+        birth[out] = i;
+        death[out] = i;
+      }
+    }
+  }
+  for (const std::string& out : t.outputs) death[storage.at(out)] = n - 1;
+  std::vector<int64_t> live(n, 0);
+  for (const auto& [root, b] : birth) {
+    const int64_t bytes = NumElements(t.shapes.at(root)) * ElementBytes(precision);
+    for (int i = b; i <= death[root]; ++i) live[i] += bytes;
+  }
+  for (int i = 0; i < n; ++i) {
+    if (live[i] > a->peak_activation_bytes) {
+      a->peak_activation_bytes = live[i];
+      a->peak_layer = i;
+    }
+  }
+}
+
+}  // namespace
+
+TopologyAnalysis Analyze(const ResolvedTopology& t, Precision precision,
+                         const std::vector<ResolvedMarker>& extra_markers) {
+  TopologyAnalysis a;
+  a.precision = precision;
+  for (const ResolvedLayer& l : t.layers) {
+    LayerAnalysis la{l.name, l.op, l.def->kind == OpKind::kInlay, LayerCost(l, precision)};
+    a.total += la.cost;
+    a.layers.push_back(std::move(la));
+  }
+  std::vector<ResolvedMarker> markers = t.markers;
+  markers.insert(markers.end(), extra_markers.begin(), extra_markers.end());
+  for (const ResolvedMarker& m : markers) {
+    MarkerAnalysis ma{m.name, m.first, m.last, {}};
+    for (int i = m.first; i <= m.last; ++i) ma.cost += a.layers[i].cost;
+    a.markers.push_back(std::move(ma));
+  }
+  ComputeLiveness(t, precision, &a);
+  return a;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,109 @@
+// conv2d as im2col + GEMM per (image, group); depthwise as a direct loop (a GEMM of one row
+// would be mostly overhead); 1x1 stride-1 convolutions skip im2col.
+#include <memory>
+
+#include "src/backends/eigen/kernels.h"
+
+namespace ntpb::eigen {
+namespace {
+
+struct ConvGeometry {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, groups;
+};
+
+ConvGeometry Geometry(const ResolvedLayer& l) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding");
+  return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], k[0],
+          k[1],  s[0],  s[1],  d[0],  d[1],   p[0],   p[1],   l.attrs.Int("groups")};
+}
+
+// Rows (channel, ky, kx) x columns (oy, ox) of one group of one image.
+void Im2col(const ConvGeometry& g, const float* image, int64_t channels, float* col) {
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        float* row = col + ((c * g.kh + ky) * g.kw + kx) * g.oh * g.ow;
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t iy = oy * g.sh - g.pt + ky * g.dh;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t ix = ox * g.sw - g.pl + kx * g.dw;
+            row[oy * g.ow + ox] = (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)
+                                      ? image[(c * g.h + iy) * g.w + ix]
+                                      : 0.0f;
+          }
+        }
+      }
+    }
+  }
+}
+
+Kernel MakeConv2d(const KernelArgs& a) {
+  const ConvGeometry g = Geometry(a.layer);
+  const float* x = a.inputs[0];
+  const float* w = a.weights[0];
+  const float* b = a.weights.size() > 1 ? a.weights[1] : nullptr;
+  float* y = a.output;
+  const Activation act = Activation::FromAttrs(a.layer.attrs);
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups, plane = g.oh * g.ow;
+  const int threads = a.threads;
+
+  if (cg == 1) {  // depthwise (with an optional channel multiplier fg)
+    return [=] {
+#pragma omp parallel for num_threads(threads) collapse(2)
+      for (int64_t n = 0; n < g.n; ++n) {
+        for (int64_t f = 0; f < g.f; ++f) {
+          const float* image = x + (n * g.c + f / fg) * g.h * g.w;
+          const float* kernel = w + f * g.kh * g.kw;
+          float* out = y + (n * g.f + f) * plane;
+          for (int64_t oy = 0; oy < g.oh; ++oy) {
+            for (int64_t ox = 0; ox < g.ow; ++ox) {
+              float sum = b ? b[f] : 0.0f;
+              for (int64_t ky = 0; ky < g.kh; ++ky) {
+                const int64_t iy = oy * g.sh - g.pt + ky * g.dh;
+                if (iy < 0 || iy >= g.h) continue;
+                for (int64_t kx = 0; kx < g.kw; ++kx) {
+                  const int64_t ix = ox * g.sw - g.pl + kx * g.dw;
+                  if (ix >= 0 && ix < g.w) sum += image[iy * g.w + ix] * kernel[ky * g.kw + kx];
+                }
+              }
+              out[oy * g.ow + ox] = sum;
+            }
+          }
+          act.Apply(out, plane);
+        }
+      }
+    };
+  }
+
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
+                         g.pl == 0 && g.oh == g.h && g.ow == g.w;
+  const int64_t rows = cg * g.kh * g.kw;
+  auto col = std::make_shared<std::vector<float>>(pointwise ? 0 : rows * plane);
+  *a.workspace_bytes += static_cast<int64_t>(col->size() * sizeof(float));
+  return [=] {
+    for (int64_t n = 0; n < g.n; ++n) {
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const float* image = x + (n * g.c + grp * cg) * g.h * g.w;
+        const float* cols = image;
+        if (!pointwise) {
+          Im2col(g, image, cg, col->data());
+          cols = col->data();
+        }
+        MatrixMap out(y + (n * g.f + grp * fg) * plane, fg, plane);
+        out.noalias() =
+            ConstMatrixMap(w + grp * fg * rows, fg, rows) * ConstMatrixMap(cols, rows, plane);
+        if (b) out.colwise() += Eigen::Map<const Eigen::VectorXf>(b + grp * fg, fg);
+      }
+    }
+    act.Apply(y, g.n * g.f * plane);
+  };
+}
+
+}  // namespace
+
+void AddConvKernels(KernelTable* table) { (*table)["conv2d"] = MakeConv2d; }
+
+}  // namespace ntpb::eigen

@@ -1,0 +1,152 @@
+#include "src/backends/eigen/eigen_backend.h"
+
+#include <Eigen/Core>
+#include <cstring>
+#include <memory>
+
+#include "ntpbench/error.h"
+#include "ntpbench/random_data.h"
+#include "src/backends/eigen/kernels.h"
+
+namespace ntpb {
+namespace eigen {
+
+const KernelTable& Kernels() {
+  static const KernelTable table = [] {
+    KernelTable t;
+    AddDenseKernels(&t);
+    AddConvKernels(&t);
+    AddPoolingKernels(&t);
+    AddNormalizationKernels(&t);
+    AddElementwiseKernels(&t);
+    AddShapeKernels(&t);
+    AddRecurrentKernels(&t);
+    return t;
+  }();
+  return table;
+}
+
+namespace {
+
+class EigenExecutable : public Executable {
+ public:
+  EigenExecutable(const ResolvedTopology& t, const RunConfig& config)
+      : threads_(EffectiveThreads(config)) {
+    for (const auto& [name, shape] : t.inputs) {
+      float* p = Allocate(name, NumElements(shape));
+      const std::vector<float> v = RandomInput(config.seed, name, NumElements(shape));
+      std::copy(v.begin(), v.end(), p);
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      const int index = static_cast<int>(&l - t.layers.data());
+      steps_.push_back({l.name, l.op, index, l.def->kind == OpKind::kInlay});
+      if (l.def->is_view) {  // shares the input's storage
+        tensors_[l.outputs[0]] = tensors_.at(l.inputs[0]);
+        kernels_.push_back([] {});
+        continue;
+      }
+      KernelArgs args{l, {}, nullptr, {}, threads_, &workspace_bytes_};
+      for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
+      args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
+      for (const WeightSpec& w : l.weights) {
+        const std::vector<float> v = RandomWeight(config.seed, l.name, w);
+        float* p = AllocateWeight(v.size());
+        std::copy(v.begin(), v.end(), p);
+        args.weights.push_back(p);
+      }
+      auto it = Kernels().find(l.op);
+      if (it == Kernels().end()) {
+        throw Error(t.file, l.name, "op", "the eigen backend has no kernel for op '" + l.op + "'");
+      }
+      kernels_.push_back(it->second(args));
+    }
+  }
+
+  const std::vector<StepInfo>& steps() const override { return steps_; }
+
+  void RunStep(std::size_t index) override {
+    if (index == 0) Eigen::setNbThreads(threads_);
+    kernels_[index]();
+  }
+
+  void WriteTensor(const std::string& name, const std::vector<float>& values) override {
+    const Buffer& b = Find(name);
+    if (static_cast<int64_t>(values.size()) != b.size) {
+      throw Error(
+          "", "", name,
+          "expected " + std::to_string(b.size) + " values, got " + std::to_string(values.size()));
+    }
+    std::copy(values.begin(), values.end(), b.data);
+  }
+
+  std::vector<float> ReadTensor(const std::string& name) const override {
+    const Buffer& b = Find(name);
+    return std::vector<float>(b.data, b.data + b.size);
+  }
+
+  int64_t workspace_bytes() const override { return workspace_bytes_; }
+
+ private:
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+  };
+
+  float* Allocate(const std::string& name, int64_t n) {
+    storage_.push_back(std::make_unique<float[]>(static_cast<size_t>(n)));
+    tensors_[name] = {storage_.back().get(), n};
+    return storage_.back().get();
+  }
+  float* AllocateWeight(size_t n) {
+    storage_.push_back(std::make_unique<float[]>(n));
+    return storage_.back().get();
+  }
+  const Buffer& Find(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error("", "", name, "no tensor named '" + name + "'");
+    return it->second;
+  }
+
+  int threads_;
+  int64_t workspace_bytes_ = 0;
+  std::vector<std::unique_ptr<float[]>> storage_;
+  std::map<std::string, Buffer> tensors_;
+  std::vector<StepInfo> steps_;
+  std::vector<Kernel> kernels_;
+};
+
+class EigenBackend : public Backend {
+ public:
+  std::string name() const override { return "eigen"; }
+
+  Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
+    if (config.precision != Precision::kF32) {
+      return {false, std::string("the eigen reference backend runs f32 only, not ") +
+                         PrecisionName(config.precision)};
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      if (!l.def->is_view && !Kernels().count(l.op)) {
+        return {false,
+                "the eigen backend has no kernel for op '" + l.op + "' (layer " + l.name + ")"};
+      }
+    }
+    return {};
+  }
+
+  std::unique_ptr<Executable> Compile(const ResolvedTopology& t,
+                                      const RunConfig& config) const override {
+    const Support s = Supports(t, config);
+    if (!s.ok) throw Error(t.file, "", "backend", s.reason);
+    return std::make_unique<EigenExecutable>(t, config);
+  }
+};
+
+}  // namespace
+}  // namespace eigen
+
+const Backend* EigenBackendInstance() {
+  static const eigen::EigenBackend backend;
+  return &backend;
+}
+
+}  // namespace ntpb

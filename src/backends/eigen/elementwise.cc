@@ -1,0 +1,166 @@
+// Activations (standalone and fused), softmax, and broadcasting add/mul.
+#include <cmath>
+#include <memory>
+
+#include "src/backends/eigen/kernels.h"
+
+namespace ntpb::eigen {
+
+Activation Activation::FromAttrs(const Attrs& attrs) {
+  Activation act;
+  if (!attrs.Has("activation")) return act;
+  const std::string name = attrs.Str("activation");
+  if (name == "relu") act.kind = Kind::kRelu;
+  if (name == "clipped_relu") act.kind = Kind::kClippedRelu;
+  if (name == "sigmoid") act.kind = Kind::kSigmoid;
+  if (name == "tanh") act.kind = Kind::kTanh;
+  if (name == "gelu") act.kind = Kind::kGelu;
+  if (attrs.Has("clip")) act.clip = static_cast<float>(attrs.Float("clip"));
+  return act;
+}
+
+void Activation::Apply(float* data, int64_t n) const {
+  ArrayMap v(data, n);
+  switch (kind) {
+    case Kind::kNone:
+      break;
+    case Kind::kRelu:
+      v = v.max(0.0f);
+      break;
+    case Kind::kClippedRelu:
+      v = v.max(0.0f).min(clip);
+      break;
+    case Kind::kSigmoid:
+      v = 1.0f / (1.0f + (-v).exp());
+      break;
+    case Kind::kTanh:
+      v = v.tanh();
+      break;
+    case Kind::kGelu:
+      for (int64_t i = 0; i < n; ++i) {
+        data[i] = 0.5f * data[i] * (1.0f + std::erf(data[i] * 0.70710678118654752f));
+      }
+      break;
+    case Kind::kGeluTanh:
+      for (int64_t i = 0; i < n; ++i) {
+        const float x = data[i];
+        data[i] = 0.5f * x * (1.0f + std::tanh(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+      }
+      break;
+  }
+}
+
+namespace {
+
+Kernel MakeUnary(const KernelArgs& a, Activation act) {
+  const int64_t n = NumElements(a.layer.output_shapes[0]);
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    std::copy(x, x + n, y);
+    act.Apply(y, n);
+  };
+}
+
+template <Activation::Kind kKind>
+Kernel MakeActivation(const KernelArgs& a) {
+  Activation act;
+  act.kind = kKind;
+  if (a.layer.attrs.Has("clip")) act.clip = static_cast<float>(a.layer.attrs.Float("clip"));
+  if (kKind == Activation::Kind::kGelu && a.layer.attrs.Str("approximate") == "tanh") {
+    act.kind = Activation::Kind::kGeluTanh;
+  }
+  return MakeUnary(a, act);
+}
+
+Kernel MakeSoftmax(const KernelArgs& a) {
+  const Shape& s = a.layer.input_shapes[0];
+  int64_t axis = a.layer.attrs.Int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(s.size());
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= s[i];
+  for (size_t i = axis + 1; i < s.size(); ++i) inner *= s[i];
+  const int64_t len = s[axis];
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < inner; ++i) {
+        const int64_t base = o * len * inner + i;
+        Eigen::Map<const Eigen::ArrayXf, 0, Eigen::InnerStride<>> in(x + base, len,
+                                                                     Eigen::InnerStride<>(inner));
+        Eigen::Map<Eigen::ArrayXf, 0, Eigen::InnerStride<>> out(y + base, len,
+                                                                Eigen::InnerStride<>(inner));
+        out = (in - in.maxCoeff()).exp();
+        out /= out.sum();
+      }
+    }
+  };
+}
+
+template <bool kAdd>
+Kernel MakeBinary(const KernelArgs& a) {
+  const Shape& out = a.layer.output_shapes[0];
+  const Shape& sa = a.layer.input_shapes[0];
+  const Shape& sb = a.layer.input_shapes[1];
+  const int64_t n = NumElements(out);
+  const float* pa = a.inputs[0];
+  const float* pb = a.inputs[1];
+  float* y = a.output;
+  if (sa == sb) {
+    return [=] {
+      if (kAdd) {
+        ArrayMap(y, n) = ConstArrayMap(pa, n) + ConstArrayMap(pb, n);
+      } else {
+        ArrayMap(y, n) = ConstArrayMap(pa, n) * ConstArrayMap(pb, n);
+      }
+    };
+  }
+  // General broadcasting: per output axis, the stride of each input (0 where broadcast).
+  const size_t rank = out.size();
+  auto strides = [&](const Shape& s) {
+    std::vector<int64_t> st(rank, 0);
+    int64_t acc = 1;
+    for (size_t i = 0; i < s.size(); ++i) {
+      const size_t axis = rank - 1 - i;
+      const int64_t d = s[s.size() - 1 - i];
+      st[axis] = d == 1 ? 0 : acc;
+      acc *= d;
+    }
+    return st;
+  };
+  const std::vector<int64_t> st_a = strides(sa), st_b = strides(sb);
+  const Shape dims = out;
+  auto index = std::make_shared<std::vector<int64_t>>(rank, 0);  // allocated once, here
+  return [=] {
+    std::vector<int64_t>& idx = *index;
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t ia = 0, ib = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = kAdd ? pa[ia] + pb[ib] : pa[ia] * pb[ib];
+      for (size_t d = rank; d-- > 0;) {
+        ia += st_a[d];
+        ib += st_b[d];
+        if (++idx[d] < dims[d]) break;
+        ia -= st_a[d] * dims[d];
+        ib -= st_b[d] * dims[d];
+        idx[d] = 0;
+      }
+    }
+  };
+}
+
+}  // namespace
+
+void AddElementwiseKernels(KernelTable* table) {
+  (*table)["relu"] = MakeActivation<Activation::Kind::kRelu>;
+  (*table)["clipped_relu"] = MakeActivation<Activation::Kind::kClippedRelu>;
+  (*table)["sigmoid"] = MakeActivation<Activation::Kind::kSigmoid>;
+  (*table)["tanh"] = MakeActivation<Activation::Kind::kTanh>;
+  (*table)["gelu"] = MakeActivation<Activation::Kind::kGelu>;
+  (*table)["softmax"] = MakeSoftmax;
+  (*table)["add"] = MakeBinary<true>;
+  (*table)["mul"] = MakeBinary<false>;
+}
+
+}  // namespace ntpb::eigen

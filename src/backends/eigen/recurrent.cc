@@ -1,0 +1,85 @@
+// LSTM and GRU: one GEMM for the input projection of all T steps, then one small GEMM per step
+// for the recurrence. Bidirectional layers write [forward, reverse] halves of the output.
+#include <memory>
+
+#include "src/backends/eigen/kernels.h"
+
+namespace ntpb::eigen {
+namespace {
+
+using StridedConstMatrix = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+using StridedMatrix = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+
+template <bool kLstm>
+Kernel MakeRecurrent(const KernelArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const int64_t n = in[0], t_len = in[1], c = in[2], h = a.layer.attrs.Int("units");
+  const int64_t gates = kLstm ? 4 : 3;
+  const std::string dir = a.layer.attrs.Str("direction");
+  const int dirs = dir == "bidirectional" ? 2 : 1;
+  const int64_t out_width = h * dirs;
+  const int per_dir = kLstm ? 3 : 4;  // weights per direction
+  const std::vector<const float*> w = a.weights;
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  // Scratch: projected inputs [N*T, gates*H], recurrent gates [N, gates*H], h and c [N, H].
+  auto xg = std::make_shared<RowMatrix>(n * t_len, gates * h);
+  auto hg = std::make_shared<RowMatrix>(n, gates * h);
+  auto state = std::make_shared<RowMatrix>(n, h);
+  auto cell = std::make_shared<RowMatrix>(n, h);
+  *a.workspace_bytes += static_cast<int64_t>(sizeof(float)) *
+                        (xg->size() + hg->size() + state->size() + cell->size());
+  return [=] {
+    for (int d = 0; d < dirs; ++d) {
+      const bool reverse = d == 1 || dir == "reverse";
+      const float* wx = w[d * per_dir];
+      const float* wh = w[d * per_dir + 1];
+      const float* bias = w[d * per_dir + 2];
+      xg->noalias() = ConstMatrixMap(x, n * t_len, c) * ConstMatrixMap(wx, c, gates * h);
+      xg->rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, gates * h);
+      state->setZero();
+      cell->setZero();
+      for (int64_t s = 0; s < t_len; ++s) {
+        const int64_t t = reverse ? t_len - 1 - s : s;
+        hg->noalias() = *state * ConstMatrixMap(wh, h, gates * h);
+        StridedConstMatrix xt(xg->data() + t * gates * h, n, gates * h,
+                              Eigen::OuterStride<>(t_len * gates * h));
+        // Gate math in place on hg: coefficient-wise expressions need no temporaries, so
+        // nothing is allocated per step.
+        auto sigmoid = [](auto block) { block = 1.0f / (1.0f + (-block).exp()); };
+        if (kLstm) {
+          *hg += xt;
+          sigmoid(hg->middleCols(0, 2 * h).array());                                   // i, f
+          hg->middleCols(2 * h, h).array() = hg->middleCols(2 * h, h).array().tanh();  // g
+          sigmoid(hg->middleCols(3 * h, h).array());                                   // o
+          cell->array() = hg->middleCols(h, h).array() * cell->array() +
+                          hg->middleCols(0, h).array() * hg->middleCols(2 * h, h).array();
+          state->array() = hg->middleCols(3 * h, h).array() * cell->array().tanh();
+        } else {
+          const float* bias_hn = w[d * per_dir + 3];
+          hg->middleCols(0, 2 * h) += xt.middleCols(0, 2 * h);
+          sigmoid(hg->middleCols(0, 2 * h).array());  // r, z
+          hg->middleCols(2 * h, h).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias_hn, h);
+          hg->middleCols(2 * h, h).array() =
+              (xt.middleCols(2 * h, h).array() +
+               hg->middleCols(0, h).array() * hg->middleCols(2 * h, h).array())
+                  .tanh();  // candidate n
+          state->array() =
+              (1.0f - hg->middleCols(h, h).array()) * hg->middleCols(2 * h, h).array() +
+              hg->middleCols(h, h).array() * state->array();
+        }
+        StridedMatrix(y + t * out_width + d * h, n, h, Eigen::OuterStride<>(t_len * out_width)) =
+            *state;
+      }
+    }
+  };
+}
+
+}  // namespace
+
+void AddRecurrentKernels(KernelTable* table) {
+  (*table)["lstm"] = MakeRecurrent<true>;
+  (*table)["gru"] = MakeRecurrent<false>;
+}
+
+}  // namespace ntpb::eigen

@@ -1,0 +1,53 @@
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "ntpbench/reporting.h"
+
+namespace ntpb {
+
+void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
+  if (show_layer_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
+  std::vector<Run> trimmed = runs;
+  for (Run& run : trimmed) {
+    for (auto it = run.counters.begin(); it != run.counters.end();) {
+      it = it->first.rfind("layer.", 0) == 0 ? run.counters.erase(it) : std::next(it);
+    }
+  }
+  benchmark::ConsoleReporter::ReportRuns(trimmed);
+}
+
+namespace {
+
+// The value of --name=value in argv, or "" when absent.
+std::string FlagValue(int argc, char** argv, const char* name) {
+  const std::string prefix = std::string("--") + name + "=";
+  std::string value;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  return value;
+}
+
+bool IsFalse(const std::string& v) { return v == "false" || v == "0" || v == "no"; }
+
+}  // namespace
+
+benchmark::ConsoleReporter::OutputOptions ConsoleOptionsFromArgs(int argc, char** argv) {
+  int options = benchmark::ConsoleReporter::OO_None;
+  const std::string color = FlagValue(argc, argv, "benchmark_color");
+  if ((color.empty() || color == "auto") ? isatty(STDOUT_FILENO) != 0 : !IsFalse(color)) {
+    options |= benchmark::ConsoleReporter::OO_Color;
+  }
+  const std::string tabular = FlagValue(argc, argv, "benchmark_counters_tabular");
+  if (!tabular.empty() && !IsFalse(tabular)) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return static_cast<benchmark::ConsoleReporter::OutputOptions>(options);
+}
+
+bool NonConsoleFormatRequested(int argc, char** argv) {
+  const std::string format = FlagValue(argc, argv, "benchmark_format");
+  return !format.empty() && format != "console";
+}
+
+}  // namespace ntpb

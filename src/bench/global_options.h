@@ -1,0 +1,25 @@
+// Process-wide settings from the --ntpb_* flags (ntpb::Initialize strips them from argv).
+#pragma once
+
+#include <string>
+
+#include "ntpbench/expression.h"
+
+namespace ntpb::bench {
+
+struct GlobalOptions {
+  ParamEnv sets;                // --ntpb_set=name=value[,name=value...] (repeatable)
+  int threads = -1;             // --ntpb_threads=N; -1: as registered
+  std::string topology_dir;     // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
+  bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
+};
+
+GlobalOptions& Options();
+
+// Parses "name=value[,name=value...]" into `env`; throws ntpb::Error naming `field`.
+void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env);
+
+// Removes the --ntpb_* flags from argv and applies them; throws ntpb::Error on a bad one.
+void ParseNtpbFlags(int* argc, char** argv);
+
+}  // namespace ntpb::bench

@@ -1,0 +1,128 @@
+// --ntpb_* flags, ntpb::Initialize and ntpb::Main.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/ntpbench.h"
+#include "ntpbench/reporting.h"
+#include "src/bench/global_options.h"
+
+namespace ntpb {
+
+std::vector<std::unique_ptr<TopologyBenchmark>>& RegisteredTopologyBenchmarks();
+
+namespace bench {
+
+GlobalOptions& Options() {
+  static GlobalOptions options;
+  return options;
+}
+
+void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("", "", field, "expected name=value, got '" + item + "'");
+    }
+    const std::string value = item.substr(eq + 1);
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno == ERANGE) {
+      throw Error("", "", field,
+                  "value of '" + item.substr(0, eq) + "' is not an integer: '" + value + "'");
+    }
+    (*env)[item.substr(0, eq)] = v;
+    pos = comma + 1;
+  }
+}
+
+void ParseNtpbFlags(int* argc, char** argv) {
+  GlobalOptions& o = Options();
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    auto value_of = [&](const char* flag) -> const char* {
+      const size_t n = std::strlen(flag);
+      return arg.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
+    };
+    if (const char* v = value_of("--ntpb_set=")) {
+      ParseAssignments(v, "--ntpb_set", &o.sets);
+    } else if (const char* t = value_of("--ntpb_threads=")) {
+      char* end = nullptr;
+      o.threads = static_cast<int>(std::strtol(t, &end, 10));
+      if (*t == '\0' || *end != '\0' || o.threads < 0) {
+        throw Error("", "", "--ntpb_threads",
+                    std::string("expected a count >= 0, got '") + t + "'");
+      }
+    } else if (const char* d = value_of("--ntpb_topology_dir=")) {
+      o.topology_dir = d;
+    } else if (arg == "--ntpb_console_layers" || arg == "--ntpb_console_layers=true") {
+      o.console_layers = true;
+    } else if (arg.rfind("--ntpb_", 0) == 0) {
+      throw Error("", "", arg,
+                  "unknown flag (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
+                  "--ntpb_topology_dir=DIR, --ntpb_console_layers)");
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+}
+
+}  // namespace bench
+
+bool Initialize(int* argc, char** argv) {
+  bool ok = true;
+  try {
+    bench::ParseNtpbFlags(argc, argv);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ntpbench: %s\n", e.what());
+    return false;
+  }
+  for (const auto& tb : RegisteredTopologyBenchmarks()) {
+    try {
+      tb->RegisterFamilies();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ntpbench: %s: %s\n", tb->name().c_str(), e.what());
+      ok = false;
+    }
+  }
+  benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
+  std::string backends;
+  for (const std::string& b : BackendNames()) backends += (backends.empty() ? "" : ",") + b;
+  benchmark::AddCustomContext("ntpbench_backends", backends);
+  RunConfig config;
+  config.threads = std::max(bench::Options().threads, 0);
+  benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
+  benchmark::Initialize(argc, argv);
+  return ok;
+}
+
+int Main(int argc, char** argv) {
+  // Read before Initialize: benchmark::Initialize removes the flags it knows from argv.
+  const bool console = !NonConsoleFormatRequested(argc, argv);
+  const auto console_options = ConsoleOptionsFromArgs(argc, argv);
+  if (!Initialize(&argc, argv)) return 1;
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (!console) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    ConsoleReporter reporter(console_options, bench::Options().console_layers);
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace ntpb

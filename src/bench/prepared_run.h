@@ -1,0 +1,35 @@
+// A topology resolved, analysed and compiled for one (backend, precision, batch): everything a
+// benchmark instance needs before its timed loop.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/ntpbench.h"
+
+namespace ntpb::bench {
+
+struct PreparedRun {
+  std::string key;
+  ResolvedTopology topology;
+  std::vector<ResolvedMarker> markers;  // from the file and from registration
+  TopologyAnalysis analysis;
+  Support support;
+  std::unique_ptr<Executable> executable;  // null when unsupported
+  // Steps of each marker (indices into executable->steps()).
+  std::vector<std::vector<std::size_t>> marker_steps;
+};
+
+// The topology of a benchmark with its params (file < Set() < --ntpb_set) and N = batch bound.
+// Throws ntpb::Error.
+ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch);
+
+// Returns the cached run for this key or builds it (dropping the previous one first, so only
+// one compiled topology is in memory at a time). Throws ntpb::Error.
+PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
+                     const std::string& backend, Precision precision, int64_t batch);
+
+}  // namespace ntpb::bench

@@ -1,0 +1,27 @@
+#include "src/bench/step_timer.h"
+
+#include <time.h>
+
+namespace ntpb::bench {
+
+int64_t NowNanoseconds() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns) {
+  const int64_t start = NowNanoseconds();
+  int64_t t0 = start;
+  const std::size_t n = step_ns.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    executable.RunStep(i);
+    executable.Wait();
+    const int64_t t1 = NowNanoseconds();
+    step_ns[i] += t1 - t0;
+    t0 = t1;
+  }
+  return t0 - start;
+}
+
+}  // namespace ntpb::bench

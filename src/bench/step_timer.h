@@ -1,0 +1,17 @@
+// Runs an executable once, timing each step where it happens (one clock read per step).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ntpbench/backend.h"
+
+namespace ntpb::bench {
+
+int64_t NowNanoseconds();
+
+// Adds each step's wall time to step_ns[i]; returns the total. Each step ends with Wait() so
+// asynchronous backends are charged to the step that did the work.
+int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns);
+
+}  // namespace ntpb::bench

@@ -1,0 +1,262 @@
+// The chainable builder, the Google Benchmark families it registers, and the timed loop.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/ntpbench.h"
+#include "src/bench/global_options.h"
+#include "src/bench/prepared_run.h"
+#include "src/bench/step_timer.h"
+
+namespace ntpb {
+
+TopologyBenchmark::TopologyBenchmark(std::string name, std::string path, std::string source_file)
+    : name_(std::move(name)), path_(std::move(path)), source_file_(std::move(source_file)) {}
+
+TopologyBenchmark* TopologyBenchmark::Backends(std::vector<std::string> backends) {
+  backends_ = std::move(backends);
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Batches(std::vector<int64_t> batches) {
+  batches_ = std::move(batches);
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Precisions(std::vector<Precision> precisions) {
+  precisions_ = std::move(precisions);
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Set(const std::string& param, int64_t value) {
+  params_[param] = value;
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Markers(std::vector<Marker> markers) {
+  markers_.insert(markers_.end(), markers.begin(), markers.end());
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Threads(int threads) {
+  threads_ = threads;
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Seed(uint64_t seed) {
+  seed_ = seed;
+  return this;
+}
+
+namespace bench {
+namespace {
+
+std::string FindTopologyFile(const std::string& path, const std::string& source_file) {
+  std::vector<std::string> tried;
+  auto exists = [&](const std::string& p) {
+    tried.push_back(p);
+    return access(p.c_str(), R_OK) == 0;
+  };
+  if (exists(path) || (!path.empty() && path[0] == '/')) return path;
+  std::string dir = Options().topology_dir;
+  if (dir.empty() && std::getenv("NTPB_TOPOLOGY_DIR")) dir = std::getenv("NTPB_TOPOLOGY_DIR");
+  if (!dir.empty() && exists(dir + "/" + path)) return dir + "/" + path;
+  std::string base = source_file;
+  for (size_t slash = base.rfind('/'); slash != std::string::npos && slash > 0;
+       slash = base.rfind('/')) {
+    base = base.substr(0, slash);
+    if (exists(base + "/" + path)) return base + "/" + path;
+  }
+  std::string list;
+  for (const std::string& t : tried) list += (list.empty() ? "" : ", ") + t;
+  throw Error(
+      path, "", "",
+      "topology file not found (tried " + list + "; set --ntpb_topology_dir or NTPB_TOPOLOGY_DIR)");
+}
+
+std::unique_ptr<PreparedRun>& CachedRun() {
+  static std::unique_ptr<PreparedRun> run;
+  return run;
+}
+
+void PrintProgress(const char* fmt, const std::string& what, double seconds) {
+  std::fprintf(stderr, fmt, what.c_str(), seconds);
+  std::fflush(stderr);
+}
+
+void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
+                 const std::vector<int64_t>& step_ns, int64_t loop_ns) {
+  using benchmark::Counter;
+  const double iterations = static_cast<double>(state.iterations());
+  const auto& steps = run.executable->steps();
+  int64_t steps_total = 0;
+  for (int64_t ns : step_ns) steps_total += ns;
+  const double per_iter_ns = loop_ns / iterations;
+  auto region = [&](const std::string& prefix, int64_t ns, int64_t flops) {
+    const double region_ns = ns / iterations;
+    state.counters[prefix + ".ms"] = region_ns * 1e-6;
+    state.counters[prefix + ".time_share"] =
+        steps_total > 0 ? static_cast<double>(ns) / steps_total : 0.0;
+    state.counters[prefix + ".gflops"] = region_ns > 0 ? flops / region_ns : 0.0;
+  };
+  const TopologyAnalysis& a = run.analysis;
+  state.counters["net.samples_per_second"] = batch * 1e9 / per_iter_ns;
+  state.counters["net.gflops"] = a.total.flops / per_iter_ns;
+  state.counters["net.flops"] = static_cast<double>(a.total.flops);
+  state.counters["net.params"] = static_cast<double>(a.total.params);
+  state.counters["mem.weight_bytes"] =
+      Counter(static_cast<double>(a.total.weight_bytes), Counter::kDefaults, Counter::kIs1024);
+  state.counters["mem.peak_activation_bytes"] =
+      Counter(static_cast<double>(a.peak_activation_bytes), Counter::kDefaults, Counter::kIs1024);
+  state.counters["mem.workspace_bytes"] = Counter(
+      static_cast<double>(run.executable->workspace_bytes()), Counter::kDefaults, Counter::kIs1024);
+  for (size_t m = 0; m < run.markers.size(); ++m) {
+    int64_t ns = 0;
+    for (size_t s : run.marker_steps[m]) ns += step_ns[s];
+    region(run.markers[m].name, ns, a.markers[m].cost.flops);
+  }
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const int64_t flops = steps[s].layer >= 0 ? a.layers[steps[s].layer].cost.flops : 0;
+    region("layer." + steps[s].name, step_ns[s], flops);
+  }
+}
+
+void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
+                 std::shared_ptr<const Topology> topology, std::string backend,
+                 Precision precision) {
+  const int64_t batch = state.range(0);
+  const std::string label = tb->name() + "/" + backend + "/" + PrecisionName(precision) +
+                            "/batch:" + std::to_string(batch);
+  if (!FindBackend(backend)) {
+    state.SkipWithError(("skipped: " + BackendUnavailableReason(backend)).c_str());
+    return;
+  }
+  PreparedRun* run = nullptr;
+  try {
+    run = &Prepare(*tb, *topology, backend, precision, batch);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  if (!run->support.ok) {
+    state.SkipWithError(("skipped: " + run->support.reason).c_str());
+    return;
+  }
+  Executable& exe = *run->executable;
+  std::vector<int64_t> step_ns(exe.steps().size(), 0);
+  int64_t loop_ns = 0, since_progress = 0;
+  for (auto _ : state) {
+    const int64_t ns = RunTimedSteps(exe, step_ns);
+    loop_ns += ns;
+    since_progress += ns;
+    if (since_progress > 5'000'000'000) {  // long runs say they are alive, on stderr
+      since_progress = 0;
+      PrintProgress("ntpbench: %s: measuring, %.0f s so far\n", label, loop_ns * 1e-9);
+    }
+  }
+  AddCounters(state, *run, batch, step_ns, loop_ns);
+}
+
+}  // namespace
+
+ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch) {
+  ParamEnv env = tb.params();
+  for (const auto& [k, v] : Options().sets) env[k] = v;
+  env["N"] = batch;
+  return Resolve(topology, env);
+}
+
+PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
+                     const std::string& backend, Precision precision, int64_t batch) {
+  RunConfig config;
+  config.batch = batch;
+  config.precision = precision;
+  config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
+  config.seed = tb.seed();
+  std::string key = tb.name() + "/" + backend + "/" + PrecisionName(precision) + "/" +
+                    std::to_string(batch) + "/" + std::to_string(config.threads);
+  for (const auto& [k, v] : tb.params()) key += "/" + k + "=" + std::to_string(v);
+  for (const auto& [k, v] : Options().sets) key += "/" + k + "=" + std::to_string(v);
+  std::unique_ptr<PreparedRun>& cached = CachedRun();
+  if (cached && cached->key == key) return *cached;
+  cached.reset();  // free the previous executable before building the next one
+
+  auto run = std::make_unique<PreparedRun>();
+  run->key = key;
+  run->topology = ResolveFor(tb, topology, batch);
+  run->markers = run->topology.markers;
+  for (const ResolvedMarker& m : ResolveMarkers(run->topology, tb.markers())) {
+    run->markers.push_back(m);
+  }
+  run->analysis = Analyze(run->topology, precision, ResolveMarkers(run->topology, tb.markers()));
+  const Backend* be = FindBackend(backend);
+  run->support = be->Supports(run->topology, config);
+  if (run->support.ok) {
+    const int64_t start = NowNanoseconds();
+    run->executable = be->Compile(run->topology, config);
+    run->executable->Run();  // warm-up: first-touch page faults and cold caches stay out
+    const double seconds = (NowNanoseconds() - start) * 1e-9;
+    if (seconds > 1.0) {
+      PrintProgress("ntpbench: %s: compiled and warmed up in %.1f s\n",
+                    tb.name() + "/" + backend + "/" + PrecisionName(precision) +
+                        "/batch:" + std::to_string(batch),
+                    seconds);
+    }
+    const auto& steps = run->executable->steps();
+    for (const ResolvedMarker& m : run->markers) {
+      std::vector<std::size_t> in_marker;
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        if (steps[s].layer >= m.first && steps[s].layer <= m.last) in_marker.push_back(s);
+      }
+      run->marker_steps.push_back(in_marker);
+    }
+  }
+  cached = std::move(run);
+  return *cached;
+}
+
+}  // namespace bench
+
+void TopologyBenchmark::RegisterFamilies() {
+  auto topology = std::make_shared<const Topology>(
+      ReadTopologyJsonFile(bench::FindTopologyFile(path_, source_file_)));
+  // Check params and markers now, at batch 1, so mistakes surface before any run.
+  const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1);
+  ResolveMarkers(probe, markers_);
+  if (batches_.empty()) throw Error(topology->file, "", "batches", name_ + ": no batch sizes");
+  for (int64_t b : batches_) {
+    if (b <= 0) {
+      throw Error(topology->file, "", "batches",
+                  name_ + ": batch sizes must be positive, got " + std::to_string(b));
+    }
+  }
+  for (const std::string& backend : backends_) {
+    if (!FindBackend(backend) && BackendUnavailableReason(backend).empty()) {
+      std::string known;
+      for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
+      throw Error(topology->file, "", "backends",
+                  name_ + ": unknown backend '" + backend + "' (known: " + known + ")");
+    }
+    for (Precision p : precisions_) {
+      const std::string family = name_ + "/" + backend + "/" + PrecisionName(p);
+      auto* b = benchmark::RegisterBenchmark(
+          family.c_str(), [this, topology, backend, p](benchmark::State& state) {
+            bench::RunInstance(state, this, topology, backend, p);
+          });
+      b->ArgName("batch")->UseRealTime()->Unit(benchmark::kMillisecond);
+      for (int64_t batch : batches_) b->Arg(batch);
+    }
+  }
+}
+
+std::vector<std::unique_ptr<TopologyBenchmark>>& RegisteredTopologyBenchmarks() {
+  static std::vector<std::unique_ptr<TopologyBenchmark>> all;
+  return all;
+}
+
+TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
+                                             const char* source_file) {
+  auto& all = RegisteredTopologyBenchmarks();
+  all.push_back(std::make_unique<TopologyBenchmark>(name, path, source_file));
+  return all.back().get();
+}
+
+}  // namespace ntpb

@@ -1,0 +1,31 @@
+// Command-line parsing shared by the ntpbench subcommands.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ntpbench/expression.h"
+#include "ntpbench/precision.h"
+#include "ntpbench/topology.h"
+
+namespace ntpb::cli {
+
+struct CliOptions {
+  std::string file;
+  std::vector<std::string> backends = {"eigen"};
+  std::vector<int64_t> batches = {1};
+  std::vector<Precision> precisions = {Precision::kF32};
+  ParamEnv sets;
+  std::vector<Marker> markers;
+  int threads = 0;
+  uint64_t seed = 42;
+  std::string json_out;  // run: also write Google Benchmark JSON here; inspect: print JSON
+  bool json = false;
+  std::vector<std::string> passthrough;  // --benchmark_* flags, handed to Google Benchmark
+};
+
+// Parses `args` (after the subcommand); throws ntpb::Error naming the option.
+CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benchmark_flags);
+
+}  // namespace ntpb::cli

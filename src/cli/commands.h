@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ntpb::cli {
+
+// Each returns the process exit code; errors are thrown as ntpb::Error.
+int RunCommand(const std::string& program, const std::vector<std::string>& args);
+int InspectCommand(const std::vector<std::string>& args);
+
+}  // namespace ntpb::cli

@@ -1,0 +1,59 @@
+// ntpbench: benchmark and inspect topologies from the command line.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ntpbench/error.h"
+#include "ntpbench/op_catalog.h"
+#include "src/cli/commands.h"
+
+namespace {
+
+const char kUsage[] =
+    "usage: ntpbench <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run FILE      benchmark a topology; prints a per-layer table (time, share, GFLOP/s, bytes)\n"
+    "      --backend eigen[,..]   --batch 1,4   --precision f32[,bf16,..]   --threads N\n"
+    "      --set name=value[,..]  --marker name=start_layer:end_layer   --seed S\n"
+    "      --json FILE            also write Google Benchmark JSON (atomically)\n"
+    "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=2,\n"
+    "                             --benchmark_repetitions=5, --benchmark_format=json, ...)\n"
+    "  inspect FILE  layers, shapes, params, FLOPs and bytes, without running\n"
+    "      --batch N  --precision P  --set name=value  --json\n"
+    "  ops           the ops a topology can use\n"
+    "\n"
+    "Long runs print progress on stderr; results go to stdout.\n";
+
+int ListOps() {
+  for (const ntpb::OpDef& op : ntpb::AllOps()) {
+    std::printf("%-16s %s%s\n", op.name.c_str(), op.kind == ntpb::OpKind::kInlay ? "(inlay) " : "",
+                op.summary.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "run") return ntpb::cli::RunCommand(argv[0], args);
+    if (command == "inspect") return ntpb::cli::InspectCommand(args);
+    if (command == "ops") return ListOps();
+    std::fprintf(stderr, "ntpbench: unknown command '%s'\n%s", command.c_str(), kUsage);
+    return 2;
+  } catch (const ntpb::Error& e) {
+    std::fprintf(stderr, "ntpbench: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ntpbench: internal error: %s\n", e.what());
+    return 3;
+  }
+}

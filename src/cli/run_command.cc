@@ -1,0 +1,116 @@
+// `ntpbench run`: registers the topology's families, runs them through Google Benchmark and
+// prints the per-layer breakdown of each result.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <regex>
+
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/ntpbench.h"
+#include "ntpbench/report.h"
+#include "ntpbench/reporting.h"
+#include "src/bench/prepared_run.h"
+#include "src/cli/cli_options.h"
+#include "src/cli/commands.h"
+
+namespace ntpb::cli {
+namespace {
+
+// Prints like ntpbench's console reporter and keeps the runs for the tables.
+class CapturingReporter : public ConsoleReporter {
+ public:
+  using ConsoleReporter::ConsoleReporter;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) captured.push_back(r);
+  }
+  std::vector<Run> captured;
+};
+
+// Keeps the runs that stand for a result: the median when there are repetitions.
+std::vector<benchmark::BenchmarkReporter::Run> Representative(
+    const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::vector<benchmark::BenchmarkReporter::Run> out;
+  for (const auto& r : runs) {
+    if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
+      if (r.aggregate_name == "median") out.push_back(r);
+    } else if (r.repetitions <= 1) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunCommand(const std::string& program, const std::vector<std::string>& args) {
+  const CliOptions o = ParseCliOptions(args, true);
+  const Topology topology = ReadTopologyJsonFile(o.file);
+  TopologyBenchmark tb(topology.name, o.file);
+  tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
+  tb.Threads(o.threads)->Seed(o.seed);
+  for (const auto& [k, v] : o.sets) tb.Set(k, v);
+
+  std::vector<std::string> gb_args = {program};
+  bool console = true;
+  for (const std::string& a : o.passthrough) {
+    if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")
+      console = false;
+    gb_args.push_back(a);
+  }
+  const std::string json_tmp =
+      o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
+  if (!json_tmp.empty()) {
+    gb_args.push_back("--benchmark_out=" + json_tmp);
+    gb_args.push_back("--benchmark_out_format=json");
+  }
+  std::vector<char*> argv;
+  for (std::string& a : gb_args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  argv.push_back(nullptr);
+  const auto console_options = ConsoleOptionsFromArgs(argc, argv.data());
+
+  tb.RegisterFamilies();
+  benchmark::AddCustomContext("ntpbench_topology", o.file);
+  benchmark::Initialize(&argc, argv.data());
+  if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
+
+  CapturingReporter reporter(console_options, false);
+  if (console) {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
+  if (!json_tmp.empty() && std::rename(json_tmp.c_str(), o.json_out.c_str()) != 0) {
+    throw Error(o.json_out, "", "", "cannot write the JSON report");
+  }
+
+  int ran = 0, failed = 0;
+  for (const auto& run : Representative(reporter.captured)) {
+    const std::string name = run.benchmark_name();
+    if (run.error_occurred) {
+      failed += run.error_message.rfind("skipped:", 0) != 0;
+      continue;
+    }
+    ++ran;
+    std::smatch m;
+    static const std::regex kName(R"(^[^/]+/([^/]+)/([^/]+)/batch:(\d+))");
+    if (!std::regex_search(name, m, kName)) continue;
+    const Precision precision = ParsePrecision(m[2]);
+    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, std::stoll(m[3]));
+    const TopologyAnalysis analysis =
+        Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
+    std::map<std::string, double> counters;
+    for (const auto& [k, c] : run.counters) counters[k] = c.value;
+    std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
+                run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
+    std::fputs(FormatRunTable(resolved, analysis, counters).c_str(), stdout);
+  }
+  benchmark::Shutdown();
+  if (failed > 0) return 1;
+  return console && ran == 0 ? 1 : 0;
+}
+
+}  // namespace ntpb::cli

@@ -1,0 +1,47 @@
+// Unary elementwise activations and softmax.
+#include "src/ops/op_helpers.h"
+
+namespace ntpb::ops {
+namespace {
+
+InferResult InferSame(const InferContext& ctx) { return {{ctx.inputs[0]}, {}, {}}; }
+int64_t OnePerElement(const OpCostInput& c) { return NumElements(c.outputs[0]); }
+int64_t ThreePerElement(const OpCostInput& c) { return 3 * NumElements(c.outputs[0]); }
+
+InferResult InferSoftmax(const InferContext& ctx) {
+  NormalizeAxis(ctx, ctx.attrs.Int("axis"), ctx.inputs[0].size(), "axis");
+  return {{ctx.inputs[0]}, {}, {}};
+}
+
+OpDef Unary(const std::string& name, const std::string& summary) {
+  OpDef op;
+  op.name = name;
+  op.infer = InferSame;
+  op.flops = OnePerElement;
+  op.summary = summary;
+  return op;
+}
+
+}  // namespace
+
+void AddElementwiseOps(std::vector<OpDef>* ops) {
+  ops->push_back(Unary("relu", "max(x, 0)"));
+  OpDef clipped = Unary("clipped_relu", "min(max(x, 0), clip)");
+  clipped.attrs = {OptionalAttr("clip", AttrType::kFloat, 20.0, "upper bound")};
+  ops->push_back(clipped);
+  ops->push_back(Unary("sigmoid", "1 / (1 + exp(-x))"));
+  ops->push_back(Unary("tanh", "tanh(x)"));
+  OpDef gelu = Unary("gelu", "x * Phi(x) (erf form, or the tanh approximation)");
+  gelu.attrs = {EnumAttr("approximate", {"none", "tanh"}, "none", "tanh approximation")};
+  ops->push_back(gelu);
+
+  OpDef softmax;
+  softmax.name = "softmax";
+  softmax.attrs = {OptionalAttr("axis", AttrType::kInt, -1, "axis normalized over")};
+  softmax.infer = InferSoftmax;
+  softmax.flops = ThreePerElement;
+  softmax.summary = "exp(x - max) / sum(exp(x - max)) along axis";
+  ops->push_back(softmax);
+}
+
+}  // namespace ntpb::ops

@@ -1,0 +1,67 @@
+// The op registry: each family of ops adds its definitions here, in documentation order.
+#include "ntpbench/op_catalog.h"
+
+#include "ntpbench/error.h"
+#include "src/ops/op_helpers.h"
+
+namespace ntpb {
+
+AttrDef RequiredAttr(std::string name, AttrType type, std::string doc) {
+  AttrDef a;
+  a.name = std::move(name);
+  a.type = type;
+  a.required = true;
+  a.doc = std::move(doc);
+  return a;
+}
+
+AttrDef OptionalAttr(std::string name, AttrType type, nlohmann::json default_value,
+                     std::string doc) {
+  AttrDef a;
+  a.name = std::move(name);
+  a.type = type;
+  a.default_value = std::move(default_value);
+  a.doc = std::move(doc);
+  return a;
+}
+
+AttrDef EnumAttr(std::string name, std::vector<std::string> choices, std::string default_value,
+                 std::string doc) {
+  AttrDef a;
+  a.name = std::move(name);
+  a.type = AttrType::kEnum;
+  a.default_value = std::move(default_value);
+  a.choices = std::move(choices);
+  a.doc = std::move(doc);
+  return a;
+}
+
+void InferContext::Fail(const std::string& field, const std::string& message) const {
+  throw Error(file, layer.name, field, message);
+}
+
+const std::vector<OpDef>& AllOps() {
+  static const std::vector<OpDef> ops = [] {
+    std::vector<OpDef> v;
+    ops::AddDenseOps(&v);
+    ops::AddConvOps(&v);
+    ops::AddPoolingOps(&v);
+    ops::AddNormalizationOps(&v);
+    ops::AddElementwiseOps(&v);
+    ops::AddBinaryOps(&v);
+    ops::AddShapeOps(&v);
+    ops::AddRecurrentOps(&v);
+    ops::AddInlayOps(&v);
+    return v;
+  }();
+  return ops;
+}
+
+const OpDef* FindOp(const std::string& name) {
+  for (const OpDef& op : AllOps()) {
+    if (op.name == name) return &op;
+  }
+  return nullptr;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,69 @@
+#include "src/ops/op_helpers.h"
+
+#include <algorithm>
+
+namespace ntpb::ops {
+
+std::vector<AttrDef> ActivationAttrs() {
+  return {EnumAttr("activation", {"none", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"},
+                   "none", "activation fused after the op"),
+          OptionalAttr("clip", AttrType::kFloat, 20.0,
+                       "upper bound of clipped_relu (DeepSpeech clips at 20)")};
+}
+
+int NormalizeAxis(const InferContext& ctx, int64_t axis, size_t rank, const std::string& field) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) {
+    ctx.Fail(field,
+             "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  }
+  return static_cast<int>(axis < 0 ? axis + r : axis);
+}
+
+int64_t WindowOutput(const InferContext& ctx, int64_t in, int64_t pad_before, int64_t pad_after,
+                     int64_t kernel, int64_t stride, int64_t dilation, const std::string& field) {
+  ctx.Require(kernel > 0, "kernel", "kernel sizes must be positive");
+  ctx.Require(stride > 0, "stride", "strides must be positive");
+  ctx.Require(dilation > 0, "dilation", "dilations must be positive");
+  ctx.Require(pad_before >= 0 && pad_after >= 0, "padding", "padding must not be negative");
+  const int64_t span = dilation * (kernel - 1) + 1;
+  const int64_t padded = in + pad_before + pad_after;
+  if (padded < span) {
+    ctx.Fail(field, "window of " + std::to_string(span) + " does not fit the padded input of " +
+                        std::to_string(padded));
+  }
+  return (padded - span) / stride + 1;
+}
+
+std::vector<int64_t> ResolvePadding(const InferContext& ctx, int64_t h, int64_t w,
+                                    const std::vector<int64_t>& kernel,
+                                    const std::vector<int64_t>& stride,
+                                    const std::vector<int64_t>& dilation) {
+  const nlohmann::json& p = ctx.attrs.json().at("padding");
+  if (p.is_string()) {
+    if (p == "valid") return {0, 0, 0, 0};
+    // "same" as in TensorFlow: output = ceil(in / stride), extra padding at the end.
+    std::vector<int64_t> out(4);
+    const int64_t in[2] = {h, w};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t o = (in[i] + stride[i] - 1) / stride[i];
+      const int64_t span = dilation[i] * (kernel[i] - 1) + 1;
+      const int64_t total = std::max<int64_t>(0, (o - 1) * stride[i] + span - in[i]);
+      out[i] = total / 2;
+      out[i + 2] = total - total / 2;
+    }
+    return out;
+  }
+  std::vector<int64_t> v = p.get<std::vector<int64_t>>();
+  if (v.size() == 1) return {v[0], v[0], v[0], v[0]};
+  if (v.size() == 2) return {v[0], v[1], v[0], v[1]};
+  return v;
+}
+
+int64_t Product(const Shape& s, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to && i < s.size(); ++i) n *= s[i];
+  return n;
+}
+
+}  // namespace ntpb::ops

@@ -1,0 +1,65 @@
+// lstm and gru over T steps: input [N, T, C], output [N, T, units * directions].
+#include "src/ops/op_helpers.h"
+
+namespace ntpb::ops {
+namespace {
+
+int Directions(const Attrs& a) { return a.Str("direction") == "bidirectional" ? 2 : 1; }
+
+// gates: 4 for LSTM (i, f, g, o), 3 for GRU (r, z, n).
+InferResult InferRecurrent(const InferContext& ctx, int gates) {
+  const Shape& in = ctx.inputs[0];
+  ctx.Require(in.size() == 3, "inputs",
+              ctx.layer.op + " needs an [N, T, C] input, got " + ShapeToString(in));
+  const int64_t h = ctx.attrs.Int("units"), c = in[2];
+  ctx.Require(h > 0, "units", "must be positive, got " + std::to_string(h));
+  const int dirs = Directions(ctx.attrs);
+  InferResult r;
+  r.outputs = {{in[0], in[1], h * dirs}};
+  for (int d = 0; d < dirs; ++d) {
+    const std::string p =
+        (dirs == 2 && d == 1) || ctx.attrs.Str("direction") == "reverse" ? "reverse." : "forward.";
+    r.weights.push_back({p + "w_x", {c, gates * h}, true, WeightInit::kFanIn, h});
+    r.weights.push_back({p + "w_h", {h, gates * h}, true, WeightInit::kFanIn, h});
+    r.weights.push_back({p + "bias", {gates * h}, true, WeightInit::kFanIn, h});
+    if (gates == 3) r.weights.push_back({p + "bias_hn", {h}, true, WeightInit::kFanIn, h});
+  }
+  return r;
+}
+
+InferResult InferLstm(const InferContext& ctx) { return InferRecurrent(ctx, 4); }
+InferResult InferGru(const InferContext& ctx) { return InferRecurrent(ctx, 3); }
+
+int64_t RecurrentFlops(const OpCostInput& c, int gates) {
+  const Shape& in = c.inputs[0];
+  const int64_t h = c.attrs.Int("units");
+  return Directions(c.attrs) * in[0] * in[1] * 2 * gates * h * (in[2] + h);
+}
+int64_t LstmFlops(const OpCostInput& c) { return RecurrentFlops(c, 4); }
+int64_t GruFlops(const OpCostInput& c) { return RecurrentFlops(c, 3); }
+
+OpDef Recurrent(const std::string& name) {
+  OpDef op;
+  op.name = name;
+  op.attrs = {RequiredAttr("units", AttrType::kInt, "hidden size H"),
+              EnumAttr("direction", {"forward", "reverse", "bidirectional"}, "forward",
+                       "bidirectional concatenates [forward, reverse] outputs")};
+  return op;
+}
+
+}  // namespace
+
+void AddRecurrentOps(std::vector<OpDef>* ops) {
+  OpDef lstm = Recurrent("lstm");
+  lstm.infer = InferLstm;
+  lstm.flops = LstmFlops;
+  lstm.summary = "LSTM, gates i, f, g, o; one bias per gate";
+  ops->push_back(lstm);
+  OpDef gru = Recurrent("gru");
+  gru.infer = InferGru;
+  gru.flops = GruFlops;
+  gru.summary = "GRU, gates r, z, n; linear-before-reset with a separate recurrent bias for n";
+  ops->push_back(gru);
+}
+
+}  // namespace ntpb::ops

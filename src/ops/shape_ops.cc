@@ -1,0 +1,120 @@
+// Ops that move or relabel data without arithmetic: concat, reshape, flatten, transpose.
+#include "src/ops/op_helpers.h"
+
+namespace ntpb::ops {
+namespace {
+
+int64_t NoFlops(const OpCostInput&) { return 0; }
+
+InferResult InferConcat(const InferContext& ctx) {
+  const Shape& first = ctx.inputs[0];
+  const int axis = NormalizeAxis(ctx, ctx.attrs.Int("axis"), first.size(), "axis");
+  Shape out = first;
+  out[axis] = 0;
+  for (const Shape& s : ctx.inputs) {
+    bool ok = s.size() == first.size();
+    for (size_t i = 0; ok && i < s.size(); ++i)
+      ok = static_cast<int>(i) == axis || s[i] == first[i];
+    ctx.Require(ok, "inputs",
+                "shapes " + ShapeToString(first) + " and " + ShapeToString(s) +
+                    " differ outside axis " + std::to_string(axis));
+    out[axis] += s[axis];
+  }
+  return {{out}, {}, {}};
+}
+
+InferResult InferReshape(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  Shape out = ctx.attrs.Ints("shape");
+  ctx.Require(!out.empty(), "shape", "needs at least one dimension");
+  int infer_at = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      ctx.Require(infer_at < 0, "shape", "only one dimension may be -1");
+      infer_at = static_cast<int>(i);
+    } else {
+      ctx.Require(out[i] > 0, "shape",
+                  "dimensions must be positive or -1, got " + ShapeToString(out));
+      known *= out[i];
+    }
+  }
+  const int64_t total = NumElements(in);
+  if (infer_at >= 0) {
+    ctx.Require(total % known == 0, "shape",
+                "cannot reshape " + ShapeToString(in) + " into " + ShapeToString(out));
+    out[infer_at] = total / known;
+  }
+  ctx.Require(NumElements(out) == total, "shape",
+              "cannot reshape " + ShapeToString(in) + " (" + std::to_string(total) +
+                  " elements) into " + ShapeToString(out));
+  InferResult r{{out}, {}, {}};
+  r.resolved_attrs["shape"] = out;
+  return r;
+}
+
+InferResult InferFlatten(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const int64_t axis = ctx.attrs.Int("axis");
+  ctx.Require(axis >= 0 && axis <= static_cast<int64_t>(in.size()), "axis",
+              "axis " + std::to_string(axis) + " is out of range for " + ShapeToString(in));
+  return {{{Product(in, 0, axis), Product(in, axis, in.size())}}, {}, {}};
+}
+
+InferResult InferTranspose(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const auto perm = ctx.attrs.Ints("perm");
+  ctx.Require(perm.size() == in.size(), "perm",
+              "needs " + std::to_string(in.size()) + " axes for input " + ShapeToString(in));
+  std::vector<bool> seen(in.size());
+  Shape out(in.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    ctx.Require(perm[i] >= 0 && perm[i] < static_cast<int64_t>(in.size()) && !seen[perm[i]], "perm",
+                "is not a permutation of 0.." + std::to_string(in.size() - 1));
+    seen[perm[i]] = true;
+    out[i] = in[perm[i]];
+  }
+  return {{out}, {}, {}};
+}
+
+}  // namespace
+
+void AddShapeOps(std::vector<OpDef>* ops) {
+  OpDef concat;
+  concat.name = "concat";
+  concat.max_inputs = -1;
+  concat.attrs = {OptionalAttr("axis", AttrType::kInt, 1, "axis joined along")};
+  concat.infer = InferConcat;
+  concat.flops = NoFlops;
+  concat.summary = "joins inputs along axis";
+  ops->push_back(concat);
+
+  OpDef reshape;
+  reshape.name = "reshape";
+  reshape.attrs = {RequiredAttr("shape", AttrType::kIntList, "new shape; one entry may be -1")};
+  reshape.infer = InferReshape;
+  reshape.flops = NoFlops;
+  reshape.is_view = true;
+  reshape.summary = "same data, new shape (a view: no copy)";
+  ops->push_back(reshape);
+
+  OpDef flatten;
+  flatten.name = "flatten";
+  flatten.attrs = {OptionalAttr("axis", AttrType::kInt, 1, "first axis folded into the second")};
+  flatten.infer = InferFlatten;
+  flatten.flops = NoFlops;
+  flatten.is_view = true;
+  flatten.summary = "[d0..d(axis-1), d(axis)..] -> [prod before axis, prod from axis] (a view)";
+  ops->push_back(flatten);
+
+  OpDef transpose;
+  transpose.name = "transpose";
+  transpose.attrs = {
+      RequiredAttr("perm", AttrType::kIntList, "output axis i is input axis perm[i]")};
+  transpose.infer = InferTranspose;
+  transpose.flops = NoFlops;
+  transpose.summary = "permutes axes (moves data)";
+  ops->push_back(transpose);
+}
+
+}  // namespace ntpb::ops

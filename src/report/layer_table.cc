@@ -1,0 +1,173 @@
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "ntpbench/report.h"
+
+namespace ntpb {
+namespace {
+
+std::string Printf(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// A left-aligned first column and right-aligned others, widths fitted to the content.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void Rule() { rows_.push_back({}); }
+  std::string Render(size_t left_aligned = 1) const {
+    std::vector<size_t> width(rows_[0].size(), 0);
+    for (const auto& r : rows_) {
+      for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], Length(r[i]));
+    }
+    size_t total = 0;
+    for (size_t w : width) total += w + 2;
+    std::string out;
+    for (size_t k = 0; k < rows_.size(); ++k) {
+      const auto& r = rows_[k];
+      if (r.empty() || k == 1) {
+        out += std::string(total, '-') + "\n";
+        if (r.empty()) continue;
+      }
+      for (size_t i = 0; i < r.size(); ++i) {
+        const std::string pad(width[i] - Length(r[i]), ' ');
+        // The first columns and the (headerless) share bar read left to right.
+        out += i < left_aligned || rows_[0][i].empty() ? r[i] + pad : pad + r[i];
+        out += i + 1 < r.size() ? "  " : "";
+      }
+      out += "\n";
+    }
+    return out;
+  }
+
+ private:
+  // Display length: UTF-8 continuation bytes take no column.
+  static size_t Length(const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  }
+  std::vector<std::vector<std::string>> rows_;
+};
+
+double Get(const std::map<std::string, double>& c, const std::string& key) {
+  auto it = c.find(key);
+  return it == c.end() ? 0.0 : it->second;
+}
+
+std::string Bar(double share) {
+  const int cells = static_cast<int>(share * 20 + 0.5);
+  std::string bar;
+  for (int i = 0; i < cells; ++i) bar += "\u2588";
+  return bar;
+}
+
+}  // namespace
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? Printf("%.0f B", bytes) : Printf("%.2f ", bytes) + units[u];
+}
+
+std::string FormatCount(double count) {
+  if (count >= 1e9) return Printf("%.2f G", count / 1e9);
+  if (count >= 1e6) return Printf("%.2f M", count / 1e6);
+  if (count >= 1e3) return Printf("%.2f k", count / 1e3);
+  return Printf("%.0f", count);
+}
+
+std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
+                           const std::map<std::string, double>& counters) {
+  TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "FLOPs", "weights",
+                   "activations out", "FLOP/B"});
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    const LayerAnalysis& la = a.layers[i];
+    const std::string key = "layer." + l.name;
+    const double share = Get(counters, key + ".time_share");
+    table.Add({l.name + (la.inlay ? " (inlay)" : ""), l.op, ShapeToString(l.output_shapes[0]),
+               Printf("%.3f", Get(counters, key + ".ms")), Printf("%.1f%%", 100 * share),
+               Bar(share), Printf("%.1f", Get(counters, key + ".gflops")),
+               FormatCount(static_cast<double>(la.cost.flops)),
+               FormatBytes(static_cast<double>(la.cost.weight_bytes)),
+               FormatBytes(static_cast<double>(la.cost.output_bytes)),
+               Printf("%.1f", la.cost.Intensity())});
+  }
+  if (!a.markers.empty()) {
+    table.Rule();
+    for (const MarkerAnalysis& m : a.markers) {
+      const double share = Get(counters, m.name + ".time_share");
+      table.Add({"[" + m.name + "]", "marker",
+                 t.layers[m.first].name + ".." + t.layers[m.last].name,
+                 Printf("%.3f", Get(counters, m.name + ".ms")), Printf("%.1f%%", 100 * share),
+                 Bar(share), Printf("%.1f", Get(counters, m.name + ".gflops")),
+                 FormatCount(static_cast<double>(m.cost.flops)),
+                 FormatBytes(static_cast<double>(m.cost.weight_bytes)),
+                 FormatBytes(static_cast<double>(m.cost.output_bytes)),
+                 Printf("%.1f", m.cost.Intensity())});
+    }
+  }
+  table.Rule();
+  double total_ms = 0;
+  for (const ResolvedLayer& l : t.layers) total_ms += Get(counters, "layer." + l.name + ".ms");
+  table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
+             Printf("%.1f", Get(counters, "net.gflops")),
+             FormatCount(static_cast<double>(a.total.flops)),
+             FormatBytes(static_cast<double>(a.total.weight_bytes)), "", ""});
+  std::string out = table.Render(2);
+  out += "samples/s " + Printf("%.2f", Get(counters, "net.samples_per_second")) + "   params " +
+         FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
+         FormatBytes(static_cast<double>(a.peak_activation_bytes)) + "   workspace " +
+         FormatBytes(Get(counters, "mem.workspace_bytes")) + "\n";
+  return out;
+}
+
+std::string FormatInspectTable(const ResolvedTopology& t, const TopologyAnalysis& a) {
+  TextTable table({"layer", "op", "inputs", "output", "params", "FLOPs", "weights",
+                   "activations in", "activations out", "FLOP/B"});
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    const Cost& c = a.layers[i].cost;
+    std::string inputs;
+    for (size_t k = 0; k < l.inputs.size(); ++k) inputs += (k ? ", " : "") + l.inputs[k];
+    table.Add({l.name + (a.layers[i].inlay ? " (inlay)" : ""), l.op, inputs,
+               ShapeToString(l.output_shapes[0]), FormatCount(static_cast<double>(c.params)),
+               FormatCount(static_cast<double>(c.flops)),
+               FormatBytes(static_cast<double>(c.weight_bytes)),
+               FormatBytes(static_cast<double>(c.input_bytes)),
+               FormatBytes(static_cast<double>(c.output_bytes)), Printf("%.1f", c.Intensity())});
+  }
+  if (!a.markers.empty()) {
+    table.Rule();
+    for (const MarkerAnalysis& m : a.markers) {
+      const Cost& c = m.cost;
+      table.Add(
+          {"[" + m.name + "]", "marker", t.layers[m.first].name + ".." + t.layers[m.last].name, "",
+           FormatCount(static_cast<double>(c.params)), FormatCount(static_cast<double>(c.flops)),
+           FormatBytes(static_cast<double>(c.weight_bytes)),
+           FormatBytes(static_cast<double>(c.input_bytes)),
+           FormatBytes(static_cast<double>(c.output_bytes)), Printf("%.1f", c.Intensity())});
+    }
+  }
+  table.Rule();
+  table.Add({"total", "", "", "", FormatCount(static_cast<double>(a.total.params)),
+             FormatCount(static_cast<double>(a.total.flops)),
+             FormatBytes(static_cast<double>(a.total.weight_bytes)), "", "", ""});
+  std::string out = table.Render(4);
+  out += "params " + std::to_string(a.total.params) + "   FLOPs " + std::to_string(a.total.flops) +
+         "   peak live activations " + FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
+         " (at layer " + t.layers[a.peak_layer].name + ")   precision " +
+         PrecisionName(a.precision) + "\n";
+  return out;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,299 @@
+// Binds params, checks the graph (unknown tensors, cycles), orders it and infers every shape.
+#include "ntpbench/resolve.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ntpbench/error.h"
+
+namespace ntpb {
+namespace {
+
+using nlohmann::json;
+
+class Resolver {
+ public:
+  Resolver(const Topology& t, const ResolveLimits& limits) : t_(t), limits_(limits) {}
+
+  ResolvedTopology Run(const ParamEnv& overrides) {
+    ResolvedTopology r;
+    r.name = t_.name;
+    r.file = t_.file;
+    env_ = t_.params;
+    for (const auto& [k, v] : overrides) {
+      if (k != "N" && k != "T" && !t_.params.count(k)) {
+        std::string known;
+        for (const auto& p : t_.params) known += (known.empty() ? "" : ", ") + p.first;
+        throw Error(t_.file, "", "params",
+                    "cannot set unknown param '" + k +
+                        "' (params: " + (known.empty() ? "none" : known) + ", N, T)");
+      }
+      env_[k] = v;
+    }
+    if (!env_.count("N")) env_["N"] = 1;
+    for (const auto& [k, v] : env_) {
+      if ((k == "N" || k == "T") && v <= 0) {
+        throw Error(t_.file, "", "params." + k, "must be positive, got " + std::to_string(v));
+      }
+    }
+    r.params = env_;
+
+    for (const TensorDecl& in : t_.inputs) {
+      Shape s;
+      for (const std::string& d : in.shape)
+        s.push_back(Eval(d, "", "inputs." + in.name + ".shape"));
+      CheckShape(s, "", "inputs." + in.name + ".shape");
+      if (!shapes_.emplace(in.name, s).second) {
+        throw Error(t_.file, "", "inputs", "duplicate input tensor '" + in.name + "'");
+      }
+      r.inputs.emplace_back(in.name, s);
+    }
+    for (const int index : Order()) r.layers.push_back(ResolveLayer(t_.layers[index]));
+    int64_t weight_bytes = 0;
+    for (const ResolvedLayer& l : r.layers) {
+      for (const WeightSpec& w : l.weights) weight_bytes += 4 * NumElements(w.shape);
+    }
+    if (weight_bytes > limits_.max_weight_bytes) {
+      throw Error(t_.file, "", "params",
+                  "weights would take " + std::to_string(weight_bytes) +
+                      " bytes at f32, over the limit of " +
+                      std::to_string(limits_.max_weight_bytes) + " (ResolveLimits)");
+    }
+    for (const std::string& out : t_.outputs) {
+      if (!shapes_.count(out)) {
+        throw Error(t_.file, "", "outputs", "unknown tensor '" + out + "'");
+      }
+    }
+    r.outputs = t_.outputs;
+    r.shapes = shapes_;
+    r.markers = ResolveMarkers(r, t_.markers);
+    return r;
+  }
+
+ private:
+  int64_t Eval(const std::string& text, const std::string& layer, const std::string& field) const {
+    try {
+      return EvaluateExpression(text, env_);
+    } catch (const ExpressionError& e) {
+      throw Error(t_.file, layer, field, e.what());
+    }
+  }
+
+  int64_t EvalJson(const json& v, const std::string& layer, const std::string& field) const {
+    return v.is_string() ? Eval(v.get<std::string>(), layer, field) : v.get<int64_t>();
+  }
+
+  void CheckShape(const Shape& s, const std::string& layer, const std::string& field) const {
+    int64_t elements = 1;
+    for (int64_t d : s) {
+      if (d <= 0) {
+        throw Error(t_.file, layer, field, "dimensions must be positive, got " + ShapeToString(s));
+      }
+      if (d > limits_.max_dimension || __builtin_mul_overflow(elements, d, &elements) ||
+          elements > limits_.max_activation_bytes / 4) {
+        throw Error(t_.file, layer, field,
+                    "shape " + ShapeToString(s) + " is over the activation limit of " +
+                        std::to_string(limits_.max_activation_bytes) + " bytes (ResolveLimits)");
+      }
+    }
+  }
+
+  // Kahn's algorithm, always taking the earliest ready layer in file order.
+  std::vector<int> Order() const {
+    std::map<std::string, int> producer;
+    for (size_t i = 0; i < t_.layers.size(); ++i) {
+      const Layer& l = t_.layers[i];
+      for (const std::string& out : l.outputs) {
+        if (shapes_.count(out)) {
+          throw Error(t_.file, l.name, "outputs", "tensor '" + out + "' is also a graph input");
+        }
+        auto [it, fresh] = producer.emplace(out, static_cast<int>(i));
+        if (!fresh) {
+          throw Error(t_.file, l.name, "outputs",
+                      "tensor '" + out + "' is already produced by layer '" +
+                          t_.layers[it->second].name + "'");
+        }
+      }
+    }
+    const size_t n = t_.layers.size();
+    std::vector<std::vector<int>> users(n);
+    std::vector<int> pending(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      for (const std::string& in : t_.layers[i].inputs) {
+        auto it = producer.find(in);
+        if (it == producer.end()) {
+          if (!shapes_.count(in)) {
+            throw Error(t_.file, t_.layers[i].name, "inputs",
+                        "unknown tensor '" + in + "' (neither a graph input nor a layer output)");
+          }
+          continue;
+        }
+        users[it->second].push_back(static_cast<int>(i));
+        ++pending[i];
+      }
+    }
+    std::set<int> ready;
+    for (size_t i = 0; i < n; ++i) {
+      if (pending[i] == 0) ready.insert(static_cast<int>(i));
+    }
+    std::vector<int> order;
+    while (!ready.empty()) {
+      int i = *ready.begin();
+      ready.erase(ready.begin());
+      order.push_back(i);
+      for (int u : users[i]) {
+        if (--pending[u] == 0) ready.insert(u);
+      }
+    }
+    if (order.size() != n) ThrowCycle(pending, producer);
+    return order;
+  }
+
+  [[noreturn]] void ThrowCycle(const std::vector<int>& pending,
+                               const std::map<std::string, int>& producer) const {
+    // Walk back along unfinished inputs until a layer repeats: that loop is the cycle.
+    int start = 0;
+    while (pending[start] == 0) ++start;
+    std::vector<int> path;
+    std::vector<int> seen(pending.size(), -1);
+    int cur = start;
+    while (seen[cur] < 0) {
+      seen[cur] = static_cast<int>(path.size());
+      path.push_back(cur);
+      for (const std::string& in : t_.layers[cur].inputs) {
+        auto it = producer.find(in);
+        if (it != producer.end() && pending[it->second] > 0) {
+          cur = it->second;
+          break;
+        }
+      }
+    }
+    std::string cycle;
+    for (size_t k = seen[cur]; k < path.size(); ++k)
+      cycle = t_.layers[path[k]].name + " <- " + cycle;
+    cycle += t_.layers[cur].name;
+    throw Error(t_.file, t_.layers[cur].name, "inputs", "the graph has a cycle: " + cycle);
+  }
+
+  json ResolveAttr(const AttrDef& def, const json& v, const std::string& layer) const {
+    switch (def.type) {
+      case AttrType::kInt:
+        return EvalJson(v, layer, def.name);
+      case AttrType::kIntPair: {
+        if (!v.is_array()) {
+          int64_t x = EvalJson(v, layer, def.name);
+          return json::array({x, x});
+        }
+        json out = json::array();
+        for (const json& e : v) out.push_back(EvalJson(e, layer, def.name));
+        if (out.size() == 1) out.push_back(out[0]);
+        return out;
+      }
+      case AttrType::kIntList: {
+        json out = json::array();
+        for (const json& e : v) out.push_back(EvalJson(e, layer, def.name));
+        return out;
+      }
+      case AttrType::kPadding: {
+        if (v == "same" || v == "valid") return v;
+        if (!v.is_array()) return json::array({EvalJson(v, layer, def.name)});
+        json out = json::array();
+        for (const json& e : v) out.push_back(EvalJson(e, layer, def.name));
+        return out;
+      }
+      case AttrType::kFloat:
+        return v.get<double>();
+      case AttrType::kBool:
+      case AttrType::kEnum:
+        return v;
+    }
+    return v;
+  }
+
+  ResolvedLayer ResolveLayer(const Layer& l) {
+    ResolvedLayer r;
+    r.name = l.name;
+    r.op = l.op;
+    r.def = FindOp(l.op);
+    if (!r.def) throw Error(t_.file, l.name, "op", "unknown op '" + l.op + "'");
+    r.inputs = l.inputs;
+    r.outputs = l.outputs;
+    json attrs = json::object();
+    for (const AttrDef& def : r.def->attrs) {
+      if (l.attrs.contains(def.name)) {
+        attrs[def.name] = ResolveAttr(def, l.attrs[def.name], l.name);
+      } else if (def.required) {
+        throw Error(t_.file, l.name, def.name, "missing required attribute of op '" + l.op + "'");
+      } else if (!def.default_value.is_null()) {
+        attrs[def.name] = ResolveAttr(def, def.default_value, l.name);
+      }
+    }
+    for (const std::string& in : l.inputs) r.input_shapes.push_back(shapes_.at(in));
+    Attrs resolved(attrs);
+    InferContext ctx{t_.file, l, resolved, r.input_shapes};
+    InferResult inferred = r.def->infer(ctx);
+    for (auto it = inferred.resolved_attrs.begin(); it != inferred.resolved_attrs.end(); ++it) {
+      attrs[it.key()] = it.value();
+    }
+    r.attrs = Attrs(attrs);
+    r.output_shapes = inferred.outputs;
+    r.weights = inferred.weights;
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+      CheckShape(r.output_shapes[i], l.name, "outputs");
+      shapes_[r.outputs[i]] = r.output_shapes[i];
+    }
+    for (const WeightSpec& w : r.weights) CheckShape(w.shape, l.name, "weights." + w.name);
+    r.flops = r.def->flops(OpCostInput{r.attrs, r.input_shapes, r.output_shapes});
+    return r;
+  }
+
+  const Topology& t_;
+  const ResolveLimits& limits_;
+  ParamEnv env_;
+  std::map<std::string, Shape> shapes_;
+};
+
+}  // namespace
+
+int ResolvedTopology::LayerIndex(const std::string& layer) const {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].name == layer) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& t,
+                                           const std::vector<Marker>& markers) {
+  std::vector<ResolvedMarker> out;
+  std::set<std::string> names;
+  for (const Marker& m : markers) {
+    const std::string field = "markers." + m.name;
+    if (m.name.empty()) throw Error(t.file, "", "markers", "a marker needs a name");
+    if (!names.insert(m.name).second) throw Error(t.file, "", field, "duplicate marker name");
+    ResolvedMarker r{m.name, t.LayerIndex(m.start), t.LayerIndex(m.end)};
+    if (r.first < 0) throw Error(t.file, "", field + ".start", "no layer named '" + m.start + "'");
+    if (r.last < 0) throw Error(t.file, "", field + ".end", "no layer named '" + m.end + "'");
+    if (r.first > r.last) {
+      throw Error(t.file, "", field,
+                  "start layer '" + m.start + "' runs after end layer '" + m.end + "'");
+    }
+    for (const ResolvedMarker& o : out) {
+      const bool disjoint = r.last < o.first || o.last < r.first;
+      const bool nested =
+          (r.first >= o.first && r.last <= o.last) || (o.first >= r.first && o.last <= r.last);
+      if (!disjoint && !nested) {
+        throw Error(t.file, "", field,
+                    "overlaps marker '" + o.name + "' without nesting in it or around it");
+      }
+    }
+    out.push_back(r);
+  }
+  return out;
+}
+
+ResolvedTopology Resolve(const Topology& topology, const ParamEnv& overrides,
+                         const ResolveLimits& limits) {
+  return Resolver(topology, limits).Run(overrides);
+}
+
+}  // namespace ntpb

@@ -1,0 +1,328 @@
+#include "tests/backends/naive_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ntpb::testing {
+namespace {
+
+float Act(const std::string& kind, float clip, float x) {
+  if (kind == "relu") return x > 0 ? x : 0;
+  if (kind == "clipped_relu") return std::min(std::max(x, 0.0f), clip);
+  if (kind == "sigmoid") return 1.0f / (1.0f + std::exp(-x));
+  if (kind == "tanh") return std::tanh(x);
+  if (kind == "gelu") return 0.5f * x * (1.0f + std::erf(x / std::sqrt(2.0f)));
+  if (kind == "gelu_tanh") {
+    return 0.5f * x *
+           (1.0f + std::tanh(std::sqrt(2.0f / 3.14159265358979f) * (x + 0.044715f * x * x * x)));
+  }
+  return x;
+}
+
+float FusedAct(const ResolvedLayer& l, float x) {
+  return Act(l.attrs.Str("activation"), static_cast<float>(l.attrs.Float("clip")), x);
+}
+
+// Row-major offset of a multi-index.
+int64_t Offset(const Shape& shape, const std::vector<int64_t>& idx) {
+  int64_t off = 0;
+  for (size_t i = 0; i < shape.size(); ++i) off = off * shape[i] + idx[i];
+  return off;
+}
+
+std::vector<int64_t> Unravel(const Shape& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = flat % shape[i];
+    flat /= shape[i];
+  }
+  return idx;
+}
+
+Values Dense(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const int64_t k = l.input_shapes[0].back(), u = l.output_shapes[0].back();
+  const int64_t m = static_cast<int64_t>(x.size()) / k;
+  Values y(m * u);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < u; ++j) {
+      double s = w.size() > 1 ? w[1][j] : 0.0;
+      for (int64_t p = 0; p < k; ++p) s += double{x[i * k + p]} * w[0][p * u + j];
+      y[i * u + j] = FusedAct(l, static_cast<float>(s));
+    }
+  }
+  return y;
+}
+
+Values Conv2d(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding");
+  const int64_t groups = l.attrs.Int("groups"), cg = in[1] / groups, fg = out[1] / groups;
+  Values y(NumElements(out));
+  for (int64_t n = 0; n < out[0]; ++n)
+    for (int64_t f = 0; f < out[1]; ++f)
+      for (int64_t oy = 0; oy < out[2]; ++oy)
+        for (int64_t ox = 0; ox < out[3]; ++ox) {
+          double sum = w.size() > 1 ? w[1][f] : 0.0;
+          const int64_t g = f / fg;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < k[0]; ++ky)
+              for (int64_t kx = 0; kx < k[1]; ++kx) {
+                const int64_t iy = oy * s[0] - p[0] + ky * d[0];
+                const int64_t ix = ox * s[1] - p[1] + kx * d[1];
+                if (iy < 0 || iy >= in[2] || ix < 0 || ix >= in[3]) continue;
+                sum += double{x[Offset(in, {n, g * cg + c, iy, ix})]} *
+                       w[0][Offset({out[1], cg, k[0], k[1]}, {f, c, ky, kx})];
+              }
+          y[Offset(out, {n, f, oy, ox})] = FusedAct(l, static_cast<float>(sum));
+        }
+  return y;
+}
+
+Values Pool(const ResolvedLayer& l, const Values& x, bool is_max) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), p = l.attrs.Ints("padding");
+  const bool include_pad = !is_max && l.attrs.Bool("count_include_pad");
+  Values y(NumElements(out));
+  for (int64_t n = 0; n < out[0]; ++n)
+    for (int64_t c = 0; c < out[1]; ++c)
+      for (int64_t oy = 0; oy < out[2]; ++oy)
+        for (int64_t ox = 0; ox < out[3]; ++ox) {
+          double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+          int count = 0;
+          for (int64_t ky = 0; ky < k[0]; ++ky)
+            for (int64_t kx = 0; kx < k[1]; ++kx) {
+              const int64_t iy = oy * s[0] - p[0] + ky, ix = ox * s[1] - p[1] + kx;
+              if (iy < 0 || iy >= in[2] || ix < 0 || ix >= in[3]) continue;
+              const float v = x[Offset(in, {n, c, iy, ix})];
+              acc = is_max ? std::max(acc, double{v}) : acc + v;
+              ++count;
+            }
+          if (!is_max) acc /= include_pad ? k[0] * k[1] : count;
+          y[Offset(out, {n, c, oy, ox})] = static_cast<float>(acc);
+        }
+  return y;
+}
+
+Values GlobalAvgPool(const ResolvedLayer& l, const Values& x) {
+  const Shape& in = l.input_shapes[0];
+  const int64_t area = in[2] * in[3];
+  Values y(in[0] * in[1]);
+  for (int64_t i = 0; i < in[0] * in[1]; ++i) {
+    double s = 0;
+    for (int64_t a = 0; a < area; ++a) s += x[i * area + a];
+    y[i] = static_cast<float>(s / area);
+  }
+  return y;
+}
+
+Values Batchnorm(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const Shape& in = l.input_shapes[0];
+  const double eps = l.attrs.Float("epsilon");
+  Values y(x.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+    const int64_t c = Unravel(in, i)[1];
+    y[i] = static_cast<float>(w[0][c] * (x[i] - w[2][c]) / std::sqrt(w[3][c] + eps) + w[1][c]);
+  }
+  return y;
+}
+
+Values Layernorm(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const int64_t c = l.input_shapes[0].back(), rows = static_cast<int64_t>(x.size()) / c;
+  const double eps = l.attrs.Float("epsilon");
+  Values y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < c; ++i) mean += x[r * c + i];
+    mean /= c;
+    for (int64_t i = 0; i < c; ++i) var += (x[r * c + i] - mean) * (x[r * c + i] - mean);
+    var /= c;
+    for (int64_t i = 0; i < c; ++i) {
+      y[r * c + i] =
+          static_cast<float>((x[r * c + i] - mean) / std::sqrt(var + eps) * w[0][i] + w[1][i]);
+    }
+  }
+  return y;
+}
+
+Values Softmax(const ResolvedLayer& l, const Values& x) {
+  const Shape& s = l.input_shapes[0];
+  int64_t axis = l.attrs.Int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(s.size());
+  Values y(x.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+    std::vector<int64_t> idx = Unravel(s, i);
+    double mx = -1e30, sum = 0;
+    for (int64_t a = 0; a < s[axis]; ++a) {
+      idx[axis] = a;
+      mx = std::max(mx, double{x[Offset(s, idx)]});
+    }
+    for (int64_t a = 0; a < s[axis]; ++a) {
+      idx[axis] = a;
+      sum += std::exp(x[Offset(s, idx)] - mx);
+    }
+    y[i] = static_cast<float>(std::exp(x[i] - mx) / sum);
+  }
+  return y;
+}
+
+Values Binary(const ResolvedLayer& l, const Values& a, const Values& b, bool add) {
+  const Shape& out = l.output_shapes[0];
+  const Shape& sa = l.input_shapes[0];
+  const Shape& sb = l.input_shapes[1];
+  auto pick = [&](const Shape& s, const std::vector<int64_t>& idx) {
+    std::vector<int64_t> sub(s.size());
+    for (size_t i = 0; i < s.size(); ++i) {
+      const int64_t o = idx[idx.size() - s.size() + i];
+      sub[i] = s[i] == 1 ? 0 : o;
+    }
+    return Offset(s, sub);
+  };
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    const auto idx = Unravel(out, i);
+    const float va = a[pick(sa, idx)], vb = b[pick(sb, idx)];
+    y[i] = add ? va + vb : va * vb;
+  }
+  return y;
+}
+
+Values Concat(const ResolvedLayer& l, const std::vector<Values>& inputs) {
+  const Shape& out = l.output_shapes[0];
+  int64_t axis = l.attrs.Int("axis");
+  if (axis < 0) axis += static_cast<int64_t>(out.size());
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    auto idx = Unravel(out, i);
+    size_t which = 0;
+    while (idx[axis] >= l.input_shapes[which][axis]) idx[axis] -= l.input_shapes[which++][axis];
+    y[i] = inputs[which][Offset(l.input_shapes[which], idx)];
+  }
+  return y;
+}
+
+Values Transpose(const ResolvedLayer& l, const Values& x) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto perm = l.attrs.Ints("perm");
+  Values y(x.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    const auto o = Unravel(out, i);
+    std::vector<int64_t> src(in.size());
+    for (size_t a = 0; a < perm.size(); ++a) src[perm[a]] = o[a];
+    y[i] = x[Offset(in, src)];
+  }
+  return y;
+}
+
+Values Matmul(const ResolvedLayer& l, const Values& a, const Values& b) {
+  const Shape& sa = l.input_shapes[0];
+  const Shape& sb = l.input_shapes[1];
+  const int64_t m = sa[sa.size() - 2], k = sa.back(), n = sb.back();
+  const int64_t batch = NumElements(sa) / (m * k);
+  Values y(batch * m * n);
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          s += double{a[(bi * m + i) * k + p]} * b[(sb.size() == 2 ? 0 : bi * k * n) + p * n + j];
+        }
+        y[(bi * m + i) * n + j] = static_cast<float>(s);
+      }
+  return y;
+}
+
+double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
+
+// One direction of an LSTM or GRU, element by element, written into its half of the output.
+void Recurrent(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w, int dir,
+               bool reverse, bool lstm, Values* y) {
+  const Shape& in = l.input_shapes[0];
+  const int64_t n = in[0], t_len = in[1], c = in[2], h = l.attrs.Int("units");
+  const int64_t gates = lstm ? 4 : 3, width = l.output_shapes[0][2];
+  const int per_dir = lstm ? 3 : 4;
+  const Values& wx = w[dir * per_dir];
+  const Values& wh = w[dir * per_dir + 1];
+  const Values& bias = w[dir * per_dir + 2];
+  for (int64_t b = 0; b < n; ++b) {
+    std::vector<double> hs(h, 0.0), cs(h, 0.0);
+    for (int64_t s = 0; s < t_len; ++s) {
+      const int64_t t = reverse ? t_len - 1 - s : s;
+      std::vector<double> xg(gates * h), hg(gates * h);
+      for (int64_t g = 0; g < gates * h; ++g) {
+        xg[g] = bias[g];
+        for (int64_t i = 0; i < c; ++i) xg[g] += x[(b * t_len + t) * c + i] * wx[i * gates * h + g];
+        for (int64_t i = 0; i < h; ++i) hg[g] += hs[i] * wh[i * gates * h + g];
+      }
+      std::vector<double> next(h);
+      for (int64_t j = 0; j < h; ++j) {
+        if (lstm) {
+          const double ig = Sigmoid(xg[j] + hg[j]), fg = Sigmoid(xg[h + j] + hg[h + j]);
+          const double gg = std::tanh(xg[2 * h + j] + hg[2 * h + j]);
+          const double og = Sigmoid(xg[3 * h + j] + hg[3 * h + j]);
+          cs[j] = fg * cs[j] + ig * gg;
+          next[j] = og * std::tanh(cs[j]);
+        } else {
+          const Values& bias_hn = w[dir * per_dir + 3];
+          const double r = Sigmoid(xg[j] + hg[j]), z = Sigmoid(xg[h + j] + hg[h + j]);
+          const double cand = std::tanh(xg[2 * h + j] + r * (hg[2 * h + j] + bias_hn[j]));
+          next[j] = (1 - z) * cand + z * hs[j];
+        }
+      }
+      hs = next;
+      for (int64_t j = 0; j < h; ++j) {
+        (*y)[(b * t_len + t) * width + dir * h + j] = static_cast<float>(hs[j]);
+      }
+    }
+  }
+}
+
+Values RecurrentLayer(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w,
+                      bool lstm) {
+  Values y(NumElements(l.output_shapes[0]));
+  const std::string dir = l.attrs.Str("direction");
+  Recurrent(l, x, w, 0, dir == "reverse", lstm, &y);
+  if (dir == "bidirectional") Recurrent(l, x, w, 1, true, lstm, &y);
+  return y;
+}
+
+Values Unary(const std::string& kind, float clip, const Values& x) {
+  Values y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = Act(kind, clip, x[i]);
+  return y;
+}
+
+}  // namespace
+
+Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
+               const std::vector<Values>& w) {
+  const std::string& op = l.op;
+  if (op == "dense") return Dense(l, in[0], w);
+  if (op == "matmul") return Matmul(l, in[0], in[1]);
+  if (op == "conv2d") return Conv2d(l, in[0], w);
+  if (op == "max_pool") return Pool(l, in[0], true);
+  if (op == "avg_pool") return Pool(l, in[0], false);
+  if (op == "global_avg_pool") return GlobalAvgPool(l, in[0]);
+  if (op == "batchnorm") return Batchnorm(l, in[0], w);
+  if (op == "layernorm") return Layernorm(l, in[0], w);
+  if (op == "relu" || op == "sigmoid" || op == "tanh") return Unary(op, 0, in[0]);
+  if (op == "clipped_relu") return Unary(op, static_cast<float>(l.attrs.Float("clip")), in[0]);
+  if (op == "gelu")
+    return Unary(l.attrs.Str("approximate") == "tanh" ? "gelu_tanh" : "gelu", 0, in[0]);
+  if (op == "softmax") return Softmax(l, in[0]);
+  if (op == "add") return Binary(l, in[0], in[1], true);
+  if (op == "mul") return Binary(l, in[0], in[1], false);
+  if (op == "concat") return Concat(l, in);
+  if (op == "reshape" || op == "flatten" || op == "copy" || op == "reorder") return in[0];
+  if (op == "transpose") return Transpose(l, in[0]);
+  if (op == "lstm") return RecurrentLayer(l, in[0], w, true);
+  if (op == "gru") return RecurrentLayer(l, in[0], w, false);
+  throw std::runtime_error("no naive implementation of op " + op);
+}
+
+}  // namespace ntpb::testing

@@ -1,0 +1,1 @@
+#include "ntpbench/ntpbench.h"

@@ -1,0 +1,44 @@
+#include "tests/test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ntpb::testing {
+
+Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
+                     const nlohmann::json& attrs) {
+  Topology t;
+  t.name = "single_" + op;
+  t.file = "<" + op + " test>";
+  Layer l;
+  l.name = "layer";
+  l.op = op;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    TensorDecl d{"x" + std::to_string(i), {}};
+    for (int64_t dim : inputs[i]) d.shape.push_back(std::to_string(dim));
+    t.inputs.push_back(d);
+    l.inputs.push_back(d.name);
+  }
+  l.outputs = {"y"};
+  l.attrs = attrs.is_null() ? nlohmann::json::object() : attrs;
+  t.layers = {l};
+  t.outputs = {"y"};
+  return t;
+}
+
+std::string SourcePath(const std::string& relative) {
+  return std::string(NTPBENCH_SOURCE_DIR) + "/" + relative;
+}
+
+double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) throw std::runtime_error("size mismatch");
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double err = std::abs(double{a[i]} - b[i]) / std::max(1.0, std::abs(double{b[i]}));
+    worst = std::max(worst, std::isnan(err) ? 1e30 : err);
+  }
+  return worst;
+}
+
+}  // namespace ntpb::testing
