@@ -49,16 +49,6 @@ class Resolver {
       r.inputs.emplace_back(in.name, s);
     }
     for (const int index : Order()) r.layers.push_back(ResolveLayer(t_.layers[index]));
-    int64_t weight_bytes = 0;
-    for (const ResolvedLayer& l : r.layers) {
-      for (const WeightSpec& w : l.weights) weight_bytes += 4 * NumElements(w.shape);
-    }
-    if (weight_bytes > limits_.max_weight_bytes) {
-      throw Error(t_.file, "", "params",
-                  "weights would take " + std::to_string(weight_bytes) +
-                      " bytes at f32, over the limit of " +
-                      std::to_string(limits_.max_weight_bytes) + " (ResolveLimits)");
-    }
     for (const std::string& out : t_.outputs) {
       if (!shapes_.count(out)) {
         throw Error(t_.file, "", "outputs", "unknown tensor '" + out + "'");
@@ -242,7 +232,21 @@ class Resolver {
       CheckShape(r.output_shapes[i], l.name, "outputs");
       shapes_[r.outputs[i]] = r.output_shapes[i];
     }
-    for (const WeightSpec& w : r.weights) CheckShape(w.shape, l.name, "weights." + w.name);
+    for (const WeightSpec& w : r.weights) {
+      int64_t elements = 1;
+      bool overflow = false;
+      for (int64_t d : w.shape) {
+        overflow = overflow || d <= 0 || __builtin_mul_overflow(elements, d, &elements);
+      }
+      if (overflow || elements > (limits_.max_weight_bytes - weight_bytes_) / 4) {
+        throw Error(t_.file, l.name, "weights",
+                    "weight '" + w.name + "' " + ShapeToString(w.shape) +
+                        " would bring the topology's weights over the limit of " +
+                        std::to_string(limits_.max_weight_bytes) +
+                        " bytes at f32 (ResolveLimits::max_weight_bytes)");
+      }
+      weight_bytes_ += 4 * elements;
+    }
     r.flops = r.def->flops(OpCostInput{r.attrs, r.input_shapes, r.output_shapes});
     return r;
   }
@@ -251,6 +255,7 @@ class Resolver {
   const ResolveLimits& limits_;
   ParamEnv env_;
   std::map<std::string, Shape> shapes_;
+  int64_t weight_bytes_ = 0;  // f32 bytes of the weights of the layers resolved so far
 };
 
 }  // namespace

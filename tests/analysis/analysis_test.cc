@@ -1,1 +1,253 @@
+// Analytic costs against values computed by hand for every op.
+#include "ntpbench/analysis.h"
+
 #include <gtest/gtest.h>
+
+#include <set>
+
+#include "ntpbench/json_format.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+using nlohmann::json;
+
+struct CostCase {
+  std::string label;
+  std::string op;
+  std::vector<Shape> inputs;
+  json attrs;
+  Shape output;
+  int64_t flops, params, weight_elements;
+};
+
+std::ostream& operator<<(std::ostream& os, const CostCase& c) { return os << c.label; }
+
+const std::vector<CostCase>& Cases() {
+  // flops: multiply-add = 2. params: trainable weights. weight_elements: all stored weights.
+  static const std::vector<CostCase> cases = {
+      // 2 rows x 7 in x 5 out x 2; kernel 35 + bias 5
+      {"dense", "dense", {{2, 7}}, {{"units", 5}}, {2, 5}, 140, 40, 40},
+      // 8 rows x 6 x 3 x 2; no bias
+      {"dense_3d", "dense", {{2, 4, 6}}, {{"units", 3}, {"bias", false}}, {2, 4, 3}, 288, 18, 18},
+      // 2 x 2*3 x 4 x 5
+      {"matmul", "matmul", {{2, 3, 4}, {2, 4, 5}}, {}, {2, 3, 5}, 240, 0, 0},
+      // out 4x8x8 = 256 x 3 ch x 9 x 2; 4*3*9 + 4
+      {"conv2d",
+       "conv2d",
+       {{1, 3, 8, 8}},
+       {{"filters", 4}, {"kernel", 3}, {"padding", 1}},
+       {1, 4, 8, 8},
+       13824,
+       112,
+       112},
+      // out 6x4x4 = 96 x 2 ch/group x 9 x 2; 6*2*9 + 6
+      {"conv2d_grouped",
+       "conv2d",
+       {{1, 4, 6, 6}},
+       {{"filters", 6}, {"kernel", 3}, {"groups", 2}},
+       {1, 6, 4, 4},
+       3456,
+       114,
+       114},
+      // out 8x4x4 = 128 x 1 x 9 x 2; 8*9 + 8
+      {"conv2d_depthwise",
+       "conv2d",
+       {{1, 8, 8, 8}},
+       {{"filters", 8}, {"kernel", 3}, {"groups", 8}, {"stride", 2}, {"padding", 1}},
+       {1, 8, 4, 4},
+       2304,
+       80,
+       80},
+      // dilation 2: span 5, (10 - 5)/1 + 1 = 6
+      {"conv2d_dilated",
+       "conv2d",
+       {{1, 1, 10, 10}},
+       {{"filters", 1}, {"kernel", 3}, {"dilation", 2}, {"bias", false}},
+       {1, 1, 6, 6},
+       648,
+       9,
+       9},
+      // same, stride 2 on 7: ceil(7/2) = 4
+      {"conv2d_same",
+       "conv2d",
+       {{1, 2, 7, 7}},
+       {{"filters", 3}, {"kernel", 3}, {"stride", 2}, {"padding", "same"}},
+       {1, 3, 4, 4},
+       1728,
+       57,
+       57},
+      // 18 outputs x 4 window
+      {"max_pool", "max_pool", {{1, 2, 6, 6}}, {{"kernel", 2}}, {1, 2, 3, 3}, 72, 0, 0},
+      {"avg_pool",
+       "avg_pool",
+       {{1, 2, 7, 7}},
+       {{"kernel", 3}, {"stride", 2}, {"padding", 1}},
+       {1, 2, 4, 4},
+       288,
+       0,
+       0},
+      {"global_avg_pool", "global_avg_pool", {{2, 3, 4, 5}}, {}, {2, 3}, 120, 0, 0},
+      // 2 per element; gamma, beta trainable, mean, variance stored
+      {"batchnorm", "batchnorm", {{2, 3, 4, 4}}, {}, {2, 3, 4, 4}, 192, 6, 12},
+      // 7 per element; gamma, beta
+      {"layernorm", "layernorm", {{2, 3, 8}}, {}, {2, 3, 8}, 336, 16, 16},
+      {"relu", "relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
+      {"clipped_relu", "clipped_relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
+      {"sigmoid", "sigmoid", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
+      {"tanh", "tanh", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
+      {"gelu", "gelu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
+      // 3 per element
+      {"softmax", "softmax", {{3, 5}}, {}, {3, 5}, 45, 0, 0},
+      {"add", "add", {{2, 3, 4}, {3, 1}}, {}, {2, 3, 4}, 24, 0, 0},
+      {"mul", "mul", {{4, 1}, {1, 5}}, {}, {4, 5}, 20, 0, 0},
+      {"concat", "concat", {{2, 3, 4}, {2, 2, 4}}, {}, {2, 5, 4}, 0, 0, 0},
+      {"reshape", "reshape", {{2, 3, 4}}, {{"shape", {-1, 6}}}, {4, 6}, 0, 0, 0},
+      {"flatten", "flatten", {{2, 3, 4, 5}}, {{"axis", 2}}, {6, 20}, 0, 0, 0},
+      {"transpose", "transpose", {{2, 3, 4}}, {{"perm", {1, 2, 0}}}, {3, 4, 2}, 0, 0, 0},
+      // 2 dirs x N 2 x T 5 x 2 x 4 gates*4 x (3 + 4); per dir 3*16 + 4*16 + 16
+      {"lstm_bidirectional",
+       "lstm",
+       {{2, 5, 3}},
+       {{"units", 4}, {"direction", "bidirectional"}},
+       {2, 5, 8},
+       4480,
+       256,
+       256},
+      {"lstm", "lstm", {{1, 10, 3}}, {{"units", 4}}, {1, 10, 4}, 2240, 128, 128},
+      // 1 dir x 2 x 5 x 2 x 12 x 7; 3*12 + 4*12 + 12 + 4
+      {"gru", "gru", {{2, 5, 3}}, {{"units", 4}}, {2, 5, 4}, 1680, 100, 100},
+      {"gru_bidirectional",
+       "gru",
+       {{2, 5, 3}},
+       {{"units", 4}, {"direction", "bidirectional"}},
+       {2, 5, 8},
+       3360,
+       200,
+       200},
+      {"copy", "copy", {{2, 7}}, {}, {2, 7}, 0, 0, 0},
+      {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}, {1, 2, 3, 3}, 0, 0, 0},
+  };
+  return cases;
+}
+
+class OpCost : public ::testing::TestWithParam<CostCase> {};
+
+TEST_P(OpCost, MatchesHandComputedValues) {
+  const CostCase& c = GetParam();
+  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const ResolvedLayer& l = t.layers[0];
+  EXPECT_EQ(l.output_shapes[0], c.output);
+  for (Precision p : {f32, bf16, i8}) {
+    const Cost cost = LayerCost(l, p);
+    EXPECT_EQ(cost.flops, c.flops);
+    EXPECT_EQ(cost.params, c.params);
+    EXPECT_EQ(cost.weight_bytes, c.weight_elements * ElementBytes(p));
+    int64_t in = 0;
+    for (const Shape& s : c.inputs) in += NumElements(s);
+    const bool view = c.op == "reshape" || c.op == "flatten";
+    EXPECT_EQ(cost.input_bytes, view ? 0 : in * ElementBytes(p));
+    EXPECT_EQ(cost.output_bytes, view ? 0 : NumElements(c.output) * ElementBytes(p));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpCost, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<CostCase>& info) {
+                           return info.param.label;
+                         });
+
+TEST(OpCostCoverage, EveryOpInTheCatalogHasACase) {
+  std::set<std::string> covered;
+  for (const CostCase& c : Cases()) covered.insert(c.op);
+  for (const OpDef& op : AllOps()) EXPECT_TRUE(covered.count(op.name)) << op.name;
+}
+
+TEST(Cost, IntensityIsFlopsPerByteMoved) {
+  const ResolvedTopology t = Resolve(SingleLayer("dense", {{2, 7}}, {{"units", 5}}), {});
+  // 140 FLOPs / (160 weight + 56 input + 40 output bytes)
+  EXPECT_DOUBLE_EQ(LayerCost(t.layers[0], f32).Intensity(), 140.0 / 256.0);
+  EXPECT_DOUBLE_EQ(Cost{}.Intensity(), 0.0);
+}
+
+Topology Parse(const std::string& text) { return ParseTopologyJson(text, "liveness.json"); }
+
+TEST(Liveness, PeakCountsLiveTensorsAndFreesDeadOnes) {
+  // x, a = relu(x), b = relu(x), c = relu(b); outputs a and c; 40 bytes each.
+  const Topology t = Parse(R"({"name": "l", "inputs": [{"name": "x", "shape": [1, 10]}],
+    "layers": [{"name": "a", "op": "relu"}, {"name": "b", "op": "relu", "inputs": ["x"]},
+               {"name": "c", "op": "relu"}],
+    "outputs": ["a", "c"]})");
+  const TopologyAnalysis a = Analyze(Resolve(t, {}), f32);
+  // step 0: x a; step 1: x a b; step 2: a b c (x is dead, a is an output)
+  EXPECT_EQ(a.peak_activation_bytes, 120);
+  EXPECT_EQ(a.peak_layer, 1);
+  EXPECT_EQ(Analyze(Resolve(t, {}), i8).peak_activation_bytes, 30);
+}
+
+TEST(Liveness, ViewsShareStorage) {
+  // r = reshape(x) is x's storage; s = relu(r): x (kept alive through r) and s.
+  const Topology t = Parse(R"({"name": "l", "inputs": [{"name": "x", "shape": [2, 5]}],
+    "layers": [{"name": "r", "op": "reshape", "shape": [10]}, {"name": "s", "op": "relu"},
+               {"name": "u", "op": "relu"}]})");
+  const TopologyAnalysis a = Analyze(Resolve(t, {}), f32);
+  // step 1: x + s = 80; step 2: s + u = 80 (x dead after step 1)
+  EXPECT_EQ(a.peak_activation_bytes, 80);
+  EXPECT_EQ(a.layers[0].cost.output_bytes, 0);
+}
+
+TEST(Markers, SumTheirLayers) {
+  const Topology t = ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json"));
+  const ResolvedTopology r = Resolve(t, {{"N", 2}});
+  const TopologyAnalysis a = Analyze(r, f32, ResolveMarkers(r, {{"all", "conv1", "probs"}}));
+  ASSERT_EQ(a.markers.size(), 3u);
+  EXPECT_EQ(a.markers[0].name, "stem");
+  EXPECT_EQ(a.markers[0].cost.flops,
+            a.layers[0].cost.flops + a.layers[1].cost.flops + a.layers[2].cost.flops);
+  EXPECT_EQ(a.markers[2].name, "all");
+  EXPECT_EQ(a.markers[2].cost.flops, a.total.flops);
+  EXPECT_EQ(a.markers[2].cost.params, a.total.params);
+}
+
+int64_t ConvAndDenseFlops(const TopologyAnalysis& a) {
+  int64_t flops = 0;
+  for (const LayerAnalysis& l : a.layers)
+    flops += (l.op == "conv2d" || l.op == "dense") ? l.cost.flops : 0;
+  return flops;
+}
+
+TEST(ShippedTopologies, ParameterCountsMatchTheReferenceModels) {
+  const auto resnet =
+      Analyze(Resolve(ReadTopologyJsonFile(SourcePath("topologies/resnet50.json")), {}), f32);
+  EXPECT_EQ(resnet.total.params, 25557032);  // torchvision resnet50
+  EXPECT_NEAR(ConvAndDenseFlops(resnet) / 1e9, 8.178, 0.001);
+  const auto mobilenet =
+      Analyze(Resolve(ReadTopologyJsonFile(SourcePath("topologies/mobilenet_v2.json")), {}), f32);
+  EXPECT_EQ(mobilenet.total.params, 3504872);  // torchvision mobilenet_v2
+  EXPECT_NEAR(ConvAndDenseFlops(mobilenet) / 1e9, 0.6015, 0.0005);
+  const auto mlp =
+      Analyze(Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {}), f32);
+  EXPECT_EQ(mlp.total.params, 784 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 10 + 10);
+}
+
+TEST(ShippedTopologies, DeepSpeechCountsEveryStepAndBothDirections) {
+  const Topology t = ReadTopologyJsonFile(SourcePath("topologies/deepspeech.json"));
+  const ResolvedTopology r = Resolve(t, {});
+  EXPECT_EQ(r.shapes.at("features"), (Shape{1, 100, 494}));
+  const TopologyAnalysis a = Analyze(r, f32);
+  const int64_t h = 2048, steps = 100;
+  const int64_t lstm = 2 /*dirs*/ * steps * 2 * 4 * h * (h + h);
+  EXPECT_EQ(a.layers[3].name, "bilstm");
+  EXPECT_EQ(a.layers[3].cost.flops, lstm);
+  EXPECT_EQ(a.layers[3].cost.params, 2 * (4 * h * h + 4 * h * h + 4 * h));
+  const int64_t dense = steps * 2 * (494 * h + 2 * h * h + 2 * h * h + h * 29);
+  EXPECT_EQ(ConvAndDenseFlops(a) + lstm, dense + lstm);
+  EXPECT_EQ(ConvAndDenseFlops(a) + lstm, 16991436800);  // 169.9 M per step
+  EXPECT_EQ(a.total.params, 84981789);
+  // Batch and params scale it: N 4, T 50, n_hidden 1024.
+  const TopologyAnalysis b = Analyze(Resolve(t, {{"N", 4}, {"T", 50}, {"n_hidden", 1024}}), f32);
+  EXPECT_EQ(b.layers[3].cost.flops, int64_t{2} * 4 * 50 * 2 * 4 * 1024 * 2048);
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,1 +1,57 @@
+// Whole shipped topologies on the Eigen backend against the naive ops chained layer by layer.
 #include <gtest/gtest.h>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/random_data.h"
+#include "tests/backends/naive_ops.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+struct TopologyCase {
+  std::string file;
+  ParamEnv params;
+};
+
+std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { return os << c.file; }
+
+class EigenTopology : public ::testing::TestWithParam<TopologyCase> {};
+
+TEST_P(EigenTopology, EveryTensorMatchesTheNaiveChain) {
+  const TopologyCase& c = GetParam();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  config.seed = 3;
+  auto exe = FindBackend("eigen")->Compile(t, config);
+  ASSERT_EQ(exe->steps().size(), t.layers.size());
+  exe->Run();
+
+  std::map<std::string, Values> naive;
+  for (const auto& [name, shape] : t.inputs) naive[name] = RandomInput(3, name, NumElements(shape));
+  for (const ResolvedLayer& l : t.layers) {
+    std::vector<Values> inputs, weights;
+    for (const std::string& in : l.inputs) inputs.push_back(naive.at(in));
+    for (const WeightSpec& w : l.weights) weights.push_back(RandomWeight(3, l.name, w));
+    naive[l.outputs[0]] = NaiveOp(l, inputs, weights);
+    EXPECT_LT(MaxRelativeError(exe->ReadTensor(l.outputs[0]), naive[l.outputs[0]]), 1e-4)
+        << "layer " << l.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shipped, EigenTopology,
+    ::testing::Values(TopologyCase{"tiny_cnn.json", {{"N", 2}}},
+                      TopologyCase{"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
+                      TopologyCase{"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
+                      TopologyCase{"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
+                      TopologyCase{"resnet50.json", {{"size", 32}, {"n_classes", 10}}}),
+    [](const ::testing::TestParamInfo<TopologyCase>& info) {
+      std::string name = info.param.file.substr(0, info.param.file.find('.'));
+      return name;
+    });
+
+}  // namespace
+}  // namespace ntpb::testing

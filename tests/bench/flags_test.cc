@@ -1,1 +1,40 @@
 #include <gtest/gtest.h>
+
+#include "ntpbench/error.h"
+#include "src/bench/global_options.h"
+
+namespace ntpb::bench {
+namespace {
+
+TEST(Flags, ParsesAssignments) {
+  ParamEnv env;
+  ParseAssignments("n_hidden=1024,T=50", "--set", &env);
+  EXPECT_EQ(env, (ParamEnv{{"n_hidden", 1024}, {"T", 50}}));
+  EXPECT_THROW(ParseAssignments("n_hidden", "--set", &env), Error);
+  EXPECT_THROW(ParseAssignments("n_hidden=big", "--set", &env), Error);
+  EXPECT_THROW(ParseAssignments("=3", "--set", &env), Error);
+  EXPECT_THROW(ParseAssignments("a=99999999999999999999", "--set", &env), Error);
+}
+
+TEST(Flags, StripsNtpbFlagsAndKeepsTheRest) {
+  std::vector<std::string> args = {"suite", "--ntpb_set=T=7", "--benchmark_filter=x",
+                                   "--ntpb_threads=1", "--ntpb_console_layers"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  ParseNtpbFlags(&argc, argv.data());
+  ASSERT_EQ(argc, 2);
+  EXPECT_STREQ(argv[1], "--benchmark_filter=x");
+  EXPECT_EQ(Options().sets.at("T"), 7);
+  EXPECT_EQ(Options().threads, 1);
+  EXPECT_TRUE(Options().console_layers);
+  Options() = GlobalOptions{};
+
+  std::vector<std::string> bad = {"suite", "--ntpb_sett=T=7"};
+  std::vector<char*> bad_argv = {bad[0].data(), bad[1].data()};
+  int bad_argc = 2;
+  EXPECT_THROW(ParseNtpbFlags(&bad_argc, bad_argv.data()), Error);
+}
+
+}  // namespace
+}  // namespace ntpb::bench
