@@ -48,7 +48,8 @@ class TopologyBenchmark {
 
   // Finds and reads the topology file and checks params and markers (throws ntpb::Error), then
   // registers its Google Benchmark families. Called by ntpb::Initialize for every macro.
-  void RegisterFamilies();
+  // Returns the topology's params with their defaults.
+  std::map<std::string, int64_t> RegisterFamilies();
 
  private:
   std::string name_, path_, source_file_;

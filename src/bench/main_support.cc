@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
@@ -90,11 +91,26 @@ bool Initialize(int* argc, char** argv) {
     std::fprintf(stderr, "ntpbench: %s\n", e.what());
     return false;
   }
+  std::set<std::string> known_params = {"N", "T"};
   for (const auto& tb : RegisteredTopologyBenchmarks()) {
     try {
-      tb->RegisterFamilies();
+      for (const auto& [name, value] : tb->RegisterFamilies()) known_params.insert(name);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ntpbench: %s: %s\n", tb->name().c_str(), e.what());
+      ok = false;
+    }
+  }
+  for (const auto& [name, value] : bench::Options().sets) {
+    if (name == "N") {
+      std::fprintf(stderr, "ntpbench: --ntpb_set: N is the batch; choose it per benchmark\n");
+      ok = false;
+    } else if (!known_params.count(name)) {
+      std::string known;
+      for (const std::string& k : known_params) known += (known.empty() ? "" : ", ") + k;
+      std::fprintf(stderr,
+                   "ntpbench: --ntpb_set: no registered topology has a param '%s' "
+                   "(params: %s)\n",
+                   name.c_str(), known.c_str());
       ok = false;
     }
   }

@@ -159,7 +159,10 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
 
 ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch) {
   ParamEnv env = tb.params();
-  for (const auto& [k, v] : Options().sets) env[k] = v;
+  // --ntpb_set applies to the topologies that have the param (Initialize checks that one does).
+  for (const auto& [k, v] : Options().sets) {
+    if (k == "T" || topology.params.count(k)) env[k] = v;
+  }
   env["N"] = batch;
   return Resolve(topology, env);
 }
@@ -174,7 +177,9 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   std::string key = tb.name() + "/" + backend + "/" + PrecisionName(precision) + "/" +
                     std::to_string(batch) + "/" + std::to_string(config.threads);
   for (const auto& [k, v] : tb.params()) key += "/" + k + "=" + std::to_string(v);
-  for (const auto& [k, v] : Options().sets) key += "/" + k + "=" + std::to_string(v);
+  for (const auto& [k, v] : Options().sets) {
+    if (k == "T" || topology.params.count(k)) key += "/" + k + "=" + std::to_string(v);
+  }
   std::unique_ptr<PreparedRun>& cached = CachedRun();
   if (cached && cached->key == key) return *cached;
   cached.reset();  // free the previous executable before building the next one
@@ -215,9 +220,10 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
 
 }  // namespace bench
 
-void TopologyBenchmark::RegisterFamilies() {
+std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   auto topology = std::make_shared<const Topology>(
       ReadTopologyJsonFile(bench::FindTopologyFile(path_, source_file_)));
+  std::map<std::string, int64_t> params = topology->params;
   // Check params and markers now, at batch 1, so mistakes surface before any run.
   const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1);
   ResolveMarkers(probe, markers_);
@@ -245,6 +251,7 @@ void TopologyBenchmark::RegisterFamilies() {
       for (int64_t batch : batches_) b->Arg(batch);
     }
   }
+  return params;
 }
 
 std::vector<std::unique_ptr<TopologyBenchmark>>& RegisteredTopologyBenchmarks() {

@@ -1,1 +1,11 @@
+// A suite written the way users write one; registration_test runs it and reads its output.
 #include "ntpbench/ntpbench.h"
+
+NTPB_TOPOLOGY_BENCHMARK(tiny, "topologies/tiny_cnn.json")
+    ->Backends({"eigen", "onednn"})
+    ->Batches({1, 2})
+    ->Precisions({ntpb::f32, ntpb::bf16})
+    ->Set("width", 4)
+    ->Markers({{"tail", "conv2", "probs"}});
+
+NTPB_TOPOLOGY_BENCHMARK(mlp_small, "topologies/mlp.json")->Set("n_hidden", 64)->Batches({4});

@@ -1,1 +1,161 @@
+// Runs a real suite binary built with NTPB_TOPOLOGY_BENCHMARK and checks what Google Benchmark
+// reports: family names, skips with reasons, counters, and that its flags keep working.
 #include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/benchmark_json.h"
+#include "ntpbench/json_format.h"
+#include "tests/command.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::string kSuite = REGISTRATION_SUITE;
+const std::string kFast = " --benchmark_min_time=0.01";
+
+json RunJson(const std::string& flags) {
+  const CommandResult r = RunCommand(kSuite + kFast + " --benchmark_format=json " + flags);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return ParseBenchmarkJson(r.out, "suite stdout");
+}
+
+const json* Find(const json& doc, const std::string& name) {
+  for (const json& b : doc["benchmarks"]) {
+    if (b["name"] == name) return &b;
+  }
+  return nullptr;
+}
+
+TopologyAnalysis TinyAnalysis(int64_t batch, int64_t width) {
+  const ResolvedTopology r = Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")),
+                                     {{"N", batch}, {"width", width}});
+  return Analyze(r, f32, ResolveMarkers(r, {{"tail", "conv2", "probs"}}));
+}
+
+TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
+  const json doc = RunJson("");
+  std::vector<std::string> names;
+  for (const json& b : doc["benchmarks"]) names.push_back(b["name"]);
+  const std::vector<std::string> expected = {
+      "tiny/eigen/f32/batch:1/real_time",     "tiny/eigen/f32/batch:2/real_time",
+      "tiny/eigen/bf16/batch:1/real_time",    "tiny/eigen/bf16/batch:2/real_time",
+      "tiny/onednn/f32/batch:1/real_time",    "tiny/onednn/f32/batch:2/real_time",
+      "tiny/onednn/bf16/batch:1/real_time",   "tiny/onednn/bf16/batch:2/real_time",
+      "mlp_small/eigen/f32/batch:4/real_time"};
+  EXPECT_EQ(names, expected);
+  EXPECT_EQ(doc["context"]["ntpbench_version"], "0.1.0");
+  EXPECT_TRUE(doc["context"].contains("ntpbench_threads"));
+}
+
+TEST(Registration, UnsupportedPairsAreSkippedWithAReason) {
+  const json doc = RunJson("");
+  const json* bf16 = Find(doc, "tiny/eigen/bf16/batch:1/real_time");
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_EQ((*bf16)["error_occurred"], true);
+  EXPECT_EQ((*bf16)["error_message"],
+            "skipped: the eigen reference backend runs f32 only, not bf16");
+  const json* onednn = Find(doc, "tiny/onednn/f32/batch:2/real_time");
+  ASSERT_NE(onednn, nullptr);
+  EXPECT_EQ((*onednn)["error_message"],
+            "skipped: the onednn backend is not part of this build yet");
+}
+
+TEST(Registration, CountersCarryTheAnalyticSignatureAndTimeShares) {
+  const json doc = RunJson("");
+  for (int64_t batch : {1, 2}) {
+    const json* b = Find(doc, "tiny/eigen/f32/batch:" + std::to_string(batch) + "/real_time");
+    ASSERT_NE(b, nullptr);
+    ASSERT_FALSE(b->contains("error_occurred") && (*b)["error_occurred"] == true);
+    EXPECT_EQ((*b)["time_unit"], "ms");
+    const TopologyAnalysis a = TinyAnalysis(batch, 4);
+    EXPECT_EQ((*b)["net.flops"].get<double>(), static_cast<double>(a.total.flops));
+    EXPECT_EQ((*b)["net.params"].get<double>(), static_cast<double>(a.total.params));
+    EXPECT_EQ((*b)["mem.weight_bytes"].get<double>(), static_cast<double>(a.total.weight_bytes));
+    EXPECT_EQ((*b)["mem.peak_activation_bytes"].get<double>(),
+              static_cast<double>(a.peak_activation_bytes));
+    EXPECT_GT((*b)["net.samples_per_second"].get<double>(), 0);
+    // samples/s is the batch over the measured time per iteration.
+    const double per_iteration_s = (*b)["real_time"].get<double>() * 1e-3;
+    EXPECT_NEAR((*b)["net.samples_per_second"].get<double>() * per_iteration_s, batch, 0.1 * batch);
+    double share = 0;
+    for (const LayerAnalysis& l : a.layers) {
+      ASSERT_TRUE(b->contains("layer." + l.name + ".time_share")) << l.name;
+      ASSERT_TRUE(b->contains("layer." + l.name + ".gflops")) << l.name;
+      ASSERT_TRUE(b->contains("layer." + l.name + ".ms")) << l.name;
+      share += (*b)["layer." + l.name + ".time_share"].get<double>();
+    }
+    EXPECT_NEAR(share, 1.0, 1e-6);
+    for (const char* marker : {"stem", "block", "tail"}) {
+      const double s = (*b)[std::string(marker) + ".time_share"].get<double>();
+      EXPECT_GT(s, 0.0) << marker;
+      EXPECT_LT(s, 1.0) << marker;
+      EXPECT_GT((*b)[std::string(marker) + ".gflops"].get<double>(), 0.0) << marker;
+    }
+    const double stem = (*b)["stem.ms"].get<double>();
+    const double parts = (*b)["layer.conv1.ms"].get<double>() + (*b)["layer.bn1.ms"].get<double>() +
+                         (*b)["layer.relu1.ms"].get<double>();
+    EXPECT_NEAR(stem, parts, 1e-9 + 1e-6 * parts);
+  }
+}
+
+TEST(Registration, GoogleBenchmarkFlagsKeepWorking) {
+  const json filtered = RunJson("--benchmark_filter=mlp_small --benchmark_repetitions=2");
+  std::vector<std::string> names;
+  for (const json& b : filtered["benchmarks"]) names.push_back(b["name"]);
+  EXPECT_EQ(names.front(), "mlp_small/eigen/f32/batch:4/real_time");
+  EXPECT_NE(std::find(names.begin(), names.end(), "mlp_small/eigen/f32/batch:4/real_time_median"),
+            names.end());
+  for (const std::string& n : names) EXPECT_EQ(n.rfind("mlp_small/", 0), 0u) << n;
+
+  const CommandResult list = RunCommand(kSuite + " --benchmark_list_tests");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("tiny/eigen/bf16/batch:2/real_time"), std::string::npos) << list.out;
+}
+
+TEST(Registration, NtpbSetOverridesParamsOnTheCommandLine) {
+  const json doc = RunJson("--benchmark_filter=tiny/eigen/f32/batch:1 --ntpb_set=width=2");
+  const json* b = Find(doc, "tiny/eigen/f32/batch:1/real_time");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ((*b)["net.flops"].get<double>(), static_cast<double>(TinyAnalysis(1, 2).total.flops));
+}
+
+TEST(Registration, ConsoleHidesLayerCountersUnlessAsked) {
+  const CommandResult plain = RunCommand(kSuite + kFast + " --benchmark_filter=mlp_small");
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("mlp_small/eigen/f32/batch:4"), std::string::npos);
+  EXPECT_NE(plain.out.find("net.samples_per_second"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("layer.fc1"), std::string::npos) << plain.out;
+  const CommandResult layers =
+      RunCommand(kSuite + kFast + " --benchmark_filter=mlp_small --ntpb_console_layers");
+  EXPECT_NE(layers.out.find("layer.fc1.time_share"), std::string::npos) << layers.out;
+}
+
+TEST(Registration, BadFlagsAndParamsFailWithOneLine) {
+  const CommandResult unknown_param = RunCommand(kSuite + " --ntpb_set=widht=3");
+  EXPECT_EQ(unknown_param.exit_code, 1);
+  EXPECT_NE(unknown_param.err.find("no registered topology has a param 'widht'"), std::string::npos)
+      << unknown_param.err;
+  const CommandResult unknown_flag = RunCommand(kSuite + " --ntpb_sett=width=3");
+  EXPECT_EQ(unknown_flag.exit_code, 1);
+  EXPECT_NE(unknown_flag.err.find("unknown flag"), std::string::npos) << unknown_flag.err;
+  const CommandResult gb_flag = RunCommand(kSuite + " --benchmark_nonsense=1");
+  EXPECT_NE(gb_flag.exit_code, 0);
+}
+
+TEST(ShippedSuite, RegistersEveryShippedTopology) {
+  const CommandResult list = RunCommand(std::string(SHIPPED_SUITE) + " --benchmark_list_tests");
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  for (const char* name :
+       {"deepspeech/eigen/f32/batch:1", "mlp/eigen/f32/batch:64", "tiny_cnn/eigen/f32/batch:8",
+        "mobilenet_v2/eigen/f32/batch:1", "resnet50/eigen/f32/batch:1"}) {
+    EXPECT_NE(list.out.find(name), std::string::npos) << name << "\n" << list.out;
+  }
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,1 +1,134 @@
+// The ntpbench command: tables, JSON, and one clear line with a non-zero exit on bad input.
 #include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "ntpbench/benchmark_json.h"
+#include "ntpbench/op_catalog.h"
+#include "tests/command.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+const std::string kCli = NTPBENCH_CLI;
+
+std::string Topo(const std::string& name) { return SourcePath("topologies/" + name); }
+
+std::string WriteTemp(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
+  const CommandResult r =
+      RunCommand(kCli + " run " + Topo("tiny_cnn.json") + " --batch 1,2 --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* text :
+       {"tiny_cnn/eigen/f32/batch:1", "tiny_cnn/eigen/f32/batch:2", "layer", "share", "GFLOP/s",
+        "conv1", "residual", "[stem]", "[block]", "total", "samples/s", "peak activations"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
+TEST(Cli, RunWritesGoogleBenchmarkJson) {
+  const std::string out = ::testing::TempDir() + "/ntpb_cli_run.json";
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --set n_hidden=32 --marker head=fc3:probs --json " + out +
+                                     " --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json doc = ParseBenchmarkJson(ss.str(), out);
+  ASSERT_EQ(doc["benchmarks"].size(), 1u);
+  const nlohmann::json& b = doc["benchmarks"][0];
+  EXPECT_EQ(b["name"], "mlp/eigen/f32/batch:1/real_time");
+  EXPECT_TRUE(b.contains("head.time_share"));
+  EXPECT_TRUE(b.contains("hidden.gflops"));
+  EXPECT_TRUE(b.contains("layer.fc1.ms"));
+  // 784*32 + 32*32 + 32*10 multiply-adds, softmax 3 per output
+  EXPECT_EQ(b["net.flops"], 2.0 * (784 * 32 + 32 * 32 + 32 * 10) + 30);
+  std::remove(out.c_str());
+}
+
+TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --set n_hidden=16 --benchmark_format=json"
+                                     " --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = ParseBenchmarkJson(r.out, "stdout");
+  EXPECT_EQ(doc["benchmarks"][0]["name"], "mlp/eigen/f32/batch:1/real_time");
+}
+
+TEST(Cli, SkippedPrecisionsSayWhy) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --set n_hidden=16 --precision f32,bf16"
+                                     " --benchmark_min_time=0.01");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("skipped: the eigen reference backend runs f32 only, not bf16"),
+            std::string::npos)
+      << r.out;
+  const CommandResult only_bf16 =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --precision bf16");
+  EXPECT_EQ(only_bf16.exit_code, 1) << "nothing ran";
+}
+
+TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
+  const CommandResult r =
+      RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bilstm"), std::string::npos);
+  EXPECT_NE(r.out.find("[2, 100, 2048]"), std::string::npos) << r.out;
+  const CommandResult j = RunCommand(kCli + " inspect " + Topo("resnet50.json") + " --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["total"]["params"], 25557032);
+  EXPECT_EQ(doc["layers"][0]["output_shape"], nlohmann::json({1, 64, 112, 112}));
+}
+
+TEST(Cli, OpsListsTheCatalog) {
+  const CommandResult r = RunCommand(kCli + " ops");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const OpDef& op : AllOps()) EXPECT_NE(r.out.find(op.name), std::string::npos) << op.name;
+}
+
+struct BadCli {
+  std::string args;
+  std::string message;
+};
+
+TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
+  const std::string unknown_op = WriteTemp(
+      "ntpb_unknown_op.json",
+      R"({"name": "u", "inputs": [{"name": "x", "shape": [1, 4]}], "layers": [{"name": "l1", "op": "dens"}]})");
+  const std::string truncated = WriteTemp("ntpb_truncated.json", R"({"name": "u", "inputs": [)");
+  const std::vector<BadCli> cases = {
+      {"run /nonexistent/x.json", "/nonexistent/x.json: cannot read"},
+      {"run " + unknown_op, unknown_op + ": layer 'l1', field 'op': unknown op 'dens'"},
+      {"inspect " + truncated, truncated + ": malformed JSON"},
+      {"run " + Topo("mlp.json") + " --set n_hiden=3", "cannot set unknown param 'n_hiden'"},
+      {"run " + Topo("mlp.json") + " --batch 0", "--batch"},
+      {"run " + Topo("mlp.json") + " --precision f64", "unknown precision 'f64'"},
+      {"run " + Topo("mlp.json") + " --backend cuda", "unknown backend 'cuda'"},
+      {"run " + Topo("mlp.json") + " --marker m=fc3:fc1", "runs after end layer"},
+      {"run " + Topo("mlp.json") + " --frobnicate", "unknown option"},
+      {"inspect " + Topo("mlp.json") + " --set n_hidden=-5", "must be positive"},
+      {"launch", "unknown command 'launch'"},
+  };
+  for (const BadCli& c : cases) {
+    const CommandResult r = RunCommand(kCli + " " + c.args);
+    EXPECT_NE(r.exit_code, 0) << c.args;
+    EXPECT_LT(r.exit_code, 3) << c.args << " must not crash: " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    if (c.args != "launch") {
+      EXPECT_EQ(Lines(r.err), 1) << c.args << "\n" << r.err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,0 +1,33 @@
+# Builds tests/consumer against ntpbench with find_package, then runs its suite once.
+#   MODE=build_tree: ntpbench_DIR is the build folder (its export()).
+#   MODE=installed:  ntpbench is installed into a prefix first.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+if(MODE STREQUAL "installed")
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${NTPBENCH_BINARY_DIR} --prefix ${WORK_DIR}/prefix
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(rc)
+    message(FATAL_ERROR "install failed: ${rc}")
+  endif()
+  set(locate -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+else()
+  set(locate -Dntpbench_DIR=${NTPBENCH_BINARY_DIR})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${NTPBENCH_SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/build
+                        ${locate} -DCMAKE_BUILD_TYPE=Release
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "configure failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "build failed:\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${WORK_DIR}/build/consumer_suite --benchmark_min_time=0.01
+                        --ntpb_topology_dir=${NTPBENCH_SOURCE_DIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc OR NOT out MATCHES "consumer_mlp/eigen/f32/batch:2" OR NOT out MATCHES "head.time_share")
+  message(FATAL_ERROR "consumer suite failed (${rc}):\n${out}\n${err}")
+endif()
+message(STATUS "consumer (${MODE}) built and ran:\n${out}")
