@@ -17,7 +17,7 @@ const char kUsage[] =
     "      --backend eigen[,..]   --batch 1,4   --precision f32[,bf16,..]   --threads N\n"
     "      --set name=value[,..]  --marker name=start_layer:end_layer   --seed S\n"
     "      --json FILE            also write Google Benchmark JSON (atomically)\n"
-    "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=2,\n"
+    "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=S, default 2;\n"
     "                             --benchmark_repetitions=5, --benchmark_format=json, ...)\n"
     "  inspect FILE  layers, shapes, params, FLOPs and bytes, without running\n"
     "      --batch N  --precision P  --set name=value  --json\n"

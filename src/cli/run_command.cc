@@ -53,7 +53,9 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   tb.Threads(o.threads)->Seed(o.seed);
   for (const auto& [k, v] : o.sets) tb.Set(k, v);
 
-  std::vector<std::string> gb_args = {program};
+  // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
+  // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
+  std::vector<std::string> gb_args = {program, "--benchmark_min_time=2"};
   bool console = true;
   for (const std::string& a : o.passthrough) {
     if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")

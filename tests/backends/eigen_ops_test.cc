@@ -38,6 +38,8 @@ const std::vector<OpCase>& Cases() {
        {{"units", 4}, {"bias", false}, {"activation", "gelu"}}},
       {"dense_sigmoid", "dense", {{2, 5}}, {{"units", 4}, {"activation", "sigmoid"}}},
       {"dense_tanh", "dense", {{2, 5}}, {{"units", 4}, {"activation", "tanh"}}},
+      // Wide enough for the column-split multiply of few-row products (2 threads).
+      {"dense_wide_columns_split", "dense", {{2, 20}}, {{"units", 301}, {"activation", "tanh"}}},
       {"matmul", "matmul", {{2, 3, 4}, {2, 4, 5}}, {}},
       {"matmul_shared_rhs", "matmul", {{2, 3, 4}, {4, 2}}, {}},
       {"conv2d", "conv2d", {{2, 3, 7, 6}}, {{"filters", 4}, {"kernel", 3}, {"padding", 1}}},
@@ -99,9 +101,11 @@ const std::vector<OpCase>& Cases() {
       {"lstm", "lstm", {{2, 4, 3}}, {{"units", 5}}},
       {"lstm_reverse", "lstm", {{1, 3, 4}}, {{"units", 2}, {"direction", "reverse"}}},
       {"lstm_bidirectional", "lstm", {{2, 5, 3}}, {{"units", 4}, {"direction", "bidirectional"}}},
+      {"lstm_wide_columns_split", "lstm", {{2, 3, 5}}, {{"units", 40}, {"direction", "bidirectional"}}},
       {"gru", "gru", {{2, 4, 3}}, {{"units", 5}}},
       {"gru_reverse", "gru", {{1, 3, 2}}, {{"units", 3}, {"direction", "reverse"}}},
       {"gru_bidirectional", "gru", {{2, 3, 3}}, {{"units", 2}, {"direction", "bidirectional"}}},
+      {"gru_wide_columns_split", "gru", {{1, 3, 4}}, {{"units", 50}}},
       {"copy", "copy", {{2, 7}}, {}},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}},
   };

@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
+
+#include "ntpbench/op_catalog.h"
 
 #include "ntpbench/error.h"
 #include "tests/test_util.h"
@@ -68,6 +71,25 @@ TEST(JsonFormat, WritesFilesAtomically) {
   EXPECT_TRUE(in.good());
   EXPECT_THROW(WriteTopologyJsonFile(t, "/nonexistent-dir/x.json"), Error);
   std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace ntpb::testing
+
+namespace ntpb::testing {
+namespace {
+
+TEST(TopologyFormatDoc, DocumentsEveryOp) {
+  std::ifstream in(SourcePath("docs/topology-format.md"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  for (const OpDef& op : AllOps()) {
+    EXPECT_NE(doc.find("`" + op.name + "`"), std::string::npos) << op.name;
+    for (const AttrDef& a : op.attrs) {
+      EXPECT_NE(doc.find("`" + a.name + "`"), std::string::npos) << op.name << "." << a.name;
+    }
+  }
 }
 
 }  // namespace

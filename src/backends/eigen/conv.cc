@@ -1,7 +1,5 @@
 // conv2d as im2col + GEMM per (image, group); depthwise as a direct loop (a GEMM of one row
 // would be mostly overhead); 1x1 stride-1 convolutions skip im2col.
-#include <memory>
-
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -81,16 +79,16 @@ Kernel MakeConv2d(const KernelArgs& a) {
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
                          g.pl == 0 && g.oh == g.h && g.ow == g.w;
   const int64_t rows = cg * g.kh * g.kw;
-  auto col = std::make_shared<std::vector<float>>(pointwise ? 0 : rows * plane);
-  *a.workspace_bytes += static_cast<int64_t>(col->size() * sizeof(float));
+  Scratchpad* scratch = a.scratch;
+  if (!pointwise) scratch->Require(rows * plane);
   return [=] {
     for (int64_t n = 0; n < g.n; ++n) {
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const float* image = x + (n * g.c + grp * cg) * g.h * g.w;
         const float* cols = image;
         if (!pointwise) {
-          Im2col(g, image, cg, col->data());
-          cols = col->data();
+          Im2col(g, image, cg, scratch->data());
+          cols = scratch->data();
         }
         MatrixMap out(y + (n * g.f + grp * fg) * plane, fg, plane);
         out.noalias() =

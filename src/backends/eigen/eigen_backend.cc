@@ -45,7 +45,7 @@ class EigenExecutable : public Executable {
         kernels_.push_back([] {});
         continue;
       }
-      KernelArgs args{l, {}, nullptr, {}, threads_, &workspace_bytes_};
+      KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_};
       for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
       args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
       for (const WeightSpec& w : l.weights) {
@@ -60,6 +60,7 @@ class EigenExecutable : public Executable {
       }
       kernels_.push_back(it->second(args));
     }
+    scratch_.Allocate();
   }
 
   const std::vector<StepInfo>& steps() const override { return steps_; }
@@ -84,7 +85,7 @@ class EigenExecutable : public Executable {
     return std::vector<float>(b.data, b.data + b.size);
   }
 
-  int64_t workspace_bytes() const override { return workspace_bytes_; }
+  int64_t workspace_bytes() const override { return scratch_.bytes(); }
 
  private:
   struct Buffer {
@@ -108,7 +109,7 @@ class EigenExecutable : public Executable {
   }
 
   int threads_;
-  int64_t workspace_bytes_ = 0;
+  Scratchpad scratch_;
   std::vector<std::unique_ptr<float[]>> storage_;
   std::map<std::string, Buffer> tensors_;
   std::vector<StepInfo> steps_;

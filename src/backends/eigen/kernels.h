@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -19,13 +20,28 @@ using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 
+// Scratch memory shared by all steps of an executable (steps run one at a time, so one buffer
+// sized for the hungriest step serves them all, as a framework's scratchpad does). Kernels ask
+// for their size when built and take data() when they run; it is allocated once, at compile.
+class Scratchpad {
+ public:
+  void Require(int64_t floats) { need_ = std::max(need_, floats); }
+  void Allocate() { buffer_.assign(static_cast<size_t>(need_), 0.0f); }
+  float* data() { return buffer_.data(); }
+  int64_t bytes() const { return static_cast<int64_t>(buffer_.size() * sizeof(float)); }
+
+ private:
+  int64_t need_ = 0;
+  std::vector<float> buffer_;
+};
+
 struct KernelArgs {
   const ResolvedLayer& layer;
   std::vector<const float*> inputs;
   float* output;
   std::vector<const float*> weights;  // in the order of layer.weights
   int threads;
-  int64_t* workspace_bytes;  // kernels add the scratch memory they set aside
+  Scratchpad* scratch;
 };
 
 using Kernel = std::function<void()>;
@@ -47,6 +63,12 @@ struct Activation {
   static Activation FromAttrs(const Attrs& attrs);
   void Apply(float* data, int64_t n) const;
 };
+
+// out[m, n] = a[m, k] * b[k, n], all row-major. Eigen parallelizes large products itself but
+// runs matrix-vector products (batch 1 dense layers, RNN recurrences) on one thread; for few
+// rows this splits the columns of b across `threads` so both cores stream the weights.
+void MultiplyRowMajor(const float* a, const float* b, float* out, int64_t m, int64_t k, int64_t n,
+                      int threads);
 
 // One file per family of ops.
 void AddDenseKernels(KernelTable* table);

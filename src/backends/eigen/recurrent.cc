@@ -1,7 +1,5 @@
 // LSTM and GRU: one GEMM for the input projection of all T steps, then one small GEMM per step
 // for the recurrence. Bidirectional layers write [forward, reverse] halves of the output.
-#include <memory>
-
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -22,14 +20,20 @@ Kernel MakeRecurrent(const KernelArgs& a) {
   const std::vector<const float*> w = a.weights;
   const float* x = a.inputs[0];
   float* y = a.output;
+  const int threads = a.threads;
   // Scratch: projected inputs [N*T, gates*H], recurrent gates [N, gates*H], h and c [N, H].
-  auto xg = std::make_shared<RowMatrix>(n * t_len, gates * h);
-  auto hg = std::make_shared<RowMatrix>(n, gates * h);
-  auto state = std::make_shared<RowMatrix>(n, h);
-  auto cell = std::make_shared<RowMatrix>(n, h);
-  *a.workspace_bytes += static_cast<int64_t>(sizeof(float)) *
-                        (xg->size() + hg->size() + state->size() + cell->size());
+  const int64_t xg_size = n * t_len * gates * h, hg_size = n * gates * h, state_size = n * h;
+  Scratchpad* scratch = a.scratch;
+  scratch->Require(xg_size + hg_size + 2 * state_size);
   return [=] {
+    float* base = scratch->data();
+    MatrixMap xg_map(base, n * t_len, gates * h), hg_map(base + xg_size, n, gates * h);
+    MatrixMap state_map(base + xg_size + hg_size, n, h);
+    MatrixMap cell_map(base + xg_size + hg_size + state_size, n, h);
+    MatrixMap* xg = &xg_map;
+    MatrixMap* hg = &hg_map;
+    MatrixMap* state = &state_map;
+    MatrixMap* cell = &cell_map;
     for (int d = 0; d < dirs; ++d) {
       const bool reverse = d == 1 || dir == "reverse";
       const float* wx = w[d * per_dir];
@@ -41,7 +45,7 @@ Kernel MakeRecurrent(const KernelArgs& a) {
       cell->setZero();
       for (int64_t s = 0; s < t_len; ++s) {
         const int64_t t = reverse ? t_len - 1 - s : s;
-        hg->noalias() = *state * ConstMatrixMap(wh, h, gates * h);
+        MultiplyRowMajor(state->data(), wh, hg->data(), n, h, gates * h, threads);
         StridedConstMatrix xt(xg->data() + t * gates * h, n, gates * h,
                               Eigen::OuterStride<>(t_len * gates * h));
         // Gate math in place on hg: coefficient-wise expressions need no temporaries, so
