@@ -58,6 +58,8 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
+  // What it runs on, for the benchmark context ("Eigen 3.4.0, OpenMP").
+  virtual std::string version() const = 0;
   virtual Support Supports(const ResolvedTopology& topology, const RunConfig& config) const = 0;
   // Allocates weights (deterministic from config.seed), inputs and every buffer; builds all
   // kernels. Nothing is allocated or built later, inside the timed loop.

@@ -69,6 +69,9 @@ TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
 // Strips and applies the --ntpb_* flags, registers every topology benchmark, then calls
 // benchmark::Initialize. Prints each problem as one line and returns false on any.
 bool Initialize(int* argc, char** argv);
+// Adds ntpbench's entries to Google Benchmark's JSON context: version, threads and each built-in
+// backend with what it runs on. Called by Initialize.
+void AddBenchmarkContext();
 // Initialize, then run the selected benchmarks with ntpbench's console reporter.
 int Main(int argc, char** argv);
 

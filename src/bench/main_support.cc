@@ -83,6 +83,16 @@ void ParseNtpbFlags(int* argc, char** argv) {
 
 }  // namespace bench
 
+void AddBenchmarkContext() {
+  benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
+  for (const std::string& name : BackendNames()) {
+    benchmark::AddCustomContext("ntpbench_backend." + name, FindBackend(name)->version());
+  }
+  RunConfig config;
+  config.threads = std::max(bench::Options().threads, 0);
+  benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
+}
+
 bool Initialize(int* argc, char** argv) {
   bool ok = true;
   try {
@@ -114,13 +124,7 @@ bool Initialize(int* argc, char** argv) {
       ok = false;
     }
   }
-  benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
-  std::string backends;
-  for (const std::string& b : BackendNames()) backends += (backends.empty() ? "" : ",") + b;
-  benchmark::AddCustomContext("ntpbench_backends", backends);
-  RunConfig config;
-  config.threads = std::max(bench::Options().threads, 0);
-  benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
+  AddBenchmarkContext();
   benchmark::Initialize(argc, argv);
   return ok;
 }

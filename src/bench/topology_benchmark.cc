@@ -59,6 +59,12 @@ std::string FindTopologyFile(const std::string& path, const std::string& source_
   std::string dir = Options().topology_dir;
   if (dir.empty() && std::getenv("NTPB_TOPOLOGY_DIR")) dir = std::getenv("NTPB_TOPOLOGY_DIR");
   if (!dir.empty() && exists(dir + "/" + path)) return dir + "/" + path;
+#ifdef NTPBENCH_DATADIR
+  // Installed copies of the shipped topologies (share/ntpbench/topologies/...).
+  if (exists(std::string(NTPBENCH_DATADIR) + "/" + path)) {
+    return std::string(NTPBENCH_DATADIR) + "/" + path;
+  }
+#endif
   std::string base = source_file;
   for (size_t slash = base.rfind('/'); slash != std::string::npos && slash > 0;
        slash = base.rfind('/')) {

@@ -75,6 +75,7 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   const auto console_options = ConsoleOptionsFromArgs(argc, argv.data());
 
   tb.RegisterFamilies();
+  AddBenchmarkContext();
   benchmark::AddCustomContext("ntpbench_topology", o.file);
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
@@ -106,8 +107,13 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     std::map<std::string, double> counters;
     for (const auto& [k, c] : run.counters) counters[k] = c.value;
-    std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
-                run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
+    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
+      std::printf("\n%s  (%.3f ms per iteration, median of %lld repetitions)\n", name.c_str(),
+                  run.GetAdjustedRealTime(), static_cast<long long>(run.repetitions));
+    } else {
+      std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
+                  run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
+    }
     std::fputs(FormatRunTable(resolved, analysis, counters).c_str(), stdout);
   }
   benchmark::Shutdown();

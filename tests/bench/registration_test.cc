@@ -50,6 +50,7 @@ TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
   EXPECT_EQ(names, expected);
   EXPECT_EQ(doc["context"]["ntpbench_version"], "0.1.0");
   EXPECT_TRUE(doc["context"].contains("ntpbench_threads"));
+  EXPECT_EQ(doc["context"]["ntpbench_backend.eigen"].get<std::string>().rfind("Eigen 3.", 0), 0u);
 }
 
 TEST(Registration, UnsupportedPairsAreSkippedWithAReason) {

@@ -119,6 +119,10 @@ class EigenExecutable : public Executable {
 class EigenBackend : public Backend {
  public:
   std::string name() const override { return "eigen"; }
+  std::string version() const override {
+    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
+  }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
     if (config.precision != Precision::kF32) {
