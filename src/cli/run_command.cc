@@ -11,6 +11,7 @@
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
+#include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
@@ -51,6 +52,7 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   tb.Threads(o.threads)->Seed(o.seed);
+  if (o.threads > 0) bench::Options().threads = o.threads;  // so the JSON context says it too
   for (const auto& [k, v] : o.sets) tb.Set(k, v);
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
