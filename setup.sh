@@ -7,6 +7,7 @@ packages=(
   build-essential cmake git pkg-config
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev
+  libpapi-dev
 )
 
 missing=()

@@ -35,6 +35,10 @@ class TopologyBenchmark {
   // OpenMP/Eigen threads for backends; 0 (the default) means one per core.
   TopologyBenchmark* Threads(int threads);
   TopologyBenchmark* Seed(uint64_t seed);
+  // Counter sources and PAPI events measured per marker, layer and net, on top of time:
+  // "sde", "perf", "rusage", "memory", "PAPI_TOT_CYC", "perf::TASK-CLOCK", ... Joined with
+  // --ntpb_counters (default $NTPB_COUNTERS).
+  TopologyBenchmark* Counters(std::vector<std::string> counters);
 
   const std::string& name() const { return name_; }
   const std::string& path() const { return path_; }
@@ -45,6 +49,8 @@ class TopologyBenchmark {
   const std::vector<Marker>& markers() const { return markers_; }
   int threads() const { return threads_; }
   uint64_t seed() const { return seed_; }
+  // This benchmark's counters joined with --ntpb_counters / $NTPB_COUNTERS.
+  std::vector<std::string> EffectiveCounters() const;
 
   // Finds and reads the topology file and checks params and markers (throws ntpb::Error), then
   // registers its Google Benchmark families. Called by ntpb::Initialize for every macro.
@@ -60,6 +66,7 @@ class TopologyBenchmark {
   std::vector<Marker> markers_;
   int threads_ = 0;
   uint64_t seed_ = 42;
+  std::vector<std::string> counters_;
 };
 
 // What NTPB_TOPOLOGY_BENCHMARK expands to; the object lives until the process ends.
@@ -71,7 +78,9 @@ TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
 bool Initialize(int* argc, char** argv);
 // Adds ntpbench's entries to Google Benchmark's JSON context: version, threads and each built-in
 // backend with what it runs on. Called by Initialize.
-void AddBenchmarkContext();
+// Probes the counter requests (printing what is unavailable, once) and registers the
+// allocation MemoryManager when one asks for "memory". Throws ntpb::Error on a misspelled event.
+void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests);
 // Initialize, then run the selected benchmarks with ntpbench's console reporter.
 int Main(int argc, char** argv);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ntpbench/expression.h"
 
@@ -12,6 +13,8 @@ struct GlobalOptions {
   int threads = -1;             // --ntpb_threads=N; -1: as registered
   std::string topology_dir;     // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
   bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
+  std::vector<std::string> counters;  // --ntpb_counters=sde,perf,... (default $NTPB_COUNTERS)
+  bool layer_counters = false;  // --ntpb_layer_counters: counter metrics per layer, not only time
 };
 
 GlobalOptions& Options();

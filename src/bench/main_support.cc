@@ -10,7 +10,9 @@
 #include <set>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
 #include "src/bench/global_options.h"
@@ -50,6 +52,7 @@ void ParseAssignments(const std::string& text, const std::string& field, ParamEn
 
 void ParseNtpbFlags(int* argc, char** argv) {
   GlobalOptions& o = Options();
+  if (const char* env = std::getenv("NTPB_COUNTERS")) o.counters = ParseCounterList(env);
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     const std::string arg = argv[i];
@@ -70,10 +73,15 @@ void ParseNtpbFlags(int* argc, char** argv) {
       o.topology_dir = d;
     } else if (arg == "--ntpb_console_layers" || arg == "--ntpb_console_layers=true") {
       o.console_layers = true;
+    } else if (const char* c = value_of("--ntpb_counters=")) {
+      o.counters = ParseCounterList(c);
+    } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
+      o.layer_counters = true;
     } else if (arg.rfind("--ntpb_", 0) == 0) {
       throw Error("", "", arg,
                   "unknown flag (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
-                  "--ntpb_topology_dir=DIR, --ntpb_console_layers)");
+                  "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
+                  "--ntpb_console_layers)");
     } else {
       argv[out++] = argv[i];
     }
@@ -83,8 +91,31 @@ void ParseNtpbFlags(int* argc, char** argv) {
 
 }  // namespace bench
 
-void AddBenchmarkContext() {
+void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests) {
   benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
+  // Probe every distinct counter request now: the fallback lines print once, before any run,
+  // and the JSON context says what is missing and why.
+  std::set<std::string> requested, missing;
+  bool memory = false;
+  for (const auto& request : counter_requests) {
+    if (request.empty()) continue;
+    for (const std::string& c : request) {
+      requested.insert(c);
+      memory = memory || c == "memory";
+    }
+    const std::unique_ptr<CounterSet> probe = CounterSet::Create(request);
+    for (const CounterNote& n : probe->notes()) {
+      missing.insert(n.what + ": " + n.reason);
+    }
+  }
+  if (!requested.empty()) {
+    std::string list, why;
+    for (const std::string& c : requested) list += (list.empty() ? "" : ",") + c;
+    for (const std::string& m : missing) why += (why.empty() ? "" : "; ") + m;
+    benchmark::AddCustomContext("ntpbench_counters", list);
+    if (!why.empty()) benchmark::AddCustomContext("ntpbench_counters_missing", why);
+  }
+  if (memory) RegisterAllocationMemoryManager();
   for (const std::string& name : BackendNames()) {
     benchmark::AddCustomContext("ntpbench_backend." + name, FindBackend(name)->version());
   }
@@ -102,8 +133,10 @@ bool Initialize(int* argc, char** argv) {
     return false;
   }
   std::set<std::string> known_params = {"N", "T"};
+  std::vector<std::vector<std::string>> counter_requests;
   for (const auto& tb : RegisteredTopologyBenchmarks()) {
     try {
+      counter_requests.push_back(tb->EffectiveCounters());
       for (const auto& [name, value] : tb->RegisterFamilies()) known_params.insert(name);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ntpbench: %s: %s\n", tb->name().c_str(), e.what());
@@ -124,7 +157,12 @@ bool Initialize(int* argc, char** argv) {
       ok = false;
     }
   }
-  AddBenchmarkContext();
+  try {
+    AddBenchmarkContext(counter_requests);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ntpbench: %s\n", e.what());
+    return false;
+  }
   benchmark::Initialize(argc, argv);
   return ok;
 }

@@ -9,6 +9,7 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/ntpbench.h"
+#include "src/bench/region_counters.h"
 
 namespace ntpb::bench {
 
@@ -21,6 +22,8 @@ struct PreparedRun {
   std::unique_ptr<Executable> executable;  // null when unsupported
   // Steps of each marker (indices into executable->steps()).
   std::vector<std::vector<std::size_t>> marker_steps;
+  // Counter sources per region; null when only time is measured.
+  std::unique_ptr<RegionCounters> counters;
 };
 
 // The topology of a benchmark with its params (file < Set() < --ntpb_set) and N = batch bound.

@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -45,6 +46,18 @@ TopologyBenchmark* TopologyBenchmark::Seed(uint64_t seed) {
   seed_ = seed;
   return this;
 }
+TopologyBenchmark* TopologyBenchmark::Counters(std::vector<std::string> counters) {
+  counters_ = std::move(counters);
+  return this;
+}
+
+std::vector<std::string> TopologyBenchmark::EffectiveCounters() const {
+  std::vector<std::string> all = counters_;
+  for (const std::string& c : bench::Options().counters) {
+    if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
+  }
+  return all;
+}
 
 namespace bench {
 namespace {
@@ -78,6 +91,35 @@ std::string FindTopologyFile(const std::string& path, const std::string& source_
       "topology file not found (tried " + list + "; set --ntpb_topology_dir or NTPB_TOPOLOGY_DIR)");
 }
 
+// Counter sources are opened after compile and warm-up, so that the backend's worker threads
+// exist and per-thread perf events cover them.
+std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
+                                                   const PreparedRun& run) {
+  const std::vector<std::string> request = tb.EffectiveCounters();
+  if (request.empty()) return nullptr;
+  std::unique_ptr<CounterSet> set = CounterSet::Create(request);
+  if (set->empty()) return nullptr;
+  const auto& steps = run.executable->steps();
+  std::vector<Region> regions = {{"net", 0, steps.size()}};
+  for (std::size_t m = 0; m < run.markers.size(); ++m) {
+    if (run.marker_steps[m].empty()) continue;
+    regions.push_back(
+        {run.markers[m].name, run.marker_steps[m].front(), run.marker_steps[m].back() + 1});
+  }
+  if (Options().layer_counters) {
+    for (std::size_t s = 0; s < steps.size(); ++s)
+      regions.push_back({"layer." + steps[s].name, s, s + 1});
+  }
+  std::vector<StepCounts> counts(steps.size());
+  for (std::size_t s = 0; s < steps.size(); ++s) {
+    if (steps[s].layer < 0) continue;
+    const Cost& c = run.analysis.layers[steps[s].layer].cost;
+    counts[s] = {c.flops, c.input_bytes + c.weight_bytes, c.output_bytes};
+  }
+  return std::make_unique<RegionCounters>(std::move(set), std::move(regions), std::move(counts),
+                                          steps.size());
+}
+
 std::unique_ptr<PreparedRun>& CachedRun() {
   static std::unique_ptr<PreparedRun> run;
   return run;
@@ -88,8 +130,17 @@ void PrintProgress(const char* fmt, const std::string& what, double seconds) {
   std::fflush(stderr);
 }
 
+// p-th percentile (0..100) of the per-iteration latencies, nearest rank.
+double Percentile(std::vector<int64_t> v, double p) {
+  if (v.empty()) return 0.0;
+  const std::size_t rank = static_cast<std::size_t>(p / 100.0 * (v.size() - 1) + 0.5);
+  std::nth_element(v.begin(), v.begin() + rank, v.end());
+  return static_cast<double>(v[rank]);
+}
+
 void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
-                 const std::vector<int64_t>& step_ns, int64_t loop_ns) {
+                 const std::vector<int64_t>& step_ns, int64_t loop_ns,
+                 const std::vector<int64_t>& latencies) {
   using benchmark::Counter;
   const double iterations = static_cast<double>(state.iterations());
   const auto& steps = run.executable->steps();
@@ -123,6 +174,11 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
     const int64_t flops = steps[s].layer >= 0 ? a.layers[steps[s].layer].cost.flops : 0;
     region("layer." + steps[s].name, step_ns[s], flops);
   }
+  // Single-stream latency distribution (MLPerf style): one query is one inference.
+  state.counters["net.p50_ms"] = Percentile(latencies, 50) * 1e-6;
+  state.counters["net.p90_ms"] = Percentile(latencies, 90) * 1e-6;
+  state.counters["net.p99_ms"] = Percentile(latencies, 99) * 1e-6;
+  if (run.counters) run.counters->Report(iterations, &state.counters);
 }
 
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
@@ -148,9 +204,15 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   }
   Executable& exe = *run->executable;
   std::vector<int64_t> step_ns(exe.steps().size(), 0);
+  // Per-iteration latencies for the percentiles; the first 64 Ki iterations are kept.
+  std::vector<int64_t> latencies;
+  latencies.reserve(static_cast<std::size_t>(std::min<int64_t>(state.max_iterations, 1 << 16)));
+  RegionCounters* counters = run->counters.get();
+  if (counters) counters->Start();  // Google Benchmark calls us once per trial: start afresh
   int64_t loop_ns = 0, since_progress = 0;
   for (auto _ : state) {
-    const int64_t ns = RunTimedSteps(exe, step_ns);
+    const int64_t ns = counters ? counters->RunTimed(exe, step_ns) : RunTimedSteps(exe, step_ns);
+    if (latencies.size() < latencies.capacity()) latencies.push_back(ns);
     loop_ns += ns;
     since_progress += ns;
     if (since_progress > 5'000'000'000) {  // long runs say they are alive, on stderr
@@ -158,7 +220,8 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
       PrintProgress("ntpbench: %s: measuring, %.0f s so far\n", label, loop_ns * 1e-9);
     }
   }
-  AddCounters(state, *run, batch, step_ns, loop_ns);
+  if (counters) counters->Stop();
+  AddCounters(state, *run, batch, step_ns, loop_ns, latencies);
 }
 
 }  // namespace
@@ -219,6 +282,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
       }
       run->marker_steps.push_back(in_marker);
     }
+    run->counters = MakeRegionCounters(tb, *run);
   }
   cached = std::move(run);
   return *cached;

@@ -75,6 +75,10 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
         throw Error("", "", "--marker", "expected name=start_layer:end_layer, got '" + m + "'");
       }
       o.markers.push_back({m.substr(0, eq), m.substr(eq + 1, colon - eq - 1), m.substr(colon + 1)});
+    } else if (arg == "--counters") {
+      for (const std::string& c : Split(next())) o.counters.push_back(c);
+    } else if (arg == "--layer-counters") {
+      o.layer_counters = true;
     } else if (arg == "--threads") {
       o.threads = static_cast<int>(ParseInt(next(), "--threads", 0));
     } else if (arg == "--seed") {

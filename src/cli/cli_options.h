@@ -22,6 +22,8 @@ struct CliOptions {
   uint64_t seed = 42;
   std::string json_out;  // run: also write Google Benchmark JSON here; inspect: print JSON
   bool json = false;
+  std::vector<std::string> counters;     // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
+  bool layer_counters = false;           // --layer-counters
   std::vector<std::string> passthrough;  // --benchmark_* flags, handed to Google Benchmark
 };
 

@@ -17,6 +17,8 @@ const char kUsage[] =
     "      --backend eigen[,..]   --batch 1,4   --precision f32[,bf16,..]   --threads N\n"
     "      --set name=value[,..]  --marker name=start_layer:end_layer   --seed S\n"
     "      --json FILE            also write Google Benchmark JSON (atomically)\n"
+    "      --counters LIST        per marker and net: sde, perf, rusage, memory, PAPI event names\n"
+    "                             (default $NTPB_COUNTERS); --layer-counters: per layer too\n"
     "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=S, default 2;\n"
     "                             --benchmark_repetitions=5, --benchmark_format=json, ...)\n"
     "  inspect FILE  layers, shapes, params, FLOPs and bytes, without running\n"

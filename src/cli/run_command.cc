@@ -53,6 +53,8 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   tb.Threads(o.threads)->Seed(o.seed);
   if (o.threads > 0) bench::Options().threads = o.threads;  // so the JSON context says it too
+  tb.Counters(o.counters);
+  bench::Options().layer_counters = o.layer_counters;
   for (const auto& [k, v] : o.sets) tb.Set(k, v);
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
@@ -77,7 +79,7 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   const auto console_options = ConsoleOptionsFromArgs(argc, argv.data());
 
   tb.RegisterFamilies();
-  AddBenchmarkContext();
+  AddBenchmarkContext({tb.EffectiveCounters()});
   benchmark::AddCustomContext("ntpbench_topology", o.file);
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;

@@ -148,6 +148,73 @@ TEST(Registration, BadFlagsAndParamsFailWithOneLine) {
   EXPECT_NE(gb_flag.exit_code, 0);
 }
 
+TEST(RegionCounters, SdeFlopsOfEachMarkerEqualTheAnalyticFlops) {
+  const CommandResult r =
+      RunCommand(kSuite + kFast + " --benchmark_format=json --benchmark_filter=tiny/eigen/f32" +
+                 " --ntpb_counters=sde,rusage,memory --ntpb_layer_counters");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = ParseBenchmarkJson(r.out, "suite stdout");
+  for (int64_t batch : {1, 2}) {
+    const json* b = Find(doc, "tiny/eigen/f32/batch:" + std::to_string(batch) + "/real_time");
+    ASSERT_NE(b, nullptr);
+    const TopologyAnalysis a = TinyAnalysis(batch, 4);
+    EXPECT_EQ((*b)["net.sde_flops"].get<double>(), static_cast<double>(a.total.flops));
+    EXPECT_EQ((*b)["net.sde_steps"].get<double>(), static_cast<double>(a.layers.size()));
+    for (const MarkerAnalysis& m : a.markers) {
+      EXPECT_EQ((*b)[m.name + ".sde_flops"].get<double>(), static_cast<double>(m.cost.flops))
+          << m.name;
+      EXPECT_EQ((*b)[m.name + ".sde_bytes_written"].get<double>(),
+                static_cast<double>(m.cost.output_bytes))
+          << m.name;
+    }
+    for (const LayerAnalysis& l : a.layers) {
+      EXPECT_EQ((*b)["layer." + l.name + ".sde_flops"].get<double>(),
+                static_cast<double>(l.cost.flops))
+          << l.name;
+    }
+    // The timed loop allocates nothing; Google Benchmark's MemoryManager run is reported too.
+    EXPECT_EQ((*b)["net.allocs"].get<double>(), 0.0);
+    EXPECT_TRUE(b->contains("allocs_per_iter"));
+    EXPECT_GE((*b)["net.minor_faults"].get<double>(), 0.0);
+    for (const char* p : {"net.p50_ms", "net.p90_ms", "net.p99_ms"}) {
+      EXPECT_GT((*b)[p].get<double>(), 0.0) << p;
+    }
+    EXPECT_LE((*b)["net.p50_ms"].get<double>(), (*b)["net.p99_ms"].get<double>());
+  }
+  EXPECT_EQ(doc["context"]["ntpbench_counters"], "memory,rusage,sde");
+}
+
+TEST(RegionCounters, UnavailableEventIsReportedOnceOrCounted) {
+  // Two families ask for PAPI_TOT_CYC: without a hardware PMU the fallback line appears exactly
+  // once and the JSON context says why; with one, the counter is in every result.
+  const CommandResult r =
+      RunCommand(kSuite + kFast + " --benchmark_format=json --benchmark_filter=/f32/" +
+                 " --ntpb_counters=PAPI_TOT_CYC,perf");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = ParseBenchmarkJson(r.out, "suite stdout");
+  const json* b = Find(doc, "mlp_small/eigen/f32/batch:4/real_time");
+  ASSERT_NE(b, nullptr);
+  size_t lines = 0;
+  for (size_t pos = r.err.find("PAPI_TOT_CYC: unavailable"); pos != std::string::npos;
+       pos = r.err.find("PAPI_TOT_CYC: unavailable", pos + 1)) {
+    ++lines;
+  }
+  if (b->contains("net.PAPI_TOT_CYC")) {
+    EXPECT_EQ(lines, 0u);
+  } else {
+    EXPECT_EQ(lines, 1u) << r.err;
+    EXPECT_NE(doc["context"]["ntpbench_counters_missing"].get<std::string>().find("PAPI_TOT_CYC"),
+              std::string::npos);
+    EXPECT_GT((*b)["net.task_clock_ms"].get<double>(), 0.0) << "perf still measures";
+  }
+}
+
+TEST(RegionCounters, MisspelledEventFailsTheRun) {
+  const CommandResult r = RunCommand(kSuite + " --ntpb_counters=PAPI_TOT_CYK");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unknown PAPI event 'PAPI_TOT_CYK'"), std::string::npos) << r.err;
+}
+
 TEST(ShippedSuite, RegistersEveryShippedTopology) {
   const CommandResult list = RunCommand(std::string(SHIPPED_SUITE) + " --benchmark_list_tests");
   EXPECT_EQ(list.exit_code, 0) << list.err;

@@ -1,0 +1,48 @@
+// Counters per region (net, markers, and layers when asked): which step boundaries to sample,
+// the timed run that samples them, and the per-iteration averages it reports.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/counters.h"
+
+namespace ntpb::bench {
+
+struct Region {
+  std::string prefix;      // "net", a marker name, "layer.<name>"
+  std::size_t first_step;  // the region samples before this step
+  std::size_t end_step;    // and after step end_step - 1
+};
+
+class RegionCounters {
+ public:
+  RegionCounters(std::unique_ptr<CounterSet> counters, std::vector<Region> regions,
+                 std::vector<StepCounts> step_counts, std::size_t steps);
+
+  // Runs every step once, timing each (as RunTimedSteps) and sampling the counters at the
+  // boundaries of the regions; reading them is kept out of the step times. Returns the sum of
+  // the step times.
+  int64_t RunTimed(Executable& executable, std::vector<int64_t>& step_ns);
+  // Starts the sources and clears the sums (Google Benchmark calls a benchmark once per trial).
+  void Start();
+  void Stop() { counters_->Stop(); }
+  // "<prefix>.<metric>" averaged over the iterations, with derived metrics (ipc,
+  // bytes_per_flop, cache miss rates) where their inputs were measured.
+  void Report(double iterations, benchmark::UserCounters* out) const;
+  const std::vector<std::string>& metrics() const { return counters_->metrics(); }
+
+ private:
+  std::unique_ptr<CounterSet> counters_;
+  std::vector<Region> regions_;
+  std::vector<StepCounts> step_counts_;
+  std::vector<char> sample_at_;  // per boundary 0..steps
+  std::vector<double> samples_;  // (steps + 1) x metrics
+  std::vector<double> sums_;     // regions x metrics
+};
+
+}  // namespace ntpb::bench

@@ -1,0 +1,110 @@
+// Builds the sources a counter request names, says once what is unavailable and why.
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+#include "ntpbench/counters.h"
+#include "ntpbench/error.h"
+#include "src/instrument/sources.h"
+
+namespace ntpb {
+
+bool WarnOnce(const std::string& what, const std::string& reason) {
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!seen.insert(what).second) return false;
+  std::fprintf(stderr, "ntpbench: %s: %s\n", what.c_str(), reason.c_str());
+  std::fflush(stderr);
+  return true;
+}
+
+std::vector<std::string> ParseCounterList(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    if (comma > pos) out.push_back(text.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+namespace {
+
+bool IsPapiEvent(const std::string& item) {
+  return item.rfind("PAPI_", 0) == 0 || item.find("::") != std::string::npos;
+}
+
+}  // namespace
+
+std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& request) {
+  auto set = std::make_unique<CounterSet>();
+  std::vector<std::string> papi_events;
+  std::set<std::string> seen;
+  std::vector<std::string> sources;
+  for (const std::string& item : request) {
+    if (!seen.insert(item).second) continue;
+    if (IsPapiEvent(item)) {
+      papi_events.push_back(item);
+    } else if (item == "sde" || item == "perf" || item == "rusage" || item == "memory") {
+      sources.push_back(item);
+    } else {
+      throw Error("", "", "counters",
+                  "unknown counter source '" + item +
+                      "' (sources: sde, perf, rusage, memory; or PAPI event names such as "
+                      "PAPI_TOT_CYC or perf::TASK-CLOCK)");
+    }
+  }
+  for (const std::string& s : sources) {
+    std::string reason;
+    std::unique_ptr<CounterSource> source;
+    if (s == "sde") source = instrument::MakeSdeSource(&reason);
+    if (s == "perf") source = instrument::MakePerfSource(&reason);
+    if (s == "rusage") source = instrument::MakeRusageSource(&reason);
+    if (s == "memory") source = instrument::MakeMemorySource(&reason);
+    if (!source) {
+      set->notes_.push_back({s, reason});
+      continue;
+    }
+    set->sources_.push_back(std::move(source));
+  }
+  if (!papi_events.empty()) {
+    std::vector<CounterNote> notes;
+    auto papi = instrument::MakePapiSource(papi_events, &notes);
+    for (CounterNote& n : notes) {
+      n.reason += seen.count("perf") ? "; perf software events (task_clock_ms, page_faults, "
+                                       "context_switches) still measure every region"
+                                     : "; continuing without it (--ntpb_counters=perf gives "
+                                       "task-clock, page faults and context switches)";
+      set->notes_.push_back(n);
+    }
+    if (papi) set->sources_.push_back(std::move(papi));
+  }
+  for (const CounterNote& n : set->notes_) WarnOnce(n.what, "unavailable: " + n.reason);
+  for (const auto& source : set->sources_) {
+    for (const std::string& m : source->metrics()) set->metrics_.push_back(m);
+    if (source->wants_steps()) {
+      set->step_sources_.push_back(source.get());
+      set->wants_steps_ = true;
+    }
+  }
+  return set;
+}
+
+void CounterSet::Start() {
+  for (auto& s : sources_) s->Start();
+}
+
+void CounterSet::Stop() {
+  for (auto& s : sources_) s->Stop();
+}
+
+void CounterSet::Read(double* values) {
+  for (auto& s : sources_) {
+    s->Read(values);
+    values += s->metrics().size();
+  }
+}
+
+}  // namespace ntpb

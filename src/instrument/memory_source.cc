@@ -1,0 +1,35 @@
+// Heap allocations (count and bytes) per region, and Google Benchmark's MemoryManager for the
+// whole run (allocations per iteration, peak heap, heap growth).
+#include <benchmark/benchmark.h>
+
+#include "src/instrument/allocation_counter.h"
+#include "src/instrument/sources.h"
+
+namespace ntpb::instrument {
+namespace {
+
+class MemorySource : public CounterSource {
+ public:
+  std::string name() const override { return "memory"; }
+  const std::vector<std::string>& metrics() const override {
+    static const std::vector<std::string> m = {"allocs", "alloc_bytes"};
+    return m;
+  }
+  void Start() override { start_ = CurrentAllocations(); }
+  void Read(double* values) override {
+    const AllocationCounts now = CurrentAllocations();
+    values[0] = static_cast<double>(now.count - start_.count);
+    values[1] = static_cast<double>(now.bytes - start_.bytes);
+  }
+
+ private:
+  AllocationCounts start_;
+};
+
+}  // namespace
+
+std::unique_ptr<CounterSource> MakeMemorySource(std::string*) {
+  return std::make_unique<MemorySource>();
+}
+
+}  // namespace ntpb::instrument
