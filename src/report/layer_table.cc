@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <set>
 #include <vector>
 
 #include "ntpbench/report.h"
@@ -85,6 +87,11 @@ std::string FormatCount(double count) {
   return Printf("%.0f", count);
 }
 
+namespace {
+std::string FormatCounterTable(const TopologyAnalysis& a,
+                               const std::map<std::string, double>& counters);
+}  // namespace
+
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const std::map<std::string, double>& counters) {
   TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "FLOPs", "weights",
@@ -127,9 +134,50 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   out += "samples/s " + Printf("%.2f", Get(counters, "net.samples_per_second")) + "   params " +
          FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
          FormatBytes(static_cast<double>(a.peak_activation_bytes)) + "   workspace " +
-         FormatBytes(Get(counters, "mem.workspace_bytes")) + "\n";
-  return out;
+         FormatBytes(Get(counters, "mem.workspace_bytes")) + "   p50/p90/p99 " +
+         Printf("%.3f", Get(counters, "net.p50_ms")) + "/" +
+         Printf("%.3f", Get(counters, "net.p90_ms")) + "/" +
+         Printf("%.3f ms", Get(counters, "net.p99_ms")) + "\n";
+  return out + FormatCounterTable(a, counters);
 }
+
+namespace {
+
+// Measured counters (sde, perf, rusage, PAPI, ...) of net and each marker: one row a metric, one
+// column a region; empty when none was measured.
+std::string FormatCounterTable(const TopologyAnalysis& a,
+                               const std::map<std::string, double>& counters) {
+  static const std::set<std::string> kTiming = {"ms",     "time_share", "gflops",
+                                                "flops",  "params",     "samples_per_second",
+                                                "p50_ms", "p90_ms",     "p99_ms"};
+  std::vector<std::string> regions = {"net"};
+  for (const MarkerAnalysis& m : a.markers) regions.push_back(m.name);
+  std::set<std::string> metrics;
+  for (const auto& [key, value] : counters) {
+    for (const std::string& r : regions) {
+      if (key.rfind(r + ".", 0) != 0) continue;
+      const std::string metric = key.substr(r.size() + 1);
+      if (!kTiming.count(metric)) metrics.insert(metric);
+    }
+  }
+  if (metrics.empty()) return "";
+  std::vector<std::string> header = {"counter per iteration"};
+  for (const std::string& r : regions) header.push_back(r == "net" ? "net" : "[" + r + "]");
+  TextTable table(header);
+  for (const std::string& metric : metrics) {
+    std::vector<std::string> row = {metric};
+    for (const std::string& r : regions) {
+      auto it = counters.find(r + "." + metric);
+      row.push_back(it == counters.end()
+                        ? ""
+                        : Printf(std::abs(it->second) < 100 ? "%.3g" : "%.4g", it->second));
+    }
+    table.Add(row);
+  }
+  return table.Render(1);
+}
+
+}  // namespace
 
 std::string FormatInspectTable(const ResolvedTopology& t, const TopologyAnalysis& a) {
   TextTable table({"layer", "op", "inputs", "output", "params", "FLOPs", "weights",

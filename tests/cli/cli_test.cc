@@ -34,6 +34,16 @@ TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
   }
 }
 
+TEST(Cli, RunWithCountersPrintsThemPerMarker) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("tiny_cnn.json") +
+                                     " --counters sde,rusage --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* text : {"counter per iteration", "[stem]", "[block]", "sde_flops",
+                           "minor_faults", "bytes_per_flop", "p50/p90/p99"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
 TEST(Cli, RunWritesGoogleBenchmarkJson) {
   const std::string out = ::testing::TempDir() + "/ntpb_cli_run.json";
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
