@@ -1,5 +1,6 @@
 // The chainable builder, the Google Benchmark families it registers, and the timed loop.
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,7 +179,13 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
   state.counters["net.p50_ms"] = Percentile(latencies, 50) * 1e-6;
   state.counters["net.p90_ms"] = Percentile(latencies, 90) * 1e-6;
   state.counters["net.p99_ms"] = Percentile(latencies, 99) * 1e-6;
-  if (run.counters) run.counters->Report(iterations, &state.counters);
+  if (run.counters) {
+    run.counters->Report(iterations, &state.counters);
+    rusage usage;
+    getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
+    state.counters["mem.peak_rss_bytes"] =
+        Counter(static_cast<double>(usage.ru_maxrss) * 1024, Counter::kDefaults, Counter::kIs1024);
+  }
 }
 
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "ntpbench/counters.h"
 #include "ntpbench/error.h"
 #include "src/instrument/papi_support.h"
 #include "src/instrument/sources.h"
@@ -19,7 +20,11 @@ namespace {
 // The exported counters: process-wide, as PAPI reads them by address.
 long long g_flops = 0, g_bytes_read = 0, g_bytes_written = 0, g_steps = 0;
 
-const char* const kNames[] = {"flops", "bytes_read", "bytes_written", "steps"};
+const char* const kNames[] = {"flops", "bytes_read", "bytes_written", "steps", "bytes_allocated"};
+constexpr int kCount = 5;
+
+// Bytes allocated through operator new so far (the allocation counter), read by PAPI on demand.
+long long BytesAllocated(void*) { return static_cast<long long>(CurrentAllocations().bytes); }
 
 void RegisterOnce() {
   static std::once_flag once;
@@ -30,6 +35,8 @@ void RegisterOnce() {
       papi_sde_register_counter(handle, kNames[i], PAPI_SDE_RO | PAPI_SDE_DELTA, PAPI_SDE_long_long,
                                 vars[i]);
     }
+    papi_sde_register_counter_cb(handle, kNames[4], PAPI_SDE_RO | PAPI_SDE_DELTA,
+                                 PAPI_SDE_long_long, BytesAllocated, nullptr);
   });
 }
 
@@ -38,7 +45,7 @@ class SdeSource : public CounterSource {
   std::string name() const override { return "sde"; }
   const std::vector<std::string>& metrics() const override {
     static const std::vector<std::string> m = {"sde_flops", "sde_bytes_read", "sde_bytes_written",
-                                               "sde_steps"};
+                                               "sde_steps", "sde_bytes_allocated"};
     return m;
   }
   bool Init(std::string* reason) {
@@ -59,9 +66,9 @@ class SdeSource : public CounterSource {
   void Start() override { set_.Start(); }
   void Stop() override { set_.Stop(); }
   void Read(double* values) override {
-    long long raw[4] = {};
+    long long raw[kCount] = {};
     set_.Read(raw);
-    for (int i = 0; i < 4; ++i) values[i] = static_cast<double>(raw[i]);
+    for (int i = 0; i < kCount; ++i) values[i] = static_cast<double>(raw[i]);
   }
   bool wants_steps() const override { return true; }
   void OnStep(const StepCounts& c) override {

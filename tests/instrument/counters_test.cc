@@ -46,6 +46,12 @@ TEST(SdeCounters, PublishStepCountsReadBackThroughPapi) {
   EXPECT_EQ(now["sde_bytes_read"], 120);
   EXPECT_EQ(now["sde_bytes_written"], 24);
   EXPECT_EQ(now["sde_steps"], 3);
+  // bytes_allocated follows operator new (ReadAll's own map and vector allocate too: >=).
+  auto before_alloc = ReadAll(*set);
+  std::unique_ptr<char[]> block(new char[1 << 20]);
+  static char* volatile keep;  // the allocation must not be optimized away
+  keep = block.get();
+  EXPECT_GE(ReadAll(*set)["sde_bytes_allocated"] - before_alloc["sde_bytes_allocated"], 1 << 20);
 
   set->Stop();
   // Any PAPI client sees the same events under sde:::ntpbench::* (PAPI runs one event set per
