@@ -49,7 +49,7 @@ TEST(SdeCounters, PublishStepCountsReadBackThroughPapi) {
   // bytes_allocated follows operator new (ReadAll's own map and vector allocate too: >=).
   auto before_alloc = ReadAll(*set);
   std::unique_ptr<char[]> block(new char[1 << 20]);
-  static char* volatile keep;  // the allocation must not be optimized away
+  [[maybe_unused]] static char* volatile keep;  // keeps the allocation from being elided
   keep = block.get();
   EXPECT_GE(ReadAll(*set)["sde_bytes_allocated"] - before_alloc["sde_bytes_allocated"], 1 << 20);
 
