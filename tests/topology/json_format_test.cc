@@ -6,9 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ntpbench/op_catalog.h"
-
 #include "ntpbench/error.h"
+#include "ntpbench/op_catalog.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
