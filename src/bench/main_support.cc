@@ -12,6 +12,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "ntpbench/machine_class.h"
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
@@ -75,6 +76,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
       o.console_layers = true;
     } else if (const char* c = value_of("--ntpb_counters=")) {
       o.counters = ParseCounterList(c);
+    } else if (const char* slow = value_of("--ntpb_inject_slowdown=")) {
+      o.inject_slowdown = slow;
     } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
       o.layer_counters = true;
     } else if (arg.rfind("--ntpb_", 0) == 0) {
@@ -93,6 +96,10 @@ void ParseNtpbFlags(int* argc, char** argv) {
 
 void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests) {
   benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
+  const MachineClass machine = DetectMachineClass();
+  benchmark::AddCustomContext("ntpbench_machine_class", machine.id());
+  benchmark::AddCustomContext("ntpbench_machine", machine.human());
+  benchmark::AddCustomContext("ntpbench_machine_json", machine.ToJson().dump());
   // Probe every distinct counter request now: the fallback lines print once, before any run,
   // and the JSON context says what is missing and why.
   std::set<std::string> requested, missing;

@@ -12,6 +12,7 @@
 #include "ntpbench/ntpbench.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
 
 namespace ntpb {
@@ -273,6 +274,9 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   if (run->support.ok) {
     const int64_t start = NowNanoseconds();
     run->executable = be->Compile(run->topology, config);
+    if (!Options().inject_slowdown.empty()) {
+      run->executable = InjectSlowdown(std::move(run->executable), Options().inject_slowdown);
+    }
     run->executable->Run();  // warm-up: first-touch page faults and cold caches stay out
     const double seconds = (NowNanoseconds() - start) * 1e-9;
     if (seconds > 1.0) {

@@ -24,6 +24,13 @@ const char kUsage[] =
     "  inspect FILE  layers, shapes, params, FLOPs and bytes, without running\n"
     "      --batch N  --precision P  --set name=value  --json\n"
     "  ops           the ops a topology can use\n"
+    "  gate          run a suite and compare it with its baseline (what ctest -L perf runs)\n"
+    "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
+    "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
+    "      [--rerun-inconclusive] [--report FILE] [--update [--force]] [--ntpb_*|--benchmark_*]\n"
+    "      exit 0 pass, 1 regression, 77 no baseline for this machine or inconclusive\n"
+    "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--report FILE]\n"
+    "  baseline update --run RUN.json --suite S --baseline-dir DIR [--filter REGEX] [--force]\n"
     "\n"
     "Long runs print progress on stderr; results go to stdout.\n";
 
@@ -49,6 +56,9 @@ int main(int argc, char** argv) {
     if (command == "run") return ntpb::cli::RunCommand(argv[0], args);
     if (command == "inspect") return ntpb::cli::InspectCommand(args);
     if (command == "ops") return ListOps();
+    if (command == "gate") return ntpb::cli::GateCommand(args);
+    if (command == "compare") return ntpb::cli::CompareCommand(args);
+    if (command == "baseline") return ntpb::cli::BaselineCommand(args);
     std::fprintf(stderr, "ntpbench: unknown command '%s'\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const ntpb::Error& e) {

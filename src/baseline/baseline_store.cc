@@ -1,0 +1,191 @@
+// Reading runs and baselines, writing baselines atomically.
+#include <sys/stat.h>
+
+#include <ctime>
+
+#include "ntpbench/baseline.h"
+#include "ntpbench/benchmark_json.h"
+#include "ntpbench/error.h"
+#include "ntpbench/statistics.h"
+#include "src/topology/file_io.h"
+
+namespace ntpb {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kMaxResultFileBytes = 256u << 20;
+
+const char* const kAnalytic[] = {"net.flops", "net.params", "mem.weight_bytes",
+                                 "mem.peak_activation_bytes"};
+
+bool IsAnalytic(const std::string& name) {
+  for (const char* a : kAnalytic) {
+    if (name == a) return true;
+  }
+  return false;
+}
+
+double ToMilliseconds(double value, const std::string& unit) {
+  if (unit == "ns") return value * 1e-6;
+  if (unit == "us") return value * 1e-3;
+  if (unit == "s") return value * 1e3;
+  return value;
+}
+
+json ResultToJson(const BenchmarkResult& r) {
+  json j;
+  j["real_time_ms"] = r.real_time_ms;
+  j["analytic"] = r.analytic;
+  j["counters"] = r.counters;
+  if (!r.skipped.empty()) j["skipped"] = r.skipped;
+  return j;
+}
+
+BenchmarkResult ResultFromJson(const json& j, const std::string& file, const std::string& name) {
+  BenchmarkResult r;
+  try {
+    r.real_time_ms = j.at("real_time_ms").get<std::vector<double>>();
+    r.analytic = j.at("analytic").get<std::map<std::string, double>>();
+    r.counters = j.at("counters").get<std::map<std::string, double>>();
+    if (j.contains("skipped")) r.skipped = j["skipped"].get<std::string>();
+  } catch (const json::exception& e) {
+    throw Error(file, "", "benchmarks." + name, std::string("malformed entry: ") + e.what());
+  }
+  for (double t : r.real_time_ms) {
+    if (!(t > 0)) throw Error(file, "", "benchmarks." + name, "latencies must be positive");
+  }
+  return r;
+}
+
+}  // namespace
+
+RunResults ParseRunResults(const std::string& text, const std::string& file) {
+  const json doc = ParseBenchmarkJson(text, file);
+  if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+    throw Error(file, "", "benchmarks", "not Google Benchmark JSON (no \"benchmarks\" array)");
+  }
+  RunResults run;
+  run.file = file;
+  if (doc.contains("context") && doc["context"].is_object()) run.context = doc["context"];
+  if (run.context.contains("ntpbench_machine_json")) {
+    run.machine = MachineClass::FromJson(
+        ParseBenchmarkJson(run.context["ntpbench_machine_json"].get<std::string>(), file), file);
+    run.has_machine = true;
+  }
+  std::map<std::string, std::map<std::string, std::vector<double>>> counter_samples;
+  for (const json& b : doc["benchmarks"]) {
+    if (!b.is_object() || !b.contains("run_name") || !b.contains("run_type")) {
+      throw Error(file, "", "benchmarks", "entry without run_name/run_type");
+    }
+    if (b["run_type"] != "iteration") continue;  // aggregates are recomputed from repetitions
+    const std::string name = b["run_name"].get<std::string>();
+    BenchmarkResult& r = run.benchmarks[name];
+    if (b.value("error_occurred", false)) {
+      r.skipped = b.value("error_message", std::string("error"));
+      continue;
+    }
+    r.real_time_ms.push_back(
+        ToMilliseconds(b.at("real_time").get<double>(), b.value("time_unit", std::string("ns"))));
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!it.value().is_number() || it.key().find('.') == std::string::npos) continue;
+      const double v = it.value().get<double>();
+      if (IsAnalytic(it.key())) {
+        r.analytic[it.key()] = v;
+      } else {
+        counter_samples[name][it.key()].push_back(v);
+      }
+      if (it.key() == "mem.peak_rss_bytes") run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
+    }
+  }
+  for (auto& [name, counters] : counter_samples) {
+    for (auto& [key, values] : counters) run.benchmarks[name].counters[key] = Median(values);
+  }
+  return run;
+}
+
+RunResults ReadRunResults(const std::string& path) {
+  return ParseRunResults(ReadTextFile(path, kMaxResultFileBytes), path);
+}
+
+Baseline ParseBaseline(const std::string& text, const std::string& file) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(file, "", "", std::string("corrupt or truncated baseline: ") + e.what());
+  }
+  if (!doc.is_object() || doc.value("schema", std::string()) != "ntpbench-baseline") {
+    throw Error(file, "", "schema",
+                "not an ntpbench baseline (expected \"schema\": \"ntpbench-baseline\")");
+  }
+  if (!doc.contains("version") || !doc["version"].is_number_integer() ||
+      doc["version"].get<int>() != kBaselineSchemaVersion) {
+    throw Error(file, "", "version",
+                "unsupported baseline version " +
+                    (doc.contains("version") ? doc["version"].dump() : "(none)") +
+                    " (this ntpbench reads version " + std::to_string(kBaselineSchemaVersion) +
+                    ")");
+  }
+  Baseline b;
+  b.file = file;
+  try {
+    b.suite = doc.at("suite").get<std::string>();
+    b.created = doc.value("created", std::string());
+    b.context = doc.value("context", json::object());
+    b.peak_rss_bytes = doc.value("peak_rss_bytes", 0.0);
+    if (doc.contains("thresholds"))
+      b.thresholds = doc["thresholds"].get<std::map<std::string, double>>();
+  } catch (const json::exception& e) {
+    throw Error(file, "", "suite", std::string("malformed baseline: ") + e.what());
+  }
+  if (!doc.contains("machine_class")) throw Error(file, "", "machine_class", "missing");
+  b.machine = MachineClass::FromJson(doc["machine_class"], file);
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_object()) {
+    throw Error(file, "", "benchmarks", "missing or not an object");
+  }
+  for (auto it = doc["benchmarks"].begin(); it != doc["benchmarks"].end(); ++it) {
+    b.benchmarks[it.key()] = ResultFromJson(it.value(), file, it.key());
+  }
+  return b;
+}
+
+Baseline ReadBaseline(const std::string& path) {
+  return ParseBaseline(ReadTextFile(path, kMaxResultFileBytes), path);
+}
+
+std::string SerializeBaseline(const Baseline& b) {
+  nlohmann::ordered_json doc;
+  doc["schema"] = "ntpbench-baseline";
+  doc["version"] = kBaselineSchemaVersion;
+  doc["suite"] = b.suite;
+  doc["machine_class"] = b.machine.ToJson();
+  doc["machine"] = b.machine.human();
+  doc["created"] = b.created;
+  if (!b.thresholds.empty()) doc["thresholds"] = b.thresholds;
+  doc["peak_rss_bytes"] = b.peak_rss_bytes;
+  doc["context"] = b.context;
+  json benchmarks = json::object();
+  for (const auto& [name, r] : b.benchmarks) benchmarks[name] = ResultToJson(r);
+  doc["benchmarks"] = benchmarks;
+  return doc.dump(1) + "\n";
+}
+
+void WriteBaseline(const Baseline& baseline, const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos) {
+    // Create the machine-class folder (and its parent) when needed.
+    const std::string dir = path.substr(0, slash);
+    const size_t parent = dir.rfind('/');
+    if (parent != std::string::npos) mkdir(dir.substr(0, parent).c_str(), 0755);
+    mkdir(dir.c_str(), 0755);
+  }
+  WriteFileAtomically(path, SerializeBaseline(baseline));
+}
+
+std::string BaselinePath(const std::string& dir, const MachineClass& machine,
+                         const std::string& suite) {
+  return dir + "/" + machine.id() + "/" + suite + ".json";
+}
+
+}  // namespace ntpb

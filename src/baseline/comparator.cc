@@ -1,0 +1,270 @@
+#include "ntpbench/comparator.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "ntpbench/statistics.h"
+
+namespace ntpb {
+namespace {
+
+std::string Format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+double Relative(double before, double after) {
+  return before != 0 ? (after - before) / std::abs(before) : (after != 0 ? INFINITY : 0.0);
+}
+
+ComparisonRow Row(const std::string& benchmark, const std::string& metric, double baseline,
+                  double now) {
+  ComparisonRow row;
+  row.benchmark = benchmark;
+  row.metric = metric;
+  row.baseline = baseline;
+  row.now = now;
+  row.change = Relative(baseline, now);
+  return row;
+}
+
+double ThresholdFor(const std::string& name, const Baseline& b, const CompareOptions& o) {
+  // The longest matching prefix wins; options override the baseline's own overrides.
+  double best = o.threshold;
+  size_t best_len = 0;
+  for (const auto* table : {&b.thresholds, &o.thresholds}) {
+    for (const auto& [prefix, t] : *table) {
+      if (name.rfind(prefix, 0) == 0 && prefix.size() >= best_len) {
+        best = t;
+        best_len = prefix.size();
+      }
+    }
+  }
+  return best;
+}
+
+ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
+                      const BenchmarkResult& now, double threshold, double alpha) {
+  ComparisonRow row = Row(name, "latency_ms", Median(base.real_time_ms), Median(now.real_time_ms));
+  const MannWhitneyResult u = MannWhitneyU(base.real_time_ms, now.real_time_ms);
+  row.p_value = u.p_value;
+  if (u.min_p_value > alpha) {
+    row.verdict = Verdict::kInconclusive;
+    row.note = std::to_string(base.real_time_ms.size()) + " vs " +
+               std::to_string(now.real_time_ms.size()) + " repetitions cannot reach p < " +
+               Format("%g", alpha) + "; run more";
+  } else if (u.p_value < alpha && std::abs(row.change) > threshold) {
+    row.verdict = row.change > 0 ? Verdict::kRegression : Verdict::kImprovement;
+    row.note = "median " + Format("%+.1f%%", 100 * row.change) + " beyond " +
+               Format("%.0f%%", 100 * threshold);
+  } else if (u.p_value >= alpha && std::abs(row.change) > threshold) {
+    row.verdict = Verdict::kInconclusive;
+    row.note = "median moved " + Format("%+.1f%%", 100 * row.change) +
+               " but the repetitions overlap (noise?)";
+  } else {
+    row.verdict = Verdict::kUnchanged;
+  }
+  return row;
+}
+
+void Exact(const std::string& name, const std::string& metric, const BenchmarkResult& base,
+           const BenchmarkResult& now, bool analytic, std::vector<ComparisonRow>* rows) {
+  const auto& b = analytic ? base.analytic : base.counters;
+  const auto& n = analytic ? now.analytic : now.counters;
+  auto bi = b.find(metric);
+  auto ni = n.find(metric);
+  if (bi == b.end() || ni == n.end()) return;
+  ComparisonRow row = Row(name, metric, bi->second, ni->second);
+  if (ni->second == bi->second) {
+    row.verdict = Verdict::kUnchanged;
+  } else {
+    row.verdict = ni->second > bi->second ? Verdict::kRegression : Verdict::kImprovement;
+    row.note = analytic ? "analytic signature changed: update the baseline if intended"
+                        : "allocation count changed";
+  }
+  rows->push_back(row);
+}
+
+void Tolerance(const std::string& name, const std::string& metric, double base, double now,
+               double tolerance, std::vector<ComparisonRow>* rows) {
+  ComparisonRow row = Row(name, metric, base, now);
+  if (std::abs(row.change) <= tolerance || (base == 0 && now == 0)) {
+    row.verdict = Verdict::kUnchanged;
+  } else {
+    row.verdict = row.change > 0 ? Verdict::kRegression : Verdict::kImprovement;
+    row.note = "beyond the " + Format("%.0f%%", 100 * tolerance) + " tolerance";
+  }
+  rows->push_back(row);
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kImprovement:
+      return "IMPROVEMENT";
+    case Verdict::kRegression:
+      return "REGRESSION";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kNew:
+      return "new";
+    case Verdict::kMissing:
+      return "MISSING";
+    case Verdict::kRenamed:
+      return "renamed?";
+    case Verdict::kSkipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+Comparison Compare(const Baseline* baseline, const RunResults& run, const CompareOptions& o,
+                   const std::string& update_command) {
+  Comparison c;
+  if (!baseline || !run.has_machine || !(baseline->machine == run.machine)) {
+    c.no_baseline = true;
+    c.message = std::string("no baseline for this machine") +
+                (run.has_machine ? " (" + run.machine.id() + ": " + run.machine.human() + ")"
+                                 : " (the run did not record its machine class)") +
+                (baseline ? "; the baseline is for " + baseline->machine.id() : "") +
+                (update_command.empty() ? "" : "; create one with: " + update_command);
+    return c;
+  }
+  std::vector<std::string> missing, added;
+  for (const auto& [name, base] : baseline->benchmarks) {
+    auto it = run.benchmarks.find(name);
+    if (it == run.benchmarks.end() || (base.skipped.empty() && !it->second.skipped.empty())) {
+      if (it == run.benchmarks.end()) missing.push_back(name);
+      ComparisonRow row = Row(name, "latency_ms", Median(base.real_time_ms), 0);
+      row.change = 0;
+      row.verdict = Verdict::kMissing;
+      row.note = it == run.benchmarks.end() ? "not in this run" : "failed: " + it->second.skipped;
+      c.rows.push_back(row);
+      continue;
+    }
+    const BenchmarkResult& now = it->second;
+    if (!base.skipped.empty() || !now.skipped.empty()) {
+      ComparisonRow row = Row(name, "latency_ms", 0, 0);
+      row.verdict = base.skipped.empty() ? Verdict::kNew : Verdict::kSkipped;
+      row.note = now.skipped.empty() ? "runs now, was skipped" : now.skipped;
+      c.rows.push_back(row);
+      continue;
+    }
+    c.rows.push_back(Latency(name, base, now, ThresholdFor(name, *baseline, o), o.alpha));
+    for (const auto& [metric, value] : base.analytic) Exact(name, metric, base, now, true, &c.rows);
+    Exact(name, "net.allocs", base, now, false, &c.rows);
+    auto bb = base.counters.find("net.alloc_bytes");
+    auto nb = now.counters.find("net.alloc_bytes");
+    if (bb != base.counters.end() && nb != now.counters.end()) {
+      Tolerance(name, "net.alloc_bytes", bb->second, nb->second, o.alloc_bytes_tolerance, &c.rows);
+    }
+  }
+  for (const auto& [name, now] : run.benchmarks) {
+    if (baseline->benchmarks.count(name)) continue;
+    added.push_back(name);
+    ComparisonRow row = Row(name, "latency_ms", 0, Median(now.real_time_ms));
+    row.verdict = Verdict::kNew;
+    row.note = "not in the baseline";
+    c.rows.push_back(row);
+  }
+  // A missing and a new benchmark with the same analytic signature: most likely a rename.
+  for (const std::string& m : missing) {
+    for (const std::string& a : added) {
+      const auto& ma = baseline->benchmarks.at(m).analytic;
+      if (!ma.empty() && ma == run.benchmarks.at(a).analytic) {
+        for (ComparisonRow& row : c.rows) {
+          if (row.benchmark == m && row.verdict == Verdict::kMissing) {
+            row.verdict = Verdict::kRenamed;
+            row.note = "same analytic signature as new '" + a + "'; update the baseline";
+          }
+        }
+      }
+    }
+  }
+  if (baseline->peak_rss_bytes > 0 && run.peak_rss_bytes > 0) {
+    Tolerance("(suite)", "mem.peak_rss_bytes", baseline->peak_rss_bytes, run.peak_rss_bytes,
+              o.rss_tolerance, &c.rows);
+  }
+  return c;
+}
+
+bool Comparison::HasRegression() const {
+  for (const ComparisonRow& r : rows) {
+    if (r.verdict == Verdict::kRegression || r.verdict == Verdict::kMissing) return true;
+  }
+  return false;
+}
+
+bool Comparison::HasInconclusive() const {
+  for (const ComparisonRow& r : rows) {
+    if (r.verdict == Verdict::kInconclusive || r.verdict == Verdict::kRenamed) return true;
+  }
+  return false;
+}
+
+int Comparison::ExitCode() const {
+  if (no_baseline) return kSkipReturnCode;
+  if (HasRegression()) return 1;
+  if (HasInconclusive()) return kSkipReturnCode;
+  return 0;
+}
+
+std::string Comparison::Table() const {
+  if (no_baseline) return message + "\n";
+  std::vector<std::vector<std::string>> cells = {
+      {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"}};
+  for (const ComparisonRow& r : rows) {
+    const bool latency = r.metric == "latency_ms";
+    cells.push_back({r.benchmark, r.metric, Format(latency ? "%.3f" : "%.6g", r.baseline),
+                     Format(latency ? "%.3f" : "%.6g", r.now),
+                     std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
+                     r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict),
+                     r.note});
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    for (size_t i = 0; i < cells[k].size(); ++i) {
+      const std::string pad(width[i] - cells[k][i].size(), ' ');
+      out += (i < 2 || i >= 6) ? cells[k][i] + pad : pad + cells[k][i];
+      out += i + 1 < cells[k].size() ? "  " : "\n";
+    }
+    if (k == 0) {
+      size_t total = 0;
+      for (size_t w : width) total += w + 2;
+      out += std::string(total, '-') + "\n";
+    }
+  }
+  const char* verdict = ExitCode() == 0 ? "PASS" : ExitCode() == 1 ? "FAIL" : "INCONCLUSIVE";
+  out += std::string("verdict: ") + verdict + "\n";
+  return out;
+}
+
+nlohmann::json Comparison::ToJson() const {
+  nlohmann::json j;
+  j["no_baseline"] = no_baseline;
+  if (!message.empty()) j["message"] = message;
+  j["exit_code"] = ExitCode();
+  j["rows"] = nlohmann::json::array();
+  for (const ComparisonRow& r : rows) {
+    nlohmann::json row = {{"benchmark", r.benchmark},
+                          {"metric", r.metric},
+                          {"baseline", r.baseline},
+                          {"now", r.now},
+                          {"verdict", VerdictName(r.verdict)},
+                          {"note", r.note}};
+    if (std::isfinite(r.change)) row["change"] = r.change;
+    if (r.p_value >= 0) row["p_value"] = r.p_value;
+    j["rows"].push_back(row);
+  }
+  return j;
+}
+
+}  // namespace ntpb

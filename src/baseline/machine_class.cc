@@ -1,0 +1,110 @@
+#include "ntpbench/machine_class.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "src/instrument/papi_support.h"
+
+namespace ntpb {
+namespace {
+
+std::string Slug(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.';
+    if (keep) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string Hash6(const std::string& text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%06llx", static_cast<unsigned long long>(h & 0xffffff));
+  return buf;
+}
+
+}  // namespace
+
+std::string MachineClass::id() const {
+  std::string name = cpu;
+  for (const char* noise : {"(R)", "(TM)", "(tm)", " CPU", " Processor", " @"}) {
+    for (size_t p; (p = name.find(noise)) != std::string::npos;) name.erase(p, std::strlen(noise));
+  }
+  return Slug(name) + "-" + std::to_string(cores) + "c-" + (hardware_counters ? "pmu" : "nopmu") +
+         "-" + Hash6(ToJson().dump());
+}
+
+std::string MachineClass::human() const {
+  return cpu + ", " + std::to_string(cores) + " cores, " + (isa.empty() ? "no AVX" : isa) + ", " +
+         (hardware_counters ? "hardware counters" : "no hardware counters") + ", " + libraries +
+         ", " + build;
+}
+
+nlohmann::json MachineClass::ToJson() const {
+  return {{"cpu", cpu},
+          {"cores", cores},
+          {"isa", isa},
+          {"hardware_counters", hardware_counters},
+          {"libraries", libraries},
+          {"build", build}};
+}
+
+MachineClass MachineClass::FromJson(const nlohmann::json& j, const std::string& file) {
+  MachineClass m;
+  try {
+    m.cpu = j.at("cpu").get<std::string>();
+    m.cores = j.at("cores").get<int>();
+    m.isa = j.at("isa").get<std::string>();
+    m.hardware_counters = j.at("hardware_counters").get<bool>();
+    m.libraries = j.at("libraries").get<std::string>();
+    m.build = j.at("build").get<std::string>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file, "", "machine_class", std::string("malformed machine class: ") + e.what());
+  }
+  return m;
+}
+
+MachineClass DetectMachineClass() {
+  MachineClass m;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  std::set<std::string> flags;
+  while (std::getline(cpuinfo, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && m.cpu.empty()) m.cpu = value;
+    if (key == "flags" && flags.empty()) {
+      std::istringstream in(value);
+      for (std::string f; in >> f;) flags.insert(f);
+    }
+  }
+  for (const char* f : {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16",
+                        "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"}) {
+    if (flags.count(f)) m.isa += (m.isa.empty() ? "" : " ") + std::string(f);
+  }
+  m.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  m.hardware_counters = instrument::HardwarePmuProblem().empty();
+  for (const std::string& name : BackendNames()) {
+    m.libraries += (m.libraries.empty() ? "" : ", ") + name + "=" + FindBackend(name)->version();
+  }
+  m.build = std::string(NTPBENCH_BUILD_TYPE) + (NTPBENCH_NATIVE_BUILD ? " -march=native" : "");
+  return m;
+}
+
+}  // namespace ntpb

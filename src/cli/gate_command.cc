@@ -1,0 +1,293 @@
+// `ntpbench gate` (run a suite and compare it with its baseline: what ctest -L perf runs),
+// `ntpbench compare` (two JSON files) and `ntpbench baseline update`.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <regex>
+
+#include "ntpbench/baseline.h"
+#include "ntpbench/comparator.h"
+#include "ntpbench/error.h"
+#include "ntpbench/statistics.h"
+#include "src/cli/commands.h"
+#include "src/topology/file_io.h"
+
+namespace ntpb::cli {
+namespace {
+
+struct GateOptions {
+  std::string suite_binary, suite, baseline_dir, baseline_file, run_file, filter, report;
+  int repetitions = 5;
+  double min_time = 0.1;
+  bool update = false, force = false, rerun_inconclusive = false;
+  CompareOptions compare;
+  std::vector<std::string> suite_args;  // --ntpb_* and --benchmark_* passed to the suite
+};
+
+double ParseNumber(const std::string& text, const std::string& option) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0)) {
+    throw Error("", "", option, "expected a non-negative number, got '" + text + "'");
+  }
+  return v;
+}
+
+GateOptions ParseGateOptions(const std::vector<std::string>& args) {
+  GateOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i], value;
+    const bool has_value = arg.find('=') != std::string::npos;
+    if (arg.rfind("--ntpb_", 0) == 0 || arg.rfind("--benchmark_", 0) == 0) {
+      o.suite_args.push_back(arg);
+      continue;
+    }
+    if (has_value) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+    }
+    auto next = [&]() -> std::string {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) throw Error("", "", arg, "needs a value");
+      return args[++i];
+    };
+    if (arg == "--suite-binary")
+      o.suite_binary = next();
+    else if (arg == "--suite")
+      o.suite = next();
+    else if (arg == "--baseline-dir")
+      o.baseline_dir = next();
+    else if (arg == "--baseline")
+      o.baseline_file = next();
+    else if (arg == "--run")
+      o.run_file = next();
+    else if (arg == "--filter")
+      o.filter = next();
+    else if (arg == "--report")
+      o.report = next();
+    else if (arg == "--repetitions")
+      o.repetitions = static_cast<int>(ParseNumber(next(), arg));
+    else if (arg == "--min-time")
+      o.min_time = ParseNumber(next(), arg);
+    else if (arg == "--alpha")
+      o.compare.alpha = ParseNumber(next(), arg);
+    else if (arg == "--threshold")
+      o.compare.threshold = ParseNumber(next(), arg);
+    else if (arg == "--threshold-for") {
+      const std::string v = next();
+      const size_t eq = v.rfind('=');
+      if (eq == std::string::npos)
+        throw Error("", "", arg, "expected NAME=FRACTION, got '" + v + "'");
+      o.compare.thresholds[v.substr(0, eq)] = ParseNumber(v.substr(eq + 1), arg);
+    } else if (arg == "--update")
+      o.update = true;
+    else if (arg == "--force")
+      o.force = true;
+    else if (arg == "--rerun-inconclusive")
+      o.rerun_inconclusive = true;
+    else
+      throw Error("", "", arg, "unknown option (see ntpbench --help)");
+  }
+  return o;
+}
+
+std::string NowIso() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// Runs the suite binary with repetitions, random interleaving and JSON output; returns the path.
+std::string RunSuite(const GateOptions& o, const std::string& filter, const std::string& tag) {
+  const std::string out =
+      "ntpbench-gate-" + o.suite + tag + "-" + std::to_string(getpid()) + ".json";
+  std::vector<std::string> args = {o.suite_binary,
+                                   "--benchmark_repetitions=" + std::to_string(o.repetitions),
+                                   "--benchmark_enable_random_interleaving=true",
+                                   "--benchmark_min_time=" + std::to_string(o.min_time),
+                                   "--benchmark_out=" + out,
+                                   "--benchmark_out_format=json",
+                                   "--benchmark_display_aggregates_only=true",
+                                   "--ntpb_counters=memory"};
+  if (!filter.empty()) args.push_back("--benchmark_filter=" + filter);
+  for (const std::string& a : o.suite_args) args.push_back(a);
+  std::fprintf(stderr, "ntpbench gate: running %s (%d repetitions)\n", o.suite_binary.c_str(),
+               o.repetitions);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(STDERR_FILENO, STDOUT_FILENO);  // the suite's console output is progress: stderr
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    std::perror(argv[0]);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw Error(o.suite_binary, "", "",
+                "the suite failed (exit status " + std::to_string(status) + ")");
+  }
+  return out;
+}
+
+void PrintDiff(const Baseline* old, const Baseline& now) {
+  std::printf("baseline %s (%s)\n", now.file.c_str(), now.machine.human().c_str());
+  if (!old) {
+    std::printf("  new baseline with %zu benchmarks\n", now.benchmarks.size());
+    return;
+  }
+  for (const auto& [name, r] : now.benchmarks) {
+    auto it = old->benchmarks.find(name);
+    if (it == old->benchmarks.end()) {
+      std::printf("  + %s: %.3f ms (new)\n", name.c_str(), Median(r.real_time_ms));
+      continue;
+    }
+    const double a = Median(it->second.real_time_ms), b = Median(r.real_time_ms);
+    std::printf("  ~ %s: %.3f -> %.3f ms (%+.1f%%)\n", name.c_str(), a, b,
+                a > 0 ? 100 * (b - a) / a : 0.0);
+    for (const auto& [metric, value] : r.analytic) {
+      auto m = it->second.analytic.find(metric);
+      if (m != it->second.analytic.end() && m->second != value) {
+        std::printf("      %s %.0f -> %.0f (analytic signature changed)\n", metric.c_str(),
+                    m->second, value);
+      }
+    }
+  }
+  for (const auto& [name, r] : old->benchmarks) {
+    if (!now.benchmarks.count(name)) std::printf("  - %s (removed)\n", name.c_str());
+  }
+}
+
+int Update(const GateOptions& o, const RunResults& run, const std::string& path) {
+  if (!run.has_machine)
+    throw Error(run.file, "", "context", "the run did not record its machine class");
+  std::unique_ptr<Baseline> old;
+  if (access(path.c_str(), F_OK) == 0) {
+    try {
+      old = std::make_unique<Baseline>(ReadBaseline(path));
+    } catch (const Error& e) {
+      if (!o.force)
+        throw Error(path, "", "", std::string(e.message()) + " (use --force to replace it)");
+    }
+    if (old && !(old->machine == run.machine) && !o.force) {
+      throw Error(path, "", "machine_class",
+                  "refusing to overwrite a baseline of machine class " + old->machine.id() +
+                      " with results of " + run.machine.id() + " (use --force)");
+    }
+  }
+  Baseline b;
+  if (old) b = *old;
+  b.file = path;
+  b.suite = o.suite;
+  b.machine = run.machine;
+  b.created = NowIso();
+  b.context = run.context;
+  b.peak_rss_bytes = run.peak_rss_bytes;
+  const std::regex filter(o.filter.empty() ? ".*" : o.filter);
+  if (o.filter.empty()) b.benchmarks.clear();
+  for (const auto& [name, r] : run.benchmarks) {
+    if (std::regex_search(name, filter)) b.benchmarks[name] = r;
+  }
+  WriteBaseline(b, path);
+  PrintDiff(old.get(), b);
+  return 0;
+}
+
+void MergeRepetitions(RunResults* into, const RunResults& more) {
+  for (const auto& [name, r] : more.benchmarks) {
+    auto& target = into->benchmarks[name];
+    target.real_time_ms.insert(target.real_time_ms.end(), r.real_time_ms.begin(),
+                               r.real_time_ms.end());
+  }
+}
+
+int Report(const GateOptions& o, const Comparison& c) {
+  std::fputs(c.Table().c_str(), stdout);
+  if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
+  return c.ExitCode();
+}
+
+}  // namespace
+
+int GateCommand(const std::vector<std::string>& args) {
+  GateOptions o = ParseGateOptions(args);
+  if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
+    throw Error("", "", "gate", "needs --suite-binary, --suite and --baseline-dir");
+  }
+  const std::string run_file = RunSuite(o, o.filter, "");
+  RunResults run = ReadRunResults(run_file);
+  std::remove(run_file.c_str());
+  const std::string path = BaselinePath(o.baseline_dir, run.machine, o.suite);
+  if (o.update) return Update(o, run, path);
+  std::unique_ptr<Baseline> baseline;
+  if (access(path.c_str(), F_OK) == 0) baseline = std::make_unique<Baseline>(ReadBaseline(path));
+  const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
+                             o.suite + " --baseline-dir " + o.baseline_dir + " --update";
+  Comparison c = Compare(baseline.get(), run, o.compare, create);
+  if (o.rerun_inconclusive && !c.HasRegression() && c.HasInconclusive()) {
+    std::string rerun;
+    for (const ComparisonRow& r : c.rows) {
+      if (r.verdict == Verdict::kInconclusive && r.metric == "latency_ms") {
+        rerun += (rerun.empty() ? "^(" : "|") +
+                 std::regex_replace(r.benchmark, std::regex(R"([.^$|()\[\]{}*+?\\/])"), R"(\$&)");
+      }
+    }
+    if (!rerun.empty()) {
+      // Filter on the family name: drop the "/real_time" suffix of run names.
+      rerun = std::regex_replace(rerun, std::regex(R"(\\/real_time)"), "") + ")$";
+      std::fprintf(stderr, "ntpbench gate: re-running inconclusive benchmarks once\n");
+      const std::string again = RunSuite(o, rerun, "-rerun");
+      MergeRepetitions(&run, ReadRunResults(again));
+      std::remove(again.c_str());
+      c = Compare(baseline.get(), run, o.compare, create);
+    }
+  }
+  return Report(o, c);
+}
+
+int CompareCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> files, rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0) {
+      files.push_back(a);
+      continue;
+    }
+    rest.push_back(a);
+    const bool flag = a == "--update" || a == "--force" || a == "--rerun-inconclusive";
+    if (!flag && a.find('=') == std::string::npos && i + 1 < args.size()) rest.push_back(args[++i]);
+  }
+  if (files.size() != 2)
+    throw Error("", "", "compare", "usage: ntpbench compare BASELINE.json RUN.json [options]");
+  GateOptions o = ParseGateOptions(rest);
+  const Baseline baseline = ReadBaseline(files[0]);
+  const RunResults run = ReadRunResults(files[1]);
+  return Report(o, Compare(&baseline, run, o.compare));
+}
+
+int BaselineCommand(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "update") {
+    throw Error("", "", "baseline",
+                "usage: ntpbench baseline update --run RUN.json --suite S --baseline-dir DIR "
+                "[--filter REGEX] [--force]");
+  }
+  GateOptions o = ParseGateOptions({args.begin() + 1, args.end()});
+  if (o.run_file.empty() || o.suite.empty() ||
+      (o.baseline_dir.empty() && o.baseline_file.empty())) {
+    throw Error("", "", "baseline update",
+                "needs --run, --suite and --baseline-dir (or --baseline FILE)");
+  }
+  const RunResults run = ReadRunResults(o.run_file);
+  const std::string path = o.baseline_file.empty()
+                               ? BaselinePath(o.baseline_dir, run.machine, o.suite)
+                               : o.baseline_file;
+  return Update(o, run, path);
+}
+
+}  // namespace ntpb::cli
