@@ -14,7 +14,16 @@ struct CompareOptions {
   double alpha = 0.05;      // significance level of the Mann-Whitney U test
   double threshold = 0.05;  // relative change of the median latency that matters
   double alloc_bytes_tolerance = 0.10;
-  double rss_tolerance = 0.10;
+  // Peak RSS is process-wide and depends on the order random interleaving runs things in.
+  double rss_tolerance = 0.25;
+  // When the run and the baseline both hold the ntpbench_calibration/* benchmarks, latencies are
+  // divided by the machine's drift (geometric mean of the calibration ratios) before judging;
+  // beyond max_drift the latency verdicts are inconclusive.
+  // Off by default: on this VM the calibration kernels drifted differently from the suite
+  // (+17..27% while the suite moved +-10%), so scaling by them caused false verdicts. The drift
+  // is still reported.
+  bool normalize_by_calibration = false;
+  double max_drift = 0.3;
   // Benchmark name (or prefix) -> latency threshold; overrides the baseline's own.
   std::map<std::string, double> thresholds;
 };

@@ -134,8 +134,42 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
                 (update_command.empty() ? "" : "; create one with: " + update_command);
     return c;
   }
+  auto is_calibration = [](const std::string& name) {
+    return name.rfind("ntpbench_calibration/", 0) == 0;
+  };
+  // The machine's drift since the baseline, from the calibration benchmarks.
+  double drift = 1.0;
+  int calibrations = 0;
+  {
+    double log_sum = 0;
+    for (const auto& [name, base] : baseline->benchmarks) {
+      auto it = run.benchmarks.find(name);
+      if (!is_calibration(name) || it == run.benchmarks.end() || base.real_time_ms.empty() ||
+          it->second.real_time_ms.empty()) {
+        continue;
+      }
+      log_sum += std::log(Median(it->second.real_time_ms) / Median(base.real_time_ms));
+      ++calibrations;
+    }
+    if (calibrations > 0) {
+      drift = std::exp(log_sum / calibrations);
+      ComparisonRow row = Row("(machine)", "drift", 1.0, drift);
+      const bool too_far = o.normalize_by_calibration && std::abs(drift - 1) > o.max_drift;
+      row.verdict = too_far ? Verdict::kInconclusive : Verdict::kUnchanged;
+      row.note = std::string("calibration kernels run ") + Format("%+.1f%%", 100 * (drift - 1)) +
+                 (!o.normalize_by_calibration
+                      ? " vs the baseline (information; --normalize scales latencies by it)"
+                  : too_far ? " vs the baseline: the machine differs too much to judge latency"
+                            : " vs the baseline; latencies below are scaled by it");
+      if (!o.normalize_by_calibration) drift = 1.0;
+      c.rows.push_back(row);
+    }
+  }
+  const bool drift_too_far =
+      o.normalize_by_calibration && calibrations > 0 && std::abs(drift - 1) > o.max_drift;
   std::vector<std::string> missing, added;
   for (const auto& [name, base] : baseline->benchmarks) {
+    if (is_calibration(name)) continue;
     auto it = run.benchmarks.find(name);
     if (it == run.benchmarks.end() || (base.skipped.empty() && !it->second.skipped.empty())) {
       if (it == run.benchmarks.end()) missing.push_back(name);
@@ -154,7 +188,14 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
       c.rows.push_back(row);
       continue;
     }
-    c.rows.push_back(Latency(name, base, now, ThresholdFor(name, *baseline, o), o.alpha));
+    BenchmarkResult scaled = now;
+    for (double& t : scaled.real_time_ms) t /= drift;
+    ComparisonRow latency = Latency(name, base, scaled, ThresholdFor(name, *baseline, o), o.alpha);
+    if (drift_too_far && latency.verdict != Verdict::kUnchanged) {
+      latency.verdict = Verdict::kInconclusive;
+      latency.note = "machine drift too large to judge";
+    }
+    c.rows.push_back(latency);
     for (const auto& [metric, value] : base.analytic) Exact(name, metric, base, now, true, &c.rows);
     Exact(name, "net.allocs", base, now, false, &c.rows);
     auto bb = base.counters.find("net.alloc_bytes");
@@ -164,7 +205,7 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     }
   }
   for (const auto& [name, now] : run.benchmarks) {
-    if (baseline->benchmarks.count(name)) continue;
+    if (baseline->benchmarks.count(name) || is_calibration(name)) continue;
     added.push_back(name);
     ComparisonRow row = Row(name, "latency_ms", 0, Median(now.real_time_ms));
     row.verdict = Verdict::kNew;

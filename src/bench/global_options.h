@@ -15,6 +15,7 @@ struct GlobalOptions {
   bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
   std::vector<std::string> counters;  // --ntpb_counters=sde,perf,... (default $NTPB_COUNTERS)
   bool layer_counters = false;  // --ntpb_layer_counters: counter metrics per layer, not only time
+  bool calibration = false;     // --ntpb_calibration: also run the machine calibration benchmarks
   std::string inject_slowdown;  // --ntpb_inject_slowdown=LAYER:FACTOR (validating the perf gate)
 };
 

@@ -16,6 +16,7 @@
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
+#include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
 
 namespace ntpb {
@@ -76,6 +77,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
       o.console_layers = true;
     } else if (const char* c = value_of("--ntpb_counters=")) {
       o.counters = ParseCounterList(c);
+    } else if (arg == "--ntpb_calibration" || arg == "--ntpb_calibration=true") {
+      o.calibration = true;
     } else if (const char* slow = value_of("--ntpb_inject_slowdown=")) {
       o.inject_slowdown = slow;
     } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
@@ -164,6 +167,7 @@ bool Initialize(int* argc, char** argv) {
       ok = false;
     }
   }
+  if (bench::Options().calibration) bench::RegisterCalibrationBenchmarks();
   try {
     AddBenchmarkContext(counter_requests);
   } catch (const Error& e) {

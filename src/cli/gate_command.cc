@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <regex>
+#include <set>
 
 #include "ntpbench/baseline.h"
 #include "ntpbench/comparator.h"
@@ -111,8 +112,9 @@ std::string RunSuite(const GateOptions& o, const std::string& filter, const std:
                                    "--benchmark_out=" + out,
                                    "--benchmark_out_format=json",
                                    "--benchmark_display_aggregates_only=true",
-                                   "--ntpb_counters=memory"};
-  if (!filter.empty()) args.push_back("--benchmark_filter=" + filter);
+                                   "--ntpb_counters=memory",
+                                   "--ntpb_calibration"};
+  if (!filter.empty()) args.push_back("--benchmark_filter=(" + filter + ")|^ntpbench_calibration/");
   for (const std::string& a : o.suite_args) args.push_back(a);
   std::fprintf(stderr, "ntpbench gate: running %s (%d repetitions)\n", o.suite_binary.c_str(),
                o.repetitions);
@@ -199,14 +201,6 @@ int Update(const GateOptions& o, const RunResults& run, const std::string& path)
   return 0;
 }
 
-void MergeRepetitions(RunResults* into, const RunResults& more) {
-  for (const auto& [name, r] : more.benchmarks) {
-    auto& target = into->benchmarks[name];
-    target.real_time_ms.insert(target.real_time_ms.end(), r.real_time_ms.begin(),
-                               r.real_time_ms.end());
-  }
-}
-
 int Report(const GateOptions& o, const Comparison& c) {
   std::fputs(c.Table().c_str(), stdout);
   if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
@@ -227,24 +221,49 @@ int GateCommand(const std::vector<std::string>& args) {
   if (o.update) return Update(o, run, path);
   std::unique_ptr<Baseline> baseline;
   if (access(path.c_str(), F_OK) == 0) baseline = std::make_unique<Baseline>(ReadBaseline(path));
+  if (baseline && !o.filter.empty()) {  // compare only what this run was asked to run
+    const std::regex filter(o.filter);
+    for (auto it = baseline->benchmarks.begin(); it != baseline->benchmarks.end();) {
+      const bool keep =
+          std::regex_search(it->first, filter) || it->first.rfind("ntpbench_calibration/", 0) == 0;
+      it = keep ? std::next(it) : baseline->benchmarks.erase(it);
+    }
+  }
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";
   Comparison c = Compare(baseline.get(), run, o.compare, create);
-  if (o.rerun_inconclusive && !c.HasRegression() && c.HasInconclusive()) {
-    std::string rerun;
+  if (o.rerun_inconclusive) {
+    // One more run of the benchmarks whose latency verdict was a regression or inconclusive.
+    // A regression must show again in fresh repetitions (a confirmation, so a noisy moment of a
+    // shared machine does not fail the gate); inconclusive ones get the extra repetitions.
+    std::set<std::string> regressed, inconclusive;
     for (const ComparisonRow& r : c.rows) {
-      if (r.verdict == Verdict::kInconclusive && r.metric == "latency_ms") {
-        rerun += (rerun.empty() ? "^(" : "|") +
-                 std::regex_replace(r.benchmark, std::regex(R"([.^$|()\[\]{}*+?\\/])"), R"(\$&)");
+      if (r.metric != "latency_ms") continue;
+      if (r.verdict == Verdict::kRegression) regressed.insert(r.benchmark);
+      if (r.verdict == Verdict::kInconclusive) inconclusive.insert(r.benchmark);
+    }
+    std::string rerun;
+    for (const auto* names : {&regressed, &inconclusive}) {
+      for (const std::string& name : *names) {
+        std::string family = name;
+        family = std::regex_replace(family, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+        rerun += (rerun.empty() ? "^(" : "|") + family;
       }
     }
     if (!rerun.empty()) {
-      // Filter on the family name: drop the "/real_time" suffix of run names.
-      rerun = std::regex_replace(rerun, std::regex(R"(\\/real_time)"), "") + ")$";
-      std::fprintf(stderr, "ntpbench gate: re-running inconclusive benchmarks once\n");
-      const std::string again = RunSuite(o, rerun, "-rerun");
-      MergeRepetitions(&run, ReadRunResults(again));
+      std::fprintf(stderr, "ntpbench gate: re-running %zu regressed and %zu inconclusive once\n",
+                   regressed.size(), inconclusive.size());
+      const std::string again = RunSuite(o, rerun + ")$", "-rerun");  // full run names
+      const RunResults more = ReadRunResults(again);
       std::remove(again.c_str());
+      for (const auto& [name, r] : more.benchmarks) {
+        if (regressed.count(name) || name.rfind("ntpbench_calibration/", 0) == 0) {
+          run.benchmarks[name].real_time_ms = r.real_time_ms;  // judged on the fresh run alone
+        } else if (inconclusive.count(name)) {
+          auto& t = run.benchmarks[name].real_time_ms;
+          t.insert(t.end(), r.real_time_ms.begin(), r.real_time_ms.end());
+        }
+      }
       c = Compare(baseline.get(), run, o.compare, create);
     }
   }
@@ -260,7 +279,8 @@ int CompareCommand(const std::vector<std::string>& args) {
       continue;
     }
     rest.push_back(a);
-    const bool flag = a == "--update" || a == "--force" || a == "--rerun-inconclusive";
+    const bool flag =
+        a == "--update" || a == "--force" || a == "--rerun-inconclusive" || a == "--normalize";
     if (!flag && a.find('=') == std::string::npos && i + 1 < args.size()) rest.push_back(args[++i]);
   }
   if (files.size() != 2)

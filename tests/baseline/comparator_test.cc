@@ -114,6 +114,42 @@ TEST(Comparator, LargeButNoisyChangeIsInconclusive) {
   EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
 }
 
+TEST(Comparator, CalibrationScalesLatenciesByTheMachinesDrift) {
+  Fixture f;
+  f.baseline.benchmarks["ntpbench_calibration/compute/real_time"] = Result({1, 1, 1, 1, 1, 1});
+  f.baseline.benchmarks["ntpbench_calibration/memory/real_time"] = Result({2, 2, 2, 2, 2, 2});
+  // The whole machine is 15% slower today: calibration and benchmark alike.
+  f.run.benchmarks["ntpbench_calibration/compute/real_time"] =
+      Result({1.15, 1.15, 1.15, 1.15, 1.15, 1.15});
+  f.run.benchmarks["ntpbench_calibration/memory/real_time"] =
+      Result({2.3, 2.3, 2.3, 2.3, 2.3, 2.3});
+  std::vector<double> slower;
+  for (double t : kBase) slower.push_back(t * 1.15);
+  f.run.benchmarks["a"] = Result(slower);
+  CompareOptions normalize;
+  normalize.normalize_by_calibration = true;
+  Comparison c = f.Compare(normalize);
+  EXPECT_EQ(Latency(c).verdict, Verdict::kUnchanged) << c.Table();
+  EXPECT_EQ(c.ExitCode(), 0);
+  EXPECT_NEAR(c.rows[0].now, 1.15, 1e-9);  // the drift row
+  // The benchmark slower beyond the machine's drift is still caught.
+  for (double& t : slower) t *= 1.2;
+  f.run.benchmarks["a"] = Result(slower);
+  EXPECT_EQ(Latency(f.Compare(normalize)).verdict, Verdict::kRegression);
+  // Without normalization (the default) the drift alone is a regression; the drift row is
+  // still shown.
+  f.run.benchmarks["a"] = Result({11.5, 11.6, 11.4, 11.7, 11.55, 11.45});
+  const Comparison raw = f.Compare();
+  EXPECT_EQ(Latency(raw).verdict, Verdict::kRegression);
+  EXPECT_EQ(raw.rows[0].metric, "drift");
+  // A machine 50% slower cannot be judged.
+  f.run.benchmarks["ntpbench_calibration/compute/real_time"] =
+      Result({1.5, 1.5, 1.5, 1.5, 1.5, 1.5});
+  f.run.benchmarks["ntpbench_calibration/memory/real_time"] = Result({3, 3, 3, 3, 3, 3});
+  f.run.benchmarks["a"] = Result({20, 20.1, 19.9, 20.2, 20.05, 19.95});
+  EXPECT_EQ(Latency(f.Compare(normalize)).verdict, Verdict::kInconclusive);
+}
+
 TEST(Comparator, MemorySignatureIsExactAndAllocationsWithinTolerance) {
   Fixture f;
   f.run.benchmarks["a"] = Result(kBase, 1001);  // one more FLOP

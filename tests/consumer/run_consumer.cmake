@@ -15,6 +15,7 @@ else()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${NTPBENCH_SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/build
                         ${locate} -DCMAKE_BUILD_TYPE=Release
+                        -DNTPBENCH_TOPOLOGY_DIR=${NTPBENCH_SOURCE_DIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc)
   message(FATAL_ERROR "configure failed:\n${out}\n${err}")
@@ -29,5 +30,11 @@ execute_process(COMMAND ${WORK_DIR}/build/consumer_suite --benchmark_min_time=0.
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc OR NOT out MATCHES "consumer_mlp/eigen/f32/batch:2" OR NOT out MATCHES "head.time_share")
   message(FATAL_ERROR "consumer suite failed (${rc}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} -L perf -V
+                WORKING_DIRECTORY ${WORK_DIR}/build
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc OR NOT out MATCHES "Skipped" OR NOT out MATCHES "no baseline for this machine")
+  message(FATAL_ERROR "ctest -L perf in the consumer should skip for lack of a baseline (${rc}):\n${out}\n${err}")
 endif()
 message(STATUS "consumer (${MODE}) built and ran:\n${out}")

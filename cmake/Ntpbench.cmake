@@ -1,0 +1,57 @@
+# ntpbench_add_suite(<target>
+#     SOURCES <file>...                 suite sources written with NTPB_TOPOLOGY_BENCHMARK
+#     [SUITE <name>]                    baseline name (default: <target>)
+#     [BASELINE_DIR <dir>]              default: ${CMAKE_CURRENT_SOURCE_DIR}/baselines
+#     [BACKENDS <backend>...]           one CTest test per backend (default: eigen)
+#     [LABELS <label>...]               extra CTest labels
+#     [REPETITIONS <n>]                 default: 6
+#     [MIN_TIME <seconds>]              per repetition, default: 0.2
+#     [ARGS <arg>...])                  more `ntpbench gate` / suite flags
+#
+# Builds the suite and adds CTest tests perf.<target>.<backend>, labelled `perf` and
+# `backend:<backend>`, that run it with repetitions and random interleaving and compare it with
+# <BASELINE_DIR>/<machine class>/<suite>.json: `ctest -L perf` runs them. A test passes, fails
+# on a regression, or is skipped (exit 77) when this machine has no baseline or the verdict is
+# inconclusive. `cmake --build . --target update-baselines` rewrites the baselines.
+function(ntpbench_add_suite target)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SUITE;BASELINE_DIR;REPETITIONS;MIN_TIME"
+                        "SOURCES;BACKENDS;LABELS;ARGS")
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "ntpbench_add_suite(${target}): SOURCES is required")
+  endif()
+  if(NOT ARG_SUITE)
+    set(ARG_SUITE ${target})
+  endif()
+  if(NOT ARG_BASELINE_DIR)
+    set(ARG_BASELINE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/baselines)
+  endif()
+  if(NOT ARG_BACKENDS)
+    set(ARG_BACKENDS eigen)
+  endif()
+  if(NOT ARG_REPETITIONS)
+    set(ARG_REPETITIONS 6)
+  endif()
+  if(NOT ARG_MIN_TIME)
+    set(ARG_MIN_TIME 0.2)
+  endif()
+  add_executable(${target} ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE ntpbench::ntpbench_main)
+  set(gate $<TARGET_FILE:ntpbench::ntpbench_cli> gate --suite-binary $<TARGET_FILE:${target}>
+           --suite ${ARG_SUITE} --baseline-dir ${ARG_BASELINE_DIR}
+           --repetitions ${ARG_REPETITIONS} --min-time ${ARG_MIN_TIME} ${ARG_ARGS})
+  foreach(backend IN LISTS ARG_BACKENDS)
+    add_test(NAME perf.${target}.${backend}
+             COMMAND ${gate} --filter /${backend}/ --rerun-inconclusive
+                     --report ${CMAKE_CURRENT_BINARY_DIR}/${target}.${backend}.comparison.json)
+    set_tests_properties(perf.${target}.${backend} PROPERTIES
+      LABELS "perf;backend:${backend};${ARG_LABELS}" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
+      TIMEOUT 1800)
+  endforeach()
+  add_custom_target(update-baselines-${target} COMMAND ${gate} --update
+                    DEPENDS ${target} USES_TERMINAL
+                    COMMENT "Rewriting ${ARG_BASELINE_DIR}/<machine class>/${ARG_SUITE}.json")
+  if(NOT TARGET update-baselines)
+    add_custom_target(update-baselines)
+  endif()
+  add_dependencies(update-baselines update-baselines-${target})
+endfunction()
