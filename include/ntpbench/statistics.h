@@ -6,9 +6,9 @@
 namespace ntpb {
 
 struct MannWhitneyResult {
-  double u = 0;         // U statistic of the first sample
-  double p_value = 1;   // two-sided
-  bool exact = false;   // exact distribution (no ties, small samples) or normal approximation
+  double u = 0;        // U statistic of the first sample
+  double p_value = 1;  // two-sided
+  bool exact = false;  // exact distribution (no ties, small samples) or normal approximation
   // The smallest two-sided p-value these sample sizes can produce at all: when it is above the
   // significance level, no verdict is possible ("inconclusive").
   double min_p_value = 1;
