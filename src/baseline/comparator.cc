@@ -4,15 +4,12 @@
 #include <cstdio>
 
 #include "ntpbench/statistics.h"
+#include "src/report/text_table.h"
 
 namespace ntpb {
 namespace {
 
-std::string Format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+std::string Format(const char* fmt, double v) { return report::FormatNumber(fmt, v); }
 
 double Relative(double before, double after) {
   return before != 0 ? (after - before) / std::abs(before) : (after != 0 ? INFINITY : 0.0);
@@ -256,33 +253,16 @@ int Comparison::ExitCode() const {
 
 std::string Comparison::Table() const {
   if (no_baseline) return message + "\n";
-  std::vector<std::vector<std::string>> cells = {
-      {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"}};
+  report::TextTable table(
+      {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"});
   for (const ComparisonRow& r : rows) {
     const bool latency = r.metric == "latency_ms";
-    cells.push_back({r.benchmark, r.metric, Format(latency ? "%.3f" : "%.6g", r.baseline),
-                     Format(latency ? "%.3f" : "%.6g", r.now),
-                     std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
-                     r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict),
-                     r.note});
+    table.Add({r.benchmark, r.metric, Format(latency ? "%.3f" : "%.6g", r.baseline),
+               Format(latency ? "%.3f" : "%.6g", r.now),
+               std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
+               r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict), r.note});
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells) {
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  std::string out;
-  for (size_t k = 0; k < cells.size(); ++k) {
-    for (size_t i = 0; i < cells[k].size(); ++i) {
-      const std::string pad(width[i] - cells[k][i].size(), ' ');
-      out += (i < 2 || i >= 6) ? cells[k][i] + pad : pad + cells[k][i];
-      out += i + 1 < cells[k].size() ? "  " : "\n";
-    }
-    if (k == 0) {
-      size_t total = 0;
-      for (size_t w : width) total += w + 2;
-      out += std::string(total, '-') + "\n";
-    }
-  }
+  std::string out = table.Render({true, true, false, false, false, false, true, true});
   const char* verdict = ExitCode() == 0 ? "PASS" : ExitCode() == 1 ? "FAIL" : "INCONCLUSIVE";
   out += std::string("verdict: ") + verdict + "\n";
   return out;

@@ -264,11 +264,10 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   auto run = std::make_unique<PreparedRun>();
   run->key = key;
   run->topology = ResolveFor(tb, topology, batch);
+  const std::vector<ResolvedMarker> registered = ResolveMarkers(run->topology, tb.markers());
   run->markers = run->topology.markers;
-  for (const ResolvedMarker& m : ResolveMarkers(run->topology, tb.markers())) {
-    run->markers.push_back(m);
-  }
-  run->analysis = Analyze(run->topology, precision, ResolveMarkers(run->topology, tb.markers()));
+  run->markers.insert(run->markers.end(), registered.begin(), registered.end());
+  run->analysis = Analyze(run->topology, precision, registered);
   const Backend* be = FindBackend(backend);
   run->support = be->Supports(run->topology, config);
   if (run->support.ok) {

@@ -5,56 +5,14 @@
 #include <vector>
 
 #include "ntpbench/report.h"
+#include "src/report/text_table.h"
 
 namespace ntpb {
 namespace {
 
-std::string Printf(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+using report::TextTable;
 
-// A left-aligned first column and right-aligned others, widths fitted to the content.
-class TextTable {
- public:
-  explicit TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void Rule() { rows_.push_back({}); }
-  std::string Render(size_t left_aligned = 1) const {
-    std::vector<size_t> width(rows_[0].size(), 0);
-    for (const auto& r : rows_) {
-      for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], Length(r[i]));
-    }
-    size_t total = 0;
-    for (size_t w : width) total += w + 2;
-    std::string out;
-    for (size_t k = 0; k < rows_.size(); ++k) {
-      const auto& r = rows_[k];
-      if (r.empty() || k == 1) {
-        out += std::string(total, '-') + "\n";
-        if (r.empty()) continue;
-      }
-      for (size_t i = 0; i < r.size(); ++i) {
-        const std::string pad(width[i] - Length(r[i]), ' ');
-        // The first columns and the (headerless) share bar read left to right.
-        out += i < left_aligned || rows_[0][i].empty() ? r[i] + pad : pad + r[i];
-        out += i + 1 < r.size() ? "  " : "";
-      }
-      out += "\n";
-    }
-    return out;
-  }
-
- private:
-  // Display length: UTF-8 continuation bytes take no column.
-  static size_t Length(const std::string& s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-  }
-  std::vector<std::vector<std::string>> rows_;
-};
+std::string Printf(const char* fmt, double v) { return report::FormatNumber(fmt, v); }
 
 double Get(const std::map<std::string, double>& c, const std::string& key) {
   auto it = c.find(key);

@@ -1,0 +1,55 @@
+#include "src/report/text_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace ntpb::report {
+namespace {
+
+// Display length: UTF-8 continuation bytes take no column.
+size_t Length(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+std::string FormatNumber(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string TextTable::Render(size_t left_aligned) const {
+  std::vector<bool> left(rows_[0].size(), false);
+  for (size_t i = 0; i < left.size() && i < left_aligned; ++i) left[i] = true;
+  return Render(left);
+}
+
+std::string TextTable::Render(const std::vector<bool>& left_aligned) const {
+  std::vector<size_t> width(rows_[0].size(), 0);
+  for (const auto& r : rows_) {
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], Length(r[i]));
+  }
+  size_t total = 0;
+  for (size_t w : width) total += w + 2;
+  std::string out;
+  for (size_t k = 0; k < rows_.size(); ++k) {
+    const auto& r = rows_[k];
+    if (r.empty() || k == 1) {
+      out += std::string(total, '-') + "\n";
+      if (r.empty()) continue;
+    }
+    for (size_t i = 0; i < r.size(); ++i) {
+      const std::string pad(width[i] - Length(r[i]), ' ');
+      const bool left = (i < left_aligned.size() && left_aligned[i]) || rows_[0][i].empty();
+      out += left ? r[i] + pad : pad + r[i];
+      out += i + 1 < r.size() ? "  " : "";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace ntpb::report

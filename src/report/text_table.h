@@ -1,0 +1,28 @@
+// Plain-text tables with columns fitted to their content, shared by the reports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ntpb::report {
+
+// snprintf of one number into a string.
+std::string FormatNumber(const char* format, double value);
+
+// Right-aligned columns except those asked to be left-aligned (and headerless ones, which hold
+// bars); a rule under the header and wherever Rule() is called.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void Rule() { rows_.push_back({}); }
+  // The first `left_aligned` columns read left to right.
+  std::string Render(size_t left_aligned = 1) const;
+  // left_aligned[i]: column i reads left to right.
+  std::string Render(const std::vector<bool>& left_aligned) const;
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+}  // namespace ntpb::report
