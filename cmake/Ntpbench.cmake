@@ -6,6 +6,8 @@
 #     [LABELS <label>...]               extra CTest labels
 #     [REPETITIONS <n>]                 default: 6
 #     [MIN_TIME <seconds>]              per repetition, default: 0.2
+#     [SESSIONS <n>]                    update-baselines: runs whose spread sets each
+#                                       benchmark's latency threshold, default: 4
 #     [ARGS <arg>...])                  more `ntpbench gate` / suite flags
 #
 # Builds the suite and adds CTest tests perf.<target>.<backend>, labelled `perf` and
@@ -14,7 +16,7 @@
 # on a regression, or is skipped (exit 77) when this machine has no baseline or the verdict is
 # inconclusive. `cmake --build . --target update-baselines` rewrites the baselines.
 function(ntpbench_add_suite target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SUITE;BASELINE_DIR;REPETITIONS;MIN_TIME"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SUITE;BASELINE_DIR;REPETITIONS;MIN_TIME;SESSIONS"
                         "SOURCES;BACKENDS;LABELS;ARGS")
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "ntpbench_add_suite(${target}): SOURCES is required")
@@ -31,6 +33,9 @@ function(ntpbench_add_suite target)
   if(NOT ARG_REPETITIONS)
     set(ARG_REPETITIONS 6)
   endif()
+  if(NOT ARG_SESSIONS)
+    set(ARG_SESSIONS 4)
+  endif()
   if(NOT ARG_MIN_TIME)
     set(ARG_MIN_TIME 0.2)
   endif()
@@ -41,13 +46,13 @@ function(ntpbench_add_suite target)
            --repetitions ${ARG_REPETITIONS} --min-time ${ARG_MIN_TIME} ${ARG_ARGS})
   foreach(backend IN LISTS ARG_BACKENDS)
     add_test(NAME perf.${target}.${backend}
-             COMMAND ${gate} --filter /${backend}/ --rerun-inconclusive
+             COMMAND ${gate} --filter /${backend}/ --confirm
                      --report ${CMAKE_CURRENT_BINARY_DIR}/${target}.${backend}.comparison.json)
     set_tests_properties(perf.${target}.${backend} PROPERTIES
       LABELS "perf;backend:${backend};${ARG_LABELS}" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       TIMEOUT 1800)
   endforeach()
-  add_custom_target(update-baselines-${target} COMMAND ${gate} --update
+  add_custom_target(update-baselines-${target} COMMAND ${gate} --update --sessions ${ARG_SESSIONS}
                     DEPENDS ${target} USES_TERMINAL
                     COMMENT "Rewriting ${ARG_BASELINE_DIR}/<machine class>/${ARG_SUITE}.json")
   if(NOT TARGET update-baselines)

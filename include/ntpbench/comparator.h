@@ -16,14 +16,15 @@ struct CompareOptions {
   double alloc_bytes_tolerance = 0.10;
   // Peak RSS is process-wide and depends on the order random interleaving runs things in.
   double rss_tolerance = 0.25;
-  // When the run and the baseline both hold the ntpbench_calibration/* benchmarks, latencies are
-  // divided by the machine's drift (geometric mean of the calibration ratios) before judging;
-  // beyond max_drift the latency verdicts are inconclusive.
-  // Off by default: on this VM the calibration kernels drifted differently from the suite
-  // (+17..27% while the suite moved +-10%), so scaling by them caused false verdicts. The drift
-  // is still reported.
-  bool normalize_by_calibration = false;
-  double max_drift = 0.3;
+  // Latencies are judged relative to the rest of the run (suite_drift.h): a benchmark regresses
+  // when it moved beyond the threshold both on its own and against the median of the others.
+  // Off (--raw): raw medians only.
+  bool relative_to_suite = true;
+  int min_references = 3;  // other benchmarks needed for a reference; fewer: judged raw
+  // The suite as a whole may move with the machine, as long as the calibration kernels (code
+  // the suite does not share) moved alike; beyond this difference a suite-wide change cannot be
+  // told from the machine's, and latency is inconclusive.
+  double max_unexplained_drift = 0.10;
   // Benchmark name (or prefix) -> latency threshold; overrides the baseline's own.
   std::map<std::string, double> thresholds;
 };

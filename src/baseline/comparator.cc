@@ -1,9 +1,11 @@
 #include "ntpbench/comparator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "ntpbench/statistics.h"
+#include "ntpbench/suite_drift.h"
 #include "src/report/text_table.h"
 
 namespace ntpb {
@@ -41,26 +43,40 @@ double ThresholdFor(const std::string& name, const Baseline& b, const CompareOpt
   return best;
 }
 
+// `drift` is the movement of the rest of the suite (1 when judged raw).
 ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
-                      const BenchmarkResult& now, double threshold, double alpha) {
+                      const BenchmarkResult& now, const DriftReference& drift, double threshold,
+                      double alpha) {
   ComparisonRow row = Row(name, "latency_ms", Median(base.real_time_ms), Median(now.real_time_ms));
-  const MannWhitneyResult u = MannWhitneyU(base.real_time_ms, now.real_time_ms);
+  const double raw_change = row.change;
+  std::vector<double> relative = now.real_time_ms;
+  for (double& t : relative) t /= drift.reference;
+  row.change = Relative(row.baseline, Median(relative));
+  const MannWhitneyResult u = MannWhitneyU(base.real_time_ms, relative);
   row.p_value = u.p_value;
+  const std::string moved =
+      drift.references > 0 ? " (raw " + Format("%+.1f%%", 100 * raw_change) + ", rest of suite " +
+                                 Format("%+.1f%%", 100 * (drift.reference - 1)) + ")"
+                           : "";
+  // Both views must agree: against the rest of the suite, and on its own.
+  const bool beyond = std::abs(row.change) > threshold && std::abs(raw_change) > threshold &&
+                      (row.change > 0) == (raw_change > 0);
   if (u.min_p_value > alpha) {
     row.verdict = Verdict::kInconclusive;
     row.note = std::to_string(base.real_time_ms.size()) + " vs " +
                std::to_string(now.real_time_ms.size()) + " repetitions cannot reach p < " +
                Format("%g", alpha) + "; run more";
-  } else if (u.p_value < alpha && std::abs(row.change) > threshold) {
+  } else if (u.p_value < alpha && beyond) {
     row.verdict = row.change > 0 ? Verdict::kRegression : Verdict::kImprovement;
-    row.note = "median " + Format("%+.1f%%", 100 * row.change) + " beyond " +
-               Format("%.0f%%", 100 * threshold);
-  } else if (u.p_value >= alpha && std::abs(row.change) > threshold) {
+    row.note = Format("%+.1f%%", 100 * row.change) + " beyond " +
+               Format("%.0f%%", 100 * threshold) + moved;
+  } else if (u.p_value >= alpha && beyond) {
     row.verdict = Verdict::kInconclusive;
-    row.note = "median moved " + Format("%+.1f%%", 100 * row.change) +
-               " but the repetitions overlap (noise?)";
+    row.note =
+        Format("%+.1f%%", 100 * row.change) + " but the repetitions overlap (noise?)" + moved;
   } else {
     row.verdict = Verdict::kUnchanged;
+    if (std::abs(raw_change) > threshold) row.note = "moved with the suite" + moved;
   }
   return row;
 }
@@ -131,42 +147,32 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
                 (update_command.empty() ? "" : "; create one with: " + update_command);
     return c;
   }
-  auto is_calibration = [](const std::string& name) {
-    return name.rfind("ntpbench_calibration/", 0) == 0;
-  };
-  // The machine's drift since the baseline, from the calibration benchmarks.
-  double drift = 1.0;
-  int calibrations = 0;
-  {
-    double log_sum = 0;
-    for (const auto& [name, base] : baseline->benchmarks) {
-      auto it = run.benchmarks.find(name);
-      if (!is_calibration(name) || it == run.benchmarks.end() || base.real_time_ms.empty() ||
-          it->second.real_time_ms.empty()) {
-        continue;
-      }
-      log_sum += std::log(Median(it->second.real_time_ms) / Median(base.real_time_ms));
-      ++calibrations;
+  const std::map<std::string, DriftReference> drift =
+      EstimateDrift(baseline->benchmarks, run.benchmarks, o.min_references);
+  bool drift_unexplained = false, judge_raw = !o.relative_to_suite;
+  if (o.relative_to_suite && !drift.empty()) {
+    const double suite = SuiteDrift(drift), calibration = CalibrationDrift(drift);
+    const bool has_calibration = std::any_of(
+        drift.begin(), drift.end(), [](const auto& d) { return IsCalibrationBenchmark(d.first); });
+    ComparisonRow row = Row("(suite)", "drift", 1.0, suite);
+    row.note = "median benchmark moved " + Format("%+.1f%%", 100 * (suite - 1));
+    if (has_calibration) {
+      row.note += ", calibration kernels " + Format("%+.1f%%", 100 * (calibration - 1));
+      drift_unexplained = std::abs(suite / calibration - 1) > o.max_unexplained_drift;
     }
-    if (calibrations > 0) {
-      drift = std::exp(log_sum / calibrations);
-      ComparisonRow row = Row("(machine)", "drift", 1.0, drift);
-      const bool too_far = o.normalize_by_calibration && std::abs(drift - 1) > o.max_drift;
-      row.verdict = too_far ? Verdict::kInconclusive : Verdict::kUnchanged;
-      row.note = std::string("calibration kernels run ") + Format("%+.1f%%", 100 * (drift - 1)) +
-                 (!o.normalize_by_calibration
-                      ? " vs the baseline (information; --normalize scales latencies by it)"
-                  : too_far ? " vs the baseline: the machine differs too much to judge latency"
-                            : " vs the baseline; latencies below are scaled by it");
-      if (!o.normalize_by_calibration) drift = 1.0;
-      c.rows.push_back(row);
-    }
+    // The suite moved but the machine (calibration) did not: a change that affects most of the
+    // suite. Judged raw, it fails as it should. Both moved, differently: cannot tell.
+    judge_raw = drift_unexplained && std::abs(calibration - 1) <= o.threshold;
+    row.verdict = drift_unexplained && !judge_raw ? Verdict::kInconclusive : Verdict::kUnchanged;
+    row.note += judge_raw ? ": the suite moved, the machine did not; latencies are judged raw"
+                : drift_unexplained
+                    ? ": the suite moved unlike the machine; latency cannot be judged, rerun"
+                    : "; latencies are judged against the rest of the suite";
+    c.rows.push_back(row);
   }
-  const bool drift_too_far =
-      o.normalize_by_calibration && calibrations > 0 && std::abs(drift - 1) > o.max_drift;
   std::vector<std::string> missing, added;
   for (const auto& [name, base] : baseline->benchmarks) {
-    if (is_calibration(name)) continue;
+    if (IsCalibrationBenchmark(name)) continue;
     auto it = run.benchmarks.find(name);
     if (it == run.benchmarks.end() || (base.skipped.empty() && !it->second.skipped.empty())) {
       if (it == run.benchmarks.end()) missing.push_back(name);
@@ -185,12 +191,14 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
       c.rows.push_back(row);
       continue;
     }
-    BenchmarkResult scaled = now;
-    for (double& t : scaled.real_time_ms) t /= drift;
-    ComparisonRow latency = Latency(name, base, scaled, ThresholdFor(name, *baseline, o), o.alpha);
-    if (drift_too_far && latency.verdict != Verdict::kUnchanged) {
+    DriftReference reference;
+    auto d = drift.find(name);
+    if (!judge_raw && d != drift.end()) reference = d->second;
+    ComparisonRow latency =
+        Latency(name, base, now, reference, ThresholdFor(name, *baseline, o), o.alpha);
+    if (drift_unexplained && !judge_raw && latency.verdict == Verdict::kUnchanged) {
       latency.verdict = Verdict::kInconclusive;
-      latency.note = "machine drift too large to judge";
+      latency.note = "the suite drifted unlike the machine: cannot judge";
     }
     c.rows.push_back(latency);
     for (const auto& [metric, value] : base.analytic) Exact(name, metric, base, now, true, &c.rows);
@@ -202,7 +210,7 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     }
   }
   for (const auto& [name, now] : run.benchmarks) {
-    if (baseline->benchmarks.count(name) || is_calibration(name)) continue;
+    if (baseline->benchmarks.count(name) || IsCalibrationBenchmark(name)) continue;
     added.push_back(name);
     ComparisonRow row = Row(name, "latency_ms", 0, Median(now.real_time_ms));
     row.verdict = Verdict::kNew;

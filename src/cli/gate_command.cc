@@ -12,16 +12,20 @@
 #include "ntpbench/baseline.h"
 #include "ntpbench/comparator.h"
 #include "ntpbench/error.h"
+#include "ntpbench/noise_threshold.h"
 #include "ntpbench/statistics.h"
 #include "src/cli/commands.h"
+#include "src/report/text_table.h"
 #include "src/topology/file_io.h"
 
 namespace ntpb::cli {
 namespace {
 
 struct GateOptions {
-  std::string suite_binary, suite, baseline_dir, baseline_file, run_file, filter, report;
+  std::string suite_binary, suite, baseline_dir, baseline_file, filter, report;
+  std::vector<std::string> run_files;  // --run, repeatable: sessions of one baseline update
   int repetitions = 5;
+  int sessions = 1;  // gate --update: runs of the suite whose spread sets the thresholds
   double min_time = 0.1;
   bool update = false, force = false, rerun_inconclusive = false;
   CompareOptions compare;
@@ -64,7 +68,9 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
     else if (arg == "--baseline")
       o.baseline_file = next();
     else if (arg == "--run")
-      o.run_file = next();
+      o.run_files.push_back(next());
+    else if (arg == "--sessions")
+      o.sessions = std::max(1, static_cast<int>(ParseNumber(next(), arg)));
     else if (arg == "--filter")
       o.filter = next();
     else if (arg == "--report")
@@ -87,8 +93,10 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
       o.update = true;
     else if (arg == "--force")
       o.force = true;
-    else if (arg == "--rerun-inconclusive")
+    else if (arg == "--rerun-inconclusive" || arg == "--confirm")
       o.rerun_inconclusive = true;
+    else if (arg == "--raw")
+      o.compare.relative_to_suite = false;
     else
       throw Error("", "", arg, "unknown option (see ntpbench --help)");
   }
@@ -139,7 +147,8 @@ std::string RunSuite(const GateOptions& o, const std::string& filter, const std:
   return out;
 }
 
-void PrintDiff(const Baseline* old, const Baseline& now) {
+void PrintDiff(const Baseline* old, const Baseline& now,
+               const std::map<std::string, NoiseThreshold>& noise) {
   std::printf("baseline %s (%s)\n", now.file.c_str(), now.machine.human().c_str());
   if (!old) {
     std::printf("  new baseline with %zu benchmarks\n", now.benchmarks.size());
@@ -154,6 +163,11 @@ void PrintDiff(const Baseline* old, const Baseline& now) {
     const double a = Median(it->second.real_time_ms), b = Median(r.real_time_ms);
     std::printf("  ~ %s: %.3f -> %.3f ms (%+.1f%%)\n", name.c_str(), a, b,
                 a > 0 ? 100 * (b - a) / a : 0.0);
+    auto n = noise.find(name);
+    if (n != noise.end()) {
+      std::printf("      latency threshold %.0f%% (moved up to %.1f%% between sessions)\n",
+                  100 * n->second.threshold, 100 * n->second.noise);
+    }
     for (const auto& [metric, value] : r.analytic) {
       auto m = it->second.analytic.find(metric);
       if (m != it->second.analytic.end() && m->second != value) {
@@ -167,7 +181,8 @@ void PrintDiff(const Baseline* old, const Baseline& now) {
   }
 }
 
-int Update(const GateOptions& o, const RunResults& run, const std::string& path) {
+int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const std::string& path) {
+  const RunResults& run = sessions.front();
   if (!run.has_machine)
     throw Error(run.file, "", "context", "the run did not record its machine class");
   std::unique_ptr<Baseline> old;
@@ -194,11 +209,21 @@ int Update(const GateOptions& o, const RunResults& run, const std::string& path)
   b.peak_rss_bytes = run.peak_rss_bytes;
   const std::regex filter(o.filter.empty() ? ".*" : o.filter);
   if (o.filter.empty()) b.benchmarks.clear();
+  std::map<std::string, NoiseThreshold> noise =
+      DeriveNoiseThresholds(sessions, o.compare.threshold);
   for (const auto& [name, r] : run.benchmarks) {
-    if (std::regex_search(name, filter)) b.benchmarks[name] = r;
+    if (!std::regex_search(name, filter)) continue;
+    b.benchmarks[name] = r;
+    if (sessions.size() < 2) continue;  // one session: keep the thresholds measured before
+    auto n = noise.find(name);
+    if (n != noise.end() && n->second.threshold > o.compare.threshold) {
+      b.thresholds[name] = n->second.threshold;
+    } else {
+      b.thresholds.erase(name);
+    }
   }
   WriteBaseline(b, path);
-  PrintDiff(old.get(), b);
+  PrintDiff(old.get(), b, noise);
   return 0;
 }
 
@@ -206,6 +231,42 @@ int Report(const GateOptions& o, const Comparison& c) {
   std::fputs(c.Table().c_str(), stdout);
   if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
   return c.ExitCode();
+}
+
+// A latency regression must show again in a second, fresh run of the suite (so a noisy moment
+// of a shared machine does not fail the gate), and inconclusive latencies get that run's
+// verdict. The whole suite runs again because each benchmark is judged against the rest of it.
+Comparison Confirm(const GateOptions& o, const Baseline* baseline, const Comparison& first,
+                   const std::string& create) {
+  std::set<std::string> doubtful;
+  for (const ComparisonRow& r : first.rows) {
+    const bool latency = r.metric == "latency_ms" || r.metric == "drift";
+    if (latency && (r.verdict == Verdict::kRegression || r.verdict == Verdict::kInconclusive)) {
+      doubtful.insert(r.benchmark);
+    }
+  }
+  if (doubtful.empty()) return first;
+  std::fprintf(stderr, "ntpbench gate: %zu latency verdicts to confirm; running the suite again\n",
+               doubtful.size());
+  const std::string again = RunSuite(o, o.filter, "-confirm");
+  const RunResults second_run = ReadRunResults(again);
+  std::remove(again.c_str());
+  const Comparison second = Compare(baseline, second_run, o.compare, create);
+  Comparison out = first;
+  for (ComparisonRow& row : out.rows) {
+    if (!doubtful.count(row.benchmark) || (row.metric != "latency_ms" && row.metric != "drift"))
+      continue;
+    for (const ComparisonRow& again_row : second.rows) {
+      if (again_row.benchmark != row.benchmark || again_row.metric != row.metric) continue;
+      const std::string first_note =
+          std::string(" [first run ") + VerdictName(row.verdict) +
+          (row.metric == "drift" ? "" : " at ") +
+          (row.metric == "drift" ? "" : report::FormatNumber("%+.1f%%", 100 * row.change)) + "]";
+      row = again_row;
+      row.note += first_note;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -219,7 +280,17 @@ int GateCommand(const std::vector<std::string>& args) {
   RunResults run = ReadRunResults(run_file);
   std::remove(run_file.c_str());
   const std::string path = BaselinePath(o.baseline_dir, run.machine, o.suite);
-  if (o.update) return Update(o, run, path);
+  if (o.update) {
+    std::vector<RunResults> sessions = {run};
+    for (int s = 1; s < o.sessions; ++s) {
+      std::fprintf(stderr, "ntpbench gate: session %d of %d (noise thresholds)\n", s + 1,
+                   o.sessions);
+      const std::string more = RunSuite(o, o.filter, "-session");
+      sessions.push_back(ReadRunResults(more));
+      std::remove(more.c_str());
+    }
+    return Update(o, sessions, path);
+  }
   std::unique_ptr<Baseline> baseline;
   if (access(path.c_str(), F_OK) == 0) baseline = std::make_unique<Baseline>(ReadBaseline(path));
   if (baseline && !o.filter.empty()) {  // compare only what this run was asked to run
@@ -233,41 +304,7 @@ int GateCommand(const std::vector<std::string>& args) {
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";
   Comparison c = Compare(baseline.get(), run, o.compare, create);
-  if (o.rerun_inconclusive) {
-    // One more run of the benchmarks whose latency verdict was a regression or inconclusive.
-    // A regression must show again in fresh repetitions (a confirmation, so a noisy moment of a
-    // shared machine does not fail the gate); inconclusive ones get the extra repetitions.
-    std::set<std::string> regressed, inconclusive;
-    for (const ComparisonRow& r : c.rows) {
-      if (r.metric != "latency_ms") continue;
-      if (r.verdict == Verdict::kRegression) regressed.insert(r.benchmark);
-      if (r.verdict == Verdict::kInconclusive) inconclusive.insert(r.benchmark);
-    }
-    std::string rerun;
-    for (const auto* names : {&regressed, &inconclusive}) {
-      for (const std::string& name : *names) {
-        std::string family = name;
-        family = std::regex_replace(family, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
-        rerun += (rerun.empty() ? "^(" : "|") + family;
-      }
-    }
-    if (!rerun.empty()) {
-      std::fprintf(stderr, "ntpbench gate: re-running %zu regressed and %zu inconclusive once\n",
-                   regressed.size(), inconclusive.size());
-      const std::string again = RunSuite(o, rerun + ")$", "-rerun");  // full run names
-      const RunResults more = ReadRunResults(again);
-      std::remove(again.c_str());
-      for (const auto& [name, r] : more.benchmarks) {
-        if (regressed.count(name) || name.rfind("ntpbench_calibration/", 0) == 0) {
-          run.benchmarks[name].real_time_ms = r.real_time_ms;  // judged on the fresh run alone
-        } else if (inconclusive.count(name)) {
-          auto& t = run.benchmarks[name].real_time_ms;
-          t.insert(t.end(), r.real_time_ms.begin(), r.real_time_ms.end());
-        }
-      }
-      c = Compare(baseline.get(), run, o.compare, create);
-    }
-  }
+  if (o.rerun_inconclusive) c = Confirm(o, baseline.get(), c, create);
   return Report(o, c);
 }
 
@@ -281,7 +318,7 @@ int CompareCommand(const std::vector<std::string>& args) {
     }
     rest.push_back(a);
     const bool flag =
-        a == "--update" || a == "--force" || a == "--rerun-inconclusive" || a == "--normalize";
+        a == "--update" || a == "--force" || a == "--rerun-inconclusive" || a == "--raw";
     if (!flag && a.find('=') == std::string::npos && i + 1 < args.size()) rest.push_back(args[++i]);
   }
   if (files.size() != 2)
@@ -295,20 +332,21 @@ int CompareCommand(const std::vector<std::string>& args) {
 int BaselineCommand(const std::vector<std::string>& args) {
   if (args.empty() || args[0] != "update") {
     throw Error("", "", "baseline",
-                "usage: ntpbench baseline update --run RUN.json --suite S --baseline-dir DIR "
-                "[--filter REGEX] [--force]");
+                "usage: ntpbench baseline update --run RUN.json [--run MORE.json ...] --suite S "
+                "--baseline-dir DIR [--filter REGEX] [--force]");
   }
   GateOptions o = ParseGateOptions({args.begin() + 1, args.end()});
-  if (o.run_file.empty() || o.suite.empty() ||
+  if (o.run_files.empty() || o.suite.empty() ||
       (o.baseline_dir.empty() && o.baseline_file.empty())) {
     throw Error("", "", "baseline update",
                 "needs --run, --suite and --baseline-dir (or --baseline FILE)");
   }
-  const RunResults run = ReadRunResults(o.run_file);
+  std::vector<RunResults> sessions;
+  for (const std::string& f : o.run_files) sessions.push_back(ReadRunResults(f));
   const std::string path = o.baseline_file.empty()
-                               ? BaselinePath(o.baseline_dir, run.machine, o.suite)
+                               ? BaselinePath(o.baseline_dir, sessions[0].machine, o.suite)
                                : o.baseline_file;
-  return Update(o, run, path);
+  return Update(o, sessions, path);
 }
 
 }  // namespace ntpb::cli

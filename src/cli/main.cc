@@ -27,10 +27,14 @@ const char kUsage[] =
     "  gate          run a suite and compare it with its baseline (what ctest -L perf runs)\n"
     "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
     "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
-    "      [--rerun-inconclusive] [--report FILE] [--update [--force]] [--ntpb_*|--benchmark_*]\n"
+    "      [--confirm] [--raw] [--report FILE] [--update [--sessions N] [--force]]\n"
+    "      [--ntpb_*|--benchmark_*]\n"
+    "      latency is judged against the rest of the run (--raw: on its own); --confirm runs\n"
+    "      the suite again to confirm regressions; --sessions N: N runs set noise thresholds\n"
     "      exit 0 pass, 1 regression, 77 no baseline for this machine or inconclusive\n"
-    "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--report FILE]\n"
-    "  baseline update --run RUN.json --suite S --baseline-dir DIR [--filter REGEX] [--force]\n"
+    "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--raw] [--report FILE]\n"
+    "  baseline update --run RUN.json [--run MORE.json ...] --suite S --baseline-dir DIR\n"
+    "      [--filter REGEX] [--force]   (several runs: thresholds from their spread)\n"
     "\n"
     "Long runs print progress on stderr; results go to stdout.\n";
 

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "ntpbench/error.h"
+#include "ntpbench/noise_threshold.h"
 
 namespace ntpb {
 namespace {
@@ -114,40 +115,107 @@ TEST(Comparator, LargeButNoisyChangeIsInconclusive) {
   EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
 }
 
-TEST(Comparator, CalibrationScalesLatenciesByTheMachinesDrift) {
-  Fixture f;
-  f.baseline.benchmarks["ntpbench_calibration/compute/real_time"] = Result({1, 1, 1, 1, 1, 1});
-  f.baseline.benchmarks["ntpbench_calibration/memory/real_time"] = Result({2, 2, 2, 2, 2, 2});
-  // The whole machine is 15% slower today: calibration and benchmark alike.
-  f.run.benchmarks["ntpbench_calibration/compute/real_time"] =
-      Result({1.15, 1.15, 1.15, 1.15, 1.15, 1.15});
-  f.run.benchmarks["ntpbench_calibration/memory/real_time"] =
-      Result({2.3, 2.3, 2.3, 2.3, 2.3, 2.3});
-  std::vector<double> slower;
-  for (double t : kBase) slower.push_back(t * 1.15);
-  f.run.benchmarks["a"] = Result(slower);
-  CompareOptions normalize;
-  normalize.normalize_by_calibration = true;
-  Comparison c = f.Compare(normalize);
-  EXPECT_EQ(Latency(c).verdict, Verdict::kUnchanged) << c.Table();
+std::vector<double> Scaled(const std::vector<double>& times, double factor) {
+  std::vector<double> out;
+  for (double t : times) out.push_back(t * factor);
+  return out;
+}
+
+// A suite of five benchmarks and the two calibration kernels; `drift` is how much slower the
+// whole machine runs today, `calibration` how much slower the calibration kernels run.
+struct SuiteFixture : Fixture {
+  SuiteFixture(double drift, double calibration) {
+    for (const char* name : {"b", "c", "d", "e"}) baseline.benchmarks[name] = Result(kBase);
+    baseline.benchmarks["ntpbench_calibration/compute/real_time"] = Result(kBase);
+    baseline.benchmarks["ntpbench_calibration/memory/real_time"] = Result(kBase);
+    for (const auto& [name, r] : baseline.benchmarks) {
+      const bool cal = name.rfind("ntpbench_calibration/", 0) == 0;
+      run.benchmarks[name] = Result(Scaled(r.real_time_ms, cal ? calibration : drift));
+    }
+  }
+};
+
+TEST(Comparator, AMachineThatRunsEverythingSlowerTodayPasses) {
+  SuiteFixture f(1.25, 1.22);
+  const Comparison c = f.Compare();
+  EXPECT_EQ(c.rows[0].metric, "drift");
+  EXPECT_NEAR(c.rows[0].now, 1.25, 1e-9);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kUnchanged);
+  for (const char* name : {"a", "b", "c", "d", "e"}) {
+    EXPECT_EQ(Latency(c, name).verdict, Verdict::kUnchanged) << c.Table();
+    EXPECT_NEAR(Latency(c, name).change, 0, 1e-9);
+    EXPECT_NE(Latency(c, name).note.find("moved with the suite"), std::string::npos);
+  }
   EXPECT_EQ(c.ExitCode(), 0);
-  EXPECT_NEAR(c.rows[0].now, 1.15, 1e-9);  // the drift row
-  // The benchmark slower beyond the machine's drift is still caught.
-  for (double& t : slower) t *= 1.2;
-  f.run.benchmarks["a"] = Result(slower);
-  EXPECT_EQ(Latency(f.Compare(normalize)).verdict, Verdict::kRegression);
-  // Without normalization (the default) the drift alone is a regression; the drift row is
-  // still shown.
-  f.run.benchmarks["a"] = Result({11.5, 11.6, 11.4, 11.7, 11.55, 11.45});
-  const Comparison raw = f.Compare();
-  EXPECT_EQ(Latency(raw).verdict, Verdict::kRegression);
-  EXPECT_EQ(raw.rows[0].metric, "drift");
-  // A machine 50% slower cannot be judged.
-  f.run.benchmarks["ntpbench_calibration/compute/real_time"] =
-      Result({1.5, 1.5, 1.5, 1.5, 1.5, 1.5});
-  f.run.benchmarks["ntpbench_calibration/memory/real_time"] = Result({3, 3, 3, 3, 3, 3});
-  f.run.benchmarks["a"] = Result({20, 20.1, 19.9, 20.2, 20.05, 19.95});
-  EXPECT_EQ(Latency(f.Compare(normalize)).verdict, Verdict::kInconclusive);
+  // --raw judges each benchmark on its own: all of them regress.
+  CompareOptions raw;
+  raw.relative_to_suite = false;
+  EXPECT_EQ(Latency(f.Compare(raw), "c").verdict, Verdict::kRegression);
+}
+
+TEST(Comparator, OneBenchmarkSlowerThanTheRestOfTheSuiteIsARegression) {
+  SuiteFixture f(1.25, 1.22);
+  f.run.benchmarks["a"] = Result(Scaled(kBase, 1.25 * 1.15));  // 15% on top of the drift
+  const Comparison c = f.Compare();
+  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression) << c.Table();
+  EXPECT_NEAR(Latency(c).change, 0.15, 1e-9);
+  EXPECT_NE(Latency(c).note.find("rest of suite +25.0%"), std::string::npos) << Latency(c).note;
+  EXPECT_EQ(Latency(c, "b").verdict, Verdict::kUnchanged);
+  EXPECT_EQ(c.ExitCode(), 1);
+  // The same benchmark on a machine 10% faster today: 15% slower than the suite, but only +3.5%
+  // on its own. Both views must agree before the gate cries wolf.
+  SuiteFixture fast(0.9, 0.9);
+  fast.run.benchmarks["a"] = Result(Scaled(kBase, 0.9 * 1.15));
+  EXPECT_EQ(Latency(fast.Compare()).verdict, Verdict::kUnchanged);
+}
+
+TEST(Comparator, TheWholeSuiteSlowerWhileTheMachineIsNotIsARegression) {
+  // A change that slows every benchmark: relative to each other nothing moved, but the
+  // calibration kernels show the machine is as fast as it was. Judged raw, it fails.
+  SuiteFixture f(1.15, 1.0);
+  const Comparison c = f.Compare();
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kUnchanged);
+  EXPECT_NE(c.rows[0].note.find("judged raw"), std::string::npos);
+  EXPECT_EQ(Latency(c, "c").verdict, Verdict::kRegression) << c.Table();
+  EXPECT_EQ(c.ExitCode(), 1);
+}
+
+TEST(Comparator, SuiteAndMachineDriftingApartIsInconclusive) {
+  SuiteFixture f(1.40, 1.15);  // both moved, by different amounts: cannot tell why
+  const Comparison c = f.Compare();
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kInconclusive) << c.Table();
+  EXPECT_EQ(Latency(c, "c").verdict, Verdict::kInconclusive);
+  EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
+}
+
+TEST(Comparator, TooFewOtherBenchmarksAreJudgedRaw) {
+  Fixture f;  // one benchmark, no calibration: no reference to judge against
+  f.run.benchmarks["a"] = Result(Scaled(kBase, 1.2));
+  const Comparison c = f.Compare();
+  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression);
+  EXPECT_EQ(Latency(c).note.find("rest of suite"), std::string::npos);
+}
+
+TEST(NoiseThreshold, ThresholdsFollowTheSpreadBetweenSessions) {
+  SuiteFixture first(1.0, 1.0), second(1.2, 1.2), third(0.95, 0.95);
+  std::vector<RunResults> sessions = {first.run, second.run, third.run};
+  // "a" moves 8% against the suite in session 2 and -2% in session 3; "b" is stable.
+  sessions[1].benchmarks["a"] = Result(Scaled(kBase, 1.2 * 1.08));
+  sessions[2].benchmarks["a"] = Result(Scaled(kBase, 0.95 * 0.98));
+  const auto t = DeriveNoiseThresholds(sessions, 0.05);
+  ASSERT_TRUE(t.count("a"));
+  EXPECT_NEAR(t.at("a").noise, 0.08, 1e-9);
+  EXPECT_DOUBLE_EQ(t.at("a").threshold, 0.10);  // 1.25 x 8%
+  EXPECT_NEAR(t.at("b").noise, 0, 1e-9);
+  EXPECT_DOUBLE_EQ(t.at("b").threshold, 0.05);  // never below the default
+  EXPECT_FALSE(t.count("ntpbench_calibration/compute/real_time"));
+  // A benchmark missing from a session has no estimate; one session has none at all.
+  sessions[2].benchmarks.erase("b");
+  EXPECT_FALSE(DeriveNoiseThresholds(sessions, 0.05).count("b"));
+  EXPECT_TRUE(DeriveNoiseThresholds({first.run}, 0.05).empty());
+  // Absurd noise is capped at 100%.
+  sessions[1].benchmarks["a"] = Result(Scaled(kBase, 1.2 * 3));
+  EXPECT_DOUBLE_EQ(DeriveNoiseThresholds(sessions, 0.05).at("a").threshold, 1.0);
 }
 
 TEST(Comparator, MemorySignatureIsExactAndAllocationsWithinTolerance) {
