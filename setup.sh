@@ -8,6 +8,12 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev
   libpapi-dev
+  libpugixml-dev
+  libonnx-dev
+  libprotobuf-dev
+  protobuf-compiler
+  clang
+  libclang-rt-14-dev
 )
 
 missing=()

@@ -2,6 +2,7 @@
 // names and the attribute types; writing then reading gives back an equal Topology.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "ntpbench/topology.h"
@@ -15,6 +16,8 @@ inline constexpr std::size_t kMaxTopologyFileBytes = 64u << 20;
 Topology ReadTopologyJsonFile(const std::string& path);
 // `file` is only used in error messages.
 Topology ParseTopologyJson(const std::string& text, const std::string& file);
+// The same checks on a document already parsed (the XML reader builds one).
+Topology TopologyFromJson(const nlohmann::json& doc, const std::string& file);
 
 // Canonical JSON text (2-space indented). Defaults that the reader fills in (a layer's output
 // named after it, inputs from the previous layer) are left out again.

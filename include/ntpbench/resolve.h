@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct ResolvedLayer {
   std::vector<Shape> input_shapes, output_shapes;
   Attrs attrs;
   std::vector<WeightSpec> weights;
+  // Parallel to `weights`: the source's values, or null where the weight is random.
+  std::vector<std::shared_ptr<const std::vector<float>>> weight_values;
   int64_t flops = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +20,16 @@ struct TensorDecl {
   bool operator==(const TensorDecl& o) const { return name == o.name && shape == o.shape; }
 };
 
+// A weight's values as the source gave them (an ONNX initializer), in the layout the op
+// declares for it (op_catalog.h, WeightSpec). Shared, not copied, between resolutions.
+struct WeightValues {
+  std::vector<int64_t> shape;
+  std::shared_ptr<const std::vector<float>> data;
+  bool operator==(const WeightValues& o) const {
+    return shape == o.shape && (data == o.data || (data && o.data && *data == *o.data));
+  }
+};
+
 // One layer (or inlay). `attrs` holds the op's attributes exactly as written (ints, expression
 // strings, lists, floats, bools, enum strings); the op catalogue says which are allowed.
 struct Layer {
@@ -27,9 +38,11 @@ struct Layer {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   nlohmann::json attrs = nlohmann::json::object();
+  // Weights with real values, by WeightSpec name; the others are random (random_data.h).
+  std::map<std::string, WeightValues> weights;
   bool operator==(const Layer& o) const {
     return name == o.name && op == o.op && inputs == o.inputs && outputs == o.outputs &&
-           attrs == o.attrs;
+           attrs == o.attrs && weights == o.weights;
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
+#include "ntpbench/topology_file.h"
 #include "ntpbench/ntpbench.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
@@ -302,7 +303,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
 
 std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   auto topology = std::make_shared<const Topology>(
-      ReadTopologyJsonFile(bench::FindTopologyFile(path_, source_file_)));
+      ReadTopologyFile(bench::FindTopologyFile(path_, source_file_)));
   std::map<std::string, int64_t> params = topology->params;
   // Check params and markers now, at batch 1, so mistakes surface before any run.
   const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1);

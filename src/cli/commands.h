@@ -11,5 +11,6 @@ int InspectCommand(const std::vector<std::string>& args);
 int GateCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int BaselineCommand(const std::vector<std::string>& args);
+int ConvertCommand(const std::vector<std::string>& args);
 
 }  // namespace ntpb::cli

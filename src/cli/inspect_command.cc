@@ -4,6 +4,7 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/report.h"
+#include "ntpbench/topology_file.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
 
@@ -23,7 +24,7 @@ nlohmann::ordered_json CostJson(const Cost& c) {
 
 int InspectCommand(const std::vector<std::string>& args) {
   const CliOptions o = ParseCliOptions(args, false);
-  const Topology topology = ReadTopologyJsonFile(o.file);
+  const Topology topology = ReadTopologyFile(o.file);
   ParamEnv env = o.sets;
   env["N"] = o.batches.front();
   const ResolvedTopology r = Resolve(topology, env);

@@ -22,8 +22,10 @@ const char kUsage[] =
     "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=S, default 2;\n"
     "                             --benchmark_repetitions=5, --benchmark_format=json, ...)\n"
     "  inspect FILE  layers, shapes, params, FLOPs and bytes, without running\n"
+    "                (FILE: .json, NTP-style .xml or an .onnx model, as for run)\n"
     "      --batch N  --precision P  --set name=value  --json\n"
     "  ops           the ops a topology can use\n"
+    "  convert IN OUT  .onnx/.xml/.json -> .json/.xml (edit a model's topology, then run it)\n"
     "  gate          run a suite and compare it with its baseline (what ctest -L perf runs)\n"
     "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
     "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
     if (command == "gate") return ntpb::cli::GateCommand(args);
     if (command == "compare") return ntpb::cli::CompareCommand(args);
     if (command == "baseline") return ntpb::cli::BaselineCommand(args);
+    if (command == "convert") return ntpb::cli::ConvertCommand(args);
     std::fprintf(stderr, "ntpbench: unknown command '%s'\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const ntpb::Error& e) {

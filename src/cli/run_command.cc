@@ -11,6 +11,7 @@
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
+#include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
 #include "src/cli/cli_options.h"
@@ -48,7 +49,7 @@ std::vector<benchmark::BenchmarkReporter::Run> Representative(
 
 int RunCommand(const std::string& program, const std::vector<std::string>& args) {
   const CliOptions o = ParseCliOptions(args, true);
-  const Topology topology = ReadTopologyJsonFile(o.file);
+  const Topology topology = ReadTopologyFile(o.file);
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   tb.Threads(o.threads)->Seed(o.seed);

@@ -278,6 +278,10 @@ Topology ParseTopologyJson(const std::string& text, const std::string& file) {
   return Reader(file).Read(doc);
 }
 
+Topology TopologyFromJson(const json& doc, const std::string& file) {
+  return Reader(file).Read(doc);
+}
+
 Topology ReadTopologyJsonFile(const std::string& path) {
   return ParseTopologyJson(ReadTextFile(path, kMaxTopologyFileBytes), path);
 }

@@ -228,6 +228,24 @@ class Resolver {
     r.attrs = Attrs(attrs);
     r.output_shapes = inferred.outputs;
     r.weights = inferred.weights;
+    r.weight_values.resize(r.weights.size());
+    for (const auto& [name, given] : l.weights) {
+      auto w = std::find_if(r.weights.begin(), r.weights.end(),
+                            [&](const WeightSpec& spec) { return spec.name == name; });
+      if (w == r.weights.end()) {
+        std::string known;
+        for (const WeightSpec& spec : r.weights) known += (known.empty() ? "" : ", ") + spec.name;
+        throw Error(t_.file, l.name, "weights." + name,
+                    "op '" + l.op + "' has no weight of that name (it has: " + known + ")");
+      }
+      if (given.shape != w->shape || !given.data ||
+          static_cast<int64_t>(given.data->size()) != NumElements(w->shape)) {
+        throw Error(t_.file, l.name, "weights." + name,
+                    "given values of shape " + ShapeToString(given.shape) + ", the layer needs " +
+                        ShapeToString(w->shape));
+      }
+      r.weight_values[w - r.weights.begin()] = given.data;
+    }
     for (size_t i = 0; i < r.outputs.size(); ++i) {
       CheckShape(r.output_shapes[i], l.name, "outputs");
       shapes_[r.outputs[i]] = r.output_shapes[i];

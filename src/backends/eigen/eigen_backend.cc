@@ -48,8 +48,10 @@ class EigenExecutable : public Executable {
       KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_};
       for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
       args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
-      for (const WeightSpec& w : l.weights) {
-        const std::vector<float> v = RandomWeight(config.seed, l.name, w);
+      for (size_t i = 0; i < l.weights.size(); ++i) {
+        const bool given = i < l.weight_values.size() && l.weight_values[i];
+        const std::vector<float> v =
+            given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
         float* p = AllocateWeight(v.size());
         std::copy(v.begin(), v.end(), p);
         args.weights.push_back(p);

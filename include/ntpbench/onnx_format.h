@@ -1,0 +1,27 @@
+// ONNX models (opset 11-17) as topologies: the checker and shape inference run first, then each
+// node maps to IR layers named after it; initializers become the layers' real weights, weights
+// the model leaves out are random. See docs/onnx.md for the op coverage.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ntpbench/topology.h"
+
+namespace ntpb {
+
+// Enforced before anything is allocated for the model's content.
+struct OnnxLimits {
+  std::size_t max_file_bytes = std::size_t{1} << 31;  // protobuf's own ceiling is 2 GiB
+  int max_nodes = 100000;
+  int64_t max_weight_bytes = int64_t{8} << 30;
+  int max_rank = 8;
+};
+
+// Throws ntpb::Error naming the file, the node (as the layer) and the field on any problem;
+// unsupported ops are listed together, each with its count and first node.
+Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits = {});
+Topology ParseOnnx(const std::string& bytes, const std::string& file,
+                   const OnnxLimits& limits = {});
+
+}  // namespace ntpb

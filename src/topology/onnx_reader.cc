@@ -1,0 +1,850 @@
+// Maps an ONNX graph onto the IR. Shapes come from ONNX's own shape inference; small integer
+// computations on shapes (Shape -> Gather -> Concat -> Reshape) are folded into attributes.
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <list>
+#include <map>
+#include <set>
+
+#include "ntpbench/error.h"
+#include "ntpbench/onnx_format.h"
+#include "src/topology/file_io.h"
+
+namespace ntpb {
+namespace {
+
+using Dims = std::vector<std::string>;  // each an integer or an expression ("N")
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "d_" + out;
+  return out;
+}
+
+bool ToInt(const std::string& s, int64_t* v) {
+  if (s.empty() || s.size() > 19) return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return false;
+  for (size_t k = i; k < s.size(); ++k) {
+    if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
+  }
+  *v = std::stoll(s);
+  return true;
+}
+
+class Importer {
+ public:
+  Importer(onnx::ModelProto& model, std::string file, const OnnxLimits& limits)
+      : m_(model), file_(std::move(file)), limits_(limits) {}
+
+  Topology Import() {
+    CheckLimits();
+    CheckOpset();
+    try {
+      onnx::checker::check_model(m_);
+    } catch (const std::exception& e) {
+      Fail("", "", std::string("the ONNX checker refused the model: ") + FirstLine(e.what()));
+    }
+    try {
+      onnx::shape_inference::InferShapes(m_);
+    } catch (const std::exception& e) {
+      Fail("", "", std::string("ONNX shape inference failed: ") + FirstLine(e.what()));
+    }
+    const onnx::GraphProto& g = m_.graph();
+    for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
+    for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
+    for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
+    for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
+    for (const onnx::NodeProto& n : g.node()) {
+      for (const std::string& in : n.input()) ++consumers_[in];
+    }
+    t_.file = file_;
+    t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
+    t_.description =
+        "imported from " + file_ +
+        (m_.producer_name().empty() ? std::string() : " (produced by " + m_.producer_name() + ")");
+    int index = 0;
+    for (const onnx::NodeProto& n : g.node()) MapNode(n, index++);
+    if (!unsupported_.empty()) {
+      std::string list;
+      for (const auto& [op, u] : unsupported_) {
+        list += (list.empty() ? "" : "; ") + op + " x" + std::to_string(u.count) + " (first: '" +
+                u.first_node + "'" + (u.why.empty() ? "" : ", " + u.why) + ")";
+      }
+      Fail("", "op", "unsupported ONNX ops: " + list);
+    }
+    for (const onnx::ValueInfoProto& v : g.input()) {
+      if (init_.count(v.name()) || weight_inputs_.count(v.name())) continue;
+      if (!consumers_.count(v.name())) continue;
+      t_.inputs.push_back({v.name(), dims_.at(v.name())});
+    }
+    if (t_.inputs.empty()) Fail("", "inputs", "the graph has no (non-weight) input");
+    for (const onnx::ValueInfoProto& v : g.output()) t_.outputs.push_back(Resolve(v.name()));
+    for (const auto& [name, value] : symbolic_) {
+      if (name != "N") t_.params[name] = value;
+    }
+    return t_;
+  }
+
+ private:
+  struct Unsupported {
+    int count = 0;
+    std::string first_node, why;
+  };
+
+  [[noreturn]] void Fail(const std::string& node, const std::string& field,
+                         const std::string& message) const {
+    throw Error(file_, node, field, message);
+  }
+
+  static std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+  void CheckOpset() const {
+    int64_t opset = -1;
+    for (const onnx::OperatorSetIdProto& o : m_.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    }
+    if (opset < 11 || opset > 17) {
+      Fail("", "opset_import",
+           "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset 11 to 17)");
+    }
+    opset_ = opset;
+  }
+
+  // Sizes are checked before any tensor's content is converted.
+  void CheckLimits() const {
+    const onnx::GraphProto& g = m_.graph();
+    if (g.node_size() > limits_.max_nodes) {
+      Fail("", "graph.node",
+           std::to_string(g.node_size()) + " nodes exceed the limit of " +
+               std::to_string(limits_.max_nodes) + " (OnnxLimits::max_nodes)");
+    }
+    int64_t total = 0;
+    for (const onnx::TensorProto& t : g.initializer()) {
+      const int64_t n = Elements(t, "initializer '" + t.name() + "'");
+      if (n > (limits_.max_weight_bytes - total) / 4) {
+        Fail("", "initializer",
+             "initializer '" + t.name() + "' brings the weights over the limit of " +
+                 std::to_string(limits_.max_weight_bytes) +
+                 " bytes (OnnxLimits::max_weight_bytes)");
+      }
+      total += 4 * n;
+      if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+        Fail("", "initializer",
+             "initializer '" + t.name() + "' keeps its data in an external file");
+      }
+      const size_t width =
+          t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::DOUBLE
+              ? 8
+              : 4;
+      const bool raw = !t.raw_data().empty();
+      const int64_t have = raw ? static_cast<int64_t>(t.raw_data().size() / width)
+                               : t.float_data_size() + t.int64_data_size() + t.int32_data_size() +
+                                     t.double_data_size();
+      if (have != n) {
+        Fail("", "initializer",
+             "initializer '" + t.name() + "' declares " + std::to_string(n) +
+                 " elements but holds " + std::to_string(have));
+      }
+    }
+  }
+
+  int64_t Elements(const onnx::TensorProto& t, const std::string& what) const {
+    if (t.dims_size() > limits_.max_rank)
+      Fail("", "dims", what + " has rank " + std::to_string(t.dims_size()));
+    int64_t n = 1;
+    for (int64_t d : t.dims()) {
+      if (d < 0 || __builtin_mul_overflow(n, d, &n)) {
+        Fail("", "dims", what + " has an impossible dimension " + std::to_string(d));
+      }
+    }
+    return n;
+  }
+
+  // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1).
+  std::string Symbol(const std::string& param, int axis) {
+    const std::string l = Lower(param);
+    std::string name;
+    if (l == "n" || l.find("batch") != std::string::npos) {
+      name = "N";
+    } else if (l == "t" || l.find("seq") != std::string::npos ||
+               l.find("time") != std::string::npos) {
+      name = "T";
+    } else if (axis == 0) {
+      name = "N";
+    } else {
+      name = Identifier(param);
+    }
+    symbolic_.emplace(name, name == "T" ? 16 : 1);
+    return name;
+  }
+
+  void RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    Dims dims;
+    const auto& shape = v.type().tensor_type().shape();
+    if (shape.dim_size() > limits_.max_rank) {
+      Fail("", "input", "'" + v.name() + "' has rank " + std::to_string(shape.dim_size()));
+    }
+    for (int i = 0; i < shape.dim_size(); ++i) {
+      const auto& d = shape.dim(i);
+      if (d.has_dim_value()) {
+        if (d.dim_value() <= 0 || d.dim_value() > (int64_t{1} << 31)) {
+          Fail("", "input",
+               "'" + v.name() + "' has an impossible dimension " + std::to_string(d.dim_value()));
+        }
+        dims.push_back(std::to_string(d.dim_value()));
+      } else if (d.has_dim_param() && !d.dim_param().empty()) {
+        dims.push_back(Symbol(d.dim_param(), i));
+      } else if (graph_input) {
+        dims.push_back(Symbol("", i));
+      } else {
+        return;  // unknown: not recorded
+      }
+    }
+    dims_[v.name()] = dims;
+  }
+
+  const Dims& DimsOf(const std::string& tensor, const onnx::NodeProto& n) const {
+    auto it = dims_.find(tensor);
+    if (it == dims_.end()) {
+      Fail(n.name(), "inputs", "the shape of '" + tensor + "' is unknown after shape inference");
+    }
+    return it->second;
+  }
+
+  std::string Resolve(const std::string& tensor) const {
+    auto it = alias_.find(tensor);
+    return it == alias_.end() ? tensor : Resolve(it->second);
+  }
+
+  const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const std::string& name) const {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == name) return &a;
+    }
+    return nullptr;
+  }
+  int64_t Int(const onnx::NodeProto& n, const std::string& name, int64_t dflt) const {
+    const auto* a = Attr(n, name);
+    return a ? a->i() : dflt;
+  }
+  float Float(const onnx::NodeProto& n, const std::string& name, float dflt) const {
+    const auto* a = Attr(n, name);
+    return a ? a->f() : dflt;
+  }
+  std::string Str(const onnx::NodeProto& n, const std::string& name,
+                  const std::string& dflt) const {
+    const auto* a = Attr(n, name);
+    return a ? a->s() : dflt;
+  }
+  std::vector<int64_t> Ints(const onnx::NodeProto& n, const std::string& name) const {
+    const auto* a = Attr(n, name);
+    return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+  }
+
+  // Float contents of an initializer or Constant.
+  std::vector<float> Floats(const onnx::TensorProto& t, const onnx::NodeProto& n) const {
+    if (t.data_type() != onnx::TensorProto::FLOAT) {
+      Fail(n.name(), "inputs",
+           "weight '" + t.name() + "' is not float32 (data type " + std::to_string(t.data_type()) +
+               ")");
+    }
+    const int64_t count = Elements(t, "'" + t.name() + "'");
+    std::vector<float> v(count);
+    if (!t.raw_data().empty()) {
+      if (t.raw_data().size() != 4 * v.size())
+        Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
+      std::memcpy(v.data(), t.raw_data().data(), 4 * v.size());
+    } else {
+      if (t.float_data_size() != count) Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
+      std::copy(t.float_data().begin(), t.float_data().end(), v.begin());
+    }
+    return v;
+  }
+
+  // A weight input: its dims, and its values when the model carries them.
+  struct Weight {
+    std::vector<int64_t> dims;
+    std::shared_ptr<std::vector<float>> values;  // null: the model has none (random)
+  };
+  Weight WeightInput(const onnx::NodeProto& n, int index) {
+    if (index >= n.input_size() || n.input(index).empty()) {
+      Fail(n.name(), "inputs", "input " + std::to_string(index) + " is missing");
+    }
+    const std::string& name = n.input(index);
+    Weight w;
+    auto it = init_.find(name);
+    if (it != init_.end()) {
+      w.dims.assign(it->second->dims().begin(), it->second->dims().end());
+      w.values = std::make_shared<std::vector<float>>(Floats(*it->second, n));
+      return w;
+    }
+    auto c = float_consts_.find(name);
+    if (c != float_consts_.end()) return c->second;
+    // A graph input that holds a weight: the model was exported without its weights.
+    auto d = dims_.find(name);
+    bool is_graph_input = false;
+    for (const auto& v : m_.graph().input()) is_graph_input = is_graph_input || v.name() == name;
+    if (!is_graph_input || d == dims_.end()) {
+      Fail(n.name(), "inputs",
+           "'" + name +
+               "' must be a weight (an initializer); weights computed at run time are "
+               "not supported");
+    }
+    for (const std::string& s : d->second) {
+      int64_t v = 0;
+      if (!ToInt(s, &v)) Fail(n.name(), "inputs", "weight '" + name + "' has a symbolic shape");
+      w.dims.push_back(v);
+    }
+    weight_inputs_.insert(name);
+    return w;
+  }
+
+  bool IsWeight(const std::string& name) const {
+    return init_.count(name) || float_consts_.count(name);
+  }
+
+  Layer& Add(const onnx::NodeProto& n, const std::string& op, const std::string& suffix,
+             std::vector<std::string> inputs, const std::string& output) {
+    Layer l;
+    l.name = LayerName(n) + suffix;
+    l.op = op;
+    for (std::string& in : inputs) in = Resolve(in);
+    l.inputs = std::move(inputs);
+    l.outputs = {output};
+    t_.layers.push_back(std::move(l));
+    producer_[output] = t_.layers.size() - 1;
+    return t_.layers.back();
+  }
+
+  std::string LayerName(const onnx::NodeProto& n) {
+    auto it = node_names_.find(&n);
+    if (it != node_names_.end()) return it->second;
+    std::string name =
+        n.name().empty() ? n.op_type() + "_" + std::to_string(node_names_.size()) : n.name();
+    while (used_names_.count(name)) name += "_";
+    used_names_.insert(name);
+    return node_names_[&n] = name;
+  }
+
+  void SetWeight(Layer& l, const std::string& name, std::vector<int64_t> shape,
+                 std::shared_ptr<std::vector<float>> values) {
+    if (values) l.weights[name] = {std::move(shape), std::move(values)};
+  }
+
+  void Refuse(const onnx::NodeProto& n, const std::string& why = "") {
+    Unsupported& u = unsupported_[n.op_type()];
+    if (u.count++ == 0) {
+      u.first_node = LayerName(n);
+      u.why = why;
+    }
+  }
+
+  // Integer constants, possibly symbolic, for shape computations.
+  bool IntConst(const std::string& name, Dims* out) const {
+    auto it = int_consts_.find(name);
+    if (it != int_consts_.end()) {
+      *out = it->second;
+      return true;
+    }
+    auto i = init_.find(name);
+    if (i == init_.end()) return false;
+    const onnx::TensorProto& t = *i->second;
+    if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32)
+      return false;
+    out->clear();
+    if (!t.raw_data().empty()) {
+      const bool wide = t.data_type() == onnx::TensorProto::INT64;
+      const size_t width = wide ? 8 : 4;
+      for (size_t k = 0; k + width <= t.raw_data().size(); k += width) {
+        int64_t v = 0;
+        if (wide) {
+          std::memcpy(&v, t.raw_data().data() + k, 8);
+        } else {
+          int32_t v32 = 0;
+          std::memcpy(&v32, t.raw_data().data() + k, 4);
+          v = v32;
+        }
+        out->push_back(std::to_string(v));
+      }
+    } else {
+      for (int64_t v : t.int64_data()) out->push_back(std::to_string(v));
+      for (int32_t v : t.int32_data()) out->push_back(std::to_string(v));
+    }
+    return true;
+  }
+
+  std::vector<int64_t> IntsOf(const Dims& d, const onnx::NodeProto& n,
+                              const std::string& field) const {
+    std::vector<int64_t> out;
+    for (const std::string& s : d) {
+      int64_t v = 0;
+      if (!ToInt(s, &v)) Fail(n.name(), field, "expected constant integers, got '" + s + "'");
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  static int64_t Axis(int64_t axis, size_t rank) {
+    return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
+  }
+
+  void MapNode(const onnx::NodeProto& n, int /*index*/) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      Refuse(n, "domain " + n.domain());
+      return;
+    }
+    const std::string& op = n.op_type();
+    const std::string out = n.output_size() > 0 ? n.output(0) : "";
+    auto in = [&](int i) { return i < n.input_size() ? n.input(i) : std::string(); };
+    Dims c;
+    // Folded shape arithmetic.
+    if (op == "Constant") {
+      const auto* value = Attr(n, "value");
+      if (!value || !value->has_t()) return Refuse(n, "only 'value' tensors");
+      const onnx::TensorProto& t = value->t();
+      Elements(t, "constant '" + out + "'");
+      if (t.data_type() == onnx::TensorProto::FLOAT) {
+        Weight w;
+        w.dims.assign(t.dims().begin(), t.dims().end());
+        w.values = std::make_shared<std::vector<float>>(Floats(t, n));
+        float_consts_[out] = w;
+      } else {
+        onnx::TensorProto named = t;
+        named.set_name(out);
+        owned_.push_back(named);
+        init_[out] = &owned_.back();
+      }
+      return;
+    }
+    if (op == "Shape") {
+      int_consts_[out] = DimsOf(in(0), n);
+      return;
+    }
+    if ((op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Cast" ||
+         op == "Concat") &&
+        IntConst(in(0), &c)) {
+      if (op == "Gather") {
+        Dims idx;
+        if (!IntConst(in(1), &idx)) return Refuse(n, "gather with computed indices");
+        Dims picked;
+        for (int64_t i : IntsOf(idx, n, "indices")) {
+          const int64_t k = Axis(i, c.size());
+          if (k < 0 || k >= static_cast<int64_t>(c.size()))
+            Fail(n.name(), "indices", "out of range");
+          picked.push_back(c[k]);
+        }
+        int_consts_[out] = picked;
+      } else if (op == "Concat") {
+        Dims all;
+        for (const std::string& i : n.input()) {
+          Dims part;
+          if (!IntConst(i, &part)) return Refuse(n, "concat of shapes and tensors");
+          all.insert(all.end(), part.begin(), part.end());
+        }
+        int_consts_[out] = all;
+      } else {
+        int_consts_[out] = c;
+      }
+      return;
+    }
+    if (op == "Identity" || op == "Dropout") {
+      if (op == "Dropout" && n.output_size() > 1 && consumers_.count(n.output(1))) {
+        return Refuse(n, "the mask output is used");
+      }
+      if (IntConst(in(0), &c)) {
+        int_consts_[out] = c;
+      } else {
+        alias_[out] = in(0);
+      }
+      return;
+    }
+    if (op == "Relu" || op == "Sigmoid" || op == "Tanh") {
+      Add(n, Lower(op), "", {in(0)}, out);
+      return;
+    }
+    if (op == "Clip") {
+      Dims lo, hi;
+      float min = -INFINITY, max = INFINITY;
+      if (opset_ < 11 || Attr(n, "min")) min = Float(n, "min", min);
+      if (!in(1).empty()) {
+        auto w = float_consts_.find(in(1));
+        auto i = init_.find(in(1));
+        if (w != float_consts_.end() && !w->second.values->empty()) {
+          min = w->second.values->front();
+        } else if (i != init_.end()) {
+          min = Floats(*i->second, n).at(0);
+        } else {
+          return Refuse(n, "computed bounds");
+        }
+      }
+      if (!in(2).empty()) {
+        auto w = float_consts_.find(in(2));
+        auto i = init_.find(in(2));
+        if (w != float_consts_.end() && !w->second.values->empty()) {
+          max = w->second.values->front();
+        } else if (i != init_.end()) {
+          max = Floats(*i->second, n).at(0);
+        } else {
+          return Refuse(n, "computed bounds");
+        }
+      }
+      if (min != 0) return Refuse(n, "only Clip(0, max) (ReLU6, clipped ReLU)");
+      if (std::isinf(max)) {
+        Add(n, "relu", "", {in(0)}, out);
+      } else {
+        Add(n, "clipped_relu", "", {in(0)}, out).attrs["clip"] = max;
+      }
+      return;
+    }
+    if (op == "Softmax") {
+      const Dims& d = DimsOf(in(0), n);
+      const int64_t axis = Axis(Int(n, "axis", opset_ >= 13 ? -1 : 1), d.size());
+      if (opset_ < 13 && axis != static_cast<int64_t>(d.size()) - 1) {
+        return Refuse(n, "opset < 13 Softmax over several axes");
+      }
+      Add(n, "softmax", "", {in(0)}, out).attrs["axis"] = axis;
+      return;
+    }
+    if (op == "Add" || op == "Mul") {
+      if (op == "Add" && IsWeight(in(1)) && FoldBias(n, in(0), in(1), out)) return;
+      if (op == "Add" && IsWeight(in(0)) && FoldBias(n, in(1), in(0), out)) return;
+      if (IsWeight(in(0)) || IsWeight(in(1))) return Refuse(n, "a constant operand");
+      Add(n, Lower(op), "", {in(0), in(1)}, out);
+      return;
+    }
+    if (op == "Gemm") {
+      if (Int(n, "transA", 0) != 0 || Float(n, "alpha", 1) != 1 || Float(n, "beta", 1) != 1) {
+        return Refuse(n, "transA, alpha or beta");
+      }
+      if (!IsWeight(in(1)) && !init_.count(in(1)) && !IsGraphInput(in(1))) {
+        return Refuse(n, "B computed at run time");
+      }
+      Weight b = WeightInput(n, 1);
+      if (b.dims.size() != 2) Fail(LayerName(n), "B", "expected a 2-D weight");
+      const bool trans = Int(n, "transB", 0) != 0;
+      const int64_t k = trans ? b.dims[1] : b.dims[0], units = trans ? b.dims[0] : b.dims[1];
+      Layer& l = Add(n, "dense", "", {in(0)}, out);
+      l.attrs["units"] = units;
+      l.attrs["bias"] = !in(2).empty();
+      if (b.values && trans) b.values = Transposed(*b.values, units, k);
+      SetWeight(l, "kernel", {k, units}, b.values);
+      if (!in(2).empty()) {
+        Weight bias = WeightInput(n, 2);
+        if (bias.values && static_cast<int64_t>(bias.values->size()) != units) {
+          return Refuse(n, "a bias that is not one value per output");
+        }
+        SetWeight(l, "bias", {units}, bias.values);
+      }
+      return;
+    }
+    if (op == "MatMul") {
+      if (IsWeight(in(1)) || (IsGraphInput(in(1)) && !IsActivationInput(in(1)))) {
+        Weight b = WeightInput(n, 1);
+        if (b.dims.size() != 2) return Refuse(n, "a weight of rank other than 2");
+        Layer& l = Add(n, "dense", "", {in(0)}, out);
+        l.attrs["units"] = b.dims[1];
+        l.attrs["bias"] = false;
+        SetWeight(l, "kernel", b.dims, b.values);
+        return;
+      }
+      Add(n, "matmul", "", {in(0), in(1)}, out);
+      return;
+    }
+    if (op == "Conv") {
+      Weight w = WeightInput(n, 1);
+      if (w.dims.size() != 4) return Refuse(n, "only 2-D convolution");
+      Layer& l = Add(n, "conv2d", "", {in(0)}, out);
+      l.attrs["filters"] = w.dims[0];
+      l.attrs["kernel"] = {w.dims[2], w.dims[3]};
+      if (!Ints(n, "strides").empty()) l.attrs["stride"] = Ints(n, "strides");
+      if (!Ints(n, "dilations").empty()) l.attrs["dilation"] = Ints(n, "dilations");
+      l.attrs["groups"] = Int(n, "group", 1);
+      if (!SetPadding(n, l)) return;
+      l.attrs["bias"] = !in(2).empty();
+      SetWeight(l, "kernel", w.dims, w.values);
+      if (!in(2).empty()) {
+        Weight b = WeightInput(n, 2);
+        SetWeight(l, "bias", {w.dims[0]}, b.values);
+      }
+      return;
+    }
+    if (op == "MaxPool" || op == "AveragePool") {
+      if (Int(n, "ceil_mode", 0) != 0) return Refuse(n, "ceil_mode");
+      for (int64_t d : Ints(n, "dilations")) {
+        if (d != 1) return Refuse(n, "dilations");
+      }
+      if (n.output_size() > 1 && consumers_.count(n.output(1))) return Refuse(n, "indices");
+      const auto kernel = Ints(n, "kernel_shape");
+      if (kernel.size() != 2) return Refuse(n, "only 2-D pooling");
+      Layer& l = Add(n, op == "MaxPool" ? "max_pool" : "avg_pool", "", {in(0)}, out);
+      l.attrs["kernel"] = kernel;
+      const auto strides = Ints(n, "strides");
+      l.attrs["stride"] = strides.empty() ? std::vector<int64_t>{1, 1} : strides;
+      if (op == "AveragePool") l.attrs["count_include_pad"] = Int(n, "count_include_pad", 0) != 0;
+      SetPadding(n, l);
+      return;
+    }
+    if (op == "GlobalAveragePool") {
+      const Dims& d = DimsOf(in(0), n);
+      if (d.size() != 4) return Refuse(n, "only NCHW input");
+      Add(n, "global_avg_pool", "", {in(0)}, out + ".nc");
+      Add(n, "reshape", ".nc11", {out + ".nc"}, out).attrs["shape"] = {-1, ToJson(d[1]), 1, 1};
+      return;
+    }
+    if (op == "BatchNormalization") {
+      if (Int(n, "training_mode", 0) != 0) return Refuse(n, "training mode");
+      Layer& l = Add(n, "batchnorm", "", {in(0)}, out);
+      l.attrs["epsilon"] = Float(n, "epsilon", 1e-5f);
+      const char* names[] = {"gamma", "beta", "mean", "variance"};
+      for (int i = 0; i < 4; ++i) {
+        Weight w = WeightInput(n, i + 1);
+        SetWeight(l, names[i], w.dims, w.values);
+      }
+      return;
+    }
+    if (op == "LayerNormalization") {
+      const Dims& d = DimsOf(in(0), n);
+      if (Axis(Int(n, "axis", -1), d.size()) != static_cast<int64_t>(d.size()) - 1) {
+        return Refuse(n, "normalization over more than the last axis");
+      }
+      Layer& l = Add(n, "layernorm", "", {in(0)}, out);
+      l.attrs["epsilon"] = Float(n, "epsilon", 1e-5f);
+      Weight g = WeightInput(n, 1);
+      SetWeight(l, "gamma", g.dims, g.values);
+      if (!in(2).empty()) {
+        Weight b = WeightInput(n, 2);
+        SetWeight(l, "beta", b.dims, b.values);
+      } else {
+        SetWeight(l, "beta", g.dims,
+                  std::make_shared<std::vector<float>>(g.values ? g.values->size() : 0, 0.0f));
+      }
+      return;
+    }
+    if (op == "Flatten") {
+      const Dims& d = DimsOf(in(0), n);
+      Add(n, "flatten", "", {in(0)}, out).attrs["axis"] = Axis(Int(n, "axis", 1), d.size());
+      return;
+    }
+    if (op == "Reshape" || op == "Squeeze" || op == "Unsqueeze") {
+      nlohmann::json shape = nlohmann::json::array();
+      if (op == "Reshape") {
+        if (!IntConst(in(1), &c)) return Refuse(n, "a shape computed at run time");
+        if (Int(n, "allowzero", 0) != 0) return Refuse(n, "allowzero");
+        const Dims& d = DimsOf(in(0), n);
+        for (size_t i = 0; i < c.size(); ++i)
+          shape.push_back(c[i] == "0" && i < d.size() ? ToJson(d[i]) : ToJson(c[i]));
+      } else {
+        for (const std::string& s : DimsOf(out, n)) shape.push_back(ToJson(s));
+      }
+      Add(n, "reshape", "", {in(0)}, out).attrs["shape"] = shape;
+      return;
+    }
+    if (op == "Transpose") {
+      std::vector<int64_t> perm = Ints(n, "perm");
+      if (perm.empty()) {
+        const size_t rank = DimsOf(in(0), n).size();
+        for (size_t i = rank; i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+      }
+      Add(n, "transpose", "", {in(0)}, out).attrs["perm"] = perm;
+      return;
+    }
+    if (op == "Concat") {
+      std::vector<std::string> inputs(n.input().begin(), n.input().end());
+      const Dims& d = DimsOf(out, n);
+      Add(n, "concat", "", inputs, out).attrs["axis"] = Axis(Int(n, "axis", 0), d.size());
+      return;
+    }
+    if (op == "LSTM" || op == "GRU") return MapRecurrent(n);
+    if (op == "ConvTranspose") return Refuse(n, "transposed convolution has no IR op yet");
+    Refuse(n);
+  }
+
+  static nlohmann::json ToJson(const std::string& dim) {
+    int64_t v = 0;
+    return ToInt(dim, &v) ? nlohmann::json(v) : nlohmann::json(dim);
+  }
+
+  bool IsGraphInput(const std::string& name) const {
+    for (const auto& v : m_.graph().input()) {
+      if (v.name() == name) return true;
+    }
+    return false;
+  }
+  // A graph input used as data by some node (not only as a weight).
+  bool IsActivationInput(const std::string& name) const {
+    return IsGraphInput(name) && !init_.count(name) && consumers_.count(name) &&
+           dims_.count(name) && !dims_.at(name).empty() && dims_.at(name)[0] == "N";
+  }
+
+  static std::shared_ptr<std::vector<float>> Transposed(const std::vector<float>& v, int64_t rows,
+                                                        int64_t cols) {
+    auto out = std::make_shared<std::vector<float>>(v.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) (*out)[c * rows + r] = v[r * cols + c];
+    }
+    return out;
+  }
+
+  // MatMul + Add(bias) -> one dense layer with a bias.
+  bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,
+                const std::string& out) {
+    auto p = producer_.find(Resolve(x));
+    if (p == producer_.end() || consumers_[x] != 1) return false;
+    Layer& l = t_.layers[p->second];
+    if (l.op != "dense" || l.attrs.value("bias", true)) return false;
+    Weight b = WeightInput(n, bias == n.input(0) ? 0 : 1);
+    const int64_t units = l.attrs["units"].get<int64_t>();
+    int64_t count = 1;
+    for (int64_t d : b.dims) count *= d;
+    if (count != units) return false;
+    l.attrs["bias"] = true;
+    SetWeight(l, "bias", {units}, b.values);
+    alias_[out] = l.outputs[0];
+    return true;
+  }
+
+  bool SetPadding(const onnx::NodeProto& n, Layer& l) {
+    const std::string pad = Str(n, "auto_pad", "NOTSET");
+    if (pad == "SAME_UPPER") {
+      l.attrs["padding"] = "same";
+    } else if (pad == "VALID") {
+      l.attrs["padding"] = "valid";
+    } else if (pad == "NOTSET") {
+      const auto pads = Ints(n, "pads");
+      if (!pads.empty()) l.attrs["padding"] = pads;
+    } else {
+      Refuse(n, "auto_pad " + pad);
+      return false;
+    }
+    return true;
+  }
+
+  void MapRecurrent(const onnx::NodeProto& n) {
+    const bool lstm = n.op_type() == "LSTM";
+    const int gates = lstm ? 4 : 3;
+    auto in = [&](int i) { return i < n.input_size() ? n.input(i) : std::string(); };
+    if (Int(n, "layout", 0) != 0) return Refuse(n, "layout 1");
+    if (!in(4).empty()) return Refuse(n, "sequence_lens");
+    if (!in(5).empty() || !in(6).empty()) return Refuse(n, "initial states");
+    if (Attr(n, "activations") || Attr(n, "clip")) return Refuse(n, "custom activations or clip");
+    if (lstm && Int(n, "input_forget", 0) != 0) return Refuse(n, "input_forget");
+    if (!lstm && Int(n, "linear_before_reset", 0) != 1) {
+      return Refuse(n, "linear_before_reset=0 (PyTorch exports 1)");
+    }
+    for (int o = 1; o < n.output_size(); ++o) {
+      if (consumers_.count(n.output(o))) return Refuse(n, "the final state outputs are used");
+    }
+    const std::string direction = Str(n, "direction", "forward");
+    const int dirs = direction == "bidirectional" ? 2 : 1;
+    const int64_t h = Int(n, "hidden_size", 0);
+    Weight w = WeightInput(n, 1), r = WeightInput(n, 2);
+    if (h <= 0 || w.dims.size() != 3 || r.dims.size() != 3 || w.dims[0] != dirs ||
+        w.dims[1] != gates * h || r.dims[2] != h) {
+      Fail(LayerName(n), "W", "weights do not match hidden_size and direction");
+    }
+    const int64_t c = w.dims[2];
+    const Dims& x = DimsOf(in(0), n);  // [T, N, C]
+    const std::string name = LayerName(n), y = n.output_size() > 0 ? n.output(0) : name + ".y";
+    Add(n, "transpose", ".to_ntc", {in(0)}, name + ".ntc").attrs["perm"] = {1, 0, 2};
+    Layer& l = Add(n, Lower(n.op_type()), "", {name + ".ntc"}, name + ".out");
+    l.attrs["units"] = h;
+    l.attrs["direction"] = direction;
+    // ONNX gate order: LSTM i, o, f, c; GRU z, r, h. The IR's: LSTM i, f, g, o; GRU r, z, n.
+    const std::vector<int> from = lstm ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 0, 2};
+    std::shared_ptr<std::vector<float>> bias_values;
+    if (!in(3).empty()) bias_values = WeightInput(n, 3).values;
+    for (int d = 0; d < dirs; ++d) {
+      const std::string p =
+          (dirs == 2 && d == 1) || direction == "reverse" ? "reverse." : "forward.";
+      if (w.values && r.values) {
+        auto wx = std::make_shared<std::vector<float>>(c * gates * h);
+        auto wh = std::make_shared<std::vector<float>>(h * gates * h);
+        auto b = std::make_shared<std::vector<float>>(gates * h, 0.0f);
+        auto bhn = std::make_shared<std::vector<float>>(h, 0.0f);
+        for (int g = 0; g < gates; ++g) {
+          for (int64_t j = 0; j < h; ++j) {
+            const int64_t row = d * gates * h + from[g] * h + j;
+            for (int64_t k = 0; k < c; ++k)
+              (*wx)[k * gates * h + g * h + j] = (*w.values)[row * c + k];
+            for (int64_t k = 0; k < h; ++k)
+              (*wh)[k * gates * h + g * h + j] = (*r.values)[row * h + k];
+            if (bias_values) {
+              const float wb = (*bias_values)[d * 2 * gates * h + from[g] * h + j];
+              const float rb = (*bias_values)[d * 2 * gates * h + gates * h + from[g] * h + j];
+              if (!lstm && g == 2) {  // n: the recurrent bias stays inside the reset product
+                (*b)[g * h + j] = wb;
+                (*bhn)[j] = rb;
+              } else {
+                (*b)[g * h + j] = wb + rb;
+              }
+            }
+          }
+        }
+        SetWeight(l, p + "w_x", {c, gates * h}, wx);
+        SetWeight(l, p + "w_h", {h, gates * h}, wh);
+        SetWeight(l, p + "bias", {gates * h}, b);
+        if (!lstm) SetWeight(l, p + "bias_hn", {h}, bhn);
+      }
+    }
+    // IR output [N, T, dirs * H] -> ONNX Y [T, dirs, N, H].
+    Add(n, "reshape", ".split_dirs", {name + ".out"}, name + ".ntdh").attrs["shape"] = {
+        ToJson(x[1]), ToJson(x[0]), dirs, h};
+    Add(n, "transpose", ".to_tdnh", {name + ".ntdh"}, y).attrs["perm"] = {1, 2, 0, 3};
+  }
+
+  onnx::ModelProto& m_;
+  std::string file_;
+  const OnnxLimits& limits_;
+  mutable int64_t opset_ = 0;
+  Topology t_;
+  std::map<std::string, const onnx::TensorProto*> init_;
+  std::list<onnx::TensorProto> owned_;  // Constant nodes' integer tensors
+  std::map<std::string, Weight> float_consts_;
+  std::map<std::string, Dims> int_consts_, dims_;
+  std::map<std::string, std::string> alias_;
+  std::map<std::string, int> consumers_;
+  std::map<std::string, size_t> producer_;
+  std::set<std::string> weight_inputs_, used_names_;
+  std::map<const onnx::NodeProto*, std::string> node_names_;
+  std::map<std::string, Unsupported> unsupported_;
+  std::map<std::string, int64_t> symbolic_;
+};
+
+}  // namespace
+
+Topology ParseOnnx(const std::string& bytes, const std::string& file, const OnnxLimits& limits) {
+  if (bytes.size() > limits.max_file_bytes) {
+    throw Error(file, "", "",
+                "larger than the limit of " + std::to_string(limits.max_file_bytes) +
+                    " bytes (OnnxLimits::max_file_bytes)");
+  }
+  onnx::ModelProto model;
+  if (bytes.empty() || !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    throw Error(file, "", "",
+                "not an ONNX model: the protobuf does not parse (truncated, or another format)");
+  }
+  if (!model.has_graph() || model.graph().node_size() == 0) {
+    throw Error(file, "", "graph", "the ONNX model has no graph nodes");
+  }
+  return Importer(model, file, limits).Import();
+}
+
+Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits) {
+  return ParseOnnx(ReadTextFile(path, limits.max_file_bytes), path, limits);
+}
+
+}  // namespace ntpb

@@ -1,0 +1,36 @@
+#include "ntpbench/topology_file.h"
+
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/onnx_format.h"
+#include "ntpbench/xml_format.h"
+
+namespace ntpb {
+namespace {
+
+std::string Extension(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  const size_t slash = path.rfind('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  return path.substr(dot + 1);
+}
+
+}  // namespace
+
+Topology ReadTopologyFile(const std::string& path) {
+  const std::string ext = Extension(path);
+  if (ext == "json") return ReadTopologyJsonFile(path);
+  if (ext == "xml") return ReadTopologyXmlFile(path);
+  if (ext == "onnx") return ReadOnnxFile(path);
+  throw Error(path, "", "",
+              "unknown topology format '." + ext + "' (expected .json, .xml or .onnx)");
+}
+
+void WriteTopologyFile(const Topology& topology, const std::string& path) {
+  const std::string ext = Extension(path);
+  if (ext == "json") return WriteTopologyJsonFile(topology, path);
+  if (ext == "xml") return WriteTopologyXmlFile(topology, path);
+  throw Error(path, "", "", "can write .json or .xml topologies, not '." + ext + "'");
+}
+
+}  // namespace ntpb

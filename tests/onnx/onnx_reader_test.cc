@@ -1,0 +1,300 @@
+// The ONNX reader: every mapped op, real weights, outputs against references computed
+// independently of the IR (ONNX semantics written out here), and broken models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/onnx_format.h"
+#include "ntpbench/random_data.h"
+#include "ntpbench/resolve.h"
+#include "tests/backends/naive_ops.h"
+#include "tests/onnx/onnx_test_models.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+Topology Import(const std::string& model) {
+  return ParseOnnx(TestModel(model).SerializeAsString(), model + ".onnx");
+}
+
+const Layer& LayerNamed(const Topology& t, const std::string& name) {
+  for (const Layer& l : t.layers) {
+    if (l.name == name) return l;
+  }
+  throw std::runtime_error("no layer " + name);
+}
+
+// Runs the topology on Eigen with `input` written to its (single) input; returns its output.
+std::vector<float> RunEigen(const Topology& topology, const ParamEnv& params,
+                            const std::vector<float>& input) {
+  const ResolvedTopology t = Resolve(topology, params);
+  auto exe = FindBackend("eigen")->Compile(t, RunConfig{});
+  exe->WriteTensor(t.inputs.at(0).first, input);
+  exe->Run();
+  return exe->ReadTensor(t.outputs.at(0));
+}
+
+std::string ErrorOf(const std::string& bytes, const OnnxLimits& limits = {}) {
+  try {
+    ParseOnnx(bytes, "bad.onnx", limits);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {
+  const Topology t = Import("mlp");
+  ASSERT_EQ(t.inputs.size(), 1u);
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<std::string>{"N", "3"}));  // symbolic batch -> N
+  std::vector<std::string> names;
+  for (const Layer& l : t.layers) names.push_back(l.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"fc1", "relu1", "fc2", "softmax"}));  // Add folded
+  const Layer& fc1 = LayerNamed(t, "fc1");
+  EXPECT_EQ(fc1.op, "dense");
+  EXPECT_EQ(fc1.attrs["units"], 2);
+  // Gemm's transB weight [2, 3] is stored as the IR's [K, units] = [3, 2].
+  EXPECT_EQ(*fc1.weights.at("kernel").data, (std::vector<float>{1, -1, 2, 0.5f, 3, 0}));
+  EXPECT_TRUE(LayerNamed(t, "fc2").attrs["bias"].get<bool>());
+
+  // Computed by hand: x = [1, 2, -1]; fc1 = [1+4-3+0.5, -1+1+0-0.25] = [2.5, -0.25];
+  // relu = [2.5, 0]; fc2 = [2.5*1 + 0.1, 2.5*-1 + 0.2] = [2.6, -2.3]; softmax.
+  const std::vector<float> y = RunEigen(t, {{"N", 1}}, {1, 2, -1});
+  const double e0 = std::exp(2.6), e1 = std::exp(-2.3);
+  EXPECT_NEAR(y[0], e0 / (e0 + e1), 1e-6);
+  EXPECT_NEAR(y[1], e1 / (e0 + e1), 1e-6);
+}
+
+TEST(OnnxReader, CnnWithBatchnormMapsEveryAttributeAndRunsLikeTheNaiveOps) {
+  const Topology t = Import("cnn_bn");
+  const Layer& conv = LayerNamed(t, "conv1");
+  EXPECT_EQ(conv.attrs["padding"], (nlohmann::json{1, 1, 1, 1}));
+  EXPECT_EQ(conv.attrs["filters"], 4);
+  const Layer& dw = LayerNamed(t, "dwconv");
+  EXPECT_EQ(dw.attrs["groups"], 4);
+  EXPECT_EQ(dw.attrs["padding"], "same");
+  EXPECT_FALSE(dw.attrs["bias"].get<bool>());
+  EXPECT_EQ(LayerNamed(t, "relu6").op, "clipped_relu");
+  EXPECT_EQ(LayerNamed(t, "relu6").attrs["clip"], 6.0);
+  EXPECT_EQ(LayerNamed(t, "bn1").weights.at("variance").data->at(2), 1.2f);
+  EXPECT_NEAR(LayerNamed(t, "bn1").attrs["epsilon"].get<double>(), 1e-3, 1e-9);
+  // Shape -> Gather -> Concat folded into the reshape's attribute, batch kept symbolic.
+  EXPECT_EQ(LayerNamed(t, "flatten").attrs["shape"], (nlohmann::json{"N", -1}));
+  EXPECT_EQ(LayerNamed(t, "pool1").attrs["stride"], (nlohmann::json{2, 2}));
+
+  // Every tensor on Eigen against the naive ops with the model's own weights.
+  const ResolvedTopology r = Resolve(t, {{"N", 2}});
+  auto exe = FindBackend("eigen")->Compile(r, RunConfig{});
+  exe->Run();
+  std::map<std::string, Values> naive;
+  for (const auto& [name, shape] : r.inputs) naive[name] = exe->ReadTensor(name);
+  for (const ResolvedLayer& l : r.layers) {
+    std::vector<Values> inputs, weights;
+    for (const std::string& in : l.inputs) inputs.push_back(naive.at(in));
+    for (size_t i = 0; i < l.weights.size(); ++i) {
+      ASSERT_TRUE(l.weight_values[i]) << l.name << " " << l.weights[i].name;
+      weights.push_back(*l.weight_values[i]);
+    }
+    naive[l.outputs[0]] = NaiveOp(l, inputs, weights);
+    EXPECT_LT(MaxRelativeError(exe->ReadTensor(l.outputs[0]), naive[l.outputs[0]]), 1e-5) << l.name;
+  }
+  EXPECT_EQ(r.shapes.at("logits"), (Shape{2, 5}));
+}
+
+float Sigmoid(float x) { return 1 / (1 + std::exp(-x)); }
+
+// ONNX LSTM (gates i, o, f, c) and GRU (z, r, h; linear_before_reset=1), written from the
+// operator specification over ONNX's own weight layout.
+std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
+                                          const std::vector<float>& x, int64_t t_len,
+                                          int64_t n_batch) {
+  auto weight = [&](const std::string& name) {
+    for (const auto& init : m.graph().initializer()) {
+      if (init.name() == name) {
+        std::vector<float> v(init.raw_data().size() / 4);
+        std::memcpy(v.data(), init.raw_data().data(), init.raw_data().size());
+        return v;
+      }
+    }
+    throw std::runtime_error(name);
+  };
+  const std::vector<float> W = weight("W"), R = weight("R"), B = weight("B");
+  const int64_t h = 4, c = 3, gates = lstm ? 4 : 3, dirs = lstm ? 2 : 1;
+  std::vector<float> y(t_len * dirs * n_batch * h);
+  for (int64_t d = 0; d < dirs; ++d) {
+    for (int64_t b = 0; b < n_batch; ++b) {
+      std::vector<float> hs(h, 0), cs(h, 0);
+      for (int64_t step = 0; step < t_len; ++step) {
+        const int64_t t = d == 0 ? step : t_len - 1 - step;
+        std::vector<float> xw(gates * h), hr(gates * h);
+        for (int64_t g = 0; g < gates * h; ++g) {
+          float a = B[d * 2 * gates * h + g], r = B[d * 2 * gates * h + gates * h + g];
+          for (int64_t k = 0; k < c; ++k)
+            a += W[(d * gates * h + g) * c + k] * x[(t * n_batch + b) * c + k];
+          for (int64_t k = 0; k < h; ++k) r += R[(d * gates * h + g) * h + k] * hs[k];
+          xw[g] = a;
+          hr[g] = r;
+        }
+        std::vector<float> next(h);
+        for (int64_t j = 0; j < h; ++j) {
+          if (lstm) {
+            const float i = Sigmoid(xw[j] + hr[j]), o = Sigmoid(xw[h + j] + hr[h + j]),
+                        f = Sigmoid(xw[2 * h + j] + hr[2 * h + j]),
+                        g = std::tanh(xw[3 * h + j] + hr[3 * h + j]);
+            cs[j] = f * cs[j] + i * g;
+            next[j] = o * std::tanh(cs[j]);
+          } else {
+            const float z = Sigmoid(xw[j] + hr[j]), r = Sigmoid(xw[h + j] + hr[h + j]);
+            const float n = std::tanh(xw[2 * h + j] + r * hr[2 * h + j]);
+            next[j] = (1 - z) * n + z * hs[j];
+          }
+        }
+        hs = next;
+        for (int64_t j = 0; j < h; ++j) y[((t * dirs + d) * n_batch + b) * h + j] = hs[j];
+      }
+    }
+  }
+  return y;
+}
+
+TEST(OnnxReader, BidirectionalLstmMatchesTheOnnxSpecification) {
+  const Topology t = Import("lstm");
+  EXPECT_EQ(LayerNamed(t, "lstm").op, "lstm");
+  EXPECT_EQ(LayerNamed(t, "lstm").attrs["direction"], "bidirectional");
+  EXPECT_EQ(t.inputs[0].shape, (std::vector<std::string>{"T", "N", "3"}));
+  const int64_t T = 5, N = 2;
+  OnnxBuilder b("x");
+  const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
+  const std::vector<float> y = RunEigen(t, {{"N", N}, {"T", T}}, x);
+  const std::vector<float> ref = OnnxRecurrentReference(true, TestModel("lstm"), x, T, N);
+  ASSERT_EQ(y.size(), ref.size());
+  EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
+}
+
+TEST(OnnxReader, GruMatchesTheOnnxSpecification) {
+  const Topology t = Import("gru");
+  const int64_t T = 5, N = 3;
+  OnnxBuilder b("x");
+  const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 98);
+  const std::vector<float> y = RunEigen(t, {{"N", N}, {"T", T}}, x);
+  const std::vector<float> ref = OnnxRecurrentReference(false, TestModel("gru"), x, T, N);
+  ASSERT_EQ(y.size(), ref.size());
+  EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
+}
+
+TEST(OnnxReader, RemainingOpsMapAndRun) {
+  const Topology t = Import("ops");
+  std::map<std::string, std::string> ops;
+  for (const Layer& l : t.layers) ops[l.name] = l.op;
+  EXPECT_EQ(ops, (std::map<std::string, std::string>{{"sigmoid", "sigmoid"},
+                                                     {"tanh", "tanh"},
+                                                     {"gate", "mul"},
+                                                     {"layernorm", "layernorm"},
+                                                     {"transpose", "transpose"},
+                                                     {"unsqueeze", "reshape"},
+                                                     {"squeeze", "reshape"},
+                                                     {"concat", "concat"},
+                                                     {"flatten", "flatten"},
+                                                     {"residual", "add"}}));
+  // Identity and Dropout are no layers: layernorm reads the gate's output directly.
+  EXPECT_EQ(LayerNamed(t, "layernorm").inputs, (std::vector<std::string>{"m"}));
+  // x -> sigmoid(x) * tanh(x) -> layernorm over 6 -> [N, 6, 4] -> concat -> [N, 48] -> x2.
+  OnnxBuilder b("x");
+  const std::vector<float> x = b.Random({1, 4, 6}, 1.0f, 7);
+  const std::vector<float> y = RunEigen(t, {{"N", 1}}, x);
+  ASSERT_EQ(y.size(), 48u);
+  const float scale[6] = {1, 1, 0.5f, 2, 1, 1}, bias[6] = {0, 0.1f, 0, 0, -0.1f, 0};
+  for (int row = 0; row < 4; ++row) {
+    float g[6], mean = 0, var = 0;
+    for (int j = 0; j < 6; ++j) {
+      const float v = x[row * 6 + j];
+      g[j] = Sigmoid(v) * std::tanh(v);
+      mean += g[j] / 6;
+    }
+    for (int j = 0; j < 6; ++j) var += (g[j] - mean) * (g[j] - mean) / 6;
+    for (int j = 0; j < 6; ++j) {
+      const float ln = (g[j] - mean) / std::sqrt(var + 1e-5f) * scale[j] + bias[j];
+      // transposed to [6, 4], concatenated with itself along the last axis: [6, 8].
+      EXPECT_NEAR(y[j * 8 + row], 2 * ln, 1e-4) << row << "," << j;
+      EXPECT_NEAR(y[j * 8 + 4 + row], 2 * ln, 1e-4);
+    }
+  }
+}
+
+TEST(OnnxReader, AModelWithoutItsWeightsGetsRandomOnes) {
+  OnnxBuilder b("no_weights");
+  b.Input("x", {"N", "8"});
+  b.Input("w", {"4", "8"});  // exported without initializers: the weight is a graph input
+  OnnxBuilder::SetInt(b.Node("Gemm", {"x", "w"}, {"y"}, "fc"), "transB", 1);
+  b.Output("y", {"N", "4"});
+  const Topology t = ParseOnnx(b.Bytes(), "no_weights.onnx");
+  ASSERT_EQ(t.inputs.size(), 1u);  // w is no activation input
+  EXPECT_TRUE(t.layers[0].weights.empty());
+  EXPECT_EQ(t.layers[0].attrs["units"], 4);
+  EXPECT_EQ(RunEigen(t, {{"N", 2}}, std::vector<float>(16, 1.0f)).size(), 8u);
+}
+
+TEST(OnnxReader, UnsupportedOpsAreListedWithCountsAndFirstNode) {
+  OnnxBuilder b("unsupported");
+  b.Input("x", {"N", "4", "8", "8"});
+  b.RandomWeight("w", {4, 4, 2, 2}, 0.1f, 1);
+  b.Node("ConvTranspose", {"x", "w"}, {"u1"}, "up1");
+  b.Node("ConvTranspose", {"u1", "w"}, {"u2"}, "up2");
+  b.Node("Erf", {"u2"}, {"e"}, "erf");
+  b.Output("e", {"N", "4", "10", "10"});
+  const std::string e = ErrorOf(b.Bytes());
+  EXPECT_NE(e.find("bad.onnx"), std::string::npos) << e;
+  EXPECT_NE(e.find("ConvTranspose x2 (first: 'up1'"), std::string::npos) << e;
+  EXPECT_NE(e.find("Erf x1 (first: 'erf')"), std::string::npos) << e;
+}
+
+TEST(OnnxReader, BrokenFilesGiveClearErrors) {
+  const std::string good = TestModel("cnn_bn").SerializeAsString();
+  // Truncated.
+  EXPECT_NE(ErrorOf(good.substr(0, good.size() / 2)).find("bad.onnx"), std::string::npos);
+  EXPECT_NE(ErrorOf(good.substr(0, good.size() / 2)).find("not an ONNX model"), std::string::npos);
+  // Wrong magic: a JSON topology named .onnx.
+  EXPECT_NE(ErrorOf("{\"name\": \"mlp\"}").find("not an ONNX model"), std::string::npos);
+  EXPECT_NE(ErrorOf("").find("not an ONNX model"), std::string::npos);
+  // Absurd dimensions: refused before anything is allocated.
+  onnx::ModelProto huge = TestModel("mlp");
+  auto* init = huge.mutable_graph()->mutable_initializer(0);
+  init->clear_dims();
+  init->add_dims(int64_t{1} << 40);
+  init->add_dims(int64_t{1} << 40);
+  EXPECT_NE(ErrorOf(huge.SerializeAsString()).find("impossible dimension"), std::string::npos)
+      << ErrorOf(huge.SerializeAsString());
+  init->clear_dims();
+  init->add_dims(int64_t{1} << 20);
+  init->add_dims(int64_t{1} << 12);
+  EXPECT_NE(ErrorOf(huge.SerializeAsString()).find("over the limit"), std::string::npos);
+  init->clear_dims();
+  init->add_dims(3);
+  init->add_dims(3);  // 9 declared, 6 held
+  EXPECT_NE(ErrorOf(huge.SerializeAsString()).find("declares 9 elements but holds 6"),
+            std::string::npos);
+  // A dangling tensor name.
+  onnx::ModelProto dangling = TestModel("mlp");
+  dangling.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
+  EXPECT_NE(ErrorOf(dangling.SerializeAsString()).find("checker"), std::string::npos)
+      << ErrorOf(dangling.SerializeAsString());
+  // A cycle.
+  onnx::ModelProto cycle = TestModel("mlp");
+  cycle.mutable_graph()->mutable_node(0)->set_input(0, "probs");
+  EXPECT_NE(ErrorOf(cycle.SerializeAsString()).find("checker"), std::string::npos);
+  // An opset outside 11..17.
+  onnx::ModelProto old = TestModel("mlp");
+  old.mutable_opset_import(0)->set_version(9);
+  EXPECT_NE(ErrorOf(old.SerializeAsString()).find("opset 9 is not supported"), std::string::npos);
+  // Too many nodes for the configured limit.
+  OnnxLimits small;
+  small.max_nodes = 2;
+  EXPECT_NE(ErrorOf(good, small).find("max_nodes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,0 +1,89 @@
+// The NTP-style XML format: the shipped XML equals its JSON twin, every shipped topology round
+// trips, and bad XML gets the same quality of error as bad JSON.
+#include "ntpbench/xml_format.h"
+
+#include <gtest/gtest.h>
+
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/resolve.h"
+#include "ntpbench/topology_file.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+std::string ErrorOf(const std::string& xml) {
+  try {
+    ParseTopologyXml(xml, "t.xml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(XmlFormat, ShippedDeepSpeechXmlIsTheJsonTopology) {
+  const Topology xml = ReadTopologyFile(SourcePath("topologies/deepspeech.xml"));
+  const Topology json = ReadTopologyFile(SourcePath("topologies/deepspeech.json"));
+  EXPECT_EQ(xml, json);
+  // And they resolve to the same IR: shapes, weights, FLOPs, markers.
+  const ResolvedTopology a = Resolve(xml, {{"N", 2}}), b = Resolve(json, {{"N", 2}});
+  EXPECT_EQ(a.shapes, b.shapes);
+  ASSERT_EQ(a.layers.size(), b.layers.size());
+  for (size_t i = 0; i < a.layers.size(); ++i) {
+    EXPECT_EQ(a.layers[i].flops, b.layers[i].flops);
+    EXPECT_EQ(a.layers[i].attrs.json(), b.layers[i].attrs.json()) << a.layers[i].name;
+  }
+  EXPECT_EQ(ResolveMarkers(a, xml.markers).size(), 2u);
+}
+
+TEST(XmlFormat, EveryShippedTopologyRoundTrips) {
+  for (const char* name : {"deepspeech", "mlp", "tiny_cnn", "resnet50", "mobilenet_v2"}) {
+    const Topology t =
+        ReadTopologyJsonFile(SourcePath(std::string("topologies/") + name + ".json"));
+    const Topology back = ParseTopologyXml(WriteTopologyXml(t), "round.xml");
+    EXPECT_EQ(back, t) << name;
+  }
+}
+
+TEST(XmlFormat, BadXmlNamesFileLayerAndField) {
+  const std::string head = "<topology name='t'><input name='x' shape='N, 4'/>";
+  EXPECT_NE(ErrorOf("<topology name='t'><input name='x'").find("t.xml: malformed XML"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("<topology name='t'>\n<input name='x' shape='1'/>\n<layer name='a' type='relu'>"
+                    "</topology>")
+                .find("at line 3"),
+            std::string::npos)
+      << ErrorOf("<topology name='t'>\n<input/>\n<layer name='a'></topology>");
+  EXPECT_NE(ErrorOf("<model/>").find("expected a <topology> root element"), std::string::npos);
+  EXPECT_NE(
+      ErrorOf(head + "<layr name='a' type='relu'/></topology>").find("unknown element <layr>"),
+      std::string::npos);
+  const std::string bad_float =
+      ErrorOf(head +
+              "<layer name='c' type='clipped_relu'><param name='clip' value='x'/></layer>"
+              "</topology>");
+  EXPECT_NE(bad_float.find("t.xml"), std::string::npos);
+  EXPECT_NE(bad_float.find("c"), std::string::npos);
+  EXPECT_NE(bad_float.find("clip"), std::string::npos);
+  EXPECT_NE(bad_float.find("expected a number"), std::string::npos);
+  EXPECT_NE(ErrorOf(head + "<layer name='c' type='convolution'/></topology>").find("unknown op"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + "<layer name='d' type='dense'/></topology>")
+                .find("missing required attribute"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + "<layer name='d' type='dense'><param name='units' value='4'/>"
+                           "<param name='units' value='5'/></layer></topology>")
+                .find("given twice"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(head + "<layer name='d' type='relu' color='red'/></topology>")
+                .find("unknown attribute of <layer>"),
+            std::string::npos);
+  std::string deep = "<topology name='t'>";
+  for (int i = 0; i < 10000; ++i) deep += "<a>";
+  EXPECT_NE(ErrorOf(deep).find("nested deeper"), std::string::npos);
+  EXPECT_NE(ErrorOf("").find("t.xml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpb::testing
