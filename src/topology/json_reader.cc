@@ -15,6 +15,9 @@ using nlohmann::json;
 
 const char* TypeName(const json& v) { return v.is_null() ? "null" : v.type_name(); }
 
+// For error messages: never throws, also on strings that are not UTF-8 (the XML reader's).
+std::string Dump(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
@@ -32,7 +35,7 @@ class Reader {
       }
     }
     if (doc.contains("version") && doc["version"] != 1) {
-      Fail("", "version", "unsupported format version " + doc["version"].dump() + " (expected 1)");
+      Fail("", "version", "unsupported format version " + Dump(doc["version"]) + " (expected 1)");
     }
     Topology t;
     t.file = file_;
@@ -113,7 +116,7 @@ class Reader {
     std::vector<std::string> out;
     for (const json& s : v) {
       if (!s.is_string() || s.get<std::string>().empty()) {
-        Fail(layer, field, "expected non-empty tensor names, got " + s.dump());
+        Fail(layer, field, "expected non-empty tensor names, got " + Dump(s));
       }
       out.push_back(s.get<std::string>());
     }
@@ -143,7 +146,7 @@ class Reader {
     if (shape.empty()) Fail("", where + ".shape", "expected at least one dimension");
     for (const json& dim : shape) {
       if (!IsSize(dim))
-        Fail("", where + ".shape", "expected integers or expressions, got " + dim.dump());
+        Fail("", where + ".shape", "expected integers or expressions, got " + Dump(dim));
       d.shape.push_back(dim.is_string() ? dim.get<std::string>()
                                         : std::to_string(dim.get<int64_t>()));
     }
@@ -152,7 +155,7 @@ class Reader {
 
   void CheckAttr(const AttrDef& def, const json& v, const std::string& layer) const {
     auto bad = [&](const std::string& expected) {
-      Fail(layer, def.name, "expected " + expected + ", got " + v.dump());
+      Fail(layer, def.name, "expected " + expected + ", got " + Dump(v));
     };
     auto all_sizes = [&](size_t lo, size_t hi) {
       if (!v.is_array() || v.size() < lo || v.size() > hi) return false;

@@ -229,7 +229,8 @@ class Resolver {
     r.output_shapes = inferred.outputs;
     r.weights = inferred.weights;
     r.weight_values.resize(r.weights.size());
-    for (const auto& [name, given] : l.weights) {
+    for (const auto& [weight_name, given] : l.weights) {
+      const std::string& name = weight_name;  // lambdas cannot capture structured bindings
       auto w = std::find_if(r.weights.begin(), r.weights.end(),
                             [&](const WeightSpec& spec) { return spec.name == name; });
       if (w == r.weights.end()) {

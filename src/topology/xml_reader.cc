@@ -62,6 +62,7 @@ class XmlReader {
   explicit XmlReader(std::string file) : file_(std::move(file)) {}
 
   json Read(const std::string& text) {
+    CheckUtf8(text);
     CheckDepth(text);
     pugi::xml_document doc;
     const pugi::xml_parse_result ok = doc.load_buffer(text.data(), text.size());
@@ -128,6 +129,33 @@ class XmlReader {
   [[noreturn]] void Fail(const std::string& layer, const std::string& field,
                          const std::string& message) const {
     throw Error(file_, layer, field, message);
+  }
+
+  // Names and values end up in JSON and in messages: they must be text. (Found by fuzzing.)
+  void CheckUtf8(const std::string& text) const {
+    size_t line = 1;
+    for (size_t i = 0; i < text.size();) {
+      const unsigned char c = static_cast<unsigned char>(text[i]);
+      int more = c < 0x80           ? 0
+                 : (c >> 5) == 0x6  ? 1
+                 : (c >> 4) == 0xE  ? 2
+                 : (c >> 3) == 0x1E ? 3
+                                    : -1;
+      bool ok = more >= 0 && i + more < text.size();
+      for (int k = 1; ok && k <= more; ++k)
+        ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+      if (!ok) {
+        Fail("", "",
+             "not UTF-8 text: invalid byte 0x" + Hex(c) + " at line " + std::to_string(line));
+      }
+      if (c == '\n') ++line;
+      i += 1 + more;
+    }
+  }
+
+  static std::string Hex(unsigned char c) {
+    const char* digits = "0123456789abcdef";
+    return {digits[c >> 4], digits[c & 15]};
   }
 
   // Refuses absurd nesting before pugixml sees it.

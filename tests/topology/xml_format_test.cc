@@ -83,6 +83,11 @@ TEST(XmlFormat, BadXmlNamesFileLayerAndField) {
   for (int i = 0; i < 10000; ++i) deep += "<a>";
   EXPECT_NE(ErrorOf(deep).find("nested deeper"), std::string::npos);
   EXPECT_NE(ErrorOf("").find("t.xml"), std::string::npos);
+  // Found by fuzz_xml_reader: a byte that is not UTF-8 inside a value once crashed the reader.
+  EXPECT_NE(ErrorOf(head + "<layer name='d' type='dense'><param name='units' value='\xff'/>"
+                           "</layer></topology>")
+                .find("not UTF-8 text: invalid byte 0xff at line 1"),
+            std::string::npos);
 }
 
 }  // namespace
