@@ -1,4 +1,4 @@
-// add and mul of two tensors with NumPy broadcasting.
+// add, sub, mul and div of two tensors with NumPy broadcasting.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -24,14 +24,15 @@ int64_t OnePerElement(const OpCostInput& c) { return NumElements(c.outputs[0]); 
 }  // namespace
 
 void AddBinaryOps(std::vector<OpDef>* ops) {
-  for (const char* name : {"add", "mul"}) {
+  const std::pair<const char*, const char*> kOps[] = {
+      {"add", "a + b"}, {"sub", "a - b"}, {"mul", "a * b"}, {"div", "a / b"}};
+  for (const auto& [name, formula] : kOps) {
     OpDef op;
     op.name = name;
     op.min_inputs = op.max_inputs = 2;
     op.infer = InferBroadcast;
     op.flops = OnePerElement;
-    op.summary = std::string(name == std::string("add") ? "a + b" : "a * b") +
-                 ", NumPy broadcasting (residual connections, gating)";
+    op.summary = std::string(formula) + ", NumPy broadcasting (residual connections, gating)";
     ops->push_back(op);
   }
 }

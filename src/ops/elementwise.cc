@@ -29,6 +29,9 @@ void AddElementwiseOps(std::vector<OpDef>* ops) {
   OpDef clipped = Unary("clipped_relu", "min(max(x, 0), clip)");
   clipped.attrs = {OptionalAttr("clip", AttrType::kFloat, 20.0, "upper bound")};
   ops->push_back(clipped);
+  OpDef leaky = Unary("leaky_relu", "x if x > 0, else alpha * x");
+  leaky.attrs = {OptionalAttr("alpha", AttrType::kFloat, 0.01, "slope for x < 0")};
+  ops->push_back(leaky);
   ops->push_back(Unary("sigmoid", "1 / (1 + exp(-x))"));
   ops->push_back(Unary("tanh", "tanh(x)"));
   OpDef gelu = Unary("gelu", "x * Phi(x) (erf form, or the tanh approximation)");

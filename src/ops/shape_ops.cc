@@ -77,9 +77,55 @@ InferResult InferTranspose(const InferContext& ctx) {
   return {{out}, {}, {}};
 }
 
+InferResult InferSlice(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const int axis = NormalizeAxis(ctx, ctx.attrs.Int("axis"), in.size(), "axis");
+  const int64_t start = ctx.attrs.Int("start"), size = ctx.attrs.Int("size");
+  ctx.Require(start >= 0 && start < in[axis], "start",
+              std::to_string(start) + " is outside axis " + std::to_string(axis) + " of " +
+                  ShapeToString(in));
+  ctx.Require(size > 0 && size <= in[axis] - start, "size",
+              std::to_string(size) + " elements from " + std::to_string(start) +
+                  " do not fit axis " + std::to_string(axis) + " of " + ShapeToString(in));
+  Shape out = in;
+  out[axis] = size;
+  InferResult r{{out}, {}, {}};
+  r.resolved_attrs["axis"] = axis;
+  return r;
+}
+
+InferResult InferConstant(const InferContext& ctx) {
+  const Shape shape = ctx.attrs.Ints("shape");
+  for (int64_t d : shape) {
+    ctx.Require(d > 0, "shape", "dimensions must be positive, got " + ShapeToString(shape));
+  }
+  InferResult r{{shape}, {}, {}};
+  r.weights.push_back({"value", shape, true, WeightInit::kFanIn, 1});
+  return r;
+}
+
 }  // namespace
 
 void AddShapeOps(std::vector<OpDef>* ops) {
+  OpDef slice;
+  slice.name = "slice";
+  slice.attrs = {RequiredAttr("axis", AttrType::kInt, "axis cut along"),
+                 RequiredAttr("start", AttrType::kInt, "first index kept"),
+                 RequiredAttr("size", AttrType::kInt, "number of indices kept")};
+  slice.infer = InferSlice;
+  slice.flops = NoFlops;
+  slice.summary = "a contiguous range along one axis (ONNX Split is one slice per part)";
+  ops->push_back(slice);
+
+  OpDef constant;
+  constant.name = "constant";
+  constant.min_inputs = constant.max_inputs = 0;
+  constant.attrs = {RequiredAttr("shape", AttrType::kIntList, "shape of the value")};
+  constant.infer = InferConstant;
+  constant.flops = NoFlops;
+  constant.summary = "a fixed tensor (weight 'value'), e.g. a constant operand of add or mul";
+  ops->push_back(constant);
+
   OpDef concat;
   concat.name = "concat";
   concat.max_inputs = -1;

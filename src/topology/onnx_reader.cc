@@ -69,15 +69,26 @@ class Importer {
     for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
     for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
     for (const onnx::NodeProto& n : g.node()) {
-      for (const std::string& in : n.input()) ++consumers_[in];
+      for (const std::string& in : n.input()) {
+        ++consumers_[in];
+        users_[in].push_back(&n);
+      }
     }
+    FindGeluPatterns();
     t_.file = file_;
     t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
     t_.description =
         "imported from " + file_ +
         (m_.producer_name().empty() ? std::string() : " (produced by " + m_.producer_name() + ")");
     int index = 0;
-    for (const onnx::NodeProto& n : g.node()) MapNode(n, index++);
+    for (const onnx::NodeProto& n : g.node()) {
+      auto gelu = gelu_.find(&n);
+      if (gelu != gelu_.end()) {
+        if (!gelu->second.empty()) Add(n, "gelu", "", {gelu->second}, n.output(0));
+        continue;
+      }
+      MapNode(n, index++);
+    }
     if (!unsupported_.empty()) {
       std::string list;
       for (const auto& [op, u] : unsupported_) {
@@ -519,11 +530,44 @@ class Importer {
       Add(n, "softmax", "", {in(0)}, out).attrs["axis"] = axis;
       return;
     }
-    if (op == "Add" || op == "Mul") {
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
       if (op == "Add" && IsWeight(in(1)) && FoldBias(n, in(0), in(1), out)) return;
       if (op == "Add" && IsWeight(in(0)) && FoldBias(n, in(1), in(0), out)) return;
-      if (IsWeight(in(0)) || IsWeight(in(1))) return Refuse(n, "a constant operand");
-      Add(n, Lower(op), "", {in(0), in(1)}, out);
+      Add(n, Lower(op), "", {ConstantLayer(n, in(0)), ConstantLayer(n, in(1))}, out);
+      return;
+    }
+    if (op == "LeakyRelu") {
+      Add(n, "leaky_relu", "", {in(0)}, out).attrs["alpha"] = Float(n, "alpha", 0.01f);
+      return;
+    }
+    if (op == "Split") {
+      const Dims& d = DimsOf(in(0), n);
+      const int64_t axis = Axis(Int(n, "axis", 0), d.size());
+      int64_t length = 0;
+      if (axis < 0 || axis >= static_cast<int64_t>(d.size()) || !ToInt(d[axis], &length)) {
+        return Refuse(n, "a split along a symbolic or missing axis");
+      }
+      std::vector<int64_t> sizes = Ints(n, "split");
+      if (sizes.empty() && !in(1).empty()) {
+        if (!IntConst(in(1), &c)) return Refuse(n, "split sizes computed at run time");
+        sizes = IntsOf(c, n, "split");
+      }
+      if (sizes.empty()) {
+        const int64_t parts = n.output_size();
+        if (parts == 0 || length % parts != 0) return Refuse(n, "uneven equal split");
+        sizes.assign(parts, length / parts);
+      }
+      if (static_cast<int>(sizes.size()) != n.output_size()) {
+        Fail(LayerName(n), "split", "sizes do not match the number of outputs");
+      }
+      int64_t start = 0;
+      for (int i = 0; i < n.output_size(); ++i) {
+        Layer& l = Add(n, "slice", "." + std::to_string(i), {in(0)}, n.output(i));
+        l.attrs["axis"] = axis;
+        l.attrs["start"] = start;
+        l.attrs["size"] = sizes[i];
+        start += sizes[i];
+      }
       return;
     }
     if (op == "Gemm") {
@@ -670,6 +714,8 @@ class Importer {
     }
     if (op == "LSTM" || op == "GRU") return MapRecurrent(n);
     if (op == "ConvTranspose") return Refuse(n, "transposed convolution has no IR op yet");
+    if (op == "Erf")
+      return Refuse(n, "only inside the GELU pattern x * 0.5 * (1 + erf(x / sqrt 2))");
     Refuse(n);
   }
 
@@ -697,6 +743,100 @@ class Importer {
       for (int64_t c = 0; c < cols; ++c) (*out)[c * rows + r] = v[r * cols + c];
     }
     return out;
+  }
+
+  // A weight used as an operand (Add(x, bias), Mul(x, scale)) becomes a `constant` layer named
+  // after it, created once however many nodes use it. Activations pass through.
+  std::string ConstantLayer(const onnx::NodeProto& n, const std::string& tensor) {
+    if (!IsWeight(tensor) || constant_layers_.count(tensor)) return tensor;
+    int index = 0;
+    for (int i = 0; i < n.input_size(); ++i) index = n.input(i) == tensor ? i : index;
+    Weight w = WeightInput(n, index);
+    std::vector<int64_t> shape = w.dims.empty() ? std::vector<int64_t>{1} : w.dims;
+    Layer l;
+    l.name = tensor;
+    while (used_names_.count(l.name)) l.name += "_";
+    used_names_.insert(l.name);
+    l.op = "constant";
+    l.outputs = {tensor};
+    l.attrs["shape"] = shape;
+    SetWeight(l, "value", shape, w.values);
+    t_.layers.push_back(std::move(l));
+    constant_layers_.insert(tensor);
+    return tensor;
+  }
+
+  float ScalarConst(const std::string& name) const {
+    auto w = float_consts_.find(name);
+    if (w != float_consts_.end() && w->second.values && w->second.values->size() == 1) {
+      return w->second.values->front();
+    }
+    auto i = init_.find(name);
+    if (i != init_.end() && i->second->data_type() == onnx::TensorProto::FLOAT) {
+      const onnx::TensorProto& t = *i->second;
+      if (t.raw_data().size() == 4) {
+        float v = 0;
+        std::memcpy(&v, t.raw_data().data(), 4);
+        return v;
+      }
+      if (t.float_data_size() == 1) return t.float_data(0);
+    }
+    return NAN;
+  }
+
+  const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const {
+    auto u = users_.find(tensor);
+    if (u == users_.end() || u->second.size() != 1 || u->second[0]->op_type() != op) return nullptr;
+    return u->second[0];
+  }
+
+  // GELU as PyTorch exports it: Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5).
+  // Constant nodes feeding it are mapped before it (ONNX graphs are topologically sorted), so
+  // the pattern is read from initializers and Constant nodes alike.
+  void FindGeluPatterns() {
+    std::map<std::string, float> scalars;
+    for (const onnx::NodeProto& n : m_.graph().node()) {
+      if (n.op_type() != "Constant" || n.output_size() != 1) continue;
+      for (const auto& a : n.attribute()) {
+        if (a.name() == "value" && a.t().data_type() == onnx::TensorProto::FLOAT) {
+          const auto& t = a.t();
+          if (t.raw_data().size() == 4) {
+            float v = 0;
+            std::memcpy(&v, t.raw_data().data(), 4);
+            scalars[n.output(0)] = v;
+          } else if (t.float_data_size() == 1) {
+            scalars[n.output(0)] = t.float_data(0);
+          }
+        }
+      }
+    }
+    auto scalar = [&](const std::string& name) {
+      auto it = scalars.find(name);
+      return it != scalars.end() ? it->second : ScalarConst(name);
+    };
+    auto near = [](float a, float b) { return std::abs(a - b) < 1e-3f * std::abs(b); };
+    for (const onnx::NodeProto& div : m_.graph().node()) {
+      if (div.op_type() != "Div" || div.input_size() != 2 ||
+          !near(scalar(div.input(1)), std::sqrt(2.0f)))
+        continue;
+      const std::string x = div.input(0);
+      const onnx::NodeProto* erf = OnlyUser(div.output(0), "Erf");
+      const onnx::NodeProto* add = erf ? OnlyUser(erf->output(0), "Add") : nullptr;
+      if (!add ||
+          !near(scalar(add->input(0) == erf->output(0) ? add->input(1) : add->input(0)), 1.0f))
+        continue;
+      const onnx::NodeProto* mul = OnlyUser(add->output(0), "Mul");
+      if (!mul || (mul->input(0) != x && mul->input(1) != x)) continue;
+      const onnx::NodeProto* half = OnlyUser(mul->output(0), "Mul");
+      if (!half ||
+          !near(scalar(half->input(0) == mul->output(0) ? half->input(1) : half->input(0)), 0.5f))
+        continue;
+      gelu_[&div] = gelu_[erf] = gelu_[add] = gelu_[mul] = "";
+      gelu_[half] = x;  // the last node emits the layer
+      node_names_[half] =
+          erf->name().empty() ? "gelu_" + std::to_string(gelu_.size()) : erf->name();
+      used_names_.insert(node_names_[half]);
+    }
   }
 
   // MatMul + Add(bias) -> one dense layer with a bias.
@@ -821,6 +961,9 @@ class Importer {
   std::set<std::string> weight_inputs_, used_names_;
   std::map<const onnx::NodeProto*, std::string> node_names_;
   std::map<std::string, Unsupported> unsupported_;
+  std::map<std::string, std::vector<const onnx::NodeProto*>> users_;
+  std::map<const onnx::NodeProto*, std::string> gelu_;  // node -> x for the last node, else ""
+  std::set<std::string> constant_layers_;
   std::map<std::string, int64_t> symbolic_;
 };
 

@@ -102,6 +102,13 @@ const std::vector<CostCase>& Cases() {
       {"softmax", "softmax", {{3, 5}}, {}, {3, 5}, 45, 0, 0},
       {"add", "add", {{2, 3, 4}, {3, 1}}, {}, {2, 3, 4}, 24, 0, 0},
       {"mul", "mul", {{4, 1}, {1, 5}}, {}, {4, 5}, 20, 0, 0},
+      {"sub", "sub", {{3, 1}, {2, 3, 4}}, {}, {2, 3, 4}, 24, 0, 0},
+      {"div", "div", {{2, 5}, {5}}, {}, {2, 5}, 10, 0, 0},
+      {"leaky_relu", "leaky_relu", {{3, 4}}, {{"alpha", 0.1}}, {3, 4}, 12, 0, 0},
+      // a range of 4 from axis 1 of [2, 7, 3]: data movement only
+      {"slice", "slice", {{2, 7, 3}}, {{"axis", 1}, {"start", 2}, {"size", 4}}, {2, 4, 3}, 0, 0, 0},
+      // a [2, 3] value is 6 stored parameters
+      {"constant", "constant", {}, {{"shape", {2, 3}}}, {2, 3}, 0, 6, 6},
       {"concat", "concat", {{2, 3, 4}, {2, 2, 4}}, {}, {2, 5, 4}, 0, 0, 0},
       {"reshape", "reshape", {{2, 3, 4}}, {{"shape", {-1, 6}}}, {4, 6}, 0, 0, 0},
       {"flatten", "flatten", {{2, 3, 4, 5}}, {{"axis", 2}}, {6, 20}, 0, 0, 0},

@@ -170,7 +170,7 @@ Values Softmax(const ResolvedLayer& l, const Values& x) {
   return y;
 }
 
-Values Binary(const ResolvedLayer& l, const Values& a, const Values& b, bool add) {
+Values Binary(const ResolvedLayer& l, const Values& a, const Values& b, char op) {
   const Shape& out = l.output_shapes[0];
   const Shape& sa = l.input_shapes[0];
   const Shape& sb = l.input_shapes[1];
@@ -186,7 +186,20 @@ Values Binary(const ResolvedLayer& l, const Values& a, const Values& b, bool add
   for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
     const auto idx = Unravel(out, i);
     const float va = a[pick(sa, idx)], vb = b[pick(sb, idx)];
-    y[i] = add ? va + vb : va * vb;
+    y[i] = op == '+' ? va + vb : op == '-' ? va - vb : op == '*' ? va * vb : va / vb;
+  }
+  return y;
+}
+
+Values Slice(const ResolvedLayer& l, const Values& x) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const int64_t axis = l.attrs.Int("axis"), start = l.attrs.Int("start");
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    auto idx = Unravel(out, i);
+    idx[axis] += start;
+    y[i] = x[Offset(in, idx)];
   }
   return y;
 }
@@ -315,8 +328,18 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "gelu")
     return Unary(l.attrs.Str("approximate") == "tanh" ? "gelu_tanh" : "gelu", 0, in[0]);
   if (op == "softmax") return Softmax(l, in[0]);
-  if (op == "add") return Binary(l, in[0], in[1], true);
-  if (op == "mul") return Binary(l, in[0], in[1], false);
+  if (op == "leaky_relu") {
+    Values y(in[0].size());
+    const float alpha = static_cast<float>(l.attrs.Float("alpha"));
+    for (size_t i = 0; i < y.size(); ++i) y[i] = in[0][i] > 0 ? in[0][i] : alpha * in[0][i];
+    return y;
+  }
+  if (op == "add") return Binary(l, in[0], in[1], '+');
+  if (op == "sub") return Binary(l, in[0], in[1], '-');
+  if (op == "mul") return Binary(l, in[0], in[1], '*');
+  if (op == "div") return Binary(l, in[0], in[1], '/');
+  if (op == "slice") return Slice(l, in[0]);
+  if (op == "constant") return w[0];
   if (op == "concat") return Concat(l, in);
   if (op == "reshape" || op == "flatten" || op == "copy" || op == "reorder") return in[0];
   if (op == "transpose") return Transpose(l, in[0]);

@@ -225,6 +225,35 @@ TEST(OnnxReader, RemainingOpsMapAndRun) {
   }
 }
 
+TEST(OnnxReader, SplitConstantOperandsAndTheGeluPattern) {
+  const Topology t = Import("ops2");
+  std::map<std::string, std::string> ops;
+  for (const Layer& l : t.layers) ops[l.name] = l.op;
+  // Split -> one slice per part; constants -> layers named after them; the five GELU nodes ->
+  // one gelu layer named after the Erf node.
+  EXPECT_EQ(ops, (std::map<std::string, std::string>{{"leaky", "leaky_relu"},
+                                                     {"split.0", "slice"},
+                                                     {"split.1", "slice"},
+                                                     {"shift", "constant"},
+                                                     {"sub", "sub"},
+                                                     {"scale", "constant"},
+                                                     {"div", "div"},
+                                                     {"gelu", "gelu"},
+                                                     {"concat", "concat"}}));
+  EXPECT_EQ(LayerNamed(t, "split.1").attrs["start"], 2);
+  const std::vector<float> x = {-1.0f, 2.0f, 0.5f, -3.0f, 1.5f, 4.0f};
+  const std::vector<float> y = RunEigen(t, {{"N", 1}}, x);
+  ASSERT_EQ(y.size(), 6u);
+  const float shift[4] = {0.5f, -0.5f, 0.25f, 0.0f}, scale[4] = {2.0f, 0.5f, 1.0f, 4.0f};
+  std::vector<float> ref;
+  for (int i = 0; i < 6; ++i) ref.push_back(x[i] > 0 ? x[i] : 0.2f * x[i]);
+  for (int j = 0; j < 4; ++j) {
+    const float v = (ref[2 + j] - shift[j]) / scale[j];
+    ref[2 + j] = 0.5f * v * (1 + std::erf(v / std::sqrt(2.0f)));
+  }
+  EXPECT_LT(MaxRelativeError(y, ref), 1e-6);
+}
+
 TEST(OnnxReader, AModelWithoutItsWeightsGetsRandomOnes) {
   OnnxBuilder b("no_weights");
   b.Input("x", {"N", "8"});
@@ -244,12 +273,12 @@ TEST(OnnxReader, UnsupportedOpsAreListedWithCountsAndFirstNode) {
   b.RandomWeight("w", {4, 4, 2, 2}, 0.1f, 1);
   b.Node("ConvTranspose", {"x", "w"}, {"u1"}, "up1");
   b.Node("ConvTranspose", {"u1", "w"}, {"u2"}, "up2");
-  b.Node("Erf", {"u2"}, {"e"}, "erf");
+  b.Node("Erf", {"u2"}, {"e"}, "erf");  // not inside a GELU pattern
   b.Output("e", {"N", "4", "10", "10"});
   const std::string e = ErrorOf(b.Bytes());
   EXPECT_NE(e.find("bad.onnx"), std::string::npos) << e;
   EXPECT_NE(e.find("ConvTranspose x2 (first: 'up1'"), std::string::npos) << e;
-  EXPECT_NE(e.find("Erf x1 (first: 'erf')"), std::string::npos) << e;
+  EXPECT_NE(e.find("Erf x1 (first: 'erf', only inside the GELU pattern"), std::string::npos) << e;
 }
 
 TEST(OnnxReader, BrokenFilesGiveClearErrors) {

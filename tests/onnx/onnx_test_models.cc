@@ -218,14 +218,43 @@ onnx::ModelProto Ops() {
   return b.model;
 }
 
+// LeakyRelu, Split, Sub and Div with constant operands, and GELU as PyTorch exports it.
+onnx::ModelProto Ops2() {
+  OnnxBuilder b("ops2", 13);
+  b.Input("x", {"N", "6"});
+  OnnxBuilder::SetFloat(b.Node("LeakyRelu", {"x"}, {"lr"}, "leaky"), "alpha", 0.2f);
+  b.Ints("split_sizes", {2, 4});
+  OnnxBuilder::SetInt(b.Node("Split", {"lr", "split_sizes"}, {"a", "b"}, "split"), "axis", 1);
+  b.Weight("shift", {4}, {0.5f, -0.5f, 0.25f, 0.0f});
+  b.Weight("scale", {4}, {2.0f, 0.5f, 1.0f, 4.0f});
+  b.Node("Sub", {"b", "shift"}, {"sb"}, "sub");
+  b.Node("Div", {"sb", "scale"}, {"dv"}, "div");
+  auto scalar = [&](const std::string& name, float v) {
+    auto& c = b.Node("Constant", {}, {name}, name + "_const");
+    auto* a = c.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_float_data(v);
+  };
+  scalar("sqrt2", 1.4142135f);
+  scalar("one", 1.0f);
+  scalar("half", 0.5f);
+  b.Node("Div", {"dv", "sqrt2"}, {"g1"}, "gelu_div");
+  b.Node("Erf", {"g1"}, {"g2"}, "gelu");
+  b.Node("Add", {"g2", "one"}, {"g3"}, "gelu_add");
+  b.Node("Mul", {"dv", "g3"}, {"g4"}, "gelu_mul");
+  b.Node("Mul", {"g4", "half"}, {"g"}, "gelu_half");
+  OnnxBuilder::SetInt(b.Node("Concat", {"a", "g"}, {"out"}, "concat"), "axis", 1);
+  b.Output("out", {"N", "6"});
+  return b.model;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, onnx::ModelProto>> TestModels() {
-  return {{"mlp", Mlp()},
-          {"cnn_bn", CnnBn()},
-          {"lstm", Recurrent(true)},
-          {"gru", Recurrent(false)},
-          {"ops", Ops()}};
+  return {{"mlp", Mlp()}, {"cnn_bn", CnnBn()}, {"lstm", Recurrent(true)}, {"gru", Recurrent(false)},
+          {"ops", Ops()}, {"ops2", Ops2()}};
 }
 
 onnx::ModelProto TestModel(const std::string& name) {

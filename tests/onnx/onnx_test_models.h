@@ -38,7 +38,9 @@ class OnnxBuilder {
 
 // name -> model: mlp (Gemm, MatMul+Add, Relu, Softmax), cnn_bn (Conv, BatchNormalization,
 // Relu, MaxPool, depthwise Conv, Clip, GlobalAveragePool, a Shape->Gather->Concat->Reshape
-// chain, Gemm), lstm (bidirectional LSTM), gru (GRU), ops (the remaining mapped ops).
+// chain, Gemm), lstm (bidirectional LSTM), gru (GRU), ops and ops2 (the remaining mapped ops:
+// Sigmoid, Tanh, Mul, Identity, Dropout, LayerNormalization, Transpose, Unsqueeze, Squeeze,
+// Concat, Flatten, Add; LeakyRelu, Split, Sub and Div by constants, the GELU pattern).
 std::vector<std::pair<std::string, onnx::ModelProto>> TestModels();
 onnx::ModelProto TestModel(const std::string& name);
 

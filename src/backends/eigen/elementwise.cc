@@ -1,4 +1,4 @@
-// Activations (standalone and fused), softmax, and broadcasting add/mul.
+// Activations (standalone and fused), softmax, and broadcasting add/sub/mul/div.
 #include <cmath>
 #include <memory>
 
@@ -98,7 +98,23 @@ Kernel MakeSoftmax(const KernelArgs& a) {
   };
 }
 
-template <bool kAdd>
+template <char kOp>
+float Apply(float a, float b) {
+  return kOp == '+' ? a + b : kOp == '-' ? a - b : kOp == '*' ? a * b : a / b;
+}
+
+Kernel MakeLeakyRelu(const KernelArgs& a) {
+  const int64_t n = NumElements(a.layer.output_shapes[0]);
+  const float alpha = static_cast<float>(a.layer.attrs.Float("alpha"));
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    ArrayMap(y, n) =
+        (ConstArrayMap(x, n) > 0.0f).select(ConstArrayMap(x, n), alpha * ConstArrayMap(x, n));
+  };
+}
+
+template <char kOp>
 Kernel MakeBinary(const KernelArgs& a) {
   const Shape& out = a.layer.output_shapes[0];
   const Shape& sa = a.layer.input_shapes[0];
@@ -109,11 +125,10 @@ Kernel MakeBinary(const KernelArgs& a) {
   float* y = a.output;
   if (sa == sb) {
     return [=] {
-      if (kAdd) {
-        ArrayMap(y, n) = ConstArrayMap(pa, n) + ConstArrayMap(pb, n);
-      } else {
-        ArrayMap(y, n) = ConstArrayMap(pa, n) * ConstArrayMap(pb, n);
-      }
+      if (kOp == '+') ArrayMap(y, n) = ConstArrayMap(pa, n) + ConstArrayMap(pb, n);
+      if (kOp == '-') ArrayMap(y, n) = ConstArrayMap(pa, n) - ConstArrayMap(pb, n);
+      if (kOp == '*') ArrayMap(y, n) = ConstArrayMap(pa, n) * ConstArrayMap(pb, n);
+      if (kOp == '/') ArrayMap(y, n) = ConstArrayMap(pa, n) / ConstArrayMap(pb, n);
     };
   }
   // General broadcasting: per output axis, the stride of each input (0 where broadcast).
@@ -137,7 +152,7 @@ Kernel MakeBinary(const KernelArgs& a) {
     std::fill(idx.begin(), idx.end(), 0);
     int64_t ia = 0, ib = 0;
     for (int64_t i = 0; i < n; ++i) {
-      y[i] = kAdd ? pa[ia] + pb[ib] : pa[ia] * pb[ib];
+      y[i] = Apply<kOp>(pa[ia], pb[ib]);
       for (size_t d = rank; d-- > 0;) {
         ia += st_a[d];
         ib += st_b[d];
@@ -159,8 +174,11 @@ void AddElementwiseKernels(KernelTable* table) {
   (*table)["tanh"] = MakeActivation<Activation::Kind::kTanh>;
   (*table)["gelu"] = MakeActivation<Activation::Kind::kGelu>;
   (*table)["softmax"] = MakeSoftmax;
-  (*table)["add"] = MakeBinary<true>;
-  (*table)["mul"] = MakeBinary<false>;
+  (*table)["leaky_relu"] = MakeLeakyRelu;
+  (*table)["add"] = MakeBinary<'+'>;
+  (*table)["sub"] = MakeBinary<'-'>;
+  (*table)["mul"] = MakeBinary<'*'>;
+  (*table)["div"] = MakeBinary<'/'>;
 }
 
 }  // namespace ntpb::eigen

@@ -1,5 +1,5 @@
-// Data movement: concat, transpose, and the copy/reorder inlays. (Views - reshape, flatten -
-// get no kernel: the executable aliases their output to the input's storage.)
+// Data movement: concat, slice, transpose, constant, and the copy/reorder inlays. (Views - reshape,
+// flatten - get no kernel: the executable aliases their output to the input's storage.)
 #include <algorithm>
 #include <memory>
 
@@ -28,6 +28,30 @@ Kernel MakeConcat(const KernelArgs& a) {
       }
     }
   };
+}
+
+Kernel MakeSlice(const KernelArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const int64_t axis = a.layer.attrs.Int("axis"), start = a.layer.attrs.Int("start");
+  const int64_t size = a.layer.attrs.Int("size");
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= in[i];
+  for (size_t i = axis + 1; i < in.size(); ++i) inner *= in[i];
+  const int64_t in_row = in[axis] * inner, out_row = size * inner, offset = start * inner;
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    for (int64_t o = 0; o < outer; ++o) {
+      std::copy(x + o * in_row + offset, x + o * in_row + offset + out_row, y + o * out_row);
+    }
+  };
+}
+
+// The value is written once, here: a constant costs nothing per inference.
+Kernel MakeConstant(const KernelArgs& a) {
+  const int64_t n = NumElements(a.layer.output_shapes[0]);
+  std::copy(a.weights[0], a.weights[0] + n, a.output);
+  return [] {};
 }
 
 Kernel MakeTranspose(const KernelArgs& a) {
@@ -72,6 +96,8 @@ Kernel MakeCopy(const KernelArgs& a) {
 
 void AddShapeKernels(KernelTable* table) {
   (*table)["concat"] = MakeConcat;
+  (*table)["slice"] = MakeSlice;
+  (*table)["constant"] = MakeConstant;
   (*table)["transpose"] = MakeTranspose;
   (*table)["copy"] = MakeCopy;
   (*table)["reorder"] = MakeCopy;
