@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -41,7 +43,10 @@ bool ToInt(const std::string& s, int64_t* v) {
   for (size_t k = i; k < s.size(); ++k) {
     if (!std::isdigit(static_cast<unsigned char>(s[k]))) return false;
   }
-  *v = std::stoll(s);
+  errno = 0;
+  const long long parsed = std::strtoll(s.c_str(), nullptr, 10);
+  if (errno != 0) return false;  // out of range (found by fuzzing: std::stoll threw)
+  *v = parsed;
   return true;
 }
 
@@ -56,12 +61,12 @@ class Importer {
     try {
       onnx::checker::check_model(m_);
     } catch (const std::exception& e) {
-      Fail("", "", std::string("the ONNX checker refused the model: ") + FirstLine(e.what()));
+      Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
     }
     try {
       onnx::shape_inference::InferShapes(m_);
     } catch (const std::exception& e) {
-      Fail("", "", std::string("ONNX shape inference failed: ") + FirstLine(e.what()));
+      Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
     }
     const onnx::GraphProto& g = m_.graph();
     for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
@@ -100,7 +105,9 @@ class Importer {
     for (const onnx::ValueInfoProto& v : g.input()) {
       if (init_.count(v.name()) || weight_inputs_.count(v.name())) continue;
       if (!consumers_.count(v.name())) continue;
-      t_.inputs.push_back({v.name(), dims_.at(v.name())});
+      auto d = dims_.find(v.name());
+      if (d == dims_.end()) Fail("", "input", "graph input '" + v.name() + "' has no shape");
+      t_.inputs.push_back({v.name(), d->second});
     }
     if (t_.inputs.empty()) Fail("", "inputs", "the graph has no (non-weight) input");
     for (const onnx::ValueInfoProto& v : g.output()) t_.outputs.push_back(Resolve(v.name()));
@@ -121,7 +128,17 @@ class Importer {
     throw Error(file_, node, field, message);
   }
 
-  static std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+  // The checker's messages span lines (the offending node is printed after a newline).
+  static std::string OneLine(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+      if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+      out += c;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out.size() > 400 ? out.substr(0, 400) + "..." : out;
+  }
 
   void CheckOpset() const {
     int64_t opset = -1;
@@ -491,28 +508,10 @@ class Importer {
       Dims lo, hi;
       float min = -INFINITY, max = INFINITY;
       if (opset_ < 11 || Attr(n, "min")) min = Float(n, "min", min);
-      if (!in(1).empty()) {
-        auto w = float_consts_.find(in(1));
-        auto i = init_.find(in(1));
-        if (w != float_consts_.end() && !w->second.values->empty()) {
-          min = w->second.values->front();
-        } else if (i != init_.end()) {
-          min = Floats(*i->second, n).at(0);
-        } else {
-          return Refuse(n, "computed bounds");
-        }
-      }
-      if (!in(2).empty()) {
-        auto w = float_consts_.find(in(2));
-        auto i = init_.find(in(2));
-        if (w != float_consts_.end() && !w->second.values->empty()) {
-          max = w->second.values->front();
-        } else if (i != init_.end()) {
-          max = Floats(*i->second, n).at(0);
-        } else {
-          return Refuse(n, "computed bounds");
-        }
-      }
+      if (!in(1).empty()) min = ScalarConst(in(1));
+      if (!in(2).empty()) max = ScalarConst(in(2));
+      if (std::isnan(min) || std::isnan(max))
+        return Refuse(n, "bounds that are not constant scalars");
       if (min != 0) return Refuse(n, "only Clip(0, max) (ReLU6, clipped ReLU)");
       if (std::isinf(max)) {
         Add(n, "relu", "", {in(0)}, out);
@@ -898,6 +897,7 @@ class Importer {
     }
     const int64_t c = w.dims[2];
     const Dims& x = DimsOf(in(0), n);  // [T, N, C]
+    if (x.size() != 3) Fail(LayerName(n), "X", "expected a [T, N, C] input");
     const std::string name = LayerName(n), y = n.output_size() > 0 ? n.output(0) : name + ".y";
     Add(n, "transpose", ".to_ntc", {in(0)}, name + ".ntc").attrs["perm"] = {1, 0, 2};
     Layer& l = Add(n, Lower(n.op_type()), "", {name + ".ntc"}, name + ".out");

@@ -319,6 +319,15 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
   onnx::ModelProto old = TestModel("mlp");
   old.mutable_opset_import(0)->set_version(9);
   EXPECT_NE(ErrorOf(old.SerializeAsString()).find("opset 9 is not supported"), std::string::npos);
+  // Found by fuzz_onnx_reader: Clip with an empty bound once threw std::out_of_range.
+  OnnxBuilder clip("clip");
+  clip.Input("x", {"N", "4"});
+  clip.Weight("empty", {0}, {});
+  clip.Node("Clip", {"x", "empty"}, {"y"}, "clip");
+  clip.Output("y", {"N", "4"});
+  EXPECT_NE(ErrorOf(clip.Bytes()).find("Clip x1 (first: 'clip', bounds that are not constant"),
+            std::string::npos)
+      << ErrorOf(clip.Bytes());
   // Too many nodes for the configured limit.
   OnnxLimits small;
   small.max_nodes = 2;

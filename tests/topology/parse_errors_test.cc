@@ -151,6 +151,19 @@ INSTANTIATE_TEST_SUITE_P(All, BadTopology, ::testing::ValuesIn(Cases()),
                            return info.param.label;
                          });
 
+// Found by fuzz_json_reader: a number too large for a double once escaped as a JSON library
+// exception instead of ntpb::Error.
+TEST(BadTopologyFile, NumberOverflowIsMalformedJson) {
+  try {
+    ParseTopologyJson("2e422", "big.json");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("big.json: malformed JSON: number overflow"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BadTopologyFile, MissingDirectoryAndOversizedFilesNameThePath) {
   try {
     ReadTopologyJsonFile("/nonexistent/t.json");
