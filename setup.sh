@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev
   libpapi-dev
+  libdnnl-dev
   libpugixml-dev
   libonnx-dev
   libprotobuf-dev

@@ -3,12 +3,14 @@
 
 #include "ntpbench/backend.h"
 #include "src/backends/eigen/eigen_backend.h"
+#include "src/backends/onednn/onednn_backend.h"
 
 namespace ntpb {
 namespace {
 
 const std::vector<const Backend*>& Builtin() {
-  static const std::vector<const Backend*> backends = {EigenBackendInstance()};
+  static const std::vector<const Backend*> backends = {EigenBackendInstance(),
+                                                       OnednnBackendInstance()};
   return backends;
 }
 
@@ -35,7 +37,6 @@ std::vector<std::string> BackendNames() {
 
 std::string BackendUnavailableReason(const std::string& name) {
   if (FindBackend(name)) return "";
-  if (name == "onednn") return "the onednn backend is not part of this build yet";
   if (name == "opencl") return "the opencl backend is not part of this build yet";
   return "";
 }

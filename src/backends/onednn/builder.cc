@@ -1,0 +1,124 @@
+#include "src/backends/onednn/builder.h"
+
+#include "ntpbench/error.h"
+#include "ntpbench/random_data.h"
+
+namespace ntpb::onednn {
+
+memory::format_tag PlainTag(size_t rank) {
+  using tag = memory::format_tag;
+  static const tag tags[] = {tag::a, tag::a, tag::ab, tag::abc, tag::abcd, tag::abcde, tag::abcdef};
+  if (rank > 6) throw Error("", "", "shape", "the onednn backend handles tensors up to rank 6");
+  return tags[rank];
+}
+
+memory::dims Dims(const Shape& shape) {
+  if (shape.empty()) return {1};
+  return memory::dims(shape.begin(), shape.end());
+}
+
+memory::desc PlainDesc(const Shape& shape, memory::data_type type) {
+  return memory::desc(Dims(shape), type, PlainTag(shape.empty() ? 1 : shape.size()));
+}
+
+void Builder::Begin(const ResolvedLayer& layer, int index) {
+  layer_ = &layer;
+  index_ = index;
+  current_ = Step{};
+  current_.info = {layer.name, layer.op, index, layer.def->kind == OpKind::kInlay};
+  no_step_ = false;
+}
+
+void Builder::End() {
+  if (!no_step_) steps_.push_back(std::move(current_));
+  current_ = Step{};
+}
+
+memory Builder::Input(const std::string& tensor) const {
+  auto it = tensors_.find(tensor);
+  if (it == tensors_.end()) throw Error("", layer_ ? layer_->name : "", tensor, "no such tensor");
+  return it->second;
+}
+
+memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
+  memory have = Input(tensor);
+  if (have.get_desc() == wanted) return have;
+  // One reorder per (tensor, layout), shared by every consumer that wants that layout.
+  const std::string key(reinterpret_cast<const char*>(&wanted.data), sizeof(wanted.data));
+  auto cached = reordered_.find({tensor, key});
+  if (cached != reordered_.end()) return cached->second;
+  memory out(wanted, engine_);
+  Step step;
+  step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true};
+  step.primitives.push_back({dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}});
+  steps_.push_back(std::move(step));
+  reordered_[{tensor, key}] = out;
+  return out;
+}
+
+memory Builder::PlainInput(const std::string& tensor) {
+  const memory have = Input(tensor);
+  const memory::desc& d = have.get_desc();
+  const memory::dims dims = d.dims();
+  return Input(tensor, memory::desc(dims, d.data_type(), PlainTag(dims.size())));
+}
+
+memory Builder::NewOutput(const memory::desc& desc) {
+  memory out(desc, engine_);
+  tensors_[layer_->outputs[0]] = out;
+  return out;
+}
+
+std::vector<float> Builder::WeightValues(size_t i) const {
+  const ResolvedLayer& l = *layer_;
+  if (i < l.weight_values.size() && l.weight_values[i]) return *l.weight_values[i];
+  return RandomWeight(config_.seed, l.name, l.weights[i]);
+}
+
+memory Builder::WeightMemory(const std::vector<float>& values, const memory::desc& user,
+                             const memory::desc& wanted) {
+  memory src(user, engine_, const_cast<float*>(values.data()));
+  memory dst(wanted, engine_);
+  dnnl::stream s(engine_);
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  return dst;
+}
+
+void Builder::AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& p,
+                           Args args) {
+  const memory::desc sd = pd.scratchpad_desc();
+  if (sd.get_size() > 0) {
+    args[DNNL_ARG_SCRATCHPAD] = memory(sd, engine_);
+    scratchpad_bytes_ += static_cast<int64_t>(sd.get_size());
+  }
+  Add(p, std::move(args));
+}
+
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
+  if (!attrs.Has("activation")) return false;
+  const std::string a = attrs.Str("activation");
+  using alg = dnnl::algorithm;
+  if (a == "relu") {
+    ops->append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+  } else if (a == "clipped_relu") {
+    ops->append_eltwise(1.0f, alg::eltwise_clip, 0.0f, static_cast<float>(attrs.Float("clip")));
+  } else if (a == "sigmoid") {
+    ops->append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
+  } else if (a == "tanh") {
+    ops->append_eltwise(1.0f, alg::eltwise_tanh, 0.0f, 0.0f);
+  } else if (a == "gelu") {
+    ops->append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ntpb::onednn

@@ -1,0 +1,105 @@
+// What the oneDNN op builders share: the engine, every tensor's current memory (possibly in a
+// blocked layout a primitive chose), the steps being assembled, and reorders.
+//
+// Layouts are negotiated: compute primitives are created with format_tag::any and keep the
+// layout they choose for their output; a consumer that needs another layout gets a reorder
+// step in front of it, named "<layer>.reorder.<tensor>" and shown in breakdowns as an inlay.
+// Weights are converted to the chosen layouts once, here, outside the timed loop.
+#pragma once
+
+#include <dnnl.hpp>
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/resolve.h"
+
+namespace ntpb::onednn {
+
+using dnnl::memory;
+using Args = std::unordered_map<int, memory>;
+
+// Row-major format of a given rank (a, ab, abc, ...).
+memory::format_tag PlainTag(size_t rank);
+memory::desc PlainDesc(const Shape& shape, memory::data_type type = memory::data_type::f32);
+memory::dims Dims(const Shape& shape);
+
+struct Step {
+  StepInfo info;
+  std::vector<std::pair<dnnl::primitive, Args>> primitives;
+};
+
+class Builder {
+ public:
+  Builder(const dnnl::engine& engine, const RunConfig& config) : engine_(engine), config_(config) {}
+
+  const dnnl::engine& engine() const { return engine_; }
+  const RunConfig& config() const { return config_; }
+
+  // The layer being built and its index.
+  void Begin(const ResolvedLayer& layer, int index);
+  const ResolvedLayer& layer() const { return *layer_; }
+
+  // A tensor's memory as it is; or in `wanted` layout (a reorder step is added when it
+  // differs); or plain row-major.
+  memory Input(const std::string& tensor) const;
+  memory Input(const std::string& tensor, const memory::desc& wanted);
+  memory PlainInput(const std::string& tensor);
+
+  // New memory for the layer's output, and registering it (or an existing memory: views).
+  memory NewOutput(const memory::desc& desc);
+  void SetTensor(const std::string& tensor, const memory& mem) { tensors_[tensor] = mem; }
+
+  // The layer's i-th weight as f32 values in the IR's layout (op_catalog.h), from the model or
+  // random; then in the layout a primitive wants, reordered once now.
+  std::vector<float> WeightValues(size_t i) const;
+  memory WeightMemory(const std::vector<float>& values, const memory::desc& user,
+                      const memory::desc& wanted);
+
+  // Adds a primitive to the layer's step, with its scratchpad allocated now (primitives are
+  // created with UserScratchpad(), so nothing allocates inside the timed loop).
+  void AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& p, Args args);
+  // Adds a primitive to the layer's step.
+  void Add(const dnnl::primitive& p, Args args) { current_.primitives.push_back({p, std::move(args)}); }
+  // The layer needs no work per inference (a view, a constant).
+  void NoStep() { no_step_ = true; }
+  // Closes the layer's step.
+  void End();
+
+  std::vector<Step> TakeSteps() { return std::move(steps_); }
+  const std::map<std::string, memory>& tensors() const { return tensors_; }
+  int64_t scratchpad_bytes() const { return scratchpad_bytes_; }
+  void CountScratchpad(int64_t bytes) { scratchpad_bytes_ += bytes; }
+
+ private:
+  dnnl::engine engine_;
+  RunConfig config_;
+  const ResolvedLayer* layer_ = nullptr;
+  int index_ = -1;
+  Step current_;
+  bool no_step_ = false;
+  std::vector<Step> steps_;
+  std::map<std::string, memory> tensors_;
+  std::map<std::pair<std::string, std::string>, memory> reordered_;  // (tensor, layout) cache
+  int64_t scratchpad_bytes_ = 0;
+};
+
+// One builder per IR op; adding an op adds one entry (see the op family files).
+using OpBuilder = void (*)(Builder&);
+using OpTable = std::map<std::string, OpBuilder>;
+void AddDenseConvOps(OpTable* table);
+void AddPoolingNormOps(OpTable* table);
+void AddElementwiseOps(OpTable* table);
+void AddShapeOps(OpTable* table);
+void AddRecurrentOps(OpTable* table);
+
+// Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
+dnnl::primitive_attr UserScratchpad();
+
+// The fused activation of dense/conv2d ("activation" attribute) as a post-op; false if none.
+bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops);
+
+}  // namespace ntpb::onednn

@@ -1,0 +1,114 @@
+// Activations (eltwise), softmax, and add/sub/mul/div with NumPy broadcasting (binary).
+#include "src/backends/onednn/builder.h"
+
+namespace ntpb::onednn {
+namespace {
+
+using dt = memory::data_type;
+using tag = memory::format_tag;
+using alg = dnnl::algorithm;
+
+void Eltwise(Builder& b, alg a, float alpha, float beta) {
+  const ResolvedLayer& l = b.layer();
+  const memory src = b.Input(l.inputs[0]);  // any layout: elementwise
+  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, a, src.get_desc(), alpha,
+                                   beta);
+  dnnl::eltwise_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
+  const memory dst = b.NewOutput(pd.dst_desc());
+  b.AddPrimitive(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+}
+
+void BuildRelu(Builder& b) { Eltwise(b, alg::eltwise_relu, 0, 0); }
+void BuildLeakyRelu(Builder& b) {
+  Eltwise(b, alg::eltwise_relu, static_cast<float>(b.layer().attrs.Float("alpha")), 0);
+}
+void BuildClippedRelu(Builder& b) {
+  Eltwise(b, alg::eltwise_clip, 0, static_cast<float>(b.layer().attrs.Float("clip")));
+}
+void BuildSigmoid(Builder& b) { Eltwise(b, alg::eltwise_logistic, 0, 0); }
+void BuildTanh(Builder& b) { Eltwise(b, alg::eltwise_tanh, 0, 0); }
+void BuildGelu(Builder& b) {
+  Eltwise(b, b.layer().attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh
+                                                          : alg::eltwise_gelu_erf,
+          0, 0);
+}
+
+void BuildSoftmax(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const memory src = b.PlainInput(l.inputs[0]);
+  int axis = static_cast<int>(l.attrs.Int("axis"));
+  if (axis < 0) axis += static_cast<int>(l.input_shapes[0].size());
+  dnnl::softmax_forward::desc desc(dnnl::prop_kind::forward_inference, src.get_desc(), axis);
+  dnnl::softmax_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
+  const memory dst = b.NewOutput(pd.dst_desc());
+  b.AddPrimitive(pd, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+}
+
+Shape Padded(Shape s, size_t rank) {
+  while (s.size() < rank) s.insert(s.begin(), 1);
+  return s;
+}
+
+// oneDNN's binary broadcasts its second operand only. Commutative ops swap; a - b and a / b
+// with a broadcast run as b - a negated and b / a inverted (post-ops); when both broadcast,
+// the first is expanded by adding it to zeros first.
+void Binary(Builder& b, alg op) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& out = l.output_shapes[0];
+  const size_t rank = out.size();
+  std::string first = l.inputs[0], second = l.inputs[1];
+  Shape s0 = Padded(l.input_shapes[0], rank), s1 = Padded(l.input_shapes[1], rank);
+  const bool commutative = op == alg::binary_add || op == alg::binary_mul;
+  dnnl::post_ops post;
+  if (s0 != out && s1 == out) {
+    std::swap(first, second);
+    std::swap(s0, s1);
+    if (op == alg::binary_sub) post.append_eltwise(1.0f, alg::eltwise_linear, -1.0f, 0.0f);
+    if (op == alg::binary_div) post.append_eltwise(1.0f, alg::eltwise_pow, 1.0f, -1.0f);
+  }
+  (void)commutative;
+  const memory m0 = b.PlainInput(first), m1 = b.PlainInput(second);
+  memory src0(PlainDesc(s0), b.engine(), m0.get_data_handle());
+  const memory src1(PlainDesc(s1), b.engine(), m1.get_data_handle());
+  const memory::desc out_md = PlainDesc(out);
+  if (s0 != out) {  // expand: zeros + first
+    memory zeros(out_md, b.engine());
+    std::fill_n(static_cast<float*>(zeros.get_data_handle()), NumElements(out), 0.0f);
+    memory expanded(out_md, b.engine());
+    dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg::binary_add, out_md, src0.get_desc(), out_md),
+                                    UserScratchpad(), b.engine());
+    b.AddPrimitive(pd, dnnl::binary(pd),
+                   {{DNNL_ARG_SRC_0, zeros}, {DNNL_ARG_SRC_1, src0}, {DNNL_ARG_DST, expanded}});
+    src0 = expanded;
+  }
+  dnnl::primitive_attr attr = UserScratchpad();
+  if (post.len() > 0) attr.set_post_ops(post);
+  dnnl::binary::primitive_desc pd(dnnl::binary::desc(op, out_md, src1.get_desc(), out_md), attr,
+                                  b.engine());
+  const memory dst = b.NewOutput(out_md);
+  b.AddPrimitive(pd, dnnl::binary(pd),
+                 {{DNNL_ARG_SRC_0, src0}, {DNNL_ARG_SRC_1, src1}, {DNNL_ARG_DST, dst}});
+}
+
+void BuildAdd(Builder& b) { Binary(b, alg::binary_add); }
+void BuildSub(Builder& b) { Binary(b, alg::binary_sub); }
+void BuildMul(Builder& b) { Binary(b, alg::binary_mul); }
+void BuildDiv(Builder& b) { Binary(b, alg::binary_div); }
+
+}  // namespace
+
+void AddElementwiseOps(OpTable* table) {
+  (*table)["relu"] = BuildRelu;
+  (*table)["leaky_relu"] = BuildLeakyRelu;
+  (*table)["clipped_relu"] = BuildClippedRelu;
+  (*table)["sigmoid"] = BuildSigmoid;
+  (*table)["tanh"] = BuildTanh;
+  (*table)["gelu"] = BuildGelu;
+  (*table)["softmax"] = BuildSoftmax;
+  (*table)["add"] = BuildAdd;
+  (*table)["sub"] = BuildSub;
+  (*table)["mul"] = BuildMul;
+  (*table)["div"] = BuildDiv;
+}
+
+}  // namespace ntpb::onednn

@@ -1,0 +1,149 @@
+#include "src/backends/onednn/onednn_backend.h"
+
+#include <omp.h>
+
+#include <cstring>
+
+#include "ntpbench/error.h"
+#include "ntpbench/random_data.h"
+#include "src/backends/onednn/builder.h"
+
+namespace ntpb {
+namespace onednn {
+namespace {
+
+const OpTable& Ops() {
+  static const OpTable table = [] {
+    OpTable t;
+    AddDenseConvOps(&t);
+    AddPoolingNormOps(&t);
+    AddElementwiseOps(&t);
+    AddShapeOps(&t);
+    AddRecurrentOps(&t);
+    return t;
+  }();
+  return table;
+}
+
+class OnednnExecutable : public Executable {
+ public:
+  OnednnExecutable(const ResolvedTopology& t, const RunConfig& config)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), threads_(EffectiveThreads(config)) {
+    omp_set_num_threads(threads_);  // primitives pick their kernels for this many threads
+    Builder b(engine_, config);
+    for (const auto& [name, shape] : t.inputs) {
+      memory m(PlainDesc(shape), engine_);
+      const std::vector<float> v = RandomInput(config.seed, name, NumElements(shape));
+      std::memcpy(m.get_data_handle(), v.data(), 4 * v.size());
+      b.SetTensor(name, m);
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      auto it = Ops().find(l.op);
+      if (it == Ops().end()) {
+        throw Error(t.file, l.name, "op", "the onednn backend has no builder for op '" + l.op + "'");
+      }
+      b.Begin(l, static_cast<int>(&l - t.layers.data()));
+      try {
+        it->second(b);
+        b.End();
+      } catch (const dnnl::error& e) {
+        throw Error(t.file, l.name, "op", std::string("oneDNN refused the layer: ") + e.what());
+      }
+    }
+    steps_ = b.TakeSteps();
+    for (const Step& s : steps_) infos_.push_back(s.info);
+    tensors_ = b.tensors();
+    workspace_ = b.scratchpad_bytes();
+  }
+
+  const std::vector<StepInfo>& steps() const override { return infos_; }
+
+  void RunStep(std::size_t index) override {
+    if (index == 0) omp_set_num_threads(threads_);
+    Step& s = steps_[index];
+    for (auto& [p, args] : s.primitives) p.execute(stream_, args);
+  }
+
+  void Wait() override { stream_.wait(); }
+
+  void WriteTensor(const std::string& name, const std::vector<float>& values) override {
+    memory m = Find(name);
+    const memory::desc plain = PlainDesc(Shape(m.get_desc().dims()));
+    if (static_cast<int64_t>(values.size()) != NumElements(Shape(m.get_desc().dims()))) {
+      throw Error("", "", name, "expected " + std::to_string(NumElements(Shape(m.get_desc().dims()))) +
+                                    " values, got " + std::to_string(values.size()));
+    }
+    memory src(plain, engine_, const_cast<float*>(values.data()));
+    dnnl::reorder(src, m).execute(stream_, src, m);
+    stream_.wait();
+  }
+
+  std::vector<float> ReadTensor(const std::string& name) const override {
+    memory m = Find(name);
+    const Shape shape(m.get_desc().dims());
+    std::vector<float> out(NumElements(shape));
+    memory dst(PlainDesc(shape), engine_, out.data());
+    dnnl::stream s(engine_);
+    dnnl::reorder(m, dst).execute(s, m, dst);
+    s.wait();
+    return out;
+  }
+
+  int64_t workspace_bytes() const override { return workspace_; }
+
+ private:
+  memory Find(const std::string& name) const {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error("", "", name, "no tensor named '" + name + "'");
+    return it->second;
+  }
+
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  int threads_;
+  std::vector<Step> steps_;
+  std::vector<StepInfo> infos_;
+  std::map<std::string, memory> tensors_;
+  int64_t workspace_ = 0;
+};
+
+class OnednnBackend : public Backend {
+ public:
+  std::string name() const override { return "onednn"; }
+  std::string version() const override {
+    const dnnl_version_t* v = dnnl_version();
+    return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
+           std::to_string(v->patch) +
+           (v->cpu_runtime == DNNL_RUNTIME_OMP ? ", OpenMP" : v->cpu_runtime == DNNL_RUNTIME_TBB ? ", TBB" : "");
+  }
+
+  Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
+    if (config.precision != Precision::kF32) {
+      return {false, std::string("the onednn backend runs f32 so far, not ") +
+                         PrecisionName(config.precision)};
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      if (!Ops().count(l.op)) {
+        return {false, "the onednn backend has no builder for op '" + l.op + "' (layer " + l.name + ")"};
+      }
+    }
+    return {};
+  }
+
+  std::unique_ptr<Executable> Compile(const ResolvedTopology& t,
+                                      const RunConfig& config) const override {
+    const Support s = Supports(t, config);
+    if (!s.ok) throw Error(t.file, "", "backend", s.reason);
+    return std::make_unique<OnednnExecutable>(t, config);
+  }
+};
+
+}  // namespace
+}  // namespace onednn
+
+const Backend* OnednnBackendInstance() {
+  static const onednn::OnednnBackend backend;
+  return &backend;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,107 @@
+// Data movement on reorders: concat, transpose, slice, copy, reorder; views (reshape, flatten)
+// and constants take no step at all.
+#include <algorithm>
+#include <cstring>
+
+#include "src/backends/onednn/builder.h"
+
+namespace ntpb::onednn {
+namespace {
+
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+void BuildConcat(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  int axis = static_cast<int>(l.attrs.Int("axis"));
+  if (axis < 0) axis += static_cast<int>(l.output_shapes[0].size());
+  std::vector<memory::desc> srcs;
+  std::vector<memory> inputs;
+  for (const std::string& in : l.inputs) {
+    inputs.push_back(b.PlainInput(in));
+    srcs.push_back(inputs.back().get_desc());
+  }
+  const memory::desc dst_md = PlainDesc(l.output_shapes[0]);
+  dnnl::concat::primitive_desc pd(dst_md, axis, srcs, b.engine(), UserScratchpad());
+  const memory dst = b.NewOutput(dst_md);
+  Args args = {{DNNL_ARG_DST, dst}};
+  for (size_t i = 0; i < inputs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = inputs[i];
+  b.AddPrimitive(pd, dnnl::concat(pd), std::move(args));
+}
+
+void BuildView(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const memory src = b.PlainInput(l.inputs[0]);
+  b.SetTensor(l.outputs[0], memory(PlainDesc(l.output_shapes[0]), b.engine(), src.get_data_handle()));
+  b.NoStep();
+}
+
+void Reorder(Builder& b, const memory& from, const memory& to) {
+  b.Add(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+}
+
+void BuildTranspose(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto perm = l.attrs.Ints("perm");
+  const memory src = b.PlainInput(l.inputs[0]);
+  memory::dims in_strides(in.size(), 1), strides(in.size());
+  for (size_t i = in.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * in[i + 1];
+  for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
+  // The input seen in output order: same bytes, permuted strides.
+  const memory permuted(memory::desc(Dims(out), dt::f32, strides), b.engine(), src.get_data_handle());
+  Reorder(b, permuted, b.NewOutput(PlainDesc(out)));
+}
+
+void BuildSlice(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& out = l.output_shapes[0];
+  const memory src = b.PlainInput(l.inputs[0]);
+  memory::dims offsets(out.size(), 0);
+  offsets[l.attrs.Int("axis")] = l.attrs.Int("start");
+  const memory part(src.get_desc().submemory_desc(Dims(out), offsets), b.engine(),
+                    src.get_data_handle());
+  Reorder(b, part, b.NewOutput(PlainDesc(out)));
+}
+
+void BuildConstant(Builder& b) {
+  const std::vector<float> v = b.WeightValues(0);
+  const memory out = b.NewOutput(PlainDesc(b.layer().output_shapes[0]));
+  std::memcpy(out.get_data_handle(), v.data(), 4 * v.size());
+  b.NoStep();  // written once: no work per inference
+}
+
+void BuildCopy(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const memory src = b.Input(l.inputs[0]);
+  Reorder(b, src, b.NewOutput(src.get_desc()));
+}
+
+// The IR's reorder inlay: into the named layout; later consumers reorder again if they must.
+void BuildReorder(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& s = l.output_shapes[0];
+  const std::string layout = l.attrs.Str("layout");
+  tag t = PlainTag(s.size());
+  if (s.size() == 4 && layout == "nhwc") t = tag::nhwc;
+  if (s.size() == 4 && layout == "blocked") t = tag::nChw16c;
+  if (s.size() == 3 && layout == "tnc") t = tag::bac;
+  const memory src = b.Input(l.inputs[0]);
+  Reorder(b, src, b.NewOutput(memory::desc(Dims(s), dt::f32, t)));
+}
+
+}  // namespace
+
+void AddShapeOps(OpTable* table) {
+  (*table)["concat"] = BuildConcat;
+  (*table)["reshape"] = BuildView;
+  (*table)["flatten"] = BuildView;
+  (*table)["transpose"] = BuildTranspose;
+  (*table)["slice"] = BuildSlice;
+  (*table)["constant"] = BuildConstant;
+  (*table)["copy"] = BuildCopy;
+  (*table)["reorder"] = BuildReorder;
+}
+
+}  // namespace ntpb::onednn
