@@ -63,6 +63,7 @@ class Importer {
     } catch (const std::exception& e) {
       Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
     }
+    PrecheckForShapeInference();
     try {
       onnx::shape_inference::InferShapes(m_);
     } catch (const std::exception& e) {
@@ -150,6 +151,68 @@ class Importer {
            "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset 11 to 17)");
     }
     opset_ = opset;
+  }
+
+  // libonnx 1.12's shape inference for convolution and pooling indexes attributes by the
+  // weight's rank without checking them, and crashes on inconsistent ones (found by fuzzing:
+  // a Conv whose weight has rank 2). Those invariants are checked here first.
+  void PrecheckForShapeInference() const {
+    std::map<std::string, int> ranks;
+    for (const onnx::TensorProto& t : m_.graph().initializer()) ranks[t.name()] = t.dims_size();
+    for (const onnx::ValueInfoProto& v : m_.graph().input()) {
+      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
+        ranks.emplace(v.name(), v.type().tensor_type().shape().dim_size());
+      }
+    }
+    for (const onnx::NodeProto& n : m_.graph().node()) {
+      const std::string& op = n.op_type();
+      const bool conv =
+          op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv";
+      const bool pool = op == "MaxPool" || op == "AveragePool" || op == "LpPool";
+      if (!conv && !pool) continue;
+      int spatial = -1;
+      auto note = [&](int s, const std::string& what) {
+        if (spatial >= 0 && s != spatial) {
+          Fail(n.name(), what,
+               op + " has " + std::to_string(s) + " spatial dimensions in '" + what + "' but " +
+                   std::to_string(spatial) + " elsewhere");
+        }
+        spatial = s;
+      };
+      if (conv && n.input_size() > 1) {
+        auto r = ranks.find(n.input(1));
+        if (r != ranks.end()) {
+          if (r->second < 3) {
+            Fail(n.name(), "W",
+                 op + " weight '" + n.input(1) + "' has rank " + std::to_string(r->second) +
+                     "; a convolution needs 3 or more");
+          }
+          note(r->second - 2, "W");
+        }
+      }
+      if (n.input_size() > 0) {
+        auto r = ranks.find(n.input(0));
+        if (r != ranks.end()) {
+          if (r->second < 3) {
+            Fail(n.name(), "X",
+                 op + " input '" + n.input(0) + "' has rank " + std::to_string(r->second) +
+                     "; it needs 3 or more");
+          }
+          note(r->second - 2, "X");
+        }
+      }
+      for (const onnx::AttributeProto& a : n.attribute()) {
+        const int len = a.ints_size();
+        if (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
+            a.name() == "output_padding") {
+          note(len, a.name());
+        } else if (a.name() == "pads") {
+          if (len % 2 != 0) Fail(n.name(), "pads", "needs an even number of values");
+          note(len / 2, "pads");
+        }
+      }
+      if (pool && spatial < 0) Fail(n.name(), "kernel_shape", op + " needs kernel_shape");
+    }
   }
 
   // Sizes are checked before any tensor's content is converted.

@@ -44,7 +44,8 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   std::set<std::string> covered;
   for (const OpCase& c : OpCases()) covered.insert(c.op);
   for (const OpDef& op : AllOps()) EXPECT_TRUE(covered.count(op.name)) << op.name;
-  const ResolvedTopology t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {});
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {});
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, RunConfig{}).ok);
   RunConfig bf16;
   bf16.precision = Precision::kBf16;

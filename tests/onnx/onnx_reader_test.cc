@@ -328,6 +328,16 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
   EXPECT_NE(ErrorOf(clip.Bytes()).find("Clip x1 (first: 'clip', bounds that are not constant"),
             std::string::npos)
       << ErrorOf(clip.Bytes());
+  // Found by fuzz_onnx_reader: a Conv whose weight has rank 2 crashed libonnx's own shape
+  // inference; the reader now checks such invariants first.
+  onnx::ModelProto rank2 = TestModel("cnn_bn");
+  for (auto& node : *rank2.mutable_graph()->mutable_node()) {
+    if (node.name() == "dwconv") node.set_input(1, "fc.w");
+  }
+  EXPECT_NE(ErrorOf(rank2.SerializeAsString())
+                .find("layer 'dwconv', field 'W': Conv weight 'fc.w' has rank 2"),
+            std::string::npos)
+      << ErrorOf(rank2.SerializeAsString());
   // Too many nodes for the configured limit.
   OnnxLimits small;
   small.max_nodes = 2;

@@ -50,7 +50,8 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   memory out(wanted, engine_);
   Step step;
   step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true};
-  step.primitives.push_back({dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}});
+  step.primitives.push_back(
+      {dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}});
   steps_.push_back(std::move(step));
   reordered_[{tensor, key}] = out;
   return out;

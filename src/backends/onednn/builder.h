@@ -63,7 +63,9 @@ class Builder {
   // created with UserScratchpad(), so nothing allocates inside the timed loop).
   void AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& p, Args args);
   // Adds a primitive to the layer's step.
-  void Add(const dnnl::primitive& p, Args args) { current_.primitives.push_back({p, std::move(args)}); }
+  void Add(const dnnl::primitive& p, Args args) {
+    current_.primitives.push_back({p, std::move(args)});
+  }
   // The layer needs no work per inference (a view, a constant).
   void NoStep() { no_step_ = true; }
   // Closes the layer's step.

@@ -28,9 +28,8 @@ void BuildDense(Builder& b) {
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   Args args = {{DNNL_ARG_SRC, memory(src_md, b.engine(), src_all.get_data_handle())},
                {DNNL_ARG_DST, memory(dst_md, b.engine(), out.get_data_handle())}};
-  args[DNNL_ARG_WEIGHTS] = b.WeightMemory(b.WeightValues(0),
-                                          memory::desc({k, units}, dt::f32, tag::ab),
-                                          pd.weights_desc());
+  args[DNNL_ARG_WEIGHTS] = b.WeightMemory(
+      b.WeightValues(0), memory::desc({k, units}, dt::f32, tag::ab), pd.weights_desc());
   if (bias) {
     args[DNNL_ARG_BIAS] = b.WeightMemory(b.WeightValues(1), bias_md, pd.bias_desc());
   }
@@ -48,9 +47,9 @@ void BuildMatmul(Builder& b) {
                                   b.engine());
   const memory mo = b.NewOutput(o_md);
   b.AddPrimitive(pd, dnnl::matmul(pd),
-                    {{DNNL_ARG_SRC, memory(a_md, b.engine(), ma.get_data_handle())},
-                     {DNNL_ARG_WEIGHTS, memory(w_md, b.engine(), mw.get_data_handle())},
-                     {DNNL_ARG_DST, mo}});
+                 {{DNNL_ARG_SRC, memory(a_md, b.engine(), ma.get_data_handle())},
+                  {DNNL_ARG_WEIGHTS, memory(w_md, b.engine(), mw.get_data_handle())},
+                  {DNNL_ARG_DST, mo}});
 }
 
 void BuildConv(Builder& b) {
@@ -61,9 +60,8 @@ void BuildConv(Builder& b) {
   const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
              p = l.attrs.Ints("padding");
   const int64_t cg = in[1] / groups;
-  const memory::dims w_dims = groups == 1
-                                  ? memory::dims{filters, in[1], k[0], k[1]}
-                                  : memory::dims{groups, filters / groups, cg, k[0], k[1]};
+  const memory::dims w_dims = groups == 1 ? memory::dims{filters, in[1], k[0], k[1]}
+                                          : memory::dims{groups, filters / groups, cg, k[0], k[1]};
   const memory::desc src_any(Dims(in), dt::f32, tag::any), dst_any(Dims(out), dt::f32, tag::any),
       w_any(w_dims, dt::f32, tag::any);
   const bool bias = l.attrs.Bool("bias");

@@ -28,9 +28,10 @@ void BuildClippedRelu(Builder& b) {
 void BuildSigmoid(Builder& b) { Eltwise(b, alg::eltwise_logistic, 0, 0); }
 void BuildTanh(Builder& b) { Eltwise(b, alg::eltwise_tanh, 0, 0); }
 void BuildGelu(Builder& b) {
-  Eltwise(b, b.layer().attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh
-                                                          : alg::eltwise_gelu_erf,
-          0, 0);
+  Eltwise(
+      b,
+      b.layer().attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh : alg::eltwise_gelu_erf,
+      0, 0);
 }
 
 void BuildSoftmax(Builder& b) {
@@ -75,8 +76,9 @@ void Binary(Builder& b, alg op) {
     memory zeros(out_md, b.engine());
     std::fill_n(static_cast<float*>(zeros.get_data_handle()), NumElements(out), 0.0f);
     memory expanded(out_md, b.engine());
-    dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg::binary_add, out_md, src0.get_desc(), out_md),
-                                    UserScratchpad(), b.engine());
+    dnnl::binary::primitive_desc pd(
+        dnnl::binary::desc(alg::binary_add, out_md, src0.get_desc(), out_md), UserScratchpad(),
+        b.engine());
     b.AddPrimitive(pd, dnnl::binary(pd),
                    {{DNNL_ARG_SRC_0, zeros}, {DNNL_ARG_SRC_1, src0}, {DNNL_ARG_DST, expanded}});
     src0 = expanded;

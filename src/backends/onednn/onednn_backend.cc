@@ -40,7 +40,8 @@ class OnednnExecutable : public Executable {
     for (const ResolvedLayer& l : t.layers) {
       auto it = Ops().find(l.op);
       if (it == Ops().end()) {
-        throw Error(t.file, l.name, "op", "the onednn backend has no builder for op '" + l.op + "'");
+        throw Error(t.file, l.name, "op",
+                    "the onednn backend has no builder for op '" + l.op + "'");
       }
       b.Begin(l, static_cast<int>(&l - t.layers.data()));
       try {
@@ -70,8 +71,9 @@ class OnednnExecutable : public Executable {
     memory m = Find(name);
     const memory::desc plain = PlainDesc(Shape(m.get_desc().dims()));
     if (static_cast<int64_t>(values.size()) != NumElements(Shape(m.get_desc().dims()))) {
-      throw Error("", "", name, "expected " + std::to_string(NumElements(Shape(m.get_desc().dims()))) +
-                                    " values, got " + std::to_string(values.size()));
+      throw Error("", "", name,
+                  "expected " + std::to_string(NumElements(Shape(m.get_desc().dims()))) +
+                      " values, got " + std::to_string(values.size()));
     }
     memory src(plain, engine_, const_cast<float*>(values.data()));
     dnnl::reorder(src, m).execute(stream_, src, m);
@@ -114,7 +116,9 @@ class OnednnBackend : public Backend {
     const dnnl_version_t* v = dnnl_version();
     return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
            std::to_string(v->patch) +
-           (v->cpu_runtime == DNNL_RUNTIME_OMP ? ", OpenMP" : v->cpu_runtime == DNNL_RUNTIME_TBB ? ", TBB" : "");
+           (v->cpu_runtime == DNNL_RUNTIME_OMP   ? ", OpenMP"
+            : v->cpu_runtime == DNNL_RUNTIME_TBB ? ", TBB"
+                                                 : "");
   }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
@@ -124,7 +128,8 @@ class OnednnBackend : public Backend {
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!Ops().count(l.op)) {
-        return {false, "the onednn backend has no builder for op '" + l.op + "' (layer " + l.name + ")"};
+        return {false,
+                "the onednn backend has no builder for op '" + l.op + "' (layer " + l.name + ")"};
       }
     }
     return {};

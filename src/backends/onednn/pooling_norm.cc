@@ -15,14 +15,15 @@ void Pool(Builder& b, dnnl::algorithm alg, const memory::dims& kernel, const mem
   const ResolvedLayer& l = b.layer();
   const memory src = b.Input(l.inputs[0]);
   const memory::desc dst_any(Dims(out_dims), dt::f32, tag::any);
-  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src.get_desc(),
-                                   dst_any, stride, kernel, pad_l, pad_r);
+  dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src.get_desc(), dst_any,
+                                   stride, kernel, pad_l, pad_r);
   dnnl::pooling_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
   const memory::desc plain = PlainDesc(out_dims);
   if (!plain_out || pd.dst_desc() == plain) {
     const memory dst = b.NewOutput(pd.dst_desc());
     b.AddPrimitive(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-    if (plain_out) b.SetTensor(l.outputs[0], memory(PlainDesc(out_shape), b.engine(), dst.get_data_handle()));
+    if (plain_out)
+      b.SetTensor(l.outputs[0], memory(PlainDesc(out_shape), b.engine(), dst.get_data_handle()));
     return;
   }
   memory pooled(pd.dst_desc(), b.engine());
@@ -58,7 +59,8 @@ void BuildBatchnorm(Builder& b) {
   const memory src = b.Input(l.inputs[0]);
   using flags = dnnl::normalization_flags;
   dnnl::batch_normalization_forward::desc desc(
-      dnnl::prop_kind::forward_inference, src.get_desc(), static_cast<float>(l.attrs.Float("epsilon")),
+      dnnl::prop_kind::forward_inference, src.get_desc(),
+      static_cast<float>(l.attrs.Float("epsilon")),
       flags::use_global_stats | flags::use_scale | flags::use_shift);
   dnnl::batch_normalization_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
   const memory dst = b.NewOutput(pd.dst_desc());

@@ -18,7 +18,8 @@ void BuildRecurrent(Builder& b, bool lstm) {
                    : direction == "reverse"     ? dnnl::rnn_direction::unidirectional_right2left
                                                 : dnnl::rnn_direction::unidirectional_left2right;
   const memory src = b.PlainInput(l.inputs[0]);
-  const memory::desc src_md({t, n, c}, dt::f32, tag::ntc), dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
+  const memory::desc src_md({t, n, c}, dt::f32, tag::ntc),
+      dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
   const memory::desc wl_any({1, dirs, c, gates, h}, dt::f32, tag::any),
       wi_any({1, dirs, h, gates, h}, dt::f32, tag::any);
   const int64_t bias_gates = lstm ? 4 : 4;  // lbr_gru has an extra bias for the recurrent n
@@ -27,8 +28,10 @@ void BuildRecurrent(Builder& b, bool lstm) {
 
   // The IR keeps per direction w_x [C, G*H], w_h [H, G*H], bias [G*H] (+ bias_hn [H] for GRU),
   // gates i, f, g, o (oneDNN's LSTM order) and r, z, n (oneDNN's GRU wants u=z, r, o=n).
-  const std::vector<int> gate_from = lstm ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{1, 0, 2};
-  std::vector<float> wl(dirs * c * gates * h), wi(dirs * h * gates * h), bias(dirs * bias_gates * h, 0);
+  const std::vector<int> gate_from =
+      lstm ? std::vector<int>{0, 1, 2, 3} : std::vector<int>{1, 0, 2};
+  std::vector<float> wl(dirs * c * gates * h), wi(dirs * h * gates * h),
+      bias(dirs * bias_gates * h, 0);
   const size_t per_dir = lstm ? 3 : 4;
   for (int64_t d = 0; d < dirs; ++d) {
     const std::vector<float> wx = b.WeightValues(d * per_dir), wh = b.WeightValues(d * per_dir + 1),
@@ -57,7 +60,8 @@ void BuildRecurrent(Builder& b, bool lstm) {
     args[DNNL_ARG_WEIGHTS_LAYER] = b.WeightMemory(wl, wl_user, pd.weights_layer_desc());
     args[DNNL_ARG_WEIGHTS_ITER] = b.WeightMemory(wi, wi_user, pd.weights_iter_desc());
     args[DNNL_ARG_BIAS] = b.WeightMemory(bias, bias_md, pd.bias_desc());
-    if (pd.workspace_desc().get_size() > 0) args[DNNL_ARG_WORKSPACE] = memory(pd.workspace_desc(), b.engine());
+    if (pd.workspace_desc().get_size() > 0)
+      args[DNNL_ARG_WORKSPACE] = memory(pd.workspace_desc(), b.engine());
     b.AddPrimitive(pd, p, std::move(args));
   };
   if (lstm) {

@@ -25,14 +25,16 @@ void BuildConcat(Builder& b) {
   dnnl::concat::primitive_desc pd(dst_md, axis, srcs, b.engine(), UserScratchpad());
   const memory dst = b.NewOutput(dst_md);
   Args args = {{DNNL_ARG_DST, dst}};
-  for (size_t i = 0; i < inputs.size(); ++i) args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = inputs[i];
+  for (size_t i = 0; i < inputs.size(); ++i)
+    args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = inputs[i];
   b.AddPrimitive(pd, dnnl::concat(pd), std::move(args));
 }
 
 void BuildView(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const memory src = b.PlainInput(l.inputs[0]);
-  b.SetTensor(l.outputs[0], memory(PlainDesc(l.output_shapes[0]), b.engine(), src.get_data_handle()));
+  b.SetTensor(l.outputs[0],
+              memory(PlainDesc(l.output_shapes[0]), b.engine(), src.get_data_handle()));
   b.NoStep();
 }
 
@@ -50,7 +52,8 @@ void BuildTranspose(Builder& b) {
   for (size_t i = in.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * in[i + 1];
   for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
   // The input seen in output order: same bytes, permuted strides.
-  const memory permuted(memory::desc(Dims(out), dt::f32, strides), b.engine(), src.get_data_handle());
+  const memory permuted(memory::desc(Dims(out), dt::f32, strides), b.engine(),
+                        src.get_data_handle());
   Reorder(b, permuted, b.NewOutput(PlainDesc(out)));
 }
 
