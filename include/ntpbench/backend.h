@@ -27,6 +27,7 @@ struct StepInfo {
   std::string op;
   int layer = -1;  // index into ResolvedTopology::layers; -1 for backend-inserted inlays
   bool inlay = false;
+  int feeds = -1;  // a backend-inserted inlay: the layer it prepares input for (markers count it)
 };
 
 class Executable {

@@ -289,7 +289,8 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
     for (const ResolvedMarker& m : run->markers) {
       std::vector<std::size_t> in_marker;
       for (std::size_t s = 0; s < steps.size(); ++s) {
-        if (steps[s].layer >= m.first && steps[s].layer <= m.last) in_marker.push_back(s);
+        const int layer = steps[s].layer >= 0 ? steps[s].layer : steps[s].feeds;
+        if (layer >= m.first && layer <= m.last) in_marker.push_back(s);
       }
       run->marker_steps.push_back(in_marker);
     }

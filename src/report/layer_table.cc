@@ -54,10 +54,24 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const std::map<std::string, double>& counters) {
   TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "FLOPs", "weights",
                    "activations out", "FLOP/B"});
+  double total_ms = 0;
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
     const std::string key = "layer." + l.name;
+    // Reorders a backend inserted in front of this layer (layout conversions): real cost.
+    const std::string inserted = key + ".reorder.";
+    for (auto it = counters.lower_bound(inserted);
+         it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
+      const std::string& k = it->first;
+      if (k.size() < 3 || k.compare(k.size() - 3, 3, ".ms") != 0) continue;
+      const std::string step = k.substr(0, k.size() - 3);
+      const double step_share = Get(counters, step + ".time_share");
+      total_ms += it->second;
+      table.Add({step.substr(6) + " (inlay)", "reorder", "", Printf("%.3f", it->second),
+                 Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", ""});
+    }
+    total_ms += Get(counters, key + ".ms");
     const double share = Get(counters, key + ".time_share");
     table.Add({l.name + (la.inlay ? " (inlay)" : ""), l.op, ShapeToString(l.output_shapes[0]),
                Printf("%.3f", Get(counters, key + ".ms")), Printf("%.1f%%", 100 * share),
@@ -82,8 +96,6 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     }
   }
   table.Rule();
-  double total_ms = 0;
-  for (const ResolvedLayer& l : t.layers) total_ms += Get(counters, "layer." + l.name + ".ms");
   table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
              Printf("%.1f", Get(counters, "net.gflops")),
              FormatCount(static_cast<double>(a.total.flops)),

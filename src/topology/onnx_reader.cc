@@ -203,12 +203,21 @@ class Importer {
       }
       for (const onnx::AttributeProto& a : n.attribute()) {
         const int len = a.ints_size();
-        if (a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations" ||
-            a.name() == "output_padding") {
+        const bool positive =
+            a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations";
+        if (positive || a.name() == "output_padding") {
           note(len, a.name());
         } else if (a.name() == "pads") {
           if (len % 2 != 0) Fail(n.name(), "pads", "needs an even number of values");
           note(len / 2, "pads");
+        }
+        for (int64_t v : a.ints()) {  // a zero stride divided by zero in libonnx (fuzzing)
+          if ((positive && (v < 1 || v > (int64_t{1} << 31))) || v < 0 || v > (int64_t{1} << 31)) {
+            Fail(n.name(), a.name(), "value " + std::to_string(v) + " is out of range");
+          }
+        }
+        if (a.name() == "group" && (a.i() < 1 || a.i() > (int64_t{1} << 31))) {
+          Fail(n.name(), "group", "value " + std::to_string(a.i()) + " is out of range");
         }
       }
       if (pool && spatial < 0) Fail(n.name(), "kernel_shape", op + " needs kernel_shape");

@@ -338,6 +338,15 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
                 .find("layer 'dwconv', field 'W': Conv weight 'fc.w' has rank 2"),
             std::string::npos)
       << ErrorOf(rank2.SerializeAsString());
+  // Found by fuzz_onnx_reader: a zero stride divided by zero inside libonnx.
+  onnx::ModelProto zero_stride = TestModel("cnn_bn");
+  for (auto& node : *zero_stride.mutable_graph()->mutable_node()) {
+    if (node.name() == "pool1") node.mutable_attribute(1)->set_ints(1, 0);
+  }
+  EXPECT_NE(ErrorOf(zero_stride.SerializeAsString())
+                .find("layer 'pool1', field 'strides': value 0 is out of range"),
+            std::string::npos)
+      << ErrorOf(zero_stride.SerializeAsString());
   // Too many nodes for the configured limit.
   OnnxLimits small;
   small.max_nodes = 2;

@@ -49,7 +49,7 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   if (cached != reordered_.end()) return cached->second;
   memory out(wanted, engine_);
   Step step;
-  step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true};
+  step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true, index_};
   step.primitives.push_back(
       {dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}});
   steps_.push_back(std::move(step));
