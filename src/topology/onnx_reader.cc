@@ -63,17 +63,8 @@ class Importer {
     } catch (const std::exception& e) {
       Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
     }
-    PrecheckForShapeInference();
-    try {
-      onnx::shape_inference::InferShapes(m_);
-    } catch (const std::exception& e) {
-      Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
-    }
     const onnx::GraphProto& g = m_.graph();
     for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
-    for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
-    for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
-    for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
     for (const onnx::NodeProto& n : g.node()) {
       for (const std::string& in : n.input()) {
         ++consumers_[in];
@@ -81,6 +72,16 @@ class Importer {
       }
     }
     FindGeluPatterns();
+    RefuseUnknownOpTypes();
+    PrecheckForShapeInference();
+    try {
+      onnx::shape_inference::InferShapes(m_);
+    } catch (const std::exception& e) {
+      Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
+    }
+    for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
+    for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
+    for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
     t_.file = file_;
     t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
     t_.description =
@@ -95,14 +96,7 @@ class Importer {
       }
       MapNode(n, index++);
     }
-    if (!unsupported_.empty()) {
-      std::string list;
-      for (const auto& [op, u] : unsupported_) {
-        list += (list.empty() ? "" : "; ") + op + " x" + std::to_string(u.count) + " (first: '" +
-                u.first_node + "'" + (u.why.empty() ? "" : ", " + u.why) + ")";
-      }
-      Fail("", "op", "unsupported ONNX ops: " + list);
-    }
+    if (!unsupported_.empty()) FailUnsupported();
     for (const onnx::ValueInfoProto& v : g.input()) {
       if (init_.count(v.name()) || weight_inputs_.count(v.name())) continue;
       if (!consumers_.count(v.name())) continue;
@@ -151,6 +145,64 @@ class Importer {
            "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset 11 to 17)");
     }
     opset_ = opset;
+  }
+
+  // Op types no mapping exists for are reported before libonnx's shape inference sees them
+  // (less third-party code run on untrusted input); attribute-level refusals come later.
+  void RefuseUnknownOpTypes() {
+    static const std::set<std::string> kMapped = {"Constant",
+                                                  "Shape",
+                                                  "Gather",
+                                                  "Cast",
+                                                  "Unsqueeze",
+                                                  "Squeeze",
+                                                  "Concat",
+                                                  "Identity",
+                                                  "Dropout",
+                                                  "Relu",
+                                                  "Sigmoid",
+                                                  "Tanh",
+                                                  "Clip",
+                                                  "Softmax",
+                                                  "Add",
+                                                  "Sub",
+                                                  "Mul",
+                                                  "Div",
+                                                  "LeakyRelu",
+                                                  "Split",
+                                                  "Gemm",
+                                                  "MatMul",
+                                                  "Conv",
+                                                  "MaxPool",
+                                                  "AveragePool",
+                                                  "GlobalAveragePool",
+                                                  "BatchNormalization",
+                                                  "LayerNormalization",
+                                                  "Flatten",
+                                                  "Reshape",
+                                                  "Transpose",
+                                                  "LSTM",
+                                                  "GRU",
+                                                  "Erf"};
+    for (const onnx::NodeProto& n : m_.graph().node()) {
+      if (n.op_type() == "ConvTranspose") {
+        Refuse(n, "transposed convolution has no IR op yet");
+      } else if (n.op_type() == "Erf" && !gelu_.count(&n)) {
+        Refuse(n, "only inside the GELU pattern x * 0.5 * (1 + erf(x / sqrt 2))");
+      } else if (!kMapped.count(n.op_type())) {
+        Refuse(n);
+      }
+    }
+    if (!unsupported_.empty()) FailUnsupported();
+  }
+
+  void FailUnsupported() const {
+    std::string list;
+    for (const auto& [op, u] : unsupported_) {
+      list += (list.empty() ? "" : "; ") + op + " x" + std::to_string(u.count) + " (first: '" +
+              u.first_node + "'" + (u.why.empty() ? "" : ", " + u.why) + ")";
+    }
+    Fail("", "op", "unsupported ONNX ops: " + list);
   }
 
   // libonnx 1.12's shape inference for convolution and pooling indexes attributes by the
