@@ -2,7 +2,7 @@
 #include "ntpbench/ntpbench.h"
 
 NTPB_TOPOLOGY_BENCHMARK(tiny, "topologies/tiny_cnn.json")
-    ->Backends({"eigen", "onednn"})
+    ->Backends({"eigen", "onednn", "opencl"})
     ->Batches({1, 2})
     ->Precisions({ntpb::f32, ntpb::bf16})
     ->Set("width", 4)

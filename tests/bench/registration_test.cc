@@ -46,6 +46,8 @@ TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
       "tiny/eigen/bf16/batch:1/real_time",    "tiny/eigen/bf16/batch:2/real_time",
       "tiny/onednn/f32/batch:1/real_time",    "tiny/onednn/f32/batch:2/real_time",
       "tiny/onednn/bf16/batch:1/real_time",   "tiny/onednn/bf16/batch:2/real_time",
+      "tiny/opencl/f32/batch:1/real_time",    "tiny/opencl/f32/batch:2/real_time",
+      "tiny/opencl/bf16/batch:1/real_time",   "tiny/opencl/bf16/batch:2/real_time",
       "mlp_small/eigen/f32/batch:4/real_time"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(doc["context"]["ntpbench_version"], "0.1.0");
@@ -62,8 +64,16 @@ TEST(Registration, UnsupportedPairsAreSkippedWithAReason) {
             "skipped: the eigen reference backend runs f32 only, not bf16");
   const json* onednn = Find(doc, "tiny/onednn/f32/batch:2/real_time");
   ASSERT_NE(onednn, nullptr);
-  EXPECT_EQ((*onednn)["error_message"],
-            "skipped: the onednn backend is not part of this build yet");
+  EXPECT_FALSE(onednn->contains("error_occurred")) << onednn->dump();
+  EXPECT_GT((*onednn)["net.flops"].get<double>(), 0);
+  const json* onednn_bf16 = Find(doc, "tiny/onednn/bf16/batch:2/real_time");
+  ASSERT_NE(onednn_bf16, nullptr);
+  EXPECT_EQ((*onednn_bf16)["error_message"],
+            "skipped: the onednn backend runs f32 so far, not bf16");
+  const json* opencl = Find(doc, "tiny/opencl/f32/batch:1/real_time");
+  ASSERT_NE(opencl, nullptr);
+  EXPECT_EQ((*opencl)["error_message"],
+            "skipped: the opencl backend is not part of this build yet");
 }
 
 TEST(Registration, CountersCarryTheAnalyticSignatureAndTimeShares) {
