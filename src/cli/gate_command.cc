@@ -152,6 +152,10 @@ void PrintDiff(const Baseline* old, const Baseline& now,
   std::printf("baseline %s (%s)\n", now.file.c_str(), now.machine.human().c_str());
   if (!old) {
     std::printf("  new baseline with %zu benchmarks\n", now.benchmarks.size());
+    for (const auto& [name, t] : noise) {
+      std::printf("  %s: latency threshold %.0f%% (moved up to %.1f%% between sessions)\n",
+                  name.c_str(), 100 * t.threshold, 100 * t.noise);
+    }
     return;
   }
   for (const auto& [name, r] : now.benchmarks) {
