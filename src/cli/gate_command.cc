@@ -24,6 +24,7 @@ namespace {
 struct GateOptions {
   std::string suite_binary, suite, baseline_dir, baseline_file, filter, report;
   std::vector<std::string> run_files;  // --run, repeatable: sessions of one baseline update
+  std::string control_binary;          // --control-binary: A/B against this build
   int repetitions = 5;
   int sessions = 1;  // gate --update: runs of the suite whose spread sets the thresholds
   double min_time = 0.1;
@@ -69,6 +70,8 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
       o.baseline_file = next();
     else if (arg == "--run")
       o.run_files.push_back(next());
+    else if (arg == "--control-binary")
+      o.control_binary = next();
     else if (arg == "--sessions")
       o.sessions = std::max(1, static_cast<int>(ParseNumber(next(), arg)));
     else if (arg == "--filter")
@@ -111,11 +114,14 @@ std::string NowIso() {
 }
 
 // Runs the suite binary with repetitions, random interleaving and JSON output; returns the path.
-std::string RunSuite(const GateOptions& o, const std::string& filter, const std::string& tag) {
+// `candidate`: the --ntpb_*/--benchmark_* flags given to the gate apply (a control run of the
+// A/B mode gets none of them).
+std::string RunSuiteBinary(const GateOptions& o, const std::string& binary, int repetitions,
+                           bool candidate, const std::string& filter, const std::string& tag) {
   const std::string out =
       "ntpbench-gate-" + o.suite + tag + "-" + std::to_string(getpid()) + ".json";
-  std::vector<std::string> args = {o.suite_binary,
-                                   "--benchmark_repetitions=" + std::to_string(o.repetitions),
+  std::vector<std::string> args = {binary,
+                                   "--benchmark_repetitions=" + std::to_string(repetitions),
                                    "--benchmark_enable_random_interleaving=true",
                                    "--benchmark_min_time=" + std::to_string(o.min_time),
                                    "--benchmark_out=" + out,
@@ -124,9 +130,10 @@ std::string RunSuite(const GateOptions& o, const std::string& filter, const std:
                                    "--ntpb_counters=memory",
                                    "--ntpb_calibration"};
   if (!filter.empty()) args.push_back("--benchmark_filter=(" + filter + ")|^ntpbench_calibration/");
-  for (const std::string& a : o.suite_args) args.push_back(a);
-  std::fprintf(stderr, "ntpbench gate: running %s (%d repetitions)\n", o.suite_binary.c_str(),
-               o.repetitions);
+  if (candidate) {
+    for (const std::string& a : o.suite_args) args.push_back(a);
+  }
+  std::fprintf(stderr, "ntpbench gate: running %s (%d repetitions)\n", binary.c_str(), repetitions);
   std::fflush(stderr);
   const pid_t pid = fork();
   if (pid == 0) {
@@ -141,10 +148,63 @@ std::string RunSuite(const GateOptions& o, const std::string& filter, const std:
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw Error(o.suite_binary, "", "",
-                "the suite failed (exit status " + std::to_string(status) + ")");
+    throw Error(binary, "", "", "the suite failed (exit status " + std::to_string(status) + ")");
   }
   return out;
+}
+
+std::string RunSuite(const GateOptions& o, const std::string& filter, const std::string& tag) {
+  return RunSuiteBinary(o, o.suite_binary, o.repetitions, true, filter, tag);
+}
+
+RunResults ReadAndRemove(const std::string& file) {
+  RunResults r = ReadRunResults(file);
+  std::remove(file.c_str());
+  return r;
+}
+
+// Adds another run's repetitions to `into` (signatures and counters stay the first run's).
+void Append(RunResults* into, const RunResults& more) {
+  if (into->benchmarks.empty()) {
+    *into = more;
+    return;
+  }
+  for (const auto& [name, r] : more.benchmarks) {
+    auto& t = into->benchmarks[name].real_time_ms;
+    t.insert(t.end(), r.real_time_ms.begin(), r.real_time_ms.end());
+  }
+  into->peak_rss_bytes = std::max(into->peak_rss_bytes, more.peak_rss_bytes);
+}
+
+int Report(const GateOptions& o, const Comparison& c);
+
+// A/B against a control build (the suite built from the baseline commit): the two binaries run
+// alternately, round by round, so whatever the shared machine does in between hits both alike;
+// each benchmark of the candidate is judged against the control's repetitions of the same
+// moments, not against numbers stored on another day. The stored baseline is not needed.
+int ControlledGate(const GateOptions& o) {
+  RunResults control, candidate;
+  const int rounds = std::max(2, o.repetitions);
+  for (int round = 0; round < rounds; ++round) {
+    std::fprintf(stderr, "ntpbench gate: A/B round %d of %d\n", round + 1, rounds);
+    const bool control_first = round % 2 == 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool is_control = (k == 0) == control_first;
+      const std::string file =
+          RunSuiteBinary(o, is_control ? o.control_binary : o.suite_binary, 2, !is_control,
+                         o.filter, is_control ? "-control" : "-candidate");
+      Append(is_control ? &control : &candidate, ReadAndRemove(file));
+    }
+  }
+  Baseline reference;
+  reference.file = o.control_binary;
+  reference.suite = o.suite;
+  reference.machine = control.machine;
+  reference.benchmarks = control.benchmarks;
+  reference.peak_rss_bytes = control.peak_rss_bytes;
+  CompareOptions compare = o.compare;
+  compare.relative_to_suite = false;  // A/B needs no drift model: both saw the same machine
+  return Report(o, Compare(&reference, candidate, compare));
 }
 
 void PrintDiff(const Baseline* old, const Baseline& now,
@@ -277,6 +337,9 @@ Comparison Confirm(const GateOptions& o, const Baseline* baseline, const Compari
 
 int GateCommand(const std::vector<std::string>& args) {
   GateOptions o = ParseGateOptions(args);
+  if (!o.control_binary.empty() && !o.suite_binary.empty() && !o.suite.empty()) {
+    return ControlledGate(o);
+  }
   if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
     throw Error("", "", "gate", "needs --suite-binary, --suite and --baseline-dir");
   }

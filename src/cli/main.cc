@@ -33,6 +33,8 @@ const char kUsage[] =
     "      [--ntpb_*|--benchmark_*]\n"
     "      latency is judged against the rest of the run (--raw: on its own); --confirm runs\n"
     "      the suite again to confirm regressions; --sessions N: N runs set noise thresholds\n"
+    "      --control-binary OLD_SUITE: A/B, the two builds alternate round by round and the\n"
+    "      candidate is judged against the control (no stored baseline needed)\n"
     "      exit 0 pass, 1 regression, 77 no baseline for this machine or inconclusive\n"
     "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--raw] [--report FILE]\n"
     "  baseline update --run RUN.json [--run MORE.json ...] --suite S --baseline-dir DIR\n"

@@ -140,5 +140,21 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
   }
 }
 
+// A/B mode: the candidate against a control build, run alternately. A change of the analytic
+// signature (a wider hidden layer) fails deterministically; a 3x slower layer fails on latency.
+TEST(Cli, GateAgainstAControlBuildFindsWhatChanged) {
+  const std::string gate = kCli + " gate --suite-binary " + REGISTRATION_SUITE +
+                           " --control-binary " + REGISTRATION_SUITE +
+                           " --suite reg --repetitions 3 --min-time 0.02 --filter mlp_small";
+  const CommandResult wider = RunCommand(gate + " --ntpb_set=n_hidden=65");
+  EXPECT_EQ(wider.exit_code, 1) << wider.out << wider.err;
+  EXPECT_NE(wider.out.find("net.flops"), std::string::npos) << wider.out;
+  EXPECT_NE(wider.out.find("REGRESSION"), std::string::npos);
+  EXPECT_NE(wider.err.find("A/B round 3 of 3"), std::string::npos) << wider.err;
+  const CommandResult slower = RunCommand(gate + " --ntpb_inject_slowdown=fc1:3");
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  EXPECT_NE(slower.out.find("latency_ms"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ntpb::testing
