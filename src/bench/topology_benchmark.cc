@@ -9,8 +9,8 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
-#include "ntpbench/topology_file.h"
 #include "ntpbench/ntpbench.h"
+#include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"

@@ -14,9 +14,10 @@ OnnxBuilder::OnnxBuilder(const std::string& name, int opset) {
   model.mutable_graph()->set_name(name);
 }
 
-void OnnxBuilder::Input(const std::string& name, const std::vector<std::string>& dims) {
-  auto* v = model.mutable_graph()->add_input();
-  v->set_name(name);
+namespace {
+
+// A float tensor type with dims that are integers or names of symbolic dimensions.
+void SetTensorType(onnx::ValueInfoProto* v, const std::vector<std::string>& dims) {
   auto* t = v->mutable_type()->mutable_tensor_type();
   t->set_elem_type(onnx::TensorProto::FLOAT);
   for (const std::string& d : dims) {
@@ -29,19 +30,18 @@ void OnnxBuilder::Input(const std::string& name, const std::vector<std::string>&
   }
 }
 
+}  // namespace
+
+void OnnxBuilder::Input(const std::string& name, const std::vector<std::string>& dims) {
+  auto* v = model.mutable_graph()->add_input();
+  v->set_name(name);
+  SetTensorType(v, dims);
+}
+
 void OnnxBuilder::Output(const std::string& name, const std::vector<std::string>& dims) {
   auto* v = model.mutable_graph()->add_output();
   v->set_name(name);
-  auto* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
-  for (const std::string& d : dims) {
-    auto* dim = t->mutable_shape()->add_dim();
-    if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
-      dim->set_dim_value(std::stoll(d));
-    } else {
-      dim->set_dim_param(d);
-    }
-  }
+  SetTensorType(v, dims);
 }
 
 void OnnxBuilder::Weight(const std::string& name, const std::vector<int64_t>& dims,
