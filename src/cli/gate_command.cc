@@ -14,6 +14,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/noise_threshold.h"
 #include "ntpbench/statistics.h"
+#include "ntpbench/suite_drift.h"
 #include "src/cli/commands.h"
 #include "src/report/text_table.h"
 #include "src/topology/file_io.h"
@@ -363,8 +364,7 @@ int GateCommand(const std::vector<std::string>& args) {
   if (baseline && !o.filter.empty()) {  // compare only what this run was asked to run
     const std::regex filter(o.filter);
     for (auto it = baseline->benchmarks.begin(); it != baseline->benchmarks.end();) {
-      const bool keep =
-          std::regex_search(it->first, filter) || it->first.rfind("ntpbench_calibration/", 0) == 0;
+      const bool keep = std::regex_search(it->first, filter) || IsCalibrationBenchmark(it->first);
       it = keep ? std::next(it) : baseline->benchmarks.erase(it);
     }
   }

@@ -629,7 +629,6 @@ class Importer {
       return;
     }
     if (op == "Clip") {
-      Dims lo, hi;
       float min = -INFINITY, max = INFINITY;
       if (opset_ < 11 || Attr(n, "min")) min = Float(n, "min", min);
       if (!in(1).empty()) min = ScalarConst(in(1));

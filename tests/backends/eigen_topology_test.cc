@@ -5,17 +5,11 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/random_data.h"
 #include "tests/backends/naive_ops.h"
+#include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
 namespace {
-
-struct TopologyCase {
-  std::string file;
-  ParamEnv params;
-};
-
-std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { return os << c.file; }
 
 class EigenTopology : public ::testing::TestWithParam<TopologyCase> {};
 
@@ -41,17 +35,10 @@ TEST_P(EigenTopology, EveryTensorMatchesTheNaiveChain) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shipped, EigenTopology,
-    ::testing::Values(TopologyCase{"tiny_cnn.json", {{"N", 2}}},
-                      TopologyCase{"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
-                      TopologyCase{"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
-                      TopologyCase{"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
-                      TopologyCase{"resnet50.json", {{"size", 32}, {"n_classes", 10}}}),
-    [](const ::testing::TestParamInfo<TopologyCase>& info) {
-      std::string name = info.param.file.substr(0, info.param.file.find('.'));
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Shipped, EigenTopology, ::testing::ValuesIn(ShippedTopologyCases()),
+                         [](const ::testing::TestParamInfo<TopologyCase>& info) {
+                           return TopologyCaseName(info.param);
+                         });
 
 }  // namespace
 }  // namespace ntpb::testing

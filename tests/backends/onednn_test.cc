@@ -52,11 +52,6 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   EXPECT_FALSE(FindBackend("onednn")->Supports(t, bf16).ok);
 }
 
-struct TopologyCase {
-  std::string file;
-  ParamEnv params;
-};
-
 class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {};
 
 TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
@@ -82,16 +77,10 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shipped, OnednnTopology,
-    ::testing::Values(TopologyCase{"tiny_cnn.json", {{"N", 2}}},
-                      TopologyCase{"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
-                      TopologyCase{"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
-                      TopologyCase{"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
-                      TopologyCase{"resnet50.json", {{"size", 32}, {"n_classes", 10}}}),
-    [](const ::testing::TestParamInfo<TopologyCase>& info) {
-      return info.param.file.substr(0, info.param.file.find('.'));
-    });
+INSTANTIATE_TEST_SUITE_P(Shipped, OnednnTopology, ::testing::ValuesIn(ShippedTopologyCases()),
+                         [](const ::testing::TestParamInfo<TopologyCase>& info) {
+                           return TopologyCaseName(info.param);
+                         });
 
 }  // namespace
 }  // namespace ntpb::testing

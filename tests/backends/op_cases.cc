@@ -117,4 +117,14 @@ const std::vector<OpCase>& OpCases() {
   return cases;
 }
 
+const std::vector<TopologyCase>& ShippedTopologyCases() {
+  static const std::vector<TopologyCase> cases = {
+      {"tiny_cnn.json", {{"N", 2}}},
+      {"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
+      {"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
+      {"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
+      {"resnet50.json", {{"size", 32}, {"n_classes", 10}}}};
+  return cases;
+}
+
 }  // namespace ntpb::testing

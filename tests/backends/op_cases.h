@@ -2,6 +2,7 @@
 // or against the Eigen reference).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -21,5 +22,19 @@ struct OpCase {
 inline std::ostream& operator<<(std::ostream& os, const OpCase& c) { return os << c.label; }
 
 const std::vector<OpCase>& OpCases();
+
+// Every shipped topology at sizes small enough for tensor-by-tensor checks.
+struct TopologyCase {
+  std::string file;
+  std::map<std::string, int64_t> params;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { return os << c.file; }
+
+const std::vector<TopologyCase>& ShippedTopologyCases();
+// "tiny_cnn.json" -> "tiny_cnn", for test names.
+inline std::string TopologyCaseName(const TopologyCase& c) {
+  return c.file.substr(0, c.file.find('.'));
+}
 
 }  // namespace ntpb::testing

@@ -59,7 +59,6 @@ void Binary(Builder& b, alg op) {
   const size_t rank = out.size();
   std::string first = l.inputs[0], second = l.inputs[1];
   Shape s0 = Padded(l.input_shapes[0], rank), s1 = Padded(l.input_shapes[1], rank);
-  const bool commutative = op == alg::binary_add || op == alg::binary_mul;
   dnnl::post_ops post;
   if (s0 != out && s1 == out) {
     std::swap(first, second);
@@ -67,7 +66,6 @@ void Binary(Builder& b, alg op) {
     if (op == alg::binary_sub) post.append_eltwise(1.0f, alg::eltwise_linear, -1.0f, 0.0f);
     if (op == alg::binary_div) post.append_eltwise(1.0f, alg::eltwise_pow, 1.0f, -1.0f);
   }
-  (void)commutative;
   if (s0 == out && s1 == out && b.Input(first).get_desc() == b.Input(second).get_desc()) {
     // Same shape and same layout (a residual add after two convolutions): stay blocked.
     const memory m0 = b.Input(first), m1 = b.Input(second);

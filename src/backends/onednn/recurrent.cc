@@ -22,7 +22,8 @@ void BuildRecurrent(Builder& b, bool lstm) {
       dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
   const memory::desc wl_any({1, dirs, c, gates, h}, dt::f32, tag::any),
       wi_any({1, dirs, h, gates, h}, dt::f32, tag::any);
-  const int64_t bias_gates = lstm ? 4 : 4;  // lbr_gru has an extra bias for the recurrent n
+  // LSTM: one bias per gate; lbr_gru: three gates plus the recurrent n bias. Four either way.
+  const int64_t bias_gates = 4;
   const memory::desc bias_md({1, dirs, bias_gates, h}, dt::f32, tag::ldgo);
   const auto fwd = dnnl::prop_kind::forward_inference;
 
