@@ -15,6 +15,15 @@
 # <BASELINE_DIR>/<machine class>/<suite>.json: `ctest -L perf` runs them. A test passes, fails
 # on a regression, or is skipped (exit 77) when this machine has no baseline or the verdict is
 # inconclusive. `cmake --build . --target update-baselines` rewrites the baselines.
+#
+# With -DNTPBENCH_PERF_CONTROL_REF=<git ref> (e.g. HEAD, origin/main, a merge base), the tests
+# judge the suite A/B against the same suite built at that commit (perf.control.<target> builds
+# it once per commit into <build>/perf-control): on a shared machine whose speed drifts between
+# days, only a control measured in the same minutes can see a 15% change.
+set(NTPBENCH_PERF_CONTROL_REF "" CACHE STRING
+    "git ref whose build is the perf gate's A/B control (empty: stored baselines only)")
+set(_NTPBENCH_CMAKE_DIR ${CMAKE_CURRENT_LIST_DIR})
+
 function(ntpbench_add_suite target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SUITE;BASELINE_DIR;REPETITIONS;MIN_TIME;SESSIONS"
                         "SOURCES;BACKENDS;LABELS;ARGS")
@@ -44,13 +53,31 @@ function(ntpbench_add_suite target)
   set(gate $<TARGET_FILE:ntpbench::ntpbench_cli> gate --suite-binary $<TARGET_FILE:${target}>
            --suite ${ARG_SUITE} --baseline-dir ${ARG_BASELINE_DIR}
            --repetitions ${ARG_REPETITIONS} --min-time ${ARG_MIN_TIME} ${ARG_ARGS})
+  set(control_args "")
+  if(NTPBENCH_PERF_CONTROL_REF)
+    set(control_dir ${CMAKE_BINARY_DIR}/perf-control)
+    set(control_args --control-dir ${control_dir})
+    add_test(NAME perf.control.${target}
+             COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_SOURCE_DIR}
+                     -DREF=${NTPBENCH_PERF_CONTROL_REF} -DCONTROL_DIR=${control_dir}
+                     -DTARGETS=${target} -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
+                     -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                     -P ${_NTPBENCH_CMAKE_DIR}/NtpbenchControlBuild.cmake)
+    set_tests_properties(perf.control.${target} PROPERTIES
+      LABELS "perf;${ARG_LABELS}" FIXTURES_SETUP ntpbench_control_${target} RUN_SERIAL TRUE
+      TIMEOUT 3600)
+  endif()
   foreach(backend IN LISTS ARG_BACKENDS)
     add_test(NAME perf.${target}.${backend}
-             COMMAND ${gate} --filter /${backend}/ --confirm
+             COMMAND ${gate} --filter /${backend}/ --confirm ${control_args}
                      --report ${CMAKE_CURRENT_BINARY_DIR}/${target}.${backend}.comparison.json)
     set_tests_properties(perf.${target}.${backend} PROPERTIES
       LABELS "perf;backend:${backend};${ARG_LABELS}" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
       TIMEOUT 1800)
+    if(NTPBENCH_PERF_CONTROL_REF)
+      set_tests_properties(perf.${target}.${backend} PROPERTIES
+        FIXTURES_REQUIRED ntpbench_control_${target})
+    endif()
   endforeach()
   add_custom_target(update-baselines-${target} COMMAND ${gate} --update --sessions ${ARG_SESSIONS}
                     DEPENDS ${target} USES_TERMINAL

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -26,6 +27,7 @@ struct GateOptions {
   std::string suite_binary, suite, baseline_dir, baseline_file, filter, report;
   std::vector<std::string> run_files;  // --run, repeatable: sessions of one baseline update
   std::string control_binary;          // --control-binary: A/B against this build
+  std::string control_dir;  // --control-dir: A/B against the suite of the same name in it, if any
   int repetitions = 5;
   int sessions = 1;  // gate --update: runs of the suite whose spread sets the thresholds
   double min_time = 0.1;
@@ -73,6 +75,8 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
       o.run_files.push_back(next());
     else if (arg == "--control-binary")
       o.control_binary = next();
+    else if (arg == "--control-dir")
+      o.control_dir = next();
     else if (arg == "--sessions")
       o.sessions = std::max(1, static_cast<int>(ParseNumber(next(), arg)));
     else if (arg == "--filter")
@@ -177,37 +181,6 @@ void Append(RunResults* into, const RunResults& more) {
   into->peak_rss_bytes = std::max(into->peak_rss_bytes, more.peak_rss_bytes);
 }
 
-int Report(const GateOptions& o, const Comparison& c);
-
-// A/B against a control build (the suite built from the baseline commit): the two binaries run
-// alternately, round by round, so whatever the shared machine does in between hits both alike;
-// each benchmark of the candidate is judged against the control's repetitions of the same
-// moments, not against numbers stored on another day. The stored baseline is not needed.
-int ControlledGate(const GateOptions& o) {
-  RunResults control, candidate;
-  const int rounds = std::max(2, o.repetitions);
-  for (int round = 0; round < rounds; ++round) {
-    std::fprintf(stderr, "ntpbench gate: A/B round %d of %d\n", round + 1, rounds);
-    const bool control_first = round % 2 == 0;
-    for (int k = 0; k < 2; ++k) {
-      const bool is_control = (k == 0) == control_first;
-      const std::string file =
-          RunSuiteBinary(o, is_control ? o.control_binary : o.suite_binary, 2, !is_control,
-                         o.filter, is_control ? "-control" : "-candidate");
-      Append(is_control ? &control : &candidate, ReadAndRemove(file));
-    }
-  }
-  Baseline reference;
-  reference.file = o.control_binary;
-  reference.suite = o.suite;
-  reference.machine = control.machine;
-  reference.benchmarks = control.benchmarks;
-  reference.peak_rss_bytes = control.peak_rss_bytes;
-  CompareOptions compare = o.compare;
-  compare.relative_to_suite = false;  // A/B needs no drift model: both saw the same machine
-  return Report(o, Compare(&reference, candidate, compare));
-}
-
 void PrintDiff(const Baseline* old, const Baseline& now,
                const std::map<std::string, NoiseThreshold>& noise) {
   std::printf("baseline %s (%s)\n", now.file.c_str(), now.machine.human().c_str());
@@ -298,11 +271,11 @@ int Report(const GateOptions& o, const Comparison& c) {
   return c.ExitCode();
 }
 
-// A latency regression must show again in a second, fresh run of the suite (so a noisy moment
-// of a shared machine does not fail the gate), and inconclusive latencies get that run's
-// verdict. The whole suite runs again because each benchmark is judged against the rest of it.
-Comparison Confirm(const GateOptions& o, const Baseline* baseline, const Comparison& first,
-                   const std::string& create) {
+// A latency regression must show again in a second, fresh measurement (so a noisy moment of a
+// shared machine does not fail the gate), and inconclusive latencies get that measurement's
+// verdict. `measure_again` measures the doubtful benchmarks again and compares them.
+Comparison Confirm(const Comparison& first,
+                   const std::function<Comparison(const std::set<std::string>&)>& measure_again) {
   std::set<std::string> doubtful;
   for (const ComparisonRow& r : first.rows) {
     const bool latency = r.metric == "latency_ms" || r.metric == "drift";
@@ -311,12 +284,9 @@ Comparison Confirm(const GateOptions& o, const Baseline* baseline, const Compari
     }
   }
   if (doubtful.empty()) return first;
-  std::fprintf(stderr, "ntpbench gate: %zu latency verdicts to confirm; running the suite again\n",
+  std::fprintf(stderr, "ntpbench gate: %zu latency verdicts to confirm; measuring again\n",
                doubtful.size());
-  const std::string again = RunSuite(o, o.filter, "-confirm");
-  const RunResults second_run = ReadRunResults(again);
-  std::remove(again.c_str());
-  const Comparison second = Compare(baseline, second_run, o.compare, create);
+  const Comparison second = measure_again(doubtful);
   Comparison out = first;
   for (ComparisonRow& row : out.rows) {
     if (!doubtful.count(row.benchmark) || (row.metric != "latency_ms" && row.metric != "drift"))
@@ -334,10 +304,78 @@ Comparison Confirm(const GateOptions& o, const Baseline* baseline, const Compari
   return out;
 }
 
+// A Google Benchmark filter that matches exactly these benchmarks (full names, as in the JSON).
+std::string FilterFor(const std::set<std::string>& names) {
+  std::string filter;
+  for (const std::string& name : names) {
+    std::string escaped;
+    for (char c : name) {
+      if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) escaped += '\\';
+      escaped += c;
+    }
+    filter += (filter.empty() ? "^" : "|^") + escaped + "$";
+  }
+  return filter;
+}
+
+// A/B against a control build (the suite built from the baseline commit): the two binaries run
+// alternately, round by round, so whatever the shared machine does in between hits both alike;
+// each benchmark of the candidate is judged against the control's repetitions of the same
+// moments, not against numbers stored on another day. The stored baseline is not needed.
+Comparison MeasureAgainstControl(const GateOptions& o, const std::string& filter) {
+  RunResults control, candidate;
+  const int rounds = std::max(2, o.repetitions);
+  for (int round = 0; round < rounds; ++round) {
+    std::fprintf(stderr, "ntpbench gate: A/B round %d of %d\n", round + 1, rounds);
+    const bool control_first = round % 2 == 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool is_control = (k == 0) == control_first;
+      const std::string file =
+          RunSuiteBinary(o, is_control ? o.control_binary : o.suite_binary, 2, !is_control, filter,
+                         is_control ? "-control" : "-candidate");
+      Append(is_control ? &control : &candidate, ReadAndRemove(file));
+    }
+  }
+  Baseline reference;
+  reference.file = o.control_binary;
+  reference.suite = o.suite;
+  reference.machine = control.machine;
+  reference.benchmarks = control.benchmarks;
+  reference.peak_rss_bytes = control.peak_rss_bytes;
+  CompareOptions compare = o.compare;
+  compare.relative_to_suite = false;  // A/B needs no drift model: both saw the same machine
+  return Compare(&reference, candidate, compare);
+}
+
+int ControlledGate(const GateOptions& o) {
+  std::fprintf(stderr, "ntpbench gate: A/B, %s (candidate) against %s (control)\n",
+               o.suite_binary.c_str(), o.control_binary.c_str());
+  Comparison c = MeasureAgainstControl(o, o.filter);
+  if (o.rerun_inconclusive) {
+    // Only the doubtful benchmarks run again: A/B needs no rest of the suite to judge them.
+    c = Confirm(c, [&](const std::set<std::string>& names) {
+      return MeasureAgainstControl(o, FilterFor(names));
+    });
+  }
+  return Report(o, c);
+}
+
 }  // namespace
 
 int GateCommand(const std::vector<std::string>& args) {
   GateOptions o = ParseGateOptions(args);
+  if (o.control_binary.empty() && !o.control_dir.empty() && !o.suite_binary.empty() && !o.update) {
+    const std::string name = o.suite_binary.substr(o.suite_binary.find_last_of('/') + 1);
+    const std::string candidate = o.control_dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) {
+      o.control_binary = candidate;
+    } else {
+      std::fprintf(stderr,
+                   "ntpbench gate: no control build %s; judging against the stored baseline "
+                   "(a control build: configure with -DNTPBENCH_PERF_CONTROL_REF=<git ref>)\n",
+                   candidate.c_str());
+    }
+  }
   if (!o.control_binary.empty() && !o.suite_binary.empty() && !o.suite.empty()) {
     return ControlledGate(o);
   }
@@ -371,7 +409,15 @@ int GateCommand(const std::vector<std::string>& args) {
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";
   Comparison c = Compare(baseline.get(), run, o.compare, create);
-  if (o.rerun_inconclusive) c = Confirm(o, baseline.get(), c, create);
+  if (o.rerun_inconclusive) {
+    // The whole suite runs again: each benchmark is judged against the rest of it.
+    c = Confirm(c, [&](const std::set<std::string>&) {
+      const std::string again = RunSuite(o, o.filter, "-confirm");
+      const RunResults second_run = ReadRunResults(again);
+      std::remove(again.c_str());
+      return Compare(baseline.get(), second_run, o.compare, create);
+    });
+  }
   return Report(o, c);
 }
 

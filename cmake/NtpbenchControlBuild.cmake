@@ -1,0 +1,86 @@
+# cmake -P script: builds the perf suites of a project at another git commit (the control of the
+# perf gate's A/B mode) and puts the suite binaries in CONTROL_DIR. Run by the perf.control.*
+# tests that ntpbench_add_suite adds when NTPBENCH_PERF_CONTROL_REF is set.
+#   -DSOURCE_DIR=<project source, in a git checkout>  -DREF=<git ref>  -DCONTROL_DIR=<dir>
+#   -DTARGETS=<suite target>[,<target>...]  -DBUILD_TYPE=<type>  -DCXX_COMPILER=<path>
+# The build is reused while REF resolves to the same commit: only the first run is slow.
+foreach(var SOURCE_DIR REF CONTROL_DIR TARGETS)
+  if(NOT ${var})
+    message(FATAL_ERROR "NtpbenchControlBuild: -D${var}=... is required")
+  endif()
+endforeach()
+string(REPLACE "," ";" targets "${TARGETS}")
+find_package(Git REQUIRED)
+execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SOURCE_DIR} rev-parse --show-toplevel
+                OUTPUT_VARIABLE repo OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "NTPBENCH_PERF_CONTROL_REF: ${SOURCE_DIR} is not in a git checkout")
+endif()
+execute_process(COMMAND ${GIT_EXECUTABLE} -C ${repo} rev-parse --verify --quiet "${REF}^{commit}"
+                OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "NTPBENCH_PERF_CONTROL_REF: '${REF}' is not a commit of ${repo}")
+endif()
+
+set(up_to_date FALSE)
+if(EXISTS ${CONTROL_DIR}/commit)
+  file(READ ${CONTROL_DIR}/commit built)
+  string(STRIP "${built}" built)
+  if(built STREQUAL commit)
+    set(up_to_date TRUE)
+    foreach(t IN LISTS targets)
+      if(NOT EXISTS ${CONTROL_DIR}/${t})
+        set(up_to_date FALSE)
+      endif()
+    endforeach()
+  endif()
+endif()
+if(up_to_date)
+  message(STATUS "control build of ${REF} (${commit}) is up to date in ${CONTROL_DIR}")
+  return()
+endif()
+
+message(STATUS "building the control: ${TARGETS} at ${REF} (${commit}) in ${CONTROL_DIR}")
+file(REMOVE ${CONTROL_DIR}/commit)
+file(REMOVE_RECURSE ${CONTROL_DIR}/src)
+file(MAKE_DIRECTORY ${CONTROL_DIR}/src)
+# The project may live in a subfolder of the repository: export the whole commit, build there.
+file(RELATIVE_PATH subdir ${repo} ${SOURCE_DIR})
+execute_process(COMMAND ${GIT_EXECUTABLE} -C ${repo} archive --format=tar
+                        -o ${CONTROL_DIR}/src.tar ${commit} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "git archive ${commit} failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E tar xf ${CONTROL_DIR}/src.tar
+                WORKING_DIRECTORY ${CONTROL_DIR}/src RESULT_VARIABLE rc)
+file(REMOVE ${CONTROL_DIR}/src.tar)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "unpacking ${commit} into ${CONTROL_DIR}/src failed")
+endif()
+
+set(configure ${CMAKE_COMMAND} -S ${CONTROL_DIR}/src/${subdir} -B ${CONTROL_DIR}/build
+              -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DNTPBENCH_BUILD_TESTS=OFF)
+if(CXX_COMPILER)
+  list(APPEND configure -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+execute_process(COMMAND ${configure} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the control build at ${commit} failed")
+endif()
+cmake_host_system_information(RESULT jobs QUERY NUMBER_OF_LOGICAL_CORES)
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${CONTROL_DIR}/build --parallel ${jobs}
+                        --target ${targets} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building ${TARGETS} at ${commit} failed (does the commit have them?)")
+endif()
+foreach(t IN LISTS targets)
+  file(GLOB_RECURSE found LIST_DIRECTORIES false ${CONTROL_DIR}/build/${t})
+  list(FILTER found EXCLUDE REGEX "/CMakeFiles/")
+  list(LENGTH found n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "control build: expected one ${t} binary, found ${n}: ${found}")
+  endif()
+  file(COPY ${found} DESTINATION ${CONTROL_DIR})
+endforeach()
+file(WRITE ${CONTROL_DIR}/commit "${commit}\n")
+message(STATUS "control build of ${REF} (${commit}) is ready in ${CONTROL_DIR}")
