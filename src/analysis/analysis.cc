@@ -16,6 +16,7 @@ Cost& Cost::operator+=(const Cost& o) {
   weight_bytes += o.weight_bytes;
   input_bytes += o.input_bytes;
   output_bytes += o.output_bytes;
+  weight_traffic_bytes += o.weight_traffic_bytes;
   return *this;
 }
 
@@ -23,10 +24,14 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
   const int64_t eb = ElementBytes(precision);
   Cost c;
   c.flops = layer.flops;
-  for (const WeightSpec& w : layer.weights) {
+  const OpCostInput cost_input{layer.attrs, layer.input_shapes, layer.output_shapes};
+  for (size_t i = 0; i < layer.weights.size(); ++i) {
+    const WeightSpec& w = layer.weights[i];
     const int64_t n = NumElements(w.shape);
     if (w.trainable) c.params += n;
     c.weight_bytes += n * eb;
+    const int64_t reads = layer.def->weight_reads ? layer.def->weight_reads(cost_input, i) : 1;
+    c.weight_traffic_bytes += reads * n * eb;
   }
   // A view moves no data: it reads and writes nothing.
   if (!layer.def->is_view) {

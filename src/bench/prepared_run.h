@@ -3,9 +3,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ntpbench/accuracy.h"
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/ntpbench.h"
@@ -24,6 +26,9 @@ struct PreparedRun {
   std::vector<std::vector<std::size_t>> marker_steps;
   // Counter sources per region; null when only time is measured.
   std::unique_ptr<RegionCounters> counters;
+  // Below f32: the outputs against the Eigen f32 reference (same seed, so the same weights and
+  // inputs).
+  std::optional<AccuracyDelta> accuracy;
 };
 
 // The topology of a benchmark with its params (file < Set() < --ntpb_set) and N = batch bound.

@@ -141,6 +141,20 @@ double Percentile(std::vector<int64_t> v, double p) {
   return static_cast<double>(v[rank]);
 }
 
+// The run's outputs (after its warm-up inference) against the Eigen reference in f32.
+AccuracyDelta AgainstEigenF32(const PreparedRun& run, RunConfig config) {
+  config.precision = Precision::kF32;
+  const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(run.topology, config);
+  reference->Run();
+  std::vector<float> actual, expected;
+  for (const std::string& out : run.topology.outputs) {
+    const std::vector<float> a = run.executable->ReadTensor(out), r = reference->ReadTensor(out);
+    actual.insert(actual.end(), a.begin(), a.end());
+    expected.insert(expected.end(), r.begin(), r.end());
+  }
+  return CompareOutputs(actual, expected);
+}
+
 void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
                  const std::vector<int64_t>& step_ns, int64_t loop_ns,
                  const std::vector<int64_t>& latencies) {
@@ -178,6 +192,10 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
     region("layer." + steps[s].name, step_ns[s], flops);
   }
   // Single-stream latency distribution (MLPerf style): one query is one inference.
+  if (run.accuracy) {
+    state.counters["acc.max_rel_err"] = run.accuracy->max_rel_err;
+    state.counters["acc.cosine"] = run.accuracy->cosine;
+  }
   state.counters["net.p50_ms"] = Percentile(latencies, 50) * 1e-6;
   state.counters["net.p90_ms"] = Percentile(latencies, 90) * 1e-6;
   state.counters["net.p99_ms"] = Percentile(latencies, 99) * 1e-6;
@@ -278,6 +296,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
       run->executable = InjectSlowdown(std::move(run->executable), Options().inject_slowdown);
     }
     run->executable->Run();  // warm-up: first-touch page faults and cold caches stay out
+    if (precision != Precision::kF32) run->accuracy = AgainstEigenF32(*run, config);
     const double seconds = (NowNanoseconds() - start) * 1e-9;
     if (seconds > 1.0) {
       PrintProgress("ntpbench: %s: compiled and warmed up in %.1f s\n",

@@ -12,5 +12,6 @@ int GateCommand(const std::vector<std::string>& args);
 int CompareCommand(const std::vector<std::string>& args);
 int BaselineCommand(const std::vector<std::string>& args);
 int ConvertCommand(const std::vector<std::string>& args);
+int MachineCommand(const std::vector<std::string>& args);
 
 }  // namespace ntpb::cli

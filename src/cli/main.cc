@@ -26,6 +26,9 @@ const char kUsage[] =
     "      --batch N  --precision P  --set name=value  --json\n"
     "  ops           the ops a topology can use\n"
     "  convert IN OUT  .onnx/.xml/.json -> .json/.xml (edit a model's topology, then run it)\n"
+    "  machine       this machine's roofline: peak GFLOP/s per precision (oneDNN matmul) and\n"
+    "                read bandwidth, measured once and cached; `run` then shows each layer's\n"
+    "                share of its roofline bound      [--threads N] [--refresh] [--json]\n"
     "  gate          run a suite and compare it with its baseline (what ctest -L perf runs)\n"
     "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
     "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
@@ -34,7 +37,8 @@ const char kUsage[] =
     "      latency is judged against the rest of the run (--raw: on its own); --confirm runs\n"
     "      the suite again to confirm regressions; --sessions N: N runs set noise thresholds\n"
     "      --control-binary OLD_SUITE: A/B, the two builds alternate round by round and the\n"
-    "      candidate is judged against the control (no stored baseline needed)\n"
+    "      candidate is judged against the control (no stored baseline needed);\n"
+    "      --control-dir DIR: A/B against DIR/<suite binary name> when it exists\n"
     "      exit 0 pass, 1 regression, 77 no baseline for this machine or inconclusive\n"
     "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--raw] [--report FILE]\n"
     "  baseline update --run RUN.json [--run MORE.json ...] --suite S --baseline-dir DIR\n"
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
     if (command == "compare") return ntpb::cli::CompareCommand(args);
     if (command == "baseline") return ntpb::cli::BaselineCommand(args);
     if (command == "convert") return ntpb::cli::ConvertCommand(args);
+    if (command == "machine") return ntpb::cli::MachineCommand(args);
     std::fprintf(stderr, "ntpbench: unknown command '%s'\n%s", command.c_str(), kUsage);
     return 2;
   } catch (const ntpb::Error& e) {

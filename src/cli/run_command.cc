@@ -11,6 +11,7 @@
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
+#include "ntpbench/roofline.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
@@ -95,6 +96,24 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
     throw Error(o.json_out, "", "", "cannot write the JSON report");
   }
 
+  // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
+  RunConfig threads_config;
+  threads_config.threads = o.threads;
+  const MachineClass machine = DetectMachineClass();
+  const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
+  std::optional<MachinePeaks> peaks;
+  try {
+    peaks = ReadMachinePeaks(peaks_path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ntpbench: no roofline column: %s\n", e.what());
+  }
+  if (!peaks && console) {
+    std::fprintf(stderr,
+                 "ntpbench: no roofline for this machine and thread count yet; `ntpbench machine%s`"
+                 " measures it once (seconds) and adds a \"roof\" column\n",
+                 o.threads > 0 ? (" --threads " + std::to_string(o.threads)).c_str() : "");
+  }
+
   int ran = 0, failed = 0;
   for (const auto& run : Representative(reporter.captured)) {
     const std::string name = run.benchmark_name();
@@ -119,7 +138,9 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
       std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
     }
-    std::fputs(FormatRunTable(resolved, analysis, counters).c_str(), stdout);
+    std::fputs(
+        FormatRunTable(resolved, analysis, counters, precision, peaks ? &*peaks : nullptr).c_str(),
+        stdout);
   }
   benchmark::Shutdown();
   if (failed > 0) return 1;

@@ -51,9 +51,17 @@ std::string FormatCounterTable(const TopologyAnalysis& a,
 }  // namespace
 
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
-                           const std::map<std::string, double>& counters) {
-  TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "FLOPs", "weights",
-                   "activations out", "FLOP/B"});
+                           const std::map<std::string, double>& counters, Precision precision,
+                           const MachinePeaks* peaks) {
+  // "87% c": the roofline bound's time over the measured time, and what sets the bound.
+  auto roof = [&](const Cost& cost, double ms) -> std::string {
+    if (!peaks || ms <= 0) return "";
+    const RooflineBound bound = Roofline(cost, precision, *peaks);
+    if (bound.ms <= 0) return "";
+    return Printf("%.0f%% ", 100 * bound.ms / ms) + (bound.memory_bound ? "m" : "c");
+  };
+  TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "roof", "FLOPs",
+                   "weights", "activations out", "FLOP/B"});
   double total_ms = 0;
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
@@ -69,13 +77,14 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       const double step_share = Get(counters, step + ".time_share");
       total_ms += it->second;
       table.Add({step.substr(6) + " (inlay)", "reorder", "", Printf("%.3f", it->second),
-                 Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", ""});
+                 Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", "", ""});
     }
     total_ms += Get(counters, key + ".ms");
     const double share = Get(counters, key + ".time_share");
     table.Add({l.name + (la.inlay ? " (inlay)" : ""), l.op, ShapeToString(l.output_shapes[0]),
                Printf("%.3f", Get(counters, key + ".ms")), Printf("%.1f%%", 100 * share),
                Bar(share), Printf("%.1f", Get(counters, key + ".gflops")),
+               roof(la.cost, Get(counters, key + ".ms")),
                FormatCount(static_cast<double>(la.cost.flops)),
                FormatBytes(static_cast<double>(la.cost.weight_bytes)),
                FormatBytes(static_cast<double>(la.cost.output_bytes)),
@@ -89,6 +98,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                  t.layers[m.first].name + ".." + t.layers[m.last].name,
                  Printf("%.3f", Get(counters, m.name + ".ms")), Printf("%.1f%%", 100 * share),
                  Bar(share), Printf("%.1f", Get(counters, m.name + ".gflops")),
+                 roof(m.cost, Get(counters, m.name + ".ms")),
                  FormatCount(static_cast<double>(m.cost.flops)),
                  FormatBytes(static_cast<double>(m.cost.weight_bytes)),
                  FormatBytes(static_cast<double>(m.cost.output_bytes)),
@@ -97,7 +107,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   }
   table.Rule();
   table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
-             Printf("%.1f", Get(counters, "net.gflops")),
+             Printf("%.1f", Get(counters, "net.gflops")), roof(a.total, total_ms),
              FormatCount(static_cast<double>(a.total.flops)),
              FormatBytes(static_cast<double>(a.total.weight_bytes)), "", ""});
   std::string out = table.Render(2);
@@ -108,6 +118,11 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
          Printf("%.3f", Get(counters, "net.p50_ms")) + "/" +
          Printf("%.3f", Get(counters, "net.p90_ms")) + "/" +
          Printf("%.3f ms", Get(counters, "net.p99_ms")) + "\n";
+  if (counters.count("acc.cosine")) {
+    out += "outputs vs the Eigen f32 reference: max relative error " +
+           Printf("%.2e", Get(counters, "acc.max_rel_err")) + ", cosine similarity " +
+           Printf("%.6f", Get(counters, "acc.cosine")) + "\n";
+  }
   return out + FormatCounterTable(a, counters);
 }
 

@@ -3,8 +3,10 @@
 // (oneDNN's kernels sum in other orders and use their own exp/tanh approximations).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
+#include "ntpbench/accuracy.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
@@ -35,10 +37,53 @@ TEST_P(OnednnOpTest, MatchesTheEigenReference) {
   EXPECT_EQ(exe->ReadTensor("y"), actual);
 }
 
+// bf16: activations and weights rounded to 8 significant bits (relative step 2^-8 = 0.4%),
+// products accumulated in f32. Tolerance 3e-2 in the tests' metric (relative above 1,
+// absolute below): a few roundings' worth, and far below what a wrong kernel gives.
+constexpr double kBf16Tolerance = 3e-2;
+
+TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
+  const OpCase& c = GetParam();
+  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  RunConfig config;
+  config.seed = 7;
+  config.threads = 2;
+  auto reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = Precision::kBf16;
+  auto exe = FindBackend("onednn")->Compile(t, config);
+  reference->Run();
+  exe->Run();
+  const AccuracyDelta d = CompareOutputs(exe->ReadTensor("y"), reference->ReadTensor("y"));
+  EXPECT_LT(d.max_rel_err, kBf16Tolerance) << c.label;
+  EXPECT_GT(d.cosine, 0.999) << c.label;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, OnednnOpTest, ::testing::ValuesIn(OpCases()),
                          [](const ::testing::TestParamInfo<OpCase>& info) {
                            return info.param.label;
                          });
+
+// The recurrent ops' other implementation, oneDNN's fused RNN primitives (NTPB_ONEDNN_RNN=fused,
+// kept to measure against the default decomposition), checked on the same cases.
+TEST(OnednnBackend, FusedRnnPrimitivesMatchTheEigenReference) {
+  int checked = 0;
+  for (const OpCase& c : OpCases()) {
+    if (c.op != "lstm" && c.op != "gru") continue;
+    const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+    RunConfig config;
+    config.seed = 7;
+    auto reference = FindBackend("eigen")->Compile(t, config);
+    setenv("NTPB_ONEDNN_RNN", "fused", 1);
+    auto fused = FindBackend("onednn")->Compile(t, config);
+    unsetenv("NTPB_ONEDNN_RNN");
+    reference->Run();
+    fused->Run();
+    EXPECT_LT(MaxRelativeError(fused->ReadTensor("y"), reference->ReadTensor("y")), kF32Tolerance)
+        << c.label;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 8);
+}
 
 TEST(OnednnBackend, HasABuilderForEveryOp) {
   std::set<std::string> covered;
@@ -47,9 +92,13 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {});
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, RunConfig{}).ok);
-  RunConfig bf16;
+  RunConfig bf16, i8;
   bf16.precision = Precision::kBf16;
-  EXPECT_FALSE(FindBackend("onednn")->Supports(t, bf16).ok);
+  EXPECT_TRUE(FindBackend("onednn")->Supports(t, bf16).ok);
+  i8.precision = Precision::kI8;
+  const Support no_i8 = FindBackend("onednn")->Supports(t, i8);
+  EXPECT_FALSE(no_i8.ok);
+  EXPECT_NE(no_i8.reason.find("i8"), std::string::npos) << no_i8.reason;
 }
 
 class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {};
@@ -74,6 +123,25 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
     if (s.layer < 0) {
       EXPECT_TRUE(s.inlay && s.op == "reorder") << s.name;
     }
+  }
+}
+
+// A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.
+TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
+  const TopologyCase& c = GetParam();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  config.seed = 3;
+  auto reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = Precision::kBf16;
+  auto exe = FindBackend("onednn")->Compile(t, config);
+  reference->Run();
+  exe->Run();
+  for (const std::string& out : t.outputs) {
+    const AccuracyDelta d = CompareOutputs(exe->ReadTensor(out), reference->ReadTensor(out));
+    EXPECT_LT(d.max_rel_err, kBf16Tolerance) << out;
+    EXPECT_GT(d.cosine, 0.99) << out;
   }
 }
 

@@ -1,5 +1,6 @@
 // The ntpbench command: tables, JSON, and one clear line with a non-zero exit on bad input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -87,6 +88,20 @@ TEST(Cli, SkippedPrecisionsSayWhy) {
   EXPECT_EQ(only_bf16.exit_code, 1) << "nothing ran";
 }
 
+// A lower precision reports how far its outputs are from the Eigen f32 reference.
+TEST(Cli, Bf16RunsReportTheirAccuracyDelta) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --backend onednn --precision f32,bf16,i8"
+                                     " --benchmark_min_time=0.01");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("mlp/onednn/bf16/batch:1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs vs the Eigen f32 reference: max relative error"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("acc.cosine"), std::string::npos) << r.out;  // the console counter
+  EXPECT_NE(r.out.find("skipped: the onednn backend does not run i8 yet"), std::string::npos)
+      << r.out;
+}
+
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
   const CommandResult r =
       RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");
@@ -154,6 +169,58 @@ TEST(Cli, GateAgainstAControlBuildFindsWhatChanged) {
   const CommandResult slower = RunCommand(gate + " --ntpb_inject_slowdown=fc1:3");
   EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
   EXPECT_NE(slower.out.find("latency_ms"), std::string::npos);
+}
+
+// --control-dir (what ctest -L perf passes with NTPBENCH_PERF_CONTROL_REF): A/B when the folder
+// holds a suite of the same name, the stored baseline otherwise. --confirm re-measures only the
+// doubtful benchmarks, and a regression must show twice.
+TEST(Cli, GateControlDirUsesTheControlBuildWhenThereIsOne) {
+  const std::string dir = ::testing::TempDir() + "/ntpb_control_" + std::to_string(getpid());
+  ASSERT_EQ(RunCommand("mkdir -p " + dir).exit_code, 0);
+  const std::string gate = kCli + " gate --suite-binary " + REGISTRATION_SUITE + " --control-dir " +
+                           dir + " --baseline-dir " + dir +
+                           " --suite reg --repetitions 3 --min-time 0.02 --filter mlp_small";
+  const CommandResult none = RunCommand(gate);
+  EXPECT_EQ(none.exit_code, 77) << none.out << none.err;  // no stored baseline either
+  EXPECT_NE(none.err.find("no control build"), std::string::npos) << none.err;
+  EXPECT_NE(none.out.find("no baseline for this machine"), std::string::npos) << none.out;
+
+  ASSERT_EQ(RunCommand(std::string("ln -sf ") + REGISTRATION_SUITE + " " + dir + "/").exit_code, 0);
+  const CommandResult slower = RunCommand(gate + " --confirm --ntpb_inject_slowdown=fc1:3");
+  EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
+  EXPECT_NE(slower.err.find("A/B, "), std::string::npos) << slower.err;
+  EXPECT_NE(slower.err.find("latency verdicts to confirm"), std::string::npos) << slower.err;
+  EXPECT_NE(slower.out.find("[first run REGRESSION"), std::string::npos) << slower.out;
+  RunCommand("rm -rf " + dir);
+}
+
+// `ntpbench machine` measures once and caches; `run` then shows each layer's roofline share.
+TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
+  const std::string cache = ::testing::TempDir() + "/ntpb_cache_" + std::to_string(getpid());
+  const std::string env = "NTPB_CACHE_DIR=" + cache + " ";
+  const CommandResult first = RunCommand(env + kCli + " machine --threads 1");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.out.find("measured now"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("f32"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("memory read bandwidth"), std::string::npos) << first.out;
+  const CommandResult again = RunCommand(env + kCli + " machine --threads 1 --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const nlohmann::json j = nlohmann::json::parse(again.out);
+  EXPECT_GT(j.at("peak_gflops").at("f32").get<double>(), 0);
+  EXPECT_GT(j.at("bandwidth_gbs").get<double>(), 0);
+
+  const std::string run =
+      kCli + " run " + Topo("mlp.json") + " --threads 1 --benchmark_min_time=0.01";
+  const CommandResult with = RunCommand(env + run);
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_NE(with.out.find("roof"), std::string::npos) << with.out;
+  // Each layer's share of its bound and what sets it: batch-1 dense layers are memory-bound.
+  EXPECT_NE(with.out.find("% m"), std::string::npos) << with.out;
+  const CommandResult without = RunCommand("NTPB_CACHE_DIR=" + cache + "/none " + run);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.err.find("ntpbench machine --threads 1"), std::string::npos) << without.err;
+  EXPECT_EQ(without.out.find("% m"), std::string::npos) << without.out;
+  RunCommand("rm -rf " + cache);
 }
 
 }  // namespace

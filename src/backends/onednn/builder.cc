@@ -50,8 +50,8 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   memory out(wanted, engine_);
   Step step;
   step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true, index_};
-  step.primitives.push_back(
-      {dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}});
+  step.work.push_back(
+      {dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}, nullptr});
   steps_.push_back(std::move(step));
   reordered_[{tensor, key}] = out;
   return out;
@@ -61,7 +61,7 @@ memory Builder::PlainInput(const std::string& tensor) {
   const memory have = Input(tensor);
   const memory::desc& d = have.get_desc();
   const memory::dims dims = d.dims();
-  return Input(tensor, memory::desc(dims, d.data_type(), PlainTag(dims.size())));
+  return Input(tensor, memory::desc(dims, act_, PlainTag(dims.size())));
 }
 
 memory Builder::NewOutput(const memory::desc& desc) {

@@ -27,24 +27,40 @@ memory::format_tag PlainTag(size_t rank);
 memory::desc PlainDesc(const Shape& shape, memory::data_type type = memory::data_type::f32);
 memory::dims Dims(const Shape& shape);
 
+// One piece of a step: a primitive with its arguments, or (`host` set) code run on the CPU
+// between primitives, e.g. the gate math of a decomposed recurrence.
+struct Work {
+  dnnl::primitive primitive;
+  Args args;
+  std::function<void()> host;
+};
+
 struct Step {
   StepInfo info;
-  std::vector<std::pair<dnnl::primitive, Args>> primitives;
+  std::vector<Work> work;
 };
 
 class Builder {
  public:
-  Builder(const dnnl::engine& engine, const RunConfig& config) : engine_(engine), config_(config) {}
+  Builder(const dnnl::engine& engine, const RunConfig& config)
+      : engine_(engine),
+        config_(config),
+        act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
+                                                  : memory::data_type::f32) {}
 
   const dnnl::engine& engine() const { return engine_; }
   const RunConfig& config() const { return config_; }
+  // The data type activations are computed in (the run's precision; weights are converted to
+  // it once, at compile time). Graph inputs stay f32: their first consumer converts them.
+  memory::data_type act() const { return act_; }
+  memory::desc Plain(const Shape& shape) const { return PlainDesc(shape, act_); }
 
   // The layer being built and its index.
   void Begin(const ResolvedLayer& layer, int index);
   const ResolvedLayer& layer() const { return *layer_; }
 
-  // A tensor's memory as it is; or in `wanted` layout (a reorder step is added when it
-  // differs); or plain row-major.
+  // A tensor's memory as it is; or in `wanted` layout and type (a reorder step is added when
+  // it differs); or plain row-major in act().
   memory Input(const std::string& tensor) const;
   memory Input(const std::string& tensor, const memory::desc& wanted);
   memory PlainInput(const std::string& tensor);
@@ -64,8 +80,10 @@ class Builder {
   void AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& p, Args args);
   // Adds a primitive to the layer's step.
   void Add(const dnnl::primitive& p, Args args) {
-    current_.primitives.push_back({p, std::move(args)});
+    current_.work.push_back({p, std::move(args), nullptr});
   }
+  // Adds code run on the CPU, in order with the step's primitives.
+  void AddHost(std::function<void()> fn) { current_.work.push_back({{}, {}, std::move(fn)}); }
   // The layer needs no work per inference (a view, a constant).
   void NoStep() { no_step_ = true; }
   // Closes the layer's step.
@@ -79,6 +97,7 @@ class Builder {
  private:
   dnnl::engine engine_;
   RunConfig config_;
+  memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;
   int index_ = -1;
   Step current_;

@@ -19,13 +19,13 @@ void BuildDense(Builder& b) {
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
   const memory src_all = b.PlainInput(l.inputs[0]);
-  const memory::desc src_md({rows, k}, dt::f32, tag::ab), dst_md({rows, units}, dt::f32, tag::ab);
-  const memory::desc w_any({k, units}, dt::f32, tag::any);
+  const memory::desc src_md({rows, k}, b.act(), tag::ab), dst_md({rows, units}, b.act(), tag::ab);
+  const memory::desc w_any({k, units}, b.act(), tag::any);
   const bool bias = l.attrs.Bool("bias");
   const memory::desc bias_md = bias ? memory::desc({1, units}, dt::f32, tag::ab) : memory::desc();
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md),
                                   AttrWithActivation(l.attrs), b.engine());
-  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
+  const memory out = b.NewOutput(b.Plain(l.output_shapes[0]));
   Args args = {{DNNL_ARG_SRC, memory(src_md, b.engine(), src_all.get_data_handle())},
                {DNNL_ARG_DST, memory(dst_md, b.engine(), out.get_data_handle())}};
   args[DNNL_ARG_WEIGHTS] = b.WeightMemory(
@@ -42,7 +42,7 @@ void BuildMatmul(Builder& b) {
   const Shape& out = l.output_shapes[0];
   while (w.size() < a.size()) w.insert(w.begin(), 1);  // broadcast the right-hand side
   const memory ma = b.PlainInput(l.inputs[0]), mw = b.PlainInput(l.inputs[1]);
-  const memory::desc a_md = PlainDesc(a), w_md = PlainDesc(w), o_md = PlainDesc(out);
+  const memory::desc a_md = b.Plain(a), w_md = b.Plain(w), o_md = b.Plain(out);
   dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, w_md, o_md), UserScratchpad(),
                                   b.engine());
   const memory mo = b.NewOutput(o_md);
@@ -62,8 +62,8 @@ void BuildConv(Builder& b) {
   const int64_t cg = in[1] / groups;
   const memory::dims w_dims = groups == 1 ? memory::dims{filters, in[1], k[0], k[1]}
                                           : memory::dims{groups, filters / groups, cg, k[0], k[1]};
-  const memory::desc src_any(Dims(in), dt::f32, tag::any), dst_any(Dims(out), dt::f32, tag::any),
-      w_any(w_dims, dt::f32, tag::any);
+  const memory::desc src_any(Dims(in), b.act(), tag::any), dst_any(Dims(out), b.act(), tag::any),
+      w_any(w_dims, b.act(), tag::any);
   const bool bias = l.attrs.Bool("bias");
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
   dnnl::convolution_forward::desc desc(

@@ -1,4 +1,6 @@
 // Activations (eltwise), softmax, and add/sub/mul/div with NumPy broadcasting (binary).
+#include <cstring>
+
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -78,12 +80,12 @@ void Binary(Builder& b, alg op) {
     return;
   }
   const memory m0 = b.PlainInput(first), m1 = b.PlainInput(second);
-  memory src0(PlainDesc(s0), b.engine(), m0.get_data_handle());
-  const memory src1(PlainDesc(s1), b.engine(), m1.get_data_handle());
-  const memory::desc out_md = PlainDesc(out);
+  memory src0(b.Plain(s0), b.engine(), m0.get_data_handle());
+  const memory src1(b.Plain(s1), b.engine(), m1.get_data_handle());
+  const memory::desc out_md = b.Plain(out);
   if (s0 != out) {  // expand: zeros + first
     memory zeros(out_md, b.engine());
-    std::fill_n(static_cast<float*>(zeros.get_data_handle()), NumElements(out), 0.0f);
+    std::memset(zeros.get_data_handle(), 0, out_md.get_size());  // 0.0 in f32 and bf16
     memory expanded(out_md, b.engine());
     dnnl::binary::primitive_desc pd(
         dnnl::binary::desc(alg::binary_add, out_md, src0.get_desc(), out_md), UserScratchpad(),

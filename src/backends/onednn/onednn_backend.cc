@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "ntpbench/error.h"
 #include "ntpbench/random_data.h"
@@ -11,6 +13,16 @@
 namespace ntpb {
 namespace onednn {
 namespace {
+
+bool CpuHasFlag(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0)
+      return (line + " ").find(" " + flag + " ") != std::string::npos;
+  }
+  return false;
+}
 
 const OpTable& Ops() {
   static const OpTable table = [] {
@@ -62,7 +74,14 @@ class OnednnExecutable : public Executable {
   void RunStep(std::size_t index) override {
     if (index == 0) omp_set_num_threads(threads_);
     Step& s = steps_[index];
-    for (auto& [p, args] : s.primitives) p.execute(stream_, args);
+    for (Work& w : s.work) {
+      if (w.host) {
+        stream_.wait();  // a no-op on the CPU engine with OpenMP, but host code must see results
+        w.host();
+      } else {
+        w.primitive.execute(stream_, w.args);
+      }
+    }
   }
 
   void Wait() override { stream_.wait(); }
@@ -122,9 +141,15 @@ class OnednnBackend : public Backend {
   }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
-    if (config.precision != Precision::kF32) {
-      return {false, std::string("the onednn backend runs f32 so far, not ") +
-                         PrecisionName(config.precision)};
+    if (config.precision == Precision::kF16) {
+      // oneDNN 2.6 has f16 kernels only for CPUs with avx512_fp16 (Sapphire Rapids and later).
+      if (!CpuHasFlag("avx512_fp16")) {
+        return {false, "f16 needs avx512_fp16, which this CPU does not have"};
+      }
+      return {false, "the onednn backend does not run f16 yet"};
+    }
+    if (config.precision == Precision::kI8) {
+      return {false, "the onednn backend does not run i8 yet (quantized inlays are to come)"};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!Ops().count(l.op)) {

@@ -14,21 +14,23 @@ void Pool(Builder& b, dnnl::algorithm alg, const memory::dims& kernel, const mem
           bool plain_out, const Shape& out_shape) {
   const ResolvedLayer& l = b.layer();
   const memory src = b.Input(l.inputs[0]);
-  const memory::desc dst_any(Dims(out_dims), dt::f32, tag::any);
+  const dt type = src.get_desc().data_type();
+  const memory::desc dst_any(Dims(out_dims), type, tag::any);
   dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, src.get_desc(), dst_any,
                                    stride, kernel, pad_l, pad_r);
   dnnl::pooling_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
-  const memory::desc plain = PlainDesc(out_dims);
+  const memory::desc plain = PlainDesc(out_dims, type);
   if (!plain_out || pd.dst_desc() == plain) {
     const memory dst = b.NewOutput(pd.dst_desc());
     b.AddPrimitive(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     if (plain_out)
-      b.SetTensor(l.outputs[0], memory(PlainDesc(out_shape), b.engine(), dst.get_data_handle()));
+      b.SetTensor(l.outputs[0],
+                  memory(PlainDesc(out_shape, type), b.engine(), dst.get_data_handle()));
     return;
   }
   memory pooled(pd.dst_desc(), b.engine());
   b.AddPrimitive(pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, pooled}});
-  const memory out = b.NewOutput(PlainDesc(out_shape));
+  const memory out = b.NewOutput(PlainDesc(out_shape, type));
   const memory out4(plain, b.engine(), out.get_data_handle());
   b.Add(dnnl::reorder(pooled, out4), {{DNNL_ARG_FROM, pooled}, {DNNL_ARG_TO, out4}});
 }

@@ -21,7 +21,7 @@ void BuildConcat(Builder& b) {
     inputs.push_back(b.PlainInput(in));
     srcs.push_back(inputs.back().get_desc());
   }
-  const memory::desc dst_md = PlainDesc(l.output_shapes[0]);
+  const memory::desc dst_md = b.Plain(l.output_shapes[0]);
   dnnl::concat::primitive_desc pd(dst_md, axis, srcs, b.engine(), UserScratchpad());
   const memory dst = b.NewOutput(dst_md);
   Args args = {{DNNL_ARG_DST, dst}};
@@ -33,8 +33,7 @@ void BuildConcat(Builder& b) {
 void BuildView(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const memory src = b.PlainInput(l.inputs[0]);
-  b.SetTensor(l.outputs[0],
-              memory(PlainDesc(l.output_shapes[0]), b.engine(), src.get_data_handle()));
+  b.SetTensor(l.outputs[0], memory(b.Plain(l.output_shapes[0]), b.engine(), src.get_data_handle()));
   b.NoStep();
 }
 
@@ -52,9 +51,9 @@ void BuildTranspose(Builder& b) {
   for (size_t i = in.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * in[i + 1];
   for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
   // The input seen in output order: same bytes, permuted strides.
-  const memory permuted(memory::desc(Dims(out), dt::f32, strides), b.engine(),
+  const memory permuted(memory::desc(Dims(out), b.act(), strides), b.engine(),
                         src.get_data_handle());
-  Reorder(b, permuted, b.NewOutput(PlainDesc(out)));
+  Reorder(b, permuted, b.NewOutput(b.Plain(out)));
 }
 
 void BuildSlice(Builder& b) {
@@ -65,11 +64,12 @@ void BuildSlice(Builder& b) {
   offsets[l.attrs.Int("axis")] = l.attrs.Int("start");
   const memory part(src.get_desc().submemory_desc(Dims(out), offsets), b.engine(),
                     src.get_data_handle());
-  Reorder(b, part, b.NewOutput(PlainDesc(out)));
+  Reorder(b, part, b.NewOutput(b.Plain(out)));
 }
 
 void BuildConstant(Builder& b) {
   const std::vector<float> v = b.WeightValues(0);
+  // f32 as in the model: a consumer in another precision converts it (once per inference).
   const memory out = b.NewOutput(PlainDesc(b.layer().output_shapes[0]));
   std::memcpy(out.get_data_handle(), v.data(), 4 * v.size());
   b.NoStep();  // written once: no work per inference
@@ -91,7 +91,7 @@ void BuildReorder(Builder& b) {
   if (s.size() == 4 && layout == "blocked") t = tag::nChw16c;
   if (s.size() == 3 && layout == "tnc") t = tag::bac;
   const memory src = b.Input(l.inputs[0]);
-  Reorder(b, src, b.NewOutput(memory::desc(Dims(s), dt::f32, t)));
+  Reorder(b, src, b.NewOutput(memory::desc(Dims(s), src.get_desc().data_type(), t)));
 }
 
 }  // namespace

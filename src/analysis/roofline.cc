@@ -1,0 +1,103 @@
+#include "ntpbench/roofline.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "ntpbench/error.h"
+#include "src/topology/file_io.h"
+
+namespace ntpb {
+
+namespace {
+constexpr const char* kSchema = "ntpbench.machine_peaks";
+constexpr int kVersion = 1;
+}  // namespace
+
+nlohmann::json MachinePeaks::ToJson() const {
+  return {{"schema", kSchema},
+          {"version", kVersion},
+          {"machine_class", machine_class},
+          {"machine", machine},
+          {"threads", threads},
+          {"measured", measured},
+          {"peak_gflops", peak_gflops},
+          {"kernels", kernels},
+          {"unmeasured", unmeasured},
+          {"bandwidth_gbs", bandwidth_gbs}};
+}
+
+MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& file) {
+  auto field = [&](const char* name) -> const nlohmann::json& {
+    if (!j.is_object() || !j.contains(name))
+      throw Error(file, "", name, "missing (not an ntpbench machine peaks file?)");
+    return j.at(name);
+  };
+  if (field("schema") != kSchema)
+    throw Error(file, "", "schema", "expected " + std::string(kSchema));
+  if (field("version") != kVersion)
+    throw Error(file, "", "version",
+                "expected " + std::to_string(kVersion) + "; run `ntpbench machine --refresh`");
+  MachinePeaks p;
+  try {
+    p.machine_class = field("machine_class").get<std::string>();
+    p.machine = field("machine").get<std::string>();
+    p.threads = field("threads").get<int>();
+    p.measured = field("measured").get<std::string>();
+    p.peak_gflops = field("peak_gflops").get<std::map<std::string, double>>();
+    p.kernels = field("kernels").get<std::map<std::string, std::string>>();
+    p.unmeasured = field("unmeasured").get<std::map<std::string, std::string>>();
+    p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file, "", "", std::string("malformed machine peaks: ") + e.what());
+  }
+  if (!(p.bandwidth_gbs > 0)) throw Error(file, "", "bandwidth_gbs", "must be positive");
+  for (const auto& [precision, gflops] : p.peak_gflops) {
+    if (!(gflops > 0)) throw Error(file, "", "peak_gflops." + precision, "must be positive");
+  }
+  return p;
+}
+
+std::string MachinePeaksPath(const MachineClass& machine, int threads) {
+  std::string dir;
+  if (const char* d = std::getenv("NTPB_CACHE_DIR"); d && *d) {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = std::string(x) + "/ntpbench";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = std::string(h) + "/.cache/ntpbench";
+  } else {
+    dir = ".ntpbench-cache";
+  }
+  return dir + "/machine/" + machine.id() + "-" + std::to_string(threads) + "t.json";
+}
+
+std::optional<MachinePeaks> ReadMachinePeaks(const std::string& path) {
+  if (access(path.c_str(), F_OK) != 0) return std::nullopt;
+  const std::string text = ReadTextFile(path, 1 << 20);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded())
+    throw Error(path, "", "", "not valid JSON (delete it, or run `ntpbench machine --refresh`)");
+  return MachinePeaks::FromJson(j, path);
+}
+
+void WriteMachinePeaks(const MachinePeaks& peaks, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) throw Error(path, "", "", "cannot create its folder: " + ec.message());
+  WriteFileAtomically(path, peaks.ToJson().dump(2) + "\n");
+}
+
+RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks& peaks) {
+  auto it = peaks.peak_gflops.find(PrecisionName(precision));
+  if (it == peaks.peak_gflops.end() || peaks.bandwidth_gbs <= 0) return {};
+  const double bytes =
+      static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes);
+  const double compute_ms = static_cast<double>(cost.flops) / (it->second * 1e9) * 1e3;
+  const double memory_ms = bytes / (peaks.bandwidth_gbs * 1e9) * 1e3;
+  return {std::max(compute_ms, memory_ms), memory_ms > compute_ms};
+}
+
+}  // namespace ntpb

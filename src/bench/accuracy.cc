@@ -1,0 +1,34 @@
+#include "ntpbench/accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace ntpb {
+
+AccuracyDelta CompareOutputs(const std::vector<float>& actual,
+                             const std::vector<float>& reference) {
+  if (actual.size() != reference.size()) {
+    throw std::invalid_argument("CompareOutputs: " + std::to_string(actual.size()) + " vs " +
+                                std::to_string(reference.size()) + " values");
+  }
+  AccuracyDelta d;
+  double dot = 0, aa = 0, rr = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i], r = reference[i];
+    if (std::isnan(a) || std::isnan(r)) return {std::numeric_limits<double>::infinity(), 0};
+    d.max_rel_err = std::max(d.max_rel_err, std::abs(a - r) / std::max(1.0, std::abs(r)));
+    dot += a * r;
+    aa += a * a;
+    rr += r * r;
+  }
+  if (aa > 0 && rr > 0) {
+    d.cosine = dot / std::sqrt(aa * rr);
+  } else {
+    d.cosine = aa == rr ? 1.0 : 0.0;  // both all zeros: identical
+  }
+  return d;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,121 @@
+// Measuring the roofline's two numbers: what oneDNN's matmul reaches on a large square problem
+// per precision (the peak a tuned kernel gets here, which is what "as fast as the machine
+// allows" can mean), and how fast all threads can read memory.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <dnnl.hpp>
+#include <memory>
+
+#include "ntpbench/roofline.h"
+
+namespace ntpb {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// GFLOP/s of the best of `reps` runs of an m x k x n matmul; throws dnnl::error where oneDNN has
+// no implementation for the types.
+double MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type, int64_t size,
+                    int reps, std::string* kernel) {
+  const dnnl::memory::desc a({size, size}, a_type, tag::ab), b_any({size, size}, b_type, tag::any),
+      c({size, size}, c_type, tag::ab);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b_any, c), engine);
+  *kernel = pd.impl_info_str();
+  dnnl::memory A(a, engine), B(pd.weights_desc(), engine), C(c, engine);
+  // Zeros: the FMA units run as fast on them, and no value can be a slow denormal.
+  std::memset(A.get_data_handle(), 0, a.get_size());
+  std::memset(B.get_data_handle(), 0, pd.weights_desc().get_size());
+  const dnnl::matmul mm(pd);
+  dnnl::stream stream(engine);
+  const std::unordered_map<int, dnnl::memory> args = {
+      {DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}};
+  mm.execute(stream, args);  // warm-up: page faults, kernel generation
+  stream.wait();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto start = Clock::now();
+    mm.execute(stream, args);
+    stream.wait();
+    best = std::min(best, Seconds(start, Clock::now()));
+  }
+  return 2.0 * static_cast<double>(size) * size * size / best / 1e9;
+}
+
+// GB/s of the best of `reps` parallel reads of a buffer far larger than the caches.
+double ReadBandwidth(int threads, int reps) {
+  const size_t n = size_t{1} << 28;  // 1 GiB of floats
+  std::unique_ptr<float[]> buffer(new float[n]);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f;  // first touch by the threads that read it
+  double best = 1e30, sink = 0;
+  for (int r = 0; r < reps; ++r) {
+    float sum = 0;
+    const auto start = Clock::now();
+#pragma omp parallel for simd num_threads(threads) schedule(static) reduction(+ : sum)
+    for (size_t i = 0; i < n; ++i) sum += buffer[i];
+    best = std::min(best, Seconds(start, Clock::now()));
+    sink += sum;
+  }
+  if (sink != static_cast<double>(n) * reps) std::fprintf(stderr, "ntpbench machine: bad sum\n");
+  return static_cast<double>(n * sizeof(float)) / best / 1e9;
+}
+
+std::string NowIso() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
+  MachinePeaks p;
+  p.machine_class = machine.id();
+  p.machine = machine.human();
+  p.threads = threads;
+  p.measured = NowIso();
+  omp_set_num_threads(threads);
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  struct Kind {
+    const char* precision;
+    dt a, b, c;
+  };
+  // i8 as the backends run it: u8 activations x s8 weights, s32 accumulation.
+  const Kind kinds[] = {{"f32", dt::f32, dt::f32, dt::f32},
+                        {"bf16", dt::bf16, dt::bf16, dt::f32},
+                        {"f16", dt::f16, dt::f16, dt::f32},
+                        {"i8", dt::u8, dt::s8, dt::s32}};
+  for (const Kind& k : kinds) {
+    std::fprintf(stderr, "ntpbench machine: %s matmul 2048^3, %d threads\n", k.precision, threads);
+    try {
+      std::string kernel;
+      const double gflops = MatmulGflops(engine, k.a, k.b, k.c, 2048, 5, &kernel);
+      // oneDNN's reference kernels are correct, not fast: not a peak of this machine.
+      if (kernel.find("ref") != std::string::npos) {
+        p.unmeasured[k.precision] = "oneDNN has only a reference kernel here (" + kernel + ")";
+      } else {
+        p.peak_gflops[k.precision] = gflops;
+        p.kernels[k.precision] = kernel;
+      }
+    } catch (const dnnl::error& e) {
+      p.unmeasured[k.precision] = std::string("oneDNN has no matmul for it here: ") + e.what();
+    }
+  }
+  std::fprintf(stderr, "ntpbench machine: reading 1 GiB, %d threads\n", threads);
+  p.bandwidth_gbs = ReadBandwidth(threads, 5);
+  return p;
+}
+
+}  // namespace ntpb

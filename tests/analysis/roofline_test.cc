@@ -1,0 +1,124 @@
+// The roofline bound, the recurrent weights' traffic, and the machine peaks cache file.
+#include "ntpbench/roofline.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+MachinePeaks Peaks() {
+  MachinePeaks p;
+  p.machine_class = "test-class";
+  p.machine = "a test machine";
+  p.threads = 2;
+  p.measured = "2026-11-21T00:00:00Z";
+  p.peak_gflops = {{"f32", 500}, {"i8", 2000}};
+  p.kernels = {{"f32", "brg:avx512_core"}, {"i8", "brg:avx512_core_vnni"}};
+  p.unmeasured = {{"bf16", "no kernel"}};
+  p.bandwidth_gbs = 50;
+  return p;
+}
+
+TEST(Roofline, ComputeBoundWorkIsBoundByThePeak) {
+  Cost c;
+  c.flops = 1'000'000'000;             // 1 GFLOP at 500 GFLOP/s: 2 ms
+  c.weight_traffic_bytes = 1'000'000;  // 1 MB at 50 GB/s: 0.02 ms
+  const RooflineBound b = Roofline(c, Precision::kF32, Peaks());
+  EXPECT_DOUBLE_EQ(b.ms, 2.0);
+  EXPECT_FALSE(b.memory_bound);
+  EXPECT_DOUBLE_EQ(Roofline(c, Precision::kI8, Peaks()).ms, 0.5);  // its own peak
+}
+
+TEST(Roofline, MemoryBoundWorkIsBoundByTheBandwidth) {
+  Cost c;
+  c.flops = 1'000'000;
+  c.weight_traffic_bytes = 80'000'000;
+  c.input_bytes = 10'000'000;
+  c.output_bytes = 10'000'000;  // 100 MB at 50 GB/s: 2 ms
+  const RooflineBound b = Roofline(c, Precision::kF32, Peaks());
+  EXPECT_DOUBLE_EQ(b.ms, 2.0);
+  EXPECT_TRUE(b.memory_bound);
+}
+
+TEST(Roofline, NoBoundWithoutAPeakForThePrecision) {
+  Cost c;
+  c.flops = 100;
+  EXPECT_EQ(Roofline(c, Precision::kBf16, Peaks()).ms, 0.0);
+}
+
+TEST(Roofline, RecurrentWeightsAreReadAtEveryStep) {
+  // lstm, C 3, H 5, T 4: w_x 3x20, w_h 5x20 (read 4 times), bias 20.
+  const ResolvedTopology t = Resolve(SingleLayer("lstm", {{1, 4, 3}}, {{"units", 5}}), {});
+  const Cost c = LayerCost(t.layers[0], Precision::kF32);
+  EXPECT_EQ(c.weight_bytes, 4 * (60 + 100 + 20));
+  EXPECT_EQ(c.weight_traffic_bytes, 4 * (60 + 4 * 100 + 20));
+  // Other ops read each weight once.
+  const ResolvedTopology d = Resolve(SingleLayer("dense", {{2, 7}}, {{"units", 5}}), {});
+  const Cost dc = LayerCost(d.layers[0], Precision::kF32);
+  EXPECT_EQ(dc.weight_traffic_bytes, dc.weight_bytes);
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "ntpb_roofline_" + std::to_string(getpid()) + "_" + name;
+}
+
+TEST(MachinePeaksFile, RoundTripsThroughTheCache) {
+  const std::string path = TempPath("nested/dir/peaks.json");
+  WriteMachinePeaks(Peaks(), path);
+  const std::optional<MachinePeaks> back = ReadMachinePeaks(path);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->ToJson(), Peaks().ToJson());
+  EXPECT_FALSE(ReadMachinePeaks(TempPath("absent.json")).has_value());
+}
+
+TEST(MachinePeaksFile, CorruptFilesAreErrorsNamingFileAndField) {
+  const std::string path = TempPath("corrupt.json");
+  auto expect_error = [&](const std::string& content, const std::string& field) {
+    std::ofstream(path) << content;
+    try {
+      ReadMachinePeaks(path);
+      ADD_FAILURE() << "accepted: " << content;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  expect_error("{\"schema\": \"ntpbench.machine", "JSON");
+  expect_error("[]", "schema");
+  nlohmann::json j = Peaks().ToJson();
+  j["version"] = 99;
+  expect_error(j.dump(), "version");
+  j = Peaks().ToJson();
+  j["bandwidth_gbs"] = 0;
+  expect_error(j.dump(), "bandwidth_gbs");
+  j = Peaks().ToJson();
+  j["peak_gflops"]["f32"] = -1;
+  expect_error(j.dump(), "peak_gflops.f32");
+  j = Peaks().ToJson();
+  j.erase("threads");
+  expect_error(j.dump(), "threads");
+  std::remove(path.c_str());
+}
+
+TEST(MachinePeaksFile, CacheFolderFollowsTheEnvironment) {
+  MachineClass m;
+  m.cpu = "cpu";
+  m.cores = 2;
+  setenv("NTPB_CACHE_DIR", "/tmp/ntpb-cache-test", 1);
+  EXPECT_EQ(MachinePeaksPath(m, 2), "/tmp/ntpb-cache-test/machine/" + m.id() + "-2t.json");
+  unsetenv("NTPB_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(MachinePeaksPath(m, 1), "/tmp/xdg/ntpbench/machine/" + m.id() + "-1t.json");
+  unsetenv("XDG_CACHE_HOME");
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,0 +1,211 @@
+#!/usr/bin/python3
+"""ntpbench against PyTorch on the same topology, the same machine and the same thread count.
+
+NTP's paper validates its timings against a framework implementation of the same topology
+(its Figure 6A); this is that check for ntpbench. Each shipped topology is resolved by
+`ntpbench inspect --json`, rebuilt layer by layer in PyTorch (eager, torch.no_grad(), random
+weights: the timing does not depend on the values), and timed; ntpbench runs it on its backend.
+Output (stdout): per model, batch and precision, ntpbench's and PyTorch's median latency, their
+ratio (ntpbench / PyTorch: below 1 is faster), ntpbench's GFLOP/s and its share of this machine's
+measured peak (`ntpbench machine`). Progress goes to stderr.
+
+Needs Debian's python3-torch (1.13) and runs with /usr/bin/python3. Debian's torch uses the
+reference BLAS for matmul unless libopenblas0-openmp is installed (OPENBLAS_CORETYPE unset); the
+script prints which BLAS and whether mkldnn is on, since both change PyTorch's numbers.
+
+  /usr/bin/python3 tools/compare_pytorch.py [--build build] [--threads 2] [--backend onednn]
+      [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1] [--min-time 2]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def progress(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(cmd), r.stderr))
+    return r.stdout
+
+
+def build_torch_model(torch, layers, inputs):
+    """A callable running the resolved layers in order, each with random weights."""
+    F = torch.nn.functional
+    steps = []  # (output name, fn, input names)
+    params = []
+
+    def rand(*shape):
+        t = torch.randn(*shape) * 0.05
+        params.append(t)
+        return t
+
+    def activation(name, clip):
+        return {
+            "none": lambda x: x,
+            "relu": F.relu,
+            "clipped_relu": lambda x: torch.clamp(x, 0, clip),
+            "sigmoid": torch.sigmoid,
+            "tanh": torch.tanh,
+            "gelu": F.gelu,
+        }[name]
+
+    for layer in layers:
+        op, a, shapes = layer["op"], layer["attrs"], layer["input_shapes"]
+        if op == "dense":
+            w = rand(a["units"], shapes[0][-1])
+            b = rand(a["units"]) if a.get("bias", True) else None
+            act = activation(a.get("activation", "none"), a.get("clip", 20.0))
+            fn = lambda x, w=w, b=b, act=act: act(F.linear(x, w, b))
+        elif op == "conv2d":
+            groups = a.get("groups", 1)
+            kh, kw = a["kernel"]
+            w = rand(a["filters"], shapes[0][1] // groups, kh, kw)
+            b = rand(a["filters"]) if a.get("bias", True) else None
+            top, left, bottom, right = a["padding"]
+            act = activation(a.get("activation", "none"), a.get("clip", 20.0))
+            if top == bottom and left == right:
+                fn = lambda x, w=w, b=b, a=a, g=groups, p=(top, left), act=act: act(
+                    F.conv2d(x, w, b, a["stride"], p, a["dilation"], g))
+            else:
+                fn = lambda x, w=w, b=b, a=a, g=groups, p=(left, right, top, bottom), act=act: act(
+                    F.conv2d(F.pad(x, p), w, b, a["stride"], 0, a["dilation"], g))
+        elif op == "batchnorm":
+            c = shapes[0][1]
+            mean, var = rand(c), rand(c).abs() + 1
+            gamma, beta = rand(c), rand(c)
+            fn = lambda x, m=mean, v=var, g=gamma, b=beta, e=a.get("epsilon", 1e-5): F.batch_norm(
+                x, m, v, g, b, False, 0.0, e)
+        elif op == "relu":
+            fn = F.relu
+        elif op == "clipped_relu":
+            fn = lambda x, c=a.get("clip", 6.0): torch.clamp(x, 0, c)
+        elif op == "add":
+            fn = lambda x, y: x + y
+        elif op == "max_pool":
+            top, left, _, _ = a["padding"]
+            fn = lambda x, a=a, p=(top, left): F.max_pool2d(x, a["kernel"], a["stride"], p)
+        elif op == "global_avg_pool":
+            fn = lambda x: F.adaptive_avg_pool2d(x, 1)
+        elif op == "softmax":
+            fn = lambda x, axis=a.get("axis", -1): F.softmax(x, dim=axis)
+        elif op == "flatten":
+            fn = lambda x, axis=a.get("axis", 1): torch.flatten(x, axis)
+        elif op == "lstm":
+            h = a["units"]
+            bidirectional = a.get("direction", "forward") == "bidirectional"
+            m = torch.nn.LSTM(shapes[0][-1], h, batch_first=True, bidirectional=bidirectional)
+            m.eval()
+            params.append(m)
+            fn = lambda x, m=m: m(x)[0]
+        else:
+            sys.exit("compare_pytorch.py: no PyTorch equivalent for op '%s' (layer %s)"
+                     % (op, layer["name"]))
+        steps.append((layer["name"], fn, layer["inputs"]))
+
+    def forward(feeds):
+        values = dict(feeds)
+        for name, fn, ins in steps:
+            values[name] = fn(*[values[i] for i in ins])
+        return values[steps[-1][0]]
+
+    feeds = {}
+    for layer in layers:
+        for name, shape in zip(layer["inputs"], layer["input_shapes"]):
+            if name not in {l["name"] for l in layers} and name not in feeds:
+                feeds[name] = torch.randn(*shape)
+    return forward, feeds
+
+
+def time_torch(torch, forward, feeds, min_time):
+    with torch.no_grad():
+        for _ in range(3):
+            forward(feeds)
+        samples, start = [], time.perf_counter()
+        while time.perf_counter() - start < min_time or len(samples) < 5:
+            t0 = time.perf_counter()
+            forward(feeds)
+            samples.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(samples)
+
+
+def time_ntpbench(build, topology, backend, batch, precision, threads, min_time):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        run([os.path.join(build, "ntpbench"), "run", topology, "--backend", backend,
+             "--batch", str(batch), "--precision", precision, "--threads", str(threads),
+             "--benchmark_min_time=%g" % min_time, "--benchmark_repetitions=3",
+             "--json", out.name])
+        with open(out.name) as f:
+            report = json.load(f)
+    for b in report["benchmarks"]:
+        if b.get("aggregate_name") == "median":
+            if b.get("error_occurred"):
+                return None, None
+            return b["real_time"], b.get("net.gflops", 0.0)
+    return None, None
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--backend", default="onednn")
+    p.add_argument("--precision", default="f32")
+    p.add_argument("--models", default="mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1")
+    p.add_argument("--min-time", type=float, default=2.0)
+    args = p.parse_args()
+
+    import torch  # here, so --help works without it
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    config = torch.__config__.show()
+    blas = "OpenBLAS" if "openblas" in config.lower() else "MKL" if "mkl" in config.lower() else "?"
+    progress("PyTorch %s, %d threads, mkldnn %s, BLAS %s, OPENBLAS_CORETYPE=%s" % (
+        torch.__version__, torch.get_num_threads(), torch.backends.mkldnn.is_available(), blas,
+        os.environ.get("OPENBLAS_CORETYPE", "(unset)")))
+    peaks = json.loads(run([os.path.join(args.build, "ntpbench"), "machine", "--threads",
+                            str(args.threads), "--json"]))
+    peak = peaks["peak_gflops"].get(args.precision)
+
+    rows = []
+    for item in args.models.split(","):
+        model, batch = item.split(":")
+        topology = os.path.join(ROOT, "topologies", model + ".json")
+        progress("%s batch %s: ntpbench %s" % (model, batch, args.backend))
+        ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, args.precision,
+                                   args.threads, args.min_time)
+        resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect", topology,
+                                   "--batch", batch, "--json"]))
+        progress("%s batch %s: PyTorch" % (model, batch))
+        forward, feeds = build_torch_model(torch, resolved["layers"], {})
+        torch_ms = time_torch(torch, forward, feeds, args.min_time)
+        rows.append((model, batch, args.precision, ms, torch_ms, gflops))
+
+    header = ("model", "batch", "precision", "ntpbench ms", "PyTorch ms", "ratio", "GFLOP/s",
+              "% of peak")
+    print("ntpbench %s vs PyTorch %s, %d threads; peak %s GFLOP/s %s (ntpbench machine)" % (
+        args.backend, torch.__version__, args.threads,
+        "%.0f" % peak if peak else "?", args.precision))
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for model, batch, precision, ms, torch_ms, gflops in rows:
+        if ms is None:
+            print("| %s | %s | %s | skipped | %.3f | | | |" % (model, batch, precision, torch_ms))
+            continue
+        share = "%.0f%%" % (100 * gflops / peak) if peak and gflops else ""
+        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.1f | %s |" % (
+            model, batch, precision, ms, torch_ms, ms / torch_ms, gflops, share))
+
+
+if __name__ == "__main__":
+    main()
