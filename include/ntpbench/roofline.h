@@ -31,7 +31,7 @@ struct MachinePeaks {
 };
 
 // Measures peaks (oneDNN matmul 2048^3 per precision: f32, bf16, i8 as u8 x s8) and the read
-// bandwidth (1 GiB) with `threads` threads; progress on stderr. Takes some seconds.
+// bandwidth (256 MiB) with `threads` threads; progress on stderr. Takes some seconds.
 MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads);
 
 // $NTPB_CACHE_DIR, else $XDG_CACHE_HOME/ntpbench, else ~/.cache/ntpbench; then

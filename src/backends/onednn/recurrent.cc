@@ -7,7 +7,7 @@
 //    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format.
 // NTPB_ONEDNN_RNN=fused selects the second, to measure one against the other. On this project's
 // 2-core reference VM oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100, batch 1)
-// 2.3x slower than the decomposition (README, "Backends").
+// 1.16x slower than the decomposition (README, "Backends").
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdlib>
