@@ -19,6 +19,7 @@ script prints which BLAS and whether mkldnn is on, since both change PyTorch's n
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -96,7 +97,8 @@ def build_torch_model(torch, layers, inputs):
             top, left, _, _ = a["padding"]
             fn = lambda x, a=a, p=(top, left): F.max_pool2d(x, a["kernel"], a["stride"], p)
         elif op == "global_avg_pool":
-            fn = lambda x: F.adaptive_avg_pool2d(x, 1)
+            rank = len(layer["output_shape"])  # [N, C] or [N, C, 1, 1]
+            fn = lambda x, rank=rank: F.adaptive_avg_pool2d(x, 1).reshape(x.shape[:2] + (1,) * (rank - 2))
         elif op == "softmax":
             fn = lambda x, axis=a.get("axis", -1): F.softmax(x, dim=axis)
         elif op == "flatten":
@@ -169,7 +171,8 @@ def main():
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     config = torch.__config__.show()
-    blas = "OpenBLAS" if "openblas" in config.lower() else "MKL" if "mkl" in config.lower() else "?"
+    blas = re.search(r"BLAS_INFO=(\w+)", config)
+    blas = blas.group(1) if blas else "?"
     progress("PyTorch %s, %d threads, mkldnn %s, BLAS %s, OPENBLAS_CORETYPE=%s" % (
         torch.__version__, torch.get_num_threads(), torch.backends.mkldnn.is_available(), blas,
         os.environ.get("OPENBLAS_CORETYPE", "(unset)")))

@@ -1,13 +1,13 @@
 // lstm and gru, two ways:
 //  - decomposed (the default): one matmul projects the inputs of all T steps and both
-//    directions at once (compute-bound, bias fused), then per step one batched matmul
-//    [dirs, N, H] x [dirs, H, G*H] (it streams the recurrent weights: memory-bound) and the gate
-//    math on the CPU with Eigen's vectorised exp/tanh;
+//    directions at once (compute-bound, bias fused), then per step one matmul per direction
+//    [N, H] x [H, G*H] (it streams the recurrent weights: memory-bound) and the gate math on
+//    the CPU with Eigen's vectorised exp/tanh;
 //  - fused: oneDNN's RNN primitives (lstm_forward, lbr_gru_forward: linear-before-reset, as the
 //    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format.
 // NTPB_ONEDNN_RNN=fused selects the second, to measure one against the other. On this project's
 // 2-core reference VM oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100, batch 1)
-// 1.16x slower than the decomposition (README, "Backends").
+// 1.9x slower than the decomposition (1342 vs 721 ms f32; README, "Backends").
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdlib>
