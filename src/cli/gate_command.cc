@@ -5,7 +5,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <functional>
 #include <regex>
 #include <set>
@@ -17,6 +16,7 @@
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
 #include "src/cli/commands.h"
+#include "src/common/utc_time.h"
 #include "src/report/text_table.h"
 #include "src/topology/file_io.h"
 
@@ -109,13 +109,6 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
       throw Error("", "", arg, "unknown option (see ntpbench --help)");
   }
   return o;
-}
-
-std::string NowIso() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
 }
 
 // Runs the suite binary with repetitions, random interleaving and JSON output; returns the path.
@@ -242,7 +235,7 @@ int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const 
   b.file = path;
   b.suite = o.suite;
   b.machine = run.machine;
-  b.created = NowIso();
+  b.created = UtcTimestamp();
   b.context = run.context;
   b.peak_rss_bytes = run.peak_rss_bytes;
   const std::regex filter(o.filter.empty() ? ".*" : o.filter);

@@ -8,11 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <dnnl.hpp>
 #include <memory>
 
 #include "ntpbench/roofline.h"
+#include "src/common/utc_time.h"
 
 namespace ntpb {
 namespace {
@@ -76,13 +76,6 @@ double ReadBandwidth(int threads, int reps) {
   return static_cast<double>(n * sizeof(float)) / best / 1e9;
 }
 
-std::string NowIso() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 }  // namespace
 
 MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
@@ -90,7 +83,7 @@ MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
   p.machine_class = machine.id();
   p.machine = machine.human();
   p.threads = threads;
-  p.measured = NowIso();
+  p.measured = UtcTimestamp();
   omp_set_num_threads(threads);
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   struct Kind {

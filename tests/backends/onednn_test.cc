@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
 #include <set>
 
 #include "ntpbench/accuracy.h"
@@ -18,18 +19,36 @@ namespace {
 
 constexpr double kF32Tolerance = 1e-4;
 
+// The Eigen f32 reference and the oneDNN executable at `precision`, compiled from the same
+// config (so the same weights and inputs), each run once.
+struct RanBoth {
+  std::unique_ptr<Executable> reference, onednn;
+};
+RanBoth RunBoth(const ResolvedTopology& t, RunConfig config, Precision precision) {
+  RanBoth r;
+  r.reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = precision;
+  r.onednn = FindBackend("onednn")->Compile(t, config);
+  r.reference->Run();
+  r.onednn->Run();
+  return r;
+}
+
+RunConfig OpConfig() {
+  RunConfig config;
+  config.seed = 7;
+  config.threads = 2;
+  return config;
+}
+
 class OnednnOpTest : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(OnednnOpTest, MatchesTheEigenReference) {
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-  RunConfig config;
-  config.seed = 7;
-  config.threads = 2;
-  auto reference = FindBackend("eigen")->Compile(t, config);
-  auto exe = FindBackend("onednn")->Compile(t, config);
-  reference->Run();
-  exe->Run();
+  const RanBoth r = RunBoth(t, OpConfig(), Precision::kF32);
+  Executable* const reference = r.reference.get();
+  Executable* const exe = r.onednn.get();
   const std::vector<float> expected = reference->ReadTensor("y"), actual = exe->ReadTensor("y");
   ASSERT_EQ(actual.size(), expected.size());
   EXPECT_LT(MaxRelativeError(actual, expected), kF32Tolerance) << c.label;
@@ -45,15 +64,8 @@ constexpr double kBf16Tolerance = 3e-2;
 TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-  RunConfig config;
-  config.seed = 7;
-  config.threads = 2;
-  auto reference = FindBackend("eigen")->Compile(t, config);
-  config.precision = Precision::kBf16;
-  auto exe = FindBackend("onednn")->Compile(t, config);
-  reference->Run();
-  exe->Run();
-  const AccuracyDelta d = CompareOutputs(exe->ReadTensor("y"), reference->ReadTensor("y"));
+  const RanBoth r = RunBoth(t, OpConfig(), Precision::kBf16);
+  const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor("y"), r.reference->ReadTensor("y"));
   EXPECT_LT(d.max_rel_err, kBf16Tolerance) << c.label;
   EXPECT_GT(d.cosine, 0.999) << c.label;
 }
@@ -70,15 +82,11 @@ TEST(OnednnBackend, FusedRnnPrimitivesMatchTheEigenReference) {
   for (const OpCase& c : OpCases()) {
     if (c.op != "lstm" && c.op != "gru") continue;
     const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-    RunConfig config;
-    config.seed = 7;
-    auto reference = FindBackend("eigen")->Compile(t, config);
-    setenv("NTPB_ONEDNN_RNN", "fused", 1);
-    auto fused = FindBackend("onednn")->Compile(t, config);
+    setenv("NTPB_ONEDNN_RNN", "fused", 1);  // read when the layer is built
+    const RanBoth r = RunBoth(t, OpConfig(), Precision::kF32);
     unsetenv("NTPB_ONEDNN_RNN");
-    reference->Run();
-    fused->Run();
-    EXPECT_LT(MaxRelativeError(fused->ReadTensor("y"), reference->ReadTensor("y")), kF32Tolerance)
+    EXPECT_LT(MaxRelativeError(r.onednn->ReadTensor("y"), r.reference->ReadTensor("y")),
+              kF32Tolerance)
         << c.label;
     ++checked;
   }
@@ -109,10 +117,9 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
   RunConfig config;
   config.seed = 3;
-  auto reference = FindBackend("eigen")->Compile(t, config);
-  auto exe = FindBackend("onednn")->Compile(t, config);
-  reference->Run();
-  exe->Run();
+  const RanBoth r = RunBoth(t, config, Precision::kF32);
+  Executable* const reference = r.reference.get();
+  Executable* const exe = r.onednn.get();
   for (const ResolvedLayer& l : t.layers) {
     EXPECT_LT(MaxRelativeError(exe->ReadTensor(l.outputs[0]), reference->ReadTensor(l.outputs[0])),
               kF32Tolerance)
@@ -133,13 +140,9 @@ TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
   RunConfig config;
   config.seed = 3;
-  auto reference = FindBackend("eigen")->Compile(t, config);
-  config.precision = Precision::kBf16;
-  auto exe = FindBackend("onednn")->Compile(t, config);
-  reference->Run();
-  exe->Run();
+  const RanBoth r = RunBoth(t, config, Precision::kBf16);
   for (const std::string& out : t.outputs) {
-    const AccuracyDelta d = CompareOutputs(exe->ReadTensor(out), reference->ReadTensor(out));
+    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
     EXPECT_LT(d.max_rel_err, kBf16Tolerance) << out;
     EXPECT_GT(d.cosine, 0.99) << out;
   }

@@ -1,5 +1,6 @@
 // LSTM and GRU: one GEMM for the input projection of all T steps, then one small GEMM per step
 // for the recurrence. Bidirectional layers write [forward, reverse] halves of the output.
+#include "src/backends/common/recurrent_gates.h"
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -48,29 +49,10 @@ Kernel MakeRecurrent(const KernelArgs& a) {
         MultiplyRowMajor(state->data(), wh, hg->data(), n, h, gates * h, threads);
         StridedConstMatrix xt(xg->data() + t * gates * h, n, gates * h,
                               Eigen::OuterStride<>(t_len * gates * h));
-        // Gate math in place on hg: coefficient-wise expressions need no temporaries, so
-        // nothing is allocated per step.
-        auto sigmoid = [](auto block) { block = 1.0f / (1.0f + (-block).exp()); };
         if (kLstm) {
-          *hg += xt;
-          sigmoid(hg->middleCols(0, 2 * h).array());                                   // i, f
-          hg->middleCols(2 * h, h).array() = hg->middleCols(2 * h, h).array().tanh();  // g
-          sigmoid(hg->middleCols(3 * h, h).array());                                   // o
-          cell->array() = hg->middleCols(h, h).array() * cell->array() +
-                          hg->middleCols(0, h).array() * hg->middleCols(2 * h, h).array();
-          state->array() = hg->middleCols(3 * h, h).array() * cell->array().tanh();
+          recurrent::LstmGates(*hg, xt, *state, *cell, h);
         } else {
-          const float* bias_hn = w[d * per_dir + 3];
-          hg->middleCols(0, 2 * h) += xt.middleCols(0, 2 * h);
-          sigmoid(hg->middleCols(0, 2 * h).array());  // r, z
-          hg->middleCols(2 * h, h).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias_hn, h);
-          hg->middleCols(2 * h, h).array() =
-              (xt.middleCols(2 * h, h).array() +
-               hg->middleCols(0, h).array() * hg->middleCols(2 * h, h).array())
-                  .tanh();  // candidate n
-          state->array() =
-              (1.0f - hg->middleCols(h, h).array()) * hg->middleCols(2 * h, h).array() +
-              hg->middleCols(h, h).array() * state->array();
+          recurrent::GruGates(*hg, xt, *state, w[d * per_dir + 3], h);
         }
         StridedMatrix(y + t * out_width + d * h, n, h, Eigen::OuterStride<>(t_len * out_width)) =
             *state;

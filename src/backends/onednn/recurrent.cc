@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/recurrent_gates.h"
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -96,45 +97,8 @@ void BuildRecurrent(Builder& b, bool lstm) {
   }
 }
 
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using StridedMatrix = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
-
-// The gate math of one step of one direction, in place on hg (the recurrent projection), as
-// the Eigen reference does it: xt is the step's input projection (bias included).
-void LstmGates(MatrixMap hg, const StridedMatrix& xt, MatrixMap state, MatrixMap cell, int64_t h) {
-  auto sigmoid = [](auto block) { block = 1.0f / (1.0f + (-block).exp()); };
-  hg += xt;
-  sigmoid(hg.middleCols(0, 2 * h).array());                                  // i, f
-  hg.middleCols(2 * h, h).array() = hg.middleCols(2 * h, h).array().tanh();  // g
-  sigmoid(hg.middleCols(3 * h, h).array());                                  // o
-  cell.array() = hg.middleCols(h, h).array() * cell.array() +
-                 hg.middleCols(0, h).array() * hg.middleCols(2 * h, h).array();
-  state.array() = hg.middleCols(3 * h, h).array() * cell.array().tanh();
-}
-
-void GruGates(MatrixMap hg, const StridedMatrix& xt, MatrixMap state, const float* bias_hn,
-              int64_t h) {
-  auto sigmoid = [](auto block) { block = 1.0f / (1.0f + (-block).exp()); };
-  hg.middleCols(0, 2 * h) += xt.middleCols(0, 2 * h);
-  sigmoid(hg.middleCols(0, 2 * h).array());  // r, z
-  hg.middleCols(2 * h, h).rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias_hn, h);
-  hg.middleCols(2 * h, h).array() = (xt.middleCols(2 * h, h).array() +
-                                     hg.middleCols(0, h).array() * hg.middleCols(2 * h, h).array())
-                                        .tanh();  // candidate n
-  state.array() = (1.0f - hg.middleCols(h, h).array()) * hg.middleCols(2 * h, h).array() +
-                  hg.middleCols(h, h).array() * state.array();
-}
-
-// f32 -> bf16 (the upper half of an f32), rounding to nearest even like oneDNN's reorders; the
-// state is never NaN.
-void ToBf16(const float* from, int64_t n, uint16_t* to) {
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t bits;
-    std::memcpy(&bits, &from[i], sizeof bits);
-    to[i] = static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
-  }
-}
+using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
+using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
 
 void BuildDecomposed(Builder& b, bool lstm) {
   const ResolvedLayer& l = b.layer();
@@ -145,16 +109,14 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const bool reverse_only = direction == "reverse";
   const size_t per_dir = lstm ? 3 : 4;
 
-  // The IR's per-direction w_x [C, G*H], w_h [H, G*H], bias [G*H] (+ bias_hn [H] for GRU),
-  // side by side for the input projection, stacked for the batched recurrent matmul.
-  std::vector<float> wx_all(c * dirs * gh), bias_all(dirs * gh), wh_all(dirs * h * gh);
+  // The IR's per-direction w_x [C, G*H], w_h [H, G*H], bias [G*H] (+ bias_hn [H] for GRU):
+  // w_x and bias side by side for the input projection of both directions.
+  std::vector<float> wx_all(c * dirs * gh), bias_all(dirs * gh);
   auto bias_hn = std::make_shared<std::vector<float>>();
   for (int64_t d = 0; d < dirs; ++d) {
-    const std::vector<float> wx = b.WeightValues(d * per_dir), wh = b.WeightValues(d * per_dir + 1),
-                             bx = b.WeightValues(d * per_dir + 2);
+    const std::vector<float> wx = b.WeightValues(d * per_dir), bx = b.WeightValues(d * per_dir + 2);
     for (int64_t k = 0; k < c; ++k)
       std::memcpy(&wx_all[k * dirs * gh + d * gh], &wx[k * gh], sizeof(float) * gh);
-    std::memcpy(&wh_all[d * h * gh], wh.data(), sizeof(float) * h * gh);
     std::memcpy(&bias_all[d * gh], bx.data(), sizeof(float) * gh);
     if (!lstm) {
       const std::vector<float> bhn = b.WeightValues(d * per_dir + 3);
@@ -183,11 +145,13 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const memory::desc state_md({dirs, n, h}, dt::f32, tag::abc),
       hg_md({dirs, n, gh}, dt::f32, tag::abc);
   const memory state(state_md, b.engine()), hg(hg_md, b.engine());
-  // The recurrent matmul reads the state itself in f32, a bf16 copy of it in bf16.
+  // The recurrent matmul reads the state itself in f32; in bf16, a copy a reorder makes after
+  // every update.
   const bool low = b.act() != dt::f32;
   const memory state_act =
       low ? memory(memory::desc({dirs, n, h}, b.act(), tag::abc), b.engine()) : state;
-  auto* const state_lo = static_cast<uint16_t*>(state_act.get_data_handle());
+  const dnnl::reorder to_act = low ? dnnl::reorder(state, state_act) : dnnl::reorder();
+  const Args to_act_args = {{DNNL_ARG_FROM, state}, {DNNL_ARG_TO, state_act}};
   const int64_t act_bytes = low ? 2 : 4;
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   auto cell = std::make_shared<std::vector<float>>(lstm ? dirs * n * h : 0);
@@ -210,10 +174,10 @@ void BuildDecomposed(Builder& b, bool lstm) {
   }
   std::vector<Args> args(dirs);
   for (int64_t d = 0; d < dirs; ++d) {
-    const std::vector<float> wh_d(wh_all.begin() + d * h * gh, wh_all.begin() + (d + 1) * h * gh);
     char* const src_d = static_cast<char*>(state_act.get_data_handle()) + d * n * h * act_bytes;
     args[d] = {{DNNL_ARG_SRC, memory(src2_md, b.engine(), src_d)},
-               {DNNL_ARG_WEIGHTS, b.WeightMemory(wh_d, w2_user, pd.weights_desc())},
+               {DNNL_ARG_WEIGHTS,
+                b.WeightMemory(b.WeightValues(d * per_dir + 1), w2_user, pd.weights_desc())},
                {DNNL_ARG_DST, memory(dst2_md, b.engine(), hg_p + d * n * gh)}};
     if (scratch) args[d][DNNL_ARG_SCRATCHPAD] = scratch;
   }
@@ -221,9 +185,9 @@ void BuildDecomposed(Builder& b, bool lstm) {
   // them alive (memory objects own their buffers, and this function's locals go away).
   b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg}] {  // zero state
     std::memset(state_p, 0, sizeof(float) * dirs * n * h);
-    if (low) std::fill(state_lo, state_lo + dirs * n * h, uint16_t{0});  // bf16 0.0
     std::fill(cell->begin(), cell->end(), 0.0f);
   });
+  if (low) b.Add(to_act, to_act_args);
   const int gate_threads = static_cast<int>(std::min<int64_t>(dirs, EffectiveThreads(b.config())));
   for (int64_t s = 0; s < t_len; ++s) {
     for (int64_t d = 0; d < dirs; ++d) b.Add(recurrent, args[d]);
@@ -235,15 +199,16 @@ void BuildDecomposed(Builder& b, bool lstm) {
                                Eigen::OuterStride<>(t_len * dirs * gh));
         MatrixMap hg_d(hg_p + d * n * gh, n, gh), state_d(state_p + d * n * h, n, h);
         if (lstm) {
-          LstmGates(hg_d, xt, state_d, MatrixMap(cell->data() + d * n * h, n, h), h);
+          MatrixMap cell_d(cell->data() + d * n * h, n, h);
+          recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
         } else {
-          GruGates(hg_d, xt, state_d, bias_hn->data() + d * h, h);
+          recurrent::GruGates(hg_d, xt, state_d, bias_hn->data() + d * h, h);
         }
         StridedMatrix(out_p + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
             state_d;
-        if (low) ToBf16(state_d.data(), n * h, state_lo + d * n * h);
       }
     });
+    if (low) b.Add(to_act, to_act_args);
   }
 }
 
