@@ -28,6 +28,9 @@ struct StepInfo {
   int layer = -1;  // index into ResolvedTopology::layers; -1 for backend-inserted inlays
   bool inlay = false;
   int feeds = -1;  // a backend-inserted inlay: the layer it prepares input for (markers count it)
+  // Layers after `layer` whose work this step also does (post-op fusion): layers
+  // layer..layer+fused, whose last output is the step's output.
+  int fused = 0;
 };
 
 class Executable {

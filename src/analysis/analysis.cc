@@ -41,6 +41,14 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
   return c;
 }
 
+Cost FusedCost(const TopologyAnalysis& a, int first, int fused) {
+  Cost c;
+  for (int i = first; i <= first + fused; ++i) c += a.layers[i].cost;
+  c.input_bytes = a.layers[first].cost.input_bytes;
+  c.output_bytes = a.layers[first + fused].cost.output_bytes;
+  return c;
+}
+
 namespace {
 
 // Live activation bytes at each step: a buffer lives from the step that writes it (graph

@@ -116,7 +116,7 @@ std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
   std::vector<StepCounts> counts(steps.size());
   for (std::size_t s = 0; s < steps.size(); ++s) {
     if (steps[s].layer < 0) continue;
-    const Cost& c = run.analysis.layers[steps[s].layer].cost;
+    const Cost c = FusedCost(run.analysis, steps[s].layer, steps[s].fused);
     counts[s] = {c.flops, c.input_bytes + c.weight_bytes, c.output_bytes};
   }
   return std::make_unique<RegionCounters>(std::move(set), std::move(regions), std::move(counts),
@@ -188,8 +188,12 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
     region(run.markers[m].name, ns, a.markers[m].cost.flops);
   }
   for (size_t s = 0; s < steps.size(); ++s) {
-    const int64_t flops = steps[s].layer >= 0 ? a.layers[steps[s].layer].cost.flops : 0;
+    const int64_t flops =
+        steps[s].layer >= 0 ? FusedCost(a, steps[s].layer, steps[s].fused).flops : 0;
     region("layer." + steps[s].name, step_ns[s], flops);
+    // The report shows the layers this step absorbed (post-op fusion) under it.
+    if (steps[s].fused > 0)
+      state.counters["layer." + steps[s].name + ".fused_layers"] = steps[s].fused;
   }
   // Single-stream latency distribution (MLPerf style): one query is one inference.
   if (run.accuracy) {
@@ -287,6 +291,8 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   run->markers = run->topology.markers;
   run->markers.insert(run->markers.end(), registered.begin(), registered.end());
   run->analysis = Analyze(run->topology, precision, registered);
+  // The backend sees every marker: fusion never crosses a marker boundary.
+  run->topology.markers = run->markers;
   const Backend* be = FindBackend(backend);
   run->support = be->Supports(run->topology, config);
   if (run->support.ok) {

@@ -63,6 +63,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "roof", "FLOPs",
                    "weights", "activations out", "FLOP/B"});
   double total_ms = 0;
+  int fused_left = 0;  // rows still to show as fused into the step above
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
@@ -79,16 +80,27 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       table.Add({step.substr(6) + " (inlay)", "reorder", "", Printf("%.3f", it->second),
                  Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", "", ""});
     }
+    if (fused_left > 0) {  // computed by the step above (post-op fusion): no time of its own
+      --fused_left;
+      table.Add({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]), "fused", "", "", "", "",
+                 "", "", "", ""});
+      continue;
+    }
+    fused_left = std::clamp(static_cast<int>(Get(counters, key + ".fused_layers")), 0,
+                            static_cast<int>(t.layers.size() - 1 - i));
+    std::string op = l.op;
+    for (int f = 1; f <= fused_left; ++f) op += "+" + t.layers[i + f].op;
+    const Cost cost = FusedCost(a, static_cast<int>(i), fused_left);
+    const Shape& out = t.layers[i + fused_left].output_shapes[0];
     total_ms += Get(counters, key + ".ms");
     const double share = Get(counters, key + ".time_share");
-    table.Add({l.name + (la.inlay ? " (inlay)" : ""), l.op, ShapeToString(l.output_shapes[0]),
+    table.Add({l.name + (la.inlay ? " (inlay)" : ""), op, ShapeToString(out),
                Printf("%.3f", Get(counters, key + ".ms")), Printf("%.1f%%", 100 * share),
                Bar(share), Printf("%.1f", Get(counters, key + ".gflops")),
-               roof(la.cost, Get(counters, key + ".ms")),
-               FormatCount(static_cast<double>(la.cost.flops)),
-               FormatBytes(static_cast<double>(la.cost.weight_bytes)),
-               FormatBytes(static_cast<double>(la.cost.output_bytes)),
-               Printf("%.1f", la.cost.Intensity())});
+               roof(cost, Get(counters, key + ".ms")), FormatCount(static_cast<double>(cost.flops)),
+               FormatBytes(static_cast<double>(cost.weight_bytes)),
+               FormatBytes(static_cast<double>(cost.output_bytes)),
+               Printf("%.1f", cost.Intensity())});
   }
   if (!a.markers.empty()) {
     table.Rule();

@@ -9,6 +9,7 @@
 
 #include "ntpbench/accuracy.h"
 #include "ntpbench/backend.h"
+#include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
 #include "tests/backends/op_cases.h"
@@ -111,12 +112,24 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
 
 class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {};
 
+// Sets an environment variable for one scope (the backend reads it when compiling).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// With fusion off every layer is a step of its own and every tensor is kept: each is checked.
 TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
   const TopologyCase& c = GetParam();
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
   RunConfig config;
   config.seed = 3;
+  const ScopedEnv no_fusion("NTPB_ONEDNN_FUSION", "off");
   const RanBoth r = RunBoth(t, config, Precision::kF32);
   Executable* const reference = r.reference.get();
   Executable* const exe = r.onednn.get();
@@ -131,6 +144,66 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
       EXPECT_TRUE(s.inlay && s.op == "reorder") << s.name;
     }
   }
+}
+
+// With post-op fusion (the default), each step's output: a fused step writes its last layer's.
+TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
+  const TopologyCase& c = GetParam();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  config.seed = 3;
+  const RanBoth r = RunBoth(t, config, Precision::kF32);
+  int fused = 0;
+  for (const StepInfo& s : r.onednn->steps()) {
+    if (s.layer < 0) continue;
+    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
+    EXPECT_LT(MaxRelativeError(r.onednn->ReadTensor(out), r.reference->ReadTensor(out)),
+              kF32Tolerance)
+        << "step " << s.name << " (" << s.fused << " layers fused)";
+    fused += s.fused;
+  }
+  // The CNNs have conv + batchnorm + activation chains; the others have none to fuse.
+  const bool cnn = c.file != "mlp.json" && c.file != "deepspeech.json";
+  EXPECT_EQ(fused > 0, cnn) << fused << " layers fused";
+}
+
+TEST(OnednnFusion, FoldsBatchnormAndActivationIntoTheConvUnlessAMarkerSeparatesThem) {
+  ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {{"N", 2}});
+  auto step_named = [](const Executable& exe, const std::string& name) -> const StepInfo* {
+    for (const StepInfo& s : exe.steps()) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  };
+  RunConfig config;
+  config.threads = 2;
+  {
+    auto exe = FindBackend("onednn")->Compile(t, config);
+    ASSERT_NE(step_named(*exe, "conv1"), nullptr);
+    EXPECT_EQ(step_named(*exe, "conv1")->fused, 2);  // bn1 and relu1
+    EXPECT_EQ(step_named(*exe, "bn1"), nullptr);
+    EXPECT_EQ(step_named(*exe, "relu1"), nullptr);
+    // fc has softmax after it, which is not an activation post-op.
+    EXPECT_EQ(step_named(*exe, "fc")->fused, 0);
+    exe->Run();
+    try {
+      exe->ReadTensor("bn1");
+      FAIL() << "a fused-away tensor was readable";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("fusion"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("conv1"), std::string::npos) << e.what();
+    }
+  }
+  // A marker that starts at relu1 keeps it a step of its own: the marker times exactly it.
+  int relu1 = 0;
+  while (t.layers[relu1].name != "relu1") ++relu1;
+  t.markers.push_back({"act", relu1, relu1});
+  auto exe = FindBackend("onednn")->Compile(t, config);
+  EXPECT_EQ(step_named(*exe, "conv1")->fused, 1);
+  ASSERT_NE(step_named(*exe, "relu1"), nullptr);
+  EXPECT_EQ(step_named(*exe, "relu1")->fused, 0);
 }
 
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.

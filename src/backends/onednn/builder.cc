@@ -21,12 +21,20 @@ memory::desc PlainDesc(const Shape& shape, memory::data_type type) {
   return memory::desc(Dims(shape), type, PlainTag(shape.empty() ? 1 : shape.size()));
 }
 
-void Builder::Begin(const ResolvedLayer& layer, int index) {
+void Builder::Begin(const ResolvedLayer& layer, int index, const FusionPlan& fusion) {
   layer_ = &layer;
   index_ = index;
+  fusion_ = fusion;
   current_ = Step{};
   current_.info = {layer.name, layer.op, index, layer.def->kind == OpKind::kInlay};
+  current_.info.fused = fusion.fused;
   no_step_ = false;
+}
+
+const std::string& Builder::output_name() const {
+  if (fusion_.activation) return fusion_.activation->outputs[0];
+  if (fusion_.batchnorm) return fusion_.batchnorm->outputs[0];
+  return layer_->outputs[0];
 }
 
 void Builder::End() {
@@ -66,12 +74,11 @@ memory Builder::PlainInput(const std::string& tensor) {
 
 memory Builder::NewOutput(const memory::desc& desc) {
   memory out(desc, engine_);
-  tensors_[layer_->outputs[0]] = out;
+  tensors_[output_name()] = out;
   return out;
 }
 
-std::vector<float> Builder::WeightValues(size_t i) const {
-  const ResolvedLayer& l = *layer_;
+std::vector<float> Builder::WeightValues(const ResolvedLayer& l, size_t i) const {
   if (i < l.weight_values.size() && l.weight_values[i]) return *l.weight_values[i];
   return RandomWeight(config_.seed, l.name, l.weights[i]);
 }
@@ -120,6 +127,19 @@ bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
     return false;
   }
   return true;
+}
+
+dnnl::primitive_attr HostAttr(const Builder& b) {
+  dnnl::primitive_attr attr = UserScratchpad();
+  dnnl::post_ops ops;
+  bool any = ActivationPostOps(b.layer().attrs, &ops);
+  if (b.fusion().activation) {
+    const Eltwise e = *EltwiseOf(*b.fusion().activation);
+    ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+    any = true;
+  }
+  if (any) attr.set_post_ops(ops);
+  return attr;
 }
 
 }  // namespace ntpb::onednn

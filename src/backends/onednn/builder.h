@@ -10,6 +10,7 @@
 #include <dnnl.hpp>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -35,6 +36,24 @@ struct Work {
   std::function<void()> host;
 };
 
+// Layers the backend folds into a conv2d or dense in front of them (src/backends/onednn/fusion.cc):
+// a batchnorm folded into the conv's weights and bias, then an activation run as a post-op.
+struct FusionPlan {
+  const ResolvedLayer* batchnorm = nullptr;
+  const ResolvedLayer* activation = nullptr;
+  int fused = 0;  // how many layers after the host the step absorbs
+};
+
+// What fusion may absorb after layers[index]. Only a layer that is the sole reader of the
+// previous output (not a graph output) is absorbed, and never across a marker boundary, so a
+// marker still times exactly its layers. NTPB_ONEDNN_FUSION=off turns fusion off.
+FusionPlan PlanFusion(const ResolvedTopology& t, int index);
+
+// Folds an inference batchnorm (scale, shift, mean, variance; epsilon) into the weights of the
+// conv in front of it (output channel outermost) and its bias (empty: none yet).
+void FoldBatchnorm(const std::vector<std::vector<float>>& bn, double epsilon,
+                   std::vector<float>* weights, std::vector<float>* bias);
+
 struct Step {
   StepInfo info;
   std::vector<Work> work;
@@ -55,9 +74,12 @@ class Builder {
   memory::data_type act() const { return act_; }
   memory::desc Plain(const Shape& shape) const { return PlainDesc(shape, act_); }
 
-  // The layer being built and its index.
-  void Begin(const ResolvedLayer& layer, int index);
+  // The layer being built, its index, and the layers fused into it.
+  void Begin(const ResolvedLayer& layer, int index, const FusionPlan& fusion = {});
   const ResolvedLayer& layer() const { return *layer_; }
+  const FusionPlan& fusion() const { return fusion_; }
+  // The tensor the step writes: the layer's output, or the last fused layer's.
+  const std::string& output_name() const;
 
   // A tensor's memory as it is; or in `wanted` layout and type (a reorder step is added when
   // it differs); or plain row-major in act().
@@ -71,7 +93,8 @@ class Builder {
 
   // The layer's i-th weight as f32 values in the IR's layout (op_catalog.h), from the model or
   // random; then in the layout a primitive wants, reordered once now.
-  std::vector<float> WeightValues(size_t i) const;
+  std::vector<float> WeightValues(size_t i) const { return WeightValues(*layer_, i); }
+  std::vector<float> WeightValues(const ResolvedLayer& layer, size_t i) const;
   memory WeightMemory(const std::vector<float>& values, const memory::desc& user,
                       const memory::desc& wanted);
 
@@ -100,6 +123,7 @@ class Builder {
   memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;
   int index_ = -1;
+  FusionPlan fusion_;
   Step current_;
   bool no_step_ = false;
   std::vector<Step> steps_;
@@ -122,5 +146,16 @@ dnnl::primitive_attr UserScratchpad();
 
 // The fused activation of dense/conv2d ("activation" attribute) as a post-op; false if none.
 bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops);
+
+// An activation layer (relu, clipped_relu, ...) as a oneDNN eltwise; nullopt for other ops.
+struct Eltwise {
+  dnnl::algorithm algorithm;
+  float alpha, beta;
+};
+std::optional<Eltwise> EltwiseOf(const ResolvedLayer& layer);
+
+// The attributes of a conv2d or dense: user scratchpad, then its own activation and the
+// activation layer fused after it, as post-ops.
+dnnl::primitive_attr HostAttr(const Builder& b);
 
 }  // namespace ntpb::onednn

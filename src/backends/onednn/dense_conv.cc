@@ -7,13 +7,6 @@ namespace {
 using dt = memory::data_type;
 using tag = memory::format_tag;
 
-dnnl::primitive_attr AttrWithActivation(const Attrs& attrs) {
-  dnnl::primitive_attr attr = UserScratchpad();
-  dnnl::post_ops ops;
-  if (ActivationPostOps(attrs, &ops)) attr.set_post_ops(ops);
-  return attr;
-}
-
 void BuildDense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -23,8 +16,8 @@ void BuildDense(Builder& b) {
   const memory::desc w_any({k, units}, b.act(), tag::any);
   const bool bias = l.attrs.Bool("bias");
   const memory::desc bias_md = bias ? memory::desc({1, units}, dt::f32, tag::ab) : memory::desc();
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md),
-                                  AttrWithActivation(l.attrs), b.engine());
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md), HostAttr(b),
+                                  b.engine());
   const memory out = b.NewOutput(b.Plain(l.output_shapes[0]));
   Args args = {{DNNL_ARG_SRC, memory(src_md, b.engine(), src_all.get_data_handle())},
                {DNNL_ARG_DST, memory(dst_md, b.engine(), out.get_data_handle())}};
@@ -64,19 +57,27 @@ void BuildConv(Builder& b) {
                                           : memory::dims{groups, filters / groups, cg, k[0], k[1]};
   const memory::desc src_any(Dims(in), b.act(), tag::any), dst_any(Dims(out), b.act(), tag::any),
       w_any(w_dims, b.act(), tag::any);
-  const bool bias = l.attrs.Bool("bias");
+  // A batchnorm fused after the conv is folded into its weights and bias, once, here.
+  std::vector<float> weights = b.WeightValues(0), biases;
+  if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
+  if (const ResolvedLayer* bn = b.fusion().batchnorm) {
+    FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
+                   b.WeightValues(*bn, 3)},
+                  bn->attrs.Float("epsilon"), &weights, &biases);
+  }
+  const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
   dnnl::convolution_forward::desc desc(
       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
       bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1}, {p[0], p[1]}, {p[2], p[3]});
-  dnnl::convolution_forward::primitive_desc pd(desc, AttrWithActivation(l.attrs), b.engine());
+  dnnl::convolution_forward::primitive_desc pd(desc, HostAttr(b), b.engine());
   const memory src = b.Input(l.inputs[0], pd.src_desc());
   const memory dst = b.NewOutput(pd.dst_desc());
   Args args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
-  args[DNNL_ARG_WEIGHTS] = b.WeightMemory(
-      b.WeightValues(0), memory::desc(w_dims, dt::f32, groups == 1 ? tag::oihw : tag::goihw),
-      pd.weights_desc());
-  if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(b.WeightValues(1), bias_md, pd.bias_desc());
+  args[DNNL_ARG_WEIGHTS] =
+      b.WeightMemory(weights, memory::desc(w_dims, dt::f32, groups == 1 ? tag::oihw : tag::goihw),
+                     pd.weights_desc());
+  if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(biases, bias_md, pd.bias_desc());
   b.AddPrimitive(pd, dnnl::convolution_forward(pd), std::move(args));
 }
 

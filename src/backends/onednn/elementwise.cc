@@ -4,36 +4,42 @@
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
+
+using alg = dnnl::algorithm;
+
+std::optional<Eltwise> EltwiseOf(const ResolvedLayer& l) {
+  const std::string& op = l.op;
+  if (op == "relu") return Eltwise{alg::eltwise_relu, 0, 0};
+  if (op == "leaky_relu") {
+    return Eltwise{alg::eltwise_relu, static_cast<float>(l.attrs.Float("alpha")), 0};
+  }
+  if (op == "clipped_relu") {
+    return Eltwise{alg::eltwise_clip, 0, static_cast<float>(l.attrs.Float("clip"))};
+  }
+  if (op == "sigmoid") return Eltwise{alg::eltwise_logistic, 0, 0};
+  if (op == "tanh") return Eltwise{alg::eltwise_tanh, 0, 0};
+  if (op == "gelu") {
+    return Eltwise{
+        l.attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh : alg::eltwise_gelu_erf, 0,
+        0};
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 using dt = memory::data_type;
 using tag = memory::format_tag;
-using alg = dnnl::algorithm;
 
-void Eltwise(Builder& b, alg a, float alpha, float beta) {
+void BuildEltwise(Builder& b) {
   const ResolvedLayer& l = b.layer();
+  const Eltwise e = *EltwiseOf(l);
   const memory src = b.Input(l.inputs[0]);  // any layout: elementwise
-  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, a, src.get_desc(), alpha,
-                                   beta);
+  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, e.algorithm, src.get_desc(),
+                                   e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
   const memory dst = b.NewOutput(pd.dst_desc());
   b.AddPrimitive(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-}
-
-void BuildRelu(Builder& b) { Eltwise(b, alg::eltwise_relu, 0, 0); }
-void BuildLeakyRelu(Builder& b) {
-  Eltwise(b, alg::eltwise_relu, static_cast<float>(b.layer().attrs.Float("alpha")), 0);
-}
-void BuildClippedRelu(Builder& b) {
-  Eltwise(b, alg::eltwise_clip, 0, static_cast<float>(b.layer().attrs.Float("clip")));
-}
-void BuildSigmoid(Builder& b) { Eltwise(b, alg::eltwise_logistic, 0, 0); }
-void BuildTanh(Builder& b) { Eltwise(b, alg::eltwise_tanh, 0, 0); }
-void BuildGelu(Builder& b) {
-  Eltwise(
-      b,
-      b.layer().attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh : alg::eltwise_gelu_erf,
-      0, 0);
 }
 
 void BuildSoftmax(Builder& b) {
@@ -111,12 +117,12 @@ void BuildDiv(Builder& b) { Binary(b, alg::binary_div); }
 }  // namespace
 
 void AddElementwiseOps(OpTable* table) {
-  (*table)["relu"] = BuildRelu;
-  (*table)["leaky_relu"] = BuildLeakyRelu;
-  (*table)["clipped_relu"] = BuildClippedRelu;
-  (*table)["sigmoid"] = BuildSigmoid;
-  (*table)["tanh"] = BuildTanh;
-  (*table)["gelu"] = BuildGelu;
+  (*table)["relu"] = BuildEltwise;
+  (*table)["leaky_relu"] = BuildEltwise;
+  (*table)["clipped_relu"] = BuildEltwise;
+  (*table)["sigmoid"] = BuildEltwise;
+  (*table)["tanh"] = BuildEltwise;
+  (*table)["gelu"] = BuildEltwise;
   (*table)["softmax"] = BuildSoftmax;
   (*table)["add"] = BuildAdd;
   (*table)["sub"] = BuildSub;

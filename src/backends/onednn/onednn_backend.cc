@@ -49,19 +49,26 @@ class OnednnExecutable : public Executable {
       std::memcpy(m.get_data_handle(), v.data(), 4 * v.size());
       b.SetTensor(name, m);
     }
-    for (const ResolvedLayer& l : t.layers) {
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      const ResolvedLayer& l = t.layers[i];
       auto it = Ops().find(l.op);
       if (it == Ops().end()) {
         throw Error(t.file, l.name, "op",
                     "the onednn backend has no builder for op '" + l.op + "'");
       }
-      b.Begin(l, static_cast<int>(&l - t.layers.data()));
+      const FusionPlan fusion = PlanFusion(t, static_cast<int>(i));
+      b.Begin(l, static_cast<int>(i), fusion);
       try {
         it->second(b);
         b.End();
       } catch (const dnnl::error& e) {
         throw Error(t.file, l.name, "op", std::string("oneDNN refused the layer: ") + e.what());
       }
+      for (int f = 1; f <= fusion.fused; ++f) {
+        const ResolvedLayer& absorbed = t.layers[i + f];
+        fused_into_[absorbed.inputs[0]] = l.name;
+      }
+      i += fusion.fused;
     }
     steps_ = b.TakeSteps();
     for (const Step& s : steps_) infos_.push_back(s.info);
@@ -115,8 +122,15 @@ class OnednnExecutable : public Executable {
  private:
   memory Find(const std::string& name) const {
     auto it = tensors_.find(name);
-    if (it == tensors_.end()) throw Error("", "", name, "no tensor named '" + name + "'");
-    return it->second;
+    if (it != tensors_.end()) return it->second;
+    auto fused = fused_into_.find(name);
+    if (fused != fused_into_.end()) {
+      throw Error("", fused->second, name,
+                  "tensor '" + name + "' is not kept: the step '" + fused->second +
+                      "' computes it in registers (post-op fusion; NTPB_ONEDNN_FUSION=off keeps "
+                      "every layer's output)");
+    }
+    throw Error("", "", name, "no tensor named '" + name + "'");
   }
 
   dnnl::engine engine_;
@@ -125,6 +139,7 @@ class OnednnExecutable : public Executable {
   std::vector<Step> steps_;
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
+  std::map<std::string, std::string> fused_into_;  // tensor -> the fused step that absorbed it
   int64_t workspace_ = 0;
 };
 

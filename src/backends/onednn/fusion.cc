@@ -1,0 +1,68 @@
+// Post-op fusion: conv2d + batchnorm (folded) + activation, dense + activation. The fused step
+// keeps the host layer's name and reports the layers it absorbed (StepInfo::fused).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "src/backends/onednn/builder.h"
+
+namespace ntpb::onednn {
+namespace {
+
+bool FusionEnabled() {
+  const char* v = std::getenv("NTPB_ONEDNN_FUSION");
+  return !(v && std::string(v) == "off");
+}
+
+// Whether layers[j] may join the step that computes layers[j - 1].
+bool Absorbable(const ResolvedTopology& t, int j) {
+  if (j >= static_cast<int>(t.layers.size())) return false;
+  const std::string& between = t.layers[j - 1].outputs[0];
+  const ResolvedLayer& l = t.layers[j];
+  if (l.inputs.size() != 1 || l.inputs[0] != between) return false;
+  int readers = 0;
+  for (const ResolvedLayer& other : t.layers) {
+    readers += static_cast<int>(std::count(other.inputs.begin(), other.inputs.end(), between));
+  }
+  if (readers != 1) return false;
+  if (std::find(t.outputs.begin(), t.outputs.end(), between) != t.outputs.end()) return false;
+  for (const ResolvedMarker& m : t.markers) {
+    if (m.first == j || m.last == j - 1) return false;  // a marker boundary lies between them
+  }
+  return true;
+}
+
+}  // namespace
+
+FusionPlan PlanFusion(const ResolvedTopology& t, int index) {
+  FusionPlan plan;
+  const ResolvedLayer& host = t.layers[index];
+  if (!FusionEnabled() || (host.op != "conv2d" && host.op != "dense")) return plan;
+  // An activation of its own comes last: nothing after it can be folded in.
+  if (host.attrs.Has("activation") && host.attrs.Str("activation") != "none") return plan;
+  int next = index + 1;
+  if (host.op == "conv2d" && Absorbable(t, next) && t.layers[next].op == "batchnorm") {
+    plan.batchnorm = &t.layers[next];
+    ++next;
+  }
+  if (Absorbable(t, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next];
+  plan.fused = (plan.batchnorm ? 1 : 0) + (plan.activation ? 1 : 0);
+  return plan;
+}
+
+void FoldBatchnorm(const std::vector<std::vector<float>>& bn, double epsilon,
+                   std::vector<float>* weights, std::vector<float>* bias) {
+  const std::vector<float>&scale = bn[0], &shift = bn[1], &mean = bn[2], &variance = bn[3];
+  const size_t channels = scale.size(), per_channel = weights->size() / channels;
+  if (bias->empty()) bias->assign(channels, 0.0f);
+  for (size_t c = 0; c < channels; ++c) {
+    // y = (x - mean) * scale / sqrt(var + eps) + shift, with x = w * in + b.
+    const double s = scale[c] / std::sqrt(static_cast<double>(variance[c]) + epsilon);
+    float* w = weights->data() + c * per_channel;
+    for (size_t i = 0; i < per_channel; ++i) w[i] = static_cast<float>(w[i] * s);
+    (*bias)[c] = static_cast<float>(((*bias)[c] - mean[c]) * s + shift[c]);
+  }
+}
+
+}  // namespace ntpb::onednn
