@@ -50,9 +50,9 @@ struct TopologyAnalysis {
 };
 
 Cost LayerCost(const ResolvedLayer& layer, Precision precision);
-// Layers first..first+fused run as one fused step (a conv with its batchnorm folded in and its
-// activation as a post-op): their FLOPs and weights, the first layer's inputs and the last
-// layer's outputs; the intermediate tensors never reach memory.
+// Layers first..first+fused run as one fused step (a conv with its batchnorm folded in, its
+// activation and a residual add as post-ops), each absorbed layer reading the one before it:
+// their FLOPs and weights, their inputs but those intermediates, the last layer's outputs.
 Cost FusedCost(const TopologyAnalysis& analysis, int first, int fused);
 // Uses topology.markers plus `extra_markers` (already resolved against the same topology).
 TopologyAnalysis Analyze(const ResolvedTopology& topology, Precision precision,

@@ -44,7 +44,10 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
 Cost FusedCost(const TopologyAnalysis& a, int first, int fused) {
   Cost c;
   for (int i = first; i <= first + fused; ++i) c += a.layers[i].cost;
-  c.input_bytes = a.layers[first].cost.input_bytes;
+  // Each absorbed layer reads the previous one's output from registers, not memory; what else
+  // it reads (a residual add's other operand) still moves.
+  for (int i = first + 1; i <= first + fused; ++i)
+    c.input_bytes -= a.layers[i - 1].cost.output_bytes;
   c.output_bytes = a.layers[first + fused].cost.output_bytes;
   return c;
 }

@@ -68,17 +68,20 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
     const std::string key = "layer." + l.name;
-    // Reorders a backend inserted in front of this layer (layout conversions): real cost.
-    const std::string inserted = key + ".reorder.";
-    for (auto it = counters.lower_bound(inserted);
-         it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
-      const std::string& k = it->first;
-      if (k.size() < 3 || k.compare(k.size() - 3, 3, ".ms") != 0) continue;
-      const std::string step = k.substr(0, k.size() - 3);
-      const double step_share = Get(counters, step + ".time_share");
-      total_ms += it->second;
-      table.Add({step.substr(6) + " (inlay)", "reorder", "", Printf("%.3f", it->second),
-                 Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", "", ""});
+    // Steps a backend inserted in front of this layer (layout conversions, i8 quantization):
+    // real cost.
+    for (const char* kind : {"reorder", "quantize"}) {
+      const std::string inserted = key + "." + kind + ".";
+      for (auto it = counters.lower_bound(inserted);
+           it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
+        const std::string& k = it->first;
+        if (k.size() < 3 || k.compare(k.size() - 3, 3, ".ms") != 0) continue;
+        const std::string step = k.substr(0, k.size() - 3);
+        const double step_share = Get(counters, step + ".time_share");
+        total_ms += it->second;
+        table.Add({step.substr(6) + " (inlay)", kind, "", Printf("%.3f", it->second),
+                   Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", "", ""});
+      }
     }
     if (fused_left > 0) {  // computed by the step above (post-op fusion): no time of its own
       --fused_left;

@@ -216,6 +216,25 @@ TEST(Markers, SumTheirLayers) {
   EXPECT_EQ(a.markers[2].cost.params, a.total.params);
 }
 
+TEST(FusedCost, IntermediatesStayInRegistersButAResidualOperandIsRead) {
+  // c = conv(x) [1,2,4,4]; b = batchnorm(c); r = relu(b); s = add(r, x); t = relu(s).
+  const Topology t = Parse(R"({"name": "f", "inputs": [{"name": "x", "shape": [1, 2, 4, 4]}],
+    "layers": [{"name": "c", "op": "conv2d", "filters": 2, "kernel": 1, "bias": false},
+               {"name": "b", "op": "batchnorm"}, {"name": "r", "op": "relu"},
+               {"name": "s", "op": "add", "inputs": ["r", "x"]}, {"name": "t", "op": "relu"}]})");
+  const TopologyAnalysis a = Analyze(Resolve(t, {}), f32);
+  const int64_t tensor = 32 * 4;          // every tensor: 32 f32 values
+  const Cost chain = FusedCost(a, 0, 2);  // c + b + r
+  EXPECT_EQ(chain.input_bytes, tensor);
+  EXPECT_EQ(chain.output_bytes, tensor);
+  EXPECT_EQ(chain.flops, a.layers[0].cost.flops + a.layers[1].cost.flops + a.layers[2].cost.flops);
+  EXPECT_EQ(chain.weight_bytes, a.layers[0].cost.weight_bytes + a.layers[1].cost.weight_bytes);
+  const Cost all = FusedCost(a, 0, 4);  // ... + s + t: s also reads x
+  EXPECT_EQ(all.input_bytes, 2 * tensor);
+  EXPECT_EQ(all.output_bytes, tensor);
+  EXPECT_EQ(FusedCost(a, 3, 0).input_bytes, a.layers[3].cost.input_bytes);  // nothing fused
+}
+
 int64_t ConvAndDenseFlops(const TopologyAnalysis& a) {
   int64_t flops = 0;
   for (const LayerAnalysis& l : a.layers)

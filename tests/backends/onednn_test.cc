@@ -71,6 +71,20 @@ TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
   EXPECT_GT(d.cosine, 0.999) << c.label;
 }
 
+// i8: u8/s8 activations (per-tensor scales from the calibration run) and s8 weights (per output
+// channel), accumulated exactly in s32. Relative step 1/255 of the tensor's range on the input
+// and 1/127 of each channel's largest weight; the ops that do not quantize run f32.
+constexpr double kI8Tolerance = 2e-2;
+
+TEST_P(OnednnOpTest, InI8StaysCloseToTheEigenF32Reference) {
+  const OpCase& c = GetParam();
+  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const RanBoth r = RunBoth(t, OpConfig(), Precision::kI8);
+  const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor("y"), r.reference->ReadTensor("y"));
+  EXPECT_LT(d.max_rel_err, kI8Tolerance) << c.label;
+  EXPECT_GT(d.cosine, 0.999) << c.label;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, OnednnOpTest, ::testing::ValuesIn(OpCases()),
                          [](const ::testing::TestParamInfo<OpCase>& info) {
                            return info.param.label;
@@ -101,13 +115,15 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {});
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, RunConfig{}).ok);
-  RunConfig bf16, i8;
+  RunConfig bf16, i8, f16;
   bf16.precision = Precision::kBf16;
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, bf16).ok);
   i8.precision = Precision::kI8;
-  const Support no_i8 = FindBackend("onednn")->Supports(t, i8);
-  EXPECT_FALSE(no_i8.ok);
-  EXPECT_NE(no_i8.reason.find("i8"), std::string::npos) << no_i8.reason;
+  EXPECT_TRUE(FindBackend("onednn")->Supports(t, i8).ok);
+  f16.precision = Precision::kF16;
+  const Support no_f16 = FindBackend("onednn")->Supports(t, f16);
+  EXPECT_FALSE(no_f16.ok);
+  EXPECT_NE(no_f16.reason.find("f16"), std::string::npos) << no_f16.reason;
 }
 
 class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {};
@@ -219,6 +235,29 @@ TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
     EXPECT_LT(d.max_rel_err, kBf16Tolerance) << out;
     EXPECT_GT(d.cosine, 0.99) << out;
   }
+}
+
+TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
+  const TopologyCase& c = GetParam();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  config.seed = 3;
+  const RanBoth r = RunBoth(t, config, Precision::kI8);
+  for (const std::string& out : t.outputs) {
+    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
+    EXPECT_LT(d.max_rel_err, kI8Tolerance) << out;
+    EXPECT_GT(d.cosine, 0.99) << out;
+  }
+  // Every topology has dense or conv layers: their inputs are quantized in inlay steps.
+  int quantize_steps = 0;
+  for (const StepInfo& s : r.onednn->steps()) {
+    if (s.op != "quantize") continue;
+    ++quantize_steps;
+    EXPECT_TRUE(s.inlay && s.layer < 0 && s.feeds >= 0) << s.name;
+    EXPECT_NE(s.name.find(".quantize."), std::string::npos) << s.name;
+  }
+  EXPECT_GT(quantize_steps, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, OnednnTopology, ::testing::ValuesIn(ShippedTopologyCases()),

@@ -88,8 +88,9 @@ TEST(Cli, SkippedPrecisionsSayWhy) {
   EXPECT_EQ(only_bf16.exit_code, 1) << "nothing ran";
 }
 
-// A lower precision reports how far its outputs are from the Eigen f32 reference.
-TEST(Cli, Bf16RunsReportTheirAccuracyDelta) {
+// A lower precision reports how far its outputs are from the Eigen f32 reference; i8 shows its
+// quantize steps as inlays.
+TEST(Cli, LowerPrecisionRunsReportTheirAccuracyDelta) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --backend onednn --precision f32,bf16,i8"
                                      " --benchmark_min_time=0.01");
@@ -98,8 +99,10 @@ TEST(Cli, Bf16RunsReportTheirAccuracyDelta) {
   EXPECT_NE(r.out.find("outputs vs the Eigen f32 reference: max relative error"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("acc.cosine"), std::string::npos) << r.out;  // the console counter
-  EXPECT_NE(r.out.find("skipped: the onednn backend does not run i8 yet"), std::string::npos)
-      << r.out;
+  const size_t i8 = r.out.find("mlp/onednn/i8/batch:1");
+  ASSERT_NE(i8, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fc1.quantize.pixels (inlay)", i8), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("skipped"), std::string::npos) << r.out;
 }
 
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {

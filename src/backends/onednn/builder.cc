@@ -32,8 +32,10 @@ void Builder::Begin(const ResolvedLayer& layer, int index, const FusionPlan& fus
 }
 
 const std::string& Builder::output_name() const {
-  if (fusion_.activation) return fusion_.activation->outputs[0];
-  if (fusion_.batchnorm) return fusion_.batchnorm->outputs[0];
+  for (const ResolvedLayer* l :
+       {fusion_.residual_activation, fusion_.residual, fusion_.activation, fusion_.batchnorm}) {
+    if (l) return l->outputs[0];
+  }
   return layer_->outputs[0];
 }
 
@@ -48,6 +50,15 @@ memory Builder::Input(const std::string& tensor) const {
   return it->second;
 }
 
+const TensorRange& Builder::range(const std::string& tensor) const {
+  auto it = calibration_.find(tensor);
+  if (it == calibration_.end()) {
+    throw Error("", layer_ ? layer_->name : "", tensor,
+                "no calibrated range for tensor '" + tensor + "' (i8 needs the reference run)");
+  }
+  return it->second;
+}
+
 memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   memory have = Input(tensor);
   if (have.get_desc() == wanted) return have;
@@ -56,10 +67,17 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   auto cached = reordered_.find({tensor, key});
   if (cached != reordered_.end()) return cached->second;
   memory out(wanted, engine_);
+  const memory::data_type to = wanted.data_type();
+  const bool quantize = (to == memory::data_type::u8 || to == memory::data_type::s8) &&
+                        have.get_desc().data_type() != to;
+  dnnl::primitive_attr attr;
+  if (quantize) attr.set_output_scales(0, {scale(tensor)});
   Step step;
-  step.info = {layer_->name + ".reorder." + tensor, "reorder", -1, true, index_};
-  step.work.push_back(
-      {dnnl::reorder(have, out), {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}}, nullptr});
+  step.info = {layer_->name + (quantize ? ".quantize." : ".reorder.") + tensor,
+               quantize ? "quantize" : "reorder", -1, true, index_};
+  step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
+                       {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
+                       nullptr});
   steps_.push_back(std::move(step));
   reordered_[{tensor, key}] = out;
   return out;
@@ -83,9 +101,9 @@ std::vector<float> Builder::WeightValues(const ResolvedLayer& l, size_t i) const
   return RandomWeight(config_.seed, l.name, l.weights[i]);
 }
 
-memory Builder::WeightMemory(const std::vector<float>& values, const memory::desc& user,
+memory Builder::WeightMemory(const void* values, const memory::desc& user,
                              const memory::desc& wanted) {
-  memory src(user, engine_, const_cast<float*>(values.data()));
+  memory src(user, engine_, const_cast<void*>(values));
   memory dst(wanted, engine_);
   dnnl::stream s(engine_);
   dnnl::reorder(src, dst).execute(s, src, dst);
@@ -129,17 +147,29 @@ bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
   return true;
 }
 
-dnnl::primitive_attr HostAttr(const Builder& b) {
+dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual) {
   dnnl::primitive_attr attr = UserScratchpad();
   dnnl::post_ops ops;
   bool any = ActivationPostOps(b.layer().attrs, &ops);
-  if (b.fusion().activation) {
-    const Eltwise e = *EltwiseOf(*b.fusion().activation);
+  auto eltwise = [&](const ResolvedLayer* l) {
+    if (!l) return;
+    const Eltwise e = *EltwiseOf(*l);
     ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+    any = true;
+  };
+  eltwise(b.fusion().activation);
+  if (residual) {
+    ops.append_binary(dnnl::algorithm::binary_add, *residual);
+    eltwise(b.fusion().residual_activation);
     any = true;
   }
   if (any) attr.set_post_ops(ops);
   return attr;
+}
+
+int ResidualPostOpIndex(const Builder& b) {
+  // A host with an activation of its own fuses nothing after it (PlanFusion).
+  return b.fusion().activation ? 1 : 0;
 }
 
 }  // namespace ntpb::onednn

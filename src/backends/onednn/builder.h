@@ -17,6 +17,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
+#include "src/backends/onednn/quantization.h"
 
 namespace ntpb::onednn {
 
@@ -37,11 +38,20 @@ struct Work {
 };
 
 // Layers the backend folds into a conv2d or dense in front of them (src/backends/onednn/fusion.cc):
-// a batchnorm folded into the conv's weights and bias, then an activation run as a post-op.
+// a batchnorm folded into the conv's weights and bias, an activation, then a residual add and
+// its activation, run as post-ops.
 struct FusionPlan {
+  const ResolvedLayer* host = nullptr;
   const ResolvedLayer* batchnorm = nullptr;
   const ResolvedLayer* activation = nullptr;
+  const ResolvedLayer* residual = nullptr;
+  const ResolvedLayer* residual_activation = nullptr;
   int fused = 0;  // how many layers after the host the step absorbs
+  // The builder could not fuse the add (the operand's layout differs from the result's): the
+  // add and its activation become steps of their own.
+  void DropResidual();
+  // The add's operand that does not come from the chain.
+  const std::string& ResidualOperand() const;
 };
 
 // What fusion may absorb after layers[index]. Only a layer that is the sole reader of the
@@ -78,11 +88,23 @@ class Builder {
   void Begin(const ResolvedLayer& layer, int index, const FusionPlan& fusion = {});
   const ResolvedLayer& layer() const { return *layer_; }
   const FusionPlan& fusion() const { return fusion_; }
+  void DropResidual() {
+    fusion_.DropResidual();
+    current_.info.fused = fusion_.fused;
+  }
   // The tensor the step writes: the layer's output, or the last fused layer's.
   const std::string& output_name() const;
 
+  // i8 runs: every tensor's range in the f32 reference run, and whether this run quantizes.
+  void SetCalibration(Calibration calibration) { calibration_ = std::move(calibration); }
+  bool quantized() const { return config_.precision == Precision::kI8; }
+  const TensorRange& range(const std::string& tensor) const;
+  // The scale of a tensor quantized to u8/s8 (quantization.h).
+  float scale(const std::string& tensor) const { return QuantizationScale(range(tensor)); }
+
   // A tensor's memory as it is; or in `wanted` layout and type (a reorder step is added when
-  // it differs); or plain row-major in act().
+  // it differs: a "quantize" step, scaled by the tensor's calibration, when `wanted` is u8/s8);
+  // or plain row-major in act().
   memory Input(const std::string& tensor) const;
   memory Input(const std::string& tensor, const memory::desc& wanted);
   memory PlainInput(const std::string& tensor);
@@ -96,7 +118,13 @@ class Builder {
   std::vector<float> WeightValues(size_t i) const { return WeightValues(*layer_, i); }
   std::vector<float> WeightValues(const ResolvedLayer& layer, size_t i) const;
   memory WeightMemory(const std::vector<float>& values, const memory::desc& user,
-                      const memory::desc& wanted);
+                      const memory::desc& wanted) {
+    return WeightMemory(values.data(), user, wanted);
+  }
+  memory WeightMemory(const std::vector<int8_t>& values, const memory::desc& user,
+                      const memory::desc& wanted) {
+    return WeightMemory(values.data(), user, wanted);
+  }
 
   // Adds a primitive to the layer's step, with its scratchpad allocated now (primitives are
   // created with UserScratchpad(), so nothing allocates inside the timed loop).
@@ -127,6 +155,9 @@ class Builder {
   Step current_;
   bool no_step_ = false;
   std::vector<Step> steps_;
+  memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
+
+  Calibration calibration_;
   std::map<std::string, memory> tensors_;
   std::map<std::pair<std::string, std::string>, memory> reordered_;  // (tensor, layout) cache
   int64_t scratchpad_bytes_ = 0;
@@ -154,8 +185,11 @@ struct Eltwise {
 };
 std::optional<Eltwise> EltwiseOf(const ResolvedLayer& layer);
 
-// The attributes of a conv2d or dense: user scratchpad, then its own activation and the
-// activation layer fused after it, as post-ops.
-dnnl::primitive_attr HostAttr(const Builder& b);
+// The attributes of a conv2d or dense: user scratchpad, then as post-ops its own activation or
+// the fused activation layer, and (`residual`: the other operand's memory) the fused residual
+// add and its activation.
+dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual = nullptr);
+// The position of the residual add among the post-ops (for DNNL_ARG_ATTR_MULTIPLE_POST_OP).
+int ResidualPostOpIndex(const Builder& b);
 
 }  // namespace ntpb::onednn

@@ -15,12 +15,19 @@ bool FusionEnabled() {
   return !(v && std::string(v) == "off");
 }
 
-// Whether layers[j] may join the step that computes layers[j - 1].
-bool Absorbable(const ResolvedTopology& t, int j) {
+// Whether layers[j] may join the step that computes layers[j - 1]: it reads that output, as its
+// only input (`residual`: as one operand of an add of two same-shaped tensors).
+bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
   if (j >= static_cast<int>(t.layers.size())) return false;
   const std::string& between = t.layers[j - 1].outputs[0];
   const ResolvedLayer& l = t.layers[j];
-  if (l.inputs.size() != 1 || l.inputs[0] != between) return false;
+  if (residual) {
+    if (l.op != "add" || l.inputs.size() != 2 || l.inputs[0] == l.inputs[1]) return false;
+    if (l.inputs[0] != between && l.inputs[1] != between) return false;
+    if (l.input_shapes[0] != l.input_shapes[1]) return false;  // no broadcast
+  } else if (l.inputs.size() != 1 || l.inputs[0] != between) {
+    return false;
+  }
   int readers = 0;
   for (const ResolvedLayer& other : t.layers) {
     readers += static_cast<int>(std::count(other.inputs.begin(), other.inputs.end(), between));
@@ -38,17 +45,36 @@ bool Absorbable(const ResolvedTopology& t, int j) {
 FusionPlan PlanFusion(const ResolvedTopology& t, int index) {
   FusionPlan plan;
   const ResolvedLayer& host = t.layers[index];
+  plan.host = &host;
   if (!FusionEnabled() || (host.op != "conv2d" && host.op != "dense")) return plan;
   // An activation of its own comes last: nothing after it can be folded in.
   if (host.attrs.Has("activation") && host.attrs.Str("activation") != "none") return plan;
   int next = index + 1;
   if (host.op == "conv2d" && Absorbable(t, next) && t.layers[next].op == "batchnorm") {
-    plan.batchnorm = &t.layers[next];
-    ++next;
+    plan.batchnorm = &t.layers[next++];
   }
-  if (Absorbable(t, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next];
-  plan.fused = (plan.batchnorm ? 1 : 0) + (plan.activation ? 1 : 0);
+  if (Absorbable(t, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next++];
+  // A residual add (ResNet, MobileNet v2) as a binary post-op reading the other operand, which
+  // an earlier step wrote; then its activation.
+  if (host.op == "conv2d" && Absorbable(t, next, true)) {
+    plan.residual = &t.layers[next++];
+    if (Absorbable(t, next) && EltwiseOf(t.layers[next])) {
+      plan.residual_activation = &t.layers[next++];
+    }
+  }
+  plan.fused = next - index - 1;
   return plan;
+}
+
+void FusionPlan::DropResidual() {
+  fused -= (residual ? 1 : 0) + (residual_activation ? 1 : 0);
+  residual = residual_activation = nullptr;
+}
+
+const std::string& FusionPlan::ResidualOperand() const {
+  const ResolvedLayer* before = activation ? activation : batchnorm;
+  const std::string& chain = before ? before->outputs[0] : host->outputs[0];
+  return residual->inputs[0] == chain ? residual->inputs[1] : residual->inputs[0];
 }
 
 void FoldBatchnorm(const std::vector<std::vector<float>>& bn, double epsilon,

@@ -43,6 +43,7 @@ class OnednnExecutable : public Executable {
       : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), threads_(EffectiveThreads(config)) {
     omp_set_num_threads(threads_);  // primitives pick their kernels for this many threads
     Builder b(engine_, config);
+    if (b.quantized()) b.SetCalibration(CalibrateWithReference(t, config));
     for (const auto& [name, shape] : t.inputs) {
       memory m(PlainDesc(shape), engine_);
       const std::vector<float> v = RandomInput(config.seed, name, NumElements(shape));
@@ -64,11 +65,10 @@ class OnednnExecutable : public Executable {
       } catch (const dnnl::error& e) {
         throw Error(t.file, l.name, "op", std::string("oneDNN refused the layer: ") + e.what());
       }
-      for (int f = 1; f <= fusion.fused; ++f) {
-        const ResolvedLayer& absorbed = t.layers[i + f];
-        fused_into_[absorbed.inputs[0]] = l.name;
-      }
-      i += fusion.fused;
+      // The builder may absorb fewer layers than planned (FusionPlan::DropResidual).
+      const int fused = b.fusion().fused;
+      for (int f = 1; f <= fused; ++f) fused_into_[t.layers[i + f - 1].outputs[0]] = l.name;
+      i += fused;
     }
     steps_ = b.TakeSteps();
     for (const Step& s : steps_) infos_.push_back(s.info);
@@ -162,9 +162,6 @@ class OnednnBackend : public Backend {
         return {false, "f16 needs avx512_fp16, which this CPU does not have"};
       }
       return {false, "the onednn backend does not run f16 yet"};
-    }
-    if (config.precision == Precision::kI8) {
-      return {false, "the onednn backend does not run i8 yet (quantized inlays are to come)"};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!Ops().count(l.op)) {

@@ -33,7 +33,7 @@ void BuildRecurrent(Builder& b, bool lstm) {
   const auto dir = direction == "bidirectional" ? dnnl::rnn_direction::bidirectional_concat
                    : direction == "reverse"     ? dnnl::rnn_direction::unidirectional_right2left
                                                 : dnnl::rnn_direction::unidirectional_left2right;
-  if (b.act() != dt::f32) {
+  if (b.act() != dt::f32 || b.quantized()) {
     throw Error("", l.name, "precision", "oneDNN's fused RNN primitives run f32 here only");
   }
   const memory src = b.Input(l.inputs[0], PlainDesc(in));
@@ -124,20 +124,33 @@ void BuildDecomposed(Builder& b, bool lstm) {
     }
   }
 
-  // The input projection runs in f32 (compute-bound, and this CPU emulates bf16 arithmetic);
-  // the recurrent matmul, which streams its weights at every step, in the run's precision;
-  // the gate math, the cell state and the output in f32.
-  const memory src = b.Input(l.inputs[0], PlainDesc(in));
-  const memory::desc src_md({n * t_len, c}, dt::f32, tag::ab),
-      xg_md({n * t_len, dirs * gh}, dt::f32, tag::ab), wx_any({c, dirs * gh}, dt::f32, tag::any),
-      wx_user({c, dirs * gh}, dt::f32, tag::ab), bias_md({1, dirs * gh}, dt::f32, tag::ab);
+  // The input projection runs in f32 (compute-bound, and this CPU emulates bf16 arithmetic) or,
+  // in i8 runs, u8/s8 x s8 like a dense layer; the recurrent matmul, which streams its weights
+  // at every step, in the run's precision; the gate math, the cell state and the output in f32.
+  const bool q = b.quantized();
+  const dt x_type = q ? QuantizedType(b.range(l.inputs[0])) : dt::f32;
+  const memory src = b.Input(l.inputs[0], PlainDesc(in, x_type));
+  const memory::desc src_md({n * t_len, c}, x_type, tag::ab),
+      xg_md({n * t_len, dirs * gh}, dt::f32, tag::ab),
+      wx_any({c, dirs * gh}, q ? dt::s8 : dt::f32, tag::any),
+      wx_user({c, dirs * gh}, q ? dt::s8 : dt::f32, tag::ab),
+      bias_md({1, dirs * gh}, dt::f32, tag::ab);
   const memory xg(xg_md, b.engine());
   {
+    dnnl::primitive_attr attr = UserScratchpad();
+    QuantizedWeights qx;
+    if (q) {
+      qx = QuantizeWeights(wx_all, dirs * gh, 1);
+      const float x_scale = b.scale(l.inputs[0]);
+      attr.set_output_scales(1 << 1, DequantizeScales(x_scale, qx.scales));
+      bias_all = AccumulatorBias(bias_all, x_scale, qx.scales);
+    }
     dnnl::matmul::desc desc(src_md, wx_any, bias_md, xg_md);
-    dnnl::matmul::primitive_desc pd(desc, UserScratchpad(), b.engine());
+    dnnl::matmul::primitive_desc pd(desc, attr, b.engine());
     b.AddPrimitive(pd, dnnl::matmul(pd),
                    {{DNNL_ARG_SRC, memory(src_md, b.engine(), src.get_data_handle())},
-                    {DNNL_ARG_WEIGHTS, b.WeightMemory(wx_all, wx_user, pd.weights_desc())},
+                    {DNNL_ARG_WEIGHTS, q ? b.WeightMemory(qx.values, wx_user, pd.weights_desc())
+                                         : b.WeightMemory(wx_all, wx_user, pd.weights_desc())},
                     {DNNL_ARG_BIAS, b.WeightMemory(bias_all, bias_md, bias_md)},
                     {DNNL_ARG_DST, xg}});
   }
@@ -145,14 +158,21 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const memory::desc state_md({dirs, n, h}, dt::f32, tag::abc),
       hg_md({dirs, n, gh}, dt::f32, tag::abc);
   const memory state(state_md, b.engine()), hg(hg_md, b.engine());
-  // The recurrent matmul reads the state itself in f32; in bf16, a copy a reorder makes after
-  // every update.
-  const bool low = b.act() != dt::f32;
+  // The recurrent matmul reads the state itself in f32; in bf16 or i8, a copy a reorder makes
+  // after every update. In i8 the state is s8 at the fixed scale 127: |h| < 1 for both cells
+  // (h = o * tanh(c) for LSTM; a convex mix of tanh values and h0 = 0 for GRU).
+  const dt state_type = q ? dt::s8 : b.act();
+  const bool low = state_type != dt::f32;
+  constexpr float kStateScale = 127.0f;
   const memory state_act =
-      low ? memory(memory::desc({dirs, n, h}, b.act(), tag::abc), b.engine()) : state;
-  const dnnl::reorder to_act = low ? dnnl::reorder(state, state_act) : dnnl::reorder();
+      low ? memory(memory::desc({dirs, n, h}, state_type, tag::abc), b.engine()) : state;
+  dnnl::primitive_attr to_act_attr;
+  if (q) to_act_attr.set_output_scales(0, {kStateScale});
+  const dnnl::reorder to_act =
+      low ? dnnl::reorder(dnnl::reorder::primitive_desc(state, state_act, to_act_attr))
+          : dnnl::reorder();
   const Args to_act_args = {{DNNL_ARG_FROM, state}, {DNNL_ARG_TO, state_act}};
-  const int64_t act_bytes = low ? 2 : 4;
+  const int64_t act_bytes = static_cast<int64_t>(memory::data_type_size(state_type));
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   auto cell = std::make_shared<std::vector<float>>(lstm ? dirs * n * h : 0);
   float* const state_p = static_cast<float*>(state.get_data_handle());
@@ -160,26 +180,32 @@ void BuildDecomposed(Builder& b, bool lstm) {
   float* const xg_p = static_cast<float*>(xg.get_data_handle());
   float* const out_p = static_cast<float*>(out.get_data_handle());
 
-  const memory::desc src2_md({n, h}, b.act(), tag::ab), dst2_md({n, gh}, dt::f32, tag::ab),
-      w2_any({h, gh}, b.act(), tag::any), w2_user({h, gh}, dt::f32, tag::ab);
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src2_md, w2_any, dst2_md), UserScratchpad(),
-                                  b.engine());
-  const dnnl::matmul recurrent(pd);
+  const dt w_type = q ? dt::s8 : b.act();
+  const memory::desc src2_md({n, h}, state_type, tag::ab), dst2_md({n, gh}, dt::f32, tag::ab),
+      w2_any({h, gh}, w_type, tag::any), w2_user({h, gh}, q ? dt::s8 : dt::f32, tag::ab);
   // One 2D matmul per direction, [N, H] x [H, G*H] (a batched [dirs, N, H] one ran the bilstm
-  // 1.9x slower here), one scratchpad for all of them.
-  memory scratch;
-  if (pd.scratchpad_desc().get_size() > 0) {
-    scratch = memory(pd.scratchpad_desc(), b.engine());
-    b.CountScratchpad(static_cast<int64_t>(pd.scratchpad_desc().get_size()));
-  }
+  // 1.9x slower here). In i8 each direction has its own output scales, so its own primitive.
   std::vector<Args> args(dirs);
+  std::vector<dnnl::matmul> recurrent(dirs);
   for (int64_t d = 0; d < dirs; ++d) {
+    const std::vector<float> wh = b.WeightValues(d * per_dir + 1);
+    dnnl::primitive_attr attr = UserScratchpad();
+    QuantizedWeights qh;
+    if (q) {
+      qh = QuantizeWeights(wh, gh, 1);
+      attr.set_output_scales(1 << 1, DequantizeScales(kStateScale, qh.scales));
+    }
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src2_md, w2_any, dst2_md), attr, b.engine());
+    recurrent[d] = dnnl::matmul(pd);
     char* const src_d = static_cast<char*>(state_act.get_data_handle()) + d * n * h * act_bytes;
     args[d] = {{DNNL_ARG_SRC, memory(src2_md, b.engine(), src_d)},
-               {DNNL_ARG_WEIGHTS,
-                b.WeightMemory(b.WeightValues(d * per_dir + 1), w2_user, pd.weights_desc())},
+               {DNNL_ARG_WEIGHTS, q ? b.WeightMemory(qh.values, w2_user, pd.weights_desc())
+                                    : b.WeightMemory(wh, w2_user, pd.weights_desc())},
                {DNNL_ARG_DST, memory(dst2_md, b.engine(), hg_p + d * n * gh)}};
-    if (scratch) args[d][DNNL_ARG_SCRATCHPAD] = scratch;
+    if (pd.scratchpad_desc().get_size() > 0) {
+      args[d][DNNL_ARG_SCRATCHPAD] = memory(pd.scratchpad_desc(), b.engine());
+      b.CountScratchpad(static_cast<int64_t>(pd.scratchpad_desc().get_size()));
+    }
   }
   // The host code and the per-direction matmuls use raw pointers into these: the step keeps
   // them alive (memory objects own their buffers, and this function's locals go away).
@@ -190,7 +216,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
   if (low) b.Add(to_act, to_act_args);
   const int gate_threads = static_cast<int>(std::min<int64_t>(dirs, EffectiveThreads(b.config())));
   for (int64_t s = 0; s < t_len; ++s) {
-    for (int64_t d = 0; d < dirs; ++d) b.Add(recurrent, args[d]);
+    for (int64_t d = 0; d < dirs; ++d) b.Add(recurrent[d], args[d]);
     b.AddHost([=] {
 #pragma omp parallel for num_threads(gate_threads)
       for (int64_t d = 0; d < dirs; ++d) {
