@@ -249,6 +249,14 @@ TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
     EXPECT_LT(d.max_rel_err, kI8Tolerance) << out;
     EXPECT_GT(d.cosine, 0.99) << out;
   }
+  // Every step's result, stored f32 or requantized to u8/s8, reads back as real values.
+  for (const StepInfo& s : r.onednn->steps()) {
+    if (s.layer < 0) continue;
+    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
+    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
+    EXPECT_LT(d.max_rel_err, kI8Tolerance) << s.name;
+    EXPECT_GT(d.cosine, 0.99) << s.name;
+  }
   // Every topology has dense or conv layers: their inputs are quantized in inlay steps.
   int quantize_steps = 0;
   for (const StepInfo& s : r.onednn->steps()) {

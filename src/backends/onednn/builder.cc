@@ -1,5 +1,7 @@
 #include "src/backends/onednn/builder.h"
 
+#include <algorithm>
+
 #include "ntpbench/error.h"
 #include "ntpbench/random_data.h"
 
@@ -59,6 +61,28 @@ const TensorRange& Builder::range(const std::string& tensor) const {
   return it->second;
 }
 
+namespace {
+bool IsInt8(memory::data_type t) { return t == memory::data_type::u8 || t == memory::data_type::s8; }
+}  // namespace
+
+bool Builder::StoreOutputQuantized() const {
+  if (!quantized()) return false;
+  const std::string& out = output_name();
+  const auto& outputs = topology_->outputs;
+  if (std::find(outputs.begin(), outputs.end(), out) != outputs.end()) return false;
+  int readers = 0;
+  for (const ResolvedLayer& l : topology_->layers) {
+    for (size_t i = 0; i < l.inputs.size(); ++i) {
+      if (l.inputs[i] != out) continue;
+      const bool quantizes = i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" ||
+                                        l.op == "gru");
+      if (!quantizes) return false;
+      ++readers;
+    }
+  }
+  return readers > 0;
+}
+
 memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   memory have = Input(tensor);
   if (have.get_desc() == wanted) return have;
@@ -67,14 +91,14 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   auto cached = reordered_.find({tensor, key});
   if (cached != reordered_.end()) return cached->second;
   memory out(wanted, engine_);
-  const memory::data_type to = wanted.data_type();
-  const bool quantize = (to == memory::data_type::u8 || to == memory::data_type::s8) &&
-                        have.get_desc().data_type() != to;
+  // Between real values and u8/s8: a quantize or dequantize step, scaled by the calibration.
+  const bool from_int8 = IsInt8(have.get_desc().data_type()), to_int8 = IsInt8(wanted.data_type());
+  const char* kind = from_int8 == to_int8 ? "reorder" : to_int8 ? "quantize" : "dequantize";
   dnnl::primitive_attr attr;
-  if (quantize) attr.set_output_scales(0, {scale(tensor)});
+  if (to_int8 && !from_int8) attr.set_output_scales(0, {scale(tensor)});
+  if (from_int8 && !to_int8) attr.set_output_scales(0, {1.0f / scale(tensor)});
   Step step;
-  step.info = {layer_->name + (quantize ? ".quantize." : ".reorder.") + tensor,
-               quantize ? "quantize" : "reorder", -1, true, index_};
+  step.info = {layer_->name + "." + kind + "." + tensor, kind, -1, true, index_};
   step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
                        {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
                        nullptr});
@@ -93,6 +117,7 @@ memory Builder::PlainInput(const std::string& tensor) {
 memory Builder::NewOutput(const memory::desc& desc) {
   memory out(desc, engine_);
   tensors_[output_name()] = out;
+  if (IsInt8(desc.data_type())) stored_scales_[output_name()] = scale(output_name());
   return out;
 }
 
@@ -147,23 +172,24 @@ bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
   return true;
 }
 
-dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual) {
+dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual, float out_scale) {
   dnnl::primitive_attr attr = UserScratchpad();
   dnnl::post_ops ops;
-  bool any = ActivationPostOps(b.layer().attrs, &ops);
+  ActivationPostOps(b.layer().attrs, &ops);
   auto eltwise = [&](const ResolvedLayer* l) {
-    if (!l) return;
-    const Eltwise e = *EltwiseOf(*l);
-    ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
-    any = true;
+    if (l) {
+      const Eltwise e = *EltwiseOf(*l);
+      ops.append_eltwise(1.0f, e.algorithm, e.alpha, e.beta);
+    }
   };
   eltwise(b.fusion().activation);
   if (residual) {
     ops.append_binary(dnnl::algorithm::binary_add, *residual);
     eltwise(b.fusion().residual_activation);
-    any = true;
   }
-  if (any) attr.set_post_ops(ops);
+  // Requantization comes after everything (a clip at 6 must clip the real value).
+  if (out_scale != 1.0f) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, out_scale, 0);
+  if (ops.len() > 0) attr.set_post_ops(ops);
   return attr;
 }
 

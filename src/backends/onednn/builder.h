@@ -71,8 +71,9 @@ struct Step {
 
 class Builder {
  public:
-  Builder(const dnnl::engine& engine, const RunConfig& config)
+  Builder(const dnnl::engine& engine, const ResolvedTopology& topology, const RunConfig& config)
       : engine_(engine),
+        topology_(&topology),
         config_(config),
         act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
                                                   : memory::data_type::f32) {}
@@ -101,6 +102,12 @@ class Builder {
   const TensorRange& range(const std::string& tensor) const;
   // The scale of a tensor quantized to u8/s8 (quantization.h).
   float scale(const std::string& tensor) const { return QuantizationScale(range(tensor)); }
+  // Whether the step's output is stored quantized (u8/s8 at scale(output_name())): in i8 runs,
+  // when every reader quantizes it anyway (conv2d, dense, lstm, gru) and it is not a graph
+  // output. The producer then requantizes in its epilogue and no quantize step is needed.
+  bool StoreOutputQuantized() const;
+  // Tensors stored quantized, and their scales (reading them back dequantizes).
+  const std::map<std::string, float>& stored_scales() const { return stored_scales_; }
 
   // A tensor's memory as it is; or in `wanted` layout and type (a reorder step is added when
   // it differs: a "quantize" step, scaled by the tensor's calibration, when `wanted` is u8/s8);
@@ -147,6 +154,7 @@ class Builder {
 
  private:
   dnnl::engine engine_;
+  const ResolvedTopology* topology_;
   RunConfig config_;
   memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;
@@ -158,6 +166,7 @@ class Builder {
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
 
   Calibration calibration_;
+  std::map<std::string, float> stored_scales_;
   std::map<std::string, memory> tensors_;
   std::map<std::pair<std::string, std::string>, memory> reordered_;  // (tensor, layout) cache
   int64_t scratchpad_bytes_ = 0;
@@ -188,7 +197,9 @@ std::optional<Eltwise> EltwiseOf(const ResolvedLayer& layer);
 // The attributes of a conv2d or dense: user scratchpad, then as post-ops its own activation or
 // the fused activation layer, and (`residual`: the other operand's memory) the fused residual
 // add and its activation.
-dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual = nullptr);
+// `out_scale` (not 1: the result is stored quantized) multiplies the result after every post-op.
+dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual = nullptr,
+                              float out_scale = 1.0f);
 // The position of the residual add among the post-ops (for DNNL_ARG_ATTR_MULTIPLE_POST_OP).
 int ResidualPostOpIndex(const Builder& b);
 

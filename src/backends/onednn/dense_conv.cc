@@ -7,57 +7,72 @@ namespace {
 using dt = memory::data_type;
 using tag = memory::format_tag;
 
-// The data types of a conv2d or dense: act() throughout, or in i8 runs u8/s8 source (by the
-// calibrated range), s8 weights and an f32 result (dequantized by the output scales).
-struct HostTypes {
+// How a conv2d or dense computes: in act() throughout; or, in i8 runs, from a u8/s8 source (by
+// its calibrated range) with s8 weights, dequantized by per-channel output scales, the result
+// stored f32 or requantized to u8/s8 when every reader quantizes it (StoreOutputQuantized).
+struct HostPrecision {
   dt src, weights, dst;
+  QuantizedWeights q;
+  std::vector<float> output_scales;  // i8: per output channel
+  float out_scale = 1.0f;            // i8 and a quantized result: its scale
+
+  // Applies the output scales (if any) to attributes made by HostAttr.
+  dnnl::primitive_attr Attr(const Builder& b, const memory::desc* residual = nullptr) const {
+    dnnl::primitive_attr attr = HostAttr(b, residual, out_scale);
+    if (!output_scales.empty()) attr.set_output_scales(1 << 1, output_scales);  // per channel
+    return attr;
+  }
+  // Decides the result's type; call again when the fused layers change.
+  void ChooseResult(const Builder& b) {
+    if (!b.quantized()) return;
+    const bool store_q = b.StoreOutputQuantized();
+    dst = store_q ? QuantizedType(b.range(b.output_name())) : dt::f32;
+    out_scale = store_q ? b.scale(b.output_name()) : 1.0f;
+  }
+  memory WeightMemory(Builder& b, const std::vector<float>& weights, const memory::dims& dims,
+                      tag user_tag, const memory::desc& wanted) const {
+    if (b.quantized()) {
+      return b.WeightMemory(q.values, memory::desc(dims, dt::s8, user_tag), wanted);
+    }
+    return b.WeightMemory(weights, memory::desc(dims, dt::f32, user_tag), wanted);
+  }
 };
-HostTypes TypesFor(const Builder& b) {
-  if (!b.quantized()) return {b.act(), b.act(), b.act()};
-  return {QuantizedType(b.range(b.layer().inputs[0])), dt::s8, dt::f32};
-}
 
-// i8 runs: quantizes the weights per output channel, turns the bias into accumulator units and
-// sets the output scales that dequantize the result. Nothing to do otherwise.
-QuantizedWeights Quantize(const Builder& b, int64_t channels, int64_t inner,
-                          std::vector<float>* weights, std::vector<float>* biases,
-                          dnnl::primitive_attr* attr) {
-  if (!b.quantized()) return {};
-  QuantizedWeights q = QuantizeWeights(*weights, channels, inner);
-  const float src_scale = b.scale(b.layer().inputs[0]);
-  attr->set_output_scales(1 << 1, DequantizeScales(src_scale, q.scales));  // per output channel
-  if (!biases->empty()) *biases = AccumulatorBias(*biases, src_scale, q.scales);
-  return q;
-}
-
-memory HostWeightMemory(Builder& b, const std::vector<float>& weights, const QuantizedWeights& q,
-                        const memory::dims& dims, tag user_tag, const memory::desc& wanted) {
-  if (b.quantized()) return b.WeightMemory(q.values, memory::desc(dims, dt::s8, user_tag), wanted);
-  return b.WeightMemory(weights, memory::desc(dims, dt::f32, user_tag), wanted);
+// i8 runs quantize the weights per output channel and turn the bias into accumulator units.
+HostPrecision PrecisionFor(const Builder& b, int64_t channels, int64_t inner,
+                           const std::vector<float>& weights, std::vector<float>* biases) {
+  HostPrecision p{b.act(), b.act(), b.act(), {}, {}, 1.0f};
+  if (!b.quantized()) return p;
+  const std::string& in = b.layer().inputs[0];
+  p.src = QuantizedType(b.range(in));
+  p.weights = dt::s8;
+  p.q = QuantizeWeights(weights, channels, inner);
+  p.output_scales = DequantizeScales(b.scale(in), p.q.scales);
+  if (!biases->empty()) *biases = AccumulatorBias(*biases, b.scale(in), p.q.scales);
+  p.ChooseResult(b);
+  return p;
 }
 
 void BuildDense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
-  const HostTypes types = TypesFor(b);
-  std::vector<float> weights = b.WeightValues(0), biases;
+  const std::vector<float> weights = b.WeightValues(0);
+  std::vector<float> biases;
   if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
-  dnnl::primitive_attr attr = HostAttr(b);
-  const QuantizedWeights qw = Quantize(b, units, 1, &weights, &biases, &attr);
+  const HostPrecision hp = PrecisionFor(b, units, 1, weights, &biases);
   const memory src_all =
-      b.quantized() ? b.Input(l.inputs[0], PlainDesc(in, types.src)) : b.PlainInput(l.inputs[0]);
-  const memory::desc src_md({rows, k}, types.src, tag::ab),
-      dst_md({rows, units}, types.dst, tag::ab);
-  const memory::desc w_any({k, units}, types.weights, tag::any);
+      b.quantized() ? b.Input(l.inputs[0], PlainDesc(in, hp.src)) : b.PlainInput(l.inputs[0]);
+  const memory::desc src_md({rows, k}, hp.src, tag::ab), dst_md({rows, units}, hp.dst, tag::ab);
+  const memory::desc w_any({k, units}, hp.weights, tag::any);
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({1, units}, dt::f32, tag::ab) : memory::desc();
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md), attr,
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md), hp.Attr(b),
                                   b.engine());
-  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], types.dst));
+  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], hp.dst));
   Args args = {{DNNL_ARG_SRC, memory(src_md, b.engine(), src_all.get_data_handle())},
                {DNNL_ARG_DST, memory(dst_md, b.engine(), out.get_data_handle())}};
-  args[DNNL_ARG_WEIGHTS] = HostWeightMemory(b, weights, qw, {k, units}, tag::ab, pd.weights_desc());
+  args[DNNL_ARG_WEIGHTS] = hp.WeightMemory(b, weights, {k, units}, tag::ab, pd.weights_desc());
   if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(biases, bias_md, pd.bias_desc());
   b.AddPrimitive(pd, dnnl::matmul(pd), std::move(args));
 }
@@ -96,43 +111,48 @@ void BuildConv(Builder& b) {
                    b.WeightValues(*bn, 3)},
                   bn->attrs.Float("epsilon"), &weights, &biases);
   }
-  const HostTypes types = TypesFor(b);
-  dnnl::primitive_attr attr = HostAttr(b);
-  const QuantizedWeights qw = Quantize(b, filters, static_cast<int64_t>(weights.size()) / filters,
-                                       &weights, &biases, &attr);
-  const memory::desc src_any(Dims(in), types.src, tag::any),
-      dst_any(Dims(out), types.dst, tag::any), w_any(w_dims, types.weights, tag::any);
+  HostPrecision hp =
+      PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
-  dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
-      bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1}, {p[0], p[1]}, {p[2], p[3]});
-  dnnl::convolution_forward::primitive_desc pd(desc, attr, b.engine());
+  auto make_pd = [&](const memory::desc* residual) {
+    const memory::desc src_any(Dims(in), hp.src, tag::any),
+        dst_any(Dims(out), hp.dst, tag::any), w_any(w_dims, hp.weights, tag::any);
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
+        bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1}, {p[0], p[1]}, {p[2], p[3]});
+    return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual), b.engine());
+  };
+  dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr);
   // A fused residual add reads its other operand in place. Only when that operand already has
-  // the layout and type of the result, and oneDNN keeps the same kernel with the extra post-op
-  // (oneDNN 2.6 falls back to reference kernels for some: 40x slower); else the add stays a
-  // step of its own.
+  // the layout of the result, and the extra post-op does not make oneDNN fall back from a JIT
+  // kernel (2.6 takes its gemm convolution for f32 1x1 with a binary post-op: 100x slower); else
+  // the add stays a step of its own.
   memory residual;
   if (b.fusion().residual) {
     residual = b.Input(b.fusion().ResidualOperand());
-    const memory::desc result = pd.dst_desc();
+    const memory::desc operand = residual.get_desc();
     std::optional<dnnl::convolution_forward::primitive_desc> with_add;
-    if (residual.get_desc() == result) {
-      dnnl::primitive_attr add_attr = HostAttr(b, &result);
-      if (b.quantized()) {
-        int mask = 0;
-        std::vector<float> scales;
-        attr.get_output_scales(mask, scales);
-        add_attr.set_output_scales(mask, scales);
-      }
-      with_add.emplace(desc, add_attr, b.engine());
+    if (operand.data_type() == dt::f32 && operand.dims() == pd.dst_desc().dims()) {
+      with_add = make_pd(&operand);
     }
-    if (with_add && std::string(with_add->impl_info_str()) == pd.impl_info_str() &&
-        with_add->dst_desc() == result) {
+    auto same_layout = [](memory::desc a, const memory::desc& other) {
+      a.data.data_type = other.data.data_type;  // the result may be requantized
+      return a == other;
+    };
+    // oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
+    auto fallback = [](const dnnl::primitive_desc_base& d) {
+      const std::string impl = d.impl_info_str();
+      return impl.find("ref") != std::string::npos || impl.find("gemm") != std::string::npos;
+    };
+    if (with_add && (fallback(pd) || !fallback(*with_add)) &&
+        same_layout(with_add->dst_desc(), operand)) {
       pd = *with_add;
     } else {
       b.DropResidual();
       residual = memory();
+      hp.ChooseResult(b);  // the result now feeds the add
+      pd = make_pd(nullptr);
     }
   }
   const memory src = b.Input(l.inputs[0], pd.src_desc());
@@ -141,8 +161,8 @@ void BuildConv(Builder& b) {
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
   }
-  args[DNNL_ARG_WEIGHTS] = HostWeightMemory(
-      b, weights, qw, w_dims, groups == 1 ? tag::oihw : tag::goihw, pd.weights_desc());
+  args[DNNL_ARG_WEIGHTS] = hp.WeightMemory(b, weights, w_dims, groups == 1 ? tag::oihw : tag::goihw,
+                                           pd.weights_desc());
   if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(biases, bias_md, pd.bias_desc());
   b.AddPrimitive(pd, dnnl::convolution_forward(pd), std::move(args));
 }

@@ -42,7 +42,7 @@ class OnednnExecutable : public Executable {
   OnednnExecutable(const ResolvedTopology& t, const RunConfig& config)
       : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), threads_(EffectiveThreads(config)) {
     omp_set_num_threads(threads_);  // primitives pick their kernels for this many threads
-    Builder b(engine_, config);
+    Builder b(engine_, t, config);
     if (b.quantized()) b.SetCalibration(CalibrateWithReference(t, config));
     for (const auto& [name, shape] : t.inputs) {
       memory m(PlainDesc(shape), engine_);
@@ -73,6 +73,7 @@ class OnednnExecutable : public Executable {
     steps_ = b.TakeSteps();
     for (const Step& s : steps_) infos_.push_back(s.info);
     tensors_ = b.tensors();
+    stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
   }
 
@@ -102,7 +103,10 @@ class OnednnExecutable : public Executable {
                       " values, got " + std::to_string(values.size()));
     }
     memory src(plain, engine_, const_cast<float*>(values.data()));
-    dnnl::reorder(src, m).execute(stream_, src, m);
+    dnnl::primitive_attr attr;
+    auto scaled = stored_scales_.find(name);
+    if (scaled != stored_scales_.end()) attr.set_output_scales(0, {scaled->second});
+    dnnl::reorder(dnnl::reorder::primitive_desc(src, m, attr)).execute(stream_, src, m);
     stream_.wait();
   }
 
@@ -112,7 +116,11 @@ class OnednnExecutable : public Executable {
     std::vector<float> out(NumElements(shape));
     memory dst(PlainDesc(shape), engine_, out.data());
     dnnl::stream s(engine_);
-    dnnl::reorder(m, dst).execute(s, m, dst);
+    // A tensor stored as u8/s8 (i8 runs) reads back as the real values it stands for.
+    dnnl::primitive_attr attr;
+    auto scaled = stored_scales_.find(name);
+    if (scaled != stored_scales_.end()) attr.set_output_scales(0, {1.0f / scaled->second});
+    dnnl::reorder(dnnl::reorder::primitive_desc(m, dst, attr)).execute(s, m, dst);
     s.wait();
     return out;
   }
@@ -139,7 +147,8 @@ class OnednnExecutable : public Executable {
   std::vector<Step> steps_;
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
-  std::map<std::string, std::string> fused_into_;  // tensor -> the fused step that absorbed it
+  std::map<std::string, std::string> fused_into_;
+  std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales  // tensor -> the fused step that absorbed it
   int64_t workspace_ = 0;
 };
 
