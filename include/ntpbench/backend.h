@@ -31,6 +31,9 @@ struct StepInfo {
   // Layers after `layer` whose work this step also does (post-op fusion): layers
   // layer..layer+fused, whose last output is the step's output.
   int fused = 0;
+  // A tensor this step writes its result over, in place (its last reader: a residual add fused
+  // as a sum). Its value is gone after the step.
+  std::string overwrites;
 };
 
 class Executable {

@@ -62,7 +62,9 @@ const TensorRange& Builder::range(const std::string& tensor) const {
 }
 
 namespace {
-bool IsInt8(memory::data_type t) { return t == memory::data_type::u8 || t == memory::data_type::s8; }
+bool IsInt8(memory::data_type t) {
+  return t == memory::data_type::u8 || t == memory::data_type::s8;
+}
 }  // namespace
 
 bool Builder::StoreOutputQuantized() const {
@@ -74,13 +76,35 @@ bool Builder::StoreOutputQuantized() const {
   for (const ResolvedLayer& l : topology_->layers) {
     for (size_t i = 0; i < l.inputs.size(); ++i) {
       if (l.inputs[i] != out) continue;
-      const bool quantizes = i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" ||
-                                        l.op == "gru");
+      const bool quantizes =
+          i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" || l.op == "gru");
       if (!quantizes) return false;
       ++readers;
     }
   }
   return readers > 0;
+}
+
+bool Builder::CanOverwrite(const std::string& tensor) const {
+  const ResolvedTopology& t = *topology_;
+  if (std::find(t.outputs.begin(), t.outputs.end(), tensor) != t.outputs.end()) return false;
+  for (const auto& input : t.inputs) {
+    if (input.first == tensor) return false;
+  }
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    const bool reads = std::count(l.inputs.begin(), l.inputs.end(), tensor) > 0;
+    if (l.def->is_view && (reads || l.outputs[0] == tensor)) return false;  // shared storage
+    if (reads && &l != fusion_.residual && static_cast<int>(i) >= index_) return false;
+  }
+  return true;
+}
+
+memory Builder::OutputOver(const std::string& tensor) {
+  memory out = Input(tensor);
+  tensors_[output_name()] = out;
+  current_.info.overwrites = tensor;
+  return out;
 }
 
 memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
@@ -172,7 +196,8 @@ bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
   return true;
 }
 
-dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual, float out_scale) {
+dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual, float out_scale,
+                              bool residual_in_place) {
   dnnl::primitive_attr attr = UserScratchpad();
   dnnl::post_ops ops;
   ActivationPostOps(b.layer().attrs, &ops);
@@ -184,7 +209,11 @@ dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual, fl
   };
   eltwise(b.fusion().activation);
   if (residual) {
-    ops.append_binary(dnnl::algorithm::binary_add, *residual);
+    if (residual_in_place) {
+      ops.append_sum(1.0f);
+    } else {
+      ops.append_binary(dnnl::algorithm::binary_add, *residual);
+    }
     eltwise(b.fusion().residual_activation);
   }
   // Requantization comes after everything (a clip at 6 must clip the real value).

@@ -118,6 +118,11 @@ class Builder {
 
   // New memory for the layer's output, and registering it (or an existing memory: views).
   memory NewOutput(const memory::desc& desc);
+  // Whether the step may write its result over `tensor`: every other reader runs earlier, and
+  // it is no graph input or output and shares no storage with a view.
+  bool CanOverwrite(const std::string& tensor) const;
+  // The step's result written over `tensor` (CanOverwrite), which it returns.
+  memory OutputOver(const std::string& tensor);
   void SetTensor(const std::string& tensor, const memory& mem) { tensors_[tensor] = mem; }
 
   // The layer's i-th weight as f32 values in the IR's layout (op_catalog.h), from the model or
@@ -198,8 +203,9 @@ std::optional<Eltwise> EltwiseOf(const ResolvedLayer& layer);
 // the fused activation layer, and (`residual`: the other operand's memory) the fused residual
 // add and its activation.
 // `out_scale` (not 1: the result is stored quantized) multiplies the result after every post-op.
+// `residual_in_place`: the result is written over the residual operand, added as a sum post-op.
 dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual = nullptr,
-                              float out_scale = 1.0f);
+                              float out_scale = 1.0f, bool residual_in_place = false);
 // The position of the residual add among the post-ops (for DNNL_ARG_ATTR_MULTIPLE_POST_OP).
 int ResidualPostOpIndex(const Builder& b);
 

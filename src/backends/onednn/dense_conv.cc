@@ -17,8 +17,9 @@ struct HostPrecision {
   float out_scale = 1.0f;            // i8 and a quantized result: its scale
 
   // Applies the output scales (if any) to attributes made by HostAttr.
-  dnnl::primitive_attr Attr(const Builder& b, const memory::desc* residual = nullptr) const {
-    dnnl::primitive_attr attr = HostAttr(b, residual, out_scale);
+  dnnl::primitive_attr Attr(const Builder& b, const memory::desc* residual = nullptr,
+                            bool residual_in_place = false) const {
+    dnnl::primitive_attr attr = HostAttr(b, residual, out_scale, residual_in_place);
     if (!output_scales.empty()) attr.set_output_scales(1 << 1, output_scales);  // per channel
     return attr;
   }
@@ -115,27 +116,26 @@ void BuildConv(Builder& b) {
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
-  auto make_pd = [&](const memory::desc* residual) {
-    const memory::desc src_any(Dims(in), hp.src, tag::any),
-        dst_any(Dims(out), hp.dst, tag::any), w_any(w_dims, hp.weights, tag::any);
+  auto make_pd = [&](const memory::desc* residual, bool in_place) {
+    const memory::desc src_any(Dims(in), hp.src, tag::any), dst_any(Dims(out), hp.dst, tag::any),
+        w_any(w_dims, hp.weights, tag::any);
     dnnl::convolution_forward::desc desc(
         dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
         bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1}, {p[0], p[1]}, {p[2], p[3]});
-    return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual), b.engine());
+    return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual, in_place),
+                                                     b.engine());
   };
-  dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr);
-  // A fused residual add reads its other operand in place. Only when that operand already has
-  // the layout of the result, and the extra post-op does not make oneDNN fall back from a JIT
-  // kernel (2.6 takes its gemm convolution for f32 1x1 with a binary post-op: 100x slower); else
-  // the add stays a step of its own.
-  memory residual;
+  dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr, false);
+  // A fused residual add reads its other operand as a binary post-op; or, where oneDNN would
+  // fall back from a JIT kernel for that (2.6 takes its gemm convolution for f32 1x1 with a
+  // binary post-op: 100x slower), adds it as a sum post-op by writing the result over it, when
+  // the add is its last reader. The operand must already have the result's layout; else the add
+  // stays a step of its own.
+  memory residual, overwritten;
   if (b.fusion().residual) {
-    residual = b.Input(b.fusion().ResidualOperand());
+    const std::string& name = b.fusion().ResidualOperand();
+    residual = b.Input(name);
     const memory::desc operand = residual.get_desc();
-    std::optional<dnnl::convolution_forward::primitive_desc> with_add;
-    if (operand.data_type() == dt::f32 && operand.dims() == pd.dst_desc().dims()) {
-      with_add = make_pd(&operand);
-    }
     auto same_layout = [](memory::desc a, const memory::desc& other) {
       a.data.data_type = other.data.data_type;  // the result may be requantized
       return a == other;
@@ -145,24 +145,41 @@ void BuildConv(Builder& b) {
       const std::string impl = d.impl_info_str();
       return impl.find("ref") != std::string::npos || impl.find("gemm") != std::string::npos;
     };
-    if (with_add && (fallback(pd) || !fallback(*with_add)) &&
-        same_layout(with_add->dst_desc(), operand)) {
+    auto acceptable = [&](const dnnl::convolution_forward::primitive_desc& with_add) {
+      return (fallback(pd) || !fallback(with_add)) && same_layout(with_add.dst_desc(), operand);
+    };
+    std::optional<dnnl::convolution_forward::primitive_desc> with_add;
+    if (operand.data_type() == dt::f32 && operand.dims() == pd.dst_desc().dims()) {
+      const auto binary = make_pd(&operand, false);
+      if (acceptable(binary)) {
+        with_add = binary;
+      } else if (hp.dst == dt::f32 && b.CanOverwrite(name)) {
+        const auto sum = make_pd(&operand, true);
+        if (acceptable(sum) && sum.dst_desc() == operand) {
+          with_add = sum;
+          overwritten = residual;
+          residual = memory();  // read as the destination, not as an argument
+        }
+      }
+    }
+    if (with_add) {
       pd = *with_add;
     } else {
       b.DropResidual();
       residual = memory();
       hp.ChooseResult(b);  // the result now feeds the add
-      pd = make_pd(nullptr);
+      pd = make_pd(nullptr, false);
     }
   }
   const memory src = b.Input(l.inputs[0], pd.src_desc());
-  const memory dst = b.NewOutput(pd.dst_desc());
+  const memory dst =
+      overwritten ? b.OutputOver(b.fusion().ResidualOperand()) : b.NewOutput(pd.dst_desc());
   Args args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
   }
-  args[DNNL_ARG_WEIGHTS] = hp.WeightMemory(b, weights, w_dims, groups == 1 ? tag::oihw : tag::goihw,
-                                           pd.weights_desc());
+  args[DNNL_ARG_WEIGHTS] =
+      hp.WeightMemory(b, weights, w_dims, groups == 1 ? tag::oihw : tag::goihw, pd.weights_desc());
   if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(biases, bias_md, pd.bias_desc());
   b.AddPrimitive(pd, dnnl::convolution_forward(pd), std::move(args));
 }

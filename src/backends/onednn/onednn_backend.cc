@@ -71,7 +71,10 @@ class OnednnExecutable : public Executable {
       i += fused;
     }
     steps_ = b.TakeSteps();
-    for (const Step& s : steps_) infos_.push_back(s.info);
+    for (const Step& s : steps_) {
+      infos_.push_back(s.info);
+      if (!s.info.overwrites.empty()) overwritten_by_[s.info.overwrites] = s.info.name;
+    }
     tensors_ = b.tensors();
     stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
@@ -129,6 +132,13 @@ class OnednnExecutable : public Executable {
 
  private:
   memory Find(const std::string& name) const {
+    auto over = overwritten_by_.find(name);
+    if (over != overwritten_by_.end()) {
+      throw Error("", over->second, name,
+                  "tensor '" + name + "' is not kept: the step '" + over->second +
+                      "' writes its result over it (a residual add fused as a sum; "
+                      "NTPB_ONEDNN_FUSION=off keeps every layer's output)");
+    }
     auto it = tensors_.find(name);
     if (it != tensors_.end()) return it->second;
     auto fused = fused_into_.find(name);
@@ -148,7 +158,10 @@ class OnednnExecutable : public Executable {
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
   std::map<std::string, std::string> fused_into_;
-  std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales  // tensor -> the fused step that absorbed it
+  std::map<std::string, float> stored_scales_;
+  std::map<std::string, std::string>
+      overwritten_by_;  // tensor -> the step writing over it  // tensors stored as u8/s8, and their
+                        // scales  // tensor -> the fused step that absorbed it
   int64_t workspace_ = 0;
 };
 
