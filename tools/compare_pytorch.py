@@ -11,10 +11,18 @@ measured peak (`ntpbench machine`). Progress goes to stderr.
 
 Needs Debian's python3-torch (1.13) and runs with /usr/bin/python3. Debian's torch uses the
 reference BLAS for matmul unless libopenblas0-openmp is installed (OPENBLAS_CORETYPE unset); the
-script prints which BLAS and whether mkldnn is on, since both change PyTorch's numbers.
+script prints which BLAS library torch loaded and whether mkldnn is on, since both change
+PyTorch's numbers.
+
+Precisions (--precision f32,bf16,i8): PyTorch runs f32 as is; bf16 with every weight and input
+in torch.bfloat16; i8 with dynamic quantization (torch.ao's qint8 Linear and LSTM kernels,
+activations quantized per call), the way eager PyTorch quantizes without a calibration pass:
+its convolutions stay f32 (eager PyTorch has no dynamic int8 convolution). The "PyTorch mode"
+column says which.
 
   /usr/bin/python3 tools/compare_pytorch.py [--build build] [--threads 2] [--backend onednn]
-      [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1] [--min-time 2]
+      [--precision f32] [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1]
+      [--min-time 2]
 """
 import argparse
 import json
@@ -40,14 +48,17 @@ def run(cmd):
     return r.stdout
 
 
-def build_torch_model(torch, layers, inputs):
-    """A callable running the resolved layers in order, each with random weights."""
+def build_torch_model(torch, layers, precision):
+    """A callable running the resolved layers in order, each with random weights, and its
+    inputs, in `precision` (see the module's docstring)."""
     F = torch.nn.functional
     steps = []  # (output name, fn, input names)
     params = []
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+    quantized = precision == "i8"
 
     def rand(*shape):
-        t = torch.randn(*shape) * 0.05
+        t = (torch.randn(*shape) * 0.05).to(dtype)
         params.append(t)
         return t
 
@@ -67,7 +78,13 @@ def build_torch_model(torch, layers, inputs):
             w = rand(a["units"], shapes[0][-1])
             b = rand(a["units"]) if a.get("bias", True) else None
             act = activation(a.get("activation", "none"), a.get("clip", 20.0))
-            fn = lambda x, w=w, b=b, act=act: act(F.linear(x, w, b))
+            if quantized:  # what torch.ao.quantization.quantize_dynamic makes of nn.Linear
+                qw = torch.quantize_per_channel(w, w.abs().amax(1) / 127, torch.zeros(
+                    w.shape[0], dtype=torch.long), 0, torch.qint8)
+                packed = torch.ops.quantized.linear_prepack(qw, b)
+                fn = lambda x, p=packed, act=act: act(torch.ops.quantized.linear_dynamic(x, p))
+            else:
+                fn = lambda x, w=w, b=b, act=act: act(F.linear(x, w, b))
         elif op == "conv2d":
             groups = a.get("groups", 1)
             kh, kw = a["kernel"]
@@ -108,6 +125,10 @@ def build_torch_model(torch, layers, inputs):
             bidirectional = a.get("direction", "forward") == "bidirectional"
             m = torch.nn.LSTM(shapes[0][-1], h, batch_first=True, bidirectional=bidirectional)
             m.eval()
+            if quantized:
+                m = torch.ao.quantization.quantize_dynamic(m, {torch.nn.LSTM}, dtype=torch.qint8)
+            else:
+                m = m.to(dtype)
             params.append(m)
             fn = lambda x, m=m: m(x)[0]
         else:
@@ -125,8 +146,21 @@ def build_torch_model(torch, layers, inputs):
     for layer in layers:
         for name, shape in zip(layer["inputs"], layer["input_shapes"]):
             if name not in {l["name"] for l in layers} and name not in feeds:
-                feeds[name] = torch.randn(*shape)
+                feeds[name] = torch.randn(*shape).to(dtype)
     return forward, feeds
+
+
+def torch_mode(precision):
+    return {"f32": "f32", "bf16": "bf16 weights and activations",
+            "i8": "dynamic qint8 dense/LSTM, f32 conv"}[precision]
+
+
+def loaded_blas():
+    """The BLAS library this process mapped (Debian's torch links libblas.so.3, an alternative)."""
+    with open("/proc/self/maps") as maps:
+        libs = {line.split()[-1] for line in maps if "blas" in line}
+    names = sorted(os.path.basename(os.path.dirname(l)) + "/" + os.path.basename(l) for l in libs)
+    return ", ".join(names) or "none mapped"
 
 
 def time_torch(torch, forward, feeds, min_time):
@@ -170,44 +204,44 @@ def main():
     import torch  # here, so --help works without it
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    config = torch.__config__.show()
-    blas = re.search(r"BLAS_INFO=(\w+)", config)
-    blas = blas.group(1) if blas else "?"
-    progress("PyTorch %s, %d threads, mkldnn %s, BLAS %s, OPENBLAS_CORETYPE=%s" % (
-        torch.__version__, torch.get_num_threads(), torch.backends.mkldnn.is_available(), blas,
-        os.environ.get("OPENBLAS_CORETYPE", "(unset)")))
+    torch.ones(2, 2) @ torch.ones(2, 2)  # maps the BLAS
+    progress("PyTorch %s, %d threads, mkldnn %s, BLAS loaded: %s, OPENBLAS_CORETYPE=%s" % (
+        torch.__version__, torch.get_num_threads(), torch.backends.mkldnn.is_available(),
+        loaded_blas(), os.environ.get("OPENBLAS_CORETYPE", "(unset)")))
     peaks = json.loads(run([os.path.join(args.build, "ntpbench"), "machine", "--threads",
                             str(args.threads), "--json"]))
-    peak = peaks["peak_gflops"].get(args.precision)
 
     rows = []
     for item in args.models.split(","):
         model, batch = item.split(":")
         topology = os.path.join(ROOT, "topologies", model + ".json")
-        progress("%s batch %s: ntpbench %s" % (model, batch, args.backend))
-        ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, args.precision,
-                                   args.threads, args.min_time)
         resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect", topology,
                                    "--batch", batch, "--json"]))
-        progress("%s batch %s: PyTorch" % (model, batch))
-        forward, feeds = build_torch_model(torch, resolved["layers"], {})
-        torch_ms = time_torch(torch, forward, feeds, args.min_time)
-        rows.append((model, batch, args.precision, ms, torch_ms, gflops))
+        for precision in args.precision.split(","):
+            progress("%s batch %s %s: ntpbench %s" % (model, batch, precision, args.backend))
+            ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, precision,
+                                       args.threads, args.min_time)
+            progress("%s batch %s %s: PyTorch" % (model, batch, precision))
+            forward, feeds = build_torch_model(torch, resolved["layers"], precision)
+            torch_ms = time_torch(torch, forward, feeds, args.min_time)
+            rows.append((model, batch, precision, ms, torch_ms, gflops))
 
     header = ("model", "batch", "precision", "ntpbench ms", "PyTorch ms", "ratio", "GFLOP/s",
-              "% of peak")
-    print("ntpbench %s vs PyTorch %s, %d threads; peak %s GFLOP/s %s (ntpbench machine)" % (
-        args.backend, torch.__version__, args.threads,
-        "%.0f" % peak if peak else "?", args.precision))
+              "% of peak", "PyTorch mode")
+    print("ntpbench %s vs PyTorch %s, %d threads; %% of peak: of the `ntpbench machine` matmul "
+          "peak of the precision" % (args.backend, torch.__version__, args.threads))
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for model, batch, precision, ms, torch_ms, gflops in rows:
         if ms is None:
-            print("| %s | %s | %s | skipped | %.3f | | | |" % (model, batch, precision, torch_ms))
+            print("| %s | %s | %s | skipped | %.3f | | | | %s |" % (
+                model, batch, precision, torch_ms, torch_mode(precision)))
             continue
+        peak = peaks["peak_gflops"].get(precision)
         share = "%.0f%%" % (100 * gflops / peak) if peak and gflops else ""
-        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.1f | %s |" % (
-            model, batch, precision, ms, torch_ms, ms / torch_ms, gflops, share))
+        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.1f | %s | %s |" % (
+            model, batch, precision, ms, torch_ms, ms / torch_ms, gflops, share,
+            torch_mode(precision)))
 
 
 if __name__ == "__main__":
