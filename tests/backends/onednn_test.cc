@@ -126,7 +126,27 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   EXPECT_NE(no_f16.reason.find("f16"), std::string::npos) << no_f16.reason;
 }
 
-class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {};
+class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {
+ protected:
+  // The case's shipped topology, resolved, and both backends run on it (seed 3).
+  RanBoth RunShipped(Precision precision) {
+    t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + GetParam().file)),
+                GetParam().params);
+    RunConfig config;
+    config.seed = 3;
+    return RunBoth(t, config, precision);
+  }
+  ResolvedTopology t;
+};
+
+// `tensor` of the oneDNN run against the reference, in the accuracy counters' metrics.
+void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, double min_cosine,
+                 const std::string& what) {
+  const AccuracyDelta d =
+      CompareOutputs(r.onednn->ReadTensor(tensor), r.reference->ReadTensor(tensor));
+  EXPECT_LT(d.max_rel_err, tolerance) << what;
+  EXPECT_GT(d.cosine, min_cosine) << what;
+}
 
 // Sets an environment variable for one scope (the backend reads it when compiling).
 class ScopedEnv {
@@ -140,13 +160,8 @@ class ScopedEnv {
 
 // With fusion off every layer is a step of its own and every tensor is kept: each is checked.
 TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
-  const TopologyCase& c = GetParam();
-  const ResolvedTopology t =
-      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
-  RunConfig config;
-  config.seed = 3;
   const ScopedEnv no_fusion("NTPB_ONEDNN_FUSION", "off");
-  const RanBoth r = RunBoth(t, config, Precision::kF32);
+  const RanBoth r = RunShipped(Precision::kF32);
   Executable* const reference = r.reference.get();
   Executable* const exe = r.onednn.get();
   for (const ResolvedLayer& l : t.layers) {
@@ -164,12 +179,7 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
 
 // With post-op fusion (the default), each step's output: a fused step writes its last layer's.
 TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
-  const TopologyCase& c = GetParam();
-  const ResolvedTopology t =
-      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
-  RunConfig config;
-  config.seed = 3;
-  const RanBoth r = RunBoth(t, config, Precision::kF32);
+  const RanBoth r = RunShipped(Precision::kF32);
   int fused = 0;
   std::set<std::string> overwritten;  // by a later step, in place: not readable after the run
   for (const StepInfo& s : r.onednn->steps()) overwritten.insert(s.overwrites);
@@ -186,7 +196,7 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
     fused += s.fused;
   }
   // The CNNs have conv + batchnorm + activation chains; the others have none to fuse.
-  const bool cnn = c.file != "mlp.json" && c.file != "deepspeech.json";
+  const bool cnn = GetParam().file != "mlp.json" && GetParam().file != "deepspeech.json";
   EXPECT_EQ(fused > 0, cnn) << fused << " layers fused";
   // Each CNN has residual adds after 1x1 convs: in f32, a sum written over the other operand.
   overwritten.erase("");
@@ -239,38 +249,17 @@ TEST(OnednnFusion, FoldsBatchnormAndActivationIntoTheConvUnlessAMarkerSeparatesT
 
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.
 TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
-  const TopologyCase& c = GetParam();
-  const ResolvedTopology t =
-      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
-  RunConfig config;
-  config.seed = 3;
-  const RanBoth r = RunBoth(t, config, Precision::kBf16);
-  for (const std::string& out : t.outputs) {
-    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
-    EXPECT_LT(d.max_rel_err, kBf16Tolerance) << out;
-    EXPECT_GT(d.cosine, 0.99) << out;
-  }
+  const RanBoth r = RunShipped(Precision::kBf16);
+  for (const std::string& out : t.outputs) ExpectClose(r, out, kBf16Tolerance, 0.99, out);
 }
 
 TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
-  const TopologyCase& c = GetParam();
-  const ResolvedTopology t =
-      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
-  RunConfig config;
-  config.seed = 3;
-  const RanBoth r = RunBoth(t, config, Precision::kI8);
-  for (const std::string& out : t.outputs) {
-    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
-    EXPECT_LT(d.max_rel_err, kI8Tolerance) << out;
-    EXPECT_GT(d.cosine, 0.99) << out;
-  }
+  const RanBoth r = RunShipped(Precision::kI8);
+  for (const std::string& out : t.outputs) ExpectClose(r, out, kI8Tolerance, 0.99, out);
   // Every step's result, stored f32 or requantized to u8/s8, reads back as real values.
   for (const StepInfo& s : r.onednn->steps()) {
     if (s.layer < 0) continue;
-    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
-    const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor(out), r.reference->ReadTensor(out));
-    EXPECT_LT(d.max_rel_err, kI8Tolerance) << s.name;
-    EXPECT_GT(d.cosine, 0.99) << s.name;
+    ExpectClose(r, t.layers[s.layer + s.fused].outputs[0], kI8Tolerance, 0.99, s.name);
   }
   // Every topology has dense or conv layers: their inputs are quantized in inlay steps.
   int quantize_steps = 0;

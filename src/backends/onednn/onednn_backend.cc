@@ -67,13 +67,17 @@ class OnednnExecutable : public Executable {
       }
       // The builder may absorb fewer layers than planned (FusionPlan::DropResidual).
       const int fused = b.fusion().fused;
-      for (int f = 1; f <= fused; ++f) fused_into_[t.layers[i + f - 1].outputs[0]] = l.name;
+      for (int f = 1; f <= fused; ++f) {
+        not_kept_[t.layers[i + f - 1].outputs[0]] = {l.name, "computes it in registers (fusion)"};
+      }
       i += fused;
     }
     steps_ = b.TakeSteps();
     for (const Step& s : steps_) {
       infos_.push_back(s.info);
-      if (!s.info.overwrites.empty()) overwritten_by_[s.info.overwrites] = s.info.name;
+      if (!s.info.overwrites.empty()) {
+        not_kept_[s.info.overwrites] = {s.info.name, "writes its result over it (a residual sum)"};
+      }
     }
     tensors_ = b.tensors();
     stored_scales_ = b.stored_scales();
@@ -132,21 +136,13 @@ class OnednnExecutable : public Executable {
 
  private:
   memory Find(const std::string& name) const {
-    auto over = overwritten_by_.find(name);
-    if (over != overwritten_by_.end()) {
-      throw Error("", over->second, name,
-                  "tensor '" + name + "' is not kept: the step '" + over->second +
-                      "' writes its result over it (a residual add fused as a sum; "
-                      "NTPB_ONEDNN_FUSION=off keeps every layer's output)");
-    }
     auto it = tensors_.find(name);
-    if (it != tensors_.end()) return it->second;
-    auto fused = fused_into_.find(name);
-    if (fused != fused_into_.end()) {
-      throw Error("", fused->second, name,
-                  "tensor '" + name + "' is not kept: the step '" + fused->second +
-                      "' computes it in registers (post-op fusion; NTPB_ONEDNN_FUSION=off keeps "
-                      "every layer's output)");
+    if (it != tensors_.end() && !not_kept_.count(name)) return it->second;
+    auto gone = not_kept_.find(name);
+    if (gone != not_kept_.end()) {
+      throw Error("", gone->second.first, name,
+                  "tensor '" + name + "' is not kept: the step '" + gone->second.first + "' " +
+                      gone->second.second + " (NTPB_ONEDNN_FUSION=off keeps every layer's output)");
     }
     throw Error("", "", name, "no tensor named '" + name + "'");
   }
@@ -157,11 +153,9 @@ class OnednnExecutable : public Executable {
   std::vector<Step> steps_;
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
-  std::map<std::string, std::string> fused_into_;
-  std::map<std::string, float> stored_scales_;
-  std::map<std::string, std::string>
-      overwritten_by_;  // tensor -> the step writing over it  // tensors stored as u8/s8, and their
-                        // scales  // tensor -> the fused step that absorbed it
+  std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales
+  // Tensors fusion does not keep: the step responsible, and what it does.
+  std::map<std::string, std::pair<std::string, std::string>> not_kept_;
   int64_t workspace_ = 0;
 };
 
