@@ -35,6 +35,15 @@ RanBoth RunBoth(const ResolvedTopology& t, RunConfig config, Precision precision
   return r;
 }
 
+// `tensor` of the oneDNN run against the reference, in the accuracy counters' metrics.
+void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, double min_cosine,
+                 const std::string& what) {
+  const AccuracyDelta d =
+      CompareOutputs(r.onednn->ReadTensor(tensor), r.reference->ReadTensor(tensor));
+  EXPECT_LT(d.max_rel_err, tolerance) << what;
+  EXPECT_GT(d.cosine, min_cosine) << what;
+}
+
 RunConfig OpConfig() {
   RunConfig config;
   config.seed = 7;
@@ -65,10 +74,7 @@ constexpr double kBf16Tolerance = 3e-2;
 TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-  const RanBoth r = RunBoth(t, OpConfig(), Precision::kBf16);
-  const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor("y"), r.reference->ReadTensor("y"));
-  EXPECT_LT(d.max_rel_err, kBf16Tolerance) << c.label;
-  EXPECT_GT(d.cosine, 0.999) << c.label;
+  ExpectClose(RunBoth(t, OpConfig(), Precision::kBf16), "y", kBf16Tolerance, 0.999, c.label);
 }
 
 // i8: u8/s8 activations (per-tensor scales from the calibration run) and s8 weights (per output
@@ -79,10 +85,7 @@ constexpr double kI8Tolerance = 2e-2;
 TEST_P(OnednnOpTest, InI8StaysCloseToTheEigenF32Reference) {
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-  const RanBoth r = RunBoth(t, OpConfig(), Precision::kI8);
-  const AccuracyDelta d = CompareOutputs(r.onednn->ReadTensor("y"), r.reference->ReadTensor("y"));
-  EXPECT_LT(d.max_rel_err, kI8Tolerance) << c.label;
-  EXPECT_GT(d.cosine, 0.999) << c.label;
+  ExpectClose(RunBoth(t, OpConfig(), Precision::kI8), "y", kI8Tolerance, 0.999, c.label);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OnednnOpTest, ::testing::ValuesIn(OpCases()),
@@ -138,15 +141,6 @@ class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {
   }
   ResolvedTopology t;
 };
-
-// `tensor` of the oneDNN run against the reference, in the accuracy counters' metrics.
-void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, double min_cosine,
-                 const std::string& what) {
-  const AccuracyDelta d =
-      CompareOutputs(r.onednn->ReadTensor(tensor), r.reference->ReadTensor(tensor));
-  EXPECT_LT(d.max_rel_err, tolerance) << what;
-  EXPECT_GT(d.cosine, min_cosine) << what;
-}
 
 // Sets an environment variable for one scope (the backend reads it when compiling).
 class ScopedEnv {
