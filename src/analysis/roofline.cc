@@ -26,7 +26,9 @@ nlohmann::json MachinePeaks::ToJson() const {
           {"peak_gflops", peak_gflops},
           {"kernels", kernels},
           {"unmeasured", unmeasured},
-          {"bandwidth_gbs", bandwidth_gbs}};
+          {"bandwidth_gbs", bandwidth_gbs},
+          {"cache_bytes", cache_bytes},
+          {"cache_bandwidth_gbs", cache_bandwidth_gbs}};
 }
 
 MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& file) {
@@ -50,10 +52,17 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
     p.kernels = field("kernels").get<std::map<std::string, std::string>>();
     p.unmeasured = field("unmeasured").get<std::map<std::string, std::string>>();
     p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
+    // Added later in version 1: optional.
+    p.cache_bytes = j.value("cache_bytes", int64_t{0});
+    p.cache_bandwidth_gbs = j.value("cache_bandwidth_gbs", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw Error(file, "", "", std::string("malformed machine peaks: ") + e.what());
   }
   if (!(p.bandwidth_gbs > 0)) throw Error(file, "", "bandwidth_gbs", "must be positive");
+  if (p.cache_bytes < 0) throw Error(file, "", "cache_bytes", "must not be negative");
+  if (!(p.cache_bandwidth_gbs >= 0)) {
+    throw Error(file, "", "cache_bandwidth_gbs", "must not be negative");
+  }
   for (const auto& [precision, gflops] : p.peak_gflops) {
     if (!(gflops > 0)) throw Error(file, "", "peak_gflops." + precision, "must be positive");
   }
@@ -90,14 +99,22 @@ void WriteMachinePeaks(const MachinePeaks& peaks, const std::string& path) {
   WriteFileAtomically(path, peaks.ToJson().dump(2) + "\n");
 }
 
-RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks& peaks) {
+bool FitsInCache(int64_t working_set, const MachinePeaks& peaks) {
+  return working_set > 0 && peaks.cache_bandwidth_gbs > 0 && working_set <= peaks.cache_bytes / 2;
+}
+
+RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks& peaks,
+                       int64_t working_set) {
   auto it = peaks.peak_gflops.find(PrecisionName(precision));
   if (it == peaks.peak_gflops.end() || peaks.bandwidth_gbs <= 0) return {};
+  const bool cached = FitsInCache(working_set, peaks);
+  const double bandwidth = cached ? peaks.cache_bandwidth_gbs : peaks.bandwidth_gbs;
   const double bytes =
       static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes);
   const double compute_ms = static_cast<double>(cost.flops) / (it->second * 1e9) * 1e3;
-  const double memory_ms = bytes / (peaks.bandwidth_gbs * 1e9) * 1e3;
-  return {std::max(compute_ms, memory_ms), memory_ms > compute_ms};
+  const double memory_ms = bytes / (bandwidth * 1e9) * 1e3;
+  const bool memory_bound = memory_ms > compute_ms;
+  return {std::max(compute_ms, memory_ms), memory_bound, memory_bound && cached};
 }
 
 }  // namespace ntpb

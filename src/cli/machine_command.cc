@@ -5,6 +5,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
+#include "ntpbench/report.h"
 #include "ntpbench/roofline.h"
 #include "src/cli/commands.h"
 #include "src/report/text_table.h"
@@ -60,6 +61,14 @@ int MachineCommand(const std::vector<std::string>& args) {
   for (const auto& [precision, why] : peaks->unmeasured) table.Add({precision, "-", "-", why});
   std::fputs(table.Render(1).c_str(), stdout);
   std::printf("memory read bandwidth %.1f GB/s\n", peaks->bandwidth_gbs);
+  if (peaks->cache_bandwidth_gbs > 0) {
+    std::printf(
+        "last-level cache (%s) read bandwidth %.1f GB/s: the roofline of a topology whose "
+        "weights and activations fit in half of it\n",
+        FormatBytes(static_cast<double>(peaks->cache_bytes)).c_str(), peaks->cache_bandwidth_gbs);
+  } else {
+    std::printf("last-level cache bandwidth not measured (`ntpbench machine --refresh`)\n");
+  }
   return 0;
 }
 

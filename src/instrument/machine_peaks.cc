@@ -2,6 +2,7 @@
 // per precision (the peak a tuned kernel gets here, which is what "as fast as the machine
 // allows" can mean), and how fast all threads can read memory.
 #include <omp.h>
+#include <unistd.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -53,9 +54,10 @@ double MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type,
   return 2.0 * static_cast<double>(size) * size * size / best / 1e9;
 }
 
-// GB/s of the best of `reps` parallel reads of a buffer far larger than the caches.
-double ReadBandwidth(int threads, int reps) {
-  const size_t n = size_t{1} << 26;  // 256 MiB of floats, 5x the last-level cache
+// GB/s of the best of `reps` parallel reads of `bytes`: far larger than the caches for memory,
+// a fraction of the last-level cache for it (the first read brings it in).
+double ReadBandwidth(int threads, int reps, size_t bytes) {
+  const size_t n = bytes / sizeof(float);
   std::unique_ptr<float[]> buffer(new float[n]);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f;  // first touch by the threads that read it
@@ -112,7 +114,15 @@ MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
     }
   }
   std::fprintf(stderr, "ntpbench machine: reading 256 MiB, %d threads\n", threads);
-  p.bandwidth_gbs = ReadBandwidth(threads, 5);
+  p.bandwidth_gbs = ReadBandwidth(threads, 5, size_t{256} << 20);
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE)
+                                                      : sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (llc > 0) {
+    p.cache_bytes = llc;
+    std::fprintf(stderr, "ntpbench machine: reading %ld KiB (a quarter of the last-level cache)\n",
+                 llc / 4 / 1024);
+    p.cache_bandwidth_gbs = ReadBandwidth(threads, 50, static_cast<size_t>(llc / 4));
+  }
   return p;
 }
 

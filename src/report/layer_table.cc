@@ -53,12 +53,17 @@ std::string FormatCounterTable(const TopologyAnalysis& a,
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const std::map<std::string, double>& counters, Precision precision,
                            const MachinePeaks* peaks) {
-  // "87% c": the roofline bound's time over the measured time, and what sets the bound.
+  // "87% c": the roofline bound's time over the measured time, and what sets the bound: peak
+  // compute (c), memory bandwidth (m), or the last-level cache's when everything one inference
+  // touches stays cached (l3).
+  const int64_t working_set = a.total.weight_bytes + a.peak_activation_bytes;
   auto roof = [&](const Cost& cost, double ms) -> std::string {
     if (!peaks || ms <= 0) return "";
-    const RooflineBound bound = Roofline(cost, precision, *peaks);
+    const RooflineBound bound = Roofline(cost, precision, *peaks, working_set);
     if (bound.ms <= 0) return "";
-    return Printf("%.0f%% ", 100 * bound.ms / ms) + (bound.memory_bound ? "m" : "c");
+    return Printf("%.0f%% ", 100 * bound.ms / ms) + (!bound.memory_bound ? "c"
+                                                     : bound.from_cache  ? "l3"
+                                                                         : "m");
   };
   TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "roof", "FLOPs",
                    "weights", "activations out", "FLOP/B"});
@@ -133,6 +138,17 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
          Printf("%.3f", Get(counters, "net.p50_ms")) + "/" +
          Printf("%.3f", Get(counters, "net.p90_ms")) + "/" +
          Printf("%.3f ms", Get(counters, "net.p99_ms")) + "\n";
+  if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
+    const bool cached = FitsInCache(working_set, *peaks);
+    out += std::string("roof: ") + PrecisionName(precision) + " peak " +
+           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
+           (cached ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) +
+                         " (weights and activations, " +
+                         FormatBytes(static_cast<double>(working_set)) + ", stay in its " +
+                         FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
+                   : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
+           " (`ntpbench machine`)\n";
+  }
   if (counters.count("acc.cosine")) {
     out += "outputs vs the Eigen f32 reference: max relative error " +
            Printf("%.2e", Get(counters, "acc.max_rel_err")) + ", cosine similarity " +

@@ -24,6 +24,8 @@ MachinePeaks Peaks() {
   p.kernels = {{"f32", "brg:avx512_core"}, {"i8", "brg:avx512_core_vnni"}};
   p.unmeasured = {{"bf16", "no kernel"}};
   p.bandwidth_gbs = 50;
+  p.cache_bytes = 32 << 20;
+  p.cache_bandwidth_gbs = 200;
   return p;
 }
 
@@ -46,6 +48,29 @@ TEST(Roofline, MemoryBoundWorkIsBoundByTheBandwidth) {
   const RooflineBound b = Roofline(c, Precision::kF32, Peaks());
   EXPECT_DOUBLE_EQ(b.ms, 2.0);
   EXPECT_TRUE(b.memory_bound);
+}
+
+TEST(Roofline, AWorkingSetInHalfTheLastLevelCacheIsBoundByItsBandwidth) {
+  Cost c;
+  c.flops = 1'000'000;
+  c.weight_traffic_bytes = 10'000'000;  // 10 MB: 0.2 ms from memory, 0.05 ms from the cache
+  EXPECT_DOUBLE_EQ(Roofline(c, Precision::kF32, Peaks(), 16 << 20).ms, 0.05);
+  EXPECT_TRUE(Roofline(c, Precision::kF32, Peaks(), 16 << 20).from_cache);
+  // Larger than half the cache, or unknown: memory.
+  EXPECT_DOUBLE_EQ(Roofline(c, Precision::kF32, Peaks(), (16 << 20) + 1).ms, 0.2);
+  EXPECT_FALSE(Roofline(c, Precision::kF32, Peaks(), (16 << 20) + 1).from_cache);
+  EXPECT_DOUBLE_EQ(Roofline(c, Precision::kF32, Peaks()).ms, 0.2);
+  // Compute-bound work is bound by the peak either way.
+  c.flops = 1'000'000'000;
+  const RooflineBound b = Roofline(c, Precision::kF32, Peaks(), 1 << 20);
+  EXPECT_DOUBLE_EQ(b.ms, 2.0);
+  EXPECT_FALSE(b.memory_bound || b.from_cache);
+  // A cache file from before the cache was measured: memory only.
+  MachinePeaks old = Peaks();
+  old.cache_bytes = 0;
+  old.cache_bandwidth_gbs = 0;
+  c.flops = 1'000'000;
+  EXPECT_DOUBLE_EQ(Roofline(c, Precision::kF32, old, 1 << 20).ms, 0.2);
 }
 
 TEST(Roofline, NoBoundWithoutAPeakForThePrecision) {
@@ -105,6 +130,23 @@ TEST(MachinePeaksFile, CorruptFilesAreErrorsNamingFileAndField) {
   j = Peaks().ToJson();
   j.erase("threads");
   expect_error(j.dump(), "threads");
+  j = Peaks().ToJson();
+  j["cache_bandwidth_gbs"] = -1;
+  expect_error(j.dump(), "cache_bandwidth_gbs");
+  std::remove(path.c_str());
+}
+
+TEST(MachinePeaksFile, FilesWithoutTheCacheFieldsStillRead) {
+  const std::string path = TempPath("before_cache.json");
+  nlohmann::json j = Peaks().ToJson();
+  j.erase("cache_bytes");
+  j.erase("cache_bandwidth_gbs");
+  std::ofstream(path) << j.dump();
+  const std::optional<MachinePeaks> back = ReadMachinePeaks(path);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->cache_bytes, 0);
+  EXPECT_EQ(back->cache_bandwidth_gbs, 0.0);
+  EXPECT_EQ(back->bandwidth_gbs, 50.0);
   std::remove(path.c_str());
 }
 

@@ -206,6 +206,7 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   EXPECT_NE(first.out.find("measured now"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("f32"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("memory read bandwidth"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("last-level cache"), std::string::npos) << first.out;
   const CommandResult again = RunCommand(env + kCli + " machine --threads 1 --json");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const nlohmann::json j = nlohmann::json::parse(again.out);
@@ -217,8 +218,12 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   const CommandResult with = RunCommand(env + run);
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_NE(with.out.find("roof"), std::string::npos) << with.out;
-  // Each layer's share of its bound and what sets it: batch-1 dense layers are memory-bound.
-  EXPECT_NE(with.out.find("% m"), std::string::npos) << with.out;
+  // Each layer's share of its bound and what sets it: batch-1 dense layers are memory-bound,
+  // and mlp's 7 MiB stay in a last-level cache of 14 MiB or more.
+  const bool cached = j.at("cache_bandwidth_gbs").get<double>() > 0 &&
+                      j.at("cache_bytes").get<int64_t>() >= (int64_t{14} << 20);
+  EXPECT_NE(with.out.find(cached ? "% l3" : "% m"), std::string::npos) << with.out;
+  EXPECT_NE(with.out.find(cached ? "roof: f32 peak" : "memory"), std::string::npos) << with.out;
   const CommandResult without = RunCommand("NTPB_CACHE_DIR=" + cache + "/none " + run);
   ASSERT_EQ(without.exit_code, 0) << without.err;
   EXPECT_NE(without.err.find("ntpbench machine --threads 1"), std::string::npos) << without.err;
