@@ -34,6 +34,9 @@ struct StepInfo {
   // A tensor this step writes its result over, in place (its last reader: a residual add fused
   // as a sum). Its value is gone after the step.
   std::string overwrites;
+  // The implementation the backend chose (oneDNN: its primitive's implementation, e.g.
+  // "brgconv_1x1:avx512_core"); empty when it has no such choice.
+  std::string kernel;
 };
 
 class Executable {

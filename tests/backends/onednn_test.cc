@@ -241,6 +241,54 @@ TEST(OnednnFusion, FoldsBatchnormAndActivationIntoTheConvUnlessAMarkerSeparatesT
   EXPECT_EQ(step_named(*exe, "relu1")->fused, 0);
 }
 
+// Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for
+// every such convolution with NTPB_ONEDNN_WINOGRAD=all; never with =off. Same numbers either way.
+TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
+  auto kernel_of = [](const Executable& exe, const std::string& step) {
+    for (const StepInfo& s : exe.steps()) {
+      if (s.name == step) return s.kernel;
+    }
+    return std::string("(no step)");
+  };
+  const ResolvedTopology resnet =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/resnet50.json")), {{"size", 112}});
+  RunConfig config;
+  config.threads = 2;
+  {
+    auto exe = FindBackend("onednn")->Compile(resnet, config);
+    EXPECT_NE(kernel_of(*exe, "layer1.0.conv2").find("wino"), std::string::npos);  // 28x28
+    EXPECT_EQ(kernel_of(*exe, "layer2.1.conv2").find("wino"), std::string::npos);  // 14x14
+    EXPECT_EQ(kernel_of(*exe, "layer1.0.conv1").find("wino"), std::string::npos);  // 1x1
+  }
+  const ScopedEnv off("NTPB_ONEDNN_WINOGRAD", "off");
+  EXPECT_EQ(
+      kernel_of(*FindBackend("onednn")->Compile(resnet, config), "layer1.0.conv2").find("wino"),
+      std::string::npos);
+}
+
+TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
+  const ScopedEnv all("NTPB_ONEDNN_WINOGRAD", "all");
+  int winograd = 0;
+  for (const char* file : {"tiny_cnn.json", "resnet50.json"}) {
+    const ResolvedTopology t =
+        Resolve(ReadTopologyJsonFile(SourcePath(std::string("topologies/") + file)),
+                {{"size", 32}, {"n_classes", 10}});
+    RunConfig config;
+    config.seed = 3;
+    const RanBoth r = RunBoth(t, config, Precision::kF32);
+    std::set<std::string> overwritten;
+    for (const StepInfo& s : r.onednn->steps()) overwritten.insert(s.overwrites);
+    for (const StepInfo& s : r.onednn->steps()) {
+      if (s.kernel.find("wino") == std::string::npos) continue;
+      ++winograd;
+      const std::string& out = t.layers[s.layer + s.fused].outputs[0];
+      if (!overwritten.count(out)) ExpectClose(r, out, kF32Tolerance, 0.99999, s.name);
+    }
+    for (const std::string& out : t.outputs) ExpectClose(r, out, kF32Tolerance, 0.99999, out);
+  }
+  EXPECT_GT(winograd, 5);
+}
+
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.
 TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
   const RanBoth r = RunShipped(Precision::kBf16);

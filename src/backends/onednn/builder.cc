@@ -167,6 +167,7 @@ void Builder::AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::prim
     args[DNNL_ARG_SCRATCHPAD] = memory(sd, engine_);
     scratchpad_bytes_ += static_cast<int64_t>(sd.get_size());
   }
+  if (current_.info.kernel.empty()) current_.info.kernel = pd.impl_info_str();
   Add(p, std::move(args));
 }
 

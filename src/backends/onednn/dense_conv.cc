@@ -1,4 +1,6 @@
 // dense (matmul with weights), matmul of two activations, conv2d (grouped, depthwise, dilated).
+#include <cstdlib>
+
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -94,6 +96,26 @@ void BuildMatmul(Builder& b) {
                   {DNNL_ARG_DST, mo}});
 }
 
+// Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
+// this project's VM oneDNN 2.6's jit_fp32_wino_2x3 ran ResNet-50's 56x56 and 28x28 ones 2x
+// faster than its direct brgconv (reorders to and from its blocked layout included), 14x14
+// ones 1.15x, 7x7 ones no faster. NTPB_ONEDNN_WINOGRAD=off never uses it, =all wherever oneDNN
+// has it (tests). oneDNN 2.6 has no bf16 or int8 Winograd.
+dnnl::algorithm ConvAlgorithm(const Builder& b, const Shape& in, const Shape& out) {
+  const ResolvedLayer& l = b.layer();
+  const char* env = std::getenv("NTPB_ONEDNN_WINOGRAD");
+  const std::string mode = env ? env : "";
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation");
+  const bool shape_ok = k[0] == 3 && k[1] == 3 && s[0] == 1 && s[1] == 1 && d[0] == 1 &&
+                        d[1] == 1 && l.attrs.Int("groups") == 1 && in.size() == 4;
+  const bool large = out[2] * out[3] >= 28 * 28;
+  if (mode == "off" || !shape_ok || b.act() != dt::f32 || b.quantized() ||
+      (!large && mode != "all")) {
+    return dnnl::algorithm::convolution_direct;
+  }
+  return dnnl::algorithm::convolution_winograd;
+}
+
 void BuildConv(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -116,14 +138,24 @@ void BuildConv(Builder& b) {
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
+  const dnnl::algorithm algorithm = ConvAlgorithm(b, in, out);
   auto make_pd = [&](const memory::desc* residual, bool in_place) {
     const memory::desc src_any(Dims(in), hp.src, tag::any), dst_any(Dims(out), hp.dst, tag::any),
         w_any(w_dims, hp.weights, tag::any);
-    dnnl::convolution_forward::desc desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_any, w_any,
-        bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1}, {p[0], p[1]}, {p[2], p[3]});
-    return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual, in_place),
-                                                     b.engine());
+    auto with = [&](dnnl::algorithm a) {
+      dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, a, src_any, w_any,
+                                           bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1},
+                                           {p[0], p[1]}, {p[2], p[3]});
+      return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual, in_place),
+                                                       b.engine());
+    };
+    if (algorithm != dnnl::algorithm::convolution_direct) {
+      try {
+        return with(algorithm);
+      } catch (const dnnl::error&) {  // not for these post-ops or this shape: direct
+      }
+    }
+    return with(dnnl::algorithm::convolution_direct);
   };
   dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr, false);
   // A fused residual add reads its other operand as a binary post-op; or, where oneDNN would
