@@ -39,6 +39,18 @@ std::vector<int64_t> ResolvePadding(const InferContext& ctx, int64_t h, int64_t 
                                     const std::vector<int64_t>& kernel,
                                     const std::vector<int64_t>& stride,
                                     const std::vector<int64_t>& dilation) {
+  // Checked before any arithmetic on them: "same" padding divides by the stride, and the
+  // window span multiplies dilation and kernel (bounded, so that nothing overflows).
+  constexpr int64_t kMaxWindow = int64_t{1} << 24;
+  for (size_t i = 0; i < 2; ++i) {
+    for (const auto& [value, field] :
+         {std::pair{kernel[i], "kernel"}, std::pair{stride[i], "stride"},
+          std::pair{dilation[i], "dilation"}}) {
+      ctx.Require(value > 0 && value <= kMaxWindow, field,
+                  std::string(field) + " values must be between 1 and " +
+                      std::to_string(kMaxWindow) + ", got " + std::to_string(value));
+    }
+  }
   const nlohmann::json& p = ctx.attrs.json().at("padding");
   if (p.is_string()) {
     if (p == "valid") return {0, 0, 0, 0};

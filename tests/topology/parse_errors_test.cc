@@ -45,6 +45,15 @@ const std::vector<BadCase>& Cases() {
       {"unknown_attribute",
        WithLayers(R"({"name": "c1", "op": "conv2d", "filters": 4, "kernel": 3, "strides": 2})"),
        "c1", "strides", "unknown attribute for op 'conv2d'"},
+      // Found by the JSON fuzzer: "same" padding divided by a zero stride.
+      {"zero_stride_same_padding",
+       WithLayers(
+           R"({"name": "c1", "op": "conv2d", "filters": 4, "kernel": 3, "stride": 0, "padding": "same"})"),
+       "c1", "stride", "stride values must be between 1 and"},
+      {"absurd_dilation",
+       WithLayers(
+           R"({"name": "c1", "op": "conv2d", "filters": 4, "kernel": 3, "dilation": 4611686018427387904})"),
+       "c1", "dilation", "dilation values must be between 1 and"},
       {"wrong_type_bool",
        WithLayers(R"({"name": "f", "op": "flatten"}, {"name": "d", "op": "dense", "units": true})"),
        "d", "units", "expected an integer or an expression string, got true"},
