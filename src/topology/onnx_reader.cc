@@ -216,7 +216,18 @@ class Importer {
         ranks.emplace(v.name(), v.type().tensor_type().shape().dim_size());
       }
     }
+    std::set<std::string> initializers;
+    for (const onnx::TensorProto& t : m_.graph().initializer()) initializers.insert(t.name());
+    for (const onnx::ValueInfoProto& v : m_.graph().input()) {
+      if (!initializers.count(v.name()) && ranks.count(v.name()) && ranks.at(v.name()) == 0) {
+        Fail("", v.name(),
+             "graph input '" + v.name() +
+                 "' is a scalar (its shape has no dimensions); ntpbench needs tensors of rank 1 "
+                 "or more");
+      }
+    }
     for (const onnx::NodeProto& n : m_.graph().node()) {
+      CheckAxesAgainstRank(n, &ranks);
       const std::string& op = n.op_type();
       const bool conv =
           op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv";
@@ -273,6 +284,82 @@ class Importer {
         }
       }
       if (pool && spatial < 0) Fail(n.name(), "kernel_shape", op + " needs kernel_shape");
+    }
+  }
+
+  // libonnx 1.12's shape inference for LayerNormalization indexes its input's dimensions by the
+  // axis without checking it (found by fuzzing: a scalar input crashed it), and other ops that
+  // take an axis may do the same. So ranks are followed through the ops that keep them, and
+  // each axis is checked against a known rank first.
+  void CheckAxesAgainstRank(const onnx::NodeProto& n, std::map<std::string, int>* ranks) const {
+    static const std::set<std::string> kSameRank = {"Sigmoid",
+                                                    "Tanh",
+                                                    "Relu",
+                                                    "LeakyRelu",
+                                                    "Identity",
+                                                    "Dropout",
+                                                    "Erf",
+                                                    "Sqrt",
+                                                    "Neg",
+                                                    "Clip",
+                                                    "Softmax",
+                                                    "LogSoftmax",
+                                                    "LayerNormalization",
+                                                    "Transpose",
+                                                    "BatchNormalization",
+                                                    "Add",
+                                                    "Sub",
+                                                    "Mul",
+                                                    "Div",
+                                                    "Pow"};
+    const std::string& op = n.op_type();
+    auto rank_of = [&](int input) -> int {
+      if (input >= n.input_size()) return -1;
+      auto r = ranks->find(n.input(input));
+      return r == ranks->end() ? -1 : r->second;
+    };
+    const int rank = rank_of(0);
+    if (rank >= 0) {
+      auto int_attr = [&](const char* name, int64_t fallback) {
+        for (const onnx::AttributeProto& a : n.attribute()) {
+          if (a.name() == name) return a.i();
+        }
+        return fallback;
+      };
+      if (op == "LayerNormalization" || op == "Softmax" || op == "LogSoftmax" || op == "Concat") {
+        const int64_t axis = int_attr("axis", -1);
+        if (rank < 1 || axis < -rank || axis >= rank) {
+          Fail(n.name(), "axis",
+               op + " axis " + std::to_string(axis) + " is out of range for its rank-" +
+                   std::to_string(rank) + " input '" + n.input(0) + "'");
+        }
+      }
+      if (op == "Flatten") {
+        const int64_t axis = int_attr("axis", 1);
+        if (axis < -rank || axis > rank) {
+          Fail(n.name(), "axis",
+               "Flatten axis " + std::to_string(axis) + " is out of range for its rank-" +
+                   std::to_string(rank) + " input '" + n.input(0) + "'");
+        }
+      }
+    }
+    if (n.output_size() == 0) return;
+    int out = -1;
+    if (kSameRank.count(op)) {
+      out = rank;
+      for (int i = 1; i < n.input_size() &&
+                      (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow");
+           ++i) {
+        const int other = rank_of(i);
+        out = out < 0 || other < 0 ? -1 : std::max(out, other);  // broadcasting
+      }
+    } else if (op == "Flatten") {
+      out = 2;
+    }
+    if (out >= 0) {
+      (*ranks)[n.output(0)] = out;
+    } else {
+      ranks->erase(n.output(0));
     }
   }
 

@@ -347,6 +347,31 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
                 .find("layer 'pool1', field 'strides': value 0 is out of range"),
             std::string::npos)
       << ErrorOf(zero_stride.SerializeAsString());
+  // Found by fuzz_onnx_reader: LayerNormalization on a scalar crashed libonnx's shape
+  // inference, which indexes dimensions by the axis unchecked.
+  OnnxBuilder scalar("scalar");
+  scalar.Input("x", {});
+  scalar.model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape();  // a shape with no dimensions: a scalar
+  scalar.Node("Sigmoid", {"x"}, {"y"}, "sigmoid");
+  scalar.Output("y", {"1"});
+  EXPECT_NE(ErrorOf(scalar.Bytes()).find("field 'x': graph input 'x' is a scalar"),
+            std::string::npos)
+      << ErrorOf(scalar.Bytes());
+  OnnxBuilder axis("axis", 17);
+  axis.Input("x", {"2", "6"});
+  axis.Weight("g", {6}, std::vector<float>(6, 1.0f));
+  axis.Node("Sigmoid", {"x"}, {"s"}, "sigmoid");
+  OnnxBuilder::SetInt(axis.Node("LayerNormalization", {"s", "g"}, {"y"}, "ln"), "axis", 2);
+  axis.Output("y", {"2", "6"});
+  EXPECT_NE(ErrorOf(axis.Bytes())
+                .find("layer 'ln', field 'axis': LayerNormalization axis 2 is out of range for "
+                      "its rank-2 input 's'"),
+            std::string::npos)
+      << ErrorOf(axis.Bytes());
   // Too many nodes for the configured limit.
   OnnxLimits small;
   small.max_nodes = 2;
