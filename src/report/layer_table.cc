@@ -69,13 +69,16 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                    "weights", "activations out", "FLOP/B"});
   double total_ms = 0;
   int fused_left = 0;  // rows still to show as fused into the step above
+  // What each shown step moves and computes, by its first layer: a fused chain's intermediates
+  // never reach memory, so markers and the total sum these rather than every layer's cost.
+  std::vector<std::pair<int, Cost>> step_costs;
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
     const std::string key = "layer." + l.name;
     // Steps a backend inserted in front of this layer (layout conversions, i8 quantization):
     // real cost.
-    for (const char* kind : {"reorder", "quantize"}) {
+    for (const char* kind : {"reorder", "quantize", "dequantize"}) {
       const std::string inserted = key + "." + kind + ".";
       for (auto it = counters.lower_bound(inserted);
            it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
@@ -99,6 +102,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     std::string op = l.op;
     for (int f = 1; f <= fused_left; ++f) op += "+" + t.layers[i + f].op;
     const Cost cost = FusedCost(a, static_cast<int>(i), fused_left);
+    step_costs.emplace_back(static_cast<int>(i), cost);
     const Shape& out = t.layers[i + fused_left].output_shapes[0];
     total_ms += Get(counters, key + ".ms");
     const double share = Get(counters, key + ".time_share");
@@ -110,9 +114,19 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                FormatBytes(static_cast<double>(cost.output_bytes)),
                Printf("%.1f", cost.Intensity())});
   }
+  // Fusion never crosses a marker boundary: a marker holds whole steps.
+  auto steps_cost = [&](int first, int last) {
+    Cost c;
+    for (const auto& [layer, cost] : step_costs) {
+      if (layer >= first && layer <= last) c += cost;
+    }
+    return c;
+  };
   if (!a.markers.empty()) {
     table.Rule();
-    for (const MarkerAnalysis& m : a.markers) {
+    for (const MarkerAnalysis& marker : a.markers) {
+      MarkerAnalysis m = marker;
+      m.cost = steps_cost(m.first, m.last);
       const double share = Get(counters, m.name + ".time_share");
       table.Add({"[" + m.name + "]", "marker",
                  t.layers[m.first].name + ".." + t.layers[m.last].name,
@@ -126,10 +140,11 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     }
   }
   table.Rule();
+  const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
   table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
-             Printf("%.1f", Get(counters, "net.gflops")), roof(a.total, total_ms),
-             FormatCount(static_cast<double>(a.total.flops)),
-             FormatBytes(static_cast<double>(a.total.weight_bytes)), "", ""});
+             Printf("%.1f", Get(counters, "net.gflops")), roof(total, total_ms),
+             FormatCount(static_cast<double>(total.flops)),
+             FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
   std::string out = table.Render(2);
   out += "samples/s " + Printf("%.2f", Get(counters, "net.samples_per_second")) + "   params " +
          FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +

@@ -31,6 +31,34 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
   }
 }
 
+// A step that absorbed layers (post-op fusion) shows them under it; its bytes, and those of the
+// markers and the total, leave out the intermediates that never reached memory.
+TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {{"N", 1}});
+  const TopologyAnalysis a = Analyze(t, f32);
+  const std::map<std::string, double> counters = {{"layer.conv1.ms", 0.01},
+                                                  {"layer.conv1.fused_layers", 2},
+                                                  {"layer.conv1.reorder.image.ms", 0.002},
+                                                  {"stem.ms", 0.012}};
+  const std::string table = FormatRunTable(t, a, counters);
+  // conv1, bn1 and relu1 each write 8 KiB ([1, 8, 16, 16] f32); the step writes relu1's only.
+  for (const char* text :
+       {"conv2d+batchnorm+relu", "  bn1", "  relu1", "fused", "conv1.reorder.image (inlay)"}) {
+    EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
+  }
+  auto row = [&](const std::string& start) {
+    const size_t at = table.find("\n" + start);
+    return at == std::string::npos ? std::string()
+                                   : table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(row("[stem]").find("8.00 KiB"), std::string::npos) << row("[stem]");
+  EXPECT_EQ(row("[stem]").find("24.00 KiB"), std::string::npos) << row("[stem]");
+  // Without fusion the marker writes all three tensors.
+  const std::string unfused = FormatRunTable(t, a, {{"stem.ms", 0.012}});
+  EXPECT_NE(unfused.find("24.00 KiB"), std::string::npos) << unfused;
+}
+
 TEST(Report, InspectTableShowsShapesParamsAndPeak) {
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {{"N", 2}});
