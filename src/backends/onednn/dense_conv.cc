@@ -97,10 +97,11 @@ void BuildMatmul(Builder& b) {
 }
 
 // Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
-// this project's VM oneDNN 2.6's jit_fp32_wino_2x3 ran ResNet-50's 56x56 and 28x28 ones 2x
-// faster than its direct brgconv (reorders to and from its blocked layout included), 14x14
-// ones 1.15x, 7x7 ones no faster. NTPB_ONEDNN_WINOGRAD=off never uses it, =all wherever oneDNN
-// has it (tests). oneDNN 2.6 has no bf16 or int8 Winograd.
+// this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones
+// 2x faster than its direct brgconv, 14x14 ones 1.15x, 7x7 ones no faster. In the network each
+// also costs a reorder in and out of its blocked layout, which leaves ResNet-50 a few percent
+// faster. NTPB_ONEDNN_WINOGRAD=off never uses it, =all wherever oneDNN has it (tests).
+// oneDNN 2.6 has no bf16 or int8 Winograd.
 dnnl::algorithm ConvAlgorithm(const Builder& b, const Shape& in, const Shape& out) {
   const ResolvedLayer& l = b.layer();
   const char* env = std::getenv("NTPB_ONEDNN_WINOGRAD");
