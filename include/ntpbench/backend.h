@@ -56,6 +56,9 @@ class Executable {
   virtual std::vector<float> ReadTensor(const std::string& name) const = 0;
   // Memory the backend set aside besides weights and activations (im2col buffers, scratchpads).
   virtual int64_t workspace_bytes() const { return 0; }
+  // Bytes the backend allocated for the tensors layers write (after reusing buffers whose
+  // tensors are no longer read); 0 when it does not say.
+  virtual int64_t activation_bytes() const { return 0; }
 };
 
 // Whether a backend can run a topology in a configuration, and why not.

@@ -30,6 +30,7 @@ class SlowedExecutable : public Executable {
     return inner_->ReadTensor(n);
   }
   int64_t workspace_bytes() const override { return inner_->workspace_bytes(); }
+  int64_t activation_bytes() const override { return inner_->activation_bytes(); }
 
  private:
   std::unique_ptr<Executable> inner_;

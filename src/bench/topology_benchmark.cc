@@ -182,6 +182,11 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
       Counter(static_cast<double>(a.peak_activation_bytes), Counter::kDefaults, Counter::kIs1024);
   state.counters["mem.workspace_bytes"] = Counter(
       static_cast<double>(run.executable->workspace_bytes()), Counter::kDefaults, Counter::kIs1024);
+  if (run.executable->activation_bytes() > 0) {
+    state.counters["mem.activation_bytes"] =
+        Counter(static_cast<double>(run.executable->activation_bytes()), Counter::kDefaults,
+                Counter::kIs1024);
+  }
   for (size_t m = 0; m < run.markers.size(); ++m) {
     int64_t ns = 0;
     for (size_t s : run.marker_steps[m]) ns += step_ns[s];

@@ -148,8 +148,11 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   std::string out = table.Render(2);
   out += "samples/s " + Printf("%.2f", Get(counters, "net.samples_per_second")) + "   params " +
          FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
-         FormatBytes(static_cast<double>(a.peak_activation_bytes)) + "   workspace " +
-         FormatBytes(Get(counters, "mem.workspace_bytes")) + "   p50/p90/p99 " +
+         FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
+         (counters.count("mem.activation_bytes")
+              ? " (allocated " + FormatBytes(Get(counters, "mem.activation_bytes")) + ")"
+              : "") +
+         "   workspace " + FormatBytes(Get(counters, "mem.workspace_bytes")) + "   p50/p90/p99 " +
          Printf("%.3f", Get(counters, "net.p50_ms")) + "/" +
          Printf("%.3f", Get(counters, "net.p90_ms")) + "/" +
          Printf("%.3f ms", Get(counters, "net.p99_ms")) + "\n";

@@ -129,6 +129,20 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   EXPECT_NE(no_f16.reason.find("f16"), std::string::npos) << no_f16.reason;
 }
 
+// Sets an environment variable for one scope (the backend reads it when compiling).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// Tests that read tensors other than the graph outputs after a run keep them all: by default
+// the backend reuses a tensor's memory once its last reader has run.
+ScopedEnv KeepEveryTensor() { return ScopedEnv("NTPB_ONEDNN_REUSE", "off"); }
+
 class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {
  protected:
   // The case's shipped topology, resolved, and both backends run on it (seed 3).
@@ -142,19 +156,10 @@ class OnednnTopology : public ::testing::TestWithParam<TopologyCase> {
   ResolvedTopology t;
 };
 
-// Sets an environment variable for one scope (the backend reads it when compiling).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 // With fusion off every layer is a step of its own and every tensor is kept: each is checked.
 TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
   const ScopedEnv no_fusion("NTPB_ONEDNN_FUSION", "off");
+  const ScopedEnv keep = KeepEveryTensor();
   const RanBoth r = RunShipped(Precision::kF32);
   Executable* const reference = r.reference.get();
   Executable* const exe = r.onednn.get();
@@ -173,6 +178,7 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
 
 // With post-op fusion (the default), each step's output: a fused step writes its last layer's.
 TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
+  const ScopedEnv keep = KeepEveryTensor();
   const RanBoth r = RunShipped(Precision::kF32);
   int fused = 0;
   std::set<std::string> overwritten;  // by a later step, in place: not readable after the run
@@ -200,6 +206,49 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
     const std::vector<float> first = r.onednn->ReadTensor(out);
     r.onednn->Run();
     EXPECT_EQ(r.onednn->ReadTensor(out), first) << out;
+  }
+}
+
+// By default a tensor's memory is reused once its last reader has run (activation_pool.h). In
+// every precision the outputs are bit for bit those of a run that keeps every tensor, run after
+// run; the activations take less memory; and reading a reused tensor is an error saying so.
+TEST_P(OnednnTopology, ReusingActivationMemoryChangesNoOutput) {
+  t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + GetParam().file)),
+              GetParam().params);
+  RunConfig config;
+  config.seed = 3;
+  config.threads = 2;
+  for (Precision precision : {Precision::kF32, Precision::kBf16, Precision::kI8}) {
+    config.precision = precision;
+    const std::string p = PrecisionName(precision);
+    std::unique_ptr<Executable> kept;
+    {
+      const ScopedEnv keep = KeepEveryTensor();
+      kept = FindBackend("onednn")->Compile(t, config);
+    }
+    const std::unique_ptr<Executable> reused = FindBackend("onednn")->Compile(t, config);
+    kept->Run();
+    reused->Run();
+    for (const std::string& out : t.outputs) {
+      EXPECT_EQ(reused->ReadTensor(out), kept->ReadTensor(out)) << p << " " << out;
+    }
+    reused->Run();
+    for (const std::string& out : t.outputs) {
+      EXPECT_EQ(reused->ReadTensor(out), kept->ReadTensor(out)) << p << " second run " << out;
+    }
+    int not_readable = 0;
+    for (const ResolvedLayer& l : t.layers) {
+      try {
+        reused->ReadTensor(l.outputs[0]);
+      } catch (const Error& e) {
+        if (std::string(e.what()).find("NTPB_ONEDNN_REUSE=off") != std::string::npos) {
+          ++not_readable;
+        }
+      }
+    }
+    EXPECT_GT(not_readable, 0) << p;
+    EXPECT_LT(reused->activation_bytes(), kept->activation_bytes()) << p;
+    EXPECT_GT(reused->activation_bytes(), 0) << p;
   }
 }
 
@@ -268,6 +317,7 @@ TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
 
 TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
   const ScopedEnv all("NTPB_ONEDNN_WINOGRAD", "all");
+  const ScopedEnv keep = KeepEveryTensor();
   int winograd = 0;
   for (const char* file : {"tiny_cnn.json", "resnet50.json"}) {
     const ResolvedTopology t =
@@ -296,6 +346,7 @@ TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
 }
 
 TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
+  const ScopedEnv keep = KeepEveryTensor();
   const RanBoth r = RunShipped(Precision::kI8);
   for (const std::string& out : t.outputs) ExpectClose(r, out, kI8Tolerance, 0.99, out);
   // Every step's result, stored f32 or requantized to u8/s8, reads back as real values.

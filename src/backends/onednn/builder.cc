@@ -102,7 +102,7 @@ bool Builder::CanOverwrite(const std::string& tensor) const {
 
 memory Builder::OutputOver(const std::string& tensor) {
   memory out = Input(tensor);
-  tensors_[output_name()] = out;
+  SetTensor(output_name(), out);
   current_.info.overwrites = tensor;
   return out;
 }
@@ -114,15 +114,17 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   const std::string key(reinterpret_cast<const char*>(&wanted.data), sizeof(wanted.data));
   auto cached = reordered_.find({tensor, key});
   if (cached != reordered_.end()) return cached->second;
-  memory out(wanted, engine_);
   // Between real values and u8/s8: a quantize or dequantize step, scaled by the calibration.
   const bool from_int8 = IsInt8(have.get_desc().data_type()), to_int8 = IsInt8(wanted.data_type());
   const char* kind = from_int8 == to_int8 ? "reorder" : to_int8 ? "quantize" : "dequantize";
+  const std::string step_name = layer_->name + "." + kind + "." + tensor;
+  // The copy lives as long as the tensor.
+  memory out = pool_.Allocate(wanted, step_name, tensor, index_, engine_);
   dnnl::primitive_attr attr;
   if (to_int8 && !from_int8) attr.set_output_scales(0, {scale(tensor)});
   if (from_int8 && !to_int8) attr.set_output_scales(0, {1.0f / scale(tensor)});
   Step step;
-  step.info = {layer_->name + "." + kind + "." + tensor, kind, -1, true, index_};
+  step.info = {step_name, kind, -1, true, index_};
   step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
                        {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
                        nullptr});
@@ -139,7 +141,7 @@ memory Builder::PlainInput(const std::string& tensor) {
 }
 
 memory Builder::NewOutput(const memory::desc& desc) {
-  memory out(desc, engine_);
+  memory out = pool_.Allocate(desc, output_name(), output_name(), index_, engine_);
   tensors_[output_name()] = out;
   if (IsInt8(desc.data_type())) stored_scales_[output_name()] = scale(output_name());
   return out;

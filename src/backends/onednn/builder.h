@@ -17,6 +17,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
+#include "src/backends/onednn/activation_pool.h"
 #include "src/backends/onednn/quantization.h"
 
 namespace ntpb::onednn {
@@ -75,6 +76,7 @@ class Builder {
       : engine_(engine),
         topology_(&topology),
         config_(config),
+        pool_(topology),
         act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
                                                   : memory::data_type::f32) {}
 
@@ -116,14 +118,18 @@ class Builder {
   memory Input(const std::string& tensor, const memory::desc& wanted);
   memory PlainInput(const std::string& tensor);
 
-  // New memory for the layer's output, and registering it (or an existing memory: views).
+  // Memory for the layer's output (a buffer of the activation pool), and registering it; or
+  // registering an existing memory (views).
   memory NewOutput(const memory::desc& desc);
   // Whether the step may write its result over `tensor`: every other reader runs earlier, and
   // it is no graph input or output and shares no storage with a view.
   bool CanOverwrite(const std::string& tensor) const;
   // The step's result written over `tensor` (CanOverwrite), which it returns.
   memory OutputOver(const std::string& tensor);
-  void SetTensor(const std::string& tensor, const memory& mem) { tensors_[tensor] = mem; }
+  void SetTensor(const std::string& tensor, const memory& mem) {
+    tensors_[tensor] = mem;
+    pool_.Share(tensor, mem);
+  }
 
   // The layer's i-th weight as f32 values in the IR's layout (op_catalog.h), from the model or
   // random; then in the layout a primitive wants, reordered once now.
@@ -155,12 +161,14 @@ class Builder {
   std::vector<Step> TakeSteps() { return std::move(steps_); }
   const std::map<std::string, memory>& tensors() const { return tensors_; }
   int64_t scratchpad_bytes() const { return scratchpad_bytes_; }
+  const ActivationPool& pool() const { return pool_; }
   void CountScratchpad(int64_t bytes) { scratchpad_bytes_ += bytes; }
 
  private:
   dnnl::engine engine_;
   const ResolvedTopology* topology_;
   RunConfig config_;
+  ActivationPool pool_;
   memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;
   int index_ = -1;

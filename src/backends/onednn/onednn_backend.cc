@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "ntpbench/error.h"
@@ -68,7 +69,9 @@ class OnednnExecutable : public Executable {
       // The builder may absorb fewer layers than planned (FusionPlan::DropResidual).
       const int fused = b.fusion().fused;
       for (int f = 1; f <= fused; ++f) {
-        not_kept_[t.layers[i + f - 1].outputs[0]] = {l.name, "computes it in registers (fusion)"};
+        not_kept_[t.layers[i + f - 1].outputs[0]] = {
+            l.name, "the step '" + l.name +
+                        "' computes it in registers (fusion; NTPB_ONEDNN_FUSION=off keeps it)"};
       }
       i += fused;
     }
@@ -76,10 +79,22 @@ class OnednnExecutable : public Executable {
     for (const Step& s : steps_) {
       infos_.push_back(s.info);
       if (!s.info.overwrites.empty()) {
-        not_kept_[s.info.overwrites] = {s.info.name, "writes its result over it (a residual sum)"};
+        not_kept_[s.info.overwrites] = {
+            s.info.name, "the step '" + s.info.name +
+                             "' writes its result over it (a residual sum; NTPB_ONEDNN_FUSION=off "
+                             "keeps it)"};
       }
     }
     tensors_ = b.tensors();
+    for (const auto& [name, mem] : tensors_) {
+      const std::string successor = b.pool().ReusedBy(name);
+      if (successor.empty() || not_kept_.count(name)) continue;
+      not_kept_[name] = {"", "its memory holds '" + successor +
+                                 "' after its last reader (NTPB_ONEDNN_REUSE=off keeps every "
+                                 "tensor)"};
+    }
+    activation_bytes_ = b.pool().bytes();
+    activation_storage_ = b.pool().storage();
     stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
   }
@@ -133,6 +148,7 @@ class OnednnExecutable : public Executable {
   }
 
   int64_t workspace_bytes() const override { return workspace_; }
+  int64_t activation_bytes() const override { return activation_bytes_; }
 
  private:
   memory Find(const std::string& name) const {
@@ -141,8 +157,7 @@ class OnednnExecutable : public Executable {
     auto gone = not_kept_.find(name);
     if (gone != not_kept_.end()) {
       throw Error("", gone->second.first, name,
-                  "tensor '" + name + "' is not kept: the step '" + gone->second.first + "' " +
-                      gone->second.second + " (NTPB_ONEDNN_FUSION=off keeps every layer's output)");
+                  "tensor '" + name + "' is not kept: " + gone->second.second);
     }
     throw Error("", "", name, "no tensor named '" + name + "'");
   }
@@ -154,9 +169,10 @@ class OnednnExecutable : public Executable {
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
   std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales
-  // Tensors fusion does not keep: the step responsible, and what it does.
+  // Tensors not readable after a run: the step responsible (if one), and why.
   std::map<std::string, std::pair<std::string, std::string>> not_kept_;
-  int64_t workspace_ = 0;
+  int64_t workspace_ = 0, activation_bytes_ = 0;
+  std::vector<std::shared_ptr<void>> activation_storage_;  // what the tensors' memories point into
 };
 
 class OnednnBackend : public Backend {

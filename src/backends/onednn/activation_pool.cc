@@ -1,0 +1,121 @@
+#include "src/backends/onednn/activation_pool.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+
+#include "ntpbench/error.h"
+
+namespace ntpb::onednn {
+namespace {
+
+constexpr size_t kAlignment = 64;  // a cache line, as oneDNN aligns its own allocations
+
+bool ReuseEnabled() {
+  const char* v = std::getenv("NTPB_ONEDNN_REUSE");
+  return !(v && std::string(v) == "off");
+}
+
+}  // namespace
+
+ActivationPool::ActivationPool(const ResolvedTopology& t) : reuse_(ReuseEnabled()) {
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    for (const std::string& in : t.layers[i].inputs) last_use_[in] = static_cast<int>(i);
+  }
+  // A view shares its source's storage: the source lives as long as the view's readers.
+  for (size_t i = t.layers.size(); i-- > 0;) {
+    const ResolvedLayer& l = t.layers[i];
+    if (!l.def->is_view || l.inputs.empty()) continue;
+    auto view = last_use_.find(l.outputs[0]);
+    if (view != last_use_.end()) {
+      last_use_[l.inputs[0]] = std::max(last_use_[l.inputs[0]], view->second);
+    }
+  }
+  for (const std::string& out : t.outputs) last_use_[out] = INT_MAX;
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    if (l.def->is_view && !l.inputs.empty() && last_use_.count(l.outputs[0]) &&
+        last_use_[l.outputs[0]] == INT_MAX) {
+      last_use_[l.inputs[0]] = INT_MAX;  // a graph output that is a view of another tensor
+    }
+  }
+}
+
+int ActivationPool::LastUse(const std::string& tensor) const {
+  auto it = last_use_.find(tensor);
+  return it == last_use_.end() ? -1 : it->second;
+}
+
+dnnl::memory ActivationPool::Allocate(const dnnl::memory::desc& desc, const std::string& tensor,
+                                      const std::string& lifetime_of, int index,
+                                      const dnnl::engine& engine) {
+  const size_t size = std::max<size_t>(desc.get_size(), 1);
+  const int last = std::max(index, LastUse(lifetime_of));
+  Buffer* chosen = nullptr;
+  if (reuse_) {
+    // Free: every tenant's last reader runs before this step. Of those big enough, the one
+    // released last (hot in cache); among equals, the smallest.
+    for (Buffer& b : buffers_) {
+      if (b.free_after >= index || b.size < size) continue;
+      if (!chosen || b.free_after > chosen->free_after ||
+          (b.free_after == chosen->free_after && b.size < chosen->size)) {
+        chosen = &b;
+      }
+    }
+  }
+  if (!chosen) {
+    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
+    void* p = std::aligned_alloc(kAlignment, rounded);
+    if (!p) throw Error("", tensor, "memory", "could not allocate " + std::to_string(size) + " B");
+    buffers_.push_back({std::shared_ptr<void>(p, std::free), size});
+    chosen = &buffers_.back();
+  }
+  chosen->free_after = last;
+  ++chosen->generation;
+  chosen->tenants.push_back(tensor);
+  chosen->generation_of_tenant.push_back(chosen->generation);
+  home_[tensor] = {static_cast<size_t>(chosen - buffers_.data()), chosen->generation};
+  return dnnl::memory(desc, engine, chosen->data.get());
+}
+
+ActivationPool::Buffer* ActivationPool::Owner(const void* ptr) {
+  const char* p = static_cast<const char*>(ptr);
+  for (Buffer& b : buffers_) {
+    const char* base = static_cast<const char*>(b.data.get());
+    if (p >= base && p < base + b.size) return &b;
+  }
+  return nullptr;
+}
+
+void ActivationPool::Share(const std::string& tensor, const dnnl::memory& mem) {
+  Buffer* b = Owner(mem.get_data_handle());
+  if (!b) return;  // a graph input's memory, or one of its own
+  b->free_after = std::max(b->free_after, LastUse(tensor));
+  b->tenants.push_back(tensor);
+  b->generation_of_tenant.push_back(b->generation);
+  home_[tensor] = {static_cast<size_t>(b - buffers_.data()), b->generation};
+}
+
+std::string ActivationPool::ReusedBy(const std::string& tensor) const {
+  auto it = home_.find(tensor);
+  if (it == home_.end()) return "";
+  const Buffer& b = buffers_[it->second.first];
+  for (size_t i = 0; i < b.tenants.size(); ++i) {
+    if (b.generation_of_tenant[i] > it->second.second) return b.tenants[i];
+  }
+  return "";
+}
+
+std::vector<std::shared_ptr<void>> ActivationPool::storage() const {
+  std::vector<std::shared_ptr<void>> all;
+  for (const Buffer& b : buffers_) all.push_back(b.data);
+  return all;
+}
+
+int64_t ActivationPool::bytes() const {
+  int64_t total = 0;
+  for (const Buffer& b : buffers_) total += static_cast<int64_t>(b.size);
+  return total;
+}
+
+}  // namespace ntpb::onednn
