@@ -213,8 +213,7 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
 // every precision the outputs are bit for bit those of a run that keeps every tensor, run after
 // run; the activations take less memory; and reading a reused tensor is an error saying so.
 TEST_P(OnednnTopology, ReusingActivationMemoryChangesNoOutput) {
-  t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + GetParam().file)),
-              GetParam().params);
+  t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + GetParam().file)), GetParam().params);
   RunConfig config;
   config.seed = 3;
   config.threads = 2;

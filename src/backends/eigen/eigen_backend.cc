@@ -96,13 +96,13 @@ class EigenExecutable : public Executable {
   };
 
   float* Allocate(const std::string& name, int64_t n) {
-    storage_.push_back(std::make_unique<float[]>(static_cast<size_t>(n)));
-    tensors_[name] = {storage_.back().get(), n};
-    return storage_.back().get();
+    float* p = AllocateWeight(static_cast<size_t>(n));
+    tensors_[name] = {p, n};
+    return p;
   }
   float* AllocateWeight(size_t n) {
-    storage_.push_back(std::make_unique<float[]>(n));
-    return storage_.back().get();
+    storage_.emplace_back(n, 0.0f);  // moving the outer vector keeps each buffer where it is
+    return storage_.back().data();
   }
   const Buffer& Find(const std::string& name) const {
     auto it = tensors_.find(name);
@@ -112,7 +112,7 @@ class EigenExecutable : public Executable {
 
   int threads_;
   Scratchpad scratch_;
-  std::vector<std::unique_ptr<float[]>> storage_;
+  std::vector<AlignedFloats> storage_;
   std::map<std::string, Buffer> tensors_;
   std::vector<StepInfo> steps_;
   std::vector<Kernel> kernels_;

@@ -23,6 +23,11 @@ using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 // Scratch memory shared by all steps of an executable (steps run one at a time, so one buffer
 // sized for the hungriest step serves them all, as a framework's scratchpad does). Kernels ask
 // for their size when built and take data() when they run; it is allocated once, at compile.
+// Eigen's vectorised reductions peel a head up to the first aligned element, so the order of
+// their sums (and the last bits of results) would depend on where malloc put a buffer: every
+// buffer is aligned as Eigen prefers, and the same seed gives the same numbers, bit for bit.
+using AlignedFloats = std::vector<float, Eigen::aligned_allocator<float>>;
+
 class Scratchpad {
  public:
   void Require(int64_t floats) { need_ = std::max(need_, floats); }
@@ -32,7 +37,7 @@ class Scratchpad {
 
  private:
   int64_t need_ = 0;
-  std::vector<float> buffer_;
+  AlignedFloats buffer_;
 };
 
 struct KernelArgs {

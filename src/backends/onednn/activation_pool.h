@@ -45,7 +45,7 @@ class ActivationPool {
   struct Buffer {
     std::shared_ptr<void> data;
     size_t size = 0;
-    int free_after = -1;                     // the last layer that reads a tensor in it
+    int free_after = -1;                         // the last layer that reads a tensor in it
     std::vector<std::string> tenants = {};       // every tensor it held, in order
     std::vector<int> generation_of_tenant = {};  // which allocation each tenant belongs to
     int generation = 0;                          // allocations so far
