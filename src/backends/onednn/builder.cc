@@ -73,16 +73,32 @@ bool Builder::StoreOutputQuantized() const {
   const auto& outputs = topology_->outputs;
   if (std::find(outputs.begin(), outputs.end(), out) != outputs.end()) return false;
   int readers = 0;
-  for (const ResolvedLayer& l : topology_->layers) {
+  const auto& layers = topology_->layers;
+  for (size_t j = 0; j < layers.size(); ++j) {
+    const ResolvedLayer& l = layers[j];
     for (size_t i = 0; i < l.inputs.size(); ++i) {
       if (l.inputs[i] != out) continue;
       const bool quantizes =
-          i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" || l.op == "gru");
+          (i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" || l.op == "gru")) ||
+          AddsAsQuantizedResidual(static_cast<int>(j), out);
       if (!quantizes) return false;
       ++readers;
     }
   }
   return readers > 0;
+}
+
+bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const {
+  const auto& layers = topology_->layers;
+  if (layers[add].op != "add") return false;
+  // The conv chain that would absorb the add starts at most three layers before it (conv,
+  // batchnorm, activation).
+  for (int host = std::max(0, add - 3); host < add; ++host) {
+    if (layers[host].op != "conv2d") continue;
+    const FusionPlan plan = PlanFusion(*topology_, host);
+    if (plan.residual == &layers[add]) return plan.ResidualOperand() == tensor;
+  }
+  return false;
 }
 
 bool Builder::CanOverwrite(const std::string& tensor) const {
@@ -100,9 +116,10 @@ bool Builder::CanOverwrite(const std::string& tensor) const {
   return true;
 }
 
-memory Builder::OutputOver(const std::string& tensor) {
-  memory out = Input(tensor);
+memory Builder::OutputOver(const std::string& tensor, const memory::desc& desc) {
+  memory out(desc, engine_, Input(tensor).get_data_handle());
   SetTensor(output_name(), out);
+  if (IsInt8(desc.data_type())) stored_scales_[output_name()] = scale(output_name());
   current_.info.overwrites = tensor;
   return out;
 }
@@ -213,7 +230,14 @@ dnnl::primitive_attr HostAttr(const Builder& b, const memory::desc* residual, fl
   eltwise(b.fusion().activation);
   if (residual) {
     if (residual_in_place) {
-      ops.append_sum(1.0f);
+      // An operand stored u8/s8 is scaled back to real values as it is added.
+      const std::string& operand = b.fusion().ResidualOperand();
+      const memory::data_type type = b.Input(operand).get_desc().data_type();
+      if (IsInt8(type)) {
+        ops.append_sum(1.0f / b.scale(operand), 0, type);
+      } else {
+        ops.append_sum(1.0f);
+      }
     } else {
       ops.append_binary(dnnl::algorithm::binary_add, *residual);
     }

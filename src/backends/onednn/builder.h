@@ -105,8 +105,10 @@ class Builder {
   // The scale of a tensor quantized to u8/s8 (quantization.h).
   float scale(const std::string& tensor) const { return QuantizationScale(range(tensor)); }
   // Whether the step's output is stored quantized (u8/s8 at scale(output_name())): in i8 runs,
-  // when every reader quantizes it anyway (conv2d, dense, lstm, gru) and it is not a graph
-  // output. The producer then requantizes in its epilogue and no quantize step is needed.
+  // when every reader quantizes it anyway (conv2d, dense, lstm, gru), or adds it as the
+  // residual of a fused conv chain (which sums it scaled back to real values, or dequantizes
+  // it), and it is not a graph output. The producer then requantizes in its epilogue and no
+  // quantize step is needed.
   bool StoreOutputQuantized() const;
   // Tensors stored quantized, and their scales (reading them back dequantizes).
   const std::map<std::string, float>& stored_scales() const { return stored_scales_; }
@@ -124,8 +126,9 @@ class Builder {
   // Whether the step may write its result over `tensor`: every other reader runs earlier, and
   // it is no graph input or output and shares no storage with a view.
   bool CanOverwrite(const std::string& tensor) const;
-  // The step's result written over `tensor` (CanOverwrite), which it returns.
-  memory OutputOver(const std::string& tensor);
+  // The step's result, of `desc` (which may differ from `tensor`'s in type: u8 over s8),
+  // written over `tensor` (CanOverwrite).
+  memory OutputOver(const std::string& tensor, const memory::desc& desc);
   void SetTensor(const std::string& tensor, const memory& mem) {
     tensors_[tensor] = mem;
     pool_.Share(tensor, mem);
@@ -177,6 +180,8 @@ class Builder {
   bool no_step_ = false;
   std::vector<Step> steps_;
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
+  // Whether layers[add] is an add that a conv chain absorbs with `tensor` as its other operand.
+  bool AddsAsQuantizedResidual(int add, const std::string& tensor) const;
 
   Calibration calibration_;
   std::map<std::string, float> stored_scales_;

@@ -9,6 +9,8 @@ namespace {
 using dt = memory::data_type;
 using tag = memory::format_tag;
 
+bool IsInt8(dt t) { return t == dt::u8 || t == dt::s8; }
+
 // How a conv2d or dense computes: in act() throughout; or, in i8 runs, from a u8/s8 source (by
 // its calibrated range) with s8 weights, dequantized by per-channel output scales, the result
 // stored f32 or requantized to u8/s8 when every reader quantizes it (StoreOutputQuantized).
@@ -182,16 +184,37 @@ void BuildConv(Builder& b) {
       return (fallback(pd) || !fallback(with_add)) && same_layout(with_add.dst_desc(), operand);
     };
     std::optional<dnnl::convolution_forward::primitive_desc> with_add;
-    if (operand.data_type() == dt::f32 && operand.dims() == pd.dst_desc().dims()) {
-      const auto binary = make_pd(&operand, false);
-      if (acceptable(binary)) {
-        with_add = binary;
-      } else if (hp.dst == dt::f32 && b.CanOverwrite(name)) {
-        const auto sum = make_pd(&operand, true);
-        if (acceptable(sum) && sum.dst_desc() == operand) {
-          with_add = sum;
-          overwritten = residual;
-          residual = memory();  // read as the destination, not as an argument
+    auto try_in_place = [&] {
+      if (hp.dst != operand.data_type() && !(IsInt8(hp.dst) && IsInt8(operand.data_type()))) {
+        return;  // the result must fit where the operand is
+      }
+      if (!b.CanOverwrite(name)) return;
+      const auto sum = make_pd(&operand, true);
+      if (acceptable(sum)) {
+        with_add = sum;
+        overwritten = residual;
+        residual = memory();  // read as the destination, not as an argument
+      }
+    };
+    if (operand.dims() == pd.dst_desc().dims()) {
+      if (IsInt8(operand.data_type())) {
+        // i8, the operand stored u8/s8: the result (requantized too) is written over it by a
+        // sum post-op that scales it back to real values; else it is dequantized for a binary
+        // post-op.
+        try_in_place();
+        if (!with_add) {
+          memory::desc real = operand;
+          real.data.data_type = dnnl_f32;
+          residual = b.Input(name, real);
+        }
+      }
+      const memory::desc added = residual ? residual.get_desc() : operand;
+      if (!with_add && added.data_type() == dt::f32) {
+        const auto binary = make_pd(&added, false);
+        if (acceptable(binary)) {
+          with_add = binary;
+        } else if (hp.dst == dt::f32) {
+          try_in_place();
         }
       }
     }
@@ -205,8 +228,8 @@ void BuildConv(Builder& b) {
     }
   }
   const memory src = b.Input(l.inputs[0], pd.src_desc());
-  const memory dst =
-      overwritten ? b.OutputOver(b.fusion().ResidualOperand()) : b.NewOutput(pd.dst_desc());
+  const memory dst = overwritten ? b.OutputOver(b.fusion().ResidualOperand(), pd.dst_desc())
+                                 : b.NewOutput(pd.dst_desc());
   Args args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
