@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -42,6 +43,28 @@ void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, 
       CompareOutputs(r.onednn->ReadTensor(tensor), r.reference->ReadTensor(tensor));
   EXPECT_LT(d.max_rel_err, tolerance) << what;
   EXPECT_GT(d.cosine, min_cosine) << what;
+}
+
+// Calls `check` with every step's result (a fused step's: its last layer's output), except the
+// results a later step wrote over in place (a residual sum): those must not be readable. Returns
+// the names of those.
+std::set<std::string> ForEachStepResult(
+    const Executable& exe, const ResolvedTopology& t,
+    const std::function<void(const StepInfo&, const std::string&)>& check) {
+  std::set<std::string> overwritten;
+  for (const StepInfo& s : exe.steps()) {
+    if (!s.overwrites.empty()) overwritten.insert(s.overwrites);
+  }
+  for (const StepInfo& s : exe.steps()) {
+    if (s.layer < 0) continue;
+    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
+    if (overwritten.count(out)) {
+      EXPECT_THROW(exe.ReadTensor(out), Error) << out;
+    } else {
+      check(s, out);
+    }
+  }
+  return overwritten;
 }
 
 RunConfig OpConfig() {
@@ -181,25 +204,17 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
   const ScopedEnv keep = KeepEveryTensor();
   const RanBoth r = RunShipped(Precision::kF32);
   int fused = 0;
-  std::set<std::string> overwritten;  // by a later step, in place: not readable after the run
-  for (const StepInfo& s : r.onednn->steps()) overwritten.insert(s.overwrites);
-  for (const StepInfo& s : r.onednn->steps()) {
-    if (s.layer < 0) continue;
-    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
-    if (overwritten.count(out)) {
-      EXPECT_THROW(r.onednn->ReadTensor(out), Error) << out;
-      continue;
-    }
-    EXPECT_LT(MaxRelativeError(r.onednn->ReadTensor(out), r.reference->ReadTensor(out)),
-              kF32Tolerance)
-        << "step " << s.name << " (" << s.fused << " layers fused)";
-    fused += s.fused;
-  }
+  const std::set<std::string> overwritten =
+      ForEachStepResult(*r.onednn, t, [&](const StepInfo& s, const std::string& out) {
+        EXPECT_LT(MaxRelativeError(r.onednn->ReadTensor(out), r.reference->ReadTensor(out)),
+                  kF32Tolerance)
+            << "step " << s.name << " (" << s.fused << " layers fused)";
+        fused += s.fused;
+      });
   // The CNNs have conv + batchnorm + activation chains; the others have none to fuse.
   const bool cnn = GetParam().file != "mlp.json" && GetParam().file != "deepspeech.json";
   EXPECT_EQ(fused > 0, cnn) << fused << " layers fused";
   // Each CNN has residual adds after 1x1 convs: in f32, a sum written over the other operand.
-  overwritten.erase("");
   EXPECT_EQ(!overwritten.empty(), cnn) << overwritten.size();
   // Writing in place carries nothing over to the next inference.
   for (const std::string& out : t.outputs) {
@@ -325,14 +340,11 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
     RunConfig config;
     config.seed = 3;
     const RanBoth r = RunBoth(t, config, Precision::kF32);
-    std::set<std::string> overwritten;
-    for (const StepInfo& s : r.onednn->steps()) overwritten.insert(s.overwrites);
-    for (const StepInfo& s : r.onednn->steps()) {
-      if (s.kernel.find("wino") == std::string::npos) continue;
+    ForEachStepResult(*r.onednn, t, [&](const StepInfo& s, const std::string& out) {
+      if (s.kernel.find("wino") == std::string::npos) return;
       ++winograd;
-      const std::string& out = t.layers[s.layer + s.fused].outputs[0];
-      if (!overwritten.count(out)) ExpectClose(r, out, kF32Tolerance, 0.99999, s.name);
-    }
+      ExpectClose(r, out, kF32Tolerance, 0.99999, s.name);
+    });
     for (const std::string& out : t.outputs) ExpectClose(r, out, kF32Tolerance, 0.99999, out);
   }
   EXPECT_GT(winograd, 5);
@@ -350,19 +362,11 @@ TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
   for (const std::string& out : t.outputs) ExpectClose(r, out, kI8Tolerance, 0.99, out);
   // Every step's result, stored f32 or requantized to u8/s8, reads back as real values; except
   // an operand a later residual sum wrote its result over (u8/s8 over u8/s8).
-  std::set<std::string> overwritten;
-  for (const StepInfo& s : r.onednn->steps()) overwritten.insert(s.overwrites);
-  for (const StepInfo& s : r.onednn->steps()) {
-    if (s.layer < 0) continue;
-    const std::string& out = t.layers[s.layer + s.fused].outputs[0];
-    if (overwritten.count(out)) {
-      EXPECT_THROW(r.onednn->ReadTensor(out), Error) << out;
-    } else {
-      ExpectClose(r, out, kI8Tolerance, 0.99, s.name);
-    }
-  }
+  const std::set<std::string> overwritten =
+      ForEachStepResult(*r.onednn, t, [&](const StepInfo& s, const std::string& out) {
+        ExpectClose(r, out, kI8Tolerance, 0.99, s.name);
+      });
   // In the CNNs every residual operand but the last is stored quantized, and written over.
-  overwritten.erase("");
   const bool cnn = GetParam().file == "resnet50.json" || GetParam().file == "mobilenet_v2.json";
   EXPECT_EQ(!overwritten.empty(), cnn) << overwritten.size();
   // Every topology has dense or conv layers: their inputs are quantized in inlay steps.
