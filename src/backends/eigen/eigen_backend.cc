@@ -52,7 +52,7 @@ class EigenExecutable : public Executable {
         const bool given = i < l.weight_values.size() && l.weight_values[i];
         const std::vector<float> v =
             given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
-        float* p = AllocateWeight(v.size());
+        float* p = NewBuffer(v.size());
         std::copy(v.begin(), v.end(), p);
         args.weights.push_back(p);
       }
@@ -96,11 +96,11 @@ class EigenExecutable : public Executable {
   };
 
   float* Allocate(const std::string& name, int64_t n) {
-    float* p = AllocateWeight(static_cast<size_t>(n));
+    float* p = NewBuffer(static_cast<size_t>(n));
     tensors_[name] = {p, n};
     return p;
   }
-  float* AllocateWeight(size_t n) {
+  float* NewBuffer(size_t n) {
     storage_.emplace_back(n, 0.0f);  // moving the outer vector keeps each buffer where it is
     return storage_.back().data();
   }

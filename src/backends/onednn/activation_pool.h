@@ -1,8 +1,8 @@
 // Activation memory reused across layers, as a framework's caching allocator or memory planner
 // does: a layer's output takes a buffer whose tensors no later layer reads, preferring the one
 // released last (its lines are still in cache). Without reuse every tensor of a network has
-// its own memory, every output is written to lines evicted long ago (a read for ownership from
-// DRAM), and the memory-bound layers run up to twice as slow as in a framework.
+// its own memory and every output is written to lines evicted long ago (a read for ownership
+// from DRAM): MobileNet v2 at batch 1 ran about 10% slower so, with twice the memory.
 //
 // Buffers are chosen while the network is built, before any primitive captures a pointer, so
 // nothing is rebound afterwards. Graph inputs and outputs are never reused.
