@@ -82,7 +82,8 @@ ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
 }
 
 void Exact(const std::string& name, const std::string& metric, const BenchmarkResult& base,
-           const BenchmarkResult& now, bool analytic, std::vector<ComparisonRow>* rows) {
+           const BenchmarkResult& now, bool analytic, std::vector<ComparisonRow>* rows,
+           const char* changed = "allocation count changed") {
   const auto& b = analytic ? base.analytic : base.counters;
   const auto& n = analytic ? now.analytic : now.counters;
   auto bi = b.find(metric);
@@ -93,8 +94,7 @@ void Exact(const std::string& name, const std::string& metric, const BenchmarkRe
     row.verdict = Verdict::kUnchanged;
   } else {
     row.verdict = ni->second > bi->second ? Verdict::kRegression : Verdict::kImprovement;
-    row.note = analytic ? "analytic signature changed: update the baseline if intended"
-                        : "allocation count changed";
+    row.note = analytic ? "analytic signature changed: update the baseline if intended" : changed;
   }
   rows->push_back(row);
 }
@@ -203,6 +203,11 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     c.rows.push_back(latency);
     for (const auto& [metric, value] : base.analytic) Exact(name, metric, base, now, true, &c.rows);
     Exact(name, "net.allocs", base, now, false, &c.rows);
+    // What the backend sets aside (scratchpads; activation buffers after reuse) is decided when
+    // the network is built: the same for a build on a machine class, so any change is real.
+    for (const char* metric : {"mem.workspace_bytes", "mem.activation_bytes"}) {
+      Exact(name, metric, base, now, false, &c.rows, "the backend's memory changed");
+    }
     auto bb = base.counters.find("net.alloc_bytes");
     auto nb = now.counters.find("net.alloc_bytes");
     if (bb != base.counters.end() && nb != now.counters.end()) {

@@ -239,6 +239,33 @@ TEST(Comparator, MemorySignatureIsExactAndAllocationsWithinTolerance) {
   EXPECT_EQ(f.Compare().ExitCode(), 1);
 }
 
+// Scratchpads and activation buffers are sized when the network is built: exact, and only
+// compared where both the baseline and the run report them.
+TEST(Comparator, TheBackendsOwnMemoryIsPartOfTheSignature) {
+  Fixture f;
+  f.baseline.benchmarks["a"].counters["mem.workspace_bytes"] = 4096;
+  f.run.benchmarks["a"] = Result(kBase);
+  f.run.benchmarks["a"].counters["mem.workspace_bytes"] = 4096;
+  f.run.benchmarks["a"].counters["mem.activation_bytes"] = 1 << 20;  // not in the baseline
+  EXPECT_EQ(f.Compare().ExitCode(), 0);
+
+  f.baseline.benchmarks["a"].counters["mem.activation_bytes"] = 1 << 20;
+  f.run.benchmarks["a"].counters["mem.activation_bytes"] = (1 << 20) + 64;  // reuse got worse
+  Comparison c = f.Compare();
+  EXPECT_EQ(c.ExitCode(), 1);
+  bool flagged = false;
+  for (const ComparisonRow& r : c.rows) {
+    if (r.metric != "mem.activation_bytes") continue;
+    flagged =
+        r.verdict == Verdict::kRegression && r.note.find("backend's memory") != std::string::npos;
+  }
+  EXPECT_TRUE(flagged);
+
+  f.run.benchmarks["a"].counters["mem.activation_bytes"] = 1 << 19;  // less: an improvement
+  f.run.benchmarks["a"].counters["mem.workspace_bytes"] = 2048;
+  EXPECT_EQ(f.Compare().ExitCode(), 0);
+}
+
 TEST(Comparator, PeakRssWithinTolerance) {
   Fixture f;
   f.run.benchmarks["a"] = Result(kBase);
