@@ -380,6 +380,35 @@ TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
   EXPECT_GT(quantize_steps, 0);
 }
 
+// i8, a residual operand stored u8 that a later layer still reads: the add cannot write over it,
+// so it is dequantized for a binary post-op; where the result is a graph output (f32), likewise.
+TEST(OnednnI8Residual, AnOperandReadAfterTheAddIsDequantizedNotOverwritten) {
+  const ResolvedTopology t = Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology",
+      "version": 1, "name": "residuals", "inputs": [{"name": "x", "shape": [1, 3, 8, 8]}],
+      "layers": [
+        {"name": "a", "op": "conv2d", "filters": 16, "kernel": 3, "padding": 1, "activation": "relu"},
+        {"name": "b", "op": "conv2d", "filters": 16, "kernel": 1, "inputs": ["a"]},
+        {"name": "s", "op": "add", "inputs": ["b", "a"]},
+        {"name": "r", "op": "relu", "inputs": ["s"]},
+        {"name": "c", "op": "conv2d", "filters": 16, "kernel": 1, "inputs": ["a"]},
+        {"name": "e", "op": "conv2d", "filters": 16, "kernel": 1, "inputs": ["r"]},
+        {"name": "f", "op": "add", "inputs": ["e", "c"]}],
+      "outputs": ["f"]})",
+                                                       "residuals.json"),
+                                     {});
+  const RanBoth r = RunBoth(t, OpConfig(), Precision::kI8);
+  ExpectClose(r, "f", kI8Tolerance, 0.999, "f");
+  std::set<std::string> names;
+  for (const StepInfo& s : r.onednn->steps()) {
+    names.insert(s.name);
+    EXPECT_EQ(s.overwrites, "") << s.name;
+  }
+  EXPECT_TRUE(names.count("b.dequantize.a")) << "a is stored u8 and added as f32";
+  EXPECT_TRUE(names.count("e.dequantize.c")) << "f is a graph output: f32, not over c";
+  EXPECT_EQ(names.count("s"), 0u) << "the add is fused into b";
+  ExpectClose(r, "a", kI8Tolerance, 0.999, "a, read back from u8");
+}
+
 INSTANTIATE_TEST_SUITE_P(Shipped, OnednnTopology, ::testing::ValuesIn(ShippedTopologyCases()),
                          [](const ::testing::TestParamInfo<TopologyCase>& info) {
                            return TopologyCaseName(info.param);
