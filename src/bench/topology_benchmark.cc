@@ -11,6 +11,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/topology_file.h"
+#include "src/backends/reference_run.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
@@ -141,14 +142,14 @@ double Percentile(std::vector<int64_t> v, double p) {
   return static_cast<double>(v[rank]);
 }
 
-// The run's outputs (after its warm-up inference) against the Eigen reference in f32.
-AccuracyDelta AgainstEigenF32(const PreparedRun& run, RunConfig config) {
-  config.precision = Precision::kF32;
-  const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(run.topology, config);
-  reference->Run();
+// The run's outputs (after its warm-up inference) against the Eigen reference in f32 (shared
+// with i8 calibration: reference_run.h).
+AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
+  const std::shared_ptr<const ReferenceRun> reference = EigenReference(run.topology, config);
   std::vector<float> actual, expected;
   for (const std::string& out : run.topology.outputs) {
-    const std::vector<float> a = run.executable->ReadTensor(out), r = reference->ReadTensor(out);
+    const std::vector<float> a = run.executable->ReadTensor(out);
+    const std::vector<float>& r = reference->outputs.at(out);
     actual.insert(actual.end(), a.begin(), a.end());
     expected.insert(expected.end(), r.begin(), r.end());
   }

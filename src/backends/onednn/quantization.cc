@@ -3,26 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ntpbench/error.h"
+#include "src/backends/reference_run.h"
 
 namespace ntpb::onednn {
 
 Calibration CalibrateWithReference(const ResolvedTopology& t, RunConfig config) {
-  config.precision = Precision::kF32;
-  const Backend* reference = FindBackend("eigen");
-  if (!reference) throw Error(t.file, "", "precision", "i8 calibration needs the eigen backend");
-  const std::unique_ptr<Executable> exe = reference->Compile(t, config);
-  exe->Run();
   Calibration ranges;
-  auto measure = [&](const std::string& tensor) {
-    const std::vector<float> v = exe->ReadTensor(tensor);
-    if (v.empty()) return;
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    ranges[tensor] = {*lo, *hi};
-  };
-  for (const auto& input : t.inputs) measure(input.first);
-  for (const ResolvedLayer& l : t.layers) {
-    for (const std::string& out : l.outputs) measure(out);
+  for (const auto& [tensor, range] : EigenReference(t, config)->ranges) {
+    ranges[tensor] = {range.first, range.second};
   }
   return ranges;
 }
