@@ -11,7 +11,7 @@ namespace ntpb {
 namespace {
 
 // Everything the reference's numbers depend on: the layers with their attributes and weights
-// (shapes, and the source's values by identity), the inputs, the seed and the threads.
+// (shapes, and a sample of the source's values), the inputs, the seed and the threads.
 std::string Fingerprint(const ResolvedTopology& t, const RunConfig& config) {
   std::ostringstream key;
   key << t.file << '|' << t.name << '|' << config.seed << '|' << EffectiveThreads(config);
@@ -22,7 +22,13 @@ std::string Fingerprint(const ResolvedTopology& t, const RunConfig& config) {
     for (const std::string& out : l.outputs) key << " >" << out;
     for (const Shape& s : l.output_shapes) key << ShapeToString(s);
     for (const WeightSpec& w : l.weights) key << " w" << ShapeToString(w.shape);
-    for (const auto& v : l.weight_values) key << " v" << v.get();
+    for (const auto& v : l.weight_values) {
+      if (!v) continue;
+      // The source's values: their count and a sample of 4096 of them (cheap next to a run).
+      key << " v" << v->size() << ':';
+      const size_t step = std::max<size_t>(1, v->size() / 4096);
+      for (size_t i = 0; i < v->size(); i += step) key << (*v)[i] << ',';
+    }
   }
   for (const std::string& out : t.outputs) key << "|out " << out;
   return key.str();

@@ -49,5 +49,21 @@ TEST(EigenReference, IsComputedOnceAndMatchesADirectRun) {
   EXPECT_NE(other_run->outputs.at("probs"), first->outputs.at("probs"));
 }
 
+// Weights given by the source (an ONNX model's initializers): other values, another reference,
+// even when the old values' storage is freed and the new ones land at the same address.
+TEST(EigenReference, TellsTopologiesApartByTheirGivenWeights) {
+  RunConfig config;
+  config.threads = 2;
+  auto with_kernel = [&](float value) {
+    Topology t = SingleLayer("dense", {{1, 4}}, {{"units", 2}, {"bias", false}});
+    t.layers[0].weights["kernel"] = {{4, 2}, std::make_shared<const std::vector<float>>(8, value)};
+    return EigenReference(Resolve(t, {}), config)->outputs.at("y");
+  };
+  const std::vector<float> ones = with_kernel(1.0f), twos = with_kernel(2.0f);
+  ASSERT_EQ(ones.size(), 2u);
+  for (size_t i = 0; i < ones.size(); ++i) EXPECT_FLOAT_EQ(twos[i], 2 * ones[i]);
+  EXPECT_EQ(with_kernel(1.0f), ones);
+}
+
 }  // namespace
 }  // namespace ntpb::testing
