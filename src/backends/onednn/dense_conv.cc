@@ -197,22 +197,18 @@ void BuildConv(Builder& b) {
       }
     };
     if (operand.dims() == pd.dst_desc().dims()) {
-      if (IsInt8(operand.data_type())) {
-        // i8, the operand stored u8/s8: the result (requantized too) is written over it by a
-        // sum post-op that scales it back to real values; else it is dequantized for a binary
-        // post-op.
-        try_in_place();
-        if (!with_add) {
-          memory::desc real = operand;
-          real.data.data_type = dnnl_f32;
-          residual = b.Input(name, real);
-        }
-      }
-      const memory::desc added = residual ? residual.get_desc() : operand;
-      if (!with_add && added.data_type() == dt::f32) {
+      // i8, the operand stored u8/s8: the result (requantized too) is written over it by a sum
+      // post-op that scales it back to real values; else it is dequantized for a binary post-op
+      // (the dequantize step is added only once that post-op is chosen).
+      const bool quantized_operand = IsInt8(operand.data_type());
+      if (quantized_operand) try_in_place();
+      memory::desc added = operand;
+      added.data.data_type = dnnl_f32;
+      if (!with_add && (quantized_operand || operand.data_type() == dt::f32)) {
         const auto binary = make_pd(&added, false);
         if (acceptable(binary)) {
           with_add = binary;
+          if (quantized_operand) residual = b.Input(name, added);
         } else if (hp.dst == dt::f32) {
           try_in_place();
         }
