@@ -3,18 +3,22 @@
 # Usage: ./setup.sh   (as root, or with sudo available)
 set -euo pipefail
 
+# Every package is named here, never left to another's Recommends: apt runs with
+# --no-install-recommends, and oneDNN's CMake config calls find_package(OpenCL REQUIRED) although
+# libdnnl-dev only recommends ocl-icd-opencl-dev.
 packages=(
-  build-essential cmake git pkg-config
+  build-essential cmake git pkg-config ca-certificates
+  # the design card
   libgtest-dev libgmock-dev libbenchmark-dev
-  libeigen3-dev nlohmann-json3-dev
-  libpapi-dev
-  libdnnl-dev
+  libeigen3-dev libdnnl-dev libonnx-dev libpapi-dev
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
+  nlohmann-json3-dev
+  # what the card's packages need to be used from CMake, and the libraries we use besides
+  libprotobuf-dev protobuf-compiler
   libpugixml-dev
-  libonnx-dev
-  libprotobuf-dev
-  protobuf-compiler
-  clang
-  libclang-rt-14-dev
+  libhwloc-dev
+  # the fuzz stage (libFuzzer, ASan, UBSan)
+  clang libclang-rt-14-dev
 )
 
 missing=()

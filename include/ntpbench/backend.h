@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,19 @@ struct RunConfig {
   Precision precision = Precision::kF32;
   int threads = 0;     // 0: one per available core
   uint64_t seed = 42;  // weights and inputs are drawn from it (same seed -> same numbers)
+  // The backend's options (BackendOption) set for this run, by name; those not set take their
+  // environment variable's value, else their default (BackendOptionValues).
+  std::map<std::string, std::string> options;
+};
+
+// A switch of a backend that changes what is measured (oneDNN's fusion, Winograd, ...). The
+// backend declares it, so --help lists it, the benchmark name carries a value other than the
+// default, and the JSON context records every value.
+struct BackendOption {
+  std::string name;                 // "fusion"
+  std::vector<std::string> values;  // what it accepts; the first is the default
+  std::string env;                  // the environment variable read when a run does not set it
+  std::string help;                 // one line
 };
 
 // Threads a RunConfig asks for, with 0 turned into the number of available cores.
@@ -74,11 +88,29 @@ class Backend {
   // What it runs on, for the benchmark context ("Eigen 3.4.0, OpenMP").
   virtual std::string version() const = 0;
   virtual Support Supports(const ResolvedTopology& topology, const RunConfig& config) const = 0;
+  // How it runs `precision` on this machine, where that depends on the CPU (one line for the
+  // JSON context and the table's footer: "native bf16 arithmetic (avx512_bf16; oneDNN ISA
+  // avx512_core_bf16)"); empty when nothing about it depends on the machine.
+  virtual std::vector<BackendOption> Options() const { return {}; }
+  virtual std::string PrecisionPath(Precision precision) const {
+    (void)precision;
+    return "";
+  }
   // Allocates weights (deterministic from config.seed), inputs and every buffer; builds all
   // kernels. Nothing is allocated or built later, inside the timed loop.
   virtual std::unique_ptr<Executable> Compile(const ResolvedTopology& topology,
                                               const RunConfig& config) const = 0;
 };
+
+// Every option of `backend` with its value for `config`: config.options, else the option's
+// environment variable, else its default. Throws ntpb::Error naming the option (and the
+// variable) on an unknown option or value.
+std::map<std::string, std::string> BackendOptionValues(const Backend& backend,
+                                                       const RunConfig& config);
+// The options whose value is not the default, as "name:value" name segments in option order
+// ("fusion:off"): what a benchmark name carries.
+std::vector<std::string> NonDefaultOptionSegments(const Backend& backend,
+                                                  const std::map<std::string, std::string>& values);
 
 // The backends built into this ntpbench; nullptr when `name` is not one of them.
 const Backend* FindBackend(const std::string& name);

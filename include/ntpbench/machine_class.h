@@ -8,8 +8,8 @@
 namespace ntpb {
 
 struct MachineClass {
-  std::string cpu;                 // /proc/cpuinfo model name
-  int cores = 0;                   // online CPUs
+  std::string cpu;                 // the CPU model (machine.h)
+  int cores = 0;                   // logical CPUs this process may use (its affinity mask)
   std::string isa;                 // the vector ISA extensions present that backends use
   bool hardware_counters = false;  // a hardware PMU can be opened
   std::string libraries;           // backend library versions ("eigen=Eigen 3.4.0")

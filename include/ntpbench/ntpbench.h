@@ -6,7 +6,9 @@
 //
 // Each (backend, precision) becomes one Google Benchmark family named
 // `<name>/<backend>/<precision>` with the batch as its argument, so instances read
-// `deepspeech/eigen/f32/batch:4` and every --benchmark_* flag works as usual.
+// `deepspeech/eigen/f32/batch:4` and every --benchmark_* flag works as usual. Whatever else
+// changes what is measured is part of the name when it differs from the default: params set
+// (`/T:100`), seed (`/seed:7`), threads (`/nthreads:1`), backend options (`/fusion:off`).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,9 @@ class TopologyBenchmark {
   // OpenMP/Eigen threads for backends; 0 (the default) means one per core.
   TopologyBenchmark* Threads(int threads);
   TopologyBenchmark* Seed(uint64_t seed);
+  // Sets an option of a backend, "<backend>.<option>" (`ntpbench --help` lists them): e.g.
+  // BackendOption("onednn.fusion", "off"). A value other than the default is part of the name.
+  TopologyBenchmark* BackendOption(const std::string& option, const std::string& value);
   // Counter sources and PAPI events measured per marker, layer and net, on top of time:
   // "sde", "perf", "rusage", "memory", "PAPI_TOT_CYC", "perf::TASK-CLOCK", ... Joined with
   // --ntpb_counters (default $NTPB_COUNTERS).
@@ -49,6 +54,7 @@ class TopologyBenchmark {
   const std::vector<Marker>& markers() const { return markers_; }
   int threads() const { return threads_; }
   uint64_t seed() const { return seed_; }
+  const std::map<std::string, std::string>& backend_options() const { return backend_options_; }
   // This benchmark's counters joined with --ntpb_counters / $NTPB_COUNTERS.
   std::vector<std::string> EffectiveCounters() const;
 
@@ -56,6 +62,14 @@ class TopologyBenchmark {
   // registers its Google Benchmark families. Called by ntpb::Initialize for every macro.
   // Returns the topology's params with their defaults.
   std::map<std::string, int64_t> RegisterFamilies();
+
+  // The Google Benchmark families RegisterFamilies made: their names and what each runs.
+  struct Family {
+    std::string name;  // e.g. "mlp/eigen/f32/n_hidden:256"
+    std::string backend;
+    Precision precision;
+  };
+  const std::vector<Family>& families() const { return families_; }
 
  private:
   std::string name_, path_, source_file_;
@@ -66,7 +80,9 @@ class TopologyBenchmark {
   std::vector<Marker> markers_;
   int threads_ = 0;
   uint64_t seed_ = 42;
+  std::map<std::string, std::string> backend_options_;
   std::vector<std::string> counters_;
+  std::vector<Family> families_;
 };
 
 // What NTPB_TOPOLOGY_BENCHMARK expands to; the object lives until the process ends.

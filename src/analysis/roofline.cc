@@ -13,7 +13,9 @@ namespace ntpb {
 
 namespace {
 constexpr const char* kSchema = "ntpbench.machine_peaks";
-constexpr int kVersion = 1;
+// 2: the last-level cache is one core's, read through hwloc (version 1 files could hold
+// /proc/cpuinfo's "cache size", which is not that on every CPU): older files are measured again.
+constexpr int kVersion = 2;
 }  // namespace
 
 nlohmann::json MachinePeaks::ToJson() const {
@@ -52,7 +54,6 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
     p.kernels = field("kernels").get<std::map<std::string, std::string>>();
     p.unmeasured = field("unmeasured").get<std::map<std::string, std::string>>();
     p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
-    // Added later in version 1: optional.
     p.cache_bytes = j.value("cache_bytes", int64_t{0});
     p.cache_bandwidth_gbs = j.value("cache_bandwidth_gbs", 0.0);
   } catch (const nlohmann::json::exception& e) {
@@ -89,6 +90,10 @@ std::optional<MachinePeaks> ReadMachinePeaks(const std::string& path) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded())
     throw Error(path, "", "", "not valid JSON (delete it, or run `ntpbench machine --refresh`)");
+  if (j.is_object() && j.contains("version") && j["version"].is_number_integer() &&
+      j["version"].get<int>() < kVersion) {
+    return std::nullopt;  // written by an older ntpbench: as if never measured
+  }
   return MachinePeaks::FromJson(j, path);
 }
 

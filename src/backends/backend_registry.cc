@@ -1,7 +1,10 @@
 // The one place that lists the backends: adding a backend adds a line here.
-#include <thread>
+#include <algorithm>
+#include <cstdlib>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/machine.h"
 #include "src/backends/eigen/eigen_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
 
@@ -18,8 +21,8 @@ const std::vector<const Backend*>& Builtin() {
 
 int EffectiveThreads(const RunConfig& config) {
   if (config.threads > 0) return config.threads;
-  const unsigned n = std::thread::hardware_concurrency();
-  return n > 0 ? static_cast<int>(n) : 1;
+  // The CPUs this process may use, not all online ones: under `taskset -c 0` one thread.
+  return ThisMachine().cores;
 }
 
 const Backend* FindBackend(const std::string& name) {
@@ -33,6 +36,52 @@ std::vector<std::string> BackendNames() {
   std::vector<std::string> names;
   for (const Backend* b : Builtin()) names.push_back(b->name());
   return names;
+}
+
+std::map<std::string, std::string> BackendOptionValues(const Backend& backend,
+                                                       const RunConfig& config) {
+  std::map<std::string, std::string> values;
+  const std::vector<BackendOption> options = backend.Options();
+  for (const auto& [name, value] : config.options) {
+    const bool known = std::any_of(options.begin(), options.end(),
+                                   [&](const BackendOption& o) { return o.name == name; });
+    if (!known) {
+      std::string list;
+      for (const BackendOption& o : options) list += (list.empty() ? "" : ", ") + o.name;
+      throw Error("", "", "backend option " + backend.name() + "." + name,
+                  "the " + backend.name() + " backend has no such option (" +
+                      (list.empty() ? "it has none" : "it has " + list) + ")");
+    }
+  }
+  for (const BackendOption& o : options) {
+    std::string value = o.values.front(), from = "backend option " + backend.name() + "." + o.name;
+    if (auto it = config.options.find(o.name); it != config.options.end()) {
+      value = it->second;
+    } else if (const char* env = o.env.empty() ? nullptr : std::getenv(o.env.c_str());
+               env && *env) {
+      value = env;
+      from = o.env;
+    }
+    if (std::find(o.values.begin(), o.values.end(), value) == o.values.end()) {
+      std::string allowed;
+      for (const std::string& v : o.values) allowed += (allowed.empty() ? "" : ", ") + v;
+      throw Error("", "", from, "unknown value '" + value + "' (expected " + allowed + ")");
+    }
+    values[o.name] = value;
+  }
+  return values;
+}
+
+std::vector<std::string> NonDefaultOptionSegments(
+    const Backend& backend, const std::map<std::string, std::string>& values) {
+  std::vector<std::string> segments;
+  for (const BackendOption& o : backend.Options()) {
+    auto it = values.find(o.name);
+    if (it != values.end() && it->second != o.values.front()) {
+      segments.push_back(o.name + ":" + it->second);
+    }
+  }
+  return segments;
 }
 
 std::string BackendUnavailableReason(const std::string& name) {

@@ -1,15 +1,11 @@
 #include "ntpbench/machine_class.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <set>
-#include <sstream>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
+#include "ntpbench/machine.h"
 #include "src/instrument/papi_support.h"
 
 namespace ntpb {
@@ -80,25 +76,10 @@ MachineClass MachineClass::FromJson(const nlohmann::json& j, const std::string& 
 
 MachineClass DetectMachineClass() {
   MachineClass m;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  std::set<std::string> flags;
-  while (std::getline(cpuinfo, line)) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
-    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-    if (key == "model name" && m.cpu.empty()) m.cpu = value;
-    if (key == "flags" && flags.empty()) {
-      std::istringstream in(value);
-      for (std::string f; in >> f;) flags.insert(f);
-    }
-  }
-  for (const char* f : {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16",
-                        "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"}) {
-    if (flags.count(f)) m.isa += (m.isa.empty() ? "" : " ") + std::string(f);
-  }
-  m.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  const MachineFacts& facts = ThisMachine();
+  m.cpu = facts.cpu;
+  m.isa = facts.isa();
+  m.cores = facts.cores;
   m.hardware_counters = instrument::HardwarePmuProblem().empty();
   for (const std::string& name : BackendNames()) {
     m.libraries += (m.libraries.empty() ? "" : ", ") + name + "=" + FindBackend(name)->version();

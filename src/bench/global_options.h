@@ -1,6 +1,7 @@
 // Process-wide settings from the --ntpb_* flags (ntpb::Initialize strips them from argv).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@ namespace ntpb::bench {
 
 struct GlobalOptions {
   ParamEnv sets;                // --ntpb_set=name=value[,name=value...] (repeatable)
+  // --ntpb_backend_option=backend.option=value[,...] (repeatable), e.g. onednn.fusion=off
+  std::map<std::string, std::string> backend_options;
   int threads = -1;             // --ntpb_threads=N; -1: as registered
   std::string topology_dir;     // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
   bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
@@ -23,6 +26,10 @@ GlobalOptions& Options();
 
 // Parses "name=value[,name=value...]" into `env`; throws ntpb::Error naming `field`.
 void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env);
+
+// Parses "backend.option=value[,...]" into `options`; throws ntpb::Error naming `field`.
+void ParseBackendOptions(const std::string& text, const std::string& field,
+                         std::map<std::string, std::string>* options);
 
 // Removes the --ntpb_* flags from argv and applies them; throws ntpb::Error on a bad one.
 void ParseNtpbFlags(int* argc, char** argv);

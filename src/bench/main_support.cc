@@ -12,6 +12,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "ntpbench/machine.h"
 #include "ntpbench/machine_class.h"
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
@@ -52,6 +53,33 @@ void ParseAssignments(const std::string& text, const std::string& field, ParamEn
   }
 }
 
+void ParseBackendOptions(const std::string& text, const std::string& field,
+                         std::map<std::string, std::string>* options) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const size_t eq = item.find('='), dot = item.find('.');
+    if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 >= eq ||
+        eq + 1 == item.size()) {
+      throw Error("", "", field, "expected backend.option=value (e.g. onednn.fusion=off), got '" +
+                                     item + "'");
+    }
+    const std::string backend = item.substr(0, dot);
+    if (!FindBackend(backend)) {
+      std::string known;
+      for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
+      throw Error("", "", field, "unknown backend '" + backend + "' in '" + item + "' (known: " +
+                                     known + ")");
+    }
+    RunConfig probe;  // the option and its value are checked now, not at the first run
+    probe.options[item.substr(dot + 1, eq - dot - 1)] = item.substr(eq + 1);
+    BackendOptionValues(*FindBackend(backend), probe);
+    (*options)[item.substr(0, eq)] = item.substr(eq + 1);
+    pos = comma + 1;
+  }
+}
+
 void ParseNtpbFlags(int* argc, char** argv) {
   GlobalOptions& o = Options();
   if (const char* env = std::getenv("NTPB_COUNTERS")) o.counters = ParseCounterList(env);
@@ -64,6 +92,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
     };
     if (const char* v = value_of("--ntpb_set=")) {
       ParseAssignments(v, "--ntpb_set", &o.sets);
+    } else if (const char* bo = value_of("--ntpb_backend_option=")) {
+      ParseBackendOptions(bo, "--ntpb_backend_option", &o.backend_options);
     } else if (const char* t = value_of("--ntpb_threads=")) {
       char* end = nullptr;
       o.threads = static_cast<int>(std::strtol(t, &end, 10));
@@ -86,6 +116,7 @@ void ParseNtpbFlags(int* argc, char** argv) {
     } else if (arg.rfind("--ntpb_", 0) == 0) {
       throw Error("", "", arg,
                   "unknown flag (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
+                  "--ntpb_backend_option=backend.option=value, "
                   "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
                   "--ntpb_console_layers)");
     } else {
@@ -126,8 +157,17 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
     if (!why.empty()) benchmark::AddCustomContext("ntpbench_counters_missing", why);
   }
   if (memory) RegisterAllocationMemoryManager();
+  benchmark::AddCustomContext("ntpbench_machine_facts", ThisMachine().ToJson().dump());
   for (const std::string& name : BackendNames()) {
-    benchmark::AddCustomContext("ntpbench_backend." + name, FindBackend(name)->version());
+    const Backend* backend = FindBackend(name);
+    benchmark::AddCustomContext("ntpbench_backend." + name, backend->version());
+    // Which path each precision takes on this machine (native bf16 or emulated, VNNI or not).
+    for (Precision p : {Precision::kF32, Precision::kBf16, Precision::kF16, Precision::kI8}) {
+      const std::string path = backend->PrecisionPath(p);
+      if (!path.empty()) {
+        benchmark::AddCustomContext("ntpbench_path." + name + "." + PrecisionName(p), path);
+      }
+    }
   }
   RunConfig config;
   config.threads = std::max(bench::Options().threads, 0);

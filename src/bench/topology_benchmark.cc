@@ -12,6 +12,7 @@
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
+#include "src/bench/benchmark_config.h"
 #include "src/bench/global_options.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
@@ -48,6 +49,13 @@ TopologyBenchmark* TopologyBenchmark::Threads(int threads) {
 }
 TopologyBenchmark* TopologyBenchmark::Seed(uint64_t seed) {
   seed_ = seed;
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::BackendOption(const std::string& option,
+                                                    const std::string& value) {
+  std::map<std::string, std::string> parsed;
+  bench::ParseBackendOptions(option + "=" + value, name_ + ": BackendOption", &parsed);
+  backend_options_.insert_or_assign(option, value);
   return this;
 }
 TopologyBenchmark* TopologyBenchmark::Counters(std::vector<std::string> counters) {
@@ -220,10 +228,9 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
 
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
                  std::shared_ptr<const Topology> topology, std::string backend,
-                 Precision precision) {
+                 Precision precision, const std::string& family) {
   const int64_t batch = state.range(0);
-  const std::string label = tb->name() + "/" + backend + "/" + PrecisionName(precision) +
-                            "/batch:" + std::to_string(batch);
+  const std::string label = family + "/batch:" + std::to_string(batch);
   if (!FindBackend(backend)) {
     state.SkipWithError(("skipped: " + BackendUnavailableReason(backend)).c_str());
     return;
@@ -264,28 +271,18 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
 }  // namespace
 
 ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch) {
-  ParamEnv env = tb.params();
   // --ntpb_set applies to the topologies that have the param (Initialize checks that one does).
-  for (const auto& [k, v] : Options().sets) {
-    if (k == "T" || topology.params.count(k)) env[k] = v;
-  }
+  ParamEnv env = ParamOverrides(tb, topology);
   env["N"] = batch;
   return Resolve(topology, env);
 }
 
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
                      const std::string& backend, Precision precision, int64_t batch) {
-  RunConfig config;
-  config.batch = batch;
-  config.precision = precision;
-  config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
-  config.seed = tb.seed();
-  std::string key = tb.name() + "/" + backend + "/" + PrecisionName(precision) + "/" +
-                    std::to_string(batch) + "/" + std::to_string(config.threads);
-  for (const auto& [k, v] : tb.params()) key += "/" + k + "=" + std::to_string(v);
-  for (const auto& [k, v] : Options().sets) {
-    if (k == "T" || topology.params.count(k)) key += "/" + k + "=" + std::to_string(v);
-  }
+  const RunConfig config = ConfigFor(tb, backend, precision, batch);
+  // The name holds everything that changes what is measured.
+  const std::string key =
+      FamilyName(tb, topology, backend, precision) + "/batch:" + std::to_string(batch);
   std::unique_ptr<PreparedRun>& cached = CachedRun();
   if (cached && cached->key == key) return *cached;
   cached.reset();  // free the previous executable before building the next one
@@ -311,10 +308,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
     if (precision != Precision::kF32) run->accuracy = AgainstEigenF32(*run, config);
     const double seconds = (NowNanoseconds() - start) * 1e-9;
     if (seconds > 1.0) {
-      PrintProgress("ntpbench: %s: compiled and warmed up in %.1f s\n",
-                    tb.name() + "/" + backend + "/" + PrecisionName(precision) +
-                        "/batch:" + std::to_string(batch),
-                    seconds);
+      PrintProgress("ntpbench: %s: compiled and warmed up in %.1f s\n", key, seconds);
     }
     const auto& steps = run->executable->steps();
     for (const ResolvedMarker& m : run->markers) {
@@ -355,10 +349,14 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
                   name_ + ": unknown backend '" + backend + "' (known: " + known + ")");
     }
     for (Precision p : precisions_) {
-      const std::string family = name_ + "/" + backend + "/" + PrecisionName(p);
+      const std::string family = bench::FamilyName(*this, *topology, backend, p);
+      families_.push_back({family, backend, p});
+      // What the name abbreviates, in full (defaults too), for the JSON context.
+      benchmark::AddCustomContext("ntpbench_config." + family,
+                                  bench::ConfigJson(*this, *topology, backend, p).dump());
       auto* b = benchmark::RegisterBenchmark(
-          family.c_str(), [this, topology, backend, p](benchmark::State& state) {
-            bench::RunInstance(state, this, topology, backend, p);
+          family.c_str(), [this, topology, backend, p, family](benchmark::State& state) {
+            bench::RunInstance(state, this, topology, backend, p, family);
           });
       b->ArgName("batch")->UseRealTime()->Unit(benchmark::kMillisecond);
       for (int64_t batch : batches_) b->Arg(batch);

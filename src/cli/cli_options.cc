@@ -67,6 +67,8 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
         o.precisions.push_back(ParsePrecision(p, "--precision"));
     } else if (arg == "--set") {
       bench::ParseAssignments(next(), "--set", &o.sets);
+    } else if (arg == "--backend-option") {
+      bench::ParseBackendOptions(next(), "--backend-option", &o.backend_options);
     } else if (arg == "--marker") {
       // name=start:end
       const std::string m = next();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct CliOptions {
   std::vector<int64_t> batches = {1};
   std::vector<Precision> precisions = {Precision::kF32};
   ParamEnv sets;
+  std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
   std::vector<Marker> markers;
   int threads = 0;
   uint64_t seed = 42;

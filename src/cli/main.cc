@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/op_catalog.h"
 #include "src/cli/commands.h"
@@ -16,6 +17,9 @@ const char kUsage[] =
     "  run FILE      benchmark a topology; prints a per-layer table (time, share, GFLOP/s, bytes)\n"
     "      --backend eigen[,..]   --batch 1,4   --precision f32[,bf16,..]   --threads N\n"
     "      --set name=value[,..]  --marker name=start_layer:end_layer   --seed S\n"
+    "      --backend-option backend.option=value[,..]   (below; e.g. onednn.fusion=off)\n"
+    "                             params set, seed, threads and options other than the\n"
+    "                             defaults are part of each benchmark's name (/n_hidden:512)\n"
     "      --json FILE            also write Google Benchmark JSON (atomically)\n"
     "      --counters LIST        per marker and net: sde, perf, rusage, memory, PAPI event names\n"
     "                             (default $NTPB_COUNTERS); --layer-counters: per layer too\n"
@@ -46,6 +50,24 @@ const char kUsage[] =
     "\n"
     "Long runs print progress on stderr; results go to stdout.\n";
 
+// The options each backend declares, with the environment variable that sets them when a run
+// does not; then ntpbench's own environment variables.
+std::string BackendOptionsHelp() {
+  std::string out = "\nbackend options (--backend-option, suites: --ntpb_backend_option=):\n";
+  for (const std::string& name : ntpb::BackendNames()) {
+    for (const ntpb::BackendOption& o : ntpb::FindBackend(name)->Options()) {
+      std::string values;
+      for (const std::string& v : o.values) values += (values.empty() ? "" : "|") + v;
+      out += "  " + name + "." + o.name + "=" + values + "  (default " + o.values.front() +
+             "; $" + o.env + ")\n      " + o.help + "\n";
+    }
+  }
+  out +=
+      "\nenvironment: NTPB_COUNTERS (default --counters), NTPB_CACHE_DIR (machine ceilings;\n"
+      "  default ~/.cache/ntpbench), NTPB_TOPOLOGY_DIR (where suites look for topologies)\n";
+  return out;
+}
+
 int ListOps() {
   for (const ntpb::OpDef& op : ntpb::AllOps()) {
     std::printf("%-16s %s%s\n", op.name.c_str(), op.kind == ntpb::OpKind::kInlay ? "(inlay) " : "",
@@ -59,7 +81,7 @@ int ListOps() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kUsage, args.empty() ? stderr : stdout);
+    std::fputs((kUsage + BackendOptionsHelp()).c_str(), args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   const std::string command = args[0];

@@ -3,8 +3,8 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
-#include <regex>
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -58,6 +58,7 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   tb.Counters(o.counters);
   bench::Options().layer_counters = o.layer_counters;
   for (const auto& [k, v] : o.sets) tb.Set(k, v);
+  for (const auto& [option, value] : o.backend_options) tb.BackendOption(option, value);
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
@@ -122,11 +123,14 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
       continue;
     }
     ++ran;
-    std::smatch m;
-    static const std::regex kName(R"(^[^/]+/([^/]+)/([^/]+)/batch:(\d+))");
-    if (!std::regex_search(name, m, kName)) continue;
-    const Precision precision = ParsePrecision(m[2]);
-    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, std::stoll(m[3]));
+    // What ran: the family registered under this name, and the batch (the argument).
+    const auto family = std::find_if(
+        tb.families().begin(), tb.families().end(),
+        [&](const TopologyBenchmark::Family& f) { return f.name == run.run_name.function_name; });
+    const std::string& args = run.run_name.args;
+    if (family == tb.families().end() || args.rfind("batch:", 0) != 0) continue;
+    const Precision precision = family->precision;
+    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, std::stoll(args.substr(6)));
     const TopologyAnalysis analysis =
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     std::map<std::string, double> counters;
@@ -141,6 +145,11 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
     std::fputs(
         FormatRunTable(resolved, analysis, counters, precision, peaks ? &*peaks : nullptr).c_str(),
         stdout);
+    // How this machine ran the precision (native bf16 or emulated, VNNI or not).
+    const std::string path = FindBackend(family->backend)->PrecisionPath(precision);
+    if (!path.empty()) {
+      std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(precision), path.c_str());
+    }
   }
   benchmark::Shutdown();
   if (failed > 0) return 1;

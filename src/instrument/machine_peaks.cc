@@ -2,7 +2,6 @@
 // per precision (the peak a tuned kernel gets here, which is what "as fast as the machine
 // allows" can mean), and how fast all threads can read memory.
 #include <omp.h>
-#include <unistd.h>
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <dnnl.hpp>
 #include <memory>
 
+#include "ntpbench/machine.h"
 #include "ntpbench/roofline.h"
 #include "src/common/utc_time.h"
 
@@ -115,12 +115,11 @@ MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
   }
   std::fprintf(stderr, "ntpbench machine: reading 256 MiB, %d threads\n", threads);
   p.bandwidth_gbs = ReadBandwidth(threads, 5, size_t{256} << 20);
-  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL3_CACHE_SIZE)
-                                                      : sysconf(_SC_LEVEL2_CACHE_SIZE);
+  const int64_t llc = ThisMachine().last_level_cache_bytes();
   if (llc > 0) {
     p.cache_bytes = llc;
-    std::fprintf(stderr, "ntpbench machine: reading %ld KiB (a quarter of the last-level cache)\n",
-                 llc / 4 / 1024);
+    std::fprintf(stderr, "ntpbench machine: reading %lld KiB (a quarter of the last-level cache)\n",
+                 static_cast<long long>(llc / 4 / 1024));
     p.cache_bandwidth_gbs = ReadBandwidth(threads, 50, static_cast<size_t>(llc / 4));
   }
   return p;

@@ -12,6 +12,22 @@
 namespace ntpb::instrument {
 namespace {
 
+// The disabled component whose native events are named `prefix::...` (perf_event's are perf::
+// and perf_raw::), or null.
+const PAPI_component_info_t* DisabledComponentOf(const std::string& event) {
+  const size_t sep = event.find("::");
+  if (sep == std::string::npos) return nullptr;
+  std::string prefix = event.substr(0, sep);
+  if (prefix == "perf_raw") prefix = "perf";
+  for (int i = 0; i < PAPI_num_components(); ++i) {
+    const PAPI_component_info_t* info = PAPI_get_component_info(i);
+    if (info && info->disabled && (prefix == info->short_name || prefix == info->name)) {
+      return info;
+    }
+  }
+  return nullptr;
+}
+
 class PapiSource : public CounterSource {
  public:
   std::string name() const override { return "papi"; }
@@ -21,6 +37,13 @@ class PapiSource : public CounterSource {
     int code = 0;
     const int rc = PAPI_event_name_to_code(event.c_str(), &code);
     if (rc != PAPI_OK) {
+      // A disabled component's native events do not exist at all (perf::TASK-CLOCK where
+      // perf_event is disabled): unavailable here, not misspelled.
+      if (const PAPI_component_info_t* off = DisabledComponentOf(event)) {
+        notes->push_back({event, std::string("component ") + off->name +
+                                     " is disabled: " + off->disabled_reason});
+        return;
+      }
       throw Error("", "", "counters",
                   "unknown PAPI event '" + event + "' (" + PAPI_strerror(rc) +
                       "; papi_avail and papi_native_avail list the events)");

@@ -33,7 +33,7 @@ TEST(OnednnActivationPool, ABufferIsReusedOnceItsTensorsLastReaderHasRun) {
       {"name": "e", "op": "relu", "inputs": ["d"]})",
                                    R"("e")");
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  ActivationPool pool(t);
+  ActivationPool pool(t, /*reuse=*/true);
   ASSERT_TRUE(pool.reusing());
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);
   const memory b = pool.Allocate(kVector, "b", "b", 1, engine);
@@ -69,7 +69,7 @@ TEST(OnednnActivationPool, PrefersTheBufferReleasedLastAndNeverReusesAGraphOutpu
       {"name": "f", "op": "relu", "inputs": ["e"]})",
                                    R"("c", "f")");
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  ActivationPool pool(t);
+  ActivationPool pool(t, /*reuse=*/true);
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);
   const memory b = pool.Allocate(kVector, "b", "b", 1, engine);
   const memory c = pool.Allocate(kVector, "c", "c", 2, engine);  // a is still read at 2
@@ -94,9 +94,7 @@ TEST(OnednnActivationPool, TurnedOffEveryTensorKeepsItsOwnMemory) {
       {"name": "b", "op": "relu", "inputs": ["a"]},
       {"name": "c", "op": "relu", "inputs": ["b"]})",
                                    R"("c")");
-  setenv("NTPB_ONEDNN_REUSE", "off", 1);
-  ActivationPool pool(t);
-  unsetenv("NTPB_ONEDNN_REUSE");
+  ActivationPool pool(t, /*reuse=*/false);
   EXPECT_FALSE(pool.reusing());
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);

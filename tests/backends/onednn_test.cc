@@ -255,7 +255,7 @@ TEST_P(OnednnTopology, ReusingActivationMemoryChangesNoOutput) {
       try {
         reused->ReadTensor(l.outputs[0]);
       } catch (const Error& e) {
-        if (std::string(e.what()).find("NTPB_ONEDNN_REUSE=off") != std::string::npos) {
+        if (std::string(e.what()).find("onednn.reuse=off") != std::string::npos) {
           ++not_readable;
         }
       }

@@ -11,14 +11,9 @@ namespace {
 
 constexpr size_t kAlignment = 64;  // a cache line, as oneDNN aligns its own allocations
 
-bool ReuseEnabled() {
-  const char* v = std::getenv("NTPB_ONEDNN_REUSE");
-  return !(v && std::string(v) == "off");
-}
-
 }  // namespace
 
-ActivationPool::ActivationPool(const ResolvedTopology& t) : reuse_(ReuseEnabled()) {
+ActivationPool::ActivationPool(const ResolvedTopology& t, bool reuse) : reuse_(reuse) {
   for (size_t i = 0; i < t.layers.size(); ++i) {
     for (const std::string& in : t.layers[i].inputs) last_use_[in] = static_cast<int>(i);
   }

@@ -6,7 +6,7 @@
 //
 // Buffers are chosen while the network is built, before any primitive captures a pointer, so
 // nothing is rebound afterwards. Graph inputs and outputs are never reused.
-// NTPB_ONEDNN_REUSE=off gives every tensor memory of its own (and keeps it readable).
+// The option onednn.reuse=off (NTPB_ONEDNN_REUSE=off) gives every tensor memory of its own (and keeps it readable).
 #pragma once
 
 #include <dnnl.hpp>
@@ -21,7 +21,8 @@ namespace ntpb::onednn {
 
 class ActivationPool {
  public:
-  explicit ActivationPool(const ResolvedTopology& topology);
+  // `reuse` false (option reuse=off): every tensor keeps its own buffer.
+  ActivationPool(const ResolvedTopology& topology, bool reuse);
 
   // Memory of `desc` for `tensor`, written by the step of layers[index] (or an inlay in front
   // of it) and read up to the last reader of `lifetime_of` (a reordered copy lives as long as
@@ -38,7 +39,7 @@ class ActivationPool {
   int64_t bytes() const;
   // The buffers, which the memories handed out point into: whoever runs them keeps these.
   std::vector<std::shared_ptr<void>> storage() const;
-  // Whether buffers are reused (NTPB_ONEDNN_REUSE is not "off").
+  // Whether buffers are reused (the option reuse is not "off").
   bool reusing() const { return reuse_; }
 
  private:

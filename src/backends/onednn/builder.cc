@@ -95,7 +95,7 @@ bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const 
   // batchnorm, activation).
   for (int host = std::max(0, add - 3); host < add; ++host) {
     if (layers[host].op != "conv2d") continue;
-    const FusionPlan plan = PlanFusion(*topology_, host);
+    const FusionPlan plan = PlanFusion(*topology_, host, option("fusion") == "on");
     if (plan.residual == &layers[add]) return plan.ResidualOperand() == tensor;
   }
   return false;

@@ -18,6 +18,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
 #include "src/backends/onednn/activation_pool.h"
+#include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/onednn/quantization.h"
 
 namespace ntpb::onednn {
@@ -57,8 +58,9 @@ struct FusionPlan {
 
 // What fusion may absorb after layers[index]. Only a layer that is the sole reader of the
 // previous output (not a graph output) is absorbed, and never across a marker boundary, so a
-// marker still times exactly its layers. NTPB_ONEDNN_FUSION=off turns fusion off.
-FusionPlan PlanFusion(const ResolvedTopology& t, int index);
+// marker still times exactly its layers. With `enabled` false (option fusion=off) it absorbs
+// nothing.
+FusionPlan PlanFusion(const ResolvedTopology& t, int index, bool enabled);
 
 // Folds an inference batchnorm (scale, shift, mean, variance; epsilon) into the weights of the
 // conv in front of it (output channel outermost) and its bias (empty: none yet).
@@ -76,12 +78,15 @@ class Builder {
       : engine_(engine),
         topology_(&topology),
         config_(config),
-        pool_(topology),
+        options_(BackendOptionValues(*OnednnBackendInstance(), config)),
+        pool_(topology, options_.at("reuse") == "on"),
         act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
                                                   : memory::data_type::f32) {}
 
   const dnnl::engine& engine() const { return engine_; }
   const RunConfig& config() const { return config_; }
+  // The value of one of the backend's options for this run (onednn_backend.cc declares them).
+  const std::string& option(const std::string& name) const { return options_.at(name); }
   // The data type activations are computed in (the run's precision; weights are converted to
   // it once, at compile time). Graph inputs stay f32: their first consumer converts them.
   memory::data_type act() const { return act_; }
@@ -171,6 +176,7 @@ class Builder {
   dnnl::engine engine_;
   const ResolvedTopology* topology_;
   RunConfig config_;
+  std::map<std::string, std::string> options_;
   ActivationPool pool_;
   memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;

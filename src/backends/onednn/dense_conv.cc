@@ -102,12 +102,11 @@ void BuildMatmul(Builder& b) {
 // this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones
 // 2x faster than its direct brgconv, 14x14 ones 1.15x, 7x7 ones no faster. In the network each
 // also costs a reorder in and out of its blocked layout, which leaves ResNet-50 a few percent
-// faster. NTPB_ONEDNN_WINOGRAD=off never uses it, =all wherever oneDNN has it (tests).
+// faster. The option winograd=off never uses it, =all wherever oneDNN has it (tests).
 // oneDNN 2.6 has no bf16 or int8 Winograd.
 dnnl::algorithm ConvAlgorithm(const Builder& b, const Shape& in, const Shape& out) {
   const ResolvedLayer& l = b.layer();
-  const char* env = std::getenv("NTPB_ONEDNN_WINOGRAD");
-  const std::string mode = env ? env : "";
+  const std::string& mode = b.option("winograd");
   const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation");
   const bool shape_ok = k[0] == 3 && k[1] == 3 && s[0] == 1 && s[1] == 1 && d[0] == 1 &&
                         d[1] == 1 && l.attrs.Int("groups") == 1 && in.size() == 4;

@@ -10,11 +10,6 @@
 namespace ntpb::onednn {
 namespace {
 
-bool FusionEnabled() {
-  const char* v = std::getenv("NTPB_ONEDNN_FUSION");
-  return !(v && std::string(v) == "off");
-}
-
 // Whether layers[j] may join the step that computes layers[j - 1]: it reads that output, as its
 // only input (`residual`: as one operand of an add of two same-shaped tensors).
 bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
@@ -42,11 +37,11 @@ bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
 
 }  // namespace
 
-FusionPlan PlanFusion(const ResolvedTopology& t, int index) {
+FusionPlan PlanFusion(const ResolvedTopology& t, int index, bool enabled) {
   FusionPlan plan;
   const ResolvedLayer& host = t.layers[index];
   plan.host = &host;
-  if (!FusionEnabled() || (host.op != "conv2d" && host.op != "dense")) return plan;
+  if (!enabled || (host.op != "conv2d" && host.op != "dense")) return plan;
   // An activation of its own comes last: nothing after it can be folded in.
   if (host.attrs.Has("activation") && host.attrs.Str("activation") != "none") return plan;
   int next = index + 1;

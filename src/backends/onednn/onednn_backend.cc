@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -15,14 +14,28 @@ namespace ntpb {
 namespace onednn {
 namespace {
 
-bool CpuHasFlag(const std::string& flag) {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("flags", 0) == 0)
-      return (line + " ").find(" " + flag + " ") != std::string::npos;
+// oneDNN's ISA after ONEDNN_MAX_CPU_ISA: what its kernels may use here.
+const char* EffectiveIsaName() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41:
+      return "sse41";
+    case dnnl::cpu_isa::avx:
+      return "avx";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "other";
   }
-  return false;
 }
 
 const OpTable& Ops() {
@@ -58,7 +71,7 @@ class OnednnExecutable : public Executable {
         throw Error(t.file, l.name, "op",
                     "the onednn backend has no builder for op '" + l.op + "'");
       }
-      const FusionPlan fusion = PlanFusion(t, static_cast<int>(i));
+      const FusionPlan fusion = PlanFusion(t, static_cast<int>(i), b.option("fusion") == "on");
       b.Begin(l, static_cast<int>(i), fusion);
       try {
         it->second(b);
@@ -71,7 +84,7 @@ class OnednnExecutable : public Executable {
       for (int f = 1; f <= fused; ++f) {
         not_kept_[t.layers[i + f - 1].outputs[0]] = {
             l.name, "the step '" + l.name +
-                        "' computes it in registers (fusion; NTPB_ONEDNN_FUSION=off keeps it)"};
+                        "' computes it in registers (fusion; the option onednn.fusion=off keeps it)"};
       }
       i += fused;
     }
@@ -81,7 +94,7 @@ class OnednnExecutable : public Executable {
       if (!s.info.overwrites.empty()) {
         not_kept_[s.info.overwrites] = {
             s.info.name, "the step '" + s.info.name +
-                             "' writes its result over it (a residual sum; NTPB_ONEDNN_FUSION=off "
+                             "' writes its result over it (a residual sum; onednn.fusion=off "
                              "keeps it)"};
       }
     }
@@ -90,7 +103,7 @@ class OnednnExecutable : public Executable {
       const std::string successor = b.pool().ReusedBy(name);
       if (successor.empty() || not_kept_.count(name)) continue;
       not_kept_[name] = {"", "its memory holds '" + successor +
-                                 "' after its last reader (NTPB_ONEDNN_REUSE=off keeps every "
+                                 "' after its last reader (onednn.reuse=off keeps every "
                                  "tensor)"};
     }
     activation_bytes_ = b.pool().bytes();
@@ -189,11 +202,9 @@ class OnednnBackend : public Backend {
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
     if (config.precision == Precision::kF16) {
-      // oneDNN 2.6 has f16 kernels only for CPUs with avx512_fp16 (Sapphire Rapids and later).
-      if (!CpuHasFlag("avx512_fp16")) {
-        return {false, "f16 needs avx512_fp16, which this CPU does not have"};
-      }
-      return {false, "the onednn backend does not run f16 yet"};
+      // Whatever the CPU: there is no f16 path in this backend (oneDNN 2.6's own f16 kernels
+      // would also need avx512_fp16).
+      return {false, "the onednn backend has no f16 path yet"};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!Ops().count(l.op)) {
@@ -202,6 +213,46 @@ class OnednnBackend : public Backend {
       }
     }
     return {};
+  }
+
+  std::vector<BackendOption> Options() const override {
+    return {
+        {"fusion", {"on", "off"}, "NTPB_ONEDNN_FUSION",
+         "post-op fusion (conv + batchnorm + activation, dense + activation, residual adds)"},
+        {"reuse", {"on", "off"}, "NTPB_ONEDNN_REUSE",
+         "activation buffers reused once a tensor's last reader has run"},
+        {"winograd", {"auto", "off", "all"}, "NTPB_ONEDNN_WINOGRAD",
+         "Winograd for f32 3x3 stride-1 convolutions: auto (outputs of 28x28 or more), off, all"},
+        {"rnn", {"decomposed", "fused"}, "NTPB_ONEDNN_RNN",
+         "LSTM/GRU as matmuls plus gate math per step, or oneDNN's fused RNN primitives (f32)"},
+    };
+  }
+
+  std::string PrecisionPath(Precision precision) const override {
+    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
+    switch (precision) {
+      case Precision::kBf16:
+        if (isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx) {
+          return "native bf16 arithmetic (" + oneDNN + ")";
+        }
+        if (isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni) {
+          return "bf16 emulated with AVX-512 f32 arithmetic: no avx512_bf16 here, or "
+                 "ONEDNN_MAX_CPU_ISA caps it (" + oneDNN + ")";
+        }
+        return "bf16 in oneDNN's reference kernels (slow): oneDNN 2.6 needs AVX-512 for bf16 (" +
+               oneDNN + ")";
+      case Precision::kI8:
+        if (isa == dnnl::cpu_isa::avx512_core_vnni || isa == dnnl::cpu_isa::avx512_core_bf16 ||
+            isa == dnnl::cpu_isa::avx512_core_amx || isa == dnnl::cpu_isa::avx2_vnni) {
+          return "u8 x s8 dot products with VNNI (" + oneDNN + ")";
+        }
+        return "u8 x s8 without VNNI: multiply, add and widen (" + oneDNN + ")";
+      case Precision::kF32:
+        return "f32 (" + oneDNN + ")";
+      default:
+        return "";
+    }
   }
 
   std::unique_ptr<Executable> Compile(const ResolvedTopology& t,

@@ -5,9 +5,10 @@
 //    the CPU with Eigen's vectorised exp/tanh;
 //  - fused: oneDNN's RNN primitives (lstm_forward, lbr_gru_forward: linear-before-reset, as the
 //    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format.
-// NTPB_ONEDNN_RNN=fused selects the second, to measure one against the other. On this project's
-// 2-core reference VM oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100, batch 1)
-// 1.9x slower than the decomposition (1342 vs 721 ms f32; README, "Backends").
+// The option onednn.rnn=fused (NTPB_ONEDNN_RNN=fused) selects the second, to measure one
+// against the other. On a 2-core Intel Xeon VM (Ice Lake, AVX-512 with VNNI, no avx512_bf16)
+// oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100, batch 1) 1.9x slower than the
+// decomposition (1342 vs 721 ms f32; README, "Backends").
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdlib>
@@ -238,13 +239,10 @@ void BuildDecomposed(Builder& b, bool lstm) {
   }
 }
 
-bool FusedRnn() {
-  const char* v = std::getenv("NTPB_ONEDNN_RNN");
-  return v && std::string(v) == "fused";
-}
+bool FusedRnn(const Builder& b) { return b.option("rnn") == "fused"; }
 
-void BuildLstm(Builder& b) { FusedRnn() ? BuildRecurrent(b, true) : BuildDecomposed(b, true); }
-void BuildGru(Builder& b) { FusedRnn() ? BuildRecurrent(b, false) : BuildDecomposed(b, false); }
+void BuildLstm(Builder& b) { FusedRnn(b) ? BuildRecurrent(b, true) : BuildDecomposed(b, true); }
+void BuildGru(Builder& b) { FusedRnn(b) ? BuildRecurrent(b, false) : BuildDecomposed(b, false); }
 
 }  // namespace
 

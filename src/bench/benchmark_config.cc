@@ -1,0 +1,73 @@
+#include "src/bench/benchmark_config.h"
+
+#include "src/bench/global_options.h"
+
+namespace ntpb::bench {
+namespace {
+
+// Options given as "<backend>.<option>" that belong to `backend`.
+void AddOptionsOf(const std::string& backend, const std::map<std::string, std::string>& qualified,
+                  std::map<std::string, std::string>* into) {
+  const std::string prefix = backend + ".";
+  for (const auto& [name, value] : qualified) {
+    if (name.rfind(prefix, 0) == 0) (*into)[name.substr(prefix.size())] = value;
+  }
+}
+
+}  // namespace
+
+ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology) {
+  ParamEnv env = tb.params();
+  for (const auto& [k, v] : Options().sets) {
+    if (k == "T" || topology.params.count(k)) env[k] = v;
+  }
+  return env;
+}
+
+RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
+                    int64_t batch) {
+  RunConfig config;
+  config.batch = batch;
+  config.precision = precision;
+  config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
+  config.seed = tb.seed();
+  std::map<std::string, std::string> asked;
+  AddOptionsOf(backend, tb.backend_options(), &asked);
+  AddOptionsOf(backend, Options().backend_options, &asked);
+  config.options = asked;
+  if (const Backend* b = FindBackend(backend)) config.options = BackendOptionValues(*b, config);
+  return config;
+}
+
+std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
+                       const std::string& backend, Precision precision) {
+  std::string name = tb.name() + "/" + backend + "/" + PrecisionName(precision);
+  for (const auto& [param, value] : ParamOverrides(tb, topology)) {
+    if (param != "N") name += "/" + param + ":" + std::to_string(value);
+  }
+  const RunConfig config = ConfigFor(tb, backend, precision, 1);
+  if (config.seed != RunConfig().seed) name += "/seed:" + std::to_string(config.seed);
+  if (config.threads > 0) name += "/nthreads:" + std::to_string(config.threads);
+  if (const Backend* b = FindBackend(backend)) {
+    for (const std::string& segment : NonDefaultOptionSegments(*b, config.options)) {
+      name += "/" + segment;
+    }
+  }
+  return name;
+}
+
+nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
+                          const std::string& backend, Precision precision) {
+  const RunConfig config = ConfigFor(tb, backend, precision, 1);
+  std::map<std::string, int64_t> params = topology.params;
+  for (const auto& [param, value] : ParamOverrides(tb, topology)) params[param] = value;
+  params.erase("N");
+  return {{"topology", topology.file},
+          {"params", params},
+          {"seed", config.seed},
+          {"threads", EffectiveThreads(config)},
+          {"threads_set", config.threads > 0},
+          {"backend_options", config.options}};
+}
+
+}  // namespace ntpb::bench

@@ -1,0 +1,38 @@
+// What a benchmark instance runs with besides the machine: its params, seed, threads and backend
+// options. One place makes the benchmark's name from them, so two runs that differ in any of them
+// never share a name (nor a baseline entry), and records them in the JSON context.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/expression.h"
+#include "ntpbench/ntpbench.h"
+
+namespace ntpb::bench {
+
+// The params that override the file's defaults: Set() and then --ntpb_set (for the params the
+// topology has; T always).
+ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology);
+
+// The run configuration of one instance: threads (--ntpb_threads over Threads()), seed, and the
+// backend's options (--ntpb_backend_option over BackendOption(), then the backend's environment
+// variables and defaults, resolved: every option has its value). Throws ntpb::Error naming an
+// unknown option or value.
+RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
+                    int64_t batch);
+
+// `<name>/<backend>/<precision>` followed by what differs from the defaults, in this order:
+// `/<param>:<value>` per overridden param, `/seed:<S>`, `/nthreads:<N>` when threads were set,
+// `/<option>:<value>` per backend option not at its default. Google Benchmark appends
+// `/batch:<N>/real_time`.
+std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
+                       const std::string& backend, Precision precision);
+
+// The whole configuration, defaults included, for the JSON context: topology file, params with
+// their values, seed, threads (effective), backend options.
+nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
+                          const std::string& backend, Precision precision);
+
+}  // namespace ntpb::bench

@@ -1,0 +1,127 @@
+// Machine facts through hwloc (Debian's libhwloc): it knows the caches a core can use, where
+// sysconf(_SC_LEVEL3_CACHE_SIZE) reports /proc/cpuinfo's "cache size", which on some CPUs is
+// not the L3 of one core complex (384 MiB read on a Zen 5 with a 32 MiB L3).
+#include <hwloc.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "ntpbench/machine.h"
+
+namespace ntpb {
+namespace {
+
+const char* CacheType(hwloc_obj_cache_type_t type) {
+  switch (type) {
+    case HWLOC_OBJ_CACHE_DATA:
+      return "data";
+    case HWLOC_OBJ_CACHE_INSTRUCTION:
+      return "instruction";
+    default:
+      return "unified";
+  }
+}
+
+std::vector<std::string> KernelCpuFlags(std::string* model) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::vector<std::string> flags;
+  for (std::string line; std::getline(cpuinfo, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos || colon == 0) continue;
+    const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && model->empty()) *model = value;
+    if (key == "flags" && flags.empty()) {
+      std::istringstream in(value);
+      for (std::string f; in >> f;) flags.push_back(f);
+    }
+  }
+  std::sort(flags.begin(), flags.end());
+  return flags;
+}
+
+}  // namespace
+
+int64_t MachineFacts::last_level_cache_bytes() const {
+  int64_t bytes = 0;
+  int level = 0;
+  for (const CacheLevel& c : caches) {
+    if (c.type != "instruction" && c.level >= level) {
+      level = c.level;
+      bytes = c.bytes;
+    }
+  }
+  return bytes;
+}
+
+bool MachineFacts::HasFlag(const std::string& flag) const {
+  return std::binary_search(cpu_flags.begin(), cpu_flags.end(), flag);
+}
+
+std::string MachineFacts::isa() const {
+  std::string out;
+  for (const char* f : {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16",
+                        "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"}) {
+    if (HasFlag(f)) out += (out.empty() ? "" : " ") + std::string(f);
+  }
+  return out;
+}
+
+nlohmann::json MachineFacts::ToJson() const {
+  nlohmann::json caches_json = nlohmann::json::array();
+  for (const CacheLevel& c : caches) {
+    caches_json.push_back(
+        {{"level", c.level}, {"type", c.type}, {"bytes", c.bytes}, {"shared_by", c.shared_by}});
+  }
+  return {{"cpu", cpu},
+          {"cores", cores},
+          {"isa", isa()},
+          {"caches", caches_json},
+          {"last_level_cache_bytes", last_level_cache_bytes()}};
+}
+
+MachineFacts ReadMachineFacts() {
+  MachineFacts m;
+  std::string kernel_model;
+  m.cpu_flags = KernelCpuFlags(&kernel_model);
+  hwloc_topology_t topology;
+  if (hwloc_topology_init(&topology) != 0) {
+    m.cpu = kernel_model;
+    return m;
+  }
+  // Only what this process may use (hwloc's default): a cpuset narrowed by taskset or a
+  // container counts as the machine.
+  if (hwloc_topology_load(topology) == 0) {
+    m.cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+    if (const char* model = hwloc_obj_get_info_by_name(
+            hwloc_get_root_obj(topology), "CPUModel")) {
+      m.cpu = model;
+    } else if (hwloc_obj_t package = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0)) {
+      if (const char* p = hwloc_obj_get_info_by_name(package, "CPUModel")) m.cpu = p;
+    }
+    for (hwloc_obj_t obj = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0); obj;
+         obj = obj->parent) {
+      if (!hwloc_obj_type_is_cache(obj->type) || !obj->attr) continue;
+      CacheLevel c;
+      c.level = static_cast<int>(obj->attr->cache.depth);
+      c.type = CacheType(obj->attr->cache.type);
+      c.bytes = static_cast<int64_t>(obj->attr->cache.size);
+      c.shared_by = obj->cpuset ? hwloc_bitmap_weight(obj->cpuset) : 0;
+      if (c.type != "instruction") m.caches.push_back(c);
+    }
+  }
+  hwloc_topology_destroy(topology);
+  if (m.cpu.empty()) m.cpu = kernel_model;
+  if (m.cores <= 0) m.cores = 1;
+  std::sort(m.caches.begin(), m.caches.end(),
+            [](const CacheLevel& a, const CacheLevel& b) { return a.level < b.level; });
+  return m;
+}
+
+const MachineFacts& ThisMachine() {
+  static const MachineFacts facts = ReadMachineFacts();
+  return facts;
+}
+
+}  // namespace ntpb
