@@ -10,11 +10,17 @@
 #                                       benchmark's latency threshold, default: 4
 #     [ARGS <arg>...])                  more `ntpbench gate` / suite flags
 #
-# Builds the suite and adds CTest tests perf.<target>.<backend>, labelled `perf` and
-# `backend:<backend>`, that run it with repetitions and random interleaving and compare it with
-# <BASELINE_DIR>/<machine class>/<suite>.json: `ctest -L perf` runs them. A test passes, fails
-# on a regression, or is skipped (exit 77) when this machine has no baseline or the verdict is
-# inconclusive. `cmake --build . --target update-baselines` rewrites the baselines.
+# Builds the suite and adds CTest tests labelled `perf` (`ctest -L perf` runs them):
+#  - perf.<target>.signature: one quick run, whose machine-independent signature (analytic FLOPs,
+#    bytes, parameters; the memory a backend plans alike everywhere; the configuration) must equal
+#    <BASELINE_DIR>/any-machine/<suite>.json exactly, on every machine;
+#  - perf.<target>.<backend>, also labelled `backend:<backend>`: the suite with repetitions and
+#    random interleaving, its latency and the memory that depends on the machine against
+#    <BASELINE_DIR>/<machine class>/<suite>.json.
+# A test passes, fails on a regression or a changed signature, or is skipped (exit 77) when there
+# is nothing to compare with (no baseline for this machine class: the output says so and how to
+# record one) or the verdict is inconclusive. `cmake --build . --target update-baselines`
+# rewrites the machine class's baseline and the signature, printing what changed.
 #
 # With -DNTPBENCH_PERF_CONTROL_REF=<git ref> (e.g. HEAD, origin/main, a merge base), the tests
 # judge the suite A/B against the same suite built at that commit (perf.control.<target> builds
@@ -67,9 +73,14 @@ function(ntpbench_add_suite target)
       LABELS "perf;${ARG_LABELS}" FIXTURES_SETUP ntpbench_control_${target} RUN_SERIAL TRUE
       TIMEOUT 3600)
   endif()
+  add_test(NAME perf.${target}.signature
+           COMMAND ${gate} --judge signature --repetitions 1 --min-time 0.01
+                   --report ${CMAKE_CURRENT_BINARY_DIR}/${target}.signature.comparison.json)
+  set_tests_properties(perf.${target}.signature PROPERTIES
+    LABELS "perf;${ARG_LABELS}" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 1800)
   foreach(backend IN LISTS ARG_BACKENDS)
     add_test(NAME perf.${target}.${backend}
-             COMMAND ${gate} --filter /${backend}/ --confirm ${control_args}
+             COMMAND ${gate} --judge latency --filter /${backend}/ --confirm ${control_args}
                      --report ${CMAKE_CURRENT_BINARY_DIR}/${target}.${backend}.comparison.json)
     set_tests_properties(perf.${target}.${backend} PROPERTIES
       LABELS "perf;backend:${backend};${ARG_LABELS}" SKIP_RETURN_CODE 77 RUN_SERIAL TRUE

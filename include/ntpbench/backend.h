@@ -92,6 +92,10 @@ class Backend {
   // JSON context and the table's footer: "native bf16 arithmetic (avx512_bf16; oneDNN ISA
   // avx512_core_bf16)"); empty when nothing about it depends on the machine.
   virtual std::vector<BackendOption> Options() const { return {}; }
+  // Whether the memory it sets aside (workspace_bytes, activation_bytes, allocations per
+  // inference) is the same on every machine for a topology and configuration; false where it
+  // picks kernels and layouts by the CPU (oneDNN's scratchpads and blocked layouts follow the ISA).
+  virtual bool MemoryPlanIsPortable() const { return true; }
   virtual std::string PrecisionPath(Precision precision) const {
     (void)precision;
     return "";

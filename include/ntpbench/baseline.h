@@ -17,6 +17,8 @@ struct BenchmarkResult {
   std::map<std::string, double> analytic;  // exact: net.flops, net.params, mem.*_bytes
   std::map<std::string, double> counters;  // every counter, median over the repetitions
   std::string skipped;                     // why it did not run ("" when it ran)
+  // What it ran with, from the run's context (ntpbench_config.<family>); null when unrecorded.
+  nlohmann::json config;
 };
 
 struct RunResults {

@@ -10,7 +10,12 @@
 
 namespace ntpb {
 
+// What a comparison judges: the machine-independent signature (exact, on every machine), the
+// machine class's baseline (latency, and the memory that depends on the machine), or both.
+enum class Judge { kAll, kSignature, kLatency };
+
 struct CompareOptions {
+  Judge judge = Judge::kAll;
   double alpha = 0.05;      // significance level of the Mann-Whitney U test
   double threshold = 0.05;  // relative change of the median latency that matters
   double alloc_bytes_tolerance = 0.10;
@@ -38,6 +43,7 @@ enum class Verdict {
   kMissing,       // in the baseline, not in the run (or it failed)
   kRenamed,       // a missing and a new benchmark with the same analytic signature
   kSkipped,       // skipped in the run and in the baseline
+  kChanged,       // an exact value or the configuration differs: not the benchmark recorded
 };
 
 const char* VerdictName(Verdict v);
@@ -54,14 +60,23 @@ struct ComparisonRow {
 };
 
 struct Comparison {
-  bool no_baseline = false;
-  std::string message;  // for no_baseline: why, and the command that creates one
+  bool no_baseline = false;  // no latency baseline for this machine class (or it was not asked)
+  std::string message;       // for no_baseline: why, and the command that creates one
+  bool signature_judged = false;
+  std::string signature_file;     // the signature checked
+  std::string signature_message;  // why the signature was not judged, and how to record one
+  bool latency_judged = false;
+  std::string latency_file;  // the machine class's baseline
   std::vector<ComparisonRow> rows;
 
+  // Lines saying what was judged against what, and what was not and why.
+  std::string Summary() const;
   bool HasRegression() const;
   bool HasInconclusive() const;
-  // 0 pass, 1 regression (or missing benchmarks), kSkipReturnCode when there is no baseline for
-  // this machine or a verdict is inconclusive: never a false pass, never a false failure.
+  // 0 pass: everything asked for was judged and holds. 1: a regression, a changed signature or
+  // configuration, or a missing benchmark. kSkipReturnCode: part of what was asked could not be
+  // judged (no baseline for this machine class, no signature file) or a verdict is
+  // inconclusive: never a false pass, never a false failure.
   int ExitCode() const;
   std::string Table() const;
   nlohmann::json ToJson() const;
@@ -69,8 +84,12 @@ struct Comparison {
 
 inline constexpr int kSkipReturnCode = 77;
 
-// `baseline` may be null: then the result is "no baseline for this machine".
+struct Signature;
+
+// `baseline` may be null: then latency is "no baseline for this machine". `signature` may be
+// null: then the signature is not judged (without one, the baseline's analytic values are
+// compared exactly instead, as far as options.judge asks for latency).
 Comparison Compare(const Baseline* baseline, const RunResults& run, const CompareOptions& options,
-                   const std::string& update_command = "");
+                   const std::string& update_command = "", const Signature* signature = nullptr);
 
 }  // namespace ntpb

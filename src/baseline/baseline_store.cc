@@ -101,6 +101,17 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
   for (auto& [name, counters] : counter_samples) {
     for (auto& [key, values] : counters) run.benchmarks[name].counters[key] = Median(values);
   }
+  // Each family's configuration, recorded in the context under its name (the run name up to
+  // "/batch:").
+  for (auto& [name, result] : run.benchmarks) {
+    const std::string family = name.substr(0, name.find("/batch:"));
+    auto it = run.context.find("ntpbench_config." + family);
+    if (it == run.context.end() || !it->is_string()) continue;
+    result.config = json::parse(it->get<std::string>(), nullptr, false);
+    if (result.config.is_discarded()) {
+      throw Error(file, "", "context.ntpbench_config." + family, "not valid JSON");
+    }
+  }
   return run;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
+#include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
 #include "src/report/text_table.h"
@@ -92,9 +94,12 @@ void Exact(const std::string& name, const std::string& metric, const BenchmarkRe
   ComparisonRow row = Row(name, metric, bi->second, ni->second);
   if (ni->second == bi->second) {
     row.verdict = Verdict::kUnchanged;
+  } else if (analytic) {
+    row.verdict = Verdict::kChanged;
+    row.note = "analytic signature changed: update the baseline if intended";
   } else {
     row.verdict = ni->second > bi->second ? Verdict::kRegression : Verdict::kImprovement;
-    row.note = analytic ? "analytic signature changed: update the baseline if intended" : changed;
+    row.note = changed;
   }
   rows->push_back(row);
 }
@@ -131,22 +136,122 @@ const char* VerdictName(Verdict v) {
       return "renamed?";
     case Verdict::kSkipped:
       return "skipped";
+    case Verdict::kChanged:
+      return "CHANGED";
   }
   return "?";
 }
 
+namespace {
+
+// The settings two configurations differ in ("params.n_hidden 1024 -> 1100").
+std::string ConfigDifference(const nlohmann::json& before, const nlohmann::json& after) {
+  std::string out;
+  const nlohmann::json diff = nlohmann::json::diff(before, after);
+  for (const nlohmann::json& op : diff) {
+    std::string path = op.value("path", std::string());
+    if (!path.empty() && path[0] == '/') path.erase(0, 1);
+    for (char& ch : path) ch = ch == '/' ? '.' : ch;
+    const nlohmann::json was = before.contains(nlohmann::json::json_pointer(op.value("path", "")))
+                                   ? before.at(nlohmann::json::json_pointer(op.value("path", "")))
+                                   : nlohmann::json();
+    out += (out.empty() ? "" : ", ") + path + " " + (was.is_null() ? "(none)" : was.dump()) +
+           " -> " + (op.contains("value") ? op["value"].dump() : "(none)");
+  }
+  return out;
+}
+
+// Every benchmark of the stored signature, exactly: the configuration and each metric.
+void CheckSignature(const Signature& stored, const RunResults& run,
+                    std::vector<ComparisonRow>* rows) {
+  const Signature now = SignatureOf(run, stored.suite);
+  for (const auto& [name, expected] : stored.benchmarks) {
+    auto it = now.benchmarks.find(name);
+    if (it == now.benchmarks.end()) {
+      ComparisonRow row = Row(name, "signature", 0, 0);
+      row.verdict = Verdict::kMissing;
+      auto ran = run.benchmarks.find(name);
+      row.note = ran == run.benchmarks.end() ? "not in this run" : "failed: " + ran->second.skipped;
+      rows->push_back(row);
+      continue;
+    }
+    const SignatureEntry& actual = it->second;
+    if (!expected.config.is_null() && !actual.config.is_null() &&
+        expected.config != actual.config) {
+      ComparisonRow row = Row(name, "config", 0, 0);
+      row.change = 0;
+      row.verdict = Verdict::kChanged;
+      row.note =
+          "ran with another configuration: " + ConfigDifference(expected.config, actual.config);
+      rows->push_back(row);
+    }
+    for (const auto& [metric, value] : expected.metrics) {
+      auto m = actual.metrics.find(metric);
+      ComparisonRow row = Row(name, metric, value, m == actual.metrics.end() ? 0 : m->second);
+      if (m == actual.metrics.end()) {
+        row.change = 0;
+        row.verdict = Verdict::kChanged;
+        row.note = "not measured in this run";
+      } else if (m->second != value) {
+        row.verdict = Verdict::kChanged;
+        row.note = "exact on every machine: changed (update the signature if intended)";
+      } else {
+        row.verdict = Verdict::kUnchanged;
+      }
+      rows->push_back(row);
+    }
+  }
+  for (const auto& [name, entry] : now.benchmarks) {
+    if (stored.benchmarks.count(name)) continue;
+    ComparisonRow row = Row(name, "signature", 0, 0);
+    row.verdict = Verdict::kNew;
+    row.note = "not in the signature file";
+    rows->push_back(row);
+  }
+}
+
+void CompareLatency(const Baseline* baseline, const RunResults& run, const CompareOptions& o,
+                    bool exact_rows, Comparison& c);
+
+}  // namespace
+
 Comparison Compare(const Baseline* baseline, const RunResults& run, const CompareOptions& o,
-                   const std::string& update_command) {
+                   const std::string& update_command, const Signature* signature) {
   Comparison c;
+  const std::string no_signature =
+      "no machine-independent signature for this suite" +
+      (update_command.empty() ? "" : "; create one with: " + update_command);
+  if (o.judge != Judge::kLatency) {
+    if (signature) {
+      CheckSignature(*signature, run, &c.rows);
+      c.signature_judged = true;
+      c.signature_file = signature->file;
+    } else if (o.judge == Judge::kSignature) {
+      c.signature_message = no_signature;
+    }
+  }
+  if (o.judge == Judge::kSignature) return c;
   if (!baseline || !run.has_machine || !(baseline->machine == run.machine)) {
     c.no_baseline = true;
-    c.message = std::string("no baseline for this machine") +
+    c.message = std::string("no baseline for this machine class, so latency is not judged") +
                 (run.has_machine ? " (" + run.machine.id() + ": " + run.machine.human() + ")"
                                  : " (the run did not record its machine class)") +
                 (baseline ? "; the baseline is for " + baseline->machine.id() : "") +
                 (update_command.empty() ? "" : "; create one with: " + update_command);
+    if (o.judge == Judge::kAll && !signature) c.signature_message = no_signature;
     return c;
   }
+  c.latency_judged = true;
+  c.latency_file = baseline->file;
+  // Without a signature (compare of two files, say), the baseline's exact values stand in.
+  CompareLatency(baseline, run, o, o.judge == Judge::kAll && !signature, c);
+  return c;
+}
+
+namespace {
+
+void CompareLatency(const Baseline* baseline, const RunResults& run, const CompareOptions& o,
+                    bool exact_rows, Comparison& c) {
   const std::map<std::string, DriftReference> drift =
       EstimateDrift(baseline->benchmarks, run.benchmarks, o.min_references);
   bool drift_unexplained = false, judge_raw = !o.relative_to_suite;
@@ -201,12 +306,22 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
       latency.note = "the suite drifted unlike the machine: cannot judge";
     }
     c.rows.push_back(latency);
-    for (const auto& [metric, value] : base.analytic) Exact(name, metric, base, now, true, &c.rows);
-    Exact(name, "net.allocs", base, now, false, &c.rows);
-    // What the backend sets aside (scratchpads; activation buffers after reuse) is decided when
-    // the network is built: the same for a build on a machine class, so any change is real.
-    for (const char* metric : {"mem.workspace_bytes", "mem.activation_bytes"}) {
-      Exact(name, metric, base, now, false, &c.rows, "the backend's memory changed");
+    // What the signature checks on every machine is left to it; a backend that plans memory by
+    // the CPU (portable_memory_plan false) has its plan checked here, per machine class.
+    const bool portable_plan =
+        now.config.is_object() && now.config.value("portable_memory_plan", false);
+    if (exact_rows) {
+      for (const auto& [metric, value] : base.analytic)
+        Exact(name, metric, base, now, true, &c.rows);
+    }
+    if (exact_rows || !portable_plan) {
+      Exact(name, "net.allocs", base, now, false, &c.rows);
+      // What the backend sets aside (scratchpads; activation buffers after reuse) is decided
+      // when the network is built: the same for a build on a machine class, so any change is
+      // real.
+      for (const char* metric : {"mem.workspace_bytes", "mem.activation_bytes"}) {
+        Exact(name, metric, base, now, false, &c.rows, "the backend's memory changed");
+      }
     }
     auto bb = base.counters.find("net.alloc_bytes");
     auto nb = now.counters.find("net.alloc_bytes");
@@ -240,12 +355,16 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     Tolerance("(suite)", "mem.peak_rss_bytes", baseline->peak_rss_bytes, run.peak_rss_bytes,
               o.rss_tolerance, &c.rows);
   }
-  return c;
 }
+
+}  // namespace
 
 bool Comparison::HasRegression() const {
   for (const ComparisonRow& r : rows) {
-    if (r.verdict == Verdict::kRegression || r.verdict == Verdict::kMissing) return true;
+    if (r.verdict == Verdict::kRegression || r.verdict == Verdict::kMissing ||
+        r.verdict == Verdict::kChanged) {
+      return true;
+    }
   }
   return false;
 }
@@ -258,14 +377,41 @@ bool Comparison::HasInconclusive() const {
 }
 
 int Comparison::ExitCode() const {
-  if (no_baseline) return kSkipReturnCode;
   if (HasRegression()) return 1;
+  if (no_baseline || !signature_message.empty()) return kSkipReturnCode;
   if (HasInconclusive()) return kSkipReturnCode;
   return 0;
 }
 
+std::string Comparison::Summary() const {
+  size_t exact = 0, timed = 0;
+  std::set<std::string> exact_names, timed_names;
+  for (const ComparisonRow& r : rows) {
+    if (r.metric == "latency_ms") timed_names.insert(r.benchmark);
+  }
+  if (signature_judged) {
+    for (const ComparisonRow& r : rows) {
+      if (r.metric != "latency_ms" && r.benchmark != "(suite)" && !timed_names.count(r.benchmark))
+        exact_names.insert(r.benchmark);
+    }
+  }
+  exact = exact_names.size();
+  timed = timed_names.size();
+  std::string out;
+  if (signature_judged) {
+    out += "judged:     the machine-independent signature of " + std::to_string(exact) +
+           " benchmarks, exactly (" + signature_file + ")\n";
+  }
+  if (latency_judged) {
+    out += "judged:     latency and this machine's memory of " + std::to_string(timed) +
+           " benchmarks (" + latency_file + ")\n";
+  }
+  if (!signature_message.empty()) out += "not judged: signature: " + signature_message + "\n";
+  if (no_baseline && !message.empty()) out += "not judged: latency: " + message + "\n";
+  return out;
+}
+
 std::string Comparison::Table() const {
-  if (no_baseline) return message + "\n";
   report::TextTable table(
       {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"});
   for (const ComparisonRow& r : rows) {
@@ -275,8 +421,15 @@ std::string Comparison::Table() const {
                std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
                r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict), r.note});
   }
-  std::string out = table.Render({true, true, false, false, false, false, true, true});
-  const char* verdict = ExitCode() == 0 ? "PASS" : ExitCode() == 1 ? "FAIL" : "INCONCLUSIVE";
+  std::string out =
+      rows.empty() ? "" : table.Render({true, true, false, false, false, false, true, true});
+  out += Summary();
+  const bool judged = signature_judged || latency_judged;
+  const char* verdict = ExitCode() == 0     ? "PASS"
+                        : ExitCode() == 1   ? "FAIL"
+                        : !judged           ? "NOT JUDGED (nothing to compare with on this machine)"
+                        : HasInconclusive() ? "INCONCLUSIVE"
+                                            : "PASS for what was judged; the rest NOT JUDGED";
   out += std::string("verdict: ") + verdict + "\n";
   return out;
 }
@@ -285,6 +438,11 @@ nlohmann::json Comparison::ToJson() const {
   nlohmann::json j;
   j["no_baseline"] = no_baseline;
   if (!message.empty()) j["message"] = message;
+  j["signature_judged"] = signature_judged;
+  j["latency_judged"] = latency_judged;
+  if (!signature_file.empty()) j["signature_file"] = signature_file;
+  if (!signature_message.empty()) j["signature_message"] = signature_message;
+  if (!latency_file.empty()) j["latency_file"] = latency_file;
   j["exit_code"] = ExitCode();
   j["rows"] = nlohmann::json::array();
   for (const ComparisonRow& r : rows) {

@@ -30,7 +30,7 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   config.batch = batch;
   config.precision = precision;
   config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
-  config.seed = tb.seed();
+  config.seed = Options().seed >= 0 ? static_cast<uint64_t>(Options().seed) : tb.seed();
   std::map<std::string, std::string> asked;
   AddOptionsOf(backend, tb.backend_options(), &asked);
   AddOptionsOf(backend, Options().backend_options, &asked);
@@ -41,16 +41,32 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
 
 std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
                        const std::string& backend, Precision precision) {
+  // The registration (the macro's Set, Seed, Threads, BackendOption) defines the benchmark; what
+  // the command line or the environment changes from it is named.
   std::string name = tb.name() + "/" + backend + "/" + PrecisionName(precision);
-  for (const auto& [param, value] : ParamOverrides(tb, topology)) {
-    if (param != "N") name += "/" + param + ":" + std::to_string(value);
+  for (const auto& [param, value] : Options().sets) {
+    if (param == "N" || !(param == "T" || topology.params.count(param))) continue;
+    auto defined = tb.params().find(param);
+    auto in_file = topology.params.find(param);
+    const bool same = defined != tb.params().end()
+                          ? defined->second == value
+                          : in_file != topology.params.end() && in_file->second == value;
+    if (!same) name += "/" + param + ":" + std::to_string(value);
   }
   const RunConfig config = ConfigFor(tb, backend, precision, 1);
-  if (config.seed != RunConfig().seed) name += "/seed:" + std::to_string(config.seed);
-  if (config.threads > 0) name += "/nthreads:" + std::to_string(config.threads);
+  if (config.seed != tb.seed()) name += "/seed:" + std::to_string(config.seed);
+  if (config.threads != tb.threads()) name += "/nthreads:" + std::to_string(config.threads);
   if (const Backend* b = FindBackend(backend)) {
-    for (const std::string& segment : NonDefaultOptionSegments(*b, config.options)) {
-      name += "/" + segment;
+    RunConfig defined;
+    AddOptionsOf(backend, tb.backend_options(), &defined.options);
+    std::map<std::string, std::string> definition;
+    for (const BackendOption& o : b->Options()) {
+      auto it = defined.options.find(o.name);
+      definition[o.name] = it != defined.options.end() ? it->second : o.values.front();
+    }
+    for (const BackendOption& o : b->Options()) {
+      const std::string& value = config.options.at(o.name);
+      if (value != definition.at(o.name)) name += "/" + o.name + ":" + value;
     }
   }
   return name;
@@ -67,7 +83,12 @@ nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
           {"seed", config.seed},
           {"threads", EffectiveThreads(config)},
           {"threads_set", config.threads > 0},
-          {"backend_options", config.options}};
+          {"backend_options", config.options},
+          // Whether the backend sets aside the same memory on every machine (workspace,
+          // activation buffers, allocations per inference): the perf gate checks those exactly
+          // everywhere when it does, per machine class when it does not.
+          {"portable_memory_plan",
+           FindBackend(backend) ? FindBackend(backend)->MemoryPlanIsPortable() : true}};
 }
 
 }  // namespace ntpb::bench

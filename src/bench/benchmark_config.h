@@ -16,17 +16,18 @@ namespace ntpb::bench {
 // topology has; T always).
 ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology);
 
-// The run configuration of one instance: threads (--ntpb_threads over Threads()), seed, and the
-// backend's options (--ntpb_backend_option over BackendOption(), then the backend's environment
-// variables and defaults, resolved: every option has its value). Throws ntpb::Error naming an
-// unknown option or value.
+// The run configuration of one instance: threads (--ntpb_threads over Threads()), seed
+// (--ntpb_seed over Seed()), and the backend's options (--ntpb_backend_option over
+// BackendOption(), then the backend's environment variables and defaults, resolved: every option
+// has its value). Throws ntpb::Error naming an unknown option or value.
 RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
                     int64_t batch);
 
-// `<name>/<backend>/<precision>` followed by what differs from the defaults, in this order:
-// `/<param>:<value>` per overridden param, `/seed:<S>`, `/nthreads:<N>` when threads were set,
-// `/<option>:<value>` per backend option not at its default. Google Benchmark appends
-// `/batch:<N>/real_time`.
+// `<name>/<backend>/<precision>` followed by what the command line or the environment changed
+// from the benchmark as registered (its file, Set, Seed, Threads, BackendOption), in this order:
+// `/<param>:<value>` per param --ntpb_set changed, `/seed:<S>`, `/nthreads:<N>`,
+// `/<option>:<value>` per backend option. So a run with other settings never shares a name (or a
+// baseline entry) with the registered benchmark. Google Benchmark appends `/batch:<N>/real_time`.
 std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
                        const std::string& backend, Precision precision);
 

@@ -1,6 +1,7 @@
 // Process-wide settings from the --ntpb_* flags (ntpb::Initialize strips them from argv).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -10,10 +11,11 @@
 namespace ntpb::bench {
 
 struct GlobalOptions {
-  ParamEnv sets;                // --ntpb_set=name=value[,name=value...] (repeatable)
+  ParamEnv sets;  // --ntpb_set=name=value[,name=value...] (repeatable)
   // --ntpb_backend_option=backend.option=value[,...] (repeatable), e.g. onednn.fusion=off
   std::map<std::string, std::string> backend_options;
   int threads = -1;             // --ntpb_threads=N; -1: as registered
+  int64_t seed = -1;            // --ntpb_seed=S; -1: as registered
   std::string topology_dir;     // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
   bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
   std::vector<std::string> counters;  // --ntpb_counters=sde,perf,... (default $NTPB_COUNTERS)

@@ -62,15 +62,15 @@ void ParseBackendOptions(const std::string& text, const std::string& field,
     const size_t eq = item.find('='), dot = item.find('.');
     if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 >= eq ||
         eq + 1 == item.size()) {
-      throw Error("", "", field, "expected backend.option=value (e.g. onednn.fusion=off), got '" +
-                                     item + "'");
+      throw Error("", "", field,
+                  "expected backend.option=value (e.g. onednn.fusion=off), got '" + item + "'");
     }
     const std::string backend = item.substr(0, dot);
     if (!FindBackend(backend)) {
       std::string known;
       for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
-      throw Error("", "", field, "unknown backend '" + backend + "' in '" + item + "' (known: " +
-                                     known + ")");
+      throw Error("", "", field,
+                  "unknown backend '" + backend + "' in '" + item + "' (known: " + known + ")");
     }
     RunConfig probe;  // the option and its value are checked now, not at the first run
     probe.options[item.substr(dot + 1, eq - dot - 1)] = item.substr(eq + 1);
@@ -92,6 +92,13 @@ void ParseNtpbFlags(int* argc, char** argv) {
     };
     if (const char* v = value_of("--ntpb_set=")) {
       ParseAssignments(v, "--ntpb_set", &o.sets);
+    } else if (const char* seed = value_of("--ntpb_seed=")) {
+      char* end = nullptr;
+      errno = 0;
+      o.seed = std::strtoll(seed, &end, 10);
+      if (*seed == '\0' || *end != '\0' || errno == ERANGE || o.seed < 0) {
+        throw Error("", "", "--ntpb_seed", std::string("expected a seed >= 0, got '") + seed + "'");
+      }
     } else if (const char* bo = value_of("--ntpb_backend_option=")) {
       ParseBackendOptions(bo, "--ntpb_backend_option", &o.backend_options);
     } else if (const char* t = value_of("--ntpb_threads=")) {
@@ -116,7 +123,7 @@ void ParseNtpbFlags(int* argc, char** argv) {
     } else if (arg.rfind("--ntpb_", 0) == 0) {
       throw Error("", "", arg,
                   "unknown flag (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
-                  "--ntpb_backend_option=backend.option=value, "
+                  "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
                   "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
                   "--ntpb_console_layers)");
     } else {

@@ -84,7 +84,7 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
     } else if (arg == "--threads") {
       o.threads = static_cast<int>(ParseInt(next(), "--threads", 0));
     } else if (arg == "--seed") {
-      o.seed = static_cast<uint64_t>(ParseInt(next(), "--seed", 0));
+      o.seed = ParseInt(next(), "--seed", 0);
     } else if (arg == "--json") {
       if (allow_benchmark_flags) {
         o.json_out = next();

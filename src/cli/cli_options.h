@@ -21,7 +21,7 @@ struct CliOptions {
   std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
   std::vector<Marker> markers;
   int threads = 0;
-  uint64_t seed = 42;
+  int64_t seed = -1;     // -1: the default (42)
   std::string json_out;  // run: also write Google Benchmark JSON here; inspect: print JSON
   bool json = false;
   std::vector<std::string> counters;     // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...

@@ -13,6 +13,7 @@
 #include "ntpbench/comparator.h"
 #include "ntpbench/error.h"
 #include "ntpbench/noise_threshold.h"
+#include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
 #include "src/cli/commands.h"
@@ -32,6 +33,7 @@ struct GateOptions {
   int sessions = 1;  // gate --update: runs of the suite whose spread sets the thresholds
   double min_time = 0.1;
   bool update = false, force = false, rerun_inconclusive = false;
+  bool signature_only = false;  // baseline update --signature-only
   CompareOptions compare;
   std::vector<std::string> suite_args;  // --ntpb_* and --benchmark_* passed to the suite
 };
@@ -83,15 +85,36 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
       o.filter = next();
     else if (arg == "--report")
       o.report = next();
-    else if (arg == "--repetitions")
-      o.repetitions = static_cast<int>(ParseNumber(next(), arg));
-    else if (arg == "--min-time")
+    else if (arg == "--signature-only")
+      o.signature_only = true;
+    else if (arg == "--judge") {
+      const std::string v = next();
+      if (v == "all") {
+        o.compare.judge = Judge::kAll;
+      } else if (v == "signature") {
+        o.compare.judge = Judge::kSignature;
+      } else if (v == "latency") {
+        o.compare.judge = Judge::kLatency;
+      } else {
+        throw Error("", "", arg, "expected all, signature or latency, got '" + v + "'");
+      }
+    } else if (arg == "--repetitions") {
+      const double n = ParseNumber(next(), arg);
+      if (n < 1 || n != static_cast<int>(n) || n > 10000)
+        throw Error("", "", arg, "expected a whole number of repetitions >= 1");
+      o.repetitions = static_cast<int>(n);
+    } else if (arg == "--min-time")
       o.min_time = ParseNumber(next(), arg);
-    else if (arg == "--alpha")
+    else if (arg == "--alpha") {
       o.compare.alpha = ParseNumber(next(), arg);
-    else if (arg == "--threshold")
+      if (!(o.compare.alpha > 0 && o.compare.alpha < 1))
+        throw Error("", "", arg, "expected a significance level between 0 and 1, e.g. 0.05");
+    } else if (arg == "--threshold") {
+      // A fraction: 0.05 is 5%. "5" would silently mean 500%.
       o.compare.threshold = ParseNumber(next(), arg);
-    else if (arg == "--threshold-for") {
+      if (!(o.compare.threshold > 0 && o.compare.threshold < 1))
+        throw Error("", "", arg, "expected a fraction between 0 and 1 (0.05 is 5%)");
+    } else if (arg == "--threshold-for") {
       const std::string v = next();
       const size_t eq = v.rfind('=');
       if (eq == std::string::npos)
@@ -212,6 +235,47 @@ void PrintDiff(const Baseline* old, const Baseline& now,
   }
 }
 
+// The machine-independent part, written beside the machine classes' folders: what changed in it
+// is printed, since it changes for every machine at once.
+void UpdateSignature(const GateOptions& o, const RunResults& run) {
+  const std::string path = SignaturePath(o.baseline_dir, o.suite);
+  Signature now = SignatureOf(run, o.suite);
+  Signature old;
+  const bool existed = access(path.c_str(), F_OK) == 0;
+  if (existed) {
+    try {
+      old = ReadSignature(path);
+    } catch (const Error& e) {
+      if (!o.force)
+        throw Error(path, "", "", std::string(e.message()) + " (use --force to replace it)");
+    }
+  }
+  if (!o.filter.empty() && existed) {  // only the filtered benchmarks are replaced
+    const std::regex filter(o.filter);
+    Signature merged = old;
+    merged.created = now.created;
+    for (auto it = merged.benchmarks.begin(); it != merged.benchmarks.end();) {
+      it = std::regex_search(it->first, filter) ? merged.benchmarks.erase(it) : std::next(it);
+    }
+    for (const auto& [name, e] : now.benchmarks) {
+      if (std::regex_search(name, filter)) merged.benchmarks[name] = e;
+    }
+    now = merged;
+  }
+  now.suite = o.suite;
+  WriteSignature(now, path);
+  const std::vector<std::string> diff = SignatureDiff(old, now);
+  std::printf("signature %s (every machine)%s\n", path.c_str(),
+              !existed       ? ": new"
+              : diff.empty() ? ": unchanged"
+                             : "");
+  if (existed) {
+    for (const std::string& line : diff) std::printf("  %s\n", line.c_str());
+  } else {
+    std::printf("  %zu benchmarks\n", now.benchmarks.size());
+  }
+}
+
 int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const std::string& path) {
   const RunResults& run = sessions.front();
   if (!run.has_machine)
@@ -255,6 +319,7 @@ int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const 
   }
   WriteBaseline(b, path);
   PrintDiff(old.get(), b, noise);
+  if (!o.baseline_dir.empty()) UpdateSignature(o, run);
   return 0;
 }
 
@@ -392,6 +457,17 @@ int GateCommand(const std::vector<std::string>& args) {
   }
   std::unique_ptr<Baseline> baseline;
   if (access(path.c_str(), F_OK) == 0) baseline = std::make_unique<Baseline>(ReadBaseline(path));
+  std::unique_ptr<Signature> signature;
+  const std::string signature_path = SignaturePath(o.baseline_dir, o.suite);
+  if (o.compare.judge != Judge::kLatency && access(signature_path.c_str(), F_OK) == 0) {
+    signature = std::make_unique<Signature>(ReadSignature(signature_path));
+  }
+  if (signature && !o.filter.empty()) {
+    const std::regex filter(o.filter);
+    for (auto it = signature->benchmarks.begin(); it != signature->benchmarks.end();) {
+      it = std::regex_search(it->first, filter) ? std::next(it) : signature->benchmarks.erase(it);
+    }
+  }
   if (baseline && !o.filter.empty()) {  // compare only what this run was asked to run
     const std::regex filter(o.filter);
     for (auto it = baseline->benchmarks.begin(); it != baseline->benchmarks.end();) {
@@ -401,14 +477,14 @@ int GateCommand(const std::vector<std::string>& args) {
   }
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";
-  Comparison c = Compare(baseline.get(), run, o.compare, create);
+  Comparison c = Compare(baseline.get(), run, o.compare, create, signature.get());
   if (o.rerun_inconclusive) {
     // The whole suite runs again: each benchmark is judged against the rest of it.
     c = Confirm(c, [&](const std::set<std::string>&) {
       const std::string again = RunSuite(o, o.filter, "-confirm");
       const RunResults second_run = ReadRunResults(again);
       std::remove(again.c_str());
-      return Compare(baseline.get(), second_run, o.compare, create);
+      return Compare(baseline.get(), second_run, o.compare, create, signature.get());
     });
   }
   return Report(o, c);
@@ -423,8 +499,8 @@ int CompareCommand(const std::vector<std::string>& args) {
       continue;
     }
     rest.push_back(a);
-    const bool flag =
-        a == "--update" || a == "--force" || a == "--rerun-inconclusive" || a == "--raw";
+    const bool flag = a == "--update" || a == "--force" || a == "--rerun-inconclusive" ||
+                      a == "--raw" || a == "--signature-only";
     if (!flag && a.find('=') == std::string::npos && i + 1 < args.size()) rest.push_back(args[++i]);
   }
   if (files.size() != 2)
@@ -439,7 +515,7 @@ int BaselineCommand(const std::vector<std::string>& args) {
   if (args.empty() || args[0] != "update") {
     throw Error("", "", "baseline",
                 "usage: ntpbench baseline update --run RUN.json [--run MORE.json ...] --suite S "
-                "--baseline-dir DIR [--filter REGEX] [--force]");
+                "--baseline-dir DIR [--filter REGEX] [--force] [--signature-only]");
   }
   GateOptions o = ParseGateOptions({args.begin() + 1, args.end()});
   if (o.run_files.empty() || o.suite.empty() ||
@@ -449,6 +525,11 @@ int BaselineCommand(const std::vector<std::string>& args) {
   }
   std::vector<RunResults> sessions;
   for (const std::string& f : o.run_files) sessions.push_back(ReadRunResults(f));
+  if (o.signature_only) {
+    if (o.baseline_dir.empty()) throw Error("", "", "--signature-only", "needs --baseline-dir");
+    UpdateSignature(o, sessions.front());
+    return 0;
+  }
   const std::string path = o.baseline_file.empty()
                                ? BaselinePath(o.baseline_dir, sessions[0].machine, o.suite)
                                : o.baseline_file;

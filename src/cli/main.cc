@@ -37,16 +37,20 @@ const char kUsage[] =
     "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
     "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
     "      [--confirm] [--raw] [--report FILE] [--update [--sessions N] [--force]]\n"
+    "      [--judge all|signature|latency]   signature: <dir>/any-machine/<suite>.json, exact on\n"
+    "      every machine; latency: <dir>/<machine class>/<suite>.json (--update writes both)\n"
     "      [--ntpb_*|--benchmark_*]\n"
     "      latency is judged against the rest of the run (--raw: on its own); --confirm runs\n"
     "      the suite again to confirm regressions; --sessions N: N runs set noise thresholds\n"
     "      --control-binary OLD_SUITE: A/B, the two builds alternate round by round and the\n"
     "      candidate is judged against the control (no stored baseline needed);\n"
     "      --control-dir DIR: A/B against DIR/<suite binary name> when it exists\n"
-    "      exit 0 pass, 1 regression, 77 no baseline for this machine or inconclusive\n"
+    "      exit 0 pass, 1 regression or changed signature, 77 part of it not judged (no\n"
+    "      baseline for this machine class) or inconclusive; the output says which\n"
     "  compare BASELINE.json RUN.json [--alpha A] [--threshold T] [--raw] [--report FILE]\n"
     "  baseline update --run RUN.json [--run MORE.json ...] --suite S --baseline-dir DIR\n"
     "      [--filter REGEX] [--force]   (several runs: thresholds from their spread)\n"
+    "      [--signature-only]   only the machine-independent signature (any-machine/)\n"
     "\n"
     "Long runs print progress on stderr; results go to stdout.\n";
 
@@ -58,8 +62,8 @@ std::string BackendOptionsHelp() {
     for (const ntpb::BackendOption& o : ntpb::FindBackend(name)->Options()) {
       std::string values;
       for (const std::string& v : o.values) values += (values.empty() ? "" : "|") + v;
-      out += "  " + name + "." + o.name + "=" + values + "  (default " + o.values.front() +
-             "; $" + o.env + ")\n      " + o.help + "\n";
+      out += "  " + name + "." + o.name + "=" + values + "  (default " + o.values.front() + "; $" +
+             o.env + ")\n      " + o.help + "\n";
     }
   }
   out +=

@@ -53,12 +53,15 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   const Topology topology = ReadTopologyFile(o.file);
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
-  tb.Threads(o.threads)->Seed(o.seed);
-  if (o.threads > 0) bench::Options().threads = o.threads;  // so the JSON context says it too
+  // The topology file defines the benchmark; what the command line changes is set as a suite's
+  // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
+  if (o.threads > 0) bench::Options().threads = o.threads;
+  if (o.seed >= 0) bench::Options().seed = o.seed;
+  Resolve(topology, o.sets);  // an unknown param is an error here, not silently ignored
+  bench::Options().sets = o.sets;
+  bench::Options().backend_options = o.backend_options;
   tb.Counters(o.counters);
   bench::Options().layer_counters = o.layer_counters;
-  for (const auto& [k, v] : o.sets) tb.Set(k, v);
-  for (const auto& [option, value] : o.backend_options) tb.BackendOption(option, value);
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
@@ -148,7 +151,8 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
     // How this machine ran the precision (native bf16 or emulated, VNNI or not).
     const std::string path = FindBackend(family->backend)->PrecisionPath(precision);
     if (!path.empty()) {
-      std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(precision), path.c_str());
+      std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(precision),
+                  path.c_str());
     }
   }
   benchmark::Shutdown();

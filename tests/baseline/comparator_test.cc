@@ -10,6 +10,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/noise_threshold.h"
+#include "ntpbench/signature.h"
 
 namespace ntpb {
 namespace {
@@ -225,8 +226,8 @@ TEST(Comparator, MemorySignatureIsExactAndAllocationsWithinTolerance) {
   EXPECT_EQ(c.ExitCode(), 1);
   bool flagged = false;
   for (const ComparisonRow& r : c.rows)
-    flagged |= r.metric == "net.flops" && r.verdict == Verdict::kRegression;
-  EXPECT_TRUE(flagged);
+    flagged |= r.metric == "net.flops" && r.verdict == Verdict::kChanged;
+  EXPECT_TRUE(flagged) << "an analytic change is neither a regression nor an improvement";
 
   f.run.benchmarks["a"] = Result(kBase);
   f.run.benchmarks["a"].counters["net.allocs"] = 1;  // any new allocation per inference
@@ -395,6 +396,120 @@ TEST(RunResults, ReadsRepetitionsFromGoogleBenchmarkJson) {
   EXPECT_EQ(r.peak_rss_bytes, 7);
   EXPECT_THROW(ParseRunResults("{\"benchmarks\": 3}", "x.json"), Error);
   EXPECT_THROW(ParseRunResults("{\"benchm", "x.json"), Error);
+}
+
+}  // namespace
+}  // namespace ntpb
+
+namespace ntpb {
+namespace {
+
+// The machine-independent signature: judged exactly on every machine, with or without a
+// latency baseline for the machine class.
+struct SignatureFixture {
+  RunResults run;
+  SignatureFixture() {
+    run.machine = Machine("A CPU nobody recorded");
+    run.has_machine = true;
+    BenchmarkResult r = Result(kBase);
+    r.config = {{"params", {{"n_hidden", 1024}}},
+                {"seed", 42},
+                {"threads", 2},
+                {"threads_set", false},
+                {"topology", "/somewhere/mlp.json"},
+                {"backend_options", nlohmann::json::object()},
+                {"portable_memory_plan", true}};
+    run.benchmarks["mlp/eigen/f32/batch:1/real_time"] = r;
+  }
+  Signature Stored() const { return SignatureOf(run, "s"); }
+};
+
+TEST(Signature, LeavesOutWhatFollowsTheMachine) {
+  SignatureFixture f;
+  const Signature stored = f.Stored();
+  const SignatureEntry& e = stored.benchmarks.at("mlp/eigen/f32/batch:1/real_time");
+  EXPECT_FALSE(e.config.contains("threads")) << "threads default to the machine's cores";
+  EXPECT_FALSE(e.config.contains("topology")) << "a path says where, not what";
+  EXPECT_EQ(e.config["params"]["n_hidden"], 1024);
+  EXPECT_EQ(e.metrics.at("net.flops"), 1000);
+  EXPECT_EQ(e.metrics.at("net.allocs"), 0) << "a portable memory plan is part of it";
+  f.run.benchmarks.begin()->second.config["portable_memory_plan"] = false;
+  EXPECT_FALSE(f.Stored().benchmarks.begin()->second.metrics.count("net.allocs"));
+}
+
+TEST(Signature, JudgedOnAMachineClassWithoutABaselineAndFailsOnAGrownLayer) {
+  SignatureFixture f;
+  const Signature stored = f.Stored();
+  CompareOptions signature_only;
+  signature_only.judge = Judge::kSignature;
+  Comparison same = Compare(nullptr, f.run, signature_only, "CMD", &stored);
+  EXPECT_TRUE(same.signature_judged);
+  EXPECT_EQ(same.ExitCode(), 0) << same.Table();
+  EXPECT_NE(same.Table().find("judged:     the machine-independent signature of 1"),
+            std::string::npos)
+      << same.Table();
+
+  f.run.benchmarks.begin()->second.analytic["net.flops"] = 1100;  // a wider layer
+  const Comparison grown = Compare(nullptr, f.run, signature_only, "CMD", &stored);
+  EXPECT_EQ(grown.ExitCode(), 1) << grown.Table();
+  bool flagged = false;
+  for (const ComparisonRow& r : grown.rows) {
+    flagged |= r.metric == "net.flops" && r.verdict == Verdict::kChanged;
+  }
+  EXPECT_TRUE(flagged) << grown.Table();
+
+  // Judging everything on a machine class with no latency baseline: the signature fails the
+  // same way, and the output says what was not judged.
+  const Comparison all = Compare(nullptr, f.run, {}, "CMD", &stored);
+  EXPECT_EQ(all.ExitCode(), 1);
+  EXPECT_NE(all.Table().find("not judged: latency: no baseline for this machine class"),
+            std::string::npos)
+      << all.Table();
+}
+
+TEST(Signature, AnotherConfigurationIsNotTheSameBenchmark) {
+  SignatureFixture f;
+  const Signature stored = f.Stored();
+  f.run.benchmarks.begin()->second.config["params"]["n_hidden"] = 512;
+  CompareOptions o;
+  o.judge = Judge::kSignature;
+  const Comparison c = Compare(nullptr, f.run, o, "CMD", &stored);
+  EXPECT_EQ(c.ExitCode(), 1);
+  bool config_row = false;
+  for (const ComparisonRow& r : c.rows) {
+    config_row |=
+        r.metric == "config" && r.note.find("params.n_hidden 1024 -> 512") != std::string::npos;
+  }
+  EXPECT_TRUE(config_row) << c.Table();
+}
+
+TEST(Signature, NothingToJudgeIsNotAPass) {
+  SignatureFixture f;
+  CompareOptions o;
+  o.judge = Judge::kSignature;
+  const Comparison none = Compare(nullptr, f.run, o, "CMD", nullptr);
+  EXPECT_EQ(none.ExitCode(), kSkipReturnCode);
+  EXPECT_NE(none.Table().find("NOT JUDGED"), std::string::npos) << none.Table();
+  EXPECT_NE(none.Table().find("create one with: CMD"), std::string::npos) << none.Table();
+  const Comparison latency = Compare(nullptr, f.run, {}, "CMD", nullptr);
+  EXPECT_EQ(latency.ExitCode(), kSkipReturnCode);
+  EXPECT_NE(latency.Table().find("NOT JUDGED"), std::string::npos) << latency.Table();
+}
+
+TEST(Signature, RoundTripsAndDiffs) {
+  SignatureFixture f;
+  Signature a = f.Stored();
+  const Signature back = ParseSignature(SerializeSignature(a), "sig.json");
+  EXPECT_TRUE(SignatureDiff(a, back).empty());
+  EXPECT_EQ(back.benchmarks.at("mlp/eigen/f32/batch:1/real_time").metrics,
+            a.benchmarks.begin()->second.metrics);
+  Signature b = a;
+  b.benchmarks.begin()->second.metrics["net.flops"] = 2000;
+  const std::vector<std::string> diff = SignatureDiff(a, b);
+  ASSERT_EQ(diff.size(), 1u);
+  EXPECT_NE(diff[0].find("net.flops 1000 -> 2000"), std::string::npos) << diff[0];
+  EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-baseline\"}", "x.json"), Error);
+  EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-signature\", \"ver", "x.json"), Error);
 }
 
 }  // namespace

@@ -136,9 +136,16 @@ TEST(Registration, GoogleBenchmarkFlagsKeepWorking) {
 }
 
 TEST(Registration, NtpbSetOverridesParamsOnTheCommandLine) {
-  const json doc = RunJson("--benchmark_filter=tiny/eigen/f32/batch:1 --ntpb_set=width=2");
-  const json* b = Find(doc, "tiny/eigen/f32/batch:1/real_time");
+  // A param the command line changes is part of the name: never the registered benchmark's.
+  const json doc = RunJson("--benchmark_filter=tiny/eigen/f32/ --ntpb_set=width=2");
+  EXPECT_EQ(Find(doc, "tiny/eigen/f32/batch:1/real_time"), nullptr);
+  const json* b = Find(doc, "tiny/eigen/f32/width:2/batch:1/real_time");
   ASSERT_NE(b, nullptr);
+  // The context records the whole configuration under the family's name.
+  const nlohmann::json config = nlohmann::json::parse(
+      doc["context"]["ntpbench_config.tiny/eigen/f32/width:2"].get<std::string>());
+  EXPECT_EQ(config["params"]["width"], 2);
+  EXPECT_EQ(config["seed"], 42);
   EXPECT_EQ((*b)["net.flops"].get<double>(), static_cast<double>(TinyAnalysis(1, 2).total.flops));
 }
 
