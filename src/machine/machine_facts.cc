@@ -90,24 +90,34 @@ MachineFacts ReadMachineFacts() {
     m.cpu = kernel_model;
     return m;
   }
-  // Only what this process may use (hwloc's default): a cpuset narrowed by taskset or a
-  // container counts as the machine.
+  // Only what this process may use: hwloc leaves out what a cgroup disallows, and the process's
+  // binding (taskset, numactl) narrows it further.
   if (hwloc_topology_load(topology) == 0) {
-    m.cores = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU);
+    hwloc_bitmap_t usable = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(topology));
+    hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+    if (hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0 &&
+        hwloc_bitmap_intersects(bound, usable)) {
+      hwloc_bitmap_and(usable, usable, bound);
+    }
+    m.cores = hwloc_bitmap_weight(usable);
+    const int first = hwloc_bitmap_first(usable);
+    hwloc_bitmap_free(bound);
+    hwloc_bitmap_free(usable);
     if (const char* model = hwloc_obj_get_info_by_name(
             hwloc_get_root_obj(topology), "CPUModel")) {
       m.cpu = model;
     } else if (hwloc_obj_t package = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0)) {
       if (const char* p = hwloc_obj_get_info_by_name(package, "CPUModel")) m.cpu = p;
     }
-    for (hwloc_obj_t obj = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0); obj;
-         obj = obj->parent) {
+    hwloc_obj_t pu = first >= 0 ? hwloc_get_pu_obj_by_os_index(topology, first) : nullptr;
+    if (!pu) pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, 0);
+    for (hwloc_obj_t obj = pu; obj; obj = obj->parent) {
       if (!hwloc_obj_type_is_cache(obj->type) || !obj->attr) continue;
       CacheLevel c;
       c.level = static_cast<int>(obj->attr->cache.depth);
       c.type = CacheType(obj->attr->cache.type);
       c.bytes = static_cast<int64_t>(obj->attr->cache.size);
-      c.shared_by = obj->cpuset ? hwloc_bitmap_weight(obj->cpuset) : 0;
+      c.shared_by = obj->cpuset ? hwloc_bitmap_weight(obj->cpuset) : 0;  // bound or not
       if (c.type != "instruction") m.caches.push_back(c);
     }
   }
