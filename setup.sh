@@ -17,8 +17,8 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libpugixml-dev
   libhwloc-dev
-  # the fuzz stage (libFuzzer, ASan, UBSan)
-  clang libclang-rt-14-dev
+  # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
+  clang libclang-rt-14-dev libomp-dev
 )
 
 missing=()
