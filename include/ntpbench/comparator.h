@@ -63,6 +63,7 @@ struct Comparison {
   bool no_baseline = false;  // no latency baseline for this machine class (or it was not asked)
   std::string message;       // for no_baseline: why, and the command that creates one
   bool signature_judged = false;
+  int signature_benchmarks = 0;   // benchmarks the checked signature holds
   std::string signature_file;     // the signature checked
   std::string signature_message;  // why the signature was not judged, and how to record one
   bool latency_judged = false;

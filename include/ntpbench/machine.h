@@ -11,10 +11,10 @@
 namespace ntpb {
 
 struct CacheLevel {
-  int level = 0;       // 1, 2, 3, ...
-  std::string type;    // "data", "unified" or "instruction"
-  int64_t bytes = 0;   // one instance: what one core can use at this level
-  int shared_by = 0;   // logical CPUs sharing that instance (whether this process may use them)
+  int level = 0;      // 1, 2, 3, ...
+  std::string type;   // "data", "unified" or "instruction"
+  int64_t bytes = 0;  // one instance: what one core can use at this level
+  int shared_by = 0;  // logical CPUs sharing that instance (whether this process may use them)
 };
 
 struct MachineFacts {

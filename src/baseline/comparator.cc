@@ -149,12 +149,10 @@ std::string ConfigDifference(const nlohmann::json& before, const nlohmann::json&
   std::string out;
   const nlohmann::json diff = nlohmann::json::diff(before, after);
   for (const nlohmann::json& op : diff) {
-    std::string path = op.value("path", std::string());
-    if (!path.empty() && path[0] == '/') path.erase(0, 1);
+    const nlohmann::json::json_pointer pointer(op.value("path", std::string()));
+    const nlohmann::json was = before.contains(pointer) ? before.at(pointer) : nlohmann::json();
+    std::string path = pointer.to_string().substr(1);
     for (char& ch : path) ch = ch == '/' ? '.' : ch;
-    const nlohmann::json was = before.contains(nlohmann::json::json_pointer(op.value("path", "")))
-                                   ? before.at(nlohmann::json::json_pointer(op.value("path", "")))
-                                   : nlohmann::json();
     out += (out.empty() ? "" : ", ") + path + " " + (was.is_null() ? "(none)" : was.dump()) +
            " -> " + (op.contains("value") ? op["value"].dump() : "(none)");
   }
@@ -225,6 +223,7 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     if (signature) {
       CheckSignature(*signature, run, &c.rows);
       c.signature_judged = true;
+      c.signature_benchmarks = static_cast<int>(signature->benchmarks.size());
       c.signature_file = signature->file;
     } else if (o.judge == Judge::kSignature) {
       c.signature_message = no_signature;
@@ -384,26 +383,17 @@ int Comparison::ExitCode() const {
 }
 
 std::string Comparison::Summary() const {
-  size_t exact = 0, timed = 0;
-  std::set<std::string> exact_names, timed_names;
+  std::set<std::string> timed;
   for (const ComparisonRow& r : rows) {
-    if (r.metric == "latency_ms") timed_names.insert(r.benchmark);
+    if (r.metric == "latency_ms") timed.insert(r.benchmark);
   }
-  if (signature_judged) {
-    for (const ComparisonRow& r : rows) {
-      if (r.metric != "latency_ms" && r.benchmark != "(suite)" && !timed_names.count(r.benchmark))
-        exact_names.insert(r.benchmark);
-    }
-  }
-  exact = exact_names.size();
-  timed = timed_names.size();
   std::string out;
   if (signature_judged) {
-    out += "judged:     the machine-independent signature of " + std::to_string(exact) +
-           " benchmarks, exactly (" + signature_file + ")\n";
+    out += "judged:     the machine-independent signature of " +
+           std::to_string(signature_benchmarks) + " benchmarks, exactly (" + signature_file + ")\n";
   }
   if (latency_judged) {
-    out += "judged:     latency and this machine's memory of " + std::to_string(timed) +
+    out += "judged:     latency and this machine's memory of " + std::to_string(timed.size()) +
            " benchmarks (" + latency_file + ")\n";
   }
   if (!signature_message.empty()) out += "not judged: signature: " + signature_message + "\n";

@@ -57,16 +57,13 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
   if (config.seed != tb.seed()) name += "/seed:" + std::to_string(config.seed);
   if (config.threads != tb.threads()) name += "/nthreads:" + std::to_string(config.threads);
   if (const Backend* b = FindBackend(backend)) {
-    RunConfig defined;
-    AddOptionsOf(backend, tb.backend_options(), &defined.options);
-    std::map<std::string, std::string> definition;
+    std::map<std::string, std::string> registered;  // BackendOption() of the registration
+    AddOptionsOf(backend, tb.backend_options(), &registered);
     for (const BackendOption& o : b->Options()) {
-      auto it = defined.options.find(o.name);
-      definition[o.name] = it != defined.options.end() ? it->second : o.values.front();
-    }
-    for (const BackendOption& o : b->Options()) {
+      auto it = registered.find(o.name);
+      const std::string& defined = it != registered.end() ? it->second : o.values.front();
       const std::string& value = config.options.at(o.name);
-      if (value != definition.at(o.name)) name += "/" + o.name + ":" + value;
+      if (value != defined) name += "/" + o.name + ":" + value;
     }
   }
   return name;

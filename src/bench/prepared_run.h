@@ -35,9 +35,10 @@ struct PreparedRun {
 // Throws ntpb::Error.
 ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch);
 
-// Returns the cached run for this key or builds it (dropping the previous one first, so only
-// one compiled topology is in memory at a time). Throws ntpb::Error.
+// Returns the cached run for `family` (FamilyName) at `batch` or builds it (dropping the previous
+// one first, so only one compiled topology is in memory at a time). Throws ntpb::Error.
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
-                     const std::string& backend, Precision precision, int64_t batch);
+                     const std::string& backend, Precision precision, int64_t batch,
+                     const std::string& family);
 
 }  // namespace ntpb::bench

@@ -227,8 +227,8 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
 }
 
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
-                 std::shared_ptr<const Topology> topology, std::string backend,
-                 Precision precision, const std::string& family) {
+                 std::shared_ptr<const Topology> topology, std::string backend, Precision precision,
+                 const std::string& family) {
   const int64_t batch = state.range(0);
   const std::string label = family + "/batch:" + std::to_string(batch);
   if (!FindBackend(backend)) {
@@ -237,7 +237,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   }
   PreparedRun* run = nullptr;
   try {
-    run = &Prepare(*tb, *topology, backend, precision, batch);
+    run = &Prepare(*tb, *topology, backend, precision, batch, family);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -278,11 +278,11 @@ ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topolog
 }
 
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
-                     const std::string& backend, Precision precision, int64_t batch) {
+                     const std::string& backend, Precision precision, int64_t batch,
+                     const std::string& family) {
   const RunConfig config = ConfigFor(tb, backend, precision, batch);
-  // The name holds everything that changes what is measured.
-  const std::string key =
-      FamilyName(tb, topology, backend, precision) + "/batch:" + std::to_string(batch);
+  // The name (FamilyName) holds everything that changes what is measured.
+  const std::string key = family + "/batch:" + std::to_string(batch);
   std::unique_ptr<PreparedRun>& cached = CachedRun();
   if (cached && cached->key == key) return *cached;
   cached.reset();  // free the previous executable before building the next one

@@ -103,8 +103,7 @@ MachineFacts ReadMachineFacts() {
     const int first = hwloc_bitmap_first(usable);
     hwloc_bitmap_free(bound);
     hwloc_bitmap_free(usable);
-    if (const char* model = hwloc_obj_get_info_by_name(
-            hwloc_get_root_obj(topology), "CPUModel")) {
+    if (const char* model = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topology), "CPUModel")) {
       m.cpu = model;
     } else if (hwloc_obj_t package = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PACKAGE, 0)) {
       if (const char* p = hwloc_obj_get_info_by_name(package, "CPUModel")) m.cpu = p;

@@ -1,7 +1,5 @@
 // Machine facts against what the kernel says in sysfs and in the affinity mask: the caches of the
 // first CPU this process may use, and how many CPUs it may use.
-#include "ntpbench/machine.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -11,6 +9,7 @@
 #include <string>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/machine.h"
 
 namespace ntpb {
 namespace {

@@ -6,7 +6,8 @@
 //
 // Buffers are chosen while the network is built, before any primitive captures a pointer, so
 // nothing is rebound afterwards. Graph inputs and outputs are never reused.
-// The option onednn.reuse=off (NTPB_ONEDNN_REUSE=off) gives every tensor memory of its own (and keeps it readable).
+// The option onednn.reuse=off (NTPB_ONEDNN_REUSE=off) gives every tensor memory of its own (and
+// keeps it readable).
 #pragma once
 
 #include <dnnl.hpp>
