@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ntpbench/json_format.h"
+
 namespace ntpb::testing {
 
 Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
@@ -39,6 +41,13 @@ double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b
     worst = std::max(worst, std::isnan(err) ? 1e30 : err);
   }
   return worst;
+}
+
+Support BackendSupportFor(const std::string& backend, Precision precision) {
+  RunConfig config;
+  config.precision = precision;
+  return FindBackend(backend)->Supports(
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {}), config);
 }
 
 }  // namespace ntpb::testing

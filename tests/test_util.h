@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
 #include "ntpbench/topology.h"
 
@@ -19,5 +20,10 @@ std::string SourcePath(const std::string& relative);
 
 // Largest |a - b| / max(1, |b|) over the elements; sizes must match.
 double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b);
+
+// Whether `backend` runs `precision` on this machine (oneDNN 2.6 has no bf16 kernels below
+// AVX-512), asked of the backend itself on a shipped topology it has every op of: tests of a
+// precision the machine lacks skip with this reason, the one a benchmark reports.
+Support BackendSupportFor(const std::string& backend, Precision precision);
 
 }  // namespace ntpb::testing

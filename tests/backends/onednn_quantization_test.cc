@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
@@ -21,24 +22,33 @@ TEST(OnednnQuantization, NonNegativeTensorsAreU8AndOthersS8) {
 
 TEST(OnednnQuantization, WeightsGetOneScalePerOutputChannel) {
   // Conv-like: 2 output channels outermost, 3 values each.
-  const QuantizedWeights conv = QuantizeWeights({1.0f, -0.5f, 0.25f, 0.0f, 2.0f, -4.0f}, 2, 3);
+  const QuantizedWeights conv = QuantizeWeights({1.0f, -0.5f, 0.25f, 0.0f, 2.0f, -4.0f}, 2, 3, 127);
   ASSERT_EQ(conv.scales.size(), 2u);
   EXPECT_FLOAT_EQ(conv.scales[0], 127.0f);
   EXPECT_FLOAT_EQ(conv.scales[1], 127.0f / 4.0f);
   EXPECT_EQ(conv.values, (std::vector<int8_t>{127, -64, 32, 0, 64, -127}));  // -63.5 -> -64
   // Dense-like [K=2, units=3]: the channel is the column.
-  const QuantizedWeights dense = QuantizeWeights({1.0f, 0.5f, 0.0f, -2.0f, 0.25f, 0.0f}, 3, 1);
+  const QuantizedWeights dense = QuantizeWeights({1.0f, 0.5f, 0.0f, -2.0f, 0.25f, 0.0f}, 3, 1, 127);
   EXPECT_FLOAT_EQ(dense.scales[0], 127.0f / 2.0f);
   EXPECT_FLOAT_EQ(dense.scales[1], 127.0f / 0.5f);
   EXPECT_FLOAT_EQ(dense.scales[2], 1.0f);  // an all-zero column
   EXPECT_EQ(dense.values, (std::vector<int8_t>{64, 127, 0, -127, 64, 0}));
 }
 
+// Without VNNI the weights take 7 bits, so that two u8 x s8 products always fit an s16.
+TEST(OnednnQuantization, SevenBitWeightsKeepTwoProductsInsideSixteenBits) {
+  const QuantizedWeights q = QuantizeWeights({1.0f, -0.5f, 0.25f, -1.0f}, 1, 4, 63);
+  EXPECT_FLOAT_EQ(q.scales[0], 63.0f);
+  EXPECT_EQ(q.values, (std::vector<int8_t>{63, -32, 16, -63}));  // -31.5 -> -32
+  for (int8_t v : q.values) EXPECT_LE(2 * 255 * std::abs(v), 32767);
+  EXPECT_EQ(WeightLevels(), HasVnniDotProducts() ? 127 : 63);
+}
+
 // s32 accumulator of q(x) * q(w), plus the bias in accumulator units, times the output scale:
 // back to x * w + b up to rounding.
 TEST(OnednnQuantization, OutputScalesAndAccumulatorBiasUndoTheScaling) {
   const float x = 1.5f, w = -0.75f, bias = 0.3f, src_scale = 255.0f / 2.0f;
-  const QuantizedWeights q = QuantizeWeights({w, 0.5f}, 1, 2);
+  const QuantizedWeights q = QuantizeWeights({w, 0.5f}, 1, 2, WeightLevels());
   const int32_t acc = static_cast<int32_t>(std::nearbyint(x * src_scale)) * q.values[0];
   const float acc_bias = AccumulatorBias({bias}, src_scale, q.scales)[0];
   const float y = (static_cast<float>(acc) + acc_bias) * DequantizeScales(src_scale, q.scales)[0];

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <dnnl.hpp>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <set>
 
@@ -13,6 +15,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
+#include "src/backends/onednn/quantization.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
 
@@ -67,6 +70,35 @@ std::set<std::string> ForEachStepResult(
   return overwritten;
 }
 
+// A precision oneDNN has no kernels for at this ISA: skipped with the backend's reason.
+#define SKIP_UNLESS_ONEDNN_RUNS(precision)                               \
+  if (const Support s = BackendSupportFor("onednn", precision); !s.ok) { \
+    GTEST_SKIP() << s.reason;                                            \
+  }
+
+// Whether oneDNN has a Winograd convolution at this ISA (2.6: AVX-512 only).
+bool OnednnHasWinograd() {
+  using memory = dnnl::memory;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const memory::desc src({1, 64, 28, 28}, memory::data_type::f32, memory::format_tag::any),
+      w({64, 64, 3, 3}, memory::data_type::f32, memory::format_tag::any);
+  try {
+    dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                        dnnl::algorithm::convolution_winograd, src, w, src, {1, 1},
+                                        {1, 1}, {1, 1}),
+        engine);
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+#define SKIP_UNLESS_ONEDNN_HAS_WINOGRAD()                                  \
+  if (!OnednnHasWinograd()) {                                              \
+    GTEST_SKIP() << "oneDNN has no Winograd convolution here: "            \
+                 << FindBackend("onednn")->PrecisionPath(Precision::kF32); \
+  }
+
 RunConfig OpConfig() {
   RunConfig config;
   config.seed = 7;
@@ -95,6 +127,7 @@ TEST_P(OnednnOpTest, MatchesTheEigenReference) {
 constexpr double kBf16Tolerance = 3e-2;
 
 TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
+  SKIP_UNLESS_ONEDNN_RUNS(Precision::kBf16);
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
   ExpectClose(RunBoth(t, OpConfig(), Precision::kBf16), "y", kBf16Tolerance, 0.999, c.label);
@@ -103,7 +136,9 @@ TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
 // i8: u8/s8 activations (per-tensor scales from the calibration run) and s8 weights (per output
 // channel), accumulated exactly in s32. Relative step 1/255 of the tensor's range on the input
 // and 1/127 of each channel's largest weight; the ops that do not quantize run f32.
-constexpr double kI8Tolerance = 2e-2;
+// Without VNNI the weights take 7 bits (quantization.h: WeightLevels): a step twice as large,
+// measured up to 4.1e-2 (mobilenet_v2's first conv, whose 27 inputs give little averaging).
+const double kI8Tolerance = onednn::WeightLevels() == 127 ? 2e-2 : 5e-2;
 
 TEST_P(OnednnOpTest, InI8StaysCloseToTheEigenF32Reference) {
   const OpCase& c = GetParam();
@@ -143,7 +178,10 @@ TEST(OnednnBackend, HasABuilderForEveryOp) {
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, RunConfig{}).ok);
   RunConfig bf16, i8, f16;
   bf16.precision = Precision::kBf16;
-  EXPECT_TRUE(FindBackend("onednn")->Supports(t, bf16).ok);
+  const Support with_bf16 = FindBackend("onednn")->Supports(t, bf16);
+  if (!with_bf16.ok) {
+    EXPECT_NE(with_bf16.reason.find("bf16 kernels"), std::string::npos) << with_bf16.reason;
+  }
   i8.precision = Precision::kI8;
   EXPECT_TRUE(FindBackend("onednn")->Supports(t, i8).ok);
   f16.precision = Precision::kF16;
@@ -214,8 +252,16 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
   // The CNNs have conv + batchnorm + activation chains; the others have none to fuse.
   const bool cnn = GetParam().file != "mlp.json" && GetParam().file != "deepspeech.json";
   EXPECT_EQ(fused > 0, cnn) << fused << " layers fused";
-  // Each CNN has residual adds after 1x1 convs: in f32, a sum written over the other operand.
-  EXPECT_EQ(!overwritten.empty(), cnn) << overwritten.size();
+  // Each CNN has residual adds after 1x1 convs, fused into the conv: as a binary post-op, or
+  // (where oneDNN's JIT kernels have no binary post-op for it: it would fall back to a gemm
+  // convolution) as a sum written over the other operand.
+  int fused_adds = 0;
+  for (const StepInfo& s : r.onednn->steps()) {
+    for (int i = 1; s.layer >= 0 && i <= s.fused; ++i)
+      fused_adds += t.layers[s.layer + i].op == "add";
+  }
+  EXPECT_EQ(fused_adds > 0, cnn) << fused_adds << " adds fused";
+  EXPECT_TRUE(overwritten.empty() || cnn) << overwritten.size();
   // Writing in place carries nothing over to the next inference.
   for (const std::string& out : t.outputs) {
     const std::vector<float> first = r.onednn->ReadTensor(out);
@@ -235,6 +281,10 @@ TEST_P(OnednnTopology, ReusingActivationMemoryChangesNoOutput) {
   for (Precision precision : {Precision::kF32, Precision::kBf16, Precision::kI8}) {
     config.precision = precision;
     const std::string p = PrecisionName(precision);
+    if (const Support s = FindBackend("onednn")->Supports(t, config); !s.ok) {
+      std::cout << "[  SKIPPED ] " << p << ": " << s.reason << "\n";
+      continue;
+    }
     std::unique_ptr<Executable> kept;
     {
       const ScopedEnv keep = KeepEveryTensor();
@@ -307,6 +357,7 @@ TEST(OnednnFusion, FoldsBatchnormAndActivationIntoTheConvUnlessAMarkerSeparatesT
 // Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for
 // every such convolution with NTPB_ONEDNN_WINOGRAD=all; never with =off. Same numbers either way.
 TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
+  SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   auto kernel_of = [](const Executable& exe, const std::string& step) {
     for (const StepInfo& s : exe.steps()) {
       if (s.name == step) return s.kernel;
@@ -330,6 +381,7 @@ TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
 }
 
 TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
+  SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   const ScopedEnv all("NTPB_ONEDNN_WINOGRAD", "all");
   const ScopedEnv keep = KeepEveryTensor();
   int winograd = 0;
@@ -352,6 +404,7 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
 
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.
 TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
+  SKIP_UNLESS_ONEDNN_RUNS(Precision::kBf16);
   const RanBoth r = RunShipped(Precision::kBf16);
   for (const std::string& out : t.outputs) ExpectClose(r, out, kBf16Tolerance, 0.99, out);
 }

@@ -28,7 +28,10 @@ void Builder::Begin(const ResolvedLayer& layer, int index, const FusionPlan& fus
   index_ = index;
   fusion_ = fusion;
   current_ = Step{};
-  current_.info = {layer.name, layer.op, index, layer.def->kind == OpKind::kInlay};
+  current_.info.name = layer.name;
+  current_.info.op = layer.op;
+  current_.info.layer = index;
+  current_.info.inlay = layer.def->kind == OpKind::kInlay;
   current_.info.fused = fusion.fused;
   no_step_ = false;
 }
@@ -141,7 +144,10 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   if (to_int8 && !from_int8) attr.set_output_scales(0, {scale(tensor)});
   if (from_int8 && !to_int8) attr.set_output_scales(0, {1.0f / scale(tensor)});
   Step step;
-  step.info = {step_name, kind, -1, true, index_};
+  step.info.name = step_name;
+  step.info.op = kind;
+  step.info.inlay = true;
+  step.info.feeds = index_;
   step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
                        {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
                        nullptr});

@@ -51,7 +51,7 @@ HostPrecision PrecisionFor(const Builder& b, int64_t channels, int64_t inner,
   const std::string& in = b.layer().inputs[0];
   p.src = QuantizedType(b.range(in));
   p.weights = dt::s8;
-  p.q = QuantizeWeights(weights, channels, inner);
+  p.q = QuantizeWeights(weights, channels, inner, WeightLevels());
   p.output_scales = DequantizeScales(b.scale(in), p.q.scales);
   if (!biases->empty()) *biases = AccumulatorBias(*biases, b.scale(in), p.q.scales);
   p.ChooseResult(b);

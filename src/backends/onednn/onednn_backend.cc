@@ -9,6 +9,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/random_data.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/quantization.h"
 
 namespace ntpb {
 namespace onednn {
@@ -36,6 +37,24 @@ const char* EffectiveIsaName() {
     default:
       return "other";
   }
+}
+
+// Whether oneDNN has bf16 kernels at the effective ISA: a small bf16 matmul is asked for (oneDNN
+// 2.6 has none below avx512_core; it answers "could not create a primitive descriptor").
+bool HasBf16Kernels() {
+  static const bool has = [] {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const dnnl::memory::desc a({16, 16}, dt::bf16, tag::ab), c({16, 16}, dt::f32, tag::ab);
+    try {
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, a, c), engine);
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
 }
 
 const OpTable& Ops() {
@@ -207,6 +226,10 @@ class OnednnBackend : public Backend {
       // would also need avx512_fp16).
       return {false, "the onednn backend has no f16 path yet"};
     }
+    if (config.precision == Precision::kBf16 && !HasBf16Kernels()) {
+      return {false, std::string("oneDNN has no bf16 kernels for ISA ") + EffectiveIsaName() +
+                         " (oneDNN 2.6 needs AVX-512; see ONEDNN_MAX_CPU_ISA)"};
+    }
     for (const ResolvedLayer& l : t.layers) {
       if (!Ops().count(l.op)) {
         return {false,
@@ -254,14 +277,11 @@ class OnednnBackend : public Backend {
                  "ONEDNN_MAX_CPU_ISA caps it (" +
                  oneDNN + ")";
         }
-        return "bf16 in oneDNN's reference kernels (slow): oneDNN 2.6 needs AVX-512 for bf16 (" +
-               oneDNN + ")";
+        return HasBf16Kernels() ? "bf16 (" + oneDNN + ")"
+                                : "none: oneDNN has no bf16 kernels for this ISA (" + oneDNN + ")";
       case Precision::kI8:
-        if (isa == dnnl::cpu_isa::avx512_core_vnni || isa == dnnl::cpu_isa::avx512_core_bf16 ||
-            isa == dnnl::cpu_isa::avx512_core_amx || isa == dnnl::cpu_isa::avx2_vnni) {
-          return "u8 x s8 dot products with VNNI (" + oneDNN + ")";
-        }
-        return "u8 x s8 without VNNI: multiply, add and widen (" + oneDNN + ")";
+        if (HasVnniDotProducts()) return "u8 x s8 dot products with VNNI (" + oneDNN + ")";
+        return "u8 x s8 without VNNI: multiply, add and widen, 7-bit weights (" + oneDNN + ")";
       case Precision::kF32:
         return "f32 (" + oneDNN + ")";
       default:

@@ -25,7 +25,23 @@ float QuantizationScale(const TensorRange& range) {
   return extent > 0 ? levels / extent : 1.0f;
 }
 
-QuantizedWeights QuantizeWeights(const std::vector<float>& w, int64_t channels, int64_t inner) {
+bool HasVnniDotProducts() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx2_vnni:
+    case dnnl::cpu_isa::avx512_core_vnni:
+    case dnnl::cpu_isa::avx512_core_bf16:
+    case dnnl::cpu_isa::avx512_core_amx:
+      return true;
+    default:
+      return false;
+  }
+}
+
+int WeightLevels() { return HasVnniDotProducts() ? 127 : 63; }
+
+QuantizedWeights QuantizeWeights(const std::vector<float>& w, int64_t channels, int64_t inner,
+                                 int levels) {
+  const float top = static_cast<float>(levels);
   QuantizedWeights q;
   q.values.resize(w.size());
   q.scales.assign(channels, 1.0f);
@@ -36,11 +52,11 @@ QuantizedWeights QuantizeWeights(const std::vector<float>& w, int64_t channels, 
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) extent = std::max(extent, std::abs(w[at(o, c, i)]));
     }
-    if (extent > 0) q.scales[c] = 127.0f / extent;
+    if (extent > 0) q.scales[c] = top / extent;
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < inner; ++i) {
         const float v = std::nearbyint(w[at(o, c, i)] * q.scales[c]);
-        q.values[at(o, c, i)] = static_cast<int8_t>(std::clamp(v, -127.0f, 127.0f));
+        q.values[at(o, c, i)] = static_cast<int8_t>(std::clamp(v, -top, top));
       }
     }
   }

@@ -141,7 +141,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
     dnnl::primitive_attr attr = UserScratchpad();
     QuantizedWeights qx;
     if (q) {
-      qx = QuantizeWeights(wx_all, dirs * gh, 1);
+      qx = QuantizeWeights(wx_all, dirs * gh, 1, WeightLevels());
       const float x_scale = b.scale(l.inputs[0]);
       attr.set_output_scales(1 << 1, DequantizeScales(x_scale, qx.scales));
       bias_all = AccumulatorBias(bias_all, x_scale, qx.scales);
@@ -193,7 +193,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
     dnnl::primitive_attr attr = UserScratchpad();
     QuantizedWeights qh;
     if (q) {
-      qh = QuantizeWeights(wh, gh, 1);
+      qh = QuantizeWeights(wh, gh, 1, WeightLevels());
       attr.set_output_scales(1 << 1, DequantizeScales(kStateScale, qh.scales));
     }
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src2_md, w2_any, dst2_md), attr, b.engine());
