@@ -401,13 +401,24 @@ std::string Comparison::Summary() const {
   return out;
 }
 
+namespace {
+
+// Milliseconds to the microsecond; counts and bytes exactly (a signature is compared exactly:
+// 102441024 against 102441028 must not both print 1.02441e+08); anything else to 6 digits.
+std::string FormatMetric(const std::string& metric, double v) {
+  if (metric == "latency_ms") return Format("%.3f", v);
+  if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15) return Format("%.0f", v);
+  return Format("%.6g", v);
+}
+
+}  // namespace
+
 std::string Comparison::Table() const {
   report::TextTable table(
       {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"});
   for (const ComparisonRow& r : rows) {
-    const bool latency = r.metric == "latency_ms";
-    table.Add({r.benchmark, r.metric, Format(latency ? "%.3f" : "%.6g", r.baseline),
-               Format(latency ? "%.3f" : "%.6g", r.now),
+    table.Add({r.benchmark, r.metric, FormatMetric(r.metric, r.baseline),
+               FormatMetric(r.metric, r.now),
                std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
                r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict), r.note});
   }

@@ -12,6 +12,7 @@
 #include "ntpbench/baseline.h"
 #include "ntpbench/comparator.h"
 #include "ntpbench/error.h"
+#include "ntpbench/machine_class.h"
 #include "ntpbench/noise_threshold.h"
 #include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
@@ -440,6 +441,21 @@ int GateCommand(const std::vector<std::string>& args) {
   if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
     throw Error("", "", "gate", "needs --suite-binary, --suite and --baseline-dir");
   }
+  const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
+                             o.suite + " --baseline-dir " + o.baseline_dir + " --update";
+  if (!o.update && o.compare.judge == Judge::kLatency) {
+    // This machine class has no latency baseline: say so now rather than after the suite's
+    // repetitions (minutes). The suite detects its class with the same library call.
+    RunResults here;
+    here.has_machine = true;
+    here.machine = DetectMachineClass();
+    if (access(BaselinePath(o.baseline_dir, here.machine, o.suite).c_str(), F_OK) != 0) {
+      std::fprintf(stderr,
+                   "ntpbench gate: no latency baseline for this machine class; not running "
+                   "the suite\n");
+      return Report(o, Compare(nullptr, here, o.compare, create, nullptr));
+    }
+  }
   const std::string run_file = RunSuite(o, o.filter, "");
   RunResults run = ReadRunResults(run_file);
   std::remove(run_file.c_str());
@@ -475,8 +491,6 @@ int GateCommand(const std::vector<std::string>& args) {
       it = keep ? std::next(it) : baseline->benchmarks.erase(it);
     }
   }
-  const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
-                             o.suite + " --baseline-dir " + o.baseline_dir + " --update";
   Comparison c = Compare(baseline.get(), run, o.compare, create, signature.get());
   if (o.rerun_inconclusive) {
     // The whole suite runs again: each benchmark is judged against the rest of it.

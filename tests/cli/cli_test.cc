@@ -195,6 +195,14 @@ TEST(Cli, GateControlDirUsesTheControlBuildWhenThereIsOne) {
   EXPECT_NE(none.err.find("no control build"), std::string::npos) << none.err;
   EXPECT_NE(none.out.find("no baseline for this machine"), std::string::npos) << none.out;
 
+  // Latency alone, with no baseline for this machine class: said without running the suite.
+  const CommandResult latency = RunCommand(gate + " --judge latency");
+  EXPECT_EQ(latency.exit_code, 77) << latency.out << latency.err;
+  EXPECT_NE(latency.out.find("not judged: latency: no baseline for this machine class"),
+            std::string::npos)
+      << latency.out;
+  EXPECT_EQ(latency.err.find("running " REGISTRATION_SUITE), std::string::npos) << latency.err;
+
   ASSERT_EQ(RunCommand(std::string("ln -sf ") + REGISTRATION_SUITE + " " + dir + "/").exit_code, 0);
   const CommandResult slower = RunCommand(gate + " --confirm --ntpb_inject_slowdown=fc1:3");
   EXPECT_EQ(slower.exit_code, 1) << slower.out << slower.err;
