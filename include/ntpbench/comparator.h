@@ -79,7 +79,7 @@ struct Comparison {
   // judged (no baseline for this machine class, no signature file) or a verdict is
   // inconclusive: never a false pass, never a false failure.
   int ExitCode() const;
-  std::string Table() const;
+  // The rows as a table, the summary and the verdict: src/report/comparison_table.h.
   nlohmann::json ToJson() const;
 };
 

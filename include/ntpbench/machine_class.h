@@ -1,5 +1,6 @@
 // The machine class: what about a machine changes benchmark numbers. Baselines are stored and
-// compared per class (baselines/<id>/<suite>.json).
+// compared per class (baselines/<id>/<suite>.json). Detected by the bench layer
+// (src/bench/machine_class_detect.h); here only the value and its JSON form.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,7 +25,5 @@ struct MachineClass {
   static MachineClass FromJson(const nlohmann::json& json, const std::string& file);
   bool operator==(const MachineClass& o) const { return id() == o.id(); }
 };
-
-MachineClass DetectMachineClass();
 
 }  // namespace ntpb

@@ -7,7 +7,7 @@
 #include "ntpbench/benchmark_json.h"
 #include "ntpbench/error.h"
 #include "ntpbench/statistics.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

@@ -8,12 +8,12 @@
 #include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
-#include "src/report/text_table.h"
+#include "src/common/format_number.h"
 
 namespace ntpb {
 namespace {
 
-std::string Format(const char* fmt, double v) { return report::FormatNumber(fmt, v); }
+std::string Format(const char* fmt, double v) { return FormatNumber(fmt, v); }
 
 double Relative(double before, double after) {
   return before != 0 ? (after - before) / std::abs(before) : (after != 0 ? INFINITY : 0.0);
@@ -398,40 +398,6 @@ std::string Comparison::Summary() const {
   }
   if (!signature_message.empty()) out += "not judged: signature: " + signature_message + "\n";
   if (no_baseline && !message.empty()) out += "not judged: latency: " + message + "\n";
-  return out;
-}
-
-namespace {
-
-// Milliseconds to the microsecond; counts and bytes exactly (a signature is compared exactly:
-// 102441024 against 102441028 must not both print 1.02441e+08); anything else to 6 digits.
-std::string FormatMetric(const std::string& metric, double v) {
-  if (metric == "latency_ms") return Format("%.3f", v);
-  if (std::isfinite(v) && v == std::floor(v) && std::abs(v) < 1e15) return Format("%.0f", v);
-  return Format("%.6g", v);
-}
-
-}  // namespace
-
-std::string Comparison::Table() const {
-  report::TextTable table(
-      {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"});
-  for (const ComparisonRow& r : rows) {
-    table.Add({r.benchmark, r.metric, FormatMetric(r.metric, r.baseline),
-               FormatMetric(r.metric, r.now),
-               std::isfinite(r.change) ? Format("%+.1f%%", 100 * r.change) : "new",
-               r.p_value >= 0 ? Format("%.4f", r.p_value) : "", VerdictName(r.verdict), r.note});
-  }
-  std::string out =
-      rows.empty() ? "" : table.Render({true, true, false, false, false, false, true, true});
-  out += Summary();
-  const bool judged = signature_judged || latency_judged;
-  const char* verdict = ExitCode() == 0     ? "PASS"
-                        : ExitCode() == 1   ? "FAIL"
-                        : !judged           ? "NOT JUDGED (nothing to compare with on this machine)"
-                        : HasInconclusive() ? "INCONCLUSIVE"
-                                            : "PASS for what was judged; the rest NOT JUDGED";
-  out += std::string("verdict: ") + verdict + "\n";
   return out;
 }
 

@@ -6,8 +6,8 @@
 #include "ntpbench/error.h"
 #include "ntpbench/signature.h"
 #include "ntpbench/suite_drift.h"
+#include "src/common/file_io.h"
 #include "src/common/utc_time.h"
-#include "src/topology/file_io.h"
 
 namespace ntpb {
 namespace {

@@ -19,6 +19,7 @@
 #include "ntpbench/reporting.h"
 #include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
+#include "src/bench/machine_class_detect.h"
 
 namespace ntpb {
 

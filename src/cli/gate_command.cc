@@ -17,10 +17,12 @@
 #include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
+#include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
+#include "src/common/file_io.h"
 #include "src/common/utc_time.h"
+#include "src/report/comparison_table.h"
 #include "src/report/text_table.h"
-#include "src/topology/file_io.h"
 
 namespace ntpb::cli {
 namespace {
@@ -325,7 +327,7 @@ int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const 
 }
 
 int Report(const GateOptions& o, const Comparison& c) {
-  std::fputs(c.Table().c_str(), stdout);
+  std::fputs(report::ComparisonTable(c).c_str(), stdout);
   if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
   return c.ExitCode();
 }
@@ -355,7 +357,7 @@ Comparison Confirm(const Comparison& first,
       const std::string first_note =
           std::string(" [first run ") + VerdictName(row.verdict) +
           (row.metric == "drift" ? "" : " at ") +
-          (row.metric == "drift" ? "" : report::FormatNumber("%+.1f%%", 100 * row.change)) + "]";
+          (row.metric == "drift" ? "" : FormatNumber("%+.1f%%", 100 * row.change)) + "]";
       row = again_row;
       row.note += first_note;
     }

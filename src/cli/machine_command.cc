@@ -7,7 +7,9 @@
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
 #include "ntpbench/roofline.h"
+#include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
+#include "src/cli/peak_measurement.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::cli {
@@ -54,8 +56,8 @@ int MachineCommand(const std::vector<std::string>& args) {
               peaks->measured.c_str());
   report::TextTable table({"precision", "peak GFLOP/s", "ridge FLOP/B", "oneDNN kernel"});
   for (const auto& [precision, gflops] : peaks->peak_gflops) {
-    table.Add({precision, report::FormatNumber("%.1f", gflops),
-               report::FormatNumber("%.1f", gflops / peaks->bandwidth_gbs),
+    table.Add({precision, FormatNumber("%.1f", gflops),
+               FormatNumber("%.1f", gflops / peaks->bandwidth_gbs),
                peaks->kernels.count(precision) ? peaks->kernels.at(precision) : ""});
   }
   for (const auto& [precision, why] : peaks->unmeasured) table.Add({precision, "-", "-", why});

@@ -14,6 +14,7 @@
 #include "ntpbench/roofline.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
+#include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
 #include "src/cli/cli_options.h"
 #include "src/cli/commands.h"

@@ -12,7 +12,7 @@ namespace {
 
 using report::TextTable;
 
-std::string Printf(const char* fmt, double v) { return report::FormatNumber(fmt, v); }
+std::string Printf(const char* fmt, double v) { return FormatNumber(fmt, v); }
 
 double Get(const std::map<std::string, double>& c, const std::string& key) {
   auto it = c.find(key);

@@ -15,12 +15,6 @@ size_t Length(const std::string& s) {
 
 }  // namespace
 
-std::string FormatNumber(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
 std::string TextTable::Render(size_t left_aligned) const {
   std::vector<bool> left(rows_[0].size(), false);
   for (size_t i = 0; i < left.size() && i < left_aligned; ++i) left[i] = true;

@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace ntpb::report {
+#include "src/common/format_number.h"
 
-// snprintf of one number into a string.
-std::string FormatNumber(const char* format, double value);
+namespace ntpb::report {
 
 // Right-aligned columns except those asked to be left-aligned (and headerless ones, which hold
 // bars); a rule under the header and wherever Rule() is called.

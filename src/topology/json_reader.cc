@@ -6,7 +6,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

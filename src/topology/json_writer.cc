@@ -1,6 +1,6 @@
 // Writes the canonical JSON form; defaults the reader fills in are left out.
 #include "ntpbench/json_format.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

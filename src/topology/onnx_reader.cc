@@ -17,7 +17,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

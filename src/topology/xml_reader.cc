@@ -9,7 +9,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
 #include "ntpbench/xml_format.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

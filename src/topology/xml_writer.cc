@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "ntpbench/xml_format.h"
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {

@@ -39,7 +39,12 @@ class EigenExecutable : public Executable {
     }
     for (const ResolvedLayer& l : t.layers) {
       const int index = static_cast<int>(&l - t.layers.data());
-      steps_.push_back({l.name, l.op, index, l.def->kind == OpKind::kInlay});
+      StepInfo step;
+      step.name = l.name;
+      step.op = l.op;
+      step.layer = index;
+      step.inlay = l.def->kind == OpKind::kInlay;
+      steps_.push_back(step);
       if (l.def->is_view) {  // shares the input's storage
         tensors_[l.outputs[0]] = tensors_.at(l.inputs[0]);
         kernels_.push_back([] {});

@@ -3,10 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "ntpbench/backend.h"
 #include "ntpbench/error.h"
-#include "ntpbench/machine.h"
-#include "src/instrument/papi_support.h"
 
 namespace ntpb {
 namespace {
@@ -71,20 +68,6 @@ MachineClass MachineClass::FromJson(const nlohmann::json& j, const std::string& 
   } catch (const nlohmann::json::exception& e) {
     throw Error(file, "", "machine_class", std::string("malformed machine class: ") + e.what());
   }
-  return m;
-}
-
-MachineClass DetectMachineClass() {
-  MachineClass m;
-  const MachineFacts& facts = ThisMachine();
-  m.cpu = facts.cpu;
-  m.isa = facts.isa();
-  m.cores = facts.cores;
-  m.hardware_counters = instrument::HardwarePmuProblem().empty();
-  for (const std::string& name : BackendNames()) {
-    m.libraries += (m.libraries.empty() ? "" : ", ") + name + "=" + FindBackend(name)->version();
-  }
-  m.build = std::string(NTPBENCH_BUILD_TYPE) + (NTPBENCH_NATIVE_BUILD ? " -march=native" : "");
   return m;
 }
 

@@ -1,6 +1,8 @@
 // Measuring the roofline's two numbers: what oneDNN's matmul reaches on a large square problem
 // per precision (the peak a tuned kernel gets here, which is what "as fast as the machine
 // allows" can mean), and how fast all threads can read memory.
+#include "src/cli/peak_measurement.h"
+
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -12,7 +14,6 @@
 #include <memory>
 
 #include "ntpbench/machine.h"
-#include "ntpbench/roofline.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb {

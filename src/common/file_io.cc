@@ -1,4 +1,4 @@
-#include "src/topology/file_io.h"
+#include "src/common/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

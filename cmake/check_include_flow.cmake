@@ -1,0 +1,94 @@
+# The data flow of the design holds in the include graph: a file may include its own module
+# and the modules before it, never one after it (a back-edge) or a sibling.
+#
+#   common → machine → topology (readers, IR, ops) → analysis → backends → instrument → bench
+#          → results → baseline → report → cli
+#
+# Run by the default tests (include_flow):  cmake -DSOURCE_DIR=<repo> -P check_include_flow.cmake
+# A file under src/<module>/ belongs to <module> (src/ops to topology); a public header
+# include/ntpbench/<name>.h to the module in the table below. A new public header must be added
+# to the table: an unknown one fails the check.
+
+cmake_minimum_required(VERSION 3.25)
+
+set(NTPB_MODULES common machine topology analysis backends instrument bench results baseline
+                 report cli)
+
+set(NTPB_HEADER_common error precision)
+set(NTPB_HEADER_machine machine machine_class machine_peaks)
+set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file op_catalog
+                         attrs shape expression resolve)
+set(NTPB_HEADER_analysis analysis roofline)
+set(NTPB_HEADER_backends backend random_data)
+set(NTPB_HEADER_instrument counters memory_manager)
+set(NTPB_HEADER_bench ntpbench reporting accuracy)
+set(NTPB_HEADER_results benchmark_json)
+set(NTPB_HEADER_baseline baseline comparator signature statistics noise_threshold suite_drift)
+set(NTPB_HEADER_report report)
+
+if(NOT SOURCE_DIR)
+  message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")
+endif()
+
+# The module of a repository path (src/... or include/ntpbench/... or ntpbench/...), or "".
+function(ntpb_module_of path out)
+  set(module "")
+  if(path MATCHES "^(include/)?ntpbench/([A-Za-z0-9_]+)\\.h$")
+    set(name ${CMAKE_MATCH_2})
+    foreach(m IN LISTS NTPB_MODULES)
+      if(name IN_LIST NTPB_HEADER_${m})
+        set(module ${m})
+      endif()
+    endforeach()
+    if(module STREQUAL "")
+      set(module "?")
+    endif()
+  elseif(path MATCHES "^src/([A-Za-z0-9_]+)/")
+    set(module ${CMAKE_MATCH_1})
+    if(module STREQUAL "ops")
+      set(module topology)
+    endif()
+  endif()
+  set(${out} ${module} PARENT_SCOPE)
+endfunction()
+
+file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR}
+     ${SOURCE_DIR}/src/*.cc ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/include/ntpbench/*.h)
+set(problems "")
+set(edges 0)
+foreach(file IN LISTS files)
+  ntpb_module_of(${file} from)
+  if(from STREQUAL "?")
+    string(APPEND problems "${file}: a public header the module table does not place\n")
+    continue()
+  endif()
+  list(FIND NTPB_MODULES ${from} from_rank)
+  if(from_rank LESS 0)
+    string(APPEND problems "${file}: src/${from} is not a module of the data flow\n")
+    continue()
+  endif()
+  file(STRINGS ${SOURCE_DIR}/${file} lines REGEX "^#include \"")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" included "${line}")
+    ntpb_module_of(${included} to)
+    if(to STREQUAL "" OR to STREQUAL from)
+      continue()
+    endif()
+    math(EXPR edges "${edges} + 1")
+    if(to STREQUAL "?")
+      string(APPEND problems "${file}: includes ${included}, which the module table does not place\n")
+      continue()
+    endif()
+    list(FIND NTPB_MODULES ${to} to_rank)
+    if(to_rank GREATER_EQUAL from_rank)
+      string(APPEND problems
+             "${file}: includes ${included}: ${from} may not depend on ${to} (it comes later in the flow)\n")
+    endif()
+  endforeach()
+endforeach()
+
+list(LENGTH files count)
+if(problems)
+  message(FATAL_ERROR "include flow: back-edges or unplaced headers\n${problems}")
+endif()
+message(STATUS "include flow: ${count} files, ${edges} includes across modules, no back-edge")

@@ -1,0 +1,107 @@
+#include "ntpbench/machine_peaks.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "ntpbench/error.h"
+#include "src/common/file_io.h"
+
+namespace ntpb {
+
+namespace {
+constexpr const char* kSchema = "ntpbench.machine_peaks";
+// 2: the last-level cache is one core's, read through hwloc (version 1 files could hold
+// /proc/cpuinfo's "cache size", which is not that on every CPU): older files are measured again.
+constexpr int kVersion = 2;
+}  // namespace
+
+nlohmann::json MachinePeaks::ToJson() const {
+  return {{"schema", kSchema},
+          {"version", kVersion},
+          {"machine_class", machine_class},
+          {"machine", machine},
+          {"threads", threads},
+          {"measured", measured},
+          {"peak_gflops", peak_gflops},
+          {"kernels", kernels},
+          {"unmeasured", unmeasured},
+          {"bandwidth_gbs", bandwidth_gbs},
+          {"cache_bytes", cache_bytes},
+          {"cache_bandwidth_gbs", cache_bandwidth_gbs}};
+}
+
+MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& file) {
+  auto field = [&](const char* name) -> const nlohmann::json& {
+    if (!j.is_object() || !j.contains(name))
+      throw Error(file, "", name, "missing (not an ntpbench machine peaks file?)");
+    return j.at(name);
+  };
+  if (field("schema") != kSchema)
+    throw Error(file, "", "schema", "expected " + std::string(kSchema));
+  if (field("version") != kVersion)
+    throw Error(file, "", "version",
+                "expected " + std::to_string(kVersion) + "; run `ntpbench machine --refresh`");
+  MachinePeaks p;
+  try {
+    p.machine_class = field("machine_class").get<std::string>();
+    p.machine = field("machine").get<std::string>();
+    p.threads = field("threads").get<int>();
+    p.measured = field("measured").get<std::string>();
+    p.peak_gflops = field("peak_gflops").get<std::map<std::string, double>>();
+    p.kernels = field("kernels").get<std::map<std::string, std::string>>();
+    p.unmeasured = field("unmeasured").get<std::map<std::string, std::string>>();
+    p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
+    p.cache_bytes = j.value("cache_bytes", int64_t{0});
+    p.cache_bandwidth_gbs = j.value("cache_bandwidth_gbs", 0.0);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file, "", "", std::string("malformed machine peaks: ") + e.what());
+  }
+  if (!(p.bandwidth_gbs > 0)) throw Error(file, "", "bandwidth_gbs", "must be positive");
+  if (p.cache_bytes < 0) throw Error(file, "", "cache_bytes", "must not be negative");
+  if (!(p.cache_bandwidth_gbs >= 0)) {
+    throw Error(file, "", "cache_bandwidth_gbs", "must not be negative");
+  }
+  for (const auto& [precision, gflops] : p.peak_gflops) {
+    if (!(gflops > 0)) throw Error(file, "", "peak_gflops." + precision, "must be positive");
+  }
+  return p;
+}
+
+std::string MachinePeaksPath(const MachineClass& machine, int threads) {
+  std::string dir;
+  if (const char* d = std::getenv("NTPB_CACHE_DIR"); d && *d) {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
+    dir = std::string(x) + "/ntpbench";
+  } else if (const char* h = std::getenv("HOME"); h && *h) {
+    dir = std::string(h) + "/.cache/ntpbench";
+  } else {
+    dir = ".ntpbench-cache";
+  }
+  return dir + "/machine/" + machine.id() + "-" + std::to_string(threads) + "t.json";
+}
+
+std::optional<MachinePeaks> ReadMachinePeaks(const std::string& path) {
+  if (access(path.c_str(), F_OK) != 0) return std::nullopt;
+  const std::string text = ReadTextFile(path, 1 << 20);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded())
+    throw Error(path, "", "", "not valid JSON (delete it, or run `ntpbench machine --refresh`)");
+  if (j.is_object() && j.contains("version") && j["version"].is_number_integer() &&
+      j["version"].get<int>() < kVersion) {
+    return std::nullopt;  // written by an older ntpbench: as if never measured
+  }
+  return MachinePeaks::FromJson(j, path);
+}
+
+void WriteMachinePeaks(const MachinePeaks& peaks, const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) throw Error(path, "", "", "cannot create its folder: " + ec.message());
+  WriteFileAtomically(path, peaks.ToJson().dump(2) + "\n");
+}
+
+}  // namespace ntpb
