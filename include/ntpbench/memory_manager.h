@@ -17,7 +17,8 @@ class AllocationMemoryManager : public benchmark::MemoryManager {
   int64_t count_ = 0, bytes_ = 0, live_ = 0;
 };
 
-// Registers one process-wide instance with benchmark::RegisterMemoryManager.
+// Registers one process-wide instance with benchmark::RegisterMemoryManager, where the program
+// counts allocations (links ntpbench::allocation_counter); elsewhere does nothing.
 void RegisterAllocationMemoryManager();
 
 }  // namespace ntpb

@@ -1,6 +1,8 @@
-// Counts heap allocations by replacing the global operator new/delete: a relaxed atomic add per
-// allocation, plus the live and peak heap bytes for Google Benchmark's MemoryManager.
-// (malloc calls made directly, e.g. by Eigen's aligned allocator, are not seen.)
+// The heap allocation counts: a relaxed atomic add per allocation, plus the live and peak heap
+// bytes for Google Benchmark's MemoryManager. Fed only where the program links
+// ntpbench::allocation_counter (operator_new_replacement.cc), which replaces the global
+// operator new/delete. (malloc calls made directly, e.g. by Eigen's aligned allocator, are not
+// seen.)
 #include "src/instrument/allocation_counter.h"
 
 #include <malloc.h>
@@ -19,8 +21,13 @@ std::atomic<int64_t> g_count{0};
 std::atomic<int64_t> g_bytes{0};
 std::atomic<int64_t> g_live{0};
 std::atomic<int64_t> g_peak{0};
+std::atomic<bool> g_installed{false};
 
-void* Allocate(std::size_t n, std::size_t align) {
+}  // namespace
+
+namespace instrument {
+
+void* CountedAllocate(std::size_t n, std::size_t align) noexcept {
   void* p = align > alignof(std::max_align_t)
                 ? std::aligned_alloc(align, (n + align - 1) / align * align)
                 : std::malloc(n ? n : 1);
@@ -35,19 +42,17 @@ void* Allocate(std::size_t n, std::size_t align) {
   return p;
 }
 
-void Release(void* p) {
+void CountedRelease(void* p) noexcept {
   if (!p) return;
   g_live.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)), std::memory_order_relaxed);
   std::free(p);
 }
 
-void* AllocateOrThrow(std::size_t n, std::size_t align) {
-  void* p = Allocate(n, align);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
+void MarkAllocationCountingInstalled() { g_installed.store(true); }
 
-}  // namespace
+bool AllocationCountingInstalled() { return g_installed.load(); }
+
+}  // namespace instrument
 
 AllocationCounts CurrentAllocations() {
   return {g_count.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)};
@@ -63,22 +68,3 @@ void ResetHeapPeak() { g_peak.store(g_live.load(std::memory_order_relaxed)); }
 
 }  // namespace instrument
 }  // namespace ntpb
-
-void* operator new(std::size_t n) { return ntpb::AllocateOrThrow(n, 0); }
-void* operator new[](std::size_t n) { return ntpb::AllocateOrThrow(n, 0); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return ntpb::Allocate(n, 0); }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return ntpb::Allocate(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) {
-  return ntpb::AllocateOrThrow(n, static_cast<std::size_t>(a));
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-  return ntpb::AllocateOrThrow(n, static_cast<std::size_t>(a));
-}
-void operator delete(void* p) noexcept { ntpb::Release(p); }
-void operator delete[](void* p) noexcept { ntpb::Release(p); }
-void operator delete(void* p, std::size_t) noexcept { ntpb::Release(p); }
-void operator delete[](void* p, std::size_t) noexcept { ntpb::Release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { ntpb::Release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { ntpb::Release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { ntpb::Release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { ntpb::Release(p); }

@@ -1,5 +1,7 @@
+// Heap allocation counting (the memory counter source, Google Benchmark's MemoryManager).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace ntpb::instrument {
@@ -11,5 +13,15 @@ struct HeapState {
 
 HeapState CurrentHeap();
 void ResetHeapPeak();
+
+// Whether this program counts allocations: it links ntpbench::allocation_counter, whose
+// replacement operator new calls these. Without it every count stays 0, which must not be
+// reported as "no allocations".
+bool AllocationCountingInstalled();
+void MarkAllocationCountingInstalled();
+// malloc (aligned_alloc for `align` beyond max_align_t) with the allocation counted; null on
+// failure.
+void* CountedAllocate(std::size_t n, std::size_t align) noexcept;
+void CountedRelease(void* p) noexcept;
 
 }  // namespace ntpb::instrument

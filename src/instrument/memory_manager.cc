@@ -23,6 +23,7 @@ void AllocationMemoryManager::Stop(Result* result) {
 }
 
 void RegisterAllocationMemoryManager() {
+  if (!instrument::AllocationCountingInstalled()) return;  // its numbers would all be 0
   static AllocationMemoryManager manager;
   benchmark::RegisterMemoryManager(&manager);
 }

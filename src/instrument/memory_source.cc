@@ -28,7 +28,13 @@ class MemorySource : public CounterSource {
 
 }  // namespace
 
-std::unique_ptr<CounterSource> MakeMemorySource(std::string*) {
+std::unique_ptr<CounterSource> MakeMemorySource(std::string* why) {
+  if (!AllocationCountingInstalled()) {
+    *why =
+        "this program does not count heap allocations (link ntpbench::allocation_counter, "
+        "as suites built with ntpbench_main and the ntpbench CLI do)";
+    return nullptr;
+  }
   return std::make_unique<MemorySource>();
 }
 
