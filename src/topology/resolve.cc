@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/common/region_names.h"
 
 namespace ntpb {
 namespace {
@@ -294,6 +295,12 @@ std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& t,
     const std::string field = "markers." + m.name;
     if (m.name.empty()) throw Error(t.file, "", "markers", "a marker needs a name");
     if (!names.insert(m.name).second) throw Error(t.file, "", field, "duplicate marker name");
+    if (const char* reserved = ReservedRegionPrefix(m.name)) {
+      throw Error(t.file, "", field,
+                  "'" + std::string(reserved) +
+                      "' is ntpbench's own region name (net, mem, acc, layer); name the marker "
+                      "otherwise");
+    }
     ResolvedMarker r{m.name, t.LayerIndex(m.start), t.LayerIndex(m.end)};
     if (r.first < 0) throw Error(t.file, "", field + ".start", "no layer named '" + m.start + "'");
     if (r.last < 0) throw Error(t.file, "", field + ".end", "no layer named '" + m.end + "'");

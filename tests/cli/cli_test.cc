@@ -148,6 +148,7 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --precision f64", "unknown precision 'f64'"},
       {"run " + Topo("mlp.json") + " --backend cuda", "unknown backend 'cuda'"},
       {"run " + Topo("mlp.json") + " --marker m=fc3:fc1", "runs after end layer"},
+      {"run " + Topo("mlp.json") + " --marker net=fc1:fc2", "'net' is ntpbench's own region name"},
       {"run " + Topo("mlp.json") + " --frobnicate", "unknown option"},
       {"inspect " + Topo("mlp.json") + " --set n_hidden=-5", "must be positive"},
       {"launch", "unknown command 'launch'"},
