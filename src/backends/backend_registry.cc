@@ -1,5 +1,8 @@
-// The one place that lists the backends: adding a backend adds a line here.
+// The one place that lists the backends: adding a backend adds a line here (and its folder to
+// CMakeLists.txt). A backend the build left out (NTPBENCH_WITH_ONEDNN=OFF) has an instance of
+// null, from a stub that says why.
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "ntpbench/backend.h"
@@ -11,9 +14,25 @@
 namespace ntpb {
 namespace {
 
-const std::vector<const Backend*>& Builtin() {
-  static const std::vector<const Backend*> backends = {EigenBackendInstance(),
-                                                       OnednnBackendInstance()};
+struct Entry {
+  const char* name;
+  const Backend* instance;  // null: not part of this build
+};
+
+const std::vector<Entry>& Entries() {
+  static const std::vector<Entry> entries = {
+      {"eigen", EigenBackendInstance()},
+      {"onednn", OnednnBackendInstance()},
+      {"opencl", nullptr},  // issue 21
+  };
+  return entries;
+}
+
+std::vector<const Backend*> Builtin() {
+  std::vector<const Backend*> backends;
+  for (const Entry& e : Entries()) {
+    if (e.instance) backends.push_back(e.instance);
+  }
   return backends;
 }
 
@@ -87,6 +106,14 @@ std::vector<std::string> NonDefaultOptionSegments(
 std::string BackendUnavailableReason(const std::string& name) {
   if (FindBackend(name)) return "";
   if (name == "opencl") return "the opencl backend is not part of this build yet";
+  for (const Entry& e : Entries()) {
+    if (e.name == name) {
+      std::string option = name;
+      for (char& c : option) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return "the " + name + " backend is not part of this build (configure with -DNTPBENCH_WITH_" +
+             option + "=ON, its library installed)";
+    }
+  }
   return "";
 }
 

@@ -2,7 +2,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/machine.h"
-#include "src/instrument/papi_support.h"
+#include "src/instrument/pmu_probe.h"
 
 namespace ntpb {
 

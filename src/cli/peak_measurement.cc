@@ -10,8 +10,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <dnnl.hpp>
 #include <memory>
+#include <string>
+#if NTPBENCH_WITH_ONEDNN
+#include <dnnl.hpp>
+#endif
 
 #include "ntpbench/machine.h"
 #include "src/common/utc_time.h"
@@ -20,12 +23,38 @@ namespace ntpb {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using dt = dnnl::memory::data_type;
-using tag = dnnl::memory::format_tag;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
+
+// GB/s of the best of `reps` parallel reads of `bytes`: far larger than the caches for memory,
+// a fraction of the last-level cache for it (the first read brings it in).
+double ReadBandwidth(int threads, int reps, size_t bytes) {
+  const size_t n = bytes / sizeof(float);
+  std::unique_ptr<float[]> buffer(new float[n]);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f;  // first touch by the threads that read it
+  double best = 1e30, sink = 0;
+  for (int r = 0; r < reps; ++r) {
+    double sum = 0;
+    const auto start = Clock::now();
+    // Eigen's sum: vectorised, several accumulators, so the loads are the limit, not the adds.
+#pragma omp parallel num_threads(threads) reduction(+ : sum)
+    {
+      const size_t chunk = n / omp_get_num_threads(), begin = chunk * omp_get_thread_num();
+      sum += Eigen::Map<const Eigen::ArrayXf>(buffer.get() + begin, chunk).sum();
+    }
+    best = std::min(best, Seconds(start, Clock::now()));
+    sink += sum;
+  }
+  if (sink <= 0) std::fprintf(stderr, "ntpbench machine: bad sum\n");
+  return static_cast<double>(n * sizeof(float)) / best / 1e9;
+}
+
+#if NTPBENCH_WITH_ONEDNN
+using dt = dnnl::memory::data_type;
+using tag = dnnl::memory::format_tag;
 
 // GFLOP/s of the best of `reps` runs of an m x k x n matmul; throws dnnl::error where oneDNN has
 // no implementation for the types.
@@ -55,39 +84,9 @@ double MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type,
   return 2.0 * static_cast<double>(size) * size * size / best / 1e9;
 }
 
-// GB/s of the best of `reps` parallel reads of `bytes`: far larger than the caches for memory,
-// a fraction of the last-level cache for it (the first read brings it in).
-double ReadBandwidth(int threads, int reps, size_t bytes) {
-  const size_t n = bytes / sizeof(float);
-  std::unique_ptr<float[]> buffer(new float[n]);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f;  // first touch by the threads that read it
-  double best = 1e30, sink = 0;
-  for (int r = 0; r < reps; ++r) {
-    double sum = 0;
-    const auto start = Clock::now();
-    // Eigen's sum: vectorised, several accumulators, so the loads are the limit, not the adds.
-#pragma omp parallel num_threads(threads) reduction(+ : sum)
-    {
-      const size_t chunk = n / omp_get_num_threads(), begin = chunk * omp_get_thread_num();
-      sum += Eigen::Map<const Eigen::ArrayXf>(buffer.get() + begin, chunk).sum();
-    }
-    best = std::min(best, Seconds(start, Clock::now()));
-    sink += sum;
-  }
-  if (sink <= 0) std::fprintf(stderr, "ntpbench machine: bad sum\n");
-  return static_cast<double>(n * sizeof(float)) / best / 1e9;
-}
-
-}  // namespace
-
-MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
-  MachinePeaks p;
-  p.machine_class = machine.id();
-  p.machine = machine.human();
-  p.threads = threads;
-  p.measured = UtcTimestamp();
-  omp_set_num_threads(threads);
+// The peak per precision: oneDNN's matmul, the tuned kernel the backends run on.
+void MeasureMatmulPeaks(int threads, MachinePeaks* out) {
+  MachinePeaks& p = *out;
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   struct Kind {
     const char* precision;
@@ -114,6 +113,41 @@ MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
       p.unmeasured[k.precision] = std::string("oneDNN has no matmul for it here: ") + e.what();
     }
   }
+}
+#else
+// Without oneDNN: the f32 peak is Eigen's GEMM (the eigen backend's), best of 5; the other
+// precisions have no tuned kernel in this build.
+void MeasureMatmulPeaks(int threads, MachinePeaks* p) {
+  constexpr int kSize = 2048;
+  std::fprintf(stderr, "ntpbench machine: f32 matmul %d^3 (Eigen), %d threads\n", kSize, threads);
+  Eigen::setNbThreads(threads);
+  const Eigen::MatrixXf a = Eigen::MatrixXf::Zero(kSize, kSize), b = a;
+  Eigen::MatrixXf c(kSize, kSize);
+  c.noalias() = a * b;  // warm-up
+  double best = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    const auto start = Clock::now();
+    c.noalias() = a * b;
+    best = std::min(best, Seconds(start, Clock::now()));
+  }
+  p->peak_gflops["f32"] = 2.0 * kSize * kSize * static_cast<double>(kSize) / best / 1e9;
+  p->kernels["f32"] = "Eigen GEMM";
+  for (const char* precision : {"bf16", "f16", "i8"}) {
+    p->unmeasured[precision] = "this ntpbench was built without oneDNN (NTPBENCH_WITH_ONEDNN=OFF)";
+  }
+}
+#endif
+
+}  // namespace
+
+MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
+  MachinePeaks p;
+  p.machine_class = machine.id();
+  p.machine = machine.human();
+  p.threads = threads;
+  p.measured = UtcTimestamp();
+  omp_set_num_threads(threads);
+  MeasureMatmulPeaks(threads, &p);
   std::fprintf(stderr, "ntpbench machine: reading 256 MiB, %d threads\n", threads);
   p.bandwidth_gbs = ReadBandwidth(threads, 5, size_t{256} << 20);
   const int64_t llc = ThisMachine().last_level_cache_bytes();

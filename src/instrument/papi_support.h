@@ -4,14 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "src/instrument/pmu_probe.h"
+
 namespace ntpb::instrument {
 
 // Initializes PAPI once; false with the reason when it cannot.
 bool EnsurePapi(std::string* reason);
-
-// Why the hardware events of PAPI's perf_event component cannot be counted here, or "" when
-// a hardware cycle counter can be opened.
-std::string HardwarePmuProblem();
 
 // A started PAPI event set over named events of one component.
 class PapiEventSet {

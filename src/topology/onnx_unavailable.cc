@@ -1,0 +1,23 @@
+// Built in place of onnx_reader.cc when NTPBENCH_WITH_ONNX is OFF: an .onnx file gets one clear
+// error instead of a parse.
+#include "ntpbench/error.h"
+#include "ntpbench/onnx_format.h"
+
+namespace ntpb {
+namespace {
+
+const char* const kWhy =
+    "this ntpbench was built without ONNX support (configure with -DNTPBENCH_WITH_ONNX=ON, "
+    "libonnx-dev and libprotobuf-dev installed)";
+
+}  // namespace
+
+Topology ReadOnnxFile(const std::string& path, const OnnxLimits&) {
+  throw Error(path, "", "", kWhy);
+}
+
+Topology ParseOnnx(const std::string&, const std::string& file, const OnnxLimits&) {
+  throw Error(file, "", "", kWhy);
+}
+
+}  // namespace ntpb
