@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ntpbench/counters.h"
 #include "ntpbench/json_format.h"
 
 namespace ntpb::testing {
@@ -43,7 +44,13 @@ double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b
   return worst;
 }
 
+std::string CounterUnavailableReason(const std::string& counter) {
+  const std::unique_ptr<CounterSet> set = CounterSet::Create({counter});
+  return set->notes().empty() ? "" : set->notes()[0].reason;
+}
+
 Support BackendSupportFor(const std::string& backend, Precision precision) {
+  if (!FindBackend(backend)) return {false, BackendUnavailableReason(backend)};
   RunConfig config;
   config.precision = precision;
   return FindBackend(backend)->Supports(

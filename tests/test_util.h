@@ -24,6 +24,19 @@ double MaxRelativeError(const std::vector<float>& a, const std::vector<float>& b
 // Whether `backend` runs `precision` on this machine (oneDNN 2.6 has no bf16 kernels below
 // AVX-512), asked of the backend itself on a shipped topology it has every op of: tests of a
 // precision the machine lacks skip with this reason, the one a benchmark reports.
+// A backend this build left out (NTPBENCH_WITH_ONEDNN=OFF) is unsupported with that reason.
 Support BackendSupportFor(const std::string& backend, Precision precision);
+#define SKIP_UNLESS_BACKEND_RUNS(backend, precision)                                             \
+  if (const ::ntpb::Support s = ::ntpb::testing::BackendSupportFor(backend, precision); !s.ok) { \
+    GTEST_SKIP() << s.reason;                                                                    \
+  }
+
+// Why a counter source or PAPI event cannot be counted here ("" when it can): a build without
+// PAPI has no sde source and no PAPI events.
+std::string CounterUnavailableReason(const std::string& counter);
+#define SKIP_UNLESS_COUNTER(counter)                                                              \
+  if (const std::string why = ::ntpb::testing::CounterUnavailableReason(counter); !why.empty()) { \
+    GTEST_SKIP() << counter << ": " << why;                                                       \
+  }
 
 }  // namespace ntpb::testing

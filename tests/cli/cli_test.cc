@@ -36,6 +36,7 @@ TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
 }
 
 TEST(Cli, RunWithCountersPrintsThemPerMarker) {
+  SKIP_UNLESS_COUNTER("sde");
   const CommandResult r = RunCommand(kCli + " run " + Topo("tiny_cnn.json") +
                                      " --counters sde,rusage --benchmark_min_time=0.01");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -91,6 +92,7 @@ TEST(Cli, SkippedPrecisionsSayWhy) {
 // A lower precision reports how far its outputs are from the Eigen f32 reference; i8 shows its
 // quantize steps as inlays.
 TEST(Cli, LowerPrecisionRunsReportTheirAccuracyDelta) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --backend onednn --precision f32,bf16,i8"
                                      " --benchmark_min_time=0.01");
