@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Quick start, part 2: set up, build everything, and run the test suite (plain ctest: unit,
-# integration and packaging tests; performance gates run with `ctest -L perf`), then the
-# readers' fuzz tests.
+# integration and packaging tests; performance gates run with `ctest -L perf`), then the same
+# for the minimal configuration, then the readers' fuzz tests.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE perf
+# The core alone: oneDNN, ONNX and PAPI left out (NTPBENCH_WITH_*=OFF), as on a machine without
+# them; their tests skip with the reason, everything else must pass.
+cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_ONEDNN=OFF \
+  -DNTPBENCH_WITH_ONNX=OFF -DNTPBENCH_WITH_PAPI=OFF >/dev/null
+cmake --build build-minimal -j"$(nproc)"
+ctest --test-dir build-minimal --output-on-failure -j"$(nproc)" -LE perf
 # The topology readers under libFuzzer with ASan and UBSan (clang): `ctest -L fuzz`, each
 # reader for NTPBENCH_FUZZ_SECONDS (60) from the shipped topologies and the ONNX test models.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DNTPBENCH_FUZZ=ON >/dev/null
