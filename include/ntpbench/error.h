@@ -7,7 +7,8 @@
 namespace ntpb {
 
 // Thrown by readers, validation, shape inference and backends. what() reads
-// "<file>: layer '<layer>', field '<field>': <message>" with the empty parts left out.
+// "<file>: layer '<layer>', field '<field>': <message>" with the empty parts left out; with
+// neither file nor layer the field is a command-line option: "option '<field>': <message>".
 class Error : public std::runtime_error {
  public:
   Error(std::string file, std::string layer, std::string field, const std::string& message);

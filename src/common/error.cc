@@ -7,7 +7,9 @@ std::string Compose(const std::string& file, const std::string& layer, const std
                     const std::string& message) {
   std::string where = file.empty() ? "" : file + ": ";
   if (!layer.empty()) where += "layer '" + layer + "'" + (field.empty() ? ": " : ", ");
-  if (!field.empty()) where += "field '" + field + "': ";
+  // Without a file or layer the error is about the command line: an option, not a field.
+  const bool option = file.empty() && layer.empty();
+  if (!field.empty()) where += (option ? "option '" : "field '") + field + "': ";
   return where + message;
 }
 

@@ -36,35 +36,38 @@ bool IsPapiEvent(const std::string& item) {
   return item.rfind("PAPI_", 0) == 0 || item.find("::") != std::string::npos;
 }
 
+const instrument::NamedSource* FindSource(const std::string& name) {
+  for (const instrument::NamedSource& s : instrument::NamedSources()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& request) {
   auto set = std::make_unique<CounterSet>();
   std::vector<std::string> papi_events;
   std::set<std::string> seen;
-  std::vector<std::string> sources;
+  std::vector<const instrument::NamedSource*> sources;
   for (const std::string& item : request) {
     if (!seen.insert(item).second) continue;
     if (IsPapiEvent(item)) {
       papi_events.push_back(item);
-    } else if (item == "sde" || item == "perf" || item == "rusage" || item == "memory") {
-      sources.push_back(item);
+    } else if (const instrument::NamedSource* named = FindSource(item)) {
+      sources.push_back(named);
     } else {
       throw Error("", "", "counters",
                   "unknown counter source '" + item +
-                      "' (sources: sde, perf, rusage, memory; or PAPI event names such as "
-                      "PAPI_TOT_CYC or perf::TASK-CLOCK)");
+                      "' (sources: " + instrument::SourceNameList() +
+                      "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)");
     }
   }
-  for (const std::string& s : sources) {
+  for (const instrument::NamedSource* s : sources) {
     std::string reason;
-    std::unique_ptr<CounterSource> source;
-    if (s == "sde") source = instrument::MakeSdeSource(&reason);
-    if (s == "perf") source = instrument::MakePerfSource(&reason);
-    if (s == "rusage") source = instrument::MakeRusageSource(&reason);
-    if (s == "memory") source = instrument::MakeMemorySource(&reason);
+    std::unique_ptr<CounterSource> source = s->make(&reason);
     if (!source) {
-      set->notes_.push_back({s, reason});
+      set->notes_.push_back({s->name, reason});
       continue;
     }
     set->sources_.push_back(std::move(source));
