@@ -3,8 +3,10 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "src/bench/global_options.h"
+#include "src/instrument/sources.h"
 
 namespace ntpb::cli {
 namespace {
@@ -38,17 +40,21 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
   for (size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i], value;
     const bool is_option = arg.rfind("--", 0) == 0;
+    const bool has_value = is_option && arg.find('=') != std::string::npos;
     if (is_option && arg.rfind("--benchmark_", 0) == 0) {
       if (!allow_benchmark_flags) throw Error("", "", arg, "not an option of this command");
       o.passthrough.push_back(arg);
       continue;
     }
-    if (is_option && arg.find('=') != std::string::npos) {
+    if (has_value) {
       value = arg.substr(arg.find('=') + 1);
       arg = arg.substr(0, arg.find('='));
     }
     auto next = [&]() -> std::string {
-      if (!value.empty()) return value;
+      if (has_value) {  // --batch= is an empty value, not a request for the next argument
+        if (value.empty()) throw Error("", "", arg, "needs a value after '='");
+        return value;
+      }
       if (i + 1 >= args.size()) throw Error("", "", arg, "needs a value");
       return args[++i];
     };
@@ -96,6 +102,24 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
     }
   }
   if (o.file.empty()) throw Error("", "", "", "missing the topology file");
+  // Names are checked here, for every command, not only where they are used (inspect takes
+  // --backend and --counters too, and must not accept a misspelling silently).
+  for (const std::string& b : o.backends) {
+    if (FindBackend(b) || !BackendUnavailableReason(b).empty()) continue;
+    std::string known;
+    for (const std::string& name : BackendNames()) known += (known.empty() ? "" : ", ") + name;
+    throw Error("", "", "--backend", "unknown backend '" + b + "' (known: " + known + ")");
+  }
+  for (const std::string& c : o.counters) {
+    const bool papi_event = c.rfind("PAPI_", 0) == 0 || c.find("::") != std::string::npos;
+    bool source = false;
+    for (const instrument::NamedSource& s : instrument::NamedSources()) source |= c == s.name;
+    if (!papi_event && !source) {
+      throw Error("", "", "--counters",
+                  "unknown counter source '" + c + "' (sources: " + instrument::SourceNameList() +
+                      "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)");
+    }
+  }
   return o;
 }
 
