@@ -17,6 +17,7 @@
 #include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
+#include "src/baseline/confirmation.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
 #include "src/common/file_io.h"
@@ -187,19 +188,6 @@ RunResults ReadAndRemove(const std::string& file) {
   return r;
 }
 
-// Adds another run's repetitions to `into` (signatures and counters stay the first run's).
-void Append(RunResults* into, const RunResults& more) {
-  if (into->benchmarks.empty()) {
-    *into = more;
-    return;
-  }
-  for (const auto& [name, r] : more.benchmarks) {
-    auto& t = into->benchmarks[name].real_time_ms;
-    t.insert(t.end(), r.real_time_ms.begin(), r.real_time_ms.end());
-  }
-  into->peak_rss_bytes = std::max(into->peak_rss_bytes, more.peak_rss_bytes);
-}
-
 void PrintDiff(const Baseline* old, const Baseline& now,
                const std::map<std::string, NoiseThreshold>& noise) {
   std::printf("baseline %s (%s)\n", now.file.c_str(), now.machine.human().c_str());
@@ -332,37 +320,9 @@ int Report(const GateOptions& o, const Comparison& c) {
   return c.ExitCode();
 }
 
-// A latency regression must show again in a second, fresh measurement (so a noisy moment of a
-// shared machine does not fail the gate), and inconclusive latencies get that measurement's
-// verdict. `measure_again` measures the doubtful benchmarks again and compares them.
-Comparison Confirm(const Comparison& first,
-                   const std::function<Comparison(const std::set<std::string>&)>& measure_again) {
-  std::set<std::string> doubtful;
-  for (const ComparisonRow& r : first.rows) {
-    const bool latency = r.metric == "latency_ms" || r.metric == "drift";
-    if (latency && (r.verdict == Verdict::kRegression || r.verdict == Verdict::kInconclusive)) {
-      doubtful.insert(r.benchmark);
-    }
-  }
-  if (doubtful.empty()) return first;
+void SayConfirming(size_t doubtful) {
   std::fprintf(stderr, "ntpbench gate: %zu latency verdicts to confirm; measuring again\n",
-               doubtful.size());
-  const Comparison second = measure_again(doubtful);
-  Comparison out = first;
-  for (ComparisonRow& row : out.rows) {
-    if (!doubtful.count(row.benchmark) || (row.metric != "latency_ms" && row.metric != "drift"))
-      continue;
-    for (const ComparisonRow& again_row : second.rows) {
-      if (again_row.benchmark != row.benchmark || again_row.metric != row.metric) continue;
-      const std::string first_note =
-          std::string(" [first run ") + VerdictName(row.verdict) +
-          (row.metric == "drift" ? "" : " at ") +
-          (row.metric == "drift" ? "" : FormatNumber("%+.1f%%", 100 * row.change)) + "]";
-      row = again_row;
-      row.note += first_note;
-    }
-  }
-  return out;
+               doubtful);
 }
 
 // A Google Benchmark filter that matches exactly these benchmarks (full names, as in the JSON).
@@ -415,6 +375,7 @@ int ControlledGate(const GateOptions& o) {
   if (o.rerun_inconclusive) {
     // Only the doubtful benchmarks run again: A/B needs no rest of the suite to judge them.
     c = Confirm(c, [&](const std::set<std::string>& names) {
+      SayConfirming(names.size());
       return MeasureAgainstControl(o, FilterFor(names));
     });
   }
@@ -496,7 +457,8 @@ int GateCommand(const std::vector<std::string>& args) {
   Comparison c = Compare(baseline.get(), run, o.compare, create, signature.get());
   if (o.rerun_inconclusive) {
     // The whole suite runs again: each benchmark is judged against the rest of it.
-    c = Confirm(c, [&](const std::set<std::string>&) {
+    c = Confirm(c, [&](const std::set<std::string>& names) {
+      SayConfirming(names.size());
       const std::string again = RunSuite(o, o.filter, "-confirm");
       const RunResults second_run = ReadRunResults(again);
       std::remove(again.c_str());

@@ -11,6 +11,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/noise_threshold.h"
 #include "ntpbench/signature.h"
+#include "src/baseline/confirmation.h"
 #include "src/report/comparison_table.h"
 
 namespace ntpb {
@@ -516,6 +517,34 @@ TEST(Signature, RoundTripsAndDiffs) {
   EXPECT_NE(diff[0].find("net.flops 1000 -> 2000"), std::string::npos) << diff[0];
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-baseline\"}", "x.json"), Error);
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-signature\", \"ver", "x.json"), Error);
+}
+
+// The second look: only doubtful latency rows are measured again, and take that verdict while
+// noting the first; without doubt nothing is measured again.
+TEST(Confirmation, OnlyDoubtfulLatencyIsMeasuredAgainAndTakesTheSecondVerdict) {
+  Comparison first;
+  first.rows = {{"a", "latency_ms", 1.0, 1.3, 0.3, 0.01, Verdict::kRegression, ""},
+                {"b", "latency_ms", 1.0, 1.0, 0.0, 0.9, Verdict::kUnchanged, ""},
+                {"a", "net.flops", 10, 10, 0, -1, Verdict::kUnchanged, ""}};
+  std::set<std::string> asked;
+  const Comparison out = Confirm(first, [&](const std::set<std::string>& names) {
+    asked = names;
+    Comparison second;
+    second.rows = {{"a", "latency_ms", 1.0, 1.01, 0.01, 0.6, Verdict::kUnchanged, "noise"}};
+    return second;
+  });
+  EXPECT_EQ(asked, (std::set<std::string>{"a"}));
+  ASSERT_EQ(out.rows.size(), 3u);
+  EXPECT_EQ(out.rows[0].verdict, Verdict::kUnchanged);
+  EXPECT_EQ(out.rows[0].note, "noise [first run REGRESSION at +30.0%]");
+  EXPECT_EQ(out.rows[1].verdict, Verdict::kUnchanged);
+  EXPECT_EQ(out.rows[2].metric, "net.flops");
+  bool called = false;
+  Confirm(Comparison{}, [&](const std::set<std::string>&) {
+    called = true;
+    return Comparison{};
+  });
+  EXPECT_FALSE(called);
 }
 
 }  // namespace
