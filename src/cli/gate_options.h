@@ -1,0 +1,32 @@
+// The options of `ntpbench gate`, `compare` and `baseline update`, and how a comparison is
+// reported (table on stdout, JSON with --report).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ntpbench/comparator.h"
+
+namespace ntpb::cli {
+
+struct GateOptions {
+  std::string suite_binary, suite, baseline_dir, baseline_file, filter, report;
+  std::vector<std::string> run_files;  // --run, repeatable: sessions of one baseline update
+  std::string control_binary;          // --control-binary: A/B against this build
+  std::string control_dir;  // --control-dir: A/B against the suite of the same name in it, if any
+  int repetitions = 5;
+  int sessions = 1;  // gate --update: runs of the suite whose spread sets the thresholds
+  double min_time = 0.1;
+  bool update = false, force = false, rerun_inconclusive = false;
+  bool signature_only = false;  // baseline update --signature-only
+  CompareOptions compare;
+  std::vector<std::string> suite_args;  // --ntpb_* and --benchmark_* passed to the suite
+};
+
+// Throws ntpb::Error naming the option on a bad value or an unknown option.
+GateOptions ParseGateOptions(const std::vector<std::string>& args);
+
+// Prints the comparison table, writes --report (atomically); returns the exit code.
+int Report(const GateOptions& o, const Comparison& c);
+
+}  // namespace ntpb::cli
