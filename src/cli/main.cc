@@ -34,7 +34,7 @@ const char kUsage[] =
     "                read bandwidth, measured once and cached; `run` then shows each layer's\n"
     "                share of its roofline bound      [--threads N] [--refresh] [--json]\n"
     "  gate          run a suite and compare it with its baseline (what ctest -L perf runs)\n"
-    "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 5] [--min-time S]\n"
+    "      --suite-binary PATH --suite NAME --baseline-dir DIR [--repetitions 6] [--min-time 0.2]\n"
     "      [--alpha 0.05] [--threshold 0.05] [--threshold-for NAME=F] [--filter REGEX]\n"
     "      [--confirm] [--raw] [--report FILE] [--update [--sessions N] [--force]]\n"
     "      [--judge all|signature|latency]   signature: <dir>/any-machine/<suite>.json, exact on\n"
