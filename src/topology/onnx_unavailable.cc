@@ -1,5 +1,10 @@
 // Built in place of onnx_reader.cc when NTPBENCH_WITH_ONNX is OFF: an .onnx file gets one clear
 // error instead of a parse.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
 
@@ -13,6 +18,10 @@ const char* const kWhy =
 }  // namespace
 
 Topology ReadOnnxFile(const std::string& path, const OnnxLimits&) {
+  // A missing file is the first thing to say, as with ONNX support.
+  if (access(path.c_str(), R_OK) != 0) {
+    throw Error(path, "", "", std::string("cannot read: ") + std::strerror(errno));
+  }
   throw Error(path, "", "", kWhy);
 }
 
