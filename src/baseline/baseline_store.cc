@@ -7,17 +7,20 @@
 #include "ntpbench/benchmark_json.h"
 #include "ntpbench/error.h"
 #include "ntpbench/statistics.h"
+#include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 
 namespace ntpb {
+
+namespace cn = counter_names;
 namespace {
 
 using nlohmann::json;
 
 constexpr std::size_t kMaxResultFileBytes = 256u << 20;
 
-const char* const kAnalytic[] = {"net.flops", "net.params", "mem.weight_bytes",
-                                 "mem.peak_activation_bytes"};
+const char* const kAnalytic[] = {cn::kNetFlops, cn::kNetParams, cn::kMemWeightBytes,
+                                 cn::kMemPeakActivationBytes};
 
 bool IsAnalytic(const std::string& name) {
   for (const char* a : kAnalytic) {
@@ -95,7 +98,7 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
       } else {
         counter_samples[name][it.key()].push_back(v);
       }
-      if (it.key() == "mem.peak_rss_bytes") run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
+      if (it.key() == cn::kMemPeakRssBytes) run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
     }
   }
   for (auto& [name, counters] : counter_samples) {

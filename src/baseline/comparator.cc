@@ -8,9 +8,12 @@
 #include "ntpbench/signature.h"
 #include "ntpbench/statistics.h"
 #include "ntpbench/suite_drift.h"
+#include "src/common/counter_names.h"
 #include "src/common/format_number.h"
 
 namespace ntpb {
+
+namespace cn = counter_names;
 namespace {
 
 std::string Format(const char* fmt, double v) { return FormatNumber(fmt, v); }
@@ -314,18 +317,18 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
         Exact(name, metric, base, now, true, &c.rows);
     }
     if (exact_rows || !portable_plan) {
-      Exact(name, "net.allocs", base, now, false, &c.rows);
+      Exact(name, cn::kNetAllocs, base, now, false, &c.rows);
       // What the backend sets aside (scratchpads; activation buffers after reuse) is decided
       // when the network is built: the same for a build on a machine class, so any change is
       // real.
-      for (const char* metric : {"mem.workspace_bytes", "mem.activation_bytes"}) {
+      for (const char* metric : {cn::kMemWorkspaceBytes, cn::kMemActivationBytes}) {
         Exact(name, metric, base, now, false, &c.rows, "the backend's memory changed");
       }
     }
-    auto bb = base.counters.find("net.alloc_bytes");
-    auto nb = now.counters.find("net.alloc_bytes");
+    auto bb = base.counters.find(cn::kNetAllocBytes);
+    auto nb = now.counters.find(cn::kNetAllocBytes);
     if (bb != base.counters.end() && nb != now.counters.end()) {
-      Tolerance(name, "net.alloc_bytes", bb->second, nb->second, o.alloc_bytes_tolerance, &c.rows);
+      Tolerance(name, cn::kNetAllocBytes, bb->second, nb->second, o.alloc_bytes_tolerance, &c.rows);
     }
   }
   for (const auto& [name, now] : run.benchmarks) {
@@ -351,7 +354,7 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     }
   }
   if (baseline->peak_rss_bytes > 0 && run.peak_rss_bytes > 0) {
-    Tolerance("(suite)", "mem.peak_rss_bytes", baseline->peak_rss_bytes, run.peak_rss_bytes,
+    Tolerance("(suite)", cn::kMemPeakRssBytes, baseline->peak_rss_bytes, run.peak_rss_bytes,
               o.rss_tolerance, &c.rows);
   }
 }

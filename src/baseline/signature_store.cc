@@ -6,10 +6,13 @@
 #include "ntpbench/error.h"
 #include "ntpbench/signature.h"
 #include "ntpbench/suite_drift.h"
+#include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb {
+
+namespace cn = counter_names;
 namespace {
 
 using nlohmann::json;
@@ -17,7 +20,8 @@ using nlohmann::json;
 constexpr std::size_t kMaxSignatureBytes = 64u << 20;
 
 // The backend's plan, where it is the same everywhere (the run's config says so).
-const char* const kPortableMemory[] = {"mem.workspace_bytes", "mem.activation_bytes", "net.allocs"};
+const char* const kPortableMemory[] = {cn::kMemWorkspaceBytes, cn::kMemActivationBytes,
+                                       cn::kNetAllocs};
 
 // The configuration minus what follows the machine: threads default to its cores.
 json PortableConfig(const json& config) {

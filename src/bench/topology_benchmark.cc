@@ -17,8 +17,11 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
+#include "src/common/counter_names.h"
 
 namespace ntpb {
+
+namespace cn = counter_names;
 
 TopologyBenchmark::TopologyBenchmark(std::string name, std::string path, std::string source_file)
     : name_(std::move(name)), path_(std::move(path)), source_file_(std::move(source_file)) {}
@@ -112,7 +115,7 @@ std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
   std::unique_ptr<CounterSet> set = CounterSet::Create(request);
   if (set->empty()) return nullptr;
   const auto& steps = run.executable->steps();
-  std::vector<Region> regions = {{"net", 0, steps.size()}};
+  std::vector<Region> regions = {{cn::kNet, 0, steps.size()}};
   for (std::size_t m = 0; m < run.markers.size(); ++m) {
     if (run.marker_steps[m].empty()) continue;
     regions.push_back(
@@ -120,7 +123,7 @@ std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
   }
   if (Options().layer_counters) {
     for (std::size_t s = 0; s < steps.size(); ++s)
-      regions.push_back({"layer." + steps[s].name, s, s + 1});
+      regions.push_back({cn::LayerRegion(steps[s].name), s, s + 1});
   }
   std::vector<StepCounts> counts(steps.size());
   for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -175,24 +178,24 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
   const double per_iter_ns = loop_ns / iterations;
   auto region = [&](const std::string& prefix, int64_t ns, int64_t flops) {
     const double region_ns = ns / iterations;
-    state.counters[prefix + ".ms"] = region_ns * 1e-6;
-    state.counters[prefix + ".time_share"] =
+    state.counters[cn::Of(prefix, cn::kMs)] = region_ns * 1e-6;
+    state.counters[cn::Of(prefix, cn::kTimeShare)] =
         steps_total > 0 ? static_cast<double>(ns) / steps_total : 0.0;
-    state.counters[prefix + ".gflops"] = region_ns > 0 ? flops / region_ns : 0.0;
+    state.counters[cn::Of(prefix, cn::kGflops)] = region_ns > 0 ? flops / region_ns : 0.0;
   };
   const TopologyAnalysis& a = run.analysis;
-  state.counters["net.samples_per_second"] = batch * 1e9 / per_iter_ns;
-  state.counters["net.gflops"] = a.total.flops / per_iter_ns;
-  state.counters["net.flops"] = static_cast<double>(a.total.flops);
-  state.counters["net.params"] = static_cast<double>(a.total.params);
-  state.counters["mem.weight_bytes"] =
+  state.counters[cn::kNetSamplesPerSecond] = batch * 1e9 / per_iter_ns;
+  state.counters[cn::kNetGflops] = a.total.flops / per_iter_ns;
+  state.counters[cn::kNetFlops] = static_cast<double>(a.total.flops);
+  state.counters[cn::kNetParams] = static_cast<double>(a.total.params);
+  state.counters[cn::kMemWeightBytes] =
       Counter(static_cast<double>(a.total.weight_bytes), Counter::kDefaults, Counter::kIs1024);
-  state.counters["mem.peak_activation_bytes"] =
+  state.counters[cn::kMemPeakActivationBytes] =
       Counter(static_cast<double>(a.peak_activation_bytes), Counter::kDefaults, Counter::kIs1024);
-  state.counters["mem.workspace_bytes"] = Counter(
+  state.counters[cn::kMemWorkspaceBytes] = Counter(
       static_cast<double>(run.executable->workspace_bytes()), Counter::kDefaults, Counter::kIs1024);
   if (run.executable->activation_bytes() > 0) {
-    state.counters["mem.activation_bytes"] =
+    state.counters[cn::kMemActivationBytes] =
         Counter(static_cast<double>(run.executable->activation_bytes()), Counter::kDefaults,
                 Counter::kIs1024);
   }
@@ -204,24 +207,24 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
   for (size_t s = 0; s < steps.size(); ++s) {
     const int64_t flops =
         steps[s].layer >= 0 ? FusedCost(a, steps[s].layer, steps[s].fused).flops : 0;
-    region("layer." + steps[s].name, step_ns[s], flops);
+    region(cn::LayerRegion(steps[s].name), step_ns[s], flops);
     // The report shows the layers this step absorbed (post-op fusion) under it.
     if (steps[s].fused > 0)
-      state.counters["layer." + steps[s].name + ".fused_layers"] = steps[s].fused;
+      state.counters[cn::Of(cn::LayerRegion(steps[s].name), cn::kFusedLayers)] = steps[s].fused;
   }
   // Single-stream latency distribution (MLPerf style): one query is one inference.
   if (run.accuracy) {
-    state.counters["acc.max_rel_err"] = run.accuracy->max_rel_err;
-    state.counters["acc.cosine"] = run.accuracy->cosine;
+    state.counters[cn::kAccMaxRelErr] = run.accuracy->max_rel_err;
+    state.counters[cn::kAccCosine] = run.accuracy->cosine;
   }
-  state.counters["net.p50_ms"] = Percentile(latencies, 50) * 1e-6;
-  state.counters["net.p90_ms"] = Percentile(latencies, 90) * 1e-6;
-  state.counters["net.p99_ms"] = Percentile(latencies, 99) * 1e-6;
+  state.counters[cn::kNetP50Ms] = Percentile(latencies, 50) * 1e-6;
+  state.counters[cn::kNetP90Ms] = Percentile(latencies, 90) * 1e-6;
+  state.counters[cn::kNetP99Ms] = Percentile(latencies, 99) * 1e-6;
   if (run.counters) {
     run.counters->Report(iterations, &state.counters);
     rusage usage;
     getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
-    state.counters["mem.peak_rss_bytes"] =
+    state.counters[cn::kMemPeakRssBytes] =
         Counter(static_cast<double>(usage.ru_maxrss) * 1024, Counter::kDefaults, Counter::kIs1024);
   }
 }

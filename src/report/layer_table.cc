@@ -5,9 +5,12 @@
 #include <vector>
 
 #include "ntpbench/report.h"
+#include "src/common/counter_names.h"
 #include "src/report/text_table.h"
 
 namespace ntpb {
+
+namespace cn = counter_names;
 namespace {
 
 using report::TextTable;
@@ -75,7 +78,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
-    const std::string key = "layer." + l.name;
+    const std::string key = cn::LayerRegion(l.name);
     // Steps a backend inserted in front of this layer (layout conversions, i8 quantization):
     // real cost.
     for (const char* kind : {"reorder", "quantize", "dequantize"}) {
@@ -83,12 +86,17 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       for (auto it = counters.lower_bound(inserted);
            it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
         const std::string& k = it->first;
-        if (k.size() < 3 || k.compare(k.size() - 3, 3, ".ms") != 0) continue;
-        const std::string step = k.substr(0, k.size() - 3);
-        const double step_share = Get(counters, step + ".time_share");
+        const std::string ms_suffix = std::string(".") + cn::kMs;
+        if (k.size() < ms_suffix.size() ||
+            k.compare(k.size() - ms_suffix.size(), ms_suffix.size(), ms_suffix) != 0) {
+          continue;
+        }
+        const std::string step = k.substr(0, k.size() - ms_suffix.size());
+        const double step_share = Get(counters, cn::Of(step, cn::kTimeShare));
         total_ms += it->second;
-        table.Add({step.substr(6) + " (inlay)", kind, "", Printf("%.3f", it->second),
-                   Printf("%.1f%%", 100 * step_share), Bar(step_share), "", "", "", "", "", ""});
+        table.Add({step.substr(cn::LayerRegion("").size()) + " (inlay)", kind, "",
+                   Printf("%.3f", it->second), Printf("%.1f%%", 100 * step_share), Bar(step_share),
+                   "", "", "", "", "", ""});
       }
     }
     if (fused_left > 0) {  // computed by the step above (post-op fusion): no time of its own
@@ -97,19 +105,20 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                  "", "", "", ""});
       continue;
     }
-    fused_left = std::clamp(static_cast<int>(Get(counters, key + ".fused_layers")), 0,
+    fused_left = std::clamp(static_cast<int>(Get(counters, cn::Of(key, cn::kFusedLayers))), 0,
                             static_cast<int>(t.layers.size() - 1 - i));
     std::string op = l.op;
     for (int f = 1; f <= fused_left; ++f) op += "+" + t.layers[i + f].op;
     const Cost cost = FusedCost(a, static_cast<int>(i), fused_left);
     step_costs.emplace_back(static_cast<int>(i), cost);
     const Shape& out = t.layers[i + fused_left].output_shapes[0];
-    total_ms += Get(counters, key + ".ms");
-    const double share = Get(counters, key + ".time_share");
+    total_ms += Get(counters, cn::Of(key, cn::kMs));
+    const double share = Get(counters, cn::Of(key, cn::kTimeShare));
     table.Add({l.name + (la.inlay ? " (inlay)" : ""), op, ShapeToString(out),
-               Printf("%.3f", Get(counters, key + ".ms")), Printf("%.1f%%", 100 * share),
-               Bar(share), Printf("%.1f", Get(counters, key + ".gflops")),
-               roof(cost, Get(counters, key + ".ms")), FormatCount(static_cast<double>(cost.flops)),
+               Printf("%.3f", Get(counters, cn::Of(key, cn::kMs))), Printf("%.1f%%", 100 * share),
+               Bar(share), Printf("%.1f", Get(counters, cn::Of(key, cn::kGflops))),
+               roof(cost, Get(counters, cn::Of(key, cn::kMs))),
+               FormatCount(static_cast<double>(cost.flops)),
                FormatBytes(static_cast<double>(cost.weight_bytes)),
                FormatBytes(static_cast<double>(cost.output_bytes)),
                Printf("%.1f", cost.Intensity())});
@@ -127,35 +136,35 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     for (const MarkerAnalysis& marker : a.markers) {
       MarkerAnalysis m = marker;
       m.cost = steps_cost(m.first, m.last);
-      const double share = Get(counters, m.name + ".time_share");
-      table.Add({"[" + m.name + "]", "marker",
-                 t.layers[m.first].name + ".." + t.layers[m.last].name,
-                 Printf("%.3f", Get(counters, m.name + ".ms")), Printf("%.1f%%", 100 * share),
-                 Bar(share), Printf("%.1f", Get(counters, m.name + ".gflops")),
-                 roof(m.cost, Get(counters, m.name + ".ms")),
-                 FormatCount(static_cast<double>(m.cost.flops)),
-                 FormatBytes(static_cast<double>(m.cost.weight_bytes)),
-                 FormatBytes(static_cast<double>(m.cost.output_bytes)),
-                 Printf("%.1f", m.cost.Intensity())});
+      const double share = Get(counters, cn::Of(m.name, cn::kTimeShare));
+      table.Add(
+          {"[" + m.name + "]", "marker", t.layers[m.first].name + ".." + t.layers[m.last].name,
+           Printf("%.3f", Get(counters, cn::Of(m.name, cn::kMs))), Printf("%.1f%%", 100 * share),
+           Bar(share), Printf("%.1f", Get(counters, cn::Of(m.name, cn::kGflops))),
+           roof(m.cost, Get(counters, cn::Of(m.name, cn::kMs))),
+           FormatCount(static_cast<double>(m.cost.flops)),
+           FormatBytes(static_cast<double>(m.cost.weight_bytes)),
+           FormatBytes(static_cast<double>(m.cost.output_bytes)),
+           Printf("%.1f", m.cost.Intensity())});
     }
   }
   table.Rule();
   const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
   table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
-             Printf("%.1f", Get(counters, "net.gflops")), roof(total, total_ms),
+             Printf("%.1f", Get(counters, cn::kNetGflops)), roof(total, total_ms),
              FormatCount(static_cast<double>(total.flops)),
              FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
   std::string out = table.Render(2);
-  out += "samples/s " + Printf("%.2f", Get(counters, "net.samples_per_second")) + "   params " +
+  out += "samples/s " + Printf("%.2f", Get(counters, cn::kNetSamplesPerSecond)) + "   params " +
          FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
          FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
-         (counters.count("mem.activation_bytes")
-              ? " (allocated " + FormatBytes(Get(counters, "mem.activation_bytes")) + ")"
+         (counters.count(cn::kMemActivationBytes)
+              ? " (allocated " + FormatBytes(Get(counters, cn::kMemActivationBytes)) + ")"
               : "") +
-         "   workspace " + FormatBytes(Get(counters, "mem.workspace_bytes")) + "   p50/p90/p99 " +
-         Printf("%.3f", Get(counters, "net.p50_ms")) + "/" +
-         Printf("%.3f", Get(counters, "net.p90_ms")) + "/" +
-         Printf("%.3f ms", Get(counters, "net.p99_ms")) + "\n";
+         "   workspace " + FormatBytes(Get(counters, cn::kMemWorkspaceBytes)) + "   p50/p90/p99 " +
+         Printf("%.3f", Get(counters, cn::kNetP50Ms)) + "/" +
+         Printf("%.3f", Get(counters, cn::kNetP90Ms)) + "/" +
+         Printf("%.3f ms", Get(counters, cn::kNetP99Ms)) + "\n";
   if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
     const bool cached = FitsInCache(working_set, *peaks);
     out += std::string("roof: ") + PrecisionName(precision) + " peak " +
@@ -167,10 +176,10 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                    : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
            " (`ntpbench machine`)\n";
   }
-  if (counters.count("acc.cosine")) {
+  if (counters.count(cn::kAccCosine)) {
     out += "outputs vs the Eigen f32 reference: max relative error " +
-           Printf("%.2e", Get(counters, "acc.max_rel_err")) + ", cosine similarity " +
-           Printf("%.6f", Get(counters, "acc.cosine")) + "\n";
+           Printf("%.2e", Get(counters, cn::kAccMaxRelErr)) + ", cosine similarity " +
+           Printf("%.6f", Get(counters, cn::kAccCosine)) + "\n";
   }
   return out + FormatCounterTable(a, counters);
 }
@@ -184,7 +193,7 @@ std::string FormatCounterTable(const TopologyAnalysis& a,
   static const std::set<std::string> kTiming = {"ms",     "time_share", "gflops",
                                                 "flops",  "params",     "samples_per_second",
                                                 "p50_ms", "p90_ms",     "p99_ms"};
-  std::vector<std::string> regions = {"net"};
+  std::vector<std::string> regions = {cn::kNet};
   for (const MarkerAnalysis& m : a.markers) regions.push_back(m.name);
   std::set<std::string> metrics;
   for (const auto& [key, value] : counters) {
@@ -196,7 +205,7 @@ std::string FormatCounterTable(const TopologyAnalysis& a,
   }
   if (metrics.empty()) return "";
   std::vector<std::string> header = {"counter per iteration"};
-  for (const std::string& r : regions) header.push_back(r == "net" ? "net" : "[" + r + "]");
+  for (const std::string& r : regions) header.push_back(r == cn::kNet ? r : "[" + r + "]");
   TextTable table(header);
   for (const std::string& metric : metrics) {
     std::vector<std::string> row = {metric};
