@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,32 @@ struct TopologyAnalysis {
   int64_t peak_activation_bytes = 0;
   int peak_layer = 0;  // index of the layer where the peak occurs
 };
+
+// Who reads each tensor and until when its storage is needed, computed once here for the
+// analysis (liveness) and for the backends (buffer reuse, fusion, requantization), which must
+// agree on it.
+struct TensorUses {
+  struct Read {
+    int layer = 0;  // index into ResolvedTopology::layers
+    int input = 0;  // which of its inputs
+  };
+  static constexpr int kForever = 1 << 30;  // read by the caller: a graph output (or a view of one)
+
+  // Every read of each tensor, in execution order (tensors never read have no entry).
+  std::map<std::string, std::vector<Read>> readers;
+  // The tensor whose storage each tensor is: itself, or for a view the storage of its source.
+  std::map<std::string, std::string> storage;
+  // Per storage: the last layer that reads it, through any view of it; kForever for a graph
+  // output; absent if nothing reads it.
+  std::map<std::string, int> last_use;
+
+  const std::vector<Read>& ReadersOf(const std::string& tensor) const;
+  // The last layer that reads `tensor`'s storage (kForever, or -1 if none).
+  int LastUse(const std::string& tensor) const;
+  bool IsGraphOutput(const std::string& tensor) const { return graph_outputs.count(tensor) > 0; }
+  std::set<std::string> graph_outputs;
+};
+TensorUses AnalyzeTensorUses(const ResolvedTopology& topology);
 
 Cost LayerCost(const ResolvedLayer& layer, Precision precision);
 // Layers first..first+fused run as one fused step (a conv with its batchnorm folded in, its

@@ -58,34 +58,18 @@ namespace {
 // inputs: from the start) to its last reader (graph outputs: to the end).
 void ComputeLiveness(const ResolvedTopology& t, Precision precision, TopologyAnalysis* a) {
   const int n = static_cast<int>(t.layers.size());
-  std::map<std::string, std::string> storage;  // tensor -> tensor owning its storage
-  std::map<std::string, int> birth, death;
-  for (const auto& in : t.inputs) {
-    storage[in.first] = in.first;
-    birth[in.first] = 0;
-    death[in.first] = 0;
-  }
+  const TensorUses uses = AnalyzeTensorUses(t);
+  std::map<std::string, int> birth;
+  for (const auto& in : t.inputs) birth[in.first] = 0;
   for (int i = 0; i < n; ++i) {
-    const ResolvedLayer& l = t.layers[i];
-    for (const std::string& in : l.inputs) {
-      const std::string& root = storage.at(in);
-      death[root] = std::max(death[root], i);
-    }
-    for (const std::string& out : l.outputs) {
-      if (l.def->is_view) {
-        storage[out] = storage.at(l.inputs[0]);
-      } else {
-        storage[out] = out;
-        birth[out] = i;
-        death[out] = i;
-      }
-    }
+    if (t.layers[i].def->is_view) continue;
+    for (const std::string& out : t.layers[i].outputs) birth[out] = i;
   }
-  for (const std::string& out : t.outputs) death[storage.at(out)] = n - 1;
   std::vector<int64_t> live(n, 0);
   for (const auto& [root, b] : birth) {
+    const int death = std::max(b, std::min(uses.LastUse(root), n - 1));
     const int64_t bytes = NumElements(t.shapes.at(root)) * ElementBytes(precision);
-    for (int i = b; i <= death[root]; ++i) live[i] += bytes;
+    for (int i = b; i <= death; ++i) live[i] += bytes;
   }
   for (int i = 0; i < n; ++i) {
     if (live[i] > a->peak_activation_bytes) {
@@ -96,6 +80,44 @@ void ComputeLiveness(const ResolvedTopology& t, Precision precision, TopologyAna
 }
 
 }  // namespace
+
+const std::vector<TensorUses::Read>& TensorUses::ReadersOf(const std::string& tensor) const {
+  static const std::vector<Read> kNone;
+  auto it = readers.find(tensor);
+  return it == readers.end() ? kNone : it->second;
+}
+
+int TensorUses::LastUse(const std::string& tensor) const {
+  auto root = storage.find(tensor);
+  auto it = last_use.find(root == storage.end() ? tensor : root->second);
+  return it == last_use.end() ? -1 : it->second;
+}
+
+TensorUses AnalyzeTensorUses(const ResolvedTopology& t) {
+  TensorUses u;
+  for (const auto& in : t.inputs) u.storage[in.first] = in.first;
+  for (int i = 0; i < static_cast<int>(t.layers.size()); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    for (int k = 0; k < static_cast<int>(l.inputs.size()); ++k) {
+      const std::string& in = l.inputs[k];
+      u.readers[in].push_back({i, k});
+      auto root = u.storage.find(in);
+      const std::string& r = root == u.storage.end() ? in : root->second;
+      u.last_use[r] = std::max(u.last_use.count(r) ? u.last_use[r] : -1, i);
+    }
+    for (const std::string& out : l.outputs) {
+      const bool view = l.def->is_view && !l.inputs.empty();
+      u.storage[out] =
+          view ? u.storage.count(l.inputs[0]) ? u.storage[l.inputs[0]] : l.inputs[0] : out;
+    }
+  }
+  for (const std::string& out : t.outputs) {
+    u.graph_outputs.insert(out);
+    auto root = u.storage.find(out);
+    u.last_use[root == u.storage.end() ? out : root->second] = TensorUses::kForever;
+  }
+  return u;
+}
 
 TopologyAnalysis Analyze(const ResolvedTopology& t, Precision precision,
                          const std::vector<ResolvedMarker>& extra_markers) {

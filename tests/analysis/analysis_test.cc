@@ -203,6 +203,29 @@ TEST(Liveness, ViewsShareStorage) {
   EXPECT_EQ(a.layers[0].cost.output_bytes, 0);
 }
 
+// Readers and last uses, computed once for the analysis and the backends: a view's readers keep
+// its source's storage alive, and a graph output that is a view keeps its source forever.
+TEST(TensorUses, ReadersAndLastUsesFollowViewsToTheirStorage) {
+  const Topology t = Parse(R"({"name": "l", "inputs": [{"name": "x", "shape": [2, 5]}],
+    "layers": [{"name": "a", "op": "relu"}, {"name": "r", "op": "reshape", "shape": [10]},
+               {"name": "s", "op": "relu"}, {"name": "u", "op": "add", "inputs": ["a", "a"]},
+               {"name": "v", "op": "reshape", "inputs": ["u"], "shape": [10]}],
+    "outputs": ["s", "v"]})");
+  const TensorUses u = AnalyzeTensorUses(Resolve(t, {}));
+  ASSERT_EQ(u.ReadersOf("a").size(), 3u);  // r, and u twice
+  EXPECT_EQ(u.ReadersOf("a")[1].layer, 3);
+  EXPECT_EQ(u.ReadersOf("a")[2].input, 1);
+  EXPECT_TRUE(u.ReadersOf("s").empty());
+  EXPECT_EQ(u.storage.at("r"), "a");
+  EXPECT_EQ(u.LastUse("x"), 0);
+  EXPECT_EQ(u.LastUse("a"), 3);  // read through r by s (2), and by u (3)
+  EXPECT_EQ(u.LastUse("r"), 3);  // r is a's storage
+  EXPECT_EQ(u.LastUse("s"), TensorUses::kForever);
+  EXPECT_EQ(u.LastUse("u"), TensorUses::kForever);  // v, a view of it, is a graph output
+  EXPECT_TRUE(u.IsGraphOutput("v"));
+  EXPECT_FALSE(u.IsGraphOutput("u"));
+}
+
 TEST(Markers, SumTheirLayers) {
   const Topology t = ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json"));
   const ResolvedTopology r = Resolve(t, {{"N", 2}});

@@ -33,7 +33,8 @@ TEST(OnednnActivationPool, ABufferIsReusedOnceItsTensorsLastReaderHasRun) {
       {"name": "e", "op": "relu", "inputs": ["d"]})",
                                    R"("e")");
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  ActivationPool pool(t, /*reuse=*/true);
+  const TensorUses uses = AnalyzeTensorUses(t);
+  ActivationPool pool(uses, /*reuse=*/true);
   ASSERT_TRUE(pool.reusing());
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);
   const memory b = pool.Allocate(kVector, "b", "b", 1, engine);
@@ -69,7 +70,8 @@ TEST(OnednnActivationPool, PrefersTheBufferReleasedLastAndNeverReusesAGraphOutpu
       {"name": "f", "op": "relu", "inputs": ["e"]})",
                                    R"("c", "f")");
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  ActivationPool pool(t, /*reuse=*/true);
+  const TensorUses uses = AnalyzeTensorUses(t);
+  ActivationPool pool(uses, /*reuse=*/true);
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);
   const memory b = pool.Allocate(kVector, "b", "b", 1, engine);
   const memory c = pool.Allocate(kVector, "c", "c", 2, engine);  // a is still read at 2
@@ -94,7 +96,8 @@ TEST(OnednnActivationPool, TurnedOffEveryTensorKeepsItsOwnMemory) {
       {"name": "b", "op": "relu", "inputs": ["a"]},
       {"name": "c", "op": "relu", "inputs": ["b"]})",
                                    R"("c")");
-  ActivationPool pool(t, /*reuse=*/false);
+  const TensorUses uses = AnalyzeTensorUses(t);
+  ActivationPool pool(uses, /*reuse=*/false);
   EXPECT_FALSE(pool.reusing());
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   const memory a = pool.Allocate(kVector, "a", "a", 0, engine);

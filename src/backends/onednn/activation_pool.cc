@@ -1,7 +1,6 @@
 #include "src/backends/onednn/activation_pool.h"
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 
 #include "ntpbench/error.h"
@@ -13,39 +12,13 @@ constexpr size_t kAlignment = 64;  // a cache line, as oneDNN aligns its own all
 
 }  // namespace
 
-ActivationPool::ActivationPool(const ResolvedTopology& t, bool reuse) : reuse_(reuse) {
-  for (size_t i = 0; i < t.layers.size(); ++i) {
-    for (const std::string& in : t.layers[i].inputs) last_use_[in] = static_cast<int>(i);
-  }
-  // A view shares its source's storage: the source lives as long as the view's readers.
-  for (size_t i = t.layers.size(); i-- > 0;) {
-    const ResolvedLayer& l = t.layers[i];
-    if (!l.def->is_view || l.inputs.empty()) continue;
-    auto view = last_use_.find(l.outputs[0]);
-    if (view != last_use_.end()) {
-      last_use_[l.inputs[0]] = std::max(last_use_[l.inputs[0]], view->second);
-    }
-  }
-  for (const std::string& out : t.outputs) last_use_[out] = INT_MAX;
-  for (size_t i = 0; i < t.layers.size(); ++i) {
-    const ResolvedLayer& l = t.layers[i];
-    if (l.def->is_view && !l.inputs.empty() && last_use_.count(l.outputs[0]) &&
-        last_use_[l.outputs[0]] == INT_MAX) {
-      last_use_[l.inputs[0]] = INT_MAX;  // a graph output that is a view of another tensor
-    }
-  }
-}
-
-int ActivationPool::LastUse(const std::string& tensor) const {
-  auto it = last_use_.find(tensor);
-  return it == last_use_.end() ? -1 : it->second;
-}
+ActivationPool::ActivationPool(const TensorUses& uses, bool reuse) : uses_(uses), reuse_(reuse) {}
 
 dnnl::memory ActivationPool::Allocate(const dnnl::memory::desc& desc, const std::string& tensor,
                                       const std::string& lifetime_of, int index,
                                       const dnnl::engine& engine) {
   const size_t size = std::max<size_t>(desc.get_size(), 1);
-  const int last = std::max(index, LastUse(lifetime_of));
+  const int last = std::max(index, uses_.LastUse(lifetime_of));
   Buffer* chosen = nullptr;
   if (reuse_) {
     // Free: every tenant's last reader runs before this step. Of those big enough, the one
@@ -85,7 +58,7 @@ ActivationPool::Buffer* ActivationPool::Owner(const void* ptr) {
 void ActivationPool::Share(const std::string& tensor, const dnnl::memory& mem) {
   Buffer* b = Owner(mem.get_data_handle());
   if (!b) return;  // a graph input's memory, or one of its own
-  b->free_after = std::max(b->free_after, LastUse(tensor));
+  b->free_after = std::max(b->free_after, uses_.LastUse(tensor));
   b->tenants.push_back(tensor);
   b->generation_of_tenant.push_back(b->generation);
   home_[tensor] = {static_cast<size_t>(b - buffers_.data()), b->generation};

@@ -16,14 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "ntpbench/resolve.h"
+#include "ntpbench/analysis.h"
 
 namespace ntpb::onednn {
 
 class ActivationPool {
  public:
+  // `uses`: the network's readers and last uses (analysis.h; the pool keeps a reference).
   // `reuse` false (option reuse=off): every tensor keeps its own buffer.
-  ActivationPool(const ResolvedTopology& topology, bool reuse);
+  ActivationPool(const TensorUses& uses, bool reuse);
 
   // Memory of `desc` for `tensor`, written by the step of layers[index] (or an inlay in front
   // of it) and read up to the last reader of `lifetime_of` (a reordered copy lives as long as
@@ -52,11 +53,10 @@ class ActivationPool {
     std::vector<int> generation_of_tenant = {};  // which allocation each tenant belongs to
     int generation = 0;                          // allocations so far
   };
-  int LastUse(const std::string& tensor) const;
   Buffer* Owner(const void* ptr);
 
+  const TensorUses& uses_;
   bool reuse_;
-  std::map<std::string, int> last_use_;  // graph outputs: never released
   std::vector<Buffer> buffers_;
   std::map<std::string, std::pair<size_t, int>> home_;  // tensor -> (buffer, generation)
 };

@@ -73,22 +73,16 @@ bool IsInt8(memory::data_type t) {
 bool Builder::StoreOutputQuantized() const {
   if (!quantized()) return false;
   const std::string& out = output_name();
-  const auto& outputs = topology_->outputs;
-  if (std::find(outputs.begin(), outputs.end(), out) != outputs.end()) return false;
-  int readers = 0;
-  const auto& layers = topology_->layers;
-  for (size_t j = 0; j < layers.size(); ++j) {
-    const ResolvedLayer& l = layers[j];
-    for (size_t i = 0; i < l.inputs.size(); ++i) {
-      if (l.inputs[i] != out) continue;
-      const bool quantizes =
-          (i == 0 && (l.op == "conv2d" || l.op == "dense" || l.op == "lstm" || l.op == "gru")) ||
-          AddsAsQuantizedResidual(static_cast<int>(j), out);
-      if (!quantizes) return false;
-      ++readers;
-    }
+  if (uses_.IsGraphOutput(out)) return false;
+  const std::vector<TensorUses::Read>& readers = uses_.ReadersOf(out);
+  for (const TensorUses::Read& r : readers) {
+    const ResolvedLayer& l = topology_->layers[r.layer];
+    const bool quantizes = (r.input == 0 && (l.op == "conv2d" || l.op == "dense" ||
+                                             l.op == "lstm" || l.op == "gru")) ||
+                           AddsAsQuantizedResidual(r.layer, out);
+    if (!quantizes) return false;
   }
-  return readers > 0;
+  return !readers.empty();
 }
 
 bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const {
@@ -98,7 +92,7 @@ bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const 
   // batchnorm, activation).
   for (int host = std::max(0, add - 3); host < add; ++host) {
     if (layers[host].op != "conv2d") continue;
-    const FusionPlan plan = PlanFusion(*topology_, host, option("fusion") == "on");
+    const FusionPlan plan = PlanFusion(*topology_, uses_, host, option("fusion") == "on");
     if (plan.residual == &layers[add]) return plan.ResidualOperand() == tensor;
   }
   return false;

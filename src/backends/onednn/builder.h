@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
 #include "src/backends/onednn/activation_pool.h"
@@ -60,7 +61,7 @@ struct FusionPlan {
 // previous output (not a graph output) is absorbed, and never across a marker boundary, so a
 // marker still times exactly its layers. With `enabled` false (option fusion=off) it absorbs
 // nothing.
-FusionPlan PlanFusion(const ResolvedTopology& t, int index, bool enabled);
+FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int index, bool enabled);
 
 // Folds an inference batchnorm (scale, shift, mean, variance; epsilon) into the weights of the
 // conv in front of it (output channel outermost) and its bias (empty: none yet).
@@ -79,7 +80,8 @@ class Builder {
         topology_(&topology),
         config_(config),
         options_(BackendOptionValues(*OnednnBackendInstance(), config)),
-        pool_(topology, options_.at("reuse") == "on"),
+        uses_(AnalyzeTensorUses(topology)),
+        pool_(uses_, options_.at("reuse") == "on"),
         act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
                                                   : memory::data_type::f32) {}
 
@@ -170,6 +172,8 @@ class Builder {
   const std::map<std::string, memory>& tensors() const { return tensors_; }
   int64_t scratchpad_bytes() const { return scratchpad_bytes_; }
   const ActivationPool& pool() const { return pool_; }
+  // Readers and last uses of every tensor (analysis.h), computed once per network.
+  const TensorUses& uses() const { return uses_; }
   void CountScratchpad(int64_t bytes) { scratchpad_bytes_ += bytes; }
 
  private:
@@ -177,6 +181,7 @@ class Builder {
   const ResolvedTopology* topology_;
   RunConfig config_;
   std::map<std::string, std::string> options_;
+  TensorUses uses_;  // before pool_, which reads it
   ActivationPool pool_;
   memory::data_type act_;
   const ResolvedLayer* layer_ = nullptr;

@@ -12,7 +12,7 @@ namespace {
 
 // Whether layers[j] may join the step that computes layers[j - 1]: it reads that output, as its
 // only input (`residual`: as one operand of an add of two same-shaped tensors).
-bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
+bool Absorbable(const ResolvedTopology& t, const TensorUses& uses, int j, bool residual = false) {
   if (j >= static_cast<int>(t.layers.size())) return false;
   const std::string& between = t.layers[j - 1].outputs[0];
   const ResolvedLayer& l = t.layers[j];
@@ -23,12 +23,7 @@ bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
   } else if (l.inputs.size() != 1 || l.inputs[0] != between) {
     return false;
   }
-  int readers = 0;
-  for (const ResolvedLayer& other : t.layers) {
-    readers += static_cast<int>(std::count(other.inputs.begin(), other.inputs.end(), between));
-  }
-  if (readers != 1) return false;
-  if (std::find(t.outputs.begin(), t.outputs.end(), between) != t.outputs.end()) return false;
+  if (uses.ReadersOf(between).size() != 1 || uses.IsGraphOutput(between)) return false;
   for (const ResolvedMarker& m : t.markers) {
     if (m.first == j || m.last == j - 1) return false;  // a marker boundary lies between them
   }
@@ -37,7 +32,7 @@ bool Absorbable(const ResolvedTopology& t, int j, bool residual = false) {
 
 }  // namespace
 
-FusionPlan PlanFusion(const ResolvedTopology& t, int index, bool enabled) {
+FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int index, bool enabled) {
   FusionPlan plan;
   const ResolvedLayer& host = t.layers[index];
   plan.host = &host;
@@ -45,15 +40,15 @@ FusionPlan PlanFusion(const ResolvedTopology& t, int index, bool enabled) {
   // An activation of its own comes last: nothing after it can be folded in.
   if (host.attrs.Has("activation") && host.attrs.Str("activation") != "none") return plan;
   int next = index + 1;
-  if (host.op == "conv2d" && Absorbable(t, next) && t.layers[next].op == "batchnorm") {
+  if (host.op == "conv2d" && Absorbable(t, uses, next) && t.layers[next].op == "batchnorm") {
     plan.batchnorm = &t.layers[next++];
   }
-  if (Absorbable(t, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next++];
+  if (Absorbable(t, uses, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next++];
   // A residual add (ResNet, MobileNet v2) as a binary post-op reading the other operand, which
   // an earlier step wrote; then its activation.
-  if (host.op == "conv2d" && Absorbable(t, next, true)) {
+  if (host.op == "conv2d" && Absorbable(t, uses, next, true)) {
     plan.residual = &t.layers[next++];
-    if (Absorbable(t, next) && EltwiseOf(t.layers[next])) {
+    if (Absorbable(t, uses, next) && EltwiseOf(t.layers[next])) {
       plan.residual_activation = &t.layers[next++];
     }
   }

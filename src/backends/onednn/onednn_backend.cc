@@ -90,7 +90,8 @@ class OnednnExecutable : public Executable {
         throw Error(t.file, l.name, "op",
                     "the onednn backend has no builder for op '" + l.op + "'");
       }
-      const FusionPlan fusion = PlanFusion(t, static_cast<int>(i), b.option("fusion") == "on");
+      const FusionPlan fusion =
+          PlanFusion(t, b.uses(), static_cast<int>(i), b.option("fusion") == "on");
       b.Begin(l, static_cast<int>(i), fusion);
       try {
         it->second(b);
