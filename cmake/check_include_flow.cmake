@@ -19,11 +19,11 @@ set(NTPB_HEADER_machine machine machine_class machine_peaks)
 set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file op_catalog
                          attrs shape expression resolve)
 set(NTPB_HEADER_analysis analysis roofline)
-set(NTPB_HEADER_backends backend random_data)
+set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
 set(NTPB_HEADER_bench ntpbench reporting accuracy)
 set(NTPB_HEADER_results benchmark_json)
-set(NTPB_HEADER_baseline baseline comparator signature statistics noise_threshold suite_drift)
+set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report)
 
 if(NOT SOURCE_DIR)

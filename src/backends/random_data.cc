@@ -1,4 +1,4 @@
-#include "ntpbench/random_data.h"
+#include "src/backends/random_data.h"
 
 #include <cmath>
 #include <random>

@@ -6,7 +6,7 @@
 #include "ntpbench/baseline.h"
 #include "ntpbench/benchmark_json.h"
 #include "ntpbench/error.h"
-#include "ntpbench/statistics.h"
+#include "src/baseline/statistics.h"
 #include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 

@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <set>
 
-#include "ntpbench/signature.h"
-#include "ntpbench/statistics.h"
-#include "ntpbench/suite_drift.h"
+#include "src/baseline/signature.h"
+#include "src/baseline/statistics.h"
+#include "src/baseline/suite_drift.h"
 #include "src/common/counter_names.h"
 #include "src/common/format_number.h"
 

@@ -1,9 +1,9 @@
-#include "ntpbench/noise_threshold.h"
+#include "src/baseline/noise_threshold.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "ntpbench/suite_drift.h"
+#include "src/baseline/suite_drift.h"
 
 namespace ntpb {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "ntpbench/error.h"
-#include "ntpbench/signature.h"
-#include "ntpbench/suite_drift.h"
+#include "src/baseline/signature.h"
+#include "src/baseline/suite_drift.h"
 #include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 #include "src/common/utc_time.h"

@@ -1,10 +1,10 @@
-#include "ntpbench/suite_drift.h"
+#include "src/baseline/suite_drift.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "ntpbench/statistics.h"
+#include "src/baseline/statistics.h"
 
 namespace ntpb {
 namespace {

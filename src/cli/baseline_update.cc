@@ -7,9 +7,9 @@
 #include <regex>
 
 #include "ntpbench/error.h"
-#include "ntpbench/noise_threshold.h"
-#include "ntpbench/signature.h"
-#include "ntpbench/statistics.h"
+#include "src/baseline/noise_threshold.h"
+#include "src/baseline/signature.h"
+#include "src/baseline/statistics.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb::cli {

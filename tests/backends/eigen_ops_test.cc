@@ -6,7 +6,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/op_catalog.h"
-#include "ntpbench/random_data.h"
+#include "src/backends/random_data.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"

@@ -4,7 +4,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/json_format.h"
-#include "ntpbench/random_data.h"
+#include "src/backends/random_data.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"

@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "ntpbench/error.h"
-#include "ntpbench/noise_threshold.h"
-#include "ntpbench/signature.h"
 #include "src/baseline/confirmation.h"
+#include "src/baseline/noise_threshold.h"
+#include "src/baseline/signature.h"
 #include "src/report/comparison_table.h"
 
 namespace ntpb {

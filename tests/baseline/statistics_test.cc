@@ -1,4 +1,4 @@
-#include "ntpbench/statistics.h"
+#include "src/baseline/statistics.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "ntpbench/error.h"
-#include "ntpbench/random_data.h"
 #include "src/backends/eigen/kernels.h"
+#include "src/backends/random_data.h"
 
 namespace ntpb {
 namespace eigen {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ntpbench/error.h"
-#include "ntpbench/random_data.h"
+#include "src/backends/random_data.h"
 
 namespace ntpb::onednn {
 

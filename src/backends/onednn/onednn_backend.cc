@@ -7,9 +7,9 @@
 #include <string>
 
 #include "ntpbench/error.h"
-#include "ntpbench/random_data.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/backends/random_data.h"
 
 namespace ntpb {
 namespace onednn {
