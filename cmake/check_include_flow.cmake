@@ -2,7 +2,9 @@
 # and the modules before it, never one after it (a back-edge) or a sibling.
 #
 #   common → machine → topology (readers, IR, ops) → analysis → backends → instrument → bench
-#          → results → baseline → report → cli
+#          → results → { baseline | report } → cli
+#
+# baseline (the comparator) and report are siblings: both read results, neither the other.
 #
 # Run by the default tests (include_flow):  cmake -DSOURCE_DIR=<repo> -P check_include_flow.cmake
 # A file under src/<module>/ belongs to <module> (src/ops to topology); a public header
@@ -13,6 +15,18 @@ cmake_minimum_required(VERSION 3.25)
 
 set(NTPB_MODULES common machine topology analysis backends instrument bench results baseline
                  report cli)
+# Each module's place in the flow; siblings share one.
+set(NTPB_RANK_common 0)
+set(NTPB_RANK_machine 1)
+set(NTPB_RANK_topology 2)
+set(NTPB_RANK_analysis 3)
+set(NTPB_RANK_backends 4)
+set(NTPB_RANK_instrument 5)
+set(NTPB_RANK_bench 6)
+set(NTPB_RANK_results 7)
+set(NTPB_RANK_baseline 8)
+set(NTPB_RANK_report 8)
+set(NTPB_RANK_cli 9)
 
 set(NTPB_HEADER_common error precision)
 set(NTPB_HEADER_machine machine machine_class machine_peaks)
@@ -62,8 +76,8 @@ foreach(file IN LISTS files)
     string(APPEND problems "${file}: a public header the module table does not place\n")
     continue()
   endif()
-  list(FIND NTPB_MODULES ${from} from_rank)
-  if(from_rank LESS 0)
+  set(from_rank ${NTPB_RANK_${from}})
+  if(NOT DEFINED NTPB_RANK_${from})
     string(APPEND problems "${file}: src/${from} is not a module of the data flow\n")
     continue()
   endif()
@@ -79,10 +93,13 @@ foreach(file IN LISTS files)
       string(APPEND problems "${file}: includes ${included}, which the module table does not place\n")
       continue()
     endif()
-    list(FIND NTPB_MODULES ${to} to_rank)
-    if(to_rank GREATER_EQUAL from_rank)
+    set(to_rank ${NTPB_RANK_${to}})
+    if(to_rank GREATER from_rank)
       string(APPEND problems
              "${file}: includes ${included}: ${from} may not depend on ${to} (it comes later in the flow)\n")
+    elseif(to_rank EQUAL from_rank)
+      string(APPEND problems
+             "${file}: includes ${included}: ${from} and ${to} are siblings in the flow\n")
     endif()
   endforeach()
 endforeach()

@@ -119,6 +119,9 @@ std::vector<std::string> NonDefaultOptionSegments(const Backend& backend,
 // The backends built into this ntpbench; nullptr when `name` is not one of them.
 const Backend* FindBackend(const std::string& name);
 std::vector<std::string> BackendNames();
+// "unknown backend 'x' (known: eigen, onednn)" for a name that is neither a backend of this
+// build nor one it knows of but left out (BackendUnavailableReason); else "".
+std::string UnknownBackendProblem(const std::string& name);
 // Backends ntpbench knows of but that this build does not contain, with the reason (e.g.
 // "onednn: not built yet"); empty string when `name` is built in or unknown.
 std::string BackendUnavailableReason(const std::string& name);

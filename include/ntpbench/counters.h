@@ -72,6 +72,9 @@ class CounterSet {
 
 // Splits "sde,perf,PAPI_TOT_CYC" (the --ntpb_counters / $NTPB_COUNTERS syntax).
 std::vector<std::string> ParseCounterList(const std::string& text);
+// Why `item` names neither a counter source nor a PAPI event ("unknown counter source ..."), or
+// "" when it does. CounterSet::Create and the CLI's option check use the same words.
+std::string UnknownCounterProblem(const std::string& item);
 
 // Prints "ntpbench: <what>: <reason>" on stderr the first time this `what` is seen in the
 // process; returns whether it printed.

@@ -117,4 +117,11 @@ std::string BackendUnavailableReason(const std::string& name) {
   return "";
 }
 
+std::string UnknownBackendProblem(const std::string& name) {
+  if (FindBackend(name) || !BackendUnavailableReason(name).empty()) return "";
+  std::string known;
+  for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
+  return "unknown backend '" + name + "' (known: " + known + ")";
+}
+
 }  // namespace ntpb

@@ -345,11 +345,8 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
     }
   }
   for (const std::string& backend : backends_) {
-    if (!FindBackend(backend) && BackendUnavailableReason(backend).empty()) {
-      std::string known;
-      for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
-      throw Error(topology->file, "", "backends",
-                  name_ + ": unknown backend '" + backend + "' (known: " + known + ")");
+    if (const std::string problem = UnknownBackendProblem(backend); !problem.empty()) {
+      throw Error(topology->file, "", "backends", name_ + ": " + problem);
     }
     for (Precision p : precisions_) {
       const std::string family = bench::FamilyName(*this, *topology, backend, p);

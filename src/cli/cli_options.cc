@@ -4,9 +4,9 @@
 #include <cstdlib>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/counters.h"
 #include "ntpbench/error.h"
 #include "src/bench/global_options.h"
-#include "src/instrument/sources.h"
 
 namespace ntpb::cli {
 namespace {
@@ -105,19 +105,13 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
   // Names are checked here, for every command, not only where they are used (inspect takes
   // --backend and --counters too, and must not accept a misspelling silently).
   for (const std::string& b : o.backends) {
-    if (FindBackend(b) || !BackendUnavailableReason(b).empty()) continue;
-    std::string known;
-    for (const std::string& name : BackendNames()) known += (known.empty() ? "" : ", ") + name;
-    throw Error("", "", "--backend", "unknown backend '" + b + "' (known: " + known + ")");
+    if (const std::string problem = UnknownBackendProblem(b); !problem.empty()) {
+      throw Error("", "", "--backend", problem);
+    }
   }
   for (const std::string& c : o.counters) {
-    const bool papi_event = c.rfind("PAPI_", 0) == 0 || c.find("::") != std::string::npos;
-    bool source = false;
-    for (const instrument::NamedSource& s : instrument::NamedSources()) source |= c == s.name;
-    if (!papi_event && !source) {
-      throw Error("", "", "--counters",
-                  "unknown counter source '" + c + "' (sources: " + instrument::SourceNameList() +
-                      "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)");
+    if (const std::string problem = UnknownCounterProblem(c); !problem.empty()) {
+      throw Error("", "", "--counters", problem);
     }
   }
   return o;

@@ -5,7 +5,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
-#include "src/report/comparison_table.h"
+#include "src/cli/comparison_table.h"
 
 namespace ntpb::cli {
 namespace {
@@ -109,7 +109,7 @@ GateOptions ParseGateOptions(const std::vector<std::string>& args) {
 }
 
 int Report(const GateOptions& o, const Comparison& c) {
-  std::fputs(report::ComparisonTable(c).c_str(), stdout);
+  std::fputs(ComparisonTable(c).c_str(), stdout);
   if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
   return c.ExitCode();
 }

@@ -45,6 +45,12 @@ const instrument::NamedSource* FindSource(const std::string& name) {
 
 }  // namespace
 
+std::string UnknownCounterProblem(const std::string& item) {
+  if (IsPapiEvent(item) || FindSource(item)) return "";
+  return "unknown counter source '" + item + "' (sources: " + instrument::SourceNameList() +
+         "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)";
+}
+
 std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& request) {
   auto set = std::make_unique<CounterSet>();
   std::vector<std::string> papi_events;
@@ -57,10 +63,7 @@ std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& r
     } else if (const instrument::NamedSource* named = FindSource(item)) {
       sources.push_back(named);
     } else {
-      throw Error("", "", "counters",
-                  "unknown counter source '" + item +
-                      "' (sources: " + instrument::SourceNameList() +
-                      "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)");
+      throw Error("", "", "counters", UnknownCounterProblem(item));
     }
   }
   for (const instrument::NamedSource* s : sources) {

@@ -70,11 +70,6 @@ std::set<std::string> ForEachStepResult(
   return overwritten;
 }
 
-// A precision oneDNN has no kernels for at this ISA: skipped with the backend's reason.
-#define SKIP_UNLESS_ONEDNN_RUNS(precision)                               \
-  if (const Support s = BackendSupportFor("onednn", precision); !s.ok) { \
-    GTEST_SKIP() << s.reason;                                            \
-  }
 
 // Whether oneDNN has a Winograd convolution at this ISA (2.6: AVX-512 only).
 bool OnednnHasWinograd() {
@@ -127,7 +122,7 @@ TEST_P(OnednnOpTest, MatchesTheEigenReference) {
 constexpr double kBf16Tolerance = 3e-2;
 
 TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
-  SKIP_UNLESS_ONEDNN_RUNS(Precision::kBf16);
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const OpCase& c = GetParam();
   const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
   ExpectClose(RunBoth(t, OpConfig(), Precision::kBf16), "y", kBf16Tolerance, 0.999, c.label);
@@ -404,7 +399,7 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
 
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.
 TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
-  SKIP_UNLESS_ONEDNN_RUNS(Precision::kBf16);
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const RanBoth r = RunShipped(Precision::kBf16);
   for (const std::string& out : t.outputs) ExpectClose(r, out, kBf16Tolerance, 0.99, out);
 }

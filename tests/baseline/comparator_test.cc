@@ -12,7 +12,7 @@
 #include "src/baseline/confirmation.h"
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
-#include "src/report/comparison_table.h"
+#include "src/cli/comparison_table.h"
 
 namespace ntpb {
 namespace {
@@ -63,7 +63,7 @@ TEST(Comparator, SameDistributionIsUnchanged) {
   const Comparison c = f.Compare();
   EXPECT_EQ(Latency(c).verdict, Verdict::kUnchanged);
   EXPECT_EQ(c.ExitCode(), 0);
-  EXPECT_NE(report::ComparisonTable(c).find("verdict: PASS"), std::string::npos);
+  EXPECT_NE(cli::ComparisonTable(c).find("verdict: PASS"), std::string::npos);
 }
 
 TEST(Comparator, SignificantSlowdownBeyondTheThresholdIsARegression) {
@@ -74,7 +74,7 @@ TEST(Comparator, SignificantSlowdownBeyondTheThresholdIsARegression) {
   EXPECT_LT(Latency(c).p_value, 0.05);
   EXPECT_NEAR(Latency(c).change, 11.6 / 10.025 - 1, 1e-3);
   EXPECT_EQ(c.ExitCode(), 1);
-  EXPECT_NE(report::ComparisonTable(c).find("REGRESSION"), std::string::npos);
+  EXPECT_NE(cli::ComparisonTable(c).find("REGRESSION"), std::string::npos);
   EXPECT_EQ(c.ToJson()["exit_code"], 1);
 }
 
@@ -145,7 +145,7 @@ TEST(Comparator, AMachineThatRunsEverythingSlowerTodayPasses) {
   EXPECT_NEAR(c.rows[0].now, 1.25, 1e-9);
   EXPECT_EQ(c.rows[0].verdict, Verdict::kUnchanged);
   for (const char* name : {"a", "b", "c", "d", "e"}) {
-    EXPECT_EQ(Latency(c, name).verdict, Verdict::kUnchanged) << report::ComparisonTable(c);
+    EXPECT_EQ(Latency(c, name).verdict, Verdict::kUnchanged) << cli::ComparisonTable(c);
     EXPECT_NEAR(Latency(c, name).change, 0, 1e-9);
     EXPECT_NE(Latency(c, name).note.find("moved with the suite"), std::string::npos);
   }
@@ -160,7 +160,7 @@ TEST(Comparator, OneBenchmarkSlowerThanTheRestOfTheSuiteIsARegression) {
   SuiteFixture f(1.25, 1.22);
   f.run.benchmarks["a"] = Result(Scaled(kBase, 1.25 * 1.15));  // 15% on top of the drift
   const Comparison c = f.Compare();
-  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression) << report::ComparisonTable(c);
+  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression) << cli::ComparisonTable(c);
   EXPECT_NEAR(Latency(c).change, 0.15, 1e-9);
   EXPECT_NE(Latency(c).note.find("rest of suite +25.0%"), std::string::npos) << Latency(c).note;
   EXPECT_EQ(Latency(c, "b").verdict, Verdict::kUnchanged);
@@ -179,14 +179,14 @@ TEST(Comparator, TheWholeSuiteSlowerWhileTheMachineIsNotIsARegression) {
   const Comparison c = f.Compare();
   EXPECT_EQ(c.rows[0].verdict, Verdict::kUnchanged);
   EXPECT_NE(c.rows[0].note.find("judged raw"), std::string::npos);
-  EXPECT_EQ(Latency(c, "c").verdict, Verdict::kRegression) << report::ComparisonTable(c);
+  EXPECT_EQ(Latency(c, "c").verdict, Verdict::kRegression) << cli::ComparisonTable(c);
   EXPECT_EQ(c.ExitCode(), 1);
 }
 
 TEST(Comparator, SuiteAndMachineDriftingApartIsInconclusive) {
   SuiteFixture f(1.40, 1.15);  // both moved, by different amounts: cannot tell why
   const Comparison c = f.Compare();
-  EXPECT_EQ(c.rows[0].verdict, Verdict::kInconclusive) << report::ComparisonTable(c);
+  EXPECT_EQ(c.rows[0].verdict, Verdict::kInconclusive) << cli::ComparisonTable(c);
   EXPECT_EQ(Latency(c, "c").verdict, Verdict::kInconclusive);
   EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
 }
@@ -446,29 +446,29 @@ TEST(Signature, JudgedOnAMachineClassWithoutABaselineAndFailsOnAGrownLayer) {
   signature_only.judge = Judge::kSignature;
   Comparison same = Compare(nullptr, f.run, signature_only, "CMD", &stored);
   EXPECT_TRUE(same.signature_judged);
-  EXPECT_EQ(same.ExitCode(), 0) << report::ComparisonTable(same);
+  EXPECT_EQ(same.ExitCode(), 0) << cli::ComparisonTable(same);
   EXPECT_NE(
-      report::ComparisonTable(same).find("judged:     the machine-independent signature of 1"),
+      cli::ComparisonTable(same).find("judged:     the machine-independent signature of 1"),
       std::string::npos)
-      << report::ComparisonTable(same);
+      << cli::ComparisonTable(same);
 
   f.run.benchmarks.begin()->second.analytic["net.flops"] = 1100;  // a wider layer
   const Comparison grown = Compare(nullptr, f.run, signature_only, "CMD", &stored);
-  EXPECT_EQ(grown.ExitCode(), 1) << report::ComparisonTable(grown);
+  EXPECT_EQ(grown.ExitCode(), 1) << cli::ComparisonTable(grown);
   bool flagged = false;
   for (const ComparisonRow& r : grown.rows) {
     flagged |= r.metric == "net.flops" && r.verdict == Verdict::kChanged;
   }
-  EXPECT_TRUE(flagged) << report::ComparisonTable(grown);
+  EXPECT_TRUE(flagged) << cli::ComparisonTable(grown);
 
   // Judging everything on a machine class with no latency baseline: the signature fails the
   // same way, and the output says what was not judged.
   const Comparison all = Compare(nullptr, f.run, {}, "CMD", &stored);
   EXPECT_EQ(all.ExitCode(), 1);
   EXPECT_NE(
-      report::ComparisonTable(all).find("not judged: latency: no baseline for this machine class"),
+      cli::ComparisonTable(all).find("not judged: latency: no baseline for this machine class"),
       std::string::npos)
-      << report::ComparisonTable(all);
+      << cli::ComparisonTable(all);
 }
 
 TEST(Signature, AnotherConfigurationIsNotTheSameBenchmark) {
@@ -484,7 +484,7 @@ TEST(Signature, AnotherConfigurationIsNotTheSameBenchmark) {
     config_row |=
         r.metric == "config" && r.note.find("params.n_hidden 1024 -> 512") != std::string::npos;
   }
-  EXPECT_TRUE(config_row) << report::ComparisonTable(c);
+  EXPECT_TRUE(config_row) << cli::ComparisonTable(c);
 }
 
 TEST(Signature, NothingToJudgeIsNotAPass) {
@@ -493,14 +493,14 @@ TEST(Signature, NothingToJudgeIsNotAPass) {
   o.judge = Judge::kSignature;
   const Comparison none = Compare(nullptr, f.run, o, "CMD", nullptr);
   EXPECT_EQ(none.ExitCode(), kSkipReturnCode);
-  EXPECT_NE(report::ComparisonTable(none).find("NOT JUDGED"), std::string::npos)
-      << report::ComparisonTable(none);
-  EXPECT_NE(report::ComparisonTable(none).find("create one with: CMD"), std::string::npos)
-      << report::ComparisonTable(none);
+  EXPECT_NE(cli::ComparisonTable(none).find("NOT JUDGED"), std::string::npos)
+      << cli::ComparisonTable(none);
+  EXPECT_NE(cli::ComparisonTable(none).find("create one with: CMD"), std::string::npos)
+      << cli::ComparisonTable(none);
   const Comparison latency = Compare(nullptr, f.run, {}, "CMD", nullptr);
   EXPECT_EQ(latency.ExitCode(), kSkipReturnCode);
-  EXPECT_NE(report::ComparisonTable(latency).find("NOT JUDGED"), std::string::npos)
-      << report::ComparisonTable(latency);
+  EXPECT_NE(cli::ComparisonTable(latency).find("NOT JUDGED"), std::string::npos)
+      << cli::ComparisonTable(latency);
 }
 
 TEST(Signature, RoundTripsAndDiffs) {

@@ -1,10 +1,10 @@
-#include "src/report/comparison_table.h"
+#include "src/cli/comparison_table.h"
 
 #include <cmath>
 
 #include "src/report/text_table.h"
 
-namespace ntpb::report {
+namespace ntpb::cli {
 namespace {
 
 // Milliseconds to the microsecond; counts and bytes exactly (a signature is compared exactly:
@@ -18,7 +18,7 @@ std::string FormatMetric(const std::string& metric, double v) {
 }  // namespace
 
 std::string ComparisonTable(const Comparison& c) {
-  TextTable table(
+  report::TextTable table(
       {"benchmark", "metric", "baseline", "now", "change", "p-value", "verdict", "note"});
   for (const ComparisonRow& r : c.rows) {
     table.Add(
@@ -40,4 +40,4 @@ std::string ComparisonTable(const Comparison& c) {
   return out;
 }
 
-}  // namespace ntpb::report
+}  // namespace ntpb::cli
