@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "ntpbench/error.h"
-#include "src/common/file_io.h"
 #include "src/cli/comparison_table.h"
+#include "src/common/file_io.h"
 
 namespace ntpb::cli {
 namespace {

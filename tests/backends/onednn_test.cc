@@ -70,7 +70,6 @@ std::set<std::string> ForEachStepResult(
   return overwritten;
 }
 
-
 // Whether oneDNN has a Winograd convolution at this ISA (2.6: AVX-512 only).
 bool OnednnHasWinograd() {
   using memory = dnnl::memory;

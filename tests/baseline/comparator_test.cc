@@ -447,9 +447,8 @@ TEST(Signature, JudgedOnAMachineClassWithoutABaselineAndFailsOnAGrownLayer) {
   Comparison same = Compare(nullptr, f.run, signature_only, "CMD", &stored);
   EXPECT_TRUE(same.signature_judged);
   EXPECT_EQ(same.ExitCode(), 0) << cli::ComparisonTable(same);
-  EXPECT_NE(
-      cli::ComparisonTable(same).find("judged:     the machine-independent signature of 1"),
-      std::string::npos)
+  EXPECT_NE(cli::ComparisonTable(same).find("judged:     the machine-independent signature of 1"),
+            std::string::npos)
       << cli::ComparisonTable(same);
 
   f.run.benchmarks.begin()->second.analytic["net.flops"] = 1100;  // a wider layer
