@@ -1,10 +1,16 @@
 # The data flow of the design holds in the include graph: a file may include its own module
 # and the modules before it, never one after it (a back-edge) or a sibling.
 #
-#   common → machine → topology (readers, IR, ops) → analysis → backends → instrument → bench
-#          → results → { baseline | report } → cli
+#   common → machine → topology (readers, IR, ops) → analysis → backends → results
+#          → instrument → bench → { baseline | report } → cli
 #
-# baseline (the comparator) and report are siblings: both read results, neither the other.
+# results is the typed results model and its codec: the one vocabulary between the code that
+# measures (instrument, bench: they write it) and the code that reads a run (baseline, report).
+# Data flows bench → results → baseline/report, so both sides include it, and it sits before
+# the writers in the include order. It may include only what NTPB_ONLY_results lists, so the
+# model stays free of everything that measures; likewise the comparator and the baseline store
+# (NTPB_ONLY_baseline) reach nothing but the results model, the machine class and common.
+# baseline and report are siblings: both read results, neither the other.
 #
 # Run by the default tests (include_flow):  cmake -DSOURCE_DIR=<repo> -P check_include_flow.cmake
 # A file under src/<module>/ belongs to <module> (src/ops to topology); a public header
@@ -13,7 +19,7 @@
 
 cmake_minimum_required(VERSION 3.25)
 
-set(NTPB_MODULES common machine topology analysis backends instrument bench results baseline
+set(NTPB_MODULES common machine topology analysis backends results instrument bench baseline
                  report cli)
 # Each module's place in the flow; siblings share one.
 set(NTPB_RANK_common 0)
@@ -21,9 +27,9 @@ set(NTPB_RANK_machine 1)
 set(NTPB_RANK_topology 2)
 set(NTPB_RANK_analysis 3)
 set(NTPB_RANK_backends 4)
-set(NTPB_RANK_instrument 5)
-set(NTPB_RANK_bench 6)
-set(NTPB_RANK_results 7)
+set(NTPB_RANK_results 5)
+set(NTPB_RANK_instrument 6)
+set(NTPB_RANK_bench 7)
 set(NTPB_RANK_baseline 8)
 set(NTPB_RANK_report 8)
 set(NTPB_RANK_cli 9)
@@ -36,7 +42,10 @@ set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
 set(NTPB_HEADER_bench ntpbench reporting accuracy)
-set(NTPB_HEADER_results benchmark_json)
+set(NTPB_HEADER_results benchmark_json results)
+# Modules that may include only these others (besides their own).
+set(NTPB_ONLY_results common machine)
+set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report)
 
@@ -94,7 +103,11 @@ foreach(file IN LISTS files)
       continue()
     endif()
     set(to_rank ${NTPB_RANK_${to}})
-    if(to_rank GREATER from_rank)
+    if(DEFINED NTPB_ONLY_${from} AND NOT to IN_LIST NTPB_ONLY_${from})
+      string(REPLACE ";" ", " allowed "${NTPB_ONLY_${from}}")
+      string(APPEND problems
+             "${file}: includes ${included}: ${from} may include only ${allowed}\n")
+    elseif(to_rank GREATER from_rank)
       string(APPEND problems
              "${file}: includes ${included}: ${from} may not depend on ${to} (it comes later in the flow)\n")
     elseif(to_rank EQUAL from_rank)

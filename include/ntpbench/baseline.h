@@ -8,17 +8,23 @@
 #include <vector>
 
 #include "ntpbench/machine_class.h"
+#include "ntpbench/results.h"
 
 namespace ntpb {
 
 // One benchmark of a run (or of a baseline), its repetitions gathered.
 struct BenchmarkResult {
-  std::vector<double> real_time_ms;        // every repetition, in run order
-  std::map<std::string, double> analytic;  // exact: net.flops, net.params, mem.*_bytes
-  std::map<std::string, double> counters;  // every counter, median over the repetitions
-  std::string skipped;                     // why it did not run ("" when it ran)
+  std::vector<double> real_time_ms;  // every repetition, in run order
+  // As stored: the exact analytic counters (net.flops, net.params, mem.weight_bytes,
+  // mem.peak_activation_bytes) and every other counter, median over the repetitions.
+  std::map<std::string, double> analytic;
+  std::map<std::string, double> counters;
+  std::string skipped;  // why it did not run ("" when it ran)
   // What it ran with, from the run's context (ntpbench_config.<family>); null when unrecorded.
   nlohmann::json config;
+
+  // Both maps, decoded into the results model (results.h): what the comparator reads.
+  RunMeasurement Measurement() const;
 };
 
 struct RunResults {

@@ -6,17 +6,18 @@
 
 #include "ntpbench/analysis.h"
 #include "ntpbench/resolve.h"
+#include "ntpbench/results.h"
 #include "ntpbench/roofline.h"
 
 namespace ntpb {
 
-// Per-layer time, share, GFLOP/s and bytes of one benchmark run, read from its counters
-// (`layer.<name>.ms`, `.time_share`, `.gflops`, and the marker counters), followed by markers
-// and totals. With the machine's peaks (roofline.h), a "roof" column: the share of its roofline
-// bound each layer reached, "c" where compute sets the bound, "m" where memory bandwidth does.
+// Per-layer time, share, GFLOP/s and bytes of one benchmark run (its results model: the
+// inlays a backend inserted above the layer they feed, fused layers under their step), followed
+// by markers, totals and the measured counters. With the machine's peaks (roofline.h), a "roof"
+// column: the share of its roofline bound each layer reached, "c" where compute sets the bound, "m"
+// where memory bandwidth does.
 std::string FormatRunTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                           const std::map<std::string, double>& counters,
-                           Precision precision = Precision::kF32,
+                           const RunMeasurement& measurement, Precision precision = Precision::kF32,
                            const MachinePeaks* peaks = nullptr);
 
 // Layers, shapes, params, FLOPs and bytes, without running anything.

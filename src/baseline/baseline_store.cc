@@ -7,26 +7,19 @@
 #include "ntpbench/benchmark_json.h"
 #include "ntpbench/error.h"
 #include "src/baseline/statistics.h"
-#include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 
 namespace ntpb {
 
-namespace cn = counter_names;
 namespace {
 
 using nlohmann::json;
 
 constexpr std::size_t kMaxResultFileBytes = 256u << 20;
 
-const char* const kAnalytic[] = {cn::kNetFlops, cn::kNetParams, cn::kMemWeightBytes,
-                                 cn::kMemPeakActivationBytes};
-
-bool IsAnalytic(const std::string& name) {
-  for (const char* a : kAnalytic) {
-    if (name == a) return true;
-  }
-  return false;
+bool IsAnalyticCounter(const std::string& name) {
+  const std::optional<Metric> metric = MetricOfCounter(name);
+  return metric && IsAnalytic(*metric);
 }
 
 double ToMilliseconds(double value, const std::string& unit) {
@@ -63,6 +56,12 @@ BenchmarkResult ResultFromJson(const json& j, const std::string& file, const std
 
 }  // namespace
 
+RunMeasurement BenchmarkResult::Measurement() const {
+  std::map<std::string, double> all = counters;
+  all.insert(analytic.begin(), analytic.end());
+  return DecodeCounters(all);
+}
+
 RunResults ParseRunResults(const std::string& text, const std::string& file) {
   const json doc = ParseBenchmarkJson(text, file);
   if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
@@ -93,12 +92,14 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
     for (auto it = b.begin(); it != b.end(); ++it) {
       if (!it.value().is_number() || it.key().find('.') == std::string::npos) continue;
       const double v = it.value().get<double>();
-      if (IsAnalytic(it.key())) {
+      if (IsAnalyticCounter(it.key())) {
         r.analytic[it.key()] = v;
       } else {
         counter_samples[name][it.key()].push_back(v);
       }
-      if (it.key() == cn::kMemPeakRssBytes) run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
+      if (MetricOfCounter(it.key()) == Metric::kPeakRssBytes) {
+        run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
+      }
     }
   }
   for (auto& [name, counters] : counter_samples) {

@@ -8,12 +8,10 @@
 #include "src/baseline/signature.h"
 #include "src/baseline/statistics.h"
 #include "src/baseline/suite_drift.h"
-#include "src/common/counter_names.h"
 #include "src/common/format_number.h"
 
 namespace ntpb {
 
-namespace cn = counter_names;
 namespace {
 
 std::string Format(const char* fmt, double v) { return FormatNumber(fmt, v); }
@@ -86,22 +84,20 @@ ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
   return row;
 }
 
-void Exact(const std::string& name, const std::string& metric, const BenchmarkResult& base,
-           const BenchmarkResult& now, bool analytic, std::vector<ComparisonRow>* rows,
+// An exact value: the analytic signature (any change is a changed benchmark) or the backend's
+// memory plan (more is a regression). Nothing when either side did not record it.
+void Exact(const std::string& name, const std::string& metric, std::optional<double> base,
+           std::optional<double> now, bool analytic, std::vector<ComparisonRow>* rows,
            const char* changed = "allocation count changed") {
-  const auto& b = analytic ? base.analytic : base.counters;
-  const auto& n = analytic ? now.analytic : now.counters;
-  auto bi = b.find(metric);
-  auto ni = n.find(metric);
-  if (bi == b.end() || ni == n.end()) return;
-  ComparisonRow row = Row(name, metric, bi->second, ni->second);
-  if (ni->second == bi->second) {
+  if (!base || !now) return;
+  ComparisonRow row = Row(name, metric, *base, *now);
+  if (*now == *base) {
     row.verdict = Verdict::kUnchanged;
   } else if (analytic) {
     row.verdict = Verdict::kChanged;
     row.note = "analytic signature changed: update the baseline if intended";
   } else {
-    row.verdict = ni->second > bi->second ? Verdict::kRegression : Verdict::kImprovement;
+    row.verdict = *now > *base ? Verdict::kRegression : Verdict::kImprovement;
     row.note = changed;
   }
   rows->push_back(row);
@@ -313,22 +309,31 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     const bool portable_plan =
         now.config.is_object() && now.config.value("portable_memory_plan", false);
     if (exact_rows) {
-      for (const auto& [metric, value] : base.analytic)
-        Exact(name, metric, base, now, true, &c.rows);
+      // Whatever analytic values the baseline stored, by name (a baseline may predate one).
+      for (const auto& [metric, value] : base.analytic) {
+        auto n = now.analytic.find(metric);
+        Exact(name, metric, value,
+              n == now.analytic.end() ? std::nullopt : std::optional<double>(n->second), true,
+              &c.rows);
+      }
     }
+    const RunMeasurement bm = base.Measurement();
+    const RunMeasurement nm = now.Measurement();
+    auto exact = [&](Metric metric, const char* changed) {
+      Exact(name, MetricName(metric), MetricValue(bm, metric), MetricValue(nm, metric), false,
+            &c.rows, changed);
+    };
     if (exact_rows || !portable_plan) {
-      Exact(name, cn::kNetAllocs, base, now, false, &c.rows);
+      exact(Metric::kAllocs, "allocation count changed");
       // What the backend sets aside (scratchpads; activation buffers after reuse) is decided
       // when the network is built: the same for a build on a machine class, so any change is
       // real.
-      for (const char* metric : {cn::kMemWorkspaceBytes, cn::kMemActivationBytes}) {
-        Exact(name, metric, base, now, false, &c.rows, "the backend's memory changed");
-      }
+      exact(Metric::kWorkspaceBytes, "the backend's memory changed");
+      exact(Metric::kActivationBytes, "the backend's memory changed");
     }
-    auto bb = base.counters.find(cn::kNetAllocBytes);
-    auto nb = now.counters.find(cn::kNetAllocBytes);
-    if (bb != base.counters.end() && nb != now.counters.end()) {
-      Tolerance(name, cn::kNetAllocBytes, bb->second, nb->second, o.alloc_bytes_tolerance, &c.rows);
+    if (bm.memory.alloc_bytes && nm.memory.alloc_bytes) {
+      Tolerance(name, MetricName(Metric::kAllocBytes), *bm.memory.alloc_bytes,
+                *nm.memory.alloc_bytes, o.alloc_bytes_tolerance, &c.rows);
     }
   }
   for (const auto& [name, now] : run.benchmarks) {
@@ -354,8 +359,8 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     }
   }
   if (baseline->peak_rss_bytes > 0 && run.peak_rss_bytes > 0) {
-    Tolerance("(suite)", cn::kMemPeakRssBytes, baseline->peak_rss_bytes, run.peak_rss_bytes,
-              o.rss_tolerance, &c.rows);
+    Tolerance("(suite)", MetricName(Metric::kPeakRssBytes), baseline->peak_rss_bytes,
+              run.peak_rss_bytes, o.rss_tolerance, &c.rows);
   }
 }
 

@@ -6,13 +6,11 @@
 #include "ntpbench/error.h"
 #include "src/baseline/signature.h"
 #include "src/baseline/suite_drift.h"
-#include "src/common/counter_names.h"
 #include "src/common/file_io.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb {
 
-namespace cn = counter_names;
 namespace {
 
 using nlohmann::json;
@@ -20,8 +18,8 @@ using nlohmann::json;
 constexpr std::size_t kMaxSignatureBytes = 64u << 20;
 
 // The backend's plan, where it is the same everywhere (the run's config says so).
-const char* const kPortableMemory[] = {cn::kMemWorkspaceBytes, cn::kMemActivationBytes,
-                                       cn::kNetAllocs};
+constexpr Metric kPortableMemory[] = {Metric::kWorkspaceBytes, Metric::kActivationBytes,
+                                      Metric::kAllocs};
 
 // The configuration minus what follows the machine: threads default to its cores.
 json PortableConfig(const json& config) {
@@ -51,9 +49,11 @@ Signature SignatureOf(const RunResults& run, const std::string& suite) {
     e.config = PortableConfig(result.config);
     e.metrics = result.analytic;
     if (result.config.is_object() && result.config.value("portable_memory_plan", false)) {
-      for (const char* m : kPortableMemory) {
-        auto it = result.counters.find(m);
-        if (it != result.counters.end()) e.metrics[m] = it->second;
+      const RunMeasurement measurement = result.Measurement();
+      for (Metric m : kPortableMemory) {
+        if (const std::optional<double> v = MetricValue(measurement, m)) {
+          e.metrics[MetricName(m)] = *v;
+        }
       }
     }
     s.benchmarks[name] = e;

@@ -4,18 +4,16 @@
 #include <string>
 
 #include "ntpbench/reporting.h"
-#include "src/common/counter_names.h"
+#include "ntpbench/results.h"
 
 namespace ntpb {
-
-namespace cn = counter_names;
 
 void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
   if (show_layer_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
   std::vector<Run> trimmed = runs;
   for (Run& run : trimmed) {
     for (auto it = run.counters.begin(); it != run.counters.end();) {
-      it = cn::IsLayerCounter(it->first) ? run.counters.erase(it) : std::next(it);
+      it = IsStepCounter(it->first) ? run.counters.erase(it) : std::next(it);
     }
   }
   benchmark::ConsoleReporter::ReportRuns(trimmed);

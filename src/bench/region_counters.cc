@@ -78,7 +78,7 @@ const std::vector<Derived>& DerivedMetrics() {
 
 }  // namespace
 
-void RegionCounters::Report(double iterations, benchmark::UserCounters* out) const {
+void RegionCounters::Report(double iterations, RunMeasurement* out) const {
   const auto& names = counters_->metrics();
   const std::size_t m = names.size();
   for (std::size_t r = 0; r < regions_.size(); ++r) {
@@ -95,7 +95,12 @@ void RegionCounters::Report(double iterations, benchmark::UserCounters* out) con
       }
       if (have) values[d.name] = num / den->second;
     }
-    for (const auto& [name, value] : values) (*out)[regions_[r].prefix + "." + name] = value;
+    const Region& region = regions_[r];
+    std::map<std::string, double>& into = region.of == Region::kNet ? out->net.counters
+                                          : region.of == Region::kMarker
+                                              ? out->markers.at(region.index).measure.counters
+                                              : out->steps.at(region.index).measure.counters;
+    for (const auto& [name, value] : values) into[name] = value;
   }
 }
 

@@ -2,19 +2,19 @@
 // the timed run that samples them, and the per-iteration averages it reports.
 #pragma once
 
-#include <benchmark/benchmark.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/counters.h"
+#include "ntpbench/results.h"
 
 namespace ntpb::bench {
 
 struct Region {
-  std::string prefix;      // "net", a marker name, "layer.<name>"
+  enum Of { kNet, kMarker, kStep } of;
+  std::size_t index;       // kMarker: into RunMeasurement::markers; kStep: into its steps
   std::size_t first_step;  // the region samples before this step
   std::size_t end_step;    // and after step end_step - 1
 };
@@ -31,9 +31,10 @@ class RegionCounters {
   // Starts the sources and clears the sums (Google Benchmark calls a benchmark once per trial).
   void Start();
   void Stop() { counters_->Stop(); }
-  // "<prefix>.<metric>" averaged over the iterations, with derived metrics (ipc,
-  // bytes_per_flop, cache miss rates) where their inputs were measured.
-  void Report(double iterations, benchmark::UserCounters* out) const;
+  // Each region's metrics averaged over the iterations, with derived metrics (ipc,
+  // bytes_per_flop, cache miss rates) where their inputs were measured, into the counters of
+  // the network, marker or step it measures (which `out` must already hold).
+  void Report(double iterations, RunMeasurement* out) const;
   const std::vector<std::string>& metrics() const { return counters_->metrics(); }
 
  private:

@@ -10,6 +10,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
+#include "ntpbench/results.h"
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
@@ -17,11 +18,8 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
-#include "src/common/counter_names.h"
 
 namespace ntpb {
-
-namespace cn = counter_names;
 
 TopologyBenchmark::TopologyBenchmark(std::string name, std::string path, std::string source_file)
     : name_(std::move(name)), path_(std::move(path)), source_file_(std::move(source_file)) {}
@@ -115,15 +113,14 @@ std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
   std::unique_ptr<CounterSet> set = CounterSet::Create(request);
   if (set->empty()) return nullptr;
   const auto& steps = run.executable->steps();
-  std::vector<Region> regions = {{cn::kNet, 0, steps.size()}};
+  std::vector<Region> regions = {{Region::kNet, 0, 0, steps.size()}};
   for (std::size_t m = 0; m < run.markers.size(); ++m) {
     if (run.marker_steps[m].empty()) continue;
     regions.push_back(
-        {run.markers[m].name, run.marker_steps[m].front(), run.marker_steps[m].back() + 1});
+        {Region::kMarker, m, run.marker_steps[m].front(), run.marker_steps[m].back() + 1});
   }
   if (Options().layer_counters) {
-    for (std::size_t s = 0; s < steps.size(); ++s)
-      regions.push_back({cn::LayerRegion(steps[s].name), s, s + 1});
+    for (std::size_t s = 0; s < steps.size(); ++s) regions.push_back({Region::kStep, s, s, s + 1});
   }
   std::vector<StepCounts> counts(steps.size());
   for (std::size_t s = 0; s < steps.size(); ++s) {
@@ -167,65 +164,89 @@ AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
   return CompareOutputs(actual, expected);
 }
 
-void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
-                 const std::vector<int64_t>& step_ns, int64_t loop_ns,
-                 const std::vector<int64_t>& latencies) {
-  using benchmark::Counter;
-  const double iterations = static_cast<double>(state.iterations());
+// What the timed loop measured, as the results model has it (results.h), published as Google
+// Benchmark counters by its codec.
+RunMeasurement Measurement(const PreparedRun& run, int64_t batch, double iterations,
+                           const std::vector<int64_t>& step_ns, int64_t loop_ns,
+                           const std::vector<int64_t>& latencies) {
   const auto& steps = run.executable->steps();
   int64_t steps_total = 0;
   for (int64_t ns : step_ns) steps_total += ns;
   const double per_iter_ns = loop_ns / iterations;
-  auto region = [&](const std::string& prefix, int64_t ns, int64_t flops) {
+  auto region = [&](int64_t ns, int64_t flops) {
+    RegionMeasure r;
     const double region_ns = ns / iterations;
-    state.counters[cn::Of(prefix, cn::kMs)] = region_ns * 1e-6;
-    state.counters[cn::Of(prefix, cn::kTimeShare)] =
-        steps_total > 0 ? static_cast<double>(ns) / steps_total : 0.0;
-    state.counters[cn::Of(prefix, cn::kGflops)] = region_ns > 0 ? flops / region_ns : 0.0;
+    r.ms = region_ns * 1e-6;
+    r.time_share = steps_total > 0 ? static_cast<double>(ns) / steps_total : 0.0;
+    r.gflops = region_ns > 0 ? flops / region_ns : 0.0;
+    return r;
   };
   const TopologyAnalysis& a = run.analysis;
-  state.counters[cn::kNetSamplesPerSecond] = batch * 1e9 / per_iter_ns;
-  state.counters[cn::kNetGflops] = a.total.flops / per_iter_ns;
-  state.counters[cn::kNetFlops] = static_cast<double>(a.total.flops);
-  state.counters[cn::kNetParams] = static_cast<double>(a.total.params);
-  state.counters[cn::kMemWeightBytes] =
-      Counter(static_cast<double>(a.total.weight_bytes), Counter::kDefaults, Counter::kIs1024);
-  state.counters[cn::kMemPeakActivationBytes] =
-      Counter(static_cast<double>(a.peak_activation_bytes), Counter::kDefaults, Counter::kIs1024);
-  state.counters[cn::kMemWorkspaceBytes] = Counter(
-      static_cast<double>(run.executable->workspace_bytes()), Counter::kDefaults, Counter::kIs1024);
+  RunMeasurement m;
+  m.net.samples_per_second = batch * 1e9 / per_iter_ns;
+  m.net.gflops = a.total.flops / per_iter_ns;
+  m.net.flops = static_cast<double>(a.total.flops);
+  m.net.params = static_cast<double>(a.total.params);
+  // Single-stream latency distribution (MLPerf style): one query is one inference.
+  m.net.p50_ms = Percentile(latencies, 50) * 1e-6;
+  m.net.p90_ms = Percentile(latencies, 90) * 1e-6;
+  m.net.p99_ms = Percentile(latencies, 99) * 1e-6;
+  m.memory.weight_bytes = static_cast<double>(a.total.weight_bytes);
+  m.memory.peak_activation_bytes = static_cast<double>(a.peak_activation_bytes);
+  m.memory.workspace_bytes = static_cast<double>(run.executable->workspace_bytes());
   if (run.executable->activation_bytes() > 0) {
-    state.counters[cn::kMemActivationBytes] =
-        Counter(static_cast<double>(run.executable->activation_bytes()), Counter::kDefaults,
-                Counter::kIs1024);
+    m.memory.activation_bytes = static_cast<double>(run.executable->activation_bytes());
   }
-  for (size_t m = 0; m < run.markers.size(); ++m) {
+  for (size_t k = 0; k < run.markers.size(); ++k) {
     int64_t ns = 0;
-    for (size_t s : run.marker_steps[m]) ns += step_ns[s];
-    region(run.markers[m].name, ns, a.markers[m].cost.flops);
+    for (size_t s : run.marker_steps[k]) ns += step_ns[s];
+    m.markers.push_back({run.markers[k].name, region(ns, a.markers[k].cost.flops)});
   }
   for (size_t s = 0; s < steps.size(); ++s) {
-    const int64_t flops =
-        steps[s].layer >= 0 ? FusedCost(a, steps[s].layer, steps[s].fused).flops : 0;
-    region(cn::LayerRegion(steps[s].name), step_ns[s], flops);
-    // The report shows the layers this step absorbed (post-op fusion) under it.
-    if (steps[s].fused > 0)
-      state.counters[cn::Of(cn::LayerRegion(steps[s].name), cn::kFusedLayers)] = steps[s].fused;
+    const StepInfo& info = steps[s];
+    StepMeasure step;
+    step.name = info.name;
+    step.order = static_cast<int>(s);
+    if (info.layer < 0) {
+      step.kind = StepKind::kInlay;
+      step.inlay_op = info.op;
+      step.feeds = info.feeds;
+    } else if (info.fused > 0) {
+      // The report shows the layers this step absorbed (post-op fusion) under it.
+      step.kind = StepKind::kFused;
+      step.fused_layers = info.fused;
+    }
+    const int64_t flops = info.layer >= 0 ? FusedCost(a, info.layer, info.fused).flops : 0;
+    step.measure = region(step_ns[s], flops);
+    m.steps.push_back(std::move(step));
   }
-  // Single-stream latency distribution (MLPerf style): one query is one inference.
-  if (run.accuracy) {
-    state.counters[cn::kAccMaxRelErr] = run.accuracy->max_rel_err;
-    state.counters[cn::kAccCosine] = run.accuracy->cosine;
-  }
-  state.counters[cn::kNetP50Ms] = Percentile(latencies, 50) * 1e-6;
-  state.counters[cn::kNetP90Ms] = Percentile(latencies, 90) * 1e-6;
-  state.counters[cn::kNetP99Ms] = Percentile(latencies, 99) * 1e-6;
+  if (run.accuracy) m.accuracy = OutputAccuracy{run.accuracy->max_rel_err, run.accuracy->cosine};
   if (run.counters) {
-    run.counters->Report(iterations, &state.counters);
+    run.counters->Report(iterations, &m);
+    // The memory source's network counters belong to the memory signature.
+    for (auto [metric, field] : {std::pair{kAllocsMetric, &m.memory.allocs},
+                                 std::pair{kAllocBytesMetric, &m.memory.alloc_bytes}}) {
+      auto it = m.net.counters.find(metric);
+      if (it == m.net.counters.end()) continue;
+      *field = it->second;
+      m.net.counters.erase(it);
+    }
     rusage usage;
     getrusage(RUSAGE_SELF, &usage);  // ru_maxrss is in KiB on Linux
-    state.counters[cn::kMemPeakRssBytes] =
-        Counter(static_cast<double>(usage.ru_maxrss) * 1024, Counter::kDefaults, Counter::kIs1024);
+    m.memory.peak_rss_bytes = static_cast<double>(usage.ru_maxrss) * 1024;
+  }
+  return m;
+}
+
+void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
+                 const std::vector<int64_t>& step_ns, int64_t loop_ns,
+                 const std::vector<int64_t>& latencies) {
+  using benchmark::Counter;
+  const RunMeasurement m =
+      Measurement(run, batch, static_cast<double>(state.iterations()), step_ns, loop_ns, latencies);
+  for (const EncodedCounter& c : EncodeCounters(m)) {
+    state.counters[c.name] =
+        Counter(c.value, Counter::kDefaults, c.bytes ? Counter::kIs1024 : Counter::kIs1000);
   }
 }
 

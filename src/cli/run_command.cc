@@ -11,6 +11,7 @@
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
+#include "ntpbench/results.h"
 #include "ntpbench/roofline.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
@@ -146,9 +147,10 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
       std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
     }
-    std::fputs(
-        FormatRunTable(resolved, analysis, counters, precision, peaks ? &*peaks : nullptr).c_str(),
-        stdout);
+    std::fputs(FormatRunTable(resolved, analysis, DecodeCounters(counters), precision,
+                              peaks ? &*peaks : nullptr)
+                   .c_str(),
+               stdout);
     // How this machine ran the precision (native bf16 or emulated, VNNI or not).
     const std::string path = FindBackend(family->backend)->PrecisionPath(precision);
     if (!path.empty()) {

@@ -2,6 +2,7 @@
 // whole run (allocations per iteration, peak heap, heap growth).
 #include <benchmark/benchmark.h>
 
+#include "ntpbench/results.h"
 #include "src/instrument/allocation_counter.h"
 #include "src/instrument/sources.h"
 
@@ -12,7 +13,8 @@ class MemorySource : public CounterSource {
  public:
   std::string name() const override { return "memory"; }
   const std::vector<std::string>& metrics() const override {
-    static const std::vector<std::string> m = {"allocs", "alloc_bytes"};
+    // The network's pair is the memory signature's (results.h).
+    static const std::vector<std::string> m = {kAllocsMetric, kAllocBytesMetric};
     return m;
   }
   void Start() override { start_ = CurrentAllocations(); }

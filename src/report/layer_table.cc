@@ -5,22 +5,15 @@
 #include <vector>
 
 #include "ntpbench/report.h"
-#include "src/common/counter_names.h"
 #include "src/report/text_table.h"
 
 namespace ntpb {
 
-namespace cn = counter_names;
 namespace {
 
 using report::TextTable;
 
 std::string Printf(const char* fmt, double v) { return FormatNumber(fmt, v); }
-
-double Get(const std::map<std::string, double>& c, const std::string& key) {
-  auto it = c.find(key);
-  return it == c.end() ? 0.0 : it->second;
-}
 
 std::string Bar(double share) {
   const int cells = static_cast<int>(share * 20 + 0.5);
@@ -49,12 +42,11 @@ std::string FormatCount(double count) {
 }
 
 namespace {
-std::string FormatCounterTable(const TopologyAnalysis& a,
-                               const std::map<std::string, double>& counters);
+std::string FormatCounterTable(const RunMeasurement& m);
 }  // namespace
 
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
-                           const std::map<std::string, double>& counters, Precision precision,
+                           const RunMeasurement& m, Precision precision,
                            const MachinePeaks* peaks) {
   // "87% c": the roofline bound's time over the measured time, and what sets the bound: peak
   // compute (c), memory bandwidth (m), or the last-level cache's when everything one inference
@@ -75,29 +67,29 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   // What each shown step moves and computes, by its first layer: a fused chain's intermediates
   // never reach memory, so markers and the total sum these rather than every layer's cost.
   std::vector<std::pair<int, Cost>> step_costs;
+  // A timed row: a step or a marker, with what it computes and moves.
+  auto add_timed = [&](const std::string& name, const std::string& op, const std::string& what,
+                       const RegionMeasure& measure, const Cost& cost) {
+    table.Add(
+        {name, op, what, Printf("%.3f", measure.ms), Printf("%.1f%%", 100 * measure.time_share),
+         Bar(measure.time_share), Printf("%.1f", measure.gflops), roof(cost, measure.ms),
+         FormatCount(static_cast<double>(cost.flops)),
+         FormatBytes(static_cast<double>(cost.weight_bytes)),
+         FormatBytes(static_cast<double>(cost.output_bytes)), Printf("%.1f", cost.Intensity())});
+  };
+  // Steps a backend inserted in front of a layer (layout conversions, i8 quantization): real
+  // cost, shown above the layer they prepare an input for.
+  auto add_inlay = [&](const StepMeasure& step) {
+    total_ms += step.measure.ms;
+    const double share = step.measure.time_share;
+    table.Add({step.name + " (inlay)", step.inlay_op, "", Printf("%.3f", step.measure.ms),
+               Printf("%.1f%%", 100 * share), Bar(share), "", "", "", "", "", ""});
+  };
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const LayerAnalysis& la = a.layers[i];
-    const std::string key = cn::LayerRegion(l.name);
-    // Steps a backend inserted in front of this layer (layout conversions, i8 quantization):
-    // real cost.
-    for (const char* kind : {"reorder", "quantize", "dequantize"}) {
-      const std::string inserted = key + "." + kind + ".";
-      for (auto it = counters.lower_bound(inserted);
-           it != counters.end() && it->first.compare(0, inserted.size(), inserted) == 0; ++it) {
-        const std::string& k = it->first;
-        const std::string ms_suffix = std::string(".") + cn::kMs;
-        if (k.size() < ms_suffix.size() ||
-            k.compare(k.size() - ms_suffix.size(), ms_suffix.size(), ms_suffix) != 0) {
-          continue;
-        }
-        const std::string step = k.substr(0, k.size() - ms_suffix.size());
-        const double step_share = Get(counters, cn::Of(step, cn::kTimeShare));
-        total_ms += it->second;
-        table.Add({step.substr(cn::LayerRegion("").size()) + " (inlay)", kind, "",
-                   Printf("%.3f", it->second), Printf("%.1f%%", 100 * step_share), Bar(step_share),
-                   "", "", "", "", "", ""});
-      }
+    for (const StepMeasure& step : m.steps) {
+      if (step.kind == StepKind::kInlay && step.feeds == static_cast<int>(i)) add_inlay(step);
     }
     if (fused_left > 0) {  // computed by the step above (post-op fusion): no time of its own
       --fused_left;
@@ -105,23 +97,25 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                  "", "", "", ""});
       continue;
     }
-    fused_left = std::clamp(static_cast<int>(Get(counters, cn::Of(key, cn::kFusedLayers))), 0,
-                            static_cast<int>(t.layers.size() - 1 - i));
+    const StepMeasure* step = m.FindStep(l.name);
+    const RegionMeasure measure = step ? step->measure : RegionMeasure{};
+    fused_left = step && step->kind == StepKind::kFused
+                     ? std::clamp(step->fused_layers, 0, static_cast<int>(t.layers.size() - 1 - i))
+                     : 0;
     std::string op = l.op;
     for (int f = 1; f <= fused_left; ++f) op += "+" + t.layers[i + f].op;
     const Cost cost = FusedCost(a, static_cast<int>(i), fused_left);
     step_costs.emplace_back(static_cast<int>(i), cost);
     const Shape& out = t.layers[i + fused_left].output_shapes[0];
-    total_ms += Get(counters, cn::Of(key, cn::kMs));
-    const double share = Get(counters, cn::Of(key, cn::kTimeShare));
-    table.Add({l.name + (la.inlay ? " (inlay)" : ""), op, ShapeToString(out),
-               Printf("%.3f", Get(counters, cn::Of(key, cn::kMs))), Printf("%.1f%%", 100 * share),
-               Bar(share), Printf("%.1f", Get(counters, cn::Of(key, cn::kGflops))),
-               roof(cost, Get(counters, cn::Of(key, cn::kMs))),
-               FormatCount(static_cast<double>(cost.flops)),
-               FormatBytes(static_cast<double>(cost.weight_bytes)),
-               FormatBytes(static_cast<double>(cost.output_bytes)),
-               Printf("%.1f", cost.Intensity())});
+    total_ms += measure.ms;
+    add_timed(l.name + (la.inlay ? " (inlay)" : ""), op, ShapeToString(out), measure, cost);
+  }
+  // Inlays the run did not place (JSON without the layer they feed).
+  for (const StepMeasure& step : m.steps) {
+    if (step.kind == StepKind::kInlay &&
+        (step.feeds < 0 || step.feeds >= static_cast<int>(t.layers.size()))) {
+      add_inlay(step);
+    }
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {
@@ -134,37 +128,27 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   if (!a.markers.empty()) {
     table.Rule();
     for (const MarkerAnalysis& marker : a.markers) {
-      MarkerAnalysis m = marker;
-      m.cost = steps_cost(m.first, m.last);
-      const double share = Get(counters, cn::Of(m.name, cn::kTimeShare));
-      table.Add(
-          {"[" + m.name + "]", "marker", t.layers[m.first].name + ".." + t.layers[m.last].name,
-           Printf("%.3f", Get(counters, cn::Of(m.name, cn::kMs))), Printf("%.1f%%", 100 * share),
-           Bar(share), Printf("%.1f", Get(counters, cn::Of(m.name, cn::kGflops))),
-           roof(m.cost, Get(counters, cn::Of(m.name, cn::kMs))),
-           FormatCount(static_cast<double>(m.cost.flops)),
-           FormatBytes(static_cast<double>(m.cost.weight_bytes)),
-           FormatBytes(static_cast<double>(m.cost.output_bytes)),
-           Printf("%.1f", m.cost.Intensity())});
+      const Cost cost = steps_cost(marker.first, marker.last);
+      const MarkerMeasure* measured = m.FindMarker(marker.name);
+      const RegionMeasure measure = measured ? measured->measure : RegionMeasure{};
+      add_timed("[" + marker.name + "]", "marker",
+                t.layers[marker.first].name + ".." + t.layers[marker.last].name, measure, cost);
     }
   }
   table.Rule();
   const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
-  table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "",
-             Printf("%.1f", Get(counters, cn::kNetGflops)), roof(total, total_ms),
-             FormatCount(static_cast<double>(total.flops)),
+  table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "", Printf("%.1f", m.net.gflops),
+             roof(total, total_ms), FormatCount(static_cast<double>(total.flops)),
              FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
   std::string out = table.Render(2);
-  out += "samples/s " + Printf("%.2f", Get(counters, cn::kNetSamplesPerSecond)) + "   params " +
+  out += "samples/s " + Printf("%.2f", m.net.samples_per_second) + "   params " +
          FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
          FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
-         (counters.count(cn::kMemActivationBytes)
-              ? " (allocated " + FormatBytes(Get(counters, cn::kMemActivationBytes)) + ")"
-              : "") +
-         "   workspace " + FormatBytes(Get(counters, cn::kMemWorkspaceBytes)) + "   p50/p90/p99 " +
-         Printf("%.3f", Get(counters, cn::kNetP50Ms)) + "/" +
-         Printf("%.3f", Get(counters, cn::kNetP90Ms)) + "/" +
-         Printf("%.3f ms", Get(counters, cn::kNetP99Ms)) + "\n";
+         (m.memory.activation_bytes ? " (allocated " + FormatBytes(*m.memory.activation_bytes) + ")"
+                                    : "") +
+         "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "   p50/p90/p99 " +
+         Printf("%.3f", m.net.p50_ms) + "/" + Printf("%.3f", m.net.p90_ms) + "/" +
+         Printf("%.3f ms", m.net.p99_ms) + "\n";
   if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
     const bool cached = FitsInCache(working_set, *peaks);
     out += std::string("roof: ") + PrecisionName(precision) + " peak " +
@@ -176,41 +160,39 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                    : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
            " (`ntpbench machine`)\n";
   }
-  if (counters.count(cn::kAccCosine)) {
+  if (m.accuracy) {
     out += "outputs vs the Eigen f32 reference: max relative error " +
-           Printf("%.2e", Get(counters, cn::kAccMaxRelErr)) + ", cosine similarity " +
-           Printf("%.6f", Get(counters, cn::kAccCosine)) + "\n";
+           Printf("%.2e", m.accuracy->max_rel_err) + ", cosine similarity " +
+           Printf("%.6f", m.accuracy->cosine) + "\n";
   }
-  return out + FormatCounterTable(a, counters);
+  return out + FormatCounterTable(m);
 }
 
 namespace {
 
 // Measured counters (sde, perf, rusage, PAPI, ...) of net and each marker: one row a metric, one
 // column a region; empty when none was measured.
-std::string FormatCounterTable(const TopologyAnalysis& a,
-                               const std::map<std::string, double>& counters) {
-  static const std::set<std::string> kTiming = {"ms",     "time_share", "gflops",
-                                                "flops",  "params",     "samples_per_second",
-                                                "p50_ms", "p90_ms",     "p99_ms"};
-  std::vector<std::string> regions = {cn::kNet};
-  for (const MarkerAnalysis& m : a.markers) regions.push_back(m.name);
+std::string FormatCounterTable(const RunMeasurement& m) {
+  std::vector<std::pair<std::string, std::map<std::string, double>>> regions;
+  regions.emplace_back("net", m.net.counters);
+  // The memory source's network pair lives in the memory signature: shown with the rest.
+  if (m.memory.allocs) regions[0].second[kAllocsMetric] = *m.memory.allocs;
+  if (m.memory.alloc_bytes) regions[0].second[kAllocBytesMetric] = *m.memory.alloc_bytes;
+  for (const MarkerMeasure& marker : m.markers) {
+    regions.emplace_back("[" + marker.name + "]", marker.measure.counters);
+  }
   std::set<std::string> metrics;
-  for (const auto& [key, value] : counters) {
-    for (const std::string& r : regions) {
-      if (key.rfind(r + ".", 0) != 0) continue;
-      const std::string metric = key.substr(r.size() + 1);
-      if (!kTiming.count(metric)) metrics.insert(metric);
-    }
+  for (const auto& [region, counters] : regions) {
+    for (const auto& [metric, value] : counters) metrics.insert(metric);
   }
   if (metrics.empty()) return "";
   std::vector<std::string> header = {"counter per iteration"};
-  for (const std::string& r : regions) header.push_back(r == cn::kNet ? r : "[" + r + "]");
+  for (const auto& [region, counters] : regions) header.push_back(region);
   TextTable table(header);
   for (const std::string& metric : metrics) {
     std::vector<std::string> row = {metric};
-    for (const std::string& r : regions) {
-      auto it = counters.find(r + "." + metric);
+    for (const auto& [region, counters] : regions) {
+      auto it = counters.find(metric);
       row.push_back(it == counters.end()
                         ? ""
                         : Printf(std::abs(it->second) < 100 ? "%.3g" : "%.4g", it->second));

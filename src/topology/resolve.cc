@@ -5,7 +5,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
-#include "src/common/counter_names.h"
+#include "src/common/region_names.h"
 
 namespace ntpb {
 namespace {
@@ -295,7 +295,7 @@ std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& t,
     const std::string field = "markers." + m.name;
     if (m.name.empty()) throw Error(t.file, "", "markers", "a marker needs a name");
     if (!names.insert(m.name).second) throw Error(t.file, "", field, "duplicate marker name");
-    if (const char* reserved = counter_names::ReservedRegionPrefix(m.name)) {
+    if (const char* reserved = region_names::ReservedRegionPrefix(m.name)) {
       throw Error(t.file, "", field,
                   "'" + std::string(reserved) +
                       "' is ntpbench's own region name (net, mem, acc, layer); name the marker "

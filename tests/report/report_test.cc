@@ -24,7 +24,7 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
       {"layer.fc1.ms", 0.25}, {"layer.fc1.time_share", 0.5},   {"layer.fc1.gflops", 6.4},
       {"layer.fc2.ms", 0.25}, {"layer.fc2.time_share", 0.5},   {"hidden.time_share", 1.0},
       {"hidden.ms", 0.5},     {"net.samples_per_second", 2000}};
-  const std::string table = FormatRunTable(t, a, counters);
+  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
   for (const char* text : {"fc1", "fc2", "fc3", "probs", "[hidden]", "total", "0.500", "50.0%",
                            "6.4", "samples/s 2000.00", "1.61 M"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
@@ -40,8 +40,10 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
   const std::map<std::string, double> counters = {{"layer.conv1.ms", 0.01},
                                                   {"layer.conv1.fused_layers", 2},
                                                   {"layer.conv1.reorder.image.ms", 0.002},
+                                                  {"layer.conv1.reorder.image.inlay", 1},
+                                                  {"layer.conv1.reorder.image.feeds", 0},
                                                   {"stem.ms", 0.012}};
-  const std::string table = FormatRunTable(t, a, counters);
+  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
   // conv1, bn1 and relu1 each write 8 KiB ([1, 8, 16, 16] f32); the step writes relu1's only.
   for (const char* text :
        {"conv2d+batchnorm+relu", "  bn1", "  relu1", "fused", "conv1.reorder.image (inlay)"}) {
@@ -55,7 +57,7 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
   EXPECT_NE(row("[stem]").find("8.00 KiB"), std::string::npos) << row("[stem]");
   EXPECT_EQ(row("[stem]").find("24.00 KiB"), std::string::npos) << row("[stem]");
   // Without fusion the marker writes all three tensors.
-  const std::string unfused = FormatRunTable(t, a, {{"stem.ms", 0.012}});
+  const std::string unfused = FormatRunTable(t, a, DecodeCounters({{"stem.ms", 0.012}}));
   EXPECT_NE(unfused.find("24.00 KiB"), std::string::npos) << unfused;
 }
 

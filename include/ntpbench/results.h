@@ -1,0 +1,132 @@
+// The typed results model: what one benchmark run of a topology measured (the network, its
+// markers, every executed step, the memory signature, the accuracy delta), and the one codec
+// between it and Google Benchmark's flat counters ("net.samples_per_second",
+// "layer.conv1.gflops", "mem.workspace_bytes"), which stay in the JSON for compare.py and every
+// Google Benchmark tool.
+//
+// The code that measures (bench) encodes this model; the code that reads a run (the run table,
+// the baseline store, the comparator, reports) decodes it. No other code spells a counter name.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ntpb {
+
+// Time and measured counters of one region (the network, a marker or a step), per iteration.
+struct RegionMeasure {
+  double ms = 0;
+  double time_share = 0;  // of the sum of all step times
+  double gflops = 0;      // the region's analytic FLOPs over its measured time
+  // The counter sources' metrics by name ("page_faults", "PAPI_TOT_CYC", derived "ipc").
+  std::map<std::string, double> counters;
+};
+
+enum class StepKind {
+  kLayer,  // computes one layer of the topology
+  kFused,  // computes a layer and the ones after it it absorbed (post-op fusion)
+  kInlay,  // inserted by the backend: a layout reorder, a quantize or a dequantize
+};
+const char* StepKindName(StepKind kind);  // "layer", "fused", "inlay"
+
+// One step the backend executed.
+struct StepMeasure {
+  std::string name;  // the layer's name; an inlay's name is the backend's ("conv1.reorder.image")
+  StepKind kind = StepKind::kLayer;
+  int order = -1;         // position in execution order; -1 where the run did not record it
+  int fused_layers = 0;   // kFused: how many layers after this one the step also computes
+  int feeds = -1;         // kInlay: the index of the layer it prepares an input for, or -1
+  std::string inlay_op;   // kInlay: "reorder", "quantize", "dequantize" (or "inlay": unknown)
+  RegionMeasure measure;  // ms, time share, GFLOP/s (0 for inlays) and counters
+};
+
+// A marker: a named range of layers, timed as the sum of its steps.
+struct MarkerMeasure {
+  std::string name;
+  RegionMeasure measure;
+};
+
+// The whole network, per inference of a batch.
+struct NetworkMeasure {
+  double samples_per_second = 0;
+  double gflops = 0;
+  double flops = 0;                           // analytic, exact
+  double params = 0;                          // analytic, exact
+  double p50_ms = 0, p90_ms = 0, p99_ms = 0;  // per-iteration latency percentiles
+  std::map<std::string, double> counters;     // the counter sources' metrics over the network
+};
+
+// The memory signature (DESIGN.md): analytic parts exact, the backend's plan, and what the
+// memory counter source and rusage measured.
+struct MemorySignature {
+  double weight_bytes = 0;                 // analytic
+  double peak_activation_bytes = 0;        // analytic: largest live set
+  std::optional<double> workspace_bytes;   // the backend's scratchpads
+  std::optional<double> activation_bytes;  // the backend's activation buffers, after reuse
+  std::optional<double> peak_rss_bytes;    // process-wide, when counters were measured
+  std::optional<double> allocs;            // heap allocations per inference (memory source)
+  std::optional<double> alloc_bytes;       // bytes allocated per inference (memory source)
+};
+
+// Outputs against the Eigen f32 reference (runs in a lower precision).
+struct OutputAccuracy {
+  double max_rel_err = 0;
+  double cosine = 0;
+};
+
+struct RunMeasurement {
+  NetworkMeasure net;
+  std::vector<StepMeasure> steps;  // in execution order where it was recorded
+  std::vector<MarkerMeasure> markers;
+  MemorySignature memory;
+  std::optional<OutputAccuracy> accuracy;
+  // Counters in the run that are not ntpbench's (a benchmark's own state.counters).
+  std::map<std::string, double> other;
+
+  const StepMeasure* FindStep(const std::string& name) const;
+  const MarkerMeasure* FindMarker(const std::string& name) const;
+};
+
+// The values the baseline store and the comparator judge one by one, with their names in the
+// JSON (and so in baselines, signatures and the comparator's "metric" column).
+enum class Metric {
+  kFlops,                // net.flops             analytic
+  kParams,               // net.params            analytic
+  kWeightBytes,          // mem.weight_bytes      analytic
+  kPeakActivationBytes,  // mem.peak_activation_bytes  analytic
+  kWorkspaceBytes,       // mem.workspace_bytes
+  kActivationBytes,      // mem.activation_bytes
+  kAllocs,               // net.allocs
+  kAllocBytes,           // net.alloc_bytes
+  kPeakRssBytes,         // mem.peak_rss_bytes
+};
+const char* MetricName(Metric metric);
+// The metric's value in `m`; empty where the run did not measure it.
+std::optional<double> MetricValue(const RunMeasurement& m, Metric metric);
+// Analytic metrics are exact and machine-independent: FLOPs, params, weight and peak
+// activation bytes.
+bool IsAnalytic(Metric metric);
+// The metric a counter name stands for, if it is one of them.
+std::optional<Metric> MetricOfCounter(const std::string& counter);
+
+// Names a counter source's memory metrics carry, which the memory signature reads back.
+inline constexpr const char* kAllocsMetric = "allocs";
+inline constexpr const char* kAllocBytesMetric = "alloc_bytes";
+
+// One counter as Google Benchmark gets it; `bytes`: shown with 1024-based prefixes.
+struct EncodedCounter {
+  std::string name;
+  double value = 0;
+  bool bytes = false;
+};
+std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m);
+// The inverse of EncodeCounters. Counters it does not know land in `other`; a marker is a
+// region with a time (".ms"). JSON written before a field existed leaves it at its default.
+RunMeasurement DecodeCounters(const std::map<std::string, double>& counters);
+
+// A per-step counter ("layer.<step>.<metric>"): the console leaves those out by default.
+bool IsStepCounter(const std::string& counter);
+
+}  // namespace ntpb

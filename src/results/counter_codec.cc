@@ -1,0 +1,326 @@
+// The one place that spells ntpbench's counter names: a region's counters are
+// "<region>.<metric>"; the network's region is "net", a step's "layer.<step>", a marker's its
+// name; "mem" and "acc" hold the memory signature and the accuracy delta.
+#include <algorithm>
+#include <climits>
+#include <iterator>
+#include <set>
+
+#include "ntpbench/results.h"
+#include "src/common/region_names.h"
+
+namespace ntpb {
+
+namespace rn = region_names;
+
+namespace {
+
+// Metrics of every timed region (steps, markers).
+constexpr const char* kMs = "ms";
+constexpr const char* kTimeShare = "time_share";
+constexpr const char* kGflops = "gflops";
+// A step's description: numbers, since Google Benchmark's counters hold nothing else.
+constexpr const char* kOrder = "order";
+constexpr const char* kFusedLayers = "fused_layers";
+constexpr const char* kFeeds = "feeds";
+constexpr const char* kInlay = "inlay";  // the inlay's op, as its index in kInlayOps + 1
+
+// What a backend inserts as a step of its own; "inlay" (0) for anything else. Append only: the
+// index is what the JSON holds.
+constexpr const char* kInlayOps[] = {"reorder", "quantize", "dequantize", "copy"};
+
+// The network's own metrics.
+constexpr const char* kSamplesPerSecond = "samples_per_second";
+constexpr const char* kP50Ms = "p50_ms";
+constexpr const char* kP90Ms = "p90_ms";
+constexpr const char* kP99Ms = "p99_ms";
+// The memory signature's.
+constexpr const char* kActivationBytes = "activation_bytes";
+constexpr const char* kPeakRssBytes = "peak_rss_bytes";
+// The accuracy delta's.
+constexpr const char* kMaxRelErr = "max_rel_err";
+constexpr const char* kCosine = "cosine";
+
+std::string Of(const std::string& region, const std::string& metric) {
+  return region + "." + metric;
+}
+std::string StepRegion(const std::string& step) { return Of(rn::kLayer, step); }
+
+struct MetricEntry {
+  Metric metric;
+  const char* name;
+  bool analytic;
+};
+constexpr MetricEntry kMetrics[] = {
+    {Metric::kFlops, "net.flops", true},
+    {Metric::kParams, "net.params", true},
+    {Metric::kWeightBytes, "mem.weight_bytes", true},
+    {Metric::kPeakActivationBytes, "mem.peak_activation_bytes", true},
+    {Metric::kWorkspaceBytes, "mem.workspace_bytes", false},
+    {Metric::kActivationBytes, "mem.activation_bytes", false},
+    {Metric::kAllocs, "net.allocs", false},
+    {Metric::kAllocBytes, "net.alloc_bytes", false},
+    {Metric::kPeakRssBytes, "mem.peak_rss_bytes", false},
+};
+
+const MetricEntry& EntryOf(Metric metric) {
+  for (const MetricEntry& e : kMetrics) {
+    if (e.metric == metric) return e;
+  }
+  return kMetrics[0];  // unreachable: every Metric has an entry
+}
+
+int InlayOpCode(const std::string& op) {
+  for (std::size_t i = 0; i < std::size(kInlayOps); ++i) {
+    if (op == kInlayOps[i]) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+std::string InlayOpName(double code) {
+  const int i = static_cast<int>(code) - 1;
+  return i >= 0 && i < static_cast<int>(std::size(kInlayOps)) ? kInlayOps[i] : "inlay";
+}
+
+// Splits "<region>.<metric>" at the last dot: metric names hold none, region names may.
+bool SplitLast(const std::string& counter, std::string* region, std::string* metric) {
+  const std::size_t dot = counter.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == counter.size()) return false;
+  *region = counter.substr(0, dot);
+  *metric = counter.substr(dot + 1);
+  return true;
+}
+
+// Fills a timed region's fields from one of its metrics; others go to its counters.
+void SetRegionMetric(RegionMeasure* r, const std::string& metric, double value) {
+  if (metric == kMs) {
+    r->ms = value;
+  } else if (metric == kTimeShare) {
+    r->time_share = value;
+  } else if (metric == kGflops) {
+    r->gflops = value;
+  } else {
+    r->counters[metric] = value;
+  }
+}
+
+void EncodeRegion(const std::string& region, const RegionMeasure& r,
+                  std::vector<EncodedCounter>* out) {
+  out->push_back({Of(region, kMs), r.ms});
+  out->push_back({Of(region, kTimeShare), r.time_share});
+  out->push_back({Of(region, kGflops), r.gflops});
+  for (const auto& [metric, value] : r.counters) out->push_back({Of(region, metric), value});
+}
+
+}  // namespace
+
+const char* StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kLayer:
+      return "layer";
+    case StepKind::kFused:
+      return "fused";
+    case StepKind::kInlay:
+      return "inlay";
+  }
+  return "layer";
+}
+
+const StepMeasure* RunMeasurement::FindStep(const std::string& name) const {
+  for (const StepMeasure& s : steps) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const MarkerMeasure* RunMeasurement::FindMarker(const std::string& name) const {
+  for (const MarkerMeasure& m : markers) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const char* MetricName(Metric metric) { return EntryOf(metric).name; }
+bool IsAnalytic(Metric metric) { return EntryOf(metric).analytic; }
+
+std::optional<Metric> MetricOfCounter(const std::string& counter) {
+  for (const MetricEntry& e : kMetrics) {
+    if (counter == e.name) return e.metric;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> MetricValue(const RunMeasurement& m, Metric metric) {
+  switch (metric) {
+    case Metric::kFlops:
+      return m.net.flops;
+    case Metric::kParams:
+      return m.net.params;
+    case Metric::kWeightBytes:
+      return m.memory.weight_bytes;
+    case Metric::kPeakActivationBytes:
+      return m.memory.peak_activation_bytes;
+    case Metric::kWorkspaceBytes:
+      return m.memory.workspace_bytes;
+    case Metric::kActivationBytes:
+      return m.memory.activation_bytes;
+    case Metric::kAllocs:
+      return m.memory.allocs;
+    case Metric::kAllocBytes:
+      return m.memory.alloc_bytes;
+    case Metric::kPeakRssBytes:
+      return m.memory.peak_rss_bytes;
+  }
+  return std::nullopt;
+}
+
+bool IsStepCounter(const std::string& counter) {
+  return counter.rfind(std::string(rn::kLayer) + ".", 0) == 0;
+}
+
+std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
+  std::vector<EncodedCounter> out;
+  const NetworkMeasure& n = m.net;
+  out.push_back({Of(rn::kNet, kSamplesPerSecond), n.samples_per_second});
+  out.push_back({Of(rn::kNet, kGflops), n.gflops});
+  out.push_back({MetricName(Metric::kFlops), n.flops});
+  out.push_back({MetricName(Metric::kParams), n.params});
+  out.push_back({Of(rn::kNet, kP50Ms), n.p50_ms});
+  out.push_back({Of(rn::kNet, kP90Ms), n.p90_ms});
+  out.push_back({Of(rn::kNet, kP99Ms), n.p99_ms});
+  for (const auto& [metric, value] : n.counters) out.push_back({Of(rn::kNet, metric), value});
+  const MemorySignature& mem = m.memory;
+  out.push_back({MetricName(Metric::kWeightBytes), mem.weight_bytes, true});
+  out.push_back({MetricName(Metric::kPeakActivationBytes), mem.peak_activation_bytes, true});
+  if (mem.workspace_bytes) {
+    out.push_back({MetricName(Metric::kWorkspaceBytes), *mem.workspace_bytes, true});
+  }
+  if (mem.activation_bytes) {
+    out.push_back({MetricName(Metric::kActivationBytes), *mem.activation_bytes, true});
+  }
+  if (mem.peak_rss_bytes) {
+    out.push_back({MetricName(Metric::kPeakRssBytes), *mem.peak_rss_bytes, true});
+  }
+  if (mem.allocs) out.push_back({MetricName(Metric::kAllocs), *mem.allocs});
+  if (mem.alloc_bytes) out.push_back({MetricName(Metric::kAllocBytes), *mem.alloc_bytes});
+  if (m.accuracy) {
+    out.push_back({Of(rn::kAcc, kMaxRelErr), m.accuracy->max_rel_err});
+    out.push_back({Of(rn::kAcc, kCosine), m.accuracy->cosine});
+  }
+  for (const MarkerMeasure& marker : m.markers) EncodeRegion(marker.name, marker.measure, &out);
+  for (const StepMeasure& s : m.steps) {
+    const std::string region = StepRegion(s.name);
+    EncodeRegion(region, s.measure, &out);
+    if (s.order >= 0) out.push_back({Of(region, kOrder), static_cast<double>(s.order)});
+    if (s.kind == StepKind::kFused) {
+      out.push_back({Of(region, kFusedLayers), static_cast<double>(s.fused_layers)});
+    }
+    if (s.kind == StepKind::kInlay) {
+      out.push_back({Of(region, kInlay), static_cast<double>(InlayOpCode(s.inlay_op))});
+      if (s.feeds >= 0) out.push_back({Of(region, kFeeds), static_cast<double>(s.feeds)});
+    }
+  }
+  for (const auto& [name, value] : m.other) out.push_back({name, value});
+  return out;
+}
+
+RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
+  RunMeasurement m;
+  const std::string net = std::string(rn::kNet) + ".", acc = std::string(rn::kAcc) + ".";
+  std::map<std::string, StepMeasure> steps;
+  std::map<std::string, MarkerMeasure> markers;
+  // A marker is a region with a time; its other counters follow it.
+  std::set<std::string> marker_names;
+  for (const auto& [name, value] : counters) {
+    std::string region, metric;
+    if (!IsStepCounter(name) && SplitLast(name, &region, &metric) && metric == kMs &&
+        !rn::ReservedRegionPrefix(region)) {
+      marker_names.insert(region);
+    }
+  }
+  for (const auto& [name, value] : counters) {
+    std::string region, metric;
+    const bool split = SplitLast(name, &region, &metric);
+    if (const std::optional<Metric> known = MetricOfCounter(name)) {
+      switch (*known) {
+        case Metric::kFlops:
+          m.net.flops = value;
+          break;
+        case Metric::kParams:
+          m.net.params = value;
+          break;
+        case Metric::kWeightBytes:
+          m.memory.weight_bytes = value;
+          break;
+        case Metric::kPeakActivationBytes:
+          m.memory.peak_activation_bytes = value;
+          break;
+        case Metric::kWorkspaceBytes:
+          m.memory.workspace_bytes = value;
+          break;
+        case Metric::kActivationBytes:
+          m.memory.activation_bytes = value;
+          break;
+        case Metric::kAllocs:
+          m.memory.allocs = value;
+          break;
+        case Metric::kAllocBytes:
+          m.memory.alloc_bytes = value;
+          break;
+        case Metric::kPeakRssBytes:
+          m.memory.peak_rss_bytes = value;
+          break;
+      }
+    } else if (IsStepCounter(name) && split) {
+      const std::string step = region.substr(std::string(rn::kLayer).size() + 1);
+      StepMeasure& s = steps[step];
+      s.name = step;
+      if (metric == kOrder) {
+        s.order = static_cast<int>(value);
+      } else if (metric == kFusedLayers) {
+        s.fused_layers = static_cast<int>(value);
+        if (s.kind != StepKind::kInlay && s.fused_layers > 0) s.kind = StepKind::kFused;
+      } else if (metric == kInlay) {
+        s.kind = StepKind::kInlay;
+        s.inlay_op = InlayOpName(value);
+      } else if (metric == kFeeds) {
+        s.feeds = static_cast<int>(value);
+      } else {
+        SetRegionMetric(&s.measure, metric, value);
+      }
+    } else if (name.rfind(net, 0) == 0) {
+      const std::string metric_name = name.substr(net.size());
+      if (metric_name == kSamplesPerSecond) {
+        m.net.samples_per_second = value;
+      } else if (metric_name == kGflops) {
+        m.net.gflops = value;
+      } else if (metric_name == kP50Ms) {
+        m.net.p50_ms = value;
+      } else if (metric_name == kP90Ms) {
+        m.net.p90_ms = value;
+      } else if (metric_name == kP99Ms) {
+        m.net.p99_ms = value;
+      } else {
+        m.net.counters[metric_name] = value;
+      }
+    } else if (name.rfind(acc, 0) == 0) {
+      if (!m.accuracy) m.accuracy.emplace();
+      if (name.substr(acc.size()) == kMaxRelErr) m.accuracy->max_rel_err = value;
+      if (name.substr(acc.size()) == kCosine) m.accuracy->cosine = value;
+    } else if (split && marker_names.count(region)) {
+      MarkerMeasure& marker = markers[region];
+      marker.name = region;
+      SetRegionMetric(&marker.measure, metric, value);
+    } else {
+      m.other[name] = value;  // "mem.<something new>" included: kept, not lost
+    }
+  }
+  for (auto& [name, s] : steps) m.steps.push_back(std::move(s));
+  // Execution order where recorded; steps without one (older JSON) after, by name.
+  std::stable_sort(m.steps.begin(), m.steps.end(), [](const StepMeasure& a, const StepMeasure& b) {
+    return (a.order < 0 ? INT_MAX : a.order) < (b.order < 0 ? INT_MAX : b.order);
+  });
+  for (auto& [name, marker] : markers) m.markers.push_back(std::move(marker));
+  return m;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,155 @@
+#include <gtest/gtest.h>
+
+#include "ntpbench/results.h"
+
+namespace ntpb::testing {
+namespace {
+
+RunMeasurement Sample() {
+  RunMeasurement m;
+  m.net.samples_per_second = 2000;
+  m.net.gflops = 12.5;
+  m.net.flops = 455868;
+  m.net.params = 1722;
+  m.net.p50_ms = 0.5;
+  m.net.p90_ms = 0.6;
+  m.net.p99_ms = 0.9;
+  m.net.counters = {{"page_faults", 3}, {"ipc", 1.5}};
+  m.memory.weight_bytes = 4096;
+  m.memory.peak_activation_bytes = 8192;
+  m.memory.workspace_bytes = 1024;
+  m.memory.activation_bytes = 2048;
+  m.memory.allocs = 0;
+  m.memory.alloc_bytes = 16;
+  m.memory.peak_rss_bytes = 1 << 20;
+  m.accuracy = OutputAccuracy{1e-3, 0.9999};
+  m.markers.push_back({"stage.1", {0.2, 0.4, 9.0, {{"allocs", 1}}}});
+  StepMeasure inlay;
+  inlay.name = "conv1.reorder.image";
+  inlay.kind = StepKind::kInlay;
+  inlay.order = 0;
+  inlay.feeds = 0;
+  inlay.inlay_op = "quantize";
+  inlay.measure = {0.01, 0.02, 0, {}};
+  StepMeasure fused;
+  fused.name = "conv1";
+  fused.kind = StepKind::kFused;
+  fused.order = 1;
+  fused.fused_layers = 2;
+  fused.measure = {0.3, 0.6, 20, {{"page_faults", 1}}};
+  StepMeasure layer;
+  layer.name = "fc";
+  layer.order = 2;
+  layer.measure = {0.19, 0.38, 5, {}};
+  m.steps = {inlay, fused, layer};
+  m.other = {{"my_counter", 7}};
+  return m;
+}
+
+std::map<std::string, double> Flat(const RunMeasurement& m) {
+  std::map<std::string, double> flat;
+  for (const EncodedCounter& c : EncodeCounters(m)) {
+    EXPECT_TRUE(flat.emplace(c.name, c.value).second) << "written twice: " << c.name;
+  }
+  return flat;
+}
+
+// The names compare.py, baselines and every Google Benchmark tool see stay what they were.
+TEST(CounterCodec, WritesGoogleBenchmarksFlatNames) {
+  const std::map<std::string, double> flat = Flat(Sample());
+  const std::map<std::string, double> expected_subset = {
+      {"net.samples_per_second", 2000},
+      {"net.flops", 455868},
+      {"net.params", 1722},
+      {"net.p99_ms", 0.9},
+      {"net.page_faults", 3},
+      {"net.allocs", 0},
+      {"net.alloc_bytes", 16},
+      {"mem.weight_bytes", 4096},
+      {"mem.peak_activation_bytes", 8192},
+      {"mem.workspace_bytes", 1024},
+      {"mem.activation_bytes", 2048},
+      {"mem.peak_rss_bytes", 1 << 20},
+      {"acc.cosine", 0.9999},
+      {"stage.1.ms", 0.2},
+      {"stage.1.allocs", 1},
+      {"layer.conv1.ms", 0.3},
+      {"layer.conv1.fused_layers", 2},
+      {"layer.conv1.page_faults", 1},
+      {"layer.conv1.reorder.image.time_share", 0.02},
+      {"layer.conv1.reorder.image.feeds", 0},
+      {"layer.fc.order", 2},
+      {"my_counter", 7}};
+  for (const auto& [name, value] : expected_subset) {
+    ASSERT_TRUE(flat.count(name)) << name;
+    EXPECT_EQ(flat.at(name), value) << name;
+  }
+  EXPECT_FALSE(flat.count("layer.fc.fused_layers")) << "an unfused layer has none";
+  EXPECT_FALSE(flat.count("layer.fc.inlay"));
+}
+
+TEST(CounterCodec, ReadsBackWhatItWrote) {
+  const RunMeasurement m = DecodeCounters(Flat(Sample()));
+  EXPECT_EQ(m.net.samples_per_second, 2000);
+  EXPECT_EQ(m.net.p50_ms, 0.5);
+  EXPECT_EQ(m.net.counters, (std::map<std::string, double>{{"page_faults", 3}, {"ipc", 1.5}}));
+  EXPECT_EQ(m.memory.workspace_bytes, 1024);
+  EXPECT_EQ(m.memory.activation_bytes, 2048);
+  EXPECT_EQ(m.memory.allocs, 0);
+  EXPECT_EQ(m.memory.alloc_bytes, 16);
+  EXPECT_EQ(m.memory.peak_rss_bytes, 1 << 20);
+  ASSERT_TRUE(m.accuracy.has_value());
+  EXPECT_EQ(m.accuracy->max_rel_err, 1e-3);
+  ASSERT_EQ(m.markers.size(), 1u);
+  EXPECT_EQ(m.markers[0].name, "stage.1") << "a marker's name may hold dots";
+  EXPECT_EQ(m.markers[0].measure.gflops, 9.0);
+  EXPECT_EQ(m.markers[0].measure.counters.at("allocs"), 1);
+  ASSERT_EQ(m.steps.size(), 3u);
+  EXPECT_EQ(m.steps[0].name, "conv1.reorder.image") << "execution order, not by name";
+  EXPECT_EQ(m.steps[0].kind, StepKind::kInlay);
+  EXPECT_EQ(m.steps[0].inlay_op, "quantize");
+  EXPECT_EQ(m.steps[0].feeds, 0);
+  EXPECT_EQ(m.steps[1].kind, StepKind::kFused);
+  EXPECT_EQ(m.steps[1].fused_layers, 2);
+  EXPECT_EQ(m.steps[1].measure.counters.at("page_faults"), 1);
+  EXPECT_EQ(m.steps[2].kind, StepKind::kLayer);
+  EXPECT_EQ(m.steps[2].measure.ms, 0.19);
+  EXPECT_EQ(m.other, (std::map<std::string, double>{{"my_counter", 7}}));
+  EXPECT_EQ(m.FindStep("fc"), &m.steps[2]);
+  EXPECT_EQ(m.FindMarker("nosuch"), nullptr);
+}
+
+// JSON from before a field existed: defaults, nothing invented.
+TEST(CounterCodec, OlderJsonLeavesNewFieldsUnset) {
+  const RunMeasurement m =
+      DecodeCounters({{"layer.b.ms", 1}, {"layer.a.ms", 2}, {"net.flops", 10}});
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_EQ(m.steps[0].order, -1);
+  EXPECT_EQ(m.steps[0].kind, StepKind::kLayer);
+  EXPECT_FALSE(m.memory.workspace_bytes.has_value());
+  EXPECT_FALSE(m.memory.allocs.has_value());
+  EXPECT_FALSE(m.accuracy.has_value());
+  EXPECT_TRUE(m.markers.empty());
+  EXPECT_EQ(MetricValue(m, Metric::kFlops), 10);
+  EXPECT_FALSE(MetricValue(m, Metric::kActivationBytes).has_value());
+}
+
+TEST(CounterCodec, UnknownInlayOpsReadAsInlay) {
+  const RunMeasurement m = DecodeCounters({{"layer.x.inlay", 99}, {"layer.x.ms", 1}});
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.steps[0].kind, StepKind::kInlay);
+  EXPECT_EQ(m.steps[0].inlay_op, "inlay");
+}
+
+TEST(CounterCodec, MetricsKnowTheirNamesAndWhichAreAnalytic) {
+  EXPECT_STREQ(MetricName(Metric::kAllocs), "net.allocs");
+  EXPECT_EQ(MetricOfCounter("mem.workspace_bytes"), Metric::kWorkspaceBytes);
+  EXPECT_FALSE(MetricOfCounter("layer.fc.ms").has_value());
+  EXPECT_TRUE(IsAnalytic(Metric::kPeakActivationBytes));
+  EXPECT_FALSE(IsAnalytic(Metric::kWorkspaceBytes));
+  EXPECT_TRUE(IsStepCounter("layer.fc.ms"));
+  EXPECT_FALSE(IsStepCounter("layers.ms"));
+}
+
+}  // namespace
+}  // namespace ntpb::testing
