@@ -1,0 +1,92 @@
+// ONNX op mappings, the recurrent layers LSTM and GRU (a [T, N, C] sequence, transposed to the
+// IR's [N, T, C], gates reordered to the IR's).
+#include "src/topology/onnx/importer.h"
+
+namespace ntpb::onnx_import {
+namespace {
+
+using Weight = OnnxImporter::Weight;
+
+void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
+  const bool lstm = n.op_type() == "LSTM";
+  const int gates = lstm ? 4 : 3;
+  if (im.Int(n, "layout", 0) != 0) return im.Refuse(n, "layout 1");
+  if (!In(n, 4).empty()) return im.Refuse(n, "sequence_lens");
+  if (!In(n, 5).empty() || !In(n, 6).empty()) return im.Refuse(n, "initial states");
+  if (im.Attr(n, "activations") || im.Attr(n, "clip"))
+    return im.Refuse(n, "custom activations or clip");
+  if (lstm && im.Int(n, "input_forget", 0) != 0) return im.Refuse(n, "input_forget");
+  if (!lstm && im.Int(n, "linear_before_reset", 0) != 1) {
+    return im.Refuse(n, "linear_before_reset=0 (PyTorch exports 1)");
+  }
+  for (int o = 1; o < n.output_size(); ++o) {
+    if (im.IsConsumed(n.output(o))) return im.Refuse(n, "the final state outputs are used");
+  }
+  const std::string direction = im.Str(n, "direction", "forward");
+  const int dirs = direction == "bidirectional" ? 2 : 1;
+  const int64_t h = im.Int(n, "hidden_size", 0);
+  Weight w = im.WeightInput(n, 1), r = im.WeightInput(n, 2);
+  if (h <= 0 || w.dims.size() != 3 || r.dims.size() != 3 || w.dims[0] != dirs ||
+      w.dims[1] != gates * h || r.dims[2] != h) {
+    im.Fail(im.LayerName(n), "W", "weights do not match hidden_size and direction");
+  }
+  const int64_t c = w.dims[2];
+  const Dims& x = im.DimsOf(In(n, 0), n);  // [T, N, C]
+  if (x.size() != 3) im.Fail(im.LayerName(n), "X", "expected a [T, N, C] input");
+  const std::string name = im.LayerName(n), y = n.output_size() > 0 ? n.output(0) : name + ".y";
+  im.Add(n, "transpose", ".to_ntc", {In(n, 0)}, name + ".ntc").attrs["perm"] = {1, 0, 2};
+  Layer& l = im.Add(n, Lower(n.op_type()), "", {name + ".ntc"}, name + ".out");
+  l.attrs["units"] = h;
+  l.attrs["direction"] = direction;
+  // ONNX gate order: LSTM i, o, f, c; GRU z, r, h. The IR's: LSTM i, f, g, o; GRU r, z, n.
+  const std::vector<int> from = lstm ? std::vector<int>{0, 2, 3, 1} : std::vector<int>{1, 0, 2};
+  std::shared_ptr<std::vector<float>> bias_values;
+  if (!In(n, 3).empty()) bias_values = im.WeightInput(n, 3).values;
+  for (int d = 0; d < dirs; ++d) {
+    const std::string p = (dirs == 2 && d == 1) || direction == "reverse" ? "reverse." : "forward.";
+    if (w.values && r.values) {
+      auto wx = std::make_shared<std::vector<float>>(c * gates * h);
+      auto wh = std::make_shared<std::vector<float>>(h * gates * h);
+      auto b = std::make_shared<std::vector<float>>(gates * h, 0.0f);
+      auto bhn = std::make_shared<std::vector<float>>(h, 0.0f);
+      for (int g = 0; g < gates; ++g) {
+        for (int64_t j = 0; j < h; ++j) {
+          const int64_t row = d * gates * h + from[g] * h + j;
+          for (int64_t k = 0; k < c; ++k)
+            (*wx)[k * gates * h + g * h + j] = (*w.values)[row * c + k];
+          for (int64_t k = 0; k < h; ++k)
+            (*wh)[k * gates * h + g * h + j] = (*r.values)[row * h + k];
+          if (bias_values) {
+            const float wb = (*bias_values)[d * 2 * gates * h + from[g] * h + j];
+            const float rb = (*bias_values)[d * 2 * gates * h + gates * h + from[g] * h + j];
+            if (!lstm && g == 2) {  // n: the recurrent bias stays inside the reset product
+              (*b)[g * h + j] = wb;
+              (*bhn)[j] = rb;
+            } else {
+              (*b)[g * h + j] = wb + rb;
+            }
+          }
+        }
+      }
+      im.SetWeight(l, p + "w_x", {c, gates * h}, wx);
+      im.SetWeight(l, p + "w_h", {h, gates * h}, wh);
+      im.SetWeight(l, p + "bias", {gates * h}, b);
+      if (!lstm) im.SetWeight(l, p + "bias_hn", {h}, bhn);
+    }
+  }
+  // IR output [N, T, dirs * H] -> ONNX Y [T, dirs, N, H].
+  im.Add(n, "reshape", ".split_dirs", {name + ".out"}, name + ".ntdh").attrs["shape"] = {
+      im.ToJson(x[1]), im.ToJson(x[0]), dirs, h};
+  im.Add(n, "transpose", ".to_tdnh", {name + ".ntdh"}, y).attrs["perm"] = {1, 2, 0, 3};
+}
+
+}  // namespace
+
+void AddRecurrentMappings(std::vector<OnnxOpMapping>* table) {
+  table->insert(table->end(), {
+                                  {"LSTM", MapRecurrent, ""},
+                                  {"GRU", MapRecurrent, ""},
+                              });
+}
+
+}  // namespace ntpb::onnx_import
