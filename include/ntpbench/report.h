@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ntpbench/analysis.h"
 #include "ntpbench/resolve.h"
@@ -19,6 +20,36 @@ namespace ntpb {
 std::string FormatRunTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
                            const RunMeasurement& measurement, Precision precision = Precision::kF32,
                            const MachinePeaks* peaks = nullptr);
+
+// One benchmark run, as a report format sees it.
+struct RunReport {
+  const std::string& benchmark;  // Google Benchmark's run name
+  const ResolvedTopology& topology;
+  const TopologyAnalysis& analysis;
+  const RunMeasurement& measurement;
+  Precision precision = Precision::kF32;
+  const MachinePeaks* peaks = nullptr;  // null: no roofline
+};
+
+// A way to print a run: `ntpbench run --table <name>`. The formats are listed in
+// src/report/run_report_formats.cc, one line each: a new format is one file and that line.
+struct RunReportFormat {
+  const char* name;
+  const char* summary;  // for --help
+  const char* header;   // printed once before the first run ("" for none)
+  std::string (*render)(const RunReport& run);
+  bool heading;  // each run is introduced by its name and time per iteration
+};
+const std::vector<RunReportFormat>& RunReportFormats();
+// The format called `name`, or null.
+const RunReportFormat* FindRunReportFormat(const std::string& name);
+
+// One CSV row per layer (its step's time; "fused" kind for the layers a step absorbed), per
+// inlay step and per marker, under kRunCsvHeader: numbers in full, for a spreadsheet. FLOPs and
+// bytes are each layer's analytic cost.
+inline constexpr const char* kRunCsvHeader =
+    "benchmark,layer,op,kind,output,ms,time_share,gflops,flops,weight_bytes,output_bytes\n";
+std::string FormatRunCsv(const RunReport& run);
 
 // Layers, shapes, params, FLOPs and bytes, without running anything.
 std::string FormatInspectTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis);

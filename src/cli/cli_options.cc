@@ -6,6 +6,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "ntpbench/report.h"
 #include "src/bench/global_options.h"
 
 namespace ntpb::cli {
@@ -85,6 +86,15 @@ CliOptions ParseCliOptions(const std::vector<std::string>& args, bool allow_benc
       o.markers.push_back({m.substr(0, eq), m.substr(eq + 1, colon - eq - 1), m.substr(colon + 1)});
     } else if (arg == "--counters") {
       for (const std::string& c : Split(next())) o.counters.push_back(c);
+    } else if (arg == "--table") {
+      o.table = next();
+      if (!FindRunReportFormat(o.table)) {
+        std::string names;
+        for (const RunReportFormat& f : RunReportFormats()) {
+          names += (names.empty() ? "" : ", ") + std::string(f.name);
+        }
+        throw Error("", "", "--table", "unknown format '" + o.table + "' (one of: " + names + ")");
+      }
     } else if (arg == "--layer-counters") {
       o.layer_counters = true;
     } else if (arg == "--threads") {

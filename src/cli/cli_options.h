@@ -26,6 +26,7 @@ struct CliOptions {
   bool json = false;
   std::vector<std::string> counters;     // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
   bool layer_counters = false;           // --layer-counters
+  std::string table = "text";            // --table: a RunReportFormat
   std::vector<std::string> passthrough;  // --benchmark_* flags, handed to Google Benchmark
 };
 

@@ -21,6 +21,7 @@ const char kUsage[] =
     "                             params set, seed, threads and options other than the\n"
     "                             defaults are part of each benchmark's name (/n_hidden:512)\n"
     "      --json FILE            also write Google Benchmark JSON (atomically)\n"
+    "      --table text|csv       the per-layer table as text (default) or CSV on stdout\n"
     "      --counters LIST        per marker and net: sde, perf, rusage, memory, PAPI event names\n"
     "                             (default $NTPB_COUNTERS); --layer-counters: per layer too\n"
     "      --benchmark_*          any Google Benchmark flag (--benchmark_min_time=S, default 2;\n"

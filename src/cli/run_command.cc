@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -93,6 +94,8 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
 
   CapturingReporter reporter(console_options, false);
+  // A machine-readable table owns stdout; Google Benchmark's own goes to stderr.
+  if (!FindRunReportFormat(o.table)->heading) reporter.SetOutputStream(&std::cerr);
   if (console) {
     benchmark::RunSpecifiedBenchmarks(&reporter);
   } else {
@@ -121,6 +124,8 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   }
 
   int ran = 0, failed = 0;
+  const RunReportFormat* format = FindRunReportFormat(o.table);
+  std::fputs(format->header, stdout);
   for (const auto& run : Representative(reporter.captured)) {
     const std::string name = run.benchmark_name();
     if (run.error_occurred) {
@@ -140,17 +145,20 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     std::map<std::string, double> counters;
     for (const auto& [k, c] : run.counters) counters[k] = c.value;
-    if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
+    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
       std::printf("\n%s  (%.3f ms per iteration, median of %lld repetitions)\n", name.c_str(),
                   run.GetAdjustedRealTime(), static_cast<long long>(run.repetitions));
-    } else {
+    } else if (format->heading) {
       std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
     }
-    std::fputs(FormatRunTable(resolved, analysis, DecodeCounters(counters), precision,
-                              peaks ? &*peaks : nullptr)
-                   .c_str(),
-               stdout);
+    const RunMeasurement measurement = DecodeCounters(counters);
+    std::fputs(
+        format
+            ->render({name, resolved, analysis, measurement, precision, peaks ? &*peaks : nullptr})
+            .c_str(),
+        stdout);
+    if (!format->heading) continue;  // a machine-readable format: rows only
     // How this machine ran the precision (native bf16 or emulated, VNNI or not).
     const std::string path = FindBackend(family->backend)->PrecisionPath(precision);
     if (!path.empty()) {

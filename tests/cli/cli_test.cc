@@ -112,6 +112,25 @@ TEST(Cli, LowerPrecisionRunsReportTheirAccuracyDelta) {
   }
 }
 
+// --table csv owns stdout: the header once, then rows of every benchmark (Google Benchmark's
+// own table goes to stderr), so the output pipes into a spreadsheet.
+TEST(Cli, RunTableCsvWritesOnlyCsvToStdout) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --batch 1,2 --table csv --benchmark_min_time=0.01");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.out.rfind("benchmark,layer,op,kind,output,ms,", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("benchmark,", 1), std::string::npos) << "one header: " << r.out;
+  EXPECT_NE(r.out.find("\nmlp/eigen/f32/batch:1/real_time,fc1,dense,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nmlp/eigen/f32/batch:2/real_time,fc1,dense,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("samples/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("Iterations"), std::string::npos) << "Google Benchmark's table: " << r.err;
+  const CommandResult bad = RunCommand(kCli + " run " + Topo("mlp.json") + " --table xml");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("option '--table': unknown format 'xml' (one of: text, csv)"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
   const CommandResult r =
       RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");

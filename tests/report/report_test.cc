@@ -61,6 +61,36 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
   EXPECT_NE(unfused.find("24.00 KiB"), std::string::npos) << unfused;
 }
 
+// CSV for a spreadsheet: a header, one row per layer (fused ones say so), inlays and markers,
+// fields with commas quoted.
+TEST(Report, RunCsvHasOneRowPerLayerInlayAndMarker) {
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {{"N", 1}});
+  const TopologyAnalysis a = Analyze(t, f32);
+  const RunMeasurement m = DecodeCounters({{"layer.conv1.ms", 0.25},
+                                           {"layer.conv1.fused_layers", 2},
+                                           {"layer.conv1.reorder.image.ms", 0.002},
+                                           {"layer.conv1.reorder.image.inlay", 1},
+                                           {"layer.conv1.reorder.image.feeds", 0},
+                                           {"stem.ms", 0.252}});
+  const std::string bench = "tiny_cnn/x/f32/batch:1";
+  const RunReportFormat* csv = FindRunReportFormat("csv");
+  ASSERT_NE(csv, nullptr);
+  const std::string out = csv->render({bench, t, a, m, f32, nullptr});
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(out.substr(at, nl - at));
+  }
+  // Every layer, the inlay and both markers of tiny_cnn.
+  ASSERT_EQ(lines.size(), t.layers.size() + 1 + a.markers.size()) << out;
+  EXPECT_EQ(lines[0], bench + ",conv1.reorder.image,reorder,inlay,,0.002,0,0,0,0,");
+  EXPECT_EQ(lines[1], bench + ",conv1,conv2d,fused,\"[1, 8, 16, 16]\",0.25,0,0,110592,864,8192");
+  EXPECT_EQ(lines[2].rfind(bench + ",bn1,batchnorm,fused,", 0), 0u) << lines[2];
+  EXPECT_NE(out.find(bench + ",stem,marker,marker,conv1..relu1,0.252,"), std::string::npos) << out;
+  EXPECT_EQ(std::string(csv->header).rfind("benchmark,layer,op,kind,output,ms,", 0), 0u);
+  EXPECT_EQ(FindRunReportFormat("xml"), nullptr);
+}
+
 TEST(Report, InspectTableShowsShapesParamsAndPeak) {
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/tiny_cnn.json")), {{"N", 2}});

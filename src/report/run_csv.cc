@@ -1,0 +1,90 @@
+// The run as CSV (RFC 4180): every executed step, the layers fused into one, and the markers.
+#include <cstdio>
+
+#include "ntpbench/report.h"
+
+namespace ntpb {
+namespace {
+
+// A field quoted when it holds a comma, a quote or a line break.
+std::string Field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string Row(const std::vector<std::string>& fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + Field(fields[i]);
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string FormatRunCsv(const RunReport& r) {
+  const ResolvedTopology& t = r.topology;
+  const TopologyAnalysis& a = r.analysis;
+  const RunMeasurement& m = r.measurement;
+  std::string out;
+  auto add = [&](std::vector<std::string> fields) {
+    fields.insert(fields.begin(), r.benchmark);
+    out += Row(fields);
+  };
+  auto cost_fields = [](const Cost& c) {
+    return std::vector<std::string>{Number(static_cast<double>(c.flops)),
+                                    Number(static_cast<double>(c.weight_bytes)),
+                                    Number(static_cast<double>(c.output_bytes))};
+  };
+  int fused_left = 0;
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    const ResolvedLayer& l = t.layers[i];
+    for (const StepMeasure& s : m.steps) {
+      if (s.kind != StepKind::kInlay || s.feeds != static_cast<int>(i)) continue;
+      add({s.name, s.inlay_op, StepKindName(s.kind), "", Number(s.measure.ms),
+           Number(s.measure.time_share), Number(s.measure.gflops), "0", "0", ""});
+    }
+    if (fused_left > 0) {  // no time of its own: the step above computed it
+      --fused_left;
+      std::vector<std::string> row = {l.name, l.op, "fused", ShapeToString(l.output_shapes[0]),
+                                      "",     "",   ""};
+      for (const std::string& f : cost_fields(a.layers[i].cost)) row.push_back(f);
+      add(row);
+      continue;
+    }
+    const StepMeasure* step = m.FindStep(l.name);
+    const RegionMeasure measure = step ? step->measure : RegionMeasure{};
+    fused_left = step && step->kind == StepKind::kFused ? step->fused_layers : 0;
+    std::vector<std::string> row = {l.name,
+                                    l.op,
+                                    step ? StepKindName(step->kind) : "layer",
+                                    ShapeToString(l.output_shapes[0]),
+                                    Number(measure.ms),
+                                    Number(measure.time_share),
+                                    Number(measure.gflops)};
+    for (const std::string& f : cost_fields(a.layers[i].cost)) row.push_back(f);
+    add(row);
+  }
+  for (const MarkerAnalysis& marker : a.markers) {
+    const MarkerMeasure* measured = m.FindMarker(marker.name);
+    const RegionMeasure measure = measured ? measured->measure : RegionMeasure{};
+    std::vector<std::string> row = {marker.name,
+                                    "marker",
+                                    "marker",
+                                    t.layers[marker.first].name + ".." + t.layers[marker.last].name,
+                                    Number(measure.ms),
+                                    Number(measure.time_share),
+                                    Number(measure.gflops)};
+    for (const std::string& f : cost_fields(marker.cost)) row.push_back(f);
+    add(row);
+  }
+  return out;
+}
+
+}  // namespace ntpb
