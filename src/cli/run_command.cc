@@ -94,8 +94,10 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
 
   CapturingReporter reporter(console_options, false);
+  // Checked by the option parser.
+  const RunReportFormat* format = FindRunReportFormat(o.table);
   // A machine-readable table owns stdout; Google Benchmark's own goes to stderr.
-  if (!FindRunReportFormat(o.table)->heading) reporter.SetOutputStream(&std::cerr);
+  if (!format->heading) reporter.SetOutputStream(&std::cerr);
   if (console) {
     benchmark::RunSpecifiedBenchmarks(&reporter);
   } else {
@@ -124,7 +126,6 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   }
 
   int ran = 0, failed = 0;
-  const RunReportFormat* format = FindRunReportFormat(o.table);
   std::fputs(format->header, stdout);
   for (const auto& run : Representative(reporter.captured)) {
     const std::string name = run.benchmark_name();

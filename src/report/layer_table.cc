@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ntpbench/report.h"
+#include "src/report/run_rows.h"
 #include "src/report/text_table.h"
 
 namespace ntpb {
@@ -63,7 +64,6 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "roof", "FLOPs",
                    "weights", "activations out", "FLOP/B"});
   double total_ms = 0;
-  int fused_left = 0;  // rows still to show as fused into the step above
   // What each shown step moves and computes, by its first layer: a fused chain's intermediates
   // never reach memory, so markers and the total sum these rather than every layer's cost.
   std::vector<std::pair<int, Cost>> step_costs;
@@ -85,37 +85,26 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     table.Add({step.name + " (inlay)", step.inlay_op, "", Printf("%.3f", step.measure.ms),
                Printf("%.1f%%", 100 * share), Bar(share), "", "", "", "", "", ""});
   };
-  for (size_t i = 0; i < t.layers.size(); ++i) {
-    const ResolvedLayer& l = t.layers[i];
-    const LayerAnalysis& la = a.layers[i];
-    for (const StepMeasure& step : m.steps) {
-      if (step.kind == StepKind::kInlay && step.feeds == static_cast<int>(i)) add_inlay(step);
+  for (const report::RunRow& row : report::RunRows(t, m)) {
+    if (row.kind == report::RunRow::kInlay) {
+      add_inlay(*row.step);
+      continue;
     }
-    if (fused_left > 0) {  // computed by the step above (post-op fusion): no time of its own
-      --fused_left;
+    const ResolvedLayer& l = t.layers[row.layer];
+    if (row.kind == report::RunRow::kFusedInto) {  // no time of its own
       table.Add({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]), "fused", "", "", "", "",
                  "", "", "", ""});
       continue;
     }
-    const StepMeasure* step = m.FindStep(l.name);
-    const RegionMeasure measure = step ? step->measure : RegionMeasure{};
-    fused_left = step && step->kind == StepKind::kFused
-                     ? std::clamp(step->fused_layers, 0, static_cast<int>(t.layers.size() - 1 - i))
-                     : 0;
+    const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
     std::string op = l.op;
-    for (int f = 1; f <= fused_left; ++f) op += "+" + t.layers[i + f].op;
-    const Cost cost = FusedCost(a, static_cast<int>(i), fused_left);
-    step_costs.emplace_back(static_cast<int>(i), cost);
-    const Shape& out = t.layers[i + fused_left].output_shapes[0];
+    for (int f = 1; f <= row.fused; ++f) op += "+" + t.layers[row.layer + f].op;
+    const Cost cost = FusedCost(a, row.layer, row.fused);
+    step_costs.emplace_back(row.layer, cost);
+    const Shape& out = t.layers[row.layer + row.fused].output_shapes[0];
     total_ms += measure.ms;
-    add_timed(l.name + (la.inlay ? " (inlay)" : ""), op, ShapeToString(out), measure, cost);
-  }
-  // Inlays the run did not place (JSON without the layer they feed).
-  for (const StepMeasure& step : m.steps) {
-    if (step.kind == StepKind::kInlay &&
-        (step.feeds < 0 || step.feeds >= static_cast<int>(t.layers.size()))) {
-      add_inlay(step);
-    }
+    add_timed(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op, ShapeToString(out),
+              measure, cost);
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {

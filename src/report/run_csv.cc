@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "ntpbench/report.h"
+#include "src/report/run_rows.h"
 
 namespace ntpb {
 namespace {
@@ -42,34 +43,25 @@ std::string FormatRunCsv(const RunReport& r) {
                                     Number(static_cast<double>(c.weight_bytes)),
                                     Number(static_cast<double>(c.output_bytes))};
   };
-  int fused_left = 0;
-  for (size_t i = 0; i < t.layers.size(); ++i) {
-    const ResolvedLayer& l = t.layers[i];
-    for (const StepMeasure& s : m.steps) {
-      if (s.kind != StepKind::kInlay || s.feeds != static_cast<int>(i)) continue;
+  for (const report::RunRow& row : report::RunRows(t, m)) {
+    if (row.kind == report::RunRow::kInlay) {
+      const StepMeasure& s = *row.step;
       add({s.name, s.inlay_op, StepKindName(s.kind), "", Number(s.measure.ms),
            Number(s.measure.time_share), Number(s.measure.gflops), "0", "0", ""});
-    }
-    if (fused_left > 0) {  // no time of its own: the step above computed it
-      --fused_left;
-      std::vector<std::string> row = {l.name, l.op, "fused", ShapeToString(l.output_shapes[0]),
-                                      "",     "",   ""};
-      for (const std::string& f : cost_fields(a.layers[i].cost)) row.push_back(f);
-      add(row);
       continue;
     }
-    const StepMeasure* step = m.FindStep(l.name);
-    const RegionMeasure measure = step ? step->measure : RegionMeasure{};
-    fused_left = step && step->kind == StepKind::kFused ? step->fused_layers : 0;
-    std::vector<std::string> row = {l.name,
-                                    l.op,
-                                    step ? StepKindName(step->kind) : "layer",
-                                    ShapeToString(l.output_shapes[0]),
-                                    Number(measure.ms),
-                                    Number(measure.time_share),
-                                    Number(measure.gflops)};
-    for (const std::string& f : cost_fields(a.layers[i].cost)) row.push_back(f);
-    add(row);
+    const ResolvedLayer& l = t.layers[row.layer];
+    std::vector<std::string> fields = {l.name, l.op};
+    if (row.kind == report::RunRow::kFusedInto) {  // no time of its own
+      fields.insert(fields.end(), {"fused", ShapeToString(l.output_shapes[0]), "", "", ""});
+    } else {
+      const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
+      fields.insert(fields.end(), {row.step ? StepKindName(row.step->kind) : "layer",
+                                   ShapeToString(l.output_shapes[0]), Number(measure.ms),
+                                   Number(measure.time_share), Number(measure.gflops)});
+    }
+    for (const std::string& f : cost_fields(a.layers[row.layer].cost)) fields.push_back(f);
+    add(fields);
   }
   for (const MarkerAnalysis& marker : a.markers) {
     const MarkerMeasure* measured = m.FindMarker(marker.name);
