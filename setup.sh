@@ -15,7 +15,7 @@ packages=(
   nlohmann-json3-dev
   # what the card's packages need to be used from CMake, and the libraries we use besides
   libprotobuf-dev protobuf-compiler
-  libpugixml-dev
+  libpugixml-dev libcli11-dev
   libhwloc-dev
   # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
   clang libclang-rt-14-dev libomp-dev

@@ -10,6 +10,7 @@
 #include "ntpbench/machine.h"
 #include "src/backends/eigen/eigen_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
+#include "src/common/nearest_name.h"
 
 namespace ntpb {
 namespace {
@@ -121,7 +122,10 @@ std::string UnknownBackendProblem(const std::string& name) {
   if (FindBackend(name) || !BackendUnavailableReason(name).empty()) return "";
   std::string known;
   for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
-  return "unknown backend '" + name + "' (known: " + known + ")";
+  // A near miss of a backend this build left out is still the likely intent.
+  std::vector<std::string> names = {"opencl"};
+  for (const Entry& e : Entries()) names.push_back(e.name);
+  return "unknown backend '" + name + "' (known: " + known + ")" + DidYouMean(name, names);
 }
 
 }  // namespace ntpb

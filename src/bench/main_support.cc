@@ -20,6 +20,7 @@
 #include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
 #include "src/bench/machine_class_detect.h"
+#include "src/common/nearest_name.h"
 
 namespace ntpb {
 
@@ -122,11 +123,18 @@ void ParseNtpbFlags(int* argc, char** argv) {
     } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
       o.layer_counters = true;
     } else if (arg.rfind("--ntpb_", 0) == 0) {
-      throw Error("", "", arg,
-                  "unknown flag (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
-                  "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
-                  "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-                  "--ntpb_console_layers)");
+      const std::string name = arg.substr(0, arg.find('='));
+      throw Error(
+          "", "", name,
+          "unknown flag" +
+              DidYouMean(
+                  name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed", "--ntpb_backend_option",
+                         "--ntpb_topology_dir", "--ntpb_counters", "--ntpb_layer_counters",
+                         "--ntpb_console_layers", "--ntpb_calibration", "--ntpb_inject_slowdown"}) +
+              " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
+              "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
+              "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
+              "--ntpb_console_layers)");
     } else {
       argv[out++] = argv[i];
     }

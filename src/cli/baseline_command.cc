@@ -6,17 +6,11 @@
 
 namespace ntpb::cli {
 
-int BaselineCommand(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] != "update") {
-    throw Error("", "", "baseline",
-                "usage: ntpbench baseline update --run RUN.json [--run MORE.json ...] --suite S "
-                "--baseline-dir DIR [--filter REGEX] [--force] [--signature-only]");
-  }
-  GateOptions o = ParseGateOptions({args.begin() + 1, args.end()});
-  if (o.run_files.empty() || o.suite.empty() ||
-      (o.baseline_dir.empty() && o.baseline_file.empty())) {
-    throw Error("", "", "baseline update",
-                "needs --run, --suite and --baseline-dir (or --baseline FILE)");
+namespace {
+
+int UpdateBaseline(const GateOptions& o) {
+  if (o.baseline_dir.empty() && o.baseline_file.empty()) {
+    throw Error("", "", "--baseline-dir", "needed (or --baseline FILE)");
   }
   std::vector<RunResults> sessions;
   for (const std::string& f : o.run_files) sessions.push_back(ReadRunResults(f));
@@ -29,6 +23,20 @@ int BaselineCommand(const std::vector<std::string>& args) {
                                ? BaselinePath(o.baseline_dir, sessions[0].machine, o.suite)
                                : o.baseline_file;
   return Update(o, sessions, path);
+}
+
+}  // namespace
+
+Command AddBaselineCommand(CLI::App* app) {
+  auto o = std::make_shared<GateOptions>();
+  CLI::App* c = app->add_subcommand("baseline", "baselines from runs made elsewhere");
+  c->require_subcommand(1);
+  CLI::App* update = c->add_subcommand(
+      "update",
+      "write the baseline of the runs' machine class (and the signature beside it); what "
+      "changed is printed");
+  AddBaselineUpdateOptions(update, o.get());
+  return {c, {}, [o](const std::vector<std::string>&) { return UpdateBaseline(*o); }};
 }
 
 }  // namespace ntpb::cli

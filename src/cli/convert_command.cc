@@ -8,14 +8,15 @@
 
 namespace ntpb::cli {
 
-int ConvertCommand(const std::vector<std::string>& args) {
-  if (args.size() != 2) throw Error("", "", "convert", "usage: ntpbench convert IN OUT");
-  const Topology t = ReadTopologyFile(args[0]);
+namespace {
+
+int Convert(const std::string& in, const std::string& out) {
+  const Topology t = ReadTopologyFile(in);
   size_t given = 0;
   for (const Layer& l : t.layers) given += l.weights.size();
-  WriteTopologyFile(t, args[1]);
-  std::printf("%s: %zu layers, %zu inputs, %zu outputs -> %s\n", args[0].c_str(), t.layers.size(),
-              t.inputs.size(), t.outputs.size(), args[1].c_str());
+  WriteTopologyFile(t, out);
+  std::printf("%s: %zu layers, %zu inputs, %zu outputs -> %s\n", in.c_str(), t.layers.size(),
+              t.inputs.size(), t.outputs.size(), out.c_str());
   if (given > 0) {
     std::fprintf(stderr,
                  "ntpbench convert: %zu weights of the model are not written; the converted "
@@ -23,6 +24,19 @@ int ConvertCommand(const std::vector<std::string>& args) {
                  given);
   }
   return 0;
+}
+
+}  // namespace
+
+Command AddConvertCommand(CLI::App* app) {
+  auto files = std::make_shared<std::pair<std::string, std::string>>();
+  CLI::App* c = app->add_subcommand(
+      "convert", "a topology from one format to another, to edit a model's topology and run it");
+  c->add_option("IN", files->first, "the topology or model: .onnx, .xml or .json")->required();
+  c->add_option("OUT", files->second, "the topology written: .json or .xml")->required();
+  return {c, {}, [files](const std::vector<std::string>&) {
+            return Convert(files->first, files->second);
+          }};
 }
 
 }  // namespace ntpb::cli

@@ -134,10 +134,7 @@ int ControlledGate(const GateOptions& o) {
   return Report(o, c);
 }
 
-}  // namespace
-
-int GateCommand(const std::vector<std::string>& args) {
-  GateOptions o = ParseGateOptions(args);
+int Gate(GateOptions o) {
   if (o.control_binary.empty() && !o.control_dir.empty() && !o.suite_binary.empty() && !o.update) {
     const std::string name = o.suite_binary.substr(o.suite_binary.find_last_of('/') + 1);
     const std::string candidate = o.control_dir + "/" + name;
@@ -154,7 +151,8 @@ int GateCommand(const std::vector<std::string>& args) {
     return ControlledGate(o);
   }
   if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
-    throw Error("", "", "gate", "needs --suite-binary, --suite and --baseline-dir");
+    throw Error("", "", "",
+                "gate needs --suite-binary, --suite and --baseline-dir (or --control-binary)");
   }
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";
@@ -218,6 +216,28 @@ int GateCommand(const std::vector<std::string>& args) {
     });
   }
   return Report(o, c);
+}
+
+}  // namespace
+
+Command AddGateCommand(CLI::App* app) {
+  auto o = std::make_shared<GateOptions>();
+  CLI::App* c = app->add_subcommand(
+      "gate",
+      "run a suite and compare it with its baseline (what ctest -L perf runs). Exit 0 pass, 1 "
+      "regression or changed signature, 77 part of it not judged (no baseline for this machine "
+      "class) or inconclusive; the output says which.");
+  AddGateOptions(c, o.get());
+  AddJudgingOptions(c, o.get());
+  c->footer(
+      "The suite's flags pass through: --ntpb_set=NAME=VALUE, --ntpb_inject_slowdown=LAYER:F, "
+      "... and Google Benchmark's --benchmark_*. Latency is judged against the rest of the run "
+      "(--raw: on its own).");
+  return {c, {"--benchmark_", "--ntpb_"}, [o](const std::vector<std::string>& passed) {
+            GateOptions options = *o;
+            options.suite_args = passed;
+            return Gate(options);
+          }};
 }
 
 }  // namespace ntpb::cli

@@ -5,107 +5,110 @@
 
 #include "ntpbench/error.h"
 #include "src/cli/comparison_table.h"
+#include "src/cli/option_checks.h"
 #include "src/common/file_io.h"
 
 namespace ntpb::cli {
-namespace {
 
-double ParseNumber(const std::string& text, const std::string& option) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0)) {
-    throw Error("", "", option, "expected a non-negative number, got '" + text + "'");
-  }
-  return v;
+void AddJudgingOptions(CLI::App* c, GateOptions* o) {
+  c->add_option("--alpha", o->compare.alpha,
+                "significance level of the latency test (default 0.05)")
+      ->type_name("A")
+      ->check(NumberBetween(0, 1, "a significance level between 0 and 1, e.g. 0.05"));
+  // A fraction: 0.05 is 5%. "5" would silently mean 500%.
+  c->add_option("--threshold", o->compare.threshold,
+                "smallest latency change that counts, as a fraction (default 0.05: 5%)")
+      ->type_name("T")
+      ->check(NumberBetween(0, 1, "a fraction between 0 and 1 (0.05 is 5%)"));
+  c->add_option_function<std::vector<std::string>>(
+       "--threshold-for",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& v : items) {
+           const size_t eq = v.rfind('=');
+           char* end = nullptr;
+           const std::string number = eq == std::string::npos ? "" : v.substr(eq + 1);
+           const double f = std::strtod(number.c_str(), &end);
+           if (eq == std::string::npos || number.empty() || *end != '\0' || !(f > 0 && f < 1)) {
+             throw Error("", "", "--threshold-for",
+                         "expected NAME=FRACTION with a fraction between 0 and 1, got '" + v + "'");
+           }
+           o->compare.thresholds[v.substr(0, eq)] = f;
+         }
+       },
+       "the threshold of one benchmark (repeatable)")
+      ->type_name("NAME=FRACTION");
+  c->add_flag_function(
+      "--raw", [o](int64_t) { o->compare.relative_to_suite = false; },
+      "judge each benchmark's latency on its own, not against the rest of the run");
+  c->add_option_function<std::string>(
+       "--judge",
+       [o](const std::string& v) {
+         o->compare.judge = v == "signature" ? Judge::kSignature
+                            : v == "latency" ? Judge::kLatency
+                                             : Judge::kAll;
+       },
+       "what is judged: the machine-independent signature (exact, <dir>/any-machine/), the "
+       "latency (<dir>/<machine class>/) or both (default all)")
+      ->check(OneOf({"all", "signature", "latency"}, "choice"))
+      ->type_name("all|signature|latency");
+  c->add_option("--report", o->report, "also write the comparison as JSON (atomically)")
+      ->type_name("FILE");
 }
 
-}  // namespace
+void AddGateOptions(CLI::App* c, GateOptions* o) {
+  c->add_option("--suite-binary", o->suite_binary, "the suite to run")->type_name("PATH");
+  c->add_option("--suite", o->suite, "the suite's name in the baseline folder")->type_name("NAME");
+  c->add_option("--baseline-dir", o->baseline_dir, "where the baselines are")->type_name("DIR");
+  c->add_option("--repetitions", o->repetitions, "repetitions of each benchmark (default 6)")
+      ->check(IntegerAtLeast(1, 10000))
+      ->type_name("N");
+  c->add_option("--min-time", o->min_time, "seconds per repetition (default 0.2)")
+      ->check(NonNegativeNumber())
+      ->type_name("SECONDS");
+  c->add_option("--filter", o->filter, "only the benchmarks matching this regex")
+      ->check(RegexText())
+      ->type_name("REGEX");
+  c->add_flag("--confirm,--rerun-inconclusive", o->rerun_inconclusive,
+              "measure again to confirm a regression before failing");
+  c->add_flag("--update", o->update,
+              "write the baseline (and the signature) from this run instead of judging it");
+  c->add_option("--sessions", o->sessions,
+                "with --update: runs of the suite whose spread sets the noise thresholds")
+      ->check(IntegerAtLeast(1, 1000))
+      ->type_name("N");
+  c->add_flag("--force", o->force,
+              "with --update: replace a baseline that is unreadable or of another machine class");
+  c->add_option("--control-binary", o->control_binary,
+                "A/B: the same suite built from the baseline commit; the two alternate round by "
+                "round and the candidate is judged against it (no stored baseline needed)")
+      ->type_name("OLD_SUITE");
+  c->add_option("--control-dir", o->control_dir,
+                "A/B against DIR/<suite binary name> when it exists, the stored baseline "
+                "otherwise")
+      ->type_name("DIR");
+}
 
-GateOptions ParseGateOptions(const std::vector<std::string>& args) {
-  GateOptions o;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i], value;
-    const bool has_value = arg.find('=') != std::string::npos;
-    if (arg.rfind("--ntpb_", 0) == 0 || arg.rfind("--benchmark_", 0) == 0) {
-      o.suite_args.push_back(arg);
-      continue;
-    }
-    if (has_value) {
-      value = arg.substr(arg.find('=') + 1);
-      arg = arg.substr(0, arg.find('='));
-    }
-    auto next = [&]() -> std::string {
-      if (has_value) return value;
-      if (i + 1 >= args.size()) throw Error("", "", arg, "needs a value");
-      return args[++i];
-    };
-    if (arg == "--suite-binary")
-      o.suite_binary = next();
-    else if (arg == "--suite")
-      o.suite = next();
-    else if (arg == "--baseline-dir")
-      o.baseline_dir = next();
-    else if (arg == "--baseline")
-      o.baseline_file = next();
-    else if (arg == "--run")
-      o.run_files.push_back(next());
-    else if (arg == "--control-binary")
-      o.control_binary = next();
-    else if (arg == "--control-dir")
-      o.control_dir = next();
-    else if (arg == "--sessions")
-      o.sessions = std::max(1, static_cast<int>(ParseNumber(next(), arg)));
-    else if (arg == "--filter")
-      o.filter = next();
-    else if (arg == "--report")
-      o.report = next();
-    else if (arg == "--signature-only")
-      o.signature_only = true;
-    else if (arg == "--judge") {
-      const std::string v = next();
-      if (v == "all") {
-        o.compare.judge = Judge::kAll;
-      } else if (v == "signature") {
-        o.compare.judge = Judge::kSignature;
-      } else if (v == "latency") {
-        o.compare.judge = Judge::kLatency;
-      } else {
-        throw Error("", "", arg, "expected all, signature or latency, got '" + v + "'");
-      }
-    } else if (arg == "--repetitions") {
-      const double n = ParseNumber(next(), arg);
-      if (n < 1 || n != static_cast<int>(n) || n > 10000)
-        throw Error("", "", arg, "expected a whole number of repetitions >= 1");
-      o.repetitions = static_cast<int>(n);
-    } else if (arg == "--min-time")
-      o.min_time = ParseNumber(next(), arg);
-    else if (arg == "--alpha") {
-      o.compare.alpha = ParseNumber(next(), arg);
-      if (!(o.compare.alpha > 0 && o.compare.alpha < 1))
-        throw Error("", "", arg, "expected a significance level between 0 and 1, e.g. 0.05");
-    } else if (arg == "--threshold") {
-      // A fraction: 0.05 is 5%. "5" would silently mean 500%.
-      o.compare.threshold = ParseNumber(next(), arg);
-      if (!(o.compare.threshold > 0 && o.compare.threshold < 1))
-        throw Error("", "", arg, "expected a fraction between 0 and 1 (0.05 is 5%)");
-    } else if (arg == "--threshold-for") {
-      const std::string v = next();
-      const size_t eq = v.rfind('=');
-      if (eq == std::string::npos)
-        throw Error("", "", arg, "expected NAME=FRACTION, got '" + v + "'");
-      o.compare.thresholds[v.substr(0, eq)] = ParseNumber(v.substr(eq + 1), arg);
-    } else if (arg == "--update")
-      o.update = true;
-    else if (arg == "--force")
-      o.force = true;
-    else if (arg == "--rerun-inconclusive" || arg == "--confirm")
-      o.rerun_inconclusive = true;
-    else if (arg == "--raw")
-      o.compare.relative_to_suite = false;
-    else
-      throw Error("", "", arg, "unknown option (see ntpbench --help)");
-  }
-  return o;
+void AddBaselineUpdateOptions(CLI::App* c, GateOptions* o) {
+  c->add_option("--run", o->run_files,
+                "Google Benchmark JSON of a run (repeatable: several runs set thresholds from "
+                "their spread)")
+      ->required()
+      ->type_name("RUN.json");
+  c->add_option("--suite", o->suite, "the suite's name in the baseline folder")
+      ->required()
+      ->type_name("NAME");
+  c->add_option("--baseline-dir", o->baseline_dir,
+                "where the baselines are (<dir>/<machine class>/<suite>.json)")
+      ->type_name("DIR");
+  c->add_option("--baseline", o->baseline_file, "write this baseline file instead")
+      ->type_name("FILE");
+  c->add_option("--filter", o->filter, "only the benchmarks matching this regex")
+      ->check(RegexText())
+      ->type_name("REGEX");
+  c->add_flag("--force", o->force,
+              "replace a baseline that is unreadable or of another machine class");
+  c->add_flag("--signature-only", o->signature_only,
+              "only the machine-independent signature (<dir>/any-machine/)");
 }
 
 int Report(const GateOptions& o, const Comparison& c) {

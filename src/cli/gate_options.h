@@ -2,6 +2,7 @@
 // reported (table on stdout, JSON with --report).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,15 @@ struct GateOptions {
   std::vector<std::string> suite_args;  // --ntpb_* and --benchmark_* passed to the suite
 };
 
-// Throws ntpb::Error naming the option on a bad value or an unknown option.
-GateOptions ParseGateOptions(const std::vector<std::string>& args);
+// How a run is judged against its reference (gate and compare): --alpha, --threshold,
+// --threshold-for, --raw, --judge, --report.
+void AddJudgingOptions(CLI::App* command, GateOptions* o);
+// Which suite and baseline, and how it runs (gate): --suite-binary, --suite, --baseline-dir,
+// --repetitions, --min-time, --filter, --confirm, --update, --sessions, --force, --control-*.
+void AddGateOptions(CLI::App* command, GateOptions* o);
+// A baseline from runs made elsewhere (baseline update): --run, --suite, --baseline-dir or
+// --baseline, --filter, --force, --signature-only.
+void AddBaselineUpdateOptions(CLI::App* command, GateOptions* o);
 
 // Prints the comparison table, writes --report (atomically); returns the exit code.
 int Report(const GateOptions& o, const Comparison& c);

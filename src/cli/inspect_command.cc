@@ -2,11 +2,13 @@
 #include <cstdio>
 
 #include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/counters.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/report.h"
 #include "ntpbench/topology_file.h"
-#include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
+#include "src/cli/topology_options.h"
 
 namespace ntpb::cli {
 namespace {
@@ -20,10 +22,23 @@ nlohmann::ordered_json CostJson(const Cost& c) {
           {"intensity", c.Intensity()}};
 }
 
-}  // namespace
+// What --backend and --counters ask of this machine: how each backend runs the precision, and
+// which counters a run would get (an inspect before a long run).
+nlohmann::ordered_json MachineView(const TopologyOptions& o, Precision precision) {
+  nlohmann::ordered_json view = nlohmann::ordered_json::object();
+  for (const std::string& b : o.backends) {
+    const Backend* backend = FindBackend(b);
+    view["backends"][b] = backend ? backend->PrecisionPath(precision) : BackendUnavailableReason(b);
+  }
+  if (!o.counters.empty()) {
+    const std::unique_ptr<CounterSet> probe = CounterSet::Create(o.counters);
+    view["counters"] = probe->metrics();
+    for (const CounterNote& n : probe->notes()) view["counters_missing"][n.what] = n.reason;
+  }
+  return view;
+}
 
-int InspectCommand(const std::vector<std::string>& args) {
-  const CliOptions o = ParseCliOptions(args, false);
+int Inspect(const TopologyOptions& o, bool backend_given) {
   const Topology topology = ReadTopologyFile(o.file);
   ParamEnv env = o.sets;
   env["N"] = o.batches.front();
@@ -34,6 +49,25 @@ int InspectCommand(const std::vector<std::string>& args) {
     std::printf("%s (%s), batch %lld, %zu layers\n", r.name.c_str(), o.file.c_str(),
                 static_cast<long long>(r.params.at("N")), r.layers.size());
     std::fputs(FormatInspectTable(r, a).c_str(), stdout);
+    const nlohmann::ordered_json view = MachineView(o, a.precision);
+    if (backend_given) {
+      for (const auto& [backend, path] : view["backends"].items()) {
+        const std::string how = path.get<std::string>();
+        std::printf("%s %s here: %s\n", backend.c_str(), PrecisionName(a.precision),
+                    how.empty() ? "as f32 is" : how.c_str());
+      }
+    }
+    if (view.contains("counters")) {
+      std::string metrics;
+      for (const auto& m : view["counters"])
+        metrics += (metrics.empty() ? "" : ", ") + m.get<std::string>();
+      std::printf("counters a run would measure: %s\n", metrics.empty() ? "none" : metrics.c_str());
+      if (view.contains("counters_missing")) {
+        for (const auto& [what, why] : view["counters_missing"].items()) {
+          std::printf("  not here: %s: %s\n", what.c_str(), why.get<std::string>().c_str());
+        }
+      }
+    }
     return 0;
   }
   nlohmann::ordered_json doc;
@@ -62,8 +96,26 @@ int InspectCommand(const std::vector<std::string>& args) {
   }
   doc["total"] = CostJson(a.total);
   doc["peak_activation_bytes"] = a.peak_activation_bytes;
+  const nlohmann::ordered_json view = MachineView(o, a.precision);
+  for (const auto& [key, value] : view.items()) {
+    if (key != "backends" || backend_given) doc[key] = value;
+  }
   std::printf("%s\n", doc.dump(2).c_str());
   return 0;
+}
+
+}  // namespace
+
+Command AddInspectCommand(CLI::App* app) {
+  auto o = std::make_shared<TopologyOptions>();
+  CLI::App* c = app->add_subcommand(
+      "inspect",
+      "the analytic view of a topology without running it: layers, shapes, params, "
+      "FLOPs and bytes");
+  AddTopologyOptions(c, o.get(), TopologyCommand::kInspect);
+  return {c, {}, [c, o](const std::vector<std::string>&) {
+            return Inspect(*o, c->count("--backend") > 0);
+          }};
 }
 
 }  // namespace ntpb::cli

@@ -9,33 +9,15 @@
 #include "ntpbench/roofline.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::cli {
 
-int MachineCommand(const std::vector<std::string>& args) {
-  int threads = 0;
-  bool refresh = false, json = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--refresh") {
-      refresh = true;
-    } else if (a == "--json") {
-      json = true;
-    } else if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
-      const std::string v =
-          a == "--threads" ? (i + 1 < args.size() ? args[++i] : "") : a.substr(10);
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 4096)
-        throw Error("", "", "--threads", "expected a thread count, got '" + v + "'");
-      threads = static_cast<int>(n);
-    } else {
-      throw Error("", "", a,
-                  "unknown option (ntpbench machine [--threads N] [--refresh] [--json])");
-    }
-  }
+namespace {
+
+int Machine(int threads, bool refresh, bool json) {
   RunConfig config;
   config.threads = threads;
   threads = EffectiveThreads(config);
@@ -72,6 +54,29 @@ int MachineCommand(const std::vector<std::string>& args) {
     std::printf("last-level cache bandwidth not measured (`ntpbench machine --refresh`)\n");
   }
   return 0;
+}
+
+struct MachineOptions {
+  int threads = 0;
+  bool refresh = false, json = false;
+};
+
+}  // namespace
+
+Command AddMachineCommand(CLI::App* app) {
+  auto o = std::make_shared<MachineOptions>();
+  CLI::App* c = app->add_subcommand(
+      "machine",
+      "this machine's roofline: peak GFLOP/s per precision (oneDNN matmul) and read bandwidth, "
+      "measured once and cached; `run` then shows each layer's share of its roofline bound");
+  c->add_option("--threads", o->threads, "threads (default: the cores this process may use)")
+      ->check(IntegerAtLeast(1, 4096))
+      ->type_name("N");
+  c->add_flag("--refresh", o->refresh, "measure again, replacing the cached ceilings");
+  c->add_flag("--json", o->json, "print JSON");
+  return {c, {}, [o](const std::vector<std::string>&) {
+            return Machine(o->threads, o->refresh, o->json);
+          }};
 }
 
 }  // namespace ntpb::cli

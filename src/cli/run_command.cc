@@ -18,8 +18,8 @@
 #include "src/bench/global_options.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
-#include "src/cli/cli_options.h"
 #include "src/cli/commands.h"
+#include "src/cli/topology_options.h"
 
 namespace ntpb::cli {
 namespace {
@@ -49,10 +49,8 @@ std::vector<benchmark::BenchmarkReporter::Run> Representative(
   return out;
 }
 
-}  // namespace
-
-int RunCommand(const std::string& program, const std::vector<std::string>& args) {
-  const CliOptions o = ParseCliOptions(args, true);
+int Run(const std::string& program, const TopologyOptions& o,
+        const std::vector<std::string>& passthrough) {
   const Topology topology = ReadTopologyFile(o.file);
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
@@ -70,10 +68,18 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
   std::vector<std::string> gb_args = {program, "--benchmark_min_time=2"};
   bool console = true;
-  for (const std::string& a : o.passthrough) {
+  for (const std::string& a : passthrough) {
     if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")
       console = false;
     gb_args.push_back(a);
+  }
+  if (!o.json_out.empty()) {
+    // Said now, naming the file asked for, not after the runs and naming the temporary file.
+    const size_t slash = o.json_out.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : o.json_out.substr(0, slash + 1);
+    if (access(folder.c_str(), W_OK) != 0) {
+      throw Error(o.json_out, "", "", "cannot write the JSON report: no writable folder " + folder);
+    }
   }
   const std::string json_tmp =
       o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
@@ -170,6 +176,25 @@ int RunCommand(const std::string& program, const std::vector<std::string>& args)
   benchmark::Shutdown();
   if (failed > 0) return 1;
   return console && ran == 0 ? 1 : 0;
+}
+
+}  // namespace
+
+Command AddRunCommand(CLI::App* app, const std::string& program) {
+  auto o = std::make_shared<TopologyOptions>();
+  CLI::App* c = app->add_subcommand(
+      "run",
+      "benchmark a topology: Google Benchmark families over backend x batch x precision, then "
+      "a per-layer table (time, share, GFLOP/s, bytes, roofline). Params set, seed, threads and "
+      "backend options other than the defaults are part of each benchmark's name "
+      "(/n_hidden:512).");
+  AddTopologyOptions(c, o.get(), TopologyCommand::kRun);
+  c->footer(
+      "Any Google Benchmark flag passes through: --benchmark_min_time=S (default 2 here), "
+      "--benchmark_repetitions=N, --benchmark_filter=REGEX, --benchmark_format=json, ...");
+  return {c, {"--benchmark_"}, [o, program](const std::vector<std::string>& passed) {
+            return Run(program, *o, passed);
+          }};
 }
 
 }  // namespace ntpb::cli

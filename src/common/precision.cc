@@ -1,6 +1,7 @@
 #include "ntpbench/precision.h"
 
 #include "ntpbench/error.h"
+#include "src/common/nearest_name.h"
 
 namespace ntpb {
 
@@ -22,7 +23,9 @@ Precision ParsePrecision(const std::string& text, const std::string& field) {
   for (Precision p : {f32, bf16, f16, i8}) {
     if (text == PrecisionName(p)) return p;
   }
-  throw Error("", "", field, "unknown precision '" + text + "' (expected f32, bf16, f16 or i8)");
+  throw Error("", "", field,
+              "unknown precision '" + text + "' (expected f32, bf16, f16 or i8)" +
+                  DidYouMean(text, {"f32", "bf16", "f16", "i8"}));
 }
 
 int64_t ElementBytes(Precision p) {

@@ -5,6 +5,7 @@
 
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "src/common/nearest_name.h"
 #include "src/instrument/sources.h"
 
 namespace ntpb {
@@ -47,8 +48,11 @@ const instrument::NamedSource* FindSource(const std::string& name) {
 
 std::string UnknownCounterProblem(const std::string& item) {
   if (IsPapiEvent(item) || FindSource(item)) return "";
+  std::vector<std::string> names;
+  for (const instrument::NamedSource& s : instrument::NamedSources()) names.push_back(s.name);
   return "unknown counter source '" + item + "' (sources: " + instrument::SourceNameList() +
-         "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)";
+         "; or PAPI event names such as PAPI_TOT_CYC or perf::TASK-CLOCK)" +
+         DidYouMean(item, names);
 }
 
 std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& request) {

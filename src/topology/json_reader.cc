@@ -7,6 +7,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/op_catalog.h"
 #include "src/common/file_io.h"
+#include "src/common/nearest_name.h"
 
 namespace ntpb {
 namespace {
@@ -208,9 +209,15 @@ class Reader {
     layer.op = String(v, layer.name, "op", true);
     const OpDef* def = FindOp(layer.op);
     if (!def) {
-      std::string known;
-      for (const OpDef& op : AllOps()) known += (known.empty() ? "" : ", ") + op.name;
-      Fail(layer.name, "op", "unknown op '" + layer.op + "' (known ops: " + known + ")");
+      std::vector<std::string> names;
+      for (const OpDef& op : AllOps()) names.push_back(op.name);
+      // A near miss names the op meant; otherwise all of them (`ntpbench ops` says what each is).
+      std::string hint = DidYouMean(layer.op, names);
+      if (hint.empty()) {
+        for (const std::string& n : names) hint += (hint.empty() ? " (known ops: " : ", ") + n;
+        hint += ")";
+      }
+      Fail(layer.name, "op", "unknown op '" + layer.op + "'" + hint);
     }
     layer.inputs = v.contains("inputs") ? Strings(v["inputs"], layer.name, "inputs")
                                         : std::vector<std::string>{previous};

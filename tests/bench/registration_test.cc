@@ -177,7 +177,8 @@ TEST(Registration, BadFlagsAndParamsFailWithOneLine) {
       << unknown_param.err;
   const CommandResult unknown_flag = RunCommand(kSuite + " --ntpb_sett=width=3");
   EXPECT_EQ(unknown_flag.exit_code, 1);
-  EXPECT_NE(unknown_flag.err.find("unknown flag"), std::string::npos) << unknown_flag.err;
+  EXPECT_NE(unknown_flag.err.find("unknown flag (did you mean '--ntpb_set'?)"), std::string::npos)
+      << unknown_flag.err;
   const CommandResult gb_flag = RunCommand(kSuite + " --benchmark_nonsense=1");
   EXPECT_NE(gb_flag.exit_code, 0);
 }

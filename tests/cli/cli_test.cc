@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "ntpbench/benchmark_json.h"
 #include "ntpbench/op_catalog.h"
@@ -176,6 +177,8 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --frobnicate", "unknown option"},
       {"inspect " + Topo("mlp.json") + " --set n_hidden=-5", "must be positive"},
       {"launch", "unknown command 'launch'"},
+      {"run " + Topo("mlp.json") + " --json /nonexistent/x.json",
+       "/nonexistent/x.json: cannot write the JSON report: no writable folder /nonexistent/"},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);
@@ -186,6 +189,73 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       EXPECT_EQ(Lines(r.err), 1) << c.args << "\n" << r.err;
     }
   }
+}
+
+// The command line is CLI11's: help per command (stdout, exit 0, lines that fit 120 columns),
+// --version, "did you mean" for a near miss, and exit 2 for any mistake in the command line.
+TEST(Cli, HelpVersionAndNearMisses) {
+  const CommandResult version = RunCommand(kCli + " --version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out.rfind("ntpbench " NTPBENCH_VERSION, 0), 0u) << version.out;
+  EXPECT_NE(version.out.find("eigen (Eigen "), std::string::npos) << version.out;
+
+  for (const std::string command : {"", " run", " inspect", " gate", " compare", " baseline update",
+                                    " machine", " convert", " ops"}) {
+    const CommandResult help = RunCommand(kCli + command + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_GT(Lines(help.out), 3) << command;
+    std::istringstream lines(help.out);
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_LE(line.size(), 120u) << command << ": " << line;
+    }
+  }
+  const CommandResult run_help = RunCommand(kCli + " help run");
+  EXPECT_NE(run_help.out.find("--batch"), std::string::npos) << run_help.out;
+  EXPECT_NE(run_help.out.find("--benchmark_repetitions"), std::string::npos) << run_help.out;
+
+  const std::vector<BadCli> near_misses = {
+      {"rnu " + Topo("mlp.json"), "unknown command 'rnu' (did you mean 'run'?)"},
+      {"run " + Topo("mlp.json") + " --bach 4",
+       "unknown option '--bach' (did you mean '--batch'?)"},
+      {"run " + Topo("mlp.json") + " --backend onednnn", "did you mean 'onednn'?"},
+      {"run " + Topo("mlp.json") + " --precision bf61", "did you mean 'bf16'?"},
+      {"inspect " + Topo("mlp.json") + " --counters rusge", "did you mean 'rusage'?"},
+      {"run " + Topo("mlp.json") + " --table cvs",
+       "unknown format 'cvs' (one of: text, csv) (did "
+       "you mean 'csv'?)"},
+      {"run " + Topo("mlp.json") + " " + Topo("tiny_cnn.json"), "unexpected argument"},
+      {"inspect " + Topo("mlp.json") + " --threads 2", "unknown option '--threads'"},
+      {"machine --threads 0", "option '--threads': expected an integer from 1 to 4096, got '0'"},
+      {"gate --filter '('", "option '--filter': not a regular expression"},
+      {"gate --alpha 5", "option '--alpha': expected a significance level between 0 and 1"},
+      {"gate --judge latncy", "did you mean 'latency'?"},
+      {"gate --suite s --frobnicate", "a suite's with --ntpb_"},
+      {"compare only_one.json", "RUN is required; options: ntpbench compare --help"},
+      {"baseline update --run x.json", "--suite is required; options: ntpbench baseline update"},
+      {"convert in.onnx", "OUT is required"},
+  };
+  for (const BadCli& c : near_misses) {
+    const CommandResult r = RunCommand(kCli + " " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << c.args << "\n" << r.err;
+  }
+}
+
+// inspect --backend says how each backend runs the precision here; --counters which of them this
+// machine gives, without running anything.
+TEST(Cli, InspectSaysHowBackendsAndCountersWouldRun) {
+  const CommandResult r =
+      RunCommand(kCli + " inspect " + Topo("mlp.json") + " --backend eigen --counters rusage");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("eigen f32 here:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("counters a run would measure:"), std::string::npos) << r.out;
+  const CommandResult j = RunCommand(kCli + " inspect " + Topo("mlp.json") +
+                                     " --backend eigen --counters rusage --json");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const nlohmann::json doc = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(doc["backends"].contains("eigen")) << j.out;
+  EXPECT_FALSE(doc["counters"].empty()) << j.out;
 }
 
 // A/B mode: the candidate against a control build, run alternately. A candidate run with another

@@ -1,0 +1,162 @@
+#include "src/cli/option_checks.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/counters.h"
+#include "ntpbench/error.h"
+#include "src/common/nearest_name.h"
+
+namespace ntpb::cli {
+
+CLI::Validator IntegerAtLeast(int64_t min, int64_t max) {
+  const std::string range = max == INT64_MAX
+                                ? ">= " + std::to_string(min)
+                                : "from " + std::to_string(min) + " to " + std::to_string(max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE || v < min || v > max) {
+          return "expected an integer " + range + ", got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+CLI::Validator NumberBetween(double lo, double hi, const std::string& what) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v > lo && v < hi)) {
+          return "expected " + what + ", got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+CLI::Validator NonNegativeNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 0)) {
+          return "expected a non-negative number, got '" + text + "'";
+        }
+        return "";
+      },
+      "");
+}
+
+CLI::Validator OneOf(const std::vector<std::string>& names, const std::string& what) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return CLI::Validator(
+      [names, list, what](std::string& text) -> std::string {
+        for (const std::string& n : names) {
+          if (text == n) return "";
+        }
+        return "unknown " + what + " '" + text + "' (one of: " + list + ")" +
+               DidYouMean(text, names);
+      },
+      "");
+}
+
+CLI::Validator BackendName() {
+  return CLI::Validator([](std::string& text) { return UnknownBackendProblem(text); }, "");
+}
+
+CLI::Validator CounterName() {
+  return CLI::Validator([](std::string& text) { return UnknownCounterProblem(text); }, "");
+}
+
+CLI::Validator RegexText() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          std::regex check(text);
+        } catch (const std::regex_error& e) {
+          return "not a regular expression: '" + text + "' (" + e.what() + ")";
+        }
+        return "";
+      },
+      "");
+}
+
+void RejectEmptyAssignments(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
+      throw Error("", "", a.substr(0, a.size() - 1), "needs a value after '='");
+    }
+  }
+}
+
+std::string CommandPath(const CLI::App& leaf) {
+  std::string path = leaf.get_name();
+  for (const CLI::App* up = leaf.get_parent(); up; up = up->get_parent()) {
+    path = up->get_name() + " " + path;
+  }
+  return path;
+}
+
+std::vector<std::string> PassThrough(const CLI::App& command,
+                                     const std::vector<std::string>& prefixes) {
+  std::vector<std::string> out;
+  for (const std::string& arg : command.remaining()) {
+    bool passed = false;
+    for (const std::string& prefix : prefixes) passed = passed || arg.rfind(prefix, 0) == 0;
+    if (passed) {
+      out.push_back(arg);
+      continue;
+    }
+    const std::string usage = "; options: " + CommandPath(command) + " --help";
+    if (arg.empty() || arg[0] != '-') {
+      throw Error("", "", "", "unexpected argument '" + arg + "'" + usage);
+    }
+    std::vector<std::string> names;
+    for (const CLI::Option* o : command.get_options()) {
+      for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    }
+    const std::string name = arg.substr(0, arg.find('='));
+    std::string hint = DidYouMean(name, names);
+    if (hint.empty() && !prefixes.empty()) {
+      hint = "; Google Benchmark's flags start with --benchmark_" +
+             std::string(prefixes.size() > 1 ? ", a suite's with --ntpb_" : "");
+    }
+    throw Error("", "", "", "unknown option '" + name + "'" + hint + usage);
+  }
+  return out;
+}
+
+void CheckCommandName(const CLI::App& app, const std::string& name) {
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (c->get_name() == name) return;
+    names.push_back(c->get_name());
+  }
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  throw Error("", "", "",
+              "unknown command '" + name + "'" + DidYouMean(name, names) + "; commands: " + list);
+}
+
+std::string DescribeParseError(const CLI::ParseError& e) {
+  // CLI11 writes "--alpha: message"; ntpbench writes "option '--alpha': message".
+  const std::string what = e.what();
+  if (e.get_name() == "ArgumentMismatch" && what.find(" missing") != std::string::npos) {
+    return "option '" + what.substr(0, what.find(':')) + "': needs a value";
+  }
+  const size_t colon = what.find(": ");
+  if (what.rfind("-", 0) == 0 && colon != std::string::npos) {
+    return "option '" + what.substr(0, colon) + "': " + what.substr(colon + 2);
+  }
+  return what;
+}
+
+}  // namespace ntpb::cli

@@ -1,0 +1,103 @@
+#include "src/cli/topology_options.h"
+
+#include "ntpbench/error.h"
+#include "ntpbench/report.h"
+#include "src/bench/global_options.h"
+#include "src/cli/option_checks.h"
+
+namespace ntpb::cli {
+
+void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) {
+  const bool run = which == TopologyCommand::kRun;
+  c->add_option("FILE", o->file, "the topology: .json, NTP-style .xml or an .onnx model")
+      ->required();
+  c->add_option("--backend", o->backends,
+                run ? "backends to run on, comma-separated (default eigen)"
+                    : "also say how each backend runs the precision here")
+      ->delimiter(',')
+      ->check(BackendName())
+      ->type_name("LIST");
+  // inspect shows one batch and one precision: a list there is refused, not cut to its first.
+  CLI::Option* batch =
+      c->add_option("--batch", o->batches,
+                    run ? "batch sizes, comma-separated (default 1)" : "batch size (default 1)")
+          ->check(IntegerAtLeast(1))
+          ->type_name(run ? "N[,N..]" : "N");
+  if (run) batch->delimiter(',');
+  if (!run) batch->expected(1);
+  CLI::Option* precision =
+      c->add_option_function<std::vector<std::string>>(
+           "--precision",
+           [o](const std::vector<std::string>& names) {
+             o->precisions.clear();
+             for (const std::string& p : names)
+               o->precisions.push_back(ParsePrecision(p, "--precision"));
+           },
+           run ? "f32, bf16, f16 or i8, comma-separated (default f32)" : "f32, bf16, f16 or i8")
+          ->type_name(run ? "LIST" : "P");
+  if (run) precision->delimiter(',');
+  if (!run) precision->expected(1);
+  c->add_option_function<std::vector<std::string>>(
+       "--set",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& item : items) bench::ParseAssignments(item, "--set", &o->sets);
+       },
+       "topology params, e.g. n_hidden=512 (repeatable)")
+      ->type_name("NAME=VALUE[,..]");
+  c->add_option_function<std::vector<std::string>>(
+       "--backend-option",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& item : items) {
+           bench::ParseBackendOptions(item, "--backend-option", &o->backend_options);
+         }
+       },
+       "e.g. onednn.fusion=off; `ntpbench --help` lists them (repeatable)")
+      ->type_name("BACKEND.OPTION=VALUE[,..]");
+  c->add_option_function<std::vector<std::string>>(
+       "--marker",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& m : items) {
+           const size_t eq = m.find('='), colon = m.find(':');
+           if (eq == std::string::npos || colon == std::string::npos || colon < eq) {
+             throw Error("", "", "--marker",
+                         "expected name=start_layer:end_layer, got '" + m + "'");
+           }
+           o->markers.push_back(
+               {m.substr(0, eq), m.substr(eq + 1, colon - eq - 1), m.substr(colon + 1)});
+         }
+       },
+       "a region from one layer to another, measured on its own (repeatable)")
+      ->type_name("NAME=START:END");
+  c->add_option("--counters", o->counters,
+                run ? "per marker and net: sde, perf, rusage, memory, PAPI event names (default "
+                      "$NTPB_COUNTERS)"
+                    : "say which of these counters this machine can give")
+      ->delimiter(',')
+      ->check(CounterName())
+      ->type_name("LIST");
+  if (!run) {
+    c->add_flag("--json", o->json, "print JSON instead of the table");
+    return;
+  }
+  c->add_flag("--layer-counters", o->layer_counters, "the --counters per layer too");
+  c->add_option("--threads", o->threads,
+                "threads per run (default: the cores this process may use)")
+      ->check(IntegerAtLeast(0, 4096))
+      ->type_name("N");
+  c->add_option("--seed", o->seed, "seed of the random weights and inputs (default 42)")
+      ->check(IntegerAtLeast(0))
+      ->type_name("S");
+  c->add_option("--json", o->json_out, "also write Google Benchmark's JSON here (atomically)")
+      ->type_name("FILE");
+  std::vector<std::string> formats;
+  std::string summaries;
+  for (const RunReportFormat& f : RunReportFormats()) {
+    formats.push_back(f.name);
+    summaries += std::string(summaries.empty() ? "" : "; ") + f.name + ": " + f.summary;
+  }
+  c->add_option("--table", o->table, "the per-layer table (" + summaries + ")")
+      ->check(OneOf(formats, "format"))
+      ->type_name("FORMAT");
+}
+
+}  // namespace ntpb::cli

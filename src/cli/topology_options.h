@@ -1,0 +1,40 @@
+// The options of `ntpbench run` and `ntpbench inspect`: which topology, how it is built and what
+// is measured. Declared on a CLI11 command; values are checked as they are read.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ntpbench/expression.h"
+#include "ntpbench/precision.h"
+#include "ntpbench/topology.h"
+
+namespace ntpb::cli {
+
+struct TopologyOptions {
+  std::string file;
+  std::vector<std::string> backends = {"eigen"};
+  std::vector<int64_t> batches = {1};
+  std::vector<Precision> precisions = {Precision::kF32};
+  ParamEnv sets;
+  std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
+  std::vector<Marker> markers;
+  int threads = 0;
+  int64_t seed = -1;                  // -1: the default (42)
+  std::string json_out;               // run: also write Google Benchmark JSON here
+  bool json = false;                  // inspect: print JSON
+  std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
+  bool layer_counters = false;        // --layer-counters
+  std::string table = "text";         // --table: a RunReportFormat
+};
+
+enum class TopologyCommand { kRun, kInspect };
+
+// Declares the options of `which` on `command`, parsed into `o`. A bad value is a CLI11
+// validation error or an ntpb::Error naming the option.
+void AddTopologyOptions(CLI::App* command, TopologyOptions* o, TopologyCommand which);
+
+}  // namespace ntpb::cli
