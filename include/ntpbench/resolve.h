@@ -9,7 +9,6 @@
 
 #include "ntpbench/attrs.h"
 #include "ntpbench/expression.h"
-#include "ntpbench/op_catalog.h"
 #include "ntpbench/shape.h"
 #include "ntpbench/topology.h"
 
@@ -22,16 +21,31 @@ struct ResolveLimits {
   int64_t max_dimension = int64_t{1} << 31;
 };
 
+// How the reference initializer fills a weight (deterministic from the run's seed).
+enum class WeightInit { kFanIn, kOnes, kZeros, kVariance };
+
+struct WeightSpec {
+  std::string name;
+  Shape shape;
+  bool trainable = true;  // false for running statistics (counted in bytes, not in params)
+  WeightInit init = WeightInit::kFanIn;
+  int64_t fan_in = 1;
+};
+
 struct ResolvedLayer {
   std::string name;
   std::string op;
-  const OpDef* def = nullptr;
+  bool inlay = false;    // not a network layer but part of the end-to-end cost (MFCC, copy, ...)
+  bool is_view = false;  // the output shares the input's storage (reshape): no data moves
   std::vector<std::string> inputs, outputs;
   std::vector<Shape> input_shapes, output_shapes;
   Attrs attrs;
   std::vector<WeightSpec> weights;
   // Parallel to `weights`: the source's values, or null where the weight is random.
   std::vector<std::shared_ptr<const std::vector<float>>> weight_values;
+  // Parallel to `weights`: times each is read per execution (a recurrent layer reads its
+  // recurrent weights at every step; the roofline counts each read as memory traffic).
+  std::vector<int64_t> weight_reads;
   int64_t flops = 0;
 };
 

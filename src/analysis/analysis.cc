@@ -24,17 +24,16 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
   const int64_t eb = ElementBytes(precision);
   Cost c;
   c.flops = layer.flops;
-  const OpCostInput cost_input{layer.attrs, layer.input_shapes, layer.output_shapes};
   for (size_t i = 0; i < layer.weights.size(); ++i) {
     const WeightSpec& w = layer.weights[i];
     const int64_t n = NumElements(w.shape);
     if (w.trainable) c.params += n;
     c.weight_bytes += n * eb;
-    const int64_t reads = layer.def->weight_reads ? layer.def->weight_reads(cost_input, i) : 1;
+    const int64_t reads = layer.weight_reads[i];
     c.weight_traffic_bytes += reads * n * eb;
   }
   // A view moves no data: it reads and writes nothing.
-  if (!layer.def->is_view) {
+  if (!layer.is_view) {
     for (const Shape& s : layer.input_shapes) c.input_bytes += NumElements(s) * eb;
     for (const Shape& s : layer.output_shapes) c.output_bytes += NumElements(s) * eb;
   }
@@ -62,7 +61,7 @@ void ComputeLiveness(const ResolvedTopology& t, Precision precision, TopologyAna
   std::map<std::string, int> birth;
   for (const auto& in : t.inputs) birth[in.first] = 0;
   for (int i = 0; i < n; ++i) {
-    if (t.layers[i].def->is_view) continue;
+    if (t.layers[i].is_view) continue;
     for (const std::string& out : t.layers[i].outputs) birth[out] = i;
   }
   std::vector<int64_t> live(n, 0);
@@ -106,7 +105,7 @@ TensorUses AnalyzeTensorUses(const ResolvedTopology& t) {
       u.last_use[r] = std::max(u.last_use.count(r) ? u.last_use[r] : -1, i);
     }
     for (const std::string& out : l.outputs) {
-      const bool view = l.def->is_view && !l.inputs.empty();
+      const bool view = l.is_view && !l.inputs.empty();
       u.storage[out] =
           view ? u.storage.count(l.inputs[0]) ? u.storage[l.inputs[0]] : l.inputs[0] : out;
     }
@@ -124,7 +123,7 @@ TopologyAnalysis Analyze(const ResolvedTopology& t, Precision precision,
   TopologyAnalysis a;
   a.precision = precision;
   for (const ResolvedLayer& l : t.layers) {
-    LayerAnalysis la{l.name, l.op, l.def->kind == OpKind::kInlay, LayerCost(l, precision)};
+    LayerAnalysis la{l.name, l.op, l.inlay, LayerCost(l, precision)};
     a.total += la.cost;
     a.layers.push_back(std::move(la));
   }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ntpbench/op_catalog.h"
+#include "ntpbench/resolve.h"
 
 namespace ntpb {
 

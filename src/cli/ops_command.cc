@@ -1,8 +1,8 @@
 // `ntpbench ops`: the ops a topology can use.
 #include <cstdio>
 
-#include "ntpbench/op_catalog.h"
 #include "src/cli/commands.h"
+#include "src/topology/op_catalog.h"
 
 namespace ntpb::cli {
 

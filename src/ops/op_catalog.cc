@@ -1,5 +1,5 @@
 // The op registry: each family of ops adds its definitions here, in documentation order.
-#include "ntpbench/op_catalog.h"
+#include "src/topology/op_catalog.h"
 
 #include "ntpbench/error.h"
 #include "src/ops/op_helpers.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ntpbench/op_catalog.h"
+#include "src/topology/op_catalog.h"
 
 namespace ntpb::ops {
 

@@ -5,9 +5,9 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
-#include "ntpbench/op_catalog.h"
 #include "src/common/file_io.h"
 #include "src/common/nearest_name.h"
+#include "src/topology/op_catalog.h"
 
 namespace ntpb {
 namespace {

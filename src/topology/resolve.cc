@@ -6,6 +6,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/region_names.h"
+#include "src/topology/op_catalog.h"
 
 namespace ntpb {
 namespace {
@@ -205,12 +206,14 @@ class Resolver {
     ResolvedLayer r;
     r.name = l.name;
     r.op = l.op;
-    r.def = FindOp(l.op);
-    if (!r.def) throw Error(t_.file, l.name, "op", "unknown op '" + l.op + "'");
+    const OpDef* op = FindOp(l.op);
+    if (!op) throw Error(t_.file, l.name, "op", "unknown op '" + l.op + "'");
+    r.inlay = op->kind == OpKind::kInlay;
+    r.is_view = op->is_view;
     r.inputs = l.inputs;
     r.outputs = l.outputs;
     json attrs = json::object();
-    for (const AttrDef& def : r.def->attrs) {
+    for (const AttrDef& def : op->attrs) {
       if (l.attrs.contains(def.name)) {
         attrs[def.name] = ResolveAttr(def, l.attrs[def.name], l.name);
       } else if (def.required) {
@@ -222,7 +225,7 @@ class Resolver {
     for (const std::string& in : l.inputs) r.input_shapes.push_back(shapes_.at(in));
     Attrs resolved(attrs);
     InferContext ctx{t_.file, l, resolved, r.input_shapes};
-    InferResult inferred = r.def->infer(ctx);
+    InferResult inferred = op->infer(ctx);
     for (auto it = inferred.resolved_attrs.begin(); it != inferred.resolved_attrs.end(); ++it) {
       attrs[it.key()] = it.value();
     }
@@ -267,7 +270,11 @@ class Resolver {
       }
       weight_bytes_ += 4 * elements;
     }
-    r.flops = r.def->flops(OpCostInput{r.attrs, r.input_shapes, r.output_shapes});
+    const OpCostInput cost{r.attrs, r.input_shapes, r.output_shapes};
+    r.flops = op->flops(cost);
+    for (size_t i = 0; i < r.weights.size(); ++i) {
+      r.weight_reads.push_back(op->weight_reads ? op->weight_reads(cost, i) : 1);
+    }
     return r;
   }
 

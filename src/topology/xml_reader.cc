@@ -7,9 +7,9 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
-#include "ntpbench/op_catalog.h"
 #include "ntpbench/xml_format.h"
 #include "src/common/file_io.h"
+#include "src/topology/op_catalog.h"
 
 namespace ntpb {
 namespace {

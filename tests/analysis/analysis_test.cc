@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/json_format.h"
+#include "src/topology/op_catalog.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {

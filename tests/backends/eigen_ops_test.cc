@@ -5,8 +5,8 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
-#include "ntpbench/op_catalog.h"
 #include "src/backends/random_data.h"
+#include "src/topology/op_catalog.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"

@@ -14,8 +14,8 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
-#include "ntpbench/op_catalog.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/topology/op_catalog.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "ntpbench/benchmark_json.h"
-#include "ntpbench/op_catalog.h"
+#include "src/topology/op_catalog.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "ntpbench/error.h"
-#include "ntpbench/op_catalog.h"
+#include "src/topology/op_catalog.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {

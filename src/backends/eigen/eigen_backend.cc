@@ -43,9 +43,9 @@ class EigenExecutable : public Executable {
       step.name = l.name;
       step.op = l.op;
       step.layer = index;
-      step.inlay = l.def->kind == OpKind::kInlay;
+      step.inlay = l.inlay;
       steps_.push_back(step);
-      if (l.def->is_view) {  // shares the input's storage
+      if (l.is_view) {  // shares the input's storage
         tensors_[l.outputs[0]] = tensors_.at(l.inputs[0]);
         kernels_.push_back([] {});
         continue;
@@ -137,7 +137,7 @@ class EigenBackend : public Backend {
                          PrecisionName(config.precision)};
     }
     for (const ResolvedLayer& l : t.layers) {
-      if (!l.def->is_view && !Kernels().count(l.op)) {
+      if (!l.is_view && !Kernels().count(l.op)) {
         return {false,
                 "the eigen backend has no kernel for op '" + l.op + "' (layer " + l.name + ")"};
       }

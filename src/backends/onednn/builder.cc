@@ -31,7 +31,7 @@ void Builder::Begin(const ResolvedLayer& layer, int index, const FusionPlan& fus
   current_.info.name = layer.name;
   current_.info.op = layer.op;
   current_.info.layer = index;
-  current_.info.inlay = layer.def->kind == OpKind::kInlay;
+  current_.info.inlay = layer.inlay;
   current_.info.fused = fusion.fused;
   no_step_ = false;
 }
@@ -107,7 +107,7 @@ bool Builder::CanOverwrite(const std::string& tensor) const {
   for (size_t i = 0; i < t.layers.size(); ++i) {
     const ResolvedLayer& l = t.layers[i];
     const bool reads = std::count(l.inputs.begin(), l.inputs.end(), tensor) > 0;
-    if (l.def->is_view && (reads || l.outputs[0] == tensor)) return false;  // shared storage
+    if (l.is_view && (reads || l.outputs[0] == tensor)) return false;  // shared storage
     if (reads && &l != fusion_.residual && static_cast<int>(i) >= index_) return false;
   }
   return true;

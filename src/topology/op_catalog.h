@@ -1,5 +1,6 @@
 // The catalogue of ops: which attributes each takes, how it infers shapes, what it costs.
-// Adding an op means adding one OpDef in src/ops/ and one kernel per backend.
+// Adding an op means adding one OpDef in src/ops/ and one kernel per backend. Internal: resolution
+// copies what the rest needs of an op into each ResolvedLayer (ntpbench/resolve.h).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "ntpbench/attrs.h"
+#include "ntpbench/resolve.h"
 #include "ntpbench/shape.h"
 #include "ntpbench/topology.h"
 
@@ -42,17 +44,6 @@ AttrDef OptionalAttr(std::string name, AttrType type, nlohmann::json default_val
                      std::string doc);
 AttrDef EnumAttr(std::string name, std::vector<std::string> choices, std::string default_value,
                  std::string doc);
-
-// How the reference initializer fills a weight (deterministic from the run's seed).
-enum class WeightInit { kFanIn, kOnes, kZeros, kVariance };
-
-struct WeightSpec {
-  std::string name;
-  Shape shape;
-  bool trainable = true;  // false for running statistics (counted in bytes, not in params)
-  WeightInit init = WeightInit::kFanIn;
-  int64_t fan_in = 1;
-};
 
 // What shape inference hands an op and what it returns.
 struct InferContext {
