@@ -41,8 +41,8 @@ set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_fi
 set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
-set(NTPB_HEADER_bench ntpbench reporting accuracy)
-set(NTPB_HEADER_results benchmark_json results)
+set(NTPB_HEADER_bench ntpbench reporting)
+set(NTPB_HEADER_results results)
 # Modules that may include only these others (besides their own).
 set(NTPB_ONLY_results common machine)
 set(NTPB_ONLY_baseline common machine results)

@@ -4,10 +4,10 @@
 #include <ctime>
 
 #include "ntpbench/baseline.h"
-#include "ntpbench/benchmark_json.h"
 #include "ntpbench/error.h"
 #include "src/baseline/statistics.h"
 #include "src/common/file_io.h"
+#include "src/results/benchmark_json.h"
 
 namespace ntpb {
 

@@ -1,4 +1,4 @@
-#include "ntpbench/accuracy.h"
+#include "src/bench/accuracy.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "ntpbench/accuracy.h"
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/ntpbench.h"
+#include "src/bench/accuracy.h"
 #include "src/bench/region_counters.h"
 
 namespace ntpb::bench {

@@ -1,4 +1,4 @@
-#include "ntpbench/benchmark_json.h"
+#include "src/results/benchmark_json.h"
 
 #include "ntpbench/error.h"
 

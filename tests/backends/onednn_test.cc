@@ -10,11 +10,11 @@
 #include <memory>
 #include <set>
 
-#include "ntpbench/accuracy.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/bench/accuracy.h"
 #include "src/topology/op_catalog.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"

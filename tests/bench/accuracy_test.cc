@@ -1,5 +1,5 @@
 // The accuracy delta a lower-precision run reports, against values computed by hand.
-#include "ntpbench/accuracy.h"
+#include "src/bench/accuracy.h"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "ntpbench/analysis.h"
-#include "ntpbench/benchmark_json.h"
 #include "ntpbench/json_format.h"
+#include "src/results/benchmark_json.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ntpbench/benchmark_json.h"
+#include "src/results/benchmark_json.h"
 #include "src/topology/op_catalog.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
