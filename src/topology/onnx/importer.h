@@ -4,9 +4,7 @@
 // table (mappings.h).
 #pragma once
 
-#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <cctype>
@@ -68,62 +66,7 @@ class OnnxImporter {
   OnnxImporter(onnx::ModelProto& model, std::string file, const OnnxLimits& limits)
       : m_(model), file_(std::move(file)), limits_(limits) {}
 
-  Topology Import() {
-    CheckLimits();
-    CheckOpset();
-    try {
-      onnx::checker::check_model(m_);
-    } catch (const std::exception& e) {
-      Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
-    }
-    const onnx::GraphProto& g = m_.graph();
-    for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
-    for (const onnx::NodeProto& n : g.node()) {
-      for (const std::string& in : n.input()) {
-        ++consumers_[in];
-        users_[in].push_back(&n);
-      }
-    }
-    FindGeluPatterns();
-    RefuseUnknownOpTypes();
-    PrecheckForShapeInference();
-    try {
-      onnx::shape_inference::InferShapes(m_);
-    } catch (const std::exception& e) {
-      Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
-    }
-    for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
-    for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
-    for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
-    t_.file = file_;
-    t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
-    t_.description =
-        "imported from " + file_ +
-        (m_.producer_name().empty() ? std::string() : " (produced by " + m_.producer_name() + ")");
-    int index = 0;
-    for (const onnx::NodeProto& n : g.node()) {
-      auto gelu = gelu_.find(&n);
-      if (gelu != gelu_.end()) {
-        if (!gelu->second.empty()) Add(n, "gelu", "", {gelu->second}, n.output(0));
-        continue;
-      }
-      MapNode(n, index++);
-    }
-    if (!unsupported_.empty()) FailUnsupported();
-    for (const onnx::ValueInfoProto& v : g.input()) {
-      if (init_.count(v.name()) || weight_inputs_.count(v.name())) continue;
-      if (!consumers_.count(v.name())) continue;
-      auto d = dims_.find(v.name());
-      if (d == dims_.end()) Fail("", "input", "graph input '" + v.name() + "' has no shape");
-      t_.inputs.push_back({v.name(), d->second});
-    }
-    if (t_.inputs.empty()) Fail("", "inputs", "the graph has no (non-weight) input");
-    for (const onnx::ValueInfoProto& v : g.output()) t_.outputs.push_back(Resolve(v.name()));
-    for (const auto& [name, value] : symbolic_) {
-      if (name != "N") t_.params[name] = value;
-    }
-    return t_;
-  }
+  Topology Import();
 
  public:  // the mapping interface
   int64_t opset() const { return opset_; }
@@ -136,728 +79,111 @@ class OnnxImporter {
   };
 
   [[noreturn]] void Fail(const std::string& node, const std::string& field,
-                         const std::string& message) const {
-    throw Error(file_, node, field, message);
-  }
+                         const std::string& message) const;
 
   // The checker's messages span lines (the offending node is printed after a newline).
-  static std::string OneLine(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-      if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
-      out += c;
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    return out.size() > 400 ? out.substr(0, 400) + "..." : out;
-  }
+  static std::string OneLine(const std::string& s);
 
-  void CheckOpset() const {
-    int64_t opset = -1;
-    for (const onnx::OperatorSetIdProto& o : m_.opset_import()) {
-      if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
-    }
-    if (opset < 11 || opset > 17) {
-      Fail("", "opset_import",
-           "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset 11 to 17)");
-    }
-    opset_ = opset;
-  }
+  void CheckOpset() const;
 
   // Op types no mapping exists for are reported before libonnx's shape inference sees them
   // (less third-party code run on untrusted input); attribute-level refusals come later.
-  void RefuseUnknownOpTypes() {
-    // Graph plumbing MapNode folds; the ops that become layers are the mapping tables'.
-    static const std::set<std::string> kFolded = {"Constant", "Shape",    "Gather",
-                                                  "Cast",     "Identity", "Dropout"};
-    for (const onnx::NodeProto& n : m_.graph().node()) {
-      if (kFolded.count(n.op_type()) || gelu_.count(&n)) continue;
-      const OnnxOpMapping* mapping = FindOnnxMapping(n.op_type());
-      if (!mapping) {
-        Refuse(n);
-      } else if (!mapping->map) {
-        Refuse(n, mapping->refusal);
-      }
-    }
-    if (!unsupported_.empty()) FailUnsupported();
-  }
+  void RefuseUnknownOpTypes();
 
-  void FailUnsupported() const {
-    std::string list;
-    for (const auto& [op, u] : unsupported_) {
-      list += (list.empty() ? "" : "; ") + op + " x" + std::to_string(u.count) + " (first: '" +
-              u.first_node + "'" + (u.why.empty() ? "" : ", " + u.why) + ")";
-    }
-    Fail("", "op", "unsupported ONNX ops: " + list);
-  }
+  void FailUnsupported() const;
 
   // libonnx 1.12's shape inference for convolution and pooling indexes attributes by the
   // weight's rank without checking them, and crashes on inconsistent ones (found by fuzzing:
   // a Conv whose weight has rank 2). Those invariants are checked here first.
-  void PrecheckForShapeInference() const {
-    std::map<std::string, int> ranks;
-    for (const onnx::TensorProto& t : m_.graph().initializer()) ranks[t.name()] = t.dims_size();
-    for (const onnx::ValueInfoProto& v : m_.graph().input()) {
-      if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {
-        ranks.emplace(v.name(), v.type().tensor_type().shape().dim_size());
-      }
-    }
-    std::set<std::string> initializers;
-    for (const onnx::TensorProto& t : m_.graph().initializer()) initializers.insert(t.name());
-    for (const onnx::ValueInfoProto& v : m_.graph().input()) {
-      if (!initializers.count(v.name()) && ranks.count(v.name()) && ranks.at(v.name()) == 0) {
-        Fail("", v.name(),
-             "graph input '" + v.name() +
-                 "' is a scalar (its shape has no dimensions); ntpbench needs tensors of rank 1 "
-                 "or more");
-      }
-    }
-    for (const onnx::NodeProto& n : m_.graph().node()) {
-      CheckAxesAgainstRank(n, &ranks);
-      const std::string& op = n.op_type();
-      const bool conv =
-          op == "Conv" || op == "ConvTranspose" || op == "ConvInteger" || op == "QLinearConv";
-      const bool pool = op == "MaxPool" || op == "AveragePool" || op == "LpPool";
-      if (!conv && !pool) continue;
-      int spatial = -1;
-      auto note = [&](int s, const std::string& what) {
-        if (spatial >= 0 && s != spatial) {
-          Fail(n.name(), what,
-               op + " has " + std::to_string(s) + " spatial dimensions in '" + what + "' but " +
-                   std::to_string(spatial) + " elsewhere");
-        }
-        spatial = s;
-      };
-      if (conv && n.input_size() > 1) {
-        auto r = ranks.find(n.input(1));
-        if (r != ranks.end()) {
-          if (r->second < 3) {
-            Fail(n.name(), "W",
-                 op + " weight '" + n.input(1) + "' has rank " + std::to_string(r->second) +
-                     "; a convolution needs 3 or more");
-          }
-          note(r->second - 2, "W");
-        }
-      }
-      if (n.input_size() > 0) {
-        auto r = ranks.find(n.input(0));
-        if (r != ranks.end()) {
-          if (r->second < 3) {
-            Fail(n.name(), "X",
-                 op + " input '" + n.input(0) + "' has rank " + std::to_string(r->second) +
-                     "; it needs 3 or more");
-          }
-          note(r->second - 2, "X");
-        }
-      }
-      for (const onnx::AttributeProto& a : n.attribute()) {
-        const int len = a.ints_size();
-        const bool positive =
-            a.name() == "kernel_shape" || a.name() == "strides" || a.name() == "dilations";
-        if (positive || a.name() == "output_padding") {
-          note(len, a.name());
-        } else if (a.name() == "pads") {
-          if (len % 2 != 0) Fail(n.name(), "pads", "needs an even number of values");
-          note(len / 2, "pads");
-        }
-        for (int64_t v : a.ints()) {  // a zero stride divided by zero in libonnx (fuzzing)
-          if ((positive && (v < 1 || v > (int64_t{1} << 31))) || v < 0 || v > (int64_t{1} << 31)) {
-            Fail(n.name(), a.name(), "value " + std::to_string(v) + " is out of range");
-          }
-        }
-        if (a.name() == "group" && (a.i() < 1 || a.i() > (int64_t{1} << 31))) {
-          Fail(n.name(), "group", "value " + std::to_string(a.i()) + " is out of range");
-        }
-      }
-      if (pool && spatial < 0) Fail(n.name(), "kernel_shape", op + " needs kernel_shape");
-    }
-  }
+  void PrecheckForShapeInference() const;
 
   // libonnx 1.12's shape inference for LayerNormalization indexes its input's dimensions by the
   // axis without checking it (found by fuzzing: a scalar input crashed it), and other ops that
   // take an axis may do the same. So ranks are followed through the ops that keep them, and
   // each axis is checked against a known rank first.
-  void CheckAxesAgainstRank(const onnx::NodeProto& n, std::map<std::string, int>* ranks) const {
-    static const std::set<std::string> kSameRank = {"Sigmoid",
-                                                    "Tanh",
-                                                    "Relu",
-                                                    "LeakyRelu",
-                                                    "Identity",
-                                                    "Dropout",
-                                                    "Erf",
-                                                    "Sqrt",
-                                                    "Neg",
-                                                    "Clip",
-                                                    "Softmax",
-                                                    "LogSoftmax",
-                                                    "LayerNormalization",
-                                                    "Transpose",
-                                                    "BatchNormalization",
-                                                    "Add",
-                                                    "Sub",
-                                                    "Mul",
-                                                    "Div",
-                                                    "Pow"};
-    const std::string& op = n.op_type();
-    auto rank_of = [&](int input) -> int {
-      if (input >= n.input_size()) return -1;
-      auto r = ranks->find(n.input(input));
-      return r == ranks->end() ? -1 : r->second;
-    };
-    const int rank = rank_of(0);
-    if (rank >= 0) {
-      auto int_attr = [&](const char* name, int64_t fallback) {
-        for (const onnx::AttributeProto& a : n.attribute()) {
-          if (a.name() == name) return a.i();
-        }
-        return fallback;
-      };
-      if (op == "LayerNormalization" || op == "Softmax" || op == "LogSoftmax" || op == "Concat") {
-        const int64_t axis = int_attr("axis", -1);
-        if (rank < 1 || axis < -rank || axis >= rank) {
-          Fail(n.name(), "axis",
-               op + " axis " + std::to_string(axis) + " is out of range for its rank-" +
-                   std::to_string(rank) + " input '" + n.input(0) + "'");
-        }
-      }
-      if (op == "Flatten") {
-        const int64_t axis = int_attr("axis", 1);
-        if (axis < -rank || axis > rank) {
-          Fail(n.name(), "axis",
-               "Flatten axis " + std::to_string(axis) + " is out of range for its rank-" +
-                   std::to_string(rank) + " input '" + n.input(0) + "'");
-        }
-      }
-    }
-    if (n.output_size() == 0) return;
-    int out = -1;
-    if (kSameRank.count(op)) {
-      out = rank;
-      for (int i = 1; i < n.input_size() &&
-                      (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow");
-           ++i) {
-        const int other = rank_of(i);
-        out = out < 0 || other < 0 ? -1 : std::max(out, other);  // broadcasting
-      }
-    } else if (op == "Flatten") {
-      out = 2;
-    }
-    if (out >= 0) {
-      (*ranks)[n.output(0)] = out;
-    } else {
-      ranks->erase(n.output(0));
-    }
-  }
+  void CheckAxesAgainstRank(const onnx::NodeProto& n, std::map<std::string, int>* ranks) const;
 
   // Sizes are checked before any tensor's content is converted.
-  void CheckLimits() const {
-    const onnx::GraphProto& g = m_.graph();
-    if (g.node_size() > limits_.max_nodes) {
-      Fail("", "graph.node",
-           std::to_string(g.node_size()) + " nodes exceed the limit of " +
-               std::to_string(limits_.max_nodes) + " (OnnxLimits::max_nodes)");
-    }
-    int64_t total = 0;
-    for (const onnx::TensorProto& t : g.initializer()) {
-      const int64_t n = Elements(t, "initializer '" + t.name() + "'");
-      if (n > (limits_.max_weight_bytes - total) / 4) {
-        Fail("", "initializer",
-             "initializer '" + t.name() + "' brings the weights over the limit of " +
-                 std::to_string(limits_.max_weight_bytes) +
-                 " bytes (OnnxLimits::max_weight_bytes)");
-      }
-      total += 4 * n;
-      if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-        Fail("", "initializer",
-             "initializer '" + t.name() + "' keeps its data in an external file");
-      }
-      const size_t width =
-          t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::DOUBLE
-              ? 8
-              : 4;
-      const bool raw = !t.raw_data().empty();
-      const int64_t have = raw ? static_cast<int64_t>(t.raw_data().size() / width)
-                               : t.float_data_size() + t.int64_data_size() + t.int32_data_size() +
-                                     t.double_data_size();
-      if (have != n) {
-        Fail("", "initializer",
-             "initializer '" + t.name() + "' declares " + std::to_string(n) +
-                 " elements but holds " + std::to_string(have));
-      }
-    }
-  }
+  void CheckLimits() const;
 
-  int64_t Elements(const onnx::TensorProto& t, const std::string& what) const {
-    if (t.dims_size() > limits_.max_rank)
-      Fail("", "dims", what + " has rank " + std::to_string(t.dims_size()));
-    int64_t n = 1;
-    for (int64_t d : t.dims()) {
-      if (d < 0 || __builtin_mul_overflow(n, d, &n)) {
-        Fail("", "dims", what + " has an impossible dimension " + std::to_string(d));
-      }
-    }
-    return n;
-  }
+  int64_t Elements(const onnx::TensorProto& t, const std::string& what) const;
 
   // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1).
-  std::string Symbol(const std::string& param, int axis) {
-    const std::string l = Lower(param);
-    std::string name;
-    if (l == "n" || l.find("batch") != std::string::npos) {
-      name = "N";
-    } else if (l == "t" || l.find("seq") != std::string::npos ||
-               l.find("time") != std::string::npos) {
-      name = "T";
-    } else if (axis == 0) {
-      name = "N";
-    } else {
-      name = Identifier(param);
-    }
-    symbolic_.emplace(name, name == "T" ? 16 : 1);
-    return name;
-  }
+  std::string Symbol(const std::string& param, int axis);
 
-  void RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
-    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
-    Dims dims;
-    const auto& shape = v.type().tensor_type().shape();
-    if (shape.dim_size() > limits_.max_rank) {
-      Fail("", "input", "'" + v.name() + "' has rank " + std::to_string(shape.dim_size()));
-    }
-    for (int i = 0; i < shape.dim_size(); ++i) {
-      const auto& d = shape.dim(i);
-      if (d.has_dim_value()) {
-        if (d.dim_value() <= 0 || d.dim_value() > (int64_t{1} << 31)) {
-          Fail("", "input",
-               "'" + v.name() + "' has an impossible dimension " + std::to_string(d.dim_value()));
-        }
-        dims.push_back(std::to_string(d.dim_value()));
-      } else if (d.has_dim_param() && !d.dim_param().empty()) {
-        dims.push_back(Symbol(d.dim_param(), i));
-      } else if (graph_input) {
-        dims.push_back(Symbol("", i));
-      } else {
-        return;  // unknown: not recorded
-      }
-    }
-    dims_[v.name()] = dims;
-  }
+  void RecordDims(const onnx::ValueInfoProto& v, bool graph_input);
 
-  const Dims& DimsOf(const std::string& tensor, const onnx::NodeProto& n) const {
-    auto it = dims_.find(tensor);
-    if (it == dims_.end()) {
-      Fail(n.name(), "inputs", "the shape of '" + tensor + "' is unknown after shape inference");
-    }
-    return it->second;
-  }
+  const Dims& DimsOf(const std::string& tensor, const onnx::NodeProto& n) const;
 
-  std::string Resolve(const std::string& tensor) const {
-    auto it = alias_.find(tensor);
-    return it == alias_.end() ? tensor : Resolve(it->second);
-  }
+  std::string Resolve(const std::string& tensor) const;
 
-  const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const std::string& name) const {
-    for (const onnx::AttributeProto& a : n.attribute()) {
-      if (a.name() == name) return &a;
-    }
-    return nullptr;
-  }
-  int64_t Int(const onnx::NodeProto& n, const std::string& name, int64_t dflt) const {
-    const auto* a = Attr(n, name);
-    return a ? a->i() : dflt;
-  }
-  float Float(const onnx::NodeProto& n, const std::string& name, float dflt) const {
-    const auto* a = Attr(n, name);
-    return a ? a->f() : dflt;
-  }
-  std::string Str(const onnx::NodeProto& n, const std::string& name,
-                  const std::string& dflt) const {
-    const auto* a = Attr(n, name);
-    return a ? a->s() : dflt;
-  }
-  std::vector<int64_t> Ints(const onnx::NodeProto& n, const std::string& name) const {
-    const auto* a = Attr(n, name);
-    return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
-  }
+  const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const std::string& name) const;
+  int64_t Int(const onnx::NodeProto& n, const std::string& name, int64_t dflt) const;
+  float Float(const onnx::NodeProto& n, const std::string& name, float dflt) const;
+  std::string Str(const onnx::NodeProto& n, const std::string& name, const std::string& dflt) const;
+  std::vector<int64_t> Ints(const onnx::NodeProto& n, const std::string& name) const;
 
   // Float contents of an initializer or Constant.
-  std::vector<float> Floats(const onnx::TensorProto& t, const onnx::NodeProto& n) const {
-    if (t.data_type() != onnx::TensorProto::FLOAT) {
-      Fail(n.name(), "inputs",
-           "weight '" + t.name() + "' is not float32 (data type " + std::to_string(t.data_type()) +
-               ")");
-    }
-    const int64_t count = Elements(t, "'" + t.name() + "'");
-    std::vector<float> v(count);
-    if (!t.raw_data().empty()) {
-      if (t.raw_data().size() != 4 * v.size())
-        Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
-      std::memcpy(v.data(), t.raw_data().data(), 4 * v.size());
-    } else {
-      if (t.float_data_size() != count) Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
-      std::copy(t.float_data().begin(), t.float_data().end(), v.begin());
-    }
-    return v;
-  }
+  std::vector<float> Floats(const onnx::TensorProto& t, const onnx::NodeProto& n) const;
 
   // A weight input: its dims, and its values when the model carries them.
   struct Weight {
     std::vector<int64_t> dims;
     std::shared_ptr<std::vector<float>> values;  // null: the model has none (random)
   };
-  Weight WeightInput(const onnx::NodeProto& n, int index) {
-    if (index >= n.input_size() || n.input(index).empty()) {
-      Fail(n.name(), "inputs", "input " + std::to_string(index) + " is missing");
-    }
-    const std::string& name = n.input(index);
-    Weight w;
-    auto it = init_.find(name);
-    if (it != init_.end()) {
-      w.dims.assign(it->second->dims().begin(), it->second->dims().end());
-      w.values = std::make_shared<std::vector<float>>(Floats(*it->second, n));
-      return w;
-    }
-    auto c = float_consts_.find(name);
-    if (c != float_consts_.end()) return c->second;
-    // A graph input that holds a weight: the model was exported without its weights.
-    auto d = dims_.find(name);
-    bool is_graph_input = false;
-    for (const auto& v : m_.graph().input()) is_graph_input = is_graph_input || v.name() == name;
-    if (!is_graph_input || d == dims_.end()) {
-      Fail(n.name(), "inputs",
-           "'" + name +
-               "' must be a weight (an initializer); weights computed at run time are "
-               "not supported");
-    }
-    for (const std::string& s : d->second) {
-      int64_t v = 0;
-      if (!ToInt(s, &v)) Fail(n.name(), "inputs", "weight '" + name + "' has a symbolic shape");
-      w.dims.push_back(v);
-    }
-    weight_inputs_.insert(name);
-    return w;
-  }
+  Weight WeightInput(const onnx::NodeProto& n, int index);
 
-  bool IsWeight(const std::string& name) const {
-    return init_.count(name) || float_consts_.count(name);
-  }
+  bool IsWeight(const std::string& name) const;
 
   Layer& Add(const onnx::NodeProto& n, const std::string& op, const std::string& suffix,
-             std::vector<std::string> inputs, const std::string& output) {
-    Layer l;
-    l.name = LayerName(n) + suffix;
-    l.op = op;
-    for (std::string& in : inputs) in = Resolve(in);
-    l.inputs = std::move(inputs);
-    l.outputs = {output};
-    t_.layers.push_back(std::move(l));
-    producer_[output] = t_.layers.size() - 1;
-    return t_.layers.back();
-  }
+             std::vector<std::string> inputs, const std::string& output);
 
-  std::string LayerName(const onnx::NodeProto& n) {
-    auto it = node_names_.find(&n);
-    if (it != node_names_.end()) return it->second;
-    std::string name =
-        n.name().empty() ? n.op_type() + "_" + std::to_string(node_names_.size()) : n.name();
-    while (used_names_.count(name)) name += "_";
-    used_names_.insert(name);
-    return node_names_[&n] = name;
-  }
+  std::string LayerName(const onnx::NodeProto& n);
 
   void SetWeight(Layer& l, const std::string& name, std::vector<int64_t> shape,
-                 std::shared_ptr<std::vector<float>> values) {
-    if (values) l.weights[name] = {std::move(shape), std::move(values)};
-  }
+                 std::shared_ptr<std::vector<float>> values);
 
-  void Refuse(const onnx::NodeProto& n, const std::string& why = "") {
-    Unsupported& u = unsupported_[n.op_type()];
-    if (u.count++ == 0) {
-      u.first_node = LayerName(n);
-      u.why = why;
-    }
-  }
+  void Refuse(const onnx::NodeProto& n, const std::string& why = "");
 
   // Integer constants, possibly symbolic, for shape computations.
-  bool IntConst(const std::string& name, Dims* out) const {
-    auto it = int_consts_.find(name);
-    if (it != int_consts_.end()) {
-      *out = it->second;
-      return true;
-    }
-    auto i = init_.find(name);
-    if (i == init_.end()) return false;
-    const onnx::TensorProto& t = *i->second;
-    if (t.data_type() != onnx::TensorProto::INT64 && t.data_type() != onnx::TensorProto::INT32)
-      return false;
-    out->clear();
-    if (!t.raw_data().empty()) {
-      const bool wide = t.data_type() == onnx::TensorProto::INT64;
-      const size_t width = wide ? 8 : 4;
-      for (size_t k = 0; k + width <= t.raw_data().size(); k += width) {
-        int64_t v = 0;
-        if (wide) {
-          std::memcpy(&v, t.raw_data().data() + k, 8);
-        } else {
-          int32_t v32 = 0;
-          std::memcpy(&v32, t.raw_data().data() + k, 4);
-          v = v32;
-        }
-        out->push_back(std::to_string(v));
-      }
-    } else {
-      for (int64_t v : t.int64_data()) out->push_back(std::to_string(v));
-      for (int32_t v : t.int32_data()) out->push_back(std::to_string(v));
-    }
-    return true;
-  }
+  bool IntConst(const std::string& name, Dims* out) const;
 
   std::vector<int64_t> IntsOf(const Dims& d, const onnx::NodeProto& n,
-                              const std::string& field) const {
-    std::vector<int64_t> out;
-    for (const std::string& s : d) {
-      int64_t v = 0;
-      if (!ToInt(s, &v)) Fail(n.name(), field, "expected constant integers, got '" + s + "'");
-      out.push_back(v);
-    }
-    return out;
-  }
+                              const std::string& field) const;
 
-  static int64_t Axis(int64_t axis, size_t rank) {
-    return axis < 0 ? axis + static_cast<int64_t>(rank) : axis;
-  }
+  static int64_t Axis(int64_t axis, size_t rank);
 
   // Graph plumbing is folded here (constants, shape arithmetic, identities); every op that
   // becomes a layer is mapped by its family's table (src/topology/onnx/mappings.h).
-  void MapNode(const onnx::NodeProto& n, int /*index*/) {
-    if (!n.domain().empty() && n.domain() != "ai.onnx") {
-      Refuse(n, "domain " + n.domain());
-      return;
-    }
-    const std::string& op = n.op_type();
-    const std::string out = n.output_size() > 0 ? n.output(0) : "";
-    auto in = [&](int i) { return i < n.input_size() ? n.input(i) : std::string(); };
-    Dims c;
-    // Folded shape arithmetic.
-    if (op == "Constant") {
-      const auto* value = Attr(n, "value");
-      if (!value || !value->has_t()) return Refuse(n, "only 'value' tensors");
-      const onnx::TensorProto& t = value->t();
-      Elements(t, "constant '" + out + "'");
-      if (t.data_type() == onnx::TensorProto::FLOAT) {
-        Weight w;
-        w.dims.assign(t.dims().begin(), t.dims().end());
-        w.values = std::make_shared<std::vector<float>>(Floats(t, n));
-        float_consts_[out] = w;
-      } else {
-        onnx::TensorProto named = t;
-        named.set_name(out);
-        owned_.push_back(named);
-        init_[out] = &owned_.back();
-      }
-      return;
-    }
-    if (op == "Shape") {
-      int_consts_[out] = DimsOf(in(0), n);
-      return;
-    }
-    if ((op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Cast" ||
-         op == "Concat") &&
-        IntConst(in(0), &c)) {
-      if (op == "Gather") {
-        Dims idx;
-        if (!IntConst(in(1), &idx)) return Refuse(n, "gather with computed indices");
-        Dims picked;
-        for (int64_t i : IntsOf(idx, n, "indices")) {
-          const int64_t k = Axis(i, c.size());
-          if (k < 0 || k >= static_cast<int64_t>(c.size()))
-            Fail(n.name(), "indices", "out of range");
-          picked.push_back(c[k]);
-        }
-        int_consts_[out] = picked;
-      } else if (op == "Concat") {
-        Dims all;
-        for (const std::string& i : n.input()) {
-          Dims part;
-          if (!IntConst(i, &part)) return Refuse(n, "concat of shapes and tensors");
-          all.insert(all.end(), part.begin(), part.end());
-        }
-        int_consts_[out] = all;
-      } else {
-        int_consts_[out] = c;
-      }
-      return;
-    }
-    if (op == "Identity" || op == "Dropout") {
-      if (op == "Dropout" && n.output_size() > 1 && consumers_.count(n.output(1))) {
-        return Refuse(n, "the mask output is used");
-      }
-      if (IntConst(in(0), &c)) {
-        int_consts_[out] = c;
-      } else {
-        alias_[out] = in(0);
-      }
-      return;
-    }
-    const OnnxOpMapping* mapping = FindOnnxMapping(op);
-    if (!mapping) return Refuse(n);
-    if (!mapping->map) return Refuse(n, mapping->refusal);
-    mapping->map(*this, n);
-  }
+  void MapNode(const onnx::NodeProto& n, int /*index*/);
 
-  static nlohmann::json ToJson(const std::string& dim) {
-    int64_t v = 0;
-    return ToInt(dim, &v) ? nlohmann::json(v) : nlohmann::json(dim);
-  }
+  static nlohmann::json ToJson(const std::string& dim);
 
-  bool IsGraphInput(const std::string& name) const {
-    for (const auto& v : m_.graph().input()) {
-      if (v.name() == name) return true;
-    }
-    return false;
-  }
+  bool IsGraphInput(const std::string& name) const;
   // A graph input used as data by some node (not only as a weight).
-  bool IsActivationInput(const std::string& name) const {
-    return IsGraphInput(name) && !init_.count(name) && consumers_.count(name) &&
-           dims_.count(name) && !dims_.at(name).empty() && dims_.at(name)[0] == "N";
-  }
+  bool IsActivationInput(const std::string& name) const;
 
   static std::shared_ptr<std::vector<float>> Transposed(const std::vector<float>& v, int64_t rows,
-                                                        int64_t cols) {
-    auto out = std::make_shared<std::vector<float>>(v.size());
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) (*out)[c * rows + r] = v[r * cols + c];
-    }
-    return out;
-  }
+                                                        int64_t cols);
 
   // A weight used as an operand (Add(x, bias), Mul(x, scale)) becomes a `constant` layer named
   // after it, created once however many nodes use it. Activations pass through.
-  std::string ConstantLayer(const onnx::NodeProto& n, const std::string& tensor) {
-    if (!IsWeight(tensor) || constant_layers_.count(tensor)) return tensor;
-    int index = 0;
-    for (int i = 0; i < n.input_size(); ++i) index = n.input(i) == tensor ? i : index;
-    Weight w = WeightInput(n, index);
-    std::vector<int64_t> shape = w.dims.empty() ? std::vector<int64_t>{1} : w.dims;
-    Layer l;
-    l.name = tensor;
-    while (used_names_.count(l.name)) l.name += "_";
-    used_names_.insert(l.name);
-    l.op = "constant";
-    l.outputs = {tensor};
-    l.attrs["shape"] = shape;
-    SetWeight(l, "value", shape, w.values);
-    t_.layers.push_back(std::move(l));
-    constant_layers_.insert(tensor);
-    return tensor;
-  }
+  std::string ConstantLayer(const onnx::NodeProto& n, const std::string& tensor);
 
-  float ScalarConst(const std::string& name) const {
-    auto w = float_consts_.find(name);
-    if (w != float_consts_.end() && w->second.values && w->second.values->size() == 1) {
-      return w->second.values->front();
-    }
-    auto i = init_.find(name);
-    if (i != init_.end() && i->second->data_type() == onnx::TensorProto::FLOAT) {
-      const onnx::TensorProto& t = *i->second;
-      if (t.raw_data().size() == 4) {
-        float v = 0;
-        std::memcpy(&v, t.raw_data().data(), 4);
-        return v;
-      }
-      if (t.float_data_size() == 1) return t.float_data(0);
-    }
-    return NAN;
-  }
+  float ScalarConst(const std::string& name) const;
 
-  const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const {
-    auto u = users_.find(tensor);
-    if (u == users_.end() || u->second.size() != 1 || u->second[0]->op_type() != op) return nullptr;
-    return u->second[0];
-  }
+  const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const;
 
   // GELU as PyTorch exports it: Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5).
   // Constant nodes feeding it are mapped before it (ONNX graphs are topologically sorted), so
   // the pattern is read from initializers and Constant nodes alike.
-  void FindGeluPatterns() {
-    std::map<std::string, float> scalars;
-    for (const onnx::NodeProto& n : m_.graph().node()) {
-      if (n.op_type() != "Constant" || n.output_size() != 1) continue;
-      for (const auto& a : n.attribute()) {
-        if (a.name() == "value" && a.t().data_type() == onnx::TensorProto::FLOAT) {
-          const auto& t = a.t();
-          if (t.raw_data().size() == 4) {
-            float v = 0;
-            std::memcpy(&v, t.raw_data().data(), 4);
-            scalars[n.output(0)] = v;
-          } else if (t.float_data_size() == 1) {
-            scalars[n.output(0)] = t.float_data(0);
-          }
-        }
-      }
-    }
-    auto scalar = [&](const std::string& name) {
-      auto it = scalars.find(name);
-      return it != scalars.end() ? it->second : ScalarConst(name);
-    };
-    auto near = [](float a, float b) { return std::abs(a - b) < 1e-3f * std::abs(b); };
-    for (const onnx::NodeProto& div : m_.graph().node()) {
-      if (div.op_type() != "Div" || div.input_size() != 2 ||
-          !near(scalar(div.input(1)), std::sqrt(2.0f)))
-        continue;
-      const std::string x = div.input(0);
-      const onnx::NodeProto* erf = OnlyUser(div.output(0), "Erf");
-      const onnx::NodeProto* add = erf ? OnlyUser(erf->output(0), "Add") : nullptr;
-      if (!add ||
-          !near(scalar(add->input(0) == erf->output(0) ? add->input(1) : add->input(0)), 1.0f))
-        continue;
-      const onnx::NodeProto* mul = OnlyUser(add->output(0), "Mul");
-      if (!mul || (mul->input(0) != x && mul->input(1) != x)) continue;
-      const onnx::NodeProto* half = OnlyUser(mul->output(0), "Mul");
-      if (!half ||
-          !near(scalar(half->input(0) == mul->output(0) ? half->input(1) : half->input(0)), 0.5f))
-        continue;
-      gelu_[&div] = gelu_[erf] = gelu_[add] = gelu_[mul] = "";
-      gelu_[half] = x;  // the last node emits the layer
-      node_names_[half] =
-          erf->name().empty() ? "gelu_" + std::to_string(gelu_.size()) : erf->name();
-      used_names_.insert(node_names_[half]);
-    }
-  }
+  void FindGeluPatterns();
 
   // MatMul + Add(bias) -> one dense layer with a bias.
   bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,
-                const std::string& out) {
-    auto p = producer_.find(Resolve(x));
-    if (p == producer_.end() || consumers_[x] != 1) return false;
-    Layer& l = t_.layers[p->second];
-    if (l.op != "dense" || l.attrs.value("bias", true)) return false;
-    Weight b = WeightInput(n, bias == n.input(0) ? 0 : 1);
-    const int64_t units = l.attrs["units"].get<int64_t>();
-    int64_t count = 1;
-    for (int64_t d : b.dims) count *= d;
-    if (count != units) return false;
-    l.attrs["bias"] = true;
-    SetWeight(l, "bias", {units}, b.values);
-    alias_[out] = l.outputs[0];
-    return true;
-  }
+                const std::string& out);
 
-  bool SetPadding(const onnx::NodeProto& n, Layer& l) {
-    const std::string pad = Str(n, "auto_pad", "NOTSET");
-    if (pad == "SAME_UPPER") {
-      l.attrs["padding"] = "same";
-    } else if (pad == "VALID") {
-      l.attrs["padding"] = "valid";
-    } else if (pad == "NOTSET") {
-      const auto pads = Ints(n, "pads");
-      if (!pads.empty()) l.attrs["padding"] = pads;
-    } else {
-      Refuse(n, "auto_pad " + pad);
-      return false;
-    }
-    return true;
-  }
+  bool SetPadding(const onnx::NodeProto& n, Layer& l);
 
  private:
   onnx::ModelProto& m_;
