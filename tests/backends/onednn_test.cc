@@ -102,18 +102,7 @@ RunConfig OpConfig() {
 
 class OnednnOpTest : public ::testing::TestWithParam<OpCase> {};
 
-TEST_P(OnednnOpTest, MatchesTheEigenReference) {
-  const OpCase& c = GetParam();
-  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
-  const RanBoth r = RunBoth(t, OpConfig(), Precision::kF32);
-  Executable* const reference = r.reference.get();
-  Executable* const exe = r.onednn.get();
-  const std::vector<float> expected = reference->ReadTensor("y"), actual = exe->ReadTensor("y");
-  ASSERT_EQ(actual.size(), expected.size());
-  EXPECT_LT(MaxRelativeError(actual, expected), kF32Tolerance) << c.label;
-  exe->Run();  // again: no state carried between inferences
-  EXPECT_EQ(exe->ReadTensor("y"), actual);
-}
+// f32 against the reference: tests/backends/every_backend_test.cc, for every backend.
 
 // bf16: activations and weights rounded to 8 significant bits (relative step 2^-8 = 0.4%),
 // products accumulated in f32. Tolerance 3e-2 in the tests' metric (relative above 1,
