@@ -1,0 +1,119 @@
+// The red team: the ntpbench command run on generated careless and hostile inputs. Each case
+// must end with an exit code from 1 to 125 and one line on stderr that names the culprit (the
+// file, option or field), or succeed with a correct result; never a signal, an "internal error",
+// a hang (every case runs under a time limit) or a damaged file. Grow the table whenever a bug is
+// found. The summary (cases and passes per class) is printed at the end.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+
+#include "tests/command.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+const std::string kCli = NTPBENCH_CLI;
+constexpr int kTimeLimitSeconds = 30;
+
+struct HostileCase {
+  std::string klass;  // what kind of mistake or attack
+  std::string args;   // after `ntpbench`
+  std::string names;  // what the error line must contain (the file, option or field)
+  // Files that must not exist afterwards (an output that a failed command must not leave).
+  std::vector<std::string> must_not_exist;
+};
+
+class RedTeam : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = ::testing::TempDir() + "/ntpb_red_team_" + std::to_string(getpid());
+    ASSERT_EQ(RunCommand("rm -rf " + dir_ + " && mkdir -p " + dir_ + "/folder").exit_code, 0);
+    ASSERT_EQ(mkfifo((dir_ + "/fifo.json").c_str(), 0600), 0);
+    Write("empty.json", "");
+    Write("garbage.json", std::string("\x7f"
+                                      "ELF\x02\x01\x01\0\0\0garbage",
+                                      18));
+    Write("truncated.json", R"({"name": "t", "inputs": [{"name": "x", "shape": [1, )");
+    Write("array.json", "[1, 2, 3]");
+    Write("nul.json", std::string("{\"name\": \"a\0b\"}", 15));
+  }
+  static void TearDownTestSuite() { RunCommand("rm -rf " + dir_); }
+
+  static void Write(const std::string& name, const std::string& content) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << content;
+  }
+  static std::string dir_;
+};
+std::string RedTeam::dir_;
+
+// Every command that reads a file, with `file` in each place a file goes.
+std::vector<HostileCase> FileCases(const std::string& klass, const std::string& file,
+                                   const std::string& dir) {
+  const std::string out = dir + "/out_" + std::to_string(std::hash<std::string>()(file)) + ".json";
+  return {
+      {klass, "inspect " + file, file, {}},
+      {klass, "inspect " + file + " --json", file, {}},
+      {klass, "run " + file + " --benchmark_min_time=0.01", file, {}},
+      {klass, "convert " + file + " " + out, file, {out}},
+      {klass, "compare " + file + " " + file, file, {}},
+      {klass,
+       "baseline update --run " + file + " --suite s --baseline-dir " + dir + "/baselines",
+       file,
+       {dir + "/baselines"}},
+  };
+}
+
+TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
+  std::vector<HostileCase> cases;
+  auto add = [&](const std::vector<HostileCase>& more) {
+    cases.insert(cases.end(), more.begin(), more.end());
+  };
+  // Not regular files: a FIFO would hang a reader, /dev/zero never ends, a folder is no file.
+  for (const std::string& f : {dir_ + "/fifo.json", std::string("/dev/zero"), dir_ + "/folder",
+                               std::string("/dev/null")}) {
+    add(FileCases("not a regular file", f, dir_));
+  }
+  // Files that are not what they claim.
+  for (const char* name :
+       {"empty.json", "garbage.json", "truncated.json", "array.json", "nul.json", "missing.json"}) {
+    add(FileCases("broken or missing file", dir_ + "/" + name, dir_));
+  }
+
+  std::map<std::string, std::pair<int, int>> by_class;  // cases, passes
+  for (const HostileCase& c : cases) {
+    const CommandResult r = RunCommand("timeout -s KILL " + std::to_string(kTimeLimitSeconds) +
+                                       " " + kCli + " " + c.args);
+    const int lines = static_cast<int>(std::count(r.err.begin(), r.err.end(), '\n'));
+    const bool failed_cleanly = r.exit_code >= 1 && r.exit_code <= 125 && lines == 1 &&
+                                r.err.find(c.names) != std::string::npos &&
+                                r.err.find("internal error") == std::string::npos;
+    bool ok = failed_cleanly;
+    for (const std::string& path : c.must_not_exist) {
+      struct stat st;
+      const bool exists = stat(path.c_str(), &st) == 0;
+      EXPECT_FALSE(exists) << c.args << ": left " << path;
+      ok = ok && !exists;
+    }
+    EXPECT_TRUE(failed_cleanly) << "[" << c.klass << "] ntpbench " << c.args << "\n  exit "
+                                << r.exit_code << ", stderr: " << r.err;
+    ++by_class[c.klass].first;
+    by_class[c.klass].second += ok ? 1 : 0;
+  }
+  int total = 0, passed = 0;
+  std::cout << "red team: class, cases, passed\n";
+  for (const auto& [klass, counts] : by_class) {
+    std::cout << "  " << klass << ": " << counts.first << ", " << counts.second << "\n";
+    total += counts.first;
+    passed += counts.second;
+  }
+  std::cout << "  all: " << total << ", " << passed << "\n";
+}
+
+}  // namespace
+}  // namespace ntpb::testing
