@@ -10,6 +10,7 @@
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
 #include "src/baseline/statistics.h"
+#include "src/common/file_io.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb::cli {
@@ -59,6 +60,7 @@ void PrintDiff(const Baseline* old, const Baseline& now,
 // is printed, since it changes for every machine at once.
 void UpdateSignature(const GateOptions& o, const RunResults& run) {
   const std::string path = SignaturePath(o.baseline_dir, o.suite);
+  const FileLock lock(path);  // read, merge, write: one updater at a time
   Signature now = SignatureOf(run, o.suite);
   Signature old;
   const bool existed = access(path.c_str(), F_OK) == 0;
@@ -98,6 +100,8 @@ void UpdateSignature(const GateOptions& o, const RunResults& run) {
 
 int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const std::string& path) {
   const RunResults& run = sessions.front();
+  for (const RunResults& s : sessions) RefuseOutputOverInput(path, {s.file}, "--run");
+  const FileLock lock(path);  // read, merge, write: one updater at a time
   if (!run.has_machine)
     throw Error(run.file, "", "context", "the run did not record its machine class");
   std::unique_ptr<Baseline> old;

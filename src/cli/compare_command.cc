@@ -3,6 +3,7 @@
 #include "ntpbench/comparator.h"
 #include "src/cli/commands.h"
 #include "src/cli/gate_options.h"
+#include "src/common/file_io.h"
 
 namespace ntpb::cli {
 
@@ -19,6 +20,9 @@ Command AddCompareCommand(CLI::App* app) {
       ->type_name("RUN.json");
   AddJudgingOptions(c, o.get());
   return {c, {}, [o, files](const std::vector<std::string>&) {
+            if (!o->report.empty()) {
+              RefuseOutputOverInput(o->report, {files->first, files->second}, "--report");
+            }
             const Baseline baseline = ReadBaseline(files->first);
             const RunResults run = ReadRunResults(files->second);
             return Report(*o, Compare(&baseline, run, o->compare));

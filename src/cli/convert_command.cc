@@ -5,12 +5,14 @@
 #include "ntpbench/error.h"
 #include "ntpbench/topology_file.h"
 #include "src/cli/commands.h"
+#include "src/common/file_io.h"
 
 namespace ntpb::cli {
 
 namespace {
 
 int Convert(const std::string& in, const std::string& out) {
+  RefuseOutputOverInput(out, {in}, "OUT");
   const Topology t = ReadTopologyFile(in);
   size_t given = 0;
   for (const Layer& l : t.layers) given += l.weights.size();

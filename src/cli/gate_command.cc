@@ -18,6 +18,7 @@
 #include "src/cli/baseline_update.h"
 #include "src/cli/commands.h"
 #include "src/cli/gate_options.h"
+#include "src/common/file_io.h"
 
 namespace ntpb::cli {
 namespace {
@@ -153,6 +154,10 @@ int Gate(GateOptions o) {
   if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
     throw Error("", "", "",
                 "gate needs --suite-binary, --suite and --baseline-dir (or --control-binary)");
+  }
+  if (!o.report.empty()) {
+    RefuseOutputOverInput(o.report, {o.suite_binary, SignaturePath(o.baseline_dir, o.suite)},
+                          "--report");
   }
   const std::string create = "ntpbench gate --suite-binary " + o.suite_binary + " --suite " +
                              o.suite + " --baseline-dir " + o.baseline_dir + " --update";

@@ -57,7 +57,9 @@ void AddJudgingOptions(CLI::App* c, GateOptions* o) {
 
 void AddGateOptions(CLI::App* c, GateOptions* o) {
   c->add_option("--suite-binary", o->suite_binary, "the suite to run")->type_name("PATH");
-  c->add_option("--suite", o->suite, "the suite's name in the baseline folder")->type_name("NAME");
+  c->add_option("--suite", o->suite, "the suite's name in the baseline folder")
+      ->check(FileNameComponent())
+      ->type_name("NAME");
   c->add_option("--baseline-dir", o->baseline_dir, "where the baselines are")->type_name("DIR");
   c->add_option("--repetitions", o->repetitions, "repetitions of each benchmark (default 6)")
       ->check(IntegerAtLeast(1, 10000))
@@ -96,6 +98,7 @@ void AddBaselineUpdateOptions(CLI::App* c, GateOptions* o) {
       ->type_name("RUN.json");
   c->add_option("--suite", o->suite, "the suite's name in the baseline folder")
       ->required()
+      ->check(FileNameComponent())
       ->type_name("NAME");
   c->add_option("--baseline-dir", o->baseline_dir,
                 "where the baselines are (<dir>/<machine class>/<suite>.json)")

@@ -11,6 +11,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
+#include "src/common/file_io.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::cli {
@@ -23,6 +24,9 @@ int Machine(int threads, bool refresh, bool json) {
   threads = EffectiveThreads(config);
   const MachineClass machine = DetectMachineClass();
   const std::string path = MachinePeaksPath(machine, threads);
+  // Two measurements at once would share the cores and cache halved peaks: one at a time, and a
+  // second one waiting here finds the first one's result.
+  const FileLock lock(path);
   std::optional<MachinePeaks> peaks = refresh ? std::nullopt : ReadMachinePeaks(path);
   const bool cached = peaks.has_value();
   if (!peaks) {

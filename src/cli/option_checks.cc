@@ -1,5 +1,6 @@
 #include "src/cli/option_checks.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <regex>
@@ -74,6 +75,22 @@ CLI::Validator BackendName() {
 
 CLI::Validator CounterName() {
   return CLI::Validator([](std::string& text) { return UnknownCounterProblem(text); }, "");
+}
+
+CLI::Validator FileNameComponent() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        bool ok = !text.empty() && text.size() <= 100 && text[0] != '.';
+        for (char c : text) {
+          ok = ok &&
+               (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
+        }
+        return ok ? ""
+                  : "expected a name of letters, digits, '_', '-' and '.' (it names a file), got "
+                    "'" +
+                        text + "'";
+      },
+      "");
 }
 
 CLI::Validator RegexText() {

@@ -21,6 +21,9 @@ CLI::Validator OneOf(const std::vector<std::string>& names, const std::string& w
 // A backend of this build (or one this build names as left out), a counter source or PAPI event.
 CLI::Validator BackendName();
 CLI::Validator CounterName();
+// A name that becomes part of a file name (a suite's baseline): letters, digits, '_', '-' and
+// '.', not starting with '.', so that it cannot leave its folder ("../../x") or hide.
+CLI::Validator FileNameComponent();
 // A regular expression std::regex accepts (ECMAScript, as Google Benchmark's --benchmark_filter).
 CLI::Validator RegexText();
 

@@ -20,6 +20,8 @@
 #include "src/bench/prepared_run.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
+#include "src/common/file_io.h"
+#include "src/results/benchmark_json.h"
 
 namespace ntpb::cli {
 namespace {
@@ -74,6 +76,7 @@ int Run(const std::string& program, const TopologyOptions& o,
     gb_args.push_back(a);
   }
   if (!o.json_out.empty()) {
+    RefuseOutputOverInput(o.json_out, {o.file}, "--json");
     // Said now, naming the file asked for, not after the runs and naming the temporary file.
     const size_t slash = o.json_out.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : o.json_out.substr(0, slash + 1);
@@ -109,8 +112,19 @@ int Run(const std::string& program, const TopologyOptions& o,
   } else {
     benchmark::RunSpecifiedBenchmarks();
   }
-  if (!json_tmp.empty() && std::rename(json_tmp.c_str(), o.json_out.c_str()) != 0) {
-    throw Error(o.json_out, "", "", "cannot write the JSON report");
+  if (!json_tmp.empty()) {
+    // Google Benchmark wrote the temporary file and does not report a write error (a full
+    // disk): it replaces the report only when it reads back as complete JSON.
+    try {
+      const nlohmann::json written =
+          ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
+      if (!written.contains("benchmarks")) throw Error(json_tmp, "", "", "no benchmarks");
+    } catch (const Error& e) {
+      std::remove(json_tmp.c_str());
+      throw Error(o.json_out, "", "",
+                  "the JSON report was not written completely (disk full?): " + e.message());
+    }
+    CommitFile(json_tmp, o.json_out);
   }
 
   // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.

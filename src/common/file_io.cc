@@ -1,12 +1,16 @@
 #include "src/common/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 
 #include "ntpbench/error.h"
 
@@ -21,6 +25,44 @@ const char* KindOf(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device, not a regular file";
   if (S_ISSOCK(mode)) return "a socket, not a regular file";
   return "not a regular file";
+}
+
+std::string FolderOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// `path`.tmp.* older than ten minutes: what a killed writer left (a live one is younger).
+void RemoveStaleTemporaries(const std::string& path) {
+  const std::string folder = FolderOf(path);
+  const std::string prefix = path.substr(path.find_last_of('/') + 1) + ".tmp.";
+  DIR* d = opendir(folder.c_str());
+  if (!d) return;
+  const time_t now = time(nullptr);
+  while (const dirent* e = readdir(d)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+    const std::string stale = folder + "/" + e->d_name;
+    struct stat st;
+    if (lstat(stale.c_str(), &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > 600) {
+      unlink(stale.c_str());
+    }
+  }
+  closedir(d);
+}
+
+// Renames `tmp` over `path` and makes the rename durable (fsync of the folder).
+void Rename(const std::string& tmp, const std::string& path) {
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    unlink(tmp.c_str());
+    throw Error(path, "", "", std::string("rename failed: ") + std::strerror(err));
+  }
+  const int dir = open(FolderOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+  RemoveStaleTemporaries(path);
 }
 
 }  // namespace
@@ -93,10 +135,53 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
     unlink(tmp.c_str());
     throw Error(path, "", "", std::string("write failed: ") + std::strerror(errno));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
+  Rename(tmp, path);
+}
+
+void CommitFile(const std::string& tmp, const std::string& path) {
+  const int fd = open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) close(fd);
     unlink(tmp.c_str());
-    throw Error(path, "", "", std::string("rename failed: ") + std::strerror(err));
+    throw Error(path, "", "", std::string("write failed: ") + std::strerror(err));
+  }
+  close(fd);
+  Rename(tmp, path);
+}
+
+FileLock::FileLock(const std::string& path) {
+  const std::string lock = path + ".lock";
+  std::error_code ignored;  // a folder that cannot be made fails at open, with its reason
+  std::filesystem::create_directories(FolderOf(path), ignored);
+  fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw Error(path, "", "", std::string("cannot create the lock file: ") + std::strerror(errno));
+  }
+  while (flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    close(fd_);
+    throw Error(path, "", "", std::string("cannot lock: ") + std::strerror(err));
+  }
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) close(fd_);  // releases the lock; the file stays for the next writer
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+void RefuseOutputOverInput(const std::string& output, const std::vector<std::string>& inputs,
+                           const std::string& option) {
+  for (const std::string& input : inputs) {
+    if (output == input || SameFile(output, input)) {
+      throw Error("", "", option, "'" + output + "' is also an input; refusing to overwrite it");
+    }
   }
 }
 

@@ -3,13 +3,41 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace ntpb {
 
 // Throws ntpb::Error naming `path` when it cannot be read or is larger than `max_bytes`.
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes);
-// Writes to a temporary file in the same folder, flushes it, then renames it over `path`, so a
-// reader sees either the old or the new content, never a truncated mix.
+// Writes to a temporary file in the same folder, fsyncs it, renames it over `path` and fsyncs
+// the folder, so a reader sees either the old or the new content, never a truncated mix, and a
+// crash after it returns loses nothing. A write error (a full disk) throws ntpb::Error naming
+// `path`. Temporaries of `path` that a killed writer left (older than ten minutes) are removed.
 void WriteFileAtomically(const std::string& path, const std::string& content);
+
+// The last step of WriteFileAtomically for a temporary file written by someone else (Google
+// Benchmark's --benchmark_out): fsync `tmp`, rename it over `path`, fsync the folder.
+void CommitFile(const std::string& tmp, const std::string& path);
+
+// An exclusive lock (flock) on `path`.lock, held while the object lives: writers that read,
+// merge and write one file (a baseline update, the machine cache) take it around the whole
+// sequence, so two of them at once serialise instead of one losing the other's update.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Whether `a` and `b` name the same existing file (device and inode: links and ./ included).
+bool SameFile(const std::string& a, const std::string& b);
+// Throws ntpb::Error naming `option` when the output `output` is one of `inputs`: a command
+// must not overwrite what it reads.
+void RefuseOutputOverInput(const std::string& output, const std::vector<std::string>& inputs,
+                           const std::string& option);
 
 }  // namespace ntpb

@@ -85,6 +85,25 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
     add(FileCases("broken or missing file", dir_ + "/" + name, dir_));
   }
 
+  // Outputs that are inputs: the command would destroy what it reads.
+  const std::string topology = dir_ + "/own.json";
+  ASSERT_EQ(RunCommand("cp " + SourcePath("topologies/mlp.json") + " " + topology).exit_code, 0);
+  for (const std::string& same : {topology, dir_ + "/./own.json", dir_ + "/folder/../own.json"}) {
+    add({{"output over an input", "run " + topology + " --json " + same, "--json", {}},
+         {"output over an input", "convert " + topology + " " + same, "OUT", {}},
+         {"output over an input",
+          "compare " + topology + " " + topology + " --report " + same,
+          "--report",
+          {}}});
+  }
+  // Names that become file names must stay in their folder.
+  for (const char* suite : {"../../x", "/abs", ".hidden", "a/b", "''"}) {
+    add({{"name that is a path",
+          "baseline update --run " + topology + " --suite " + suite + " --baseline-dir " + dir_,
+          "--suite",
+          {}}});
+  }
+
   std::map<std::string, std::pair<int, int>> by_class;  // cases, passes
   for (const HostileCase& c : cases) {
     const CommandResult r = RunCommand("timeout -s KILL " + std::to_string(kTimeLimitSeconds) +
@@ -113,6 +132,54 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
     passed += counts.second;
   }
   std::cout << "  all: " << total << ", " << passed << "\n";
+}
+
+// Six baseline updates at once, each replacing its own benchmark (--filter) in one machine
+// class's baseline (the signature beside it takes every benchmark of the run anyway): all
+// land, whatever the interleaving (they serialise through a lock file), ten times over.
+TEST_F(RedTeam, ConcurrentBaselineUpdatesLoseNothing) {
+  const std::string run = dir_ + "/six_batches.json";
+  ASSERT_EQ(RunCommand(kCli + " run " + SourcePath("topologies/mlp.json") +
+                       " --batch 1,2,3,4,5,6 --benchmark_min_time=0.001 --json " + run)
+                .exit_code,
+            0);
+  for (int round = 0; round < 10; ++round) {
+    const std::string baselines = dir_ + "/concurrent" + std::to_string(round);
+    const std::string update =
+        kCli + " baseline update --run " + run + " --suite s --baseline-dir " + baselines;
+    std::string all;
+    for (int batch = 1; batch <= 6; ++batch) {
+      all += update + " --filter batch:" + std::to_string(batch) + "/ & ";
+    }
+    const CommandResult after =
+        RunCommand("(" + all + "wait) >/dev/null 2>&1; find " + baselines +
+                   " -name s.json -not -path '*any-machine*' -exec cat {} +");
+    for (int batch = 1; batch <= 6; ++batch) {
+      EXPECT_NE(after.out.find("batch:" + std::to_string(batch) + "/"), std::string::npos)
+          << "round " << round << ": the update of batch " << batch << " was lost";
+    }
+  }
+}
+
+// A write that fails (here a file size limit, as a full disk would) exits non-zero naming the
+// file and leaves the previous file as it was, and no temporary behind.
+TEST_F(RedTeam, AFailedWriteKeepsThePreviousFile) {
+  const std::string out = dir_ + "/kept.json";
+  Write("kept.json", "previous content\n");
+  const std::string limited = "bash -c \"trap '' XFSZ; ulimit -f 2; exec " + kCli;
+  const CommandResult convert =
+      RunCommand(limited + " convert " + SourcePath("topologies/resnet50.json") + " " + out + "\"");
+  EXPECT_EQ(convert.exit_code, 1) << convert.err;
+  EXPECT_NE(convert.err.find(out + ": write failed"), std::string::npos) << convert.err;
+  const CommandResult json = RunCommand(limited + " run " + SourcePath("topologies/mlp.json") +
+                                        " --benchmark_min_time=0.01 --json " + out + "\"");
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  EXPECT_NE(json.err.find(out + ": the JSON report was not written completely"), std::string::npos)
+      << json.err;
+  std::ifstream in(out);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "previous content\n");
+  EXPECT_EQ(RunCommand("ls " + out + ".tmp.* 2>/dev/null").out, "");
 }
 
 }  // namespace
