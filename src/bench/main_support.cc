@@ -17,6 +17,7 @@
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
+#include "src/bench/benchmark_flags.h"
 #include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
 #include "src/bench/machine_class_detect.h"
@@ -49,6 +50,9 @@ void ParseAssignments(const std::string& text, const std::string& field, ParamEn
     if (value.empty() || *end != '\0' || errno == ERANGE) {
       throw Error("", "", field,
                   "value of '" + item.substr(0, eq) + "' is not an integer: '" + value + "'");
+    }
+    if (item.substr(0, eq) == "N") {  // it would be overwritten by each batch, silently
+      throw Error("", "", field, "N is the batch size: set it with --batch, not " + field);
     }
     (*env)[item.substr(0, eq)] = v;
     pos = comma + 1;
@@ -194,6 +198,7 @@ bool Initialize(int* argc, char** argv) {
   bool ok = true;
   try {
     bench::ParseNtpbFlags(argc, argv);
+    bench::CheckBenchmarkFlags(std::vector<std::string>(argv + 1, argv + *argc));
   } catch (const Error& e) {
     std::fprintf(stderr, "ntpbench: %s\n", e.what());
     return false;

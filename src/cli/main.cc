@@ -9,6 +9,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
+#include "src/bench/benchmark_flags.h"
 #include "src/cli/commands.h"
 #include "src/cli/help_formatter.h"
 #include "src/cli/option_checks.h"
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
     const CLI::App* leaf = command->app;
     while (!leaf->get_subcommands().empty()) leaf = leaf->get_subcommands().front();
     passed = ntpb::cli::PassThrough(*leaf, command->pass_through);
+    ntpb::bench::CheckBenchmarkFlags(passed);  // values Google Benchmark would abort on
   } catch (const ntpb::Error& e) {
     std::fprintf(stderr, "ntpbench: error: %s\n", e.what());
     return 2;

@@ -3,11 +3,11 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <regex>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
+#include "src/bench/benchmark_flags.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb::cli {
@@ -94,16 +94,7 @@ CLI::Validator FileNameComponent() {
 }
 
 CLI::Validator RegexText() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        try {
-          std::regex check(text);
-        } catch (const std::regex_error& e) {
-          return "not a regular expression: '" + text + "' (" + e.what() + ")";
-        }
-        return "";
-      },
-      "");
+  return CLI::Validator([](std::string& text) { return bench::RegexProblem(text); }, "");
 }
 
 void RejectEmptyAssignments(const std::vector<std::string>& args) {

@@ -60,7 +60,19 @@ int Run(const std::string& program, const TopologyOptions& o,
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
   if (o.threads > 0) bench::Options().threads = o.threads;
   if (o.seed >= 0) bench::Options().seed = o.seed;
-  Resolve(topology, o.sets);  // an unknown param is an error here, not silently ignored
+  // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
+  // Benchmark starts (not a failed row per benchmark).
+  Resolve(topology, o.sets);
+  for (const int64_t batch : o.batches) {
+    ParamEnv env = o.sets;
+    env["N"] = batch;
+    try {
+      Resolve(topology, env);
+    } catch (const Error& e) {
+      throw Error(e.file(), e.layer(), e.field(),
+                  e.message() + " (at --batch " + std::to_string(batch) + ")");
+    }
+  }
   bench::Options().sets = o.sets;
   bench::Options().backend_options = o.backend_options;
   tb.Counters(o.counters);

@@ -1,5 +1,7 @@
 #include "ntpbench/error.h"
 
+#include "src/common/printable.h"
+
 namespace ntpb {
 namespace {
 
@@ -16,7 +18,7 @@ std::string Compose(const std::string& file, const std::string& layer, const std
 }  // namespace
 
 Error::Error(std::string file, std::string layer, std::string field, const std::string& message)
-    : std::runtime_error(Compose(file, layer, field, message)),
+    : std::runtime_error(Printable(Compose(file, layer, field, message))),
       file_(std::move(file)),
       layer_(std::move(layer)),
       field_(std::move(field)),

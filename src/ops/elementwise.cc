@@ -28,6 +28,7 @@ void AddElementwiseOps(std::vector<OpDef>* ops) {
   ops->push_back(Unary("relu", "max(x, 0)"));
   OpDef clipped = Unary("clipped_relu", "min(max(x, 0), clip)");
   clipped.attrs = {OptionalAttr("clip", AttrType::kFloat, 20.0, "upper bound")};
+  clipped.attrs[0].at_least = 0;
   ops->push_back(clipped);
   OpDef leaky = Unary("leaky_relu", "x if x > 0, else alpha * x");
   leaky.attrs = {OptionalAttr("alpha", AttrType::kFloat, 0.01, "slope for x < 0")};

@@ -37,6 +37,7 @@ void AddNormalizationOps(std::vector<OpDef>* ops) {
   OpDef bn;
   bn.name = "batchnorm";
   bn.attrs = {OptionalAttr("epsilon", AttrType::kFloat, 1e-5, "added to the variance")};
+  bn.attrs[0].greater_than = 0;
   bn.infer = InferBatchnorm;
   bn.flops = BatchnormFlops;
   bn.summary = "inference batch normalization over axis 1 with running mean and variance";
@@ -45,6 +46,7 @@ void AddNormalizationOps(std::vector<OpDef>* ops) {
   OpDef ln;
   ln.name = "layernorm";
   ln.attrs = {OptionalAttr("epsilon", AttrType::kFloat, 1e-5, "added to the variance")};
+  ln.attrs[0].greater_than = 0;
   ln.infer = InferLayernorm;
   ln.flops = LayernormFlops;
   ln.summary = "layer normalization over the last axis, with gamma and beta";

@@ -5,10 +5,13 @@
 namespace ntpb::ops {
 
 std::vector<AttrDef> ActivationAttrs() {
-  return {EnumAttr("activation", {"none", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"},
-                   "none", "activation fused after the op"),
-          OptionalAttr("clip", AttrType::kFloat, 20.0,
-                       "upper bound of clipped_relu (DeepSpeech clips at 20)")};
+  std::vector<AttrDef> attrs = {
+      EnumAttr("activation", {"none", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"}, "none",
+               "activation fused after the op"),
+      OptionalAttr("clip", AttrType::kFloat, 20.0,
+                   "upper bound of clipped_relu (DeepSpeech clips at 20)")};
+  attrs[1].at_least = 0;
+  return attrs;
 }
 
 int NormalizeAxis(const InferContext& ctx, int64_t axis, size_t rank, const std::string& field) {

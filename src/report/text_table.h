@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "src/common/format_number.h"
+#include "src/common/printable.h"
 
 namespace ntpb::report {
 
@@ -13,7 +14,11 @@ namespace ntpb::report {
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  // Cells are printed safely: a control character in a name shows as \xNN.
+  void Add(std::vector<std::string> row) {
+    for (std::string& cell : row) cell = Printable(cell);
+    rows_.push_back(std::move(row));
+  }
   void Rule() { rows_.push_back({}); }
   // The first `left_aligned` columns read left to right.
   std::string Render(size_t left_aligned = 1) const;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct AttrDef {
   nlohmann::json default_value;      // null and not required: absent unless written (see the op)
   std::vector<std::string> choices;  // for kEnum
   std::string doc;
+  // kFloat: always finite; and above `greater_than` / at least `at_least` when set (an epsilon
+  // of -1 would give NaN outputs, not an error).
+  std::optional<double> greater_than, at_least;
 };
 
 AttrDef RequiredAttr(std::string name, AttrType type, std::string doc);

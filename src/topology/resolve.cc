@@ -2,6 +2,9 @@
 #include "ntpbench/resolve.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <set>
 
 #include "ntpbench/error.h"
@@ -18,6 +21,7 @@ class Resolver {
   Resolver(const Topology& t, const ResolveLimits& limits) : t_(t), limits_(limits) {}
 
   ResolvedTopology Run(const ParamEnv& overrides) {
+    CheckTopologyName();
     ResolvedTopology r;
     r.name = t_.name;
     r.file = t_.file;
@@ -71,8 +75,45 @@ class Resolver {
     }
   }
 
+  // The name starts every benchmark's name (<name>/<backend>/...) and baseline key: '/' would
+  // shift the fields, an empty one or a space would make names that tools cannot match.
+  void CheckTopologyName() const {
+    bool ok = !t_.name.empty() && t_.name.size() <= 200;
+    for (const char c : t_.name) {
+      ok = ok && c != '/' && !std::isspace(static_cast<unsigned char>(c)) &&
+           !std::iscntrl(static_cast<unsigned char>(c));
+    }
+    if (!ok) {
+      throw Error(t_.file, "", "name",
+                  "the topology's name '" + t_.name +
+                      "' must be 1 to 200 characters without '/', spaces or control characters "
+                      "(it starts every benchmark's name)");
+    }
+  }
+
+  // An integer attribute: a whole number or an expression, within the dimension limit either
+  // way (an enormous padding would overflow the shape arithmetic into a plausible small shape).
   int64_t EvalJson(const json& v, const std::string& layer, const std::string& field) const {
-    return v.is_string() ? Eval(v.get<std::string>(), layer, field) : v.get<int64_t>();
+    int64_t value = 0;
+    if (v.is_string()) {
+      value = Eval(v.get<std::string>(), layer, field);
+    } else if (v.is_number_integer() &&
+               !(v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX})) {
+      value = v.get<int64_t>();
+    } else if (v.is_number_integer()) {
+      value = INT64_MAX;
+    } else {
+      throw Error(t_.file, layer, field, "expected an integer or an expression, got " + v.dump());
+    }
+    if (value > limits_.max_dimension || value < -limits_.max_dimension) {
+      throw Error(
+          t_.file, layer, field,
+          "value " +
+              (v.is_string() ? v.get<std::string>() + " = " + std::to_string(value) : v.dump()) +
+              " is out of range (at most " + std::to_string(limits_.max_dimension) +
+              " either way)");
+    }
+    return value;
   }
 
   void CheckShape(const Shape& s, const std::string& layer, const std::string& field) const {
@@ -193,8 +234,22 @@ class Resolver {
         for (const json& e : v) out.push_back(EvalJson(e, layer, def.name));
         return out;
       }
-      case AttrType::kFloat:
-        return v.get<double>();
+      case AttrType::kFloat: {
+        if (!v.is_number() || !std::isfinite(v.get<double>())) {
+          throw Error(t_.file, layer, def.name, "expected a finite number, got " + v.dump());
+        }
+        const double x = v.get<double>();
+        if (def.greater_than && !(x > *def.greater_than)) {
+          throw Error(
+              t_.file, layer, def.name,
+              "must be greater than " + json(*def.greater_than).dump() + ", got " + v.dump());
+        }
+        if (def.at_least && !(x >= *def.at_least)) {
+          throw Error(t_.file, layer, def.name,
+                      "must be at least " + json(*def.at_least).dump() + ", got " + v.dump());
+        }
+        return x;
+      }
       case AttrType::kBool:
       case AttrType::kEnum:
         return v;

@@ -104,6 +104,86 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           {}}});
   }
 
+  // Values a file accepts as JSON but that mean nothing (or overflow into a plausible answer).
+  const std::string mlp = SourcePath("topologies/mlp.json");
+  const std::vector<std::pair<std::string, std::string>> layers = {
+      {R"({"name": "c", "op": "conv2d", "filters": 4, "kernel": 3, "padding": 4611686018427387904})",
+       "field 'padding': value 4611686018427387904 is out of range"},
+      {R"({"name": "c", "op": "conv2d", "filters": 4, "kernel": 18446744073709551615})",
+       "field 'kernel': value 18446744073709551615 is out of range"},
+      {R"({"name": "c", "op": "conv2d", "filters": -4, "kernel": 3})", "layer 'c'"},
+      {R"({"name": "c", "op": "conv2d", "filters": 4, "kernel": 3, "stride": 0})", "layer 'c'"},
+      {R"({"name": "c", "op": "conv2d", "filters": 4, "kernel": 99})", "layer 'c'"},
+      {R"({"name": "b", "op": "batchnorm", "epsilon": -1})", "field 'epsilon': must be greater"},
+      {R"({"name": "b", "op": "batchnorm", "epsilon": 0})", "field 'epsilon': must be greater"},
+      {R"({"name": "b", "op": "batchnorm", "epsilon": "x"})", "field 'epsilon'"},
+      {R"({"name": "r", "op": "clipped_relu", "clip": -1})", "field 'clip': must be at least 0"},
+      {R"({"name": "d", "op": "dense", "units": 4, "activation": "clipped_relu", "clip": -3})",
+       "field 'clip'"},
+      {R"({"name": "p", "op": "maxpool", "kernel": 0})", "layer 'p'"},
+      {R"({"name": "e\u001b[31m", "op": "dens"})", R"(layer 'e\x1b[31m')"},
+      {R"({"name": "n\nl", "op": "relu", "inputs": ["nowhere"]})", R"(layer 'n\x0al')"},
+  };
+  int index = 0;
+  for (const auto& [layer, message] : layers) {
+    const std::string file = "bad_value_" + std::to_string(index++) + ".json";
+    Write(file, R"({"name": "v", "inputs": [{"name": "x", "shape": [1, 4, 8, 8]}], "layers": [)" +
+                    layer + "]}");
+    add({{"meaningless value", "inspect " + dir_ + "/" + file, message, {}},
+         {"meaningless value",
+          "run " + dir_ + "/" + file + " --benchmark_min_time=0.01",
+          message,
+          {}}});
+  }
+  for (const std::string& name : {std::string("a/b"), std::string(""), std::string("two words"),
+                                  std::string(R"(bell\u0007)")}) {
+    const std::string file = "bad_name_" + std::to_string(index++) + ".json";
+    Write(
+        file,
+        R"({"name": ")" + name +
+            R"(", "inputs": [{"name": "x", "shape": [1, 4]}], "layers": [{"name": "fc", "op": "dense", "units": 4}]})");
+    add({{"name that is a path",
+          "run " + dir_ + "/" + file + " --benchmark_min_time=0.01",
+          "field 'name'",
+          {}}});
+  }
+  // Command-line values Google Benchmark or the shape arithmetic would not survive.
+  const std::string deep(100, '('), deep_end(100, ')');
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--benchmark_repetitions=-3", "--benchmark_repetitions"},
+           {"--benchmark_repetitions=99999999999999999999", "--benchmark_repetitions"},
+           {"--benchmark_min_time=-1", "--benchmark_min_time"},
+           {"--benchmark_min_time=nan", "--benchmark_min_time"},
+           {"--benchmark_filter='" + deep + deep_end + "'", "--benchmark_filter"},
+           {"--set N=8", "N is the batch size"},
+           {"--set n_hidden=99999999999", "layer"},
+           {"--set n_hidden=0", "must be positive"},
+           {"--batch 4294967297", "--batch"},
+           {"--threads 4294967297", "--threads"},
+           {"--threads -1", "--threads"},
+           {"--seed -5", "--seed"},
+           {"--marker m=fc1:nowhere", "nowhere"},
+           {"--marker layer.x=fc1:fc2", "ntpbench's own region name"},
+           {"--counters rusage,bogus", "unknown counter source 'bogus'"},
+       }) {
+    add({{"bad command-line value", "run " + mlp + " " + args, message, {}}});
+  }
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--repetitions 0", "--repetitions"},
+           {"--repetitions 2.5", "--repetitions"},
+           {"--min-time -1", "--min-time"},
+           {"--threshold 5", "--threshold"},
+           {"--alpha 2", "--alpha"},
+           {"--threshold-for x=5", "--threshold-for"},
+           {"--sessions 0", "--sessions"},
+           {"--filter '" + deep + deep_end + "'", "--filter"},
+       }) {
+    add({{"bad command-line value",
+          "gate --suite s --suite-binary /bin/false " + args,
+          message,
+          {}}});
+  }
+
   std::map<std::string, std::pair<int, int>> by_class;  // cases, passes
   for (const HostileCase& c : cases) {
     const CommandResult r = RunCommand("timeout -s KILL " + std::to_string(kTimeLimitSeconds) +

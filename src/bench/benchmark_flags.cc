@@ -1,0 +1,75 @@
+#include "src/bench/benchmark_flags.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+#include "ntpbench/error.h"
+
+namespace ntpb::bench {
+namespace {
+
+constexpr size_t kMaxRegexLength = 4096;
+constexpr int kMaxRegexNesting = 64;
+
+std::string ValueOf(const std::string& arg, const std::string& flag) {
+  return arg.rfind(flag + "=", 0) == 0 ? arg.substr(flag.size() + 1) : std::string("\x01");
+}
+
+}  // namespace
+
+std::string RegexProblem(const std::string& pattern) {
+  if (pattern.size() > kMaxRegexLength) {
+    return "a pattern of " + std::to_string(pattern.size()) + " characters (at most " +
+           std::to_string(kMaxRegexLength) + ")";
+  }
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\') {
+      ++i;
+    } else if (pattern[i] == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (pattern[i] == ')') {
+      --depth;
+    }
+  }
+  if (deepest > kMaxRegexNesting) {
+    return "groups nested " + std::to_string(deepest) + " deep (at most " +
+           std::to_string(kMaxRegexNesting) + ")";
+  }
+  try {
+    std::regex check(pattern);
+  } catch (const std::regex_error& e) {
+    return std::string("not a regular expression (") + e.what() + ")";
+  }
+  return "";
+}
+
+void CheckBenchmarkFlags(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (const std::string v = ValueOf(arg, "--benchmark_repetitions"); v != "\x01") {
+      char* end = nullptr;
+      errno = 0;
+      const long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000) {
+        throw Error("", "", "--benchmark_repetitions",
+                    "expected a whole number from 1 to 1000000, got '" + v + "'");
+      }
+    } else if (const std::string t = ValueOf(arg, "--benchmark_min_time"); t != "\x01") {
+      char* end = nullptr;
+      const double s = std::strtod(t.c_str(), &end);
+      // Google Benchmark 1.7 reads seconds; later ones also "<N>x" iterations and "<S>s".
+      const bool suffix = end && (std::string(end) == "s" || std::string(end) == "x");
+      if (t.empty() || end == t.c_str() || (*end != '\0' && !suffix) || !(s >= 0) || s > 1e6) {
+        throw Error("", "", "--benchmark_min_time",
+                    "expected seconds from 0 to 1000000, got '" + t + "'");
+      }
+    } else if (const std::string f = ValueOf(arg, "--benchmark_filter"); f != "\x01") {
+      if (const std::string problem = RegexProblem(f); !problem.empty()) {
+        throw Error("", "", "--benchmark_filter", problem);
+      }
+    }
+  }
+}
+
+}  // namespace ntpb::bench
