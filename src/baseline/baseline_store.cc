@@ -1,7 +1,9 @@
 // Reading runs and baselines, writing baselines atomically.
 #include <sys/stat.h>
 
+#include <cmath>
 #include <ctime>
+#include <optional>
 
 #include "ntpbench/baseline.h"
 #include "ntpbench/error.h"
@@ -22,11 +24,13 @@ bool IsAnalyticCounter(const std::string& name) {
   return metric && IsAnalytic(*metric);
 }
 
-double ToMilliseconds(double value, const std::string& unit) {
-  if (unit == "ns") return value * 1e-6;
-  if (unit == "us") return value * 1e-3;
-  if (unit == "s") return value * 1e3;
-  return value;
+// Google Benchmark's time units; nullopt for anything else.
+std::optional<double> MillisecondsPer(const std::string& unit) {
+  if (unit == "ns") return 1e-6;
+  if (unit == "us") return 1e-3;
+  if (unit == "ms") return 1.0;
+  if (unit == "s") return 1e3;
+  return std::nullopt;
 }
 
 json ResultToJson(const BenchmarkResult& r) {
@@ -71,26 +75,57 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
   run.file = file;
   if (doc.contains("context") && doc["context"].is_object()) run.context = doc["context"];
   if (run.context.contains("ntpbench_machine_json")) {
+    if (!run.context["ntpbench_machine_json"].is_string()) {
+      throw Error(file, "", "context.ntpbench_machine_json", "expected a string of JSON");
+    }
     run.machine = MachineClass::FromJson(
         ParseBenchmarkJson(run.context["ntpbench_machine_json"].get<std::string>(), file), file);
     run.has_machine = true;
   }
   std::map<std::string, std::map<std::string, std::vector<double>>> counter_samples;
+  size_t index = 0;
   for (const json& b : doc["benchmarks"]) {
+    // Each field is checked for its type and range, and a bad one named: a mistyped run file is
+    // one error line, not an internal error or a silently wrong latency.
+    const std::string at = "benchmarks[" + std::to_string(index++) + "]";
     if (!b.is_object() || !b.contains("run_name") || !b.contains("run_type")) {
-      throw Error(file, "", "benchmarks", "entry without run_name/run_type");
+      throw Error(file, "", at, "entry without run_name/run_type");
+    }
+    if (!b["run_name"].is_string() || b["run_name"].get<std::string>().empty() ||
+        !b["run_type"].is_string()) {
+      throw Error(file, "", at, "run_name and run_type must be non-empty strings");
     }
     if (b["run_type"] != "iteration") continue;  // aggregates are recomputed from repetitions
     const std::string name = b["run_name"].get<std::string>();
+    const std::string field = "benchmarks." + name;
     BenchmarkResult& r = run.benchmarks[name];
+    if (b.contains("error_occurred") && !b["error_occurred"].is_boolean()) {
+      throw Error(file, "", field + ".error_occurred", "expected true or false");
+    }
     if (b.value("error_occurred", false)) {
-      r.skipped = b.value("error_message", std::string("error"));
+      const json message = b.value("error_message", json("error"));
+      r.skipped = message.is_string() ? message.get<std::string>() : message.dump();
       continue;
     }
-    r.real_time_ms.push_back(
-        ToMilliseconds(b.at("real_time").get<double>(), b.value("time_unit", std::string("ns"))));
+    if (!b.contains("real_time") || !b["real_time"].is_number() ||
+        !(b["real_time"].get<double>() > 0) || !std::isfinite(b["real_time"].get<double>())) {
+      throw Error(file, "", field + ".real_time",
+                  "expected a positive number, got " +
+                      (b.contains("real_time") ? b["real_time"].dump() : std::string("nothing")));
+    }
+    const json unit = b.value("time_unit", json("ns"));
+    const std::optional<double> ms_per_unit =
+        unit.is_string() ? MillisecondsPer(unit.get<std::string>()) : std::nullopt;
+    if (!ms_per_unit) {
+      throw Error(file, "", field + ".time_unit", "expected ns, us, ms or s, got " + unit.dump());
+    }
+    r.real_time_ms.push_back(b["real_time"].get<double>() * *ms_per_unit);
     for (auto it = b.begin(); it != b.end(); ++it) {
-      if (!it.value().is_number() || it.key().find('.') == std::string::npos) continue;
+      if (it.key().find('.') == std::string::npos || it.value().is_null()) continue;
+      if (!it.value().is_number()) {  // ntpbench's counters are numbers (NaN was made null)
+        throw Error(file, "", field + "." + it.key(),
+                    "expected a number, got " + it.value().dump());
+      }
       const double v = it.value().get<double>();
       if (IsAnalyticCounter(it.key())) {
         r.analytic[it.key()] = v;

@@ -104,6 +104,15 @@ int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const 
   const FileLock lock(path);  // read, merge, write: one updater at a time
   if (!run.has_machine)
     throw Error(run.file, "", "context", "the run did not record its machine class");
+  for (const RunResults& other : sessions) {  // one baseline is one machine class's
+    if (!other.has_machine || !(other.machine == run.machine)) {
+      throw Error(other.file, "", "context",
+                  "this run is of machine class " +
+                      (other.has_machine ? other.machine.id() : std::string("(none)")) +
+                      ", the first --run of " + run.machine.id() +
+                      "; a baseline merges runs of one machine class only");
+    }
+  }
   std::unique_ptr<Baseline> old;
   if (access(path.c_str(), F_OK) == 0) {
     try {

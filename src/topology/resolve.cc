@@ -357,6 +357,17 @@ std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& t,
     const std::string field = "markers." + m.name;
     if (m.name.empty()) throw Error(t.file, "", "markers", "a marker needs a name");
     if (!names.insert(m.name).second) throw Error(t.file, "", field, "duplicate marker name");
+    // The same name for another region than the topology's own marker would mix the two (the
+    // same region again is the topology's marker itself, passed back in).
+    for (const ResolvedMarker& own : t.markers) {
+      if (own.name == m.name &&
+          (t.layers[own.first].name != m.start || t.layers[own.last].name != m.end)) {
+        throw Error(t.file, "", field,
+                    "the topology already has a marker '" + m.name + "' (" +
+                        t.layers[own.first].name + ":" + t.layers[own.last].name +
+                        "); name this one otherwise");
+      }
+    }
     if (const char* reserved = region_names::ReservedRegionPrefix(m.name)) {
       throw Error(t.file, "", field,
                   "'" + std::string(reserved) +

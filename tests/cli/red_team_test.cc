@@ -11,6 +11,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "tests/command.h"
 #include "tests/test_util.h"
@@ -42,6 +44,14 @@ class RedTeam : public ::testing::Test {
     Write("truncated.json", R"({"name": "t", "inputs": [{"name": "x", "shape": [1, )");
     Write("array.json", "[1, 2, 3]");
     Write("nul.json", std::string("{\"name\": \"a\0b\"}", 15));
+    ASSERT_EQ(RunCommand(kCli + " run " + SourcePath("topologies/mlp.json") +
+                         " --batch 1,2 --benchmark_min_time=0.001 --json " + dir_ + "/run.json")
+                  .exit_code,
+              0);
+    ASSERT_EQ(RunCommand(kCli + " baseline update --run " + dir_ +
+                         "/run.json --suite s --baseline " + dir_ + "/baseline.json")
+                  .exit_code,
+              0);
   }
   static void TearDownTestSuite() { RunCommand("rm -rf " + dir_); }
 
@@ -183,6 +193,48 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           message,
           {}}});
   }
+
+  // Run files with a mistyped or meaningless field: one line naming the file, benchmark and field.
+  std::ifstream run_in(dir_ + "/run.json");
+  const nlohmann::json run = nlohmann::json::parse(run_in);
+  const std::vector<std::tuple<std::string, nlohmann::json, std::string>> run_edits = {
+      {"/benchmarks/0/real_time", "x", ".real_time': expected a positive number"},
+      {"/benchmarks/0/real_time", -5, ".real_time': expected a positive number"},
+      {"/benchmarks/0/real_time", 0, ".real_time': expected a positive number"},
+      {"/benchmarks/0/real_time", nullptr, ".real_time': expected a positive number"},
+      {"/benchmarks/0/time_unit", "fortnights", ".time_unit': expected ns, us, ms or s"},
+      {"/benchmarks/0/time_unit", 3, ".time_unit'"},
+      {"/benchmarks/0/run_name", 7, "run_name and run_type must be non-empty strings"},
+      {"/benchmarks/0/run_name", "", "run_name and run_type must be non-empty strings"},
+      {"/benchmarks/0/error_occurred", "yes", ".error_occurred'"},
+      {"/benchmarks/0/net.flops", "many", ".net.flops': expected a number"},
+      {"/benchmarks", nlohmann::json::object(), "field 'benchmarks'"},
+      {"/benchmarks/0", 5, "entry without run_name"},
+      {"/context/ntpbench_machine_json", 5, "context.ntpbench_machine_json"},
+      {"/context/ntpbench_machine_json", "{\"cpu\": 5}", "machine class"},
+  };
+  for (const auto& [pointer, value, message] : run_edits) {
+    nlohmann::json edited = run;
+    edited[nlohmann::json::json_pointer(pointer)] = value;
+    const std::string file = "run_edit_" + std::to_string(index++) + ".json";
+    Write(file, edited.dump());
+    const std::string path = dir_ + "/" + file;
+    add({{"mistyped run file",
+          "baseline update --run " + path + " --suite s --baseline-dir " + dir_ + "/bl_" + file,
+          message,
+          {dir_ + "/bl_" + file}},
+         {"mistyped run file", "compare " + dir_ + "/baseline.json " + path, message, {}}});
+  }
+  // A marker that redefines one of the topology's own is refused, not mixed into it.
+  add({{"name that collides",
+        "run " + SourcePath("topologies/tiny_cnn.json") + " --marker stem=conv1:bn1",
+        "the topology already has a marker 'stem'",
+        {}},
+       {"name that collides", "run " + mlp + " --marker net=fc1:fc2", "ntpbench's own region", {}},
+       {"name that collides",
+        "run " + mlp + " --marker a=fc1:fc2 --marker a=fc2:fc3",
+        "duplicate marker name",
+        {}}});
 
   std::map<std::string, std::pair<int, int>> by_class;  // cases, passes
   for (const HostileCase& c : cases) {
