@@ -32,18 +32,16 @@ ComparisonRow Row(const std::string& benchmark, const std::string& metric, doubl
 }
 
 double ThresholdFor(const std::string& name, const Baseline& b, const CompareOptions& o) {
-  // The longest matching prefix wins; options override the baseline's own overrides.
-  double best = o.threshold;
-  size_t best_len = 0;
-  for (const auto* table : {&b.thresholds, &o.thresholds}) {
-    for (const auto& [prefix, t] : *table) {
-      if (name.rfind(prefix, 0) == 0 && prefix.size() >= best_len) {
-        best = t;
-        best_len = prefix.size();
-      }
+  // The longest matching prefix wins; options override the baseline's own overrides. Each
+  // prefix of the name is looked up (log t each), not each threshold tried against the name.
+  for (size_t length = name.size() + 1; length-- > 0;) {
+    const std::string prefix = name.substr(0, length);
+    for (const auto* table : {&o.thresholds, &b.thresholds}) {
+      auto it = table->find(prefix);
+      if (it != table->end()) return it->second;
     }
   }
-  return best;
+  return o.threshold;
 }
 
 // `drift` is the movement of the rest of the suite (1 when judged raw).
@@ -345,17 +343,23 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     c.rows.push_back(row);
   }
   // A missing and a new benchmark with the same analytic signature: most likely a rename.
+  // Indexed by signature, so thousands of each match in n log n.
+  std::map<std::map<std::string, double>, std::string> added_by_signature;
+  for (const std::string& a : added) {
+    const auto& signature = run.benchmarks.at(a).analytic;
+    if (!signature.empty()) added_by_signature.emplace(signature, a);
+  }
+  std::map<std::string, std::vector<ComparisonRow*>> missing_rows;
+  for (ComparisonRow& row : c.rows) {
+    if (row.verdict == Verdict::kMissing) missing_rows[row.benchmark].push_back(&row);
+  }
   for (const std::string& m : missing) {
-    for (const std::string& a : added) {
-      const auto& ma = baseline->benchmarks.at(m).analytic;
-      if (!ma.empty() && ma == run.benchmarks.at(a).analytic) {
-        for (ComparisonRow& row : c.rows) {
-          if (row.benchmark == m && row.verdict == Verdict::kMissing) {
-            row.verdict = Verdict::kRenamed;
-            row.note = "same analytic signature as new '" + a + "'; update the baseline";
-          }
-        }
-      }
+    auto a = added_by_signature.find(baseline->benchmarks.at(m).analytic);
+    auto row = missing_rows.find(m);
+    if (a == added_by_signature.end() || row == missing_rows.end()) continue;
+    for (ComparisonRow* r : row->second) {
+      r->verdict = Verdict::kRenamed;
+      r->note = "same analytic signature as new '" + a->second + "'; update the baseline";
     }
   }
   if (baseline->peak_rss_bytes > 0 && run.peak_rss_bytes > 0) {

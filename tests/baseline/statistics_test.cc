@@ -65,4 +65,22 @@ TEST(Median, OddEvenEmpty) {
 }
 
 }  // namespace
+// 10^5 repetitions a side: the statistic's products (n1 * n2 = 10^10) must not overflow. A 2x
+// regression is certain; two samples of one distribution are not told apart.
+TEST(MannWhitney, LargeSamplesStayExact) {
+  std::vector<double> a, b, c;
+  for (int i = 0; i < 100000; ++i) {
+    const double x = 1.0 + (i % 977) * 1e-3;  // spread, with ties
+    a.push_back(x);
+    b.push_back(2 * x);
+    c.push_back(x + ((i * 7919) % 1000 == 0 ? 1e-4 : 0));
+  }
+  const MannWhitneyResult regression = MannWhitneyU(a, b);
+  EXPECT_EQ(regression.u, 0);
+  EXPECT_LT(regression.p_value, 1e-100);
+  const MannWhitneyResult same = MannWhitneyU(a, c);
+  EXPECT_GT(same.p_value, 0.05);
+  EXPECT_NEAR(same.u, 1e10 / 2, 1e10 * 0.01);
+}
+
 }  // namespace ntpb
