@@ -319,6 +319,22 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
   onnx::ModelProto old = TestModel("mlp");
   old.mutable_opset_import(0)->set_version(9);
   EXPECT_NE(ErrorOf(old.SerializeAsString()).find("opset 9 is not supported"), std::string::npos);
+  // A Constant node that declares 2^30 floats (4 GiB) and carries one: refused before the 4 GiB
+  // are allocated.
+  OnnxBuilder constant("constant");
+  constant.Input("x", {"N", "4"});
+  onnx::NodeProto& c = constant.Node("Constant", {}, {"big"}, "big");
+  onnx::AttributeProto* value = c.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(int64_t{1} << 30);
+  value->mutable_t()->add_float_data(1.0f);
+  constant.Node("Mul", {"x", "big"}, {"y"}, "scale");
+  constant.Output("y", {"N", "4"});
+  EXPECT_NE(ErrorOf(constant.Bytes()).find("declares 1073741824 values and carries 1"),
+            std::string::npos)
+      << ErrorOf(constant.Bytes());
   // Found by fuzz_onnx_reader: Clip with an empty bound once threw std::out_of_range.
   OnnxBuilder clip("clip");
   clip.Input("x", {"N", "4"});

@@ -407,13 +407,20 @@ std::vector<float> OnnxImporter::Floats(const onnx::TensorProto& t,
              ")");
   }
   const int64_t count = Elements(t, "'" + t.name() + "'");
+  // The values the model carries are counted before anything is allocated: a tensor that
+  // declares 4 GiB of floats and carries 4 bytes is an error, not an allocation of 4 GiB.
+  const uint64_t carried =
+      t.raw_data().empty() ? static_cast<uint64_t>(t.float_data_size()) : t.raw_data().size() / 4;
+  if ((!t.raw_data().empty() && t.raw_data().size() % 4 != 0) ||
+      carried != static_cast<uint64_t>(count)) {
+    Fail(n.name(), "inputs",
+         "'" + t.name() + "' declares " + std::to_string(count) + " values and carries " +
+             std::to_string(carried));
+  }
   std::vector<float> v(count);
   if (!t.raw_data().empty()) {
-    if (t.raw_data().size() != 4 * v.size())
-      Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
     std::memcpy(v.data(), t.raw_data().data(), 4 * v.size());
   } else {
-    if (t.float_data_size() != count) Fail(n.name(), "inputs", "'" + t.name() + "' is truncated");
     std::copy(t.float_data().begin(), t.float_data().end(), v.begin());
   }
   return v;
