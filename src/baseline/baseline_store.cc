@@ -162,7 +162,7 @@ Baseline ParseBaseline(const std::string& text, const std::string& file) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // also out_of_range: a number too large
     throw Error(file, "", "", std::string("corrupt or truncated baseline: ") + e.what());
   }
   if (!doc.is_object() || doc.value("schema", std::string()) != "ntpbench-baseline") {

@@ -317,8 +317,9 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     }
     const RunMeasurement bm = base.Measurement();
     const RunMeasurement nm = now.Measurement();
+    const std::string& benchmark = name;  // a lambda cannot capture a structured binding
     auto exact = [&](Metric metric, const char* changed) {
-      Exact(name, MetricName(metric), MetricValue(bm, metric), MetricValue(nm, metric), false,
+      Exact(benchmark, MetricName(metric), MetricValue(bm, metric), MetricValue(nm, metric), false,
             &c.rows, changed);
     };
     if (exact_rows || !portable_plan) {

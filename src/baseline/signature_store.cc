@@ -69,7 +69,7 @@ Signature ParseSignature(const std::string& text, const std::string& file) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // also out_of_range: a number too large
     throw Error(file, "", "", std::string("corrupt or truncated signature file: ") + e.what());
   }
   if (!doc.is_object() || doc.value("schema", std::string()) != "ntpbench-signature") {

@@ -35,7 +35,7 @@ nlohmann::json ParseBenchmarkJson(const std::string& text, const std::string& fi
   }
   try {
     return nlohmann::json::parse(repaired);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // also out_of_range: a number too large
     throw Error(file, "", "", std::string("not Google Benchmark JSON: ") + e.what());
   }
 }

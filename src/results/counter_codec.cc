@@ -76,8 +76,14 @@ int InlayOpCode(const std::string& op) {
   }
   return 0;
 }
+// A counter read back as an int: a file may hold anything (NaN, 1e300), never UB.
+int ToInt(double value) {
+  if (!(value > -1e9 && value < 1e9)) return 0;
+  return static_cast<int>(value);
+}
+
 std::string InlayOpName(double code) {
-  const int i = static_cast<int>(code) - 1;
+  const int i = ToInt(code) - 1;
   return i >= 0 && i < static_cast<int>(std::size(kInlayOps)) ? kInlayOps[i] : "inlay";
 }
 
@@ -270,20 +276,20 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
           m.memory.peak_rss_bytes = value;
           break;
       }
-    } else if (IsStepCounter(name) && split) {
+    } else if (IsStepCounter(name) && split && region.size() > std::string(rn::kLayer).size() + 1) {
       const std::string step = region.substr(std::string(rn::kLayer).size() + 1);
       StepMeasure& s = steps[step];
       s.name = step;
       if (metric == kOrder) {
-        s.order = static_cast<int>(value);
+        s.order = ToInt(value);
       } else if (metric == kFusedLayers) {
-        s.fused_layers = static_cast<int>(value);
+        s.fused_layers = ToInt(value);
         if (s.kind != StepKind::kInlay && s.fused_layers > 0) s.kind = StepKind::kFused;
       } else if (metric == kInlay) {
         s.kind = StepKind::kInlay;
         s.inlay_op = InlayOpName(value);
       } else if (metric == kFeeds) {
-        s.feeds = static_cast<int>(value);
+        s.feeds = ToInt(value);
       } else {
         SetRegionMetric(&s.measure, metric, value);
       }
