@@ -314,5 +314,46 @@ TEST_F(RedTeam, AFailedWriteKeepsThePreviousFile) {
   EXPECT_EQ(RunCommand("ls " + out + ".tmp.* 2>/dev/null").out, "");
 }
 
+// Every machine-class cache file a FIFO: `run` must not wait on it (it reads the roofline
+// after the runs), and says in one line that it has no roofline column.
+TEST_F(RedTeam, AFifoInTheMachineCacheDoesNotHangARun) {
+  const std::string cache = dir_ + "/cache";
+  ASSERT_EQ(RunCommand("mkdir -p " + cache + "/machine").exit_code, 0);
+  // The file name holds the machine class and thread count: FIFOs for every count up to 64.
+  const CommandResult classes =
+      RunCommand(kCli + " run " + SourcePath("topologies/mlp.json") +
+                 " --benchmark_min_time=0.001 --benchmark_format=json 2>/dev/null");
+  ASSERT_EQ(classes.exit_code, 0) << classes.err;
+  const std::string machine =
+      nlohmann::json::parse(classes.out)["context"]["ntpbench_machine_class"];
+  for (int threads = 1; threads <= 64; ++threads) {
+    mkfifo((cache + "/machine/" + machine + "-" + std::to_string(threads) + "t.json").c_str(),
+           0600);
+  }
+  const CommandResult r =
+      RunCommand("NTPB_CACHE_DIR=" + cache + " timeout -s KILL 60 " + kCli + " run " +
+                 SourcePath("topologies/mlp.json") + " --benchmark_min_time=0.001");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no roofline column"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("a FIFO, not a regular file"), std::string::npos) << r.err;
+}
+
+// A temporary that a killed writer left beside a baseline (older than ten minutes) is removed
+// by the next write; a fresh one (a writer still at work) is kept.
+TEST_F(RedTeam, TheNextWriteRemovesAKilledWritersTemporary) {
+  const std::string baselines = dir_ + "/stale";
+  const std::string update = kCli + " baseline update --run " + dir_ + "/run.json --suite s " +
+                             "--baseline " + baselines + "/s.json";
+  ASSERT_EQ(RunCommand("mkdir -p " + baselines).exit_code, 0);
+  Write("stale/s.json.tmp.killed", "half a baseline");
+  Write("stale/s.json.tmp.working", "a writer at work");
+  ASSERT_EQ(RunCommand("touch -d '1 hour ago' " + baselines + "/s.json.tmp.killed").exit_code, 0);
+  const CommandResult r = RunCommand(update);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  struct stat st;
+  EXPECT_NE(stat((baselines + "/s.json.tmp.killed").c_str(), &st), 0);
+  EXPECT_EQ(stat((baselines + "/s.json.tmp.working").c_str(), &st), 0);
+}
+
 }  // namespace
 }  // namespace ntpb::testing
