@@ -109,11 +109,13 @@ void ParseNtpbFlags(int* argc, char** argv) {
       ParseBackendOptions(bo, "--ntpb_backend_option", &o.backend_options);
     } else if (const char* t = value_of("--ntpb_threads=")) {
       char* end = nullptr;
-      o.threads = static_cast<int>(std::strtol(t, &end, 10));
-      if (*t == '\0' || *end != '\0' || o.threads < 0) {
+      errno = 0;
+      const long threads = std::strtol(t, &end, 10);  // checked before the int cast wraps it
+      if (*t == '\0' || *end != '\0' || errno == ERANGE || threads < 0 || threads > 4096) {
         throw Error("", "", "--ntpb_threads",
-                    std::string("expected a count >= 0, got '") + t + "'");
+                    std::string("expected a count from 0 to 4096, got '") + t + "'");
       }
+      o.threads = static_cast<int>(threads);
     } else if (const char* d = value_of("--ntpb_topology_dir=")) {
       o.topology_dir = d;
     } else if (arg == "--ntpb_console_layers" || arg == "--ntpb_console_layers=true") {

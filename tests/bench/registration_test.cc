@@ -179,6 +179,14 @@ TEST(Registration, BadFlagsAndParamsFailWithOneLine) {
   EXPECT_EQ(unknown_flag.exit_code, 1);
   EXPECT_NE(unknown_flag.err.find("unknown flag (did you mean '--ntpb_set'?)"), std::string::npos)
       << unknown_flag.err;
+  const CommandResult wrapping = RunCommand(kSuite + " --ntpb_threads=4294967297");
+  EXPECT_EQ(wrapping.exit_code, 1);
+  EXPECT_NE(wrapping.err.find("--ntpb_threads"), std::string::npos) << wrapping.err;
+  const CommandResult repetitions = RunCommand(kSuite + " --benchmark_repetitions=-3");
+  EXPECT_EQ(repetitions.exit_code, 1);
+  EXPECT_NE(repetitions.err.find("option '--benchmark_repetitions': expected a whole number"),
+            std::string::npos)
+      << repetitions.err;
   const CommandResult gb_flag = RunCommand(kSuite + " --benchmark_nonsense=1");
   EXPECT_NE(gb_flag.exit_code, 0);
 }
