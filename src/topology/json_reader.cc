@@ -2,6 +2,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -277,14 +278,29 @@ class Reader {
 
 Topology ParseTopologyJson(const std::string& text, const std::string& file) {
   json doc;
+  // A key given twice in one object would silently keep the last: refused, naming the key.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  const json::parser_callback_t check = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() &&
+        !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty()) {
+      duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
   try {
-    doc = json::parse(text);
+    doc = json::parse(text, check);
   } catch (const json::exception& e) {  // parse_error, and out_of_range for "2e422" (fuzzing)
     std::string what = e.what();
     const size_t tag = what.find("] ");
     if (what.rfind("[json.exception.", 0) == 0 && tag != std::string::npos)
       what = what.substr(tag + 2);
     throw Error(file, "", "", "malformed JSON: " + what);
+  }
+  if (!duplicate.empty()) {
+    throw Error(file, "", duplicate, "given twice in one object (which one is meant?)");
   }
   return Reader(file).Read(doc);
 }

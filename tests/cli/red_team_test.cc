@@ -44,6 +44,20 @@ class RedTeam : public ::testing::Test {
     Write("truncated.json", R"({"name": "t", "inputs": [{"name": "x", "shape": [1, )");
     Write("array.json", "[1, 2, 3]");
     Write("nul.json", std::string("{\"name\": \"a\0b\"}", 15));
+    Write("deep.json", std::string(200000, '[') + std::string(200000, ']'));
+    std::string deep_xml;
+    for (int i = 0; i < 100000; ++i) deep_xml += "<a>";
+    Write("deep.xml", deep_xml);
+    Write("random.onnx", std::string(4096, '\x9c'));
+    Write("bom.json", "\xef\xbb\xbf{\"name\": \"x\"}");
+    Write("duplicate_key.json",
+          R"({"name": "a", "name": "b", "inputs": [{"name": "x", "shape": [1, 4]}], )"
+          R"("layers": [{"name": "fc", "op": "dense", "units": 4}]})");
+    Write("odd.xml", R"(<topology name="t"><x/></topology>)");
+    Write("truncated.xml", R"(<topology name="t"><input name="x" shape="1,)");
+    Write("truncated.onnx", std::string("\x08\x07\x12\x04", 4));
+    Write("upper.JSON", "{}");
+    Write("no_extension", "{}");
     ASSERT_EQ(RunCommand(kCli + " run " + SourcePath("topologies/mlp.json") +
                          " --batch 1,2 --benchmark_min_time=0.001 --json " + dir_ + "/run.json")
                   .exit_code,
@@ -91,7 +105,9 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
   }
   // Files that are not what they claim.
   for (const char* name :
-       {"empty.json", "garbage.json", "truncated.json", "array.json", "nul.json", "missing.json"}) {
+       {"empty.json", "garbage.json", "truncated.json", "array.json", "nul.json", "missing.json",
+        "deep.json", "deep.xml", "random.onnx", "bom.json", "duplicate_key.json", "odd.xml",
+        "truncated.xml", "truncated.onnx", "upper.JSON", "no_extension"}) {
     add(FileCases("broken or missing file", dir_ + "/" + name, dir_));
   }
 
