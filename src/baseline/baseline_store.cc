@@ -179,15 +179,32 @@ Baseline ParseBaseline(const std::string& text, const std::string& file) {
   }
   Baseline b;
   b.file = file;
-  try {
-    b.suite = doc.at("suite").get<std::string>();
-    b.created = doc.value("created", std::string());
-    b.context = doc.value("context", json::object());
-    b.peak_rss_bytes = doc.value("peak_rss_bytes", 0.0);
-    if (doc.contains("thresholds"))
+  // Each field by its type and range, named when wrong (a hand-edited baseline is common).
+  auto field = [&](const char* name, auto read) {
+    try {
+      read();
+    } catch (const json::exception& e) {
+      throw Error(file, "", name, std::string("malformed baseline: ") + e.what());
+    }
+  };
+  field("suite", [&] { b.suite = doc.at("suite").get<std::string>(); });
+  field("created", [&] { b.created = doc.value("created", std::string()); });
+  field("context", [&] { b.context = doc.value("context", json::object()); });
+  field("peak_rss_bytes", [&] { b.peak_rss_bytes = doc.value("peak_rss_bytes", 0.0); });
+  if (!(b.peak_rss_bytes >= 0) || !std::isfinite(b.peak_rss_bytes)) {
+    throw Error(file, "", "peak_rss_bytes", "must be a non-negative number");
+  }
+  field("thresholds", [&] {
+    if (doc.contains("thresholds")) {
       b.thresholds = doc["thresholds"].get<std::map<std::string, double>>();
-  } catch (const json::exception& e) {
-    throw Error(file, "", "suite", std::string("malformed baseline: ") + e.what());
+    }
+  });
+  for (const auto& [name, threshold] : b.thresholds) {
+    // A fraction: 0.05 is 5%, 5 would be 500%. Noise thresholds are capped at 1 when written.
+    if (!(threshold > 0 && threshold <= 1)) {
+      throw Error(file, "", "thresholds." + name,
+                  "expected a fraction above 0 and at most 1, got " + json(threshold).dump());
+    }
   }
   if (!doc.contains("machine_class")) throw Error(file, "", "machine_class", "missing");
   b.machine = MachineClass::FromJson(doc["machine_class"], file);

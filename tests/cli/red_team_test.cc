@@ -241,6 +241,35 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           {dir_ + "/bl_" + file}},
          {"mistyped run file", "compare " + dir_ + "/baseline.json " + path, message, {}}});
   }
+  // Baselines edited by hand or damaged: the same, for the baseline's fields.
+  std::ifstream baseline_in(dir_ + "/baseline.json");
+  const nlohmann::json baseline = nlohmann::json::parse(baseline_in);
+  const std::string first = baseline["benchmarks"].begin().key();
+  nlohmann::json::json_pointer first_pointer("/benchmarks");
+  first_pointer /= first;
+  const std::vector<std::tuple<nlohmann::json::json_pointer, nlohmann::json, std::string>>
+      baseline_edits = {
+          {nlohmann::json::json_pointer("/thresholds"), {{"x", 5}}, "thresholds.x"},
+          {nlohmann::json::json_pointer("/thresholds"), {{"x", -0.1}}, "thresholds.x"},
+          {nlohmann::json::json_pointer("/peak_rss_bytes"), -3, "peak_rss_bytes"},
+          {nlohmann::json::json_pointer("/suite"), 5, "field 'suite'"},
+          {nlohmann::json::json_pointer("/version"), 99, "unsupported baseline version 99"},
+          {nlohmann::json::json_pointer("/schema"), "other", "not an ntpbench baseline"},
+          {nlohmann::json::json_pointer("/benchmarks"), 3, "field 'benchmarks'"},
+          {first_pointer / "real_time_ms", {-1.0}, "latencies must be positive"},
+          {first_pointer / "real_time_ms", "fast", "malformed entry"},
+          {first_pointer / "analytic", {{"net.flops", "many"}}, "malformed entry"},
+      };
+  for (const auto& [pointer, value, message] : baseline_edits) {
+    nlohmann::json edited = baseline;
+    edited[pointer] = value;
+    const std::string file = "baseline_edit_" + std::to_string(index++) + ".json";
+    Write(file, edited.dump());
+    add({{"damaged baseline",
+          "compare " + dir_ + "/" + file + " " + dir_ + "/run.json",
+          message,
+          {}}});
+  }
   // A marker that redefines one of the topology's own is refused, not mixed into it.
   add({{"name that collides",
         "run " + SourcePath("topologies/tiny_cnn.json") + " --marker stem=conv1:bn1",
