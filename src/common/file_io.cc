@@ -111,6 +111,21 @@ std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
   return text;
 }
 
+std::string ReadStandardInputText(std::size_t max_bytes) {
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("<stdin>", "", "", std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {
+      throw Error("<stdin>", "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+}
+
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());

@@ -9,6 +9,8 @@ namespace ntpb {
 
 // Throws ntpb::Error naming `path` when it cannot be read or is larger than `max_bytes`.
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes);
+// Standard input, up to `max_bytes` (more is an ntpb::Error naming "<stdin>").
+std::string ReadStandardInputText(std::size_t max_bytes);
 // Writes to a temporary file in the same folder, fsyncs it, renames it over `path` and fsyncs
 // the folder, so a reader sees either the old or the new content, never a truncated mix, and a
 // crash after it returns loses nothing. A write error (a full disk) throws ntpb::Error naming

@@ -4,6 +4,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/onnx_format.h"
 #include "ntpbench/xml_format.h"
+#include "src/common/file_io.h"
 
 namespace ntpb {
 namespace {
@@ -15,9 +16,21 @@ std::string Extension(const std::string& path) {
   return path.substr(dot + 1);
 }
 
+// A topology on standard input ("-"): its format by its first byte ('{' JSON, '<' XML, else an
+// ONNX protobuf), read with the ONNX reader's size bound.
+Topology ReadStandardInput() {
+  const std::string text = ReadStandardInputText(OnnxLimits().max_file_bytes);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  const char lead = first == std::string::npos ? '\0' : text[first];
+  if (lead == '{') return ParseTopologyJson(text, "<stdin>");
+  if (lead == '<') return ParseTopologyXml(text, "<stdin>");
+  return ParseOnnx(text, "<stdin>");
+}
+
 }  // namespace
 
 Topology ReadTopologyFile(const std::string& path) {
+  if (path == "-") return ReadStandardInput();
   const std::string ext = Extension(path);
   if (ext == "json") return ReadTopologyJsonFile(path);
   if (ext == "xml") return ReadTopologyXmlFile(path);

@@ -242,6 +242,19 @@ TEST(Cli, HelpVersionAndNearMisses) {
   }
 }
 
+// "-" reads the topology from standard input, its format told by its first byte.
+TEST(Cli, ATopologyOnStandardInput) {
+  const CommandResult json = RunCommand(kCli + " inspect - < " + Topo("mlp.json"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.out.rfind("mlp (-), batch 1, 4 layers", 0), 0u) << json.out;
+  const CommandResult xml = RunCommand(kCli + " inspect - < " + Topo("deepspeech.xml"));
+  ASSERT_EQ(xml.exit_code, 0) << xml.err;
+  EXPECT_EQ(xml.out.rfind("deepspeech (-)", 0), 0u) << xml.out;
+  const CommandResult garbage = RunCommand("echo garbage | " + kCli + " inspect -");
+  EXPECT_EQ(garbage.exit_code, 1);
+  EXPECT_NE(garbage.err.find("<stdin>: not an ONNX model"), std::string::npos) << garbage.err;
+}
+
 // inspect --backend says how each backend runs the precision here; --counters which of them this
 // machine gives, without running anything.
 TEST(Cli, InspectSaysHowBackendsAndCountersWouldRun) {
