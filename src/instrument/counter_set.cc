@@ -85,8 +85,8 @@ std::unique_ptr<CounterSet> CounterSet::Create(const std::vector<std::string>& r
     for (CounterNote& n : notes) {
       n.reason += seen.count("perf") ? "; perf software events (task_clock_ms, page_faults, "
                                        "context_switches) still measure every region"
-                                     : "; continuing without it (--ntpb_counters=perf gives "
-                                       "task-clock, page faults and context switches)";
+                                     : "; continuing without it (the counter source 'perf' "
+                                       "gives task-clock, page faults and context switches)";
       set->notes_.push_back(n);
     }
     if (papi) set->sources_.push_back(std::move(papi));
