@@ -13,6 +13,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/help_formatter.h"
 #include "src/cli/option_checks.h"
+#include "src/common/printable.h"
 
 namespace {
 
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
         path += " " + a;
       }
       std::fprintf(stderr, "ntpbench: error: %s; options: %s --help\n",
-                   ntpb::cli::DescribeParseError(e).c_str(), path.c_str());
+                   ntpb::Printable(ntpb::cli::DescribeParseError(e)).c_str(), path.c_str());
       return 2;
     }
     for (const ntpb::cli::Command& c : commands) {
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
   } catch (const ntpb::Error& e) {
     std::fprintf(stderr, "ntpbench: error: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ntpbench: internal error: %s\n", ntpb::Printable(e.what()).c_str());
+    return 3;
   }
   try {
     return command->run(passed);
@@ -131,7 +135,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ntpbench: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "ntpbench: internal error: %s\n", e.what());
+    std::fprintf(stderr, "ntpbench: internal error: %s\n", ntpb::Printable(e.what()).c_str());
     return 3;
   }
 }

@@ -182,6 +182,7 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
            {"--benchmark_min_time=nan", "--benchmark_min_time"},
            {"--benchmark_filter='" + deep + deep_end + "'", "--benchmark_filter"},
            {"--set N=8", "N is the batch size"},
+           {"--batch \"$(printf '\\033[31m')\"", "got '\\x1b[31m'"},
            {"--set n_hidden=99999999999", "layer"},
            {"--set n_hidden=0", "must be positive"},
            {"--batch 4294967297", "--batch"},
