@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 
 #include "ntpbench/error.h"
@@ -12,8 +13,10 @@ namespace {
 constexpr size_t kMaxRegexLength = 4096;
 constexpr int kMaxRegexNesting = 64;
 
-std::string ValueOf(const std::string& arg, const std::string& flag) {
-  return arg.rfind(flag + "=", 0) == 0 ? arg.substr(flag.size() + 1) : std::string("\x01");
+// The value of `arg` when it is `flag`=value.
+std::optional<std::string> ValueOf(const std::string& arg, const std::string& flag) {
+  if (arg.rfind(flag + "=", 0) != 0) return std::nullopt;
+  return arg.substr(flag.size() + 1);
 }
 
 }  // namespace
@@ -47,25 +50,26 @@ std::string RegexProblem(const std::string& pattern) {
 
 void CheckBenchmarkFlags(const std::vector<std::string>& args) {
   for (const std::string& arg : args) {
-    if (const std::string v = ValueOf(arg, "--benchmark_repetitions"); v != "\x01") {
+    if (const auto v = ValueOf(arg, "--benchmark_repetitions")) {
       char* end = nullptr;
       errno = 0;
-      const long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000) {
+      const long long n = std::strtoll(v->c_str(), &end, 10);
+      if (v->empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000) {
         throw Error("", "", "--benchmark_repetitions",
-                    "expected a whole number from 1 to 1000000, got '" + v + "'");
+                    "expected a whole number from 1 to 1000000, got '" + *v + "'");
       }
-    } else if (const std::string t = ValueOf(arg, "--benchmark_min_time"); t != "\x01") {
+    } else if (const auto t = ValueOf(arg, "--benchmark_min_time")) {
       char* end = nullptr;
-      const double s = std::strtod(t.c_str(), &end);
+      const double s = std::strtod(t->c_str(), &end);
       // Google Benchmark 1.7 reads seconds; later ones also "<N>x" iterations and "<S>s".
-      const bool suffix = end && (std::string(end) == "s" || std::string(end) == "x");
-      if (t.empty() || end == t.c_str() || (*end != '\0' && !suffix) || !(s >= 0) || s > 1e6) {
+      const std::string rest = end;
+      if (end == t->c_str() || !(rest.empty() || rest == "s" || rest == "x") || !(s >= 0) ||
+          s > 1e6) {
         throw Error("", "", "--benchmark_min_time",
-                    "expected seconds from 0 to 1000000, got '" + t + "'");
+                    "expected seconds from 0 to 1000000, got '" + *t + "'");
       }
-    } else if (const std::string f = ValueOf(arg, "--benchmark_filter"); f != "\x01") {
-      if (const std::string problem = RegexProblem(f); !problem.empty()) {
+    } else if (const auto f = ValueOf(arg, "--benchmark_filter")) {
+      if (const std::string problem = RegexProblem(*f); !problem.empty()) {
         throw Error("", "", "--benchmark_filter", problem);
       }
     }

@@ -65,6 +65,22 @@ void Rename(const std::string& tmp, const std::string& path) {
   RemoveStaleTemporaries(path);
 }
 
+// Everything `fd` holds, up to `max_bytes`; more is an error naming `name`.
+std::string ReadBounded(int fd, std::size_t max_bytes, const std::string& name) {
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(name, "", "", std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {
+      throw Error(name, "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+}
+
 }  // namespace
 
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
@@ -89,41 +105,18 @@ std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
                     std::to_string(max_bytes));
   }
   // Read with the bound, not the size stat saw: a file that grows meanwhile is still cut off.
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      throw Error(path, "", "", std::string("cannot read: ") + std::strerror(err));
-    }
-    if (n == 0) break;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
-      close(fd);
-      throw Error(path, "", "",
-                  "file grew over the limit of " + std::to_string(max_bytes) + " bytes");
-    }
+  try {
+    std::string text = ReadBounded(fd, max_bytes, path);
+    close(fd);
+    return text;
+  } catch (...) {
+    close(fd);
+    throw;
   }
-  close(fd);
-  return text;
 }
 
 std::string ReadStandardInputText(std::size_t max_bytes) {
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("<stdin>", "", "", std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
-      throw Error("<stdin>", "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
-    }
-  }
+  return ReadBounded(STDIN_FILENO, max_bytes, "<stdin>");
 }
 
 void WriteFileAtomically(const std::string& path, const std::string& content) {
