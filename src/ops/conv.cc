@@ -37,7 +37,8 @@ InferResult InferConv2d(const InferContext& ctx) {
 int64_t Conv2dFlops(const OpCostInput& c) {
   const Shape& in = c.inputs[0];
   const auto kernel = c.attrs.Ints("kernel");
-  return 2 * NumElements(c.outputs[0]) * (in[1] / c.attrs.Int("groups")) * kernel[0] * kernel[1];
+  return CheckedProduct(
+      {2, NumElements(c.outputs[0]), in[1] / c.attrs.Int("groups"), kernel[0], kernel[1]});
 }
 
 }  // namespace

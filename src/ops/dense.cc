@@ -22,7 +22,7 @@ InferResult InferDense(const InferContext& ctx) {
 
 int64_t DenseFlops(const OpCostInput& c) {
   const Shape& in = c.inputs[0];
-  return 2 * Product(in, 0, in.size() - 1) * in.back() * c.outputs[0].back();
+  return CheckedProduct({2, Product(in, 0, in.size() - 1), in.back(), c.outputs[0].back()});
 }
 
 InferResult InferMatmul(const InferContext& ctx) {
@@ -44,7 +44,7 @@ InferResult InferMatmul(const InferContext& ctx) {
 
 int64_t MatmulFlops(const OpCostInput& c) {
   const Shape& a = c.inputs[0];
-  return 2 * Product(a, 0, a.size()) * c.inputs[1].back();
+  return CheckedProduct({2, Product(a, 0, a.size()), c.inputs[1].back()});
 }
 
 }  // namespace

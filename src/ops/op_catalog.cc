@@ -6,6 +6,19 @@
 
 namespace ntpb {
 
+int64_t CheckedProduct(std::initializer_list<int64_t> factors) {
+  int64_t product = 1;
+  bool overflow = false;
+  for (const int64_t f : factors)
+    overflow = overflow || __builtin_mul_overflow(product, f, &product);
+  if (overflow) {
+    double approximate = 1;
+    for (const int64_t f : factors) approximate *= static_cast<double>(f);
+    throw CostOverflow{approximate};
+  }
+  return product;
+}
+
 AttrDef RequiredAttr(std::string name, AttrType type, std::string doc) {
   AttrDef a;
   a.name = std::move(name);

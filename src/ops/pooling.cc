@@ -25,7 +25,7 @@ InferResult InferPool(const InferContext& ctx) {
 
 int64_t PoolFlops(const OpCostInput& c) {
   const auto kernel = c.attrs.Ints("kernel");
-  return NumElements(c.outputs[0]) * kernel[0] * kernel[1];
+  return CheckedProduct({NumElements(c.outputs[0]), kernel[0], kernel[1]});
 }
 
 InferResult InferGlobalPool(const InferContext& ctx) {

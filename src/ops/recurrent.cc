@@ -33,7 +33,7 @@ InferResult InferGru(const InferContext& ctx) { return InferRecurrent(ctx, 3); }
 int64_t RecurrentFlops(const OpCostInput& c, int gates) {
   const Shape& in = c.inputs[0];
   const int64_t h = c.attrs.Int("units");
-  return Directions(c.attrs) * in[0] * in[1] * 2 * gates * h * (in[2] + h);
+  return CheckedProduct({Directions(c.attrs), in[0], in[1], 2, gates, h, in[2] + h});
 }
 int64_t LstmFlops(const OpCostInput& c) { return RecurrentFlops(c, 4); }
 // Per direction w_x, w_h, bias (+ bias_hn for GRU): w_h is read at each of the T steps.

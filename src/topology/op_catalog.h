@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -75,6 +76,15 @@ struct OpCostInput {
   const std::vector<Shape>& inputs;
   const std::vector<Shape>& outputs;
 };
+
+// Thrown by a cost function whose count does not fit 64 bits (shapes within the limits can
+// still multiply past 2^63: an 8 GiB output times an 8 GiB kernel); Resolve names the layer.
+struct CostOverflow {
+  double approximate = 0;  // the count in floating point, for the message
+};
+
+// a * b * ... with every step checked; throws CostOverflow instead of wrapping around.
+int64_t CheckedProduct(std::initializer_list<int64_t> factors);
 
 struct OpDef {
   std::string name;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <set>
 
 #include "ntpbench/error.h"
@@ -326,18 +327,51 @@ class Resolver {
       weight_bytes_ += 4 * elements;
     }
     const OpCostInput cost{r.attrs, r.input_shapes, r.output_shapes};
-    r.flops = op->flops(cost);
+    try {
+      r.flops = op->flops(cost);
+    } catch (const CostOverflow& e) {
+      FailCount(l.name, "flops", "layer's FLOPs", e.approximate);
+    }
     for (size_t i = 0; i < r.weights.size(); ++i) {
-      r.weight_reads.push_back(op->weight_reads ? op->weight_reads(cost, i) : 1);
+      const int64_t reads = op->weight_reads ? op->weight_reads(cost, i) : 1;
+      r.weight_reads.push_back(reads);
+      // What the analysis derives from this layer must fit 64 bits too: the weights' traffic
+      // (re-read at every step) at the widest element, and the topology's running totals.
+      int64_t traffic = 0;
+      try {
+        traffic = CheckedProduct({reads, NumElements(r.weights[i].shape), 4});
+      } catch (const CostOverflow& e) {
+        FailCount(l.name, "weights", "layer's weight traffic in bytes", e.approximate);
+      }
+      const double approximate = static_cast<double>(total_weight_traffic_) + traffic;
+      if (__builtin_add_overflow(total_weight_traffic_, traffic, &total_weight_traffic_)) {
+        FailCount(l.name, "weights", "topology's weight traffic in bytes up to this layer",
+                  approximate);
+      }
+    }
+    const double approximate = static_cast<double>(total_flops_) + r.flops;
+    if (__builtin_add_overflow(total_flops_, r.flops, &total_flops_)) {
+      FailCount(l.name, "flops", "topology's FLOPs up to this layer", approximate);
     }
     return r;
+  }
+
+  [[noreturn]] void FailCount(const std::string& layer, const std::string& field,
+                              const std::string& what, double approximate) const {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", approximate);
+    throw Error(t_.file, layer, field,
+                "the " + what + " (about " + count +
+                    ") exceed a 64-bit count (2^63 - 1): the shapes are too large");
   }
 
   const Topology& t_;
   const ResolveLimits& limits_;
   ParamEnv env_;
   std::map<std::string, Shape> shapes_;
-  int64_t weight_bytes_ = 0;  // f32 bytes of the weights of the layers resolved so far
+  int64_t weight_bytes_ = 0;          // f32 bytes of the weights of the layers resolved so far
+  int64_t total_flops_ = 0;           // of the layers resolved so far, checked against overflow
+  int64_t total_weight_traffic_ = 0;  // f32 bytes, likewise
 };
 
 }  // namespace

@@ -7,11 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 
 #include "tests/command.h"
@@ -312,6 +314,118 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
   std::cout << "  all: " << total << ", " << passed << "\n";
 }
 
+// Every count and shape that inspect --json prints for a layer is non-negative and finite (an
+// overflow shows as a negative count or a zero dimension).
+bool CountsAreSane(const nlohmann::json& j) {
+  if (j.is_number()) return std::isfinite(j.get<double>()) && j.get<double>() >= 0;
+  bool sane = true;
+  if (j.is_structured()) {
+    for (const auto& item : j) sane = sane && CountsAreSane(item);
+  }
+  return sane;
+}
+bool LayersAreSane(const nlohmann::json& inspected) {
+  bool sane = inspected.contains("layers") && !inspected["layers"].empty();
+  for (const nlohmann::json& layer : inspected.value("layers", nlohmann::json::array())) {
+    for (const char* key : {"cost", "output_shape", "input_shapes"}) {
+      sane = sane && layer.contains(key) && CountsAreSane(layer[key]);
+    }
+  }
+  return sane;
+}
+
+// The shipped topologies, with one field at a time of each (op, field) pair they use, and each
+// param and input shape, given a hostile or careless value. `inspect --json` must refuse it in
+// one line naming the file and a field (the layer where the value stops fitting may be a later
+// one), or accept it with sane counts.
+TEST_F(RedTeam, ShippedTopologiesWithHostileValues) {
+  const std::vector<nlohmann::json> values = {0,
+                                              -1,
+                                              2147483649LL,
+                                              9223372036854775807LL,
+                                              18446744073709551615ULL,
+                                              1.5,
+                                              -2.5,
+                                              1e300,
+                                              "1/0",
+                                              "2*",
+                                              "99999 * 99999 * 99999 * 99999",
+                                              "N * 65536",
+                                              "nowhere",
+                                              nullptr,
+                                              true,
+                                              nlohmann::json::array(),
+                                              nlohmann::json::object(),
+                                              nlohmann::json::array({1, 2, 3, 4, 5}),
+                                              nlohmann::json::array({-1, -1}),
+                                              std::string("\x1b[2J", 4)};
+  struct Mutation {
+    std::string file, layer, field;
+    nlohmann::json value, topology;
+  };
+  std::vector<Mutation> mutations;
+  std::set<std::string> seen;  // op/field pairs already mutated
+  for (const char* name :
+       {"mlp.json", "tiny_cnn.json", "deepspeech.json", "mobilenet_v2.json", "resnet50.json"}) {
+    std::ifstream in(SourcePath(std::string("topologies/") + name));
+    const nlohmann::json topology = nlohmann::json::parse(in);
+    for (size_t i = 0; i < topology["layers"].size(); ++i) {
+      const nlohmann::json& layer = topology["layers"][i];
+      for (const auto& item : layer.items()) {
+        if (item.key() == "name" || item.key() == "op") continue;
+        if (!seen.insert(layer["op"].get<std::string>() + "/" + item.key()).second) continue;
+        for (const nlohmann::json& v : values) {
+          nlohmann::json t = topology;
+          t["layers"][i][item.key()] = v;
+          mutations.push_back({name, layer["name"], item.key(), v, t});
+        }
+      }
+    }
+    const nlohmann::json params = topology.value("params", nlohmann::json::object());
+    for (const auto& param : params.items()) {
+      for (const nlohmann::json& v : values) {
+        nlohmann::json t = topology;
+        t["params"][param.key()] = v;
+        mutations.push_back({name, "", "params." + param.key(), v, t});
+      }
+    }
+    for (const nlohmann::json& v : values) {
+      nlohmann::json t = topology;
+      t["inputs"][0]["shape"][1] = v;
+      mutations.push_back({name, "", "inputs", v, t});
+    }
+  }
+  int accepted = 0, refused = 0, passed = 0;
+  for (size_t i = 0; i < mutations.size(); ++i) {
+    const Mutation& m = mutations[i];
+    const std::string path = dir_ + "/mutated_" + std::to_string(i) + "_" + m.file;
+    Write(path.substr(dir_.size() + 1), m.topology.dump());
+    const CommandResult r = RunCommand("timeout -s KILL " + std::to_string(kTimeLimitSeconds) +
+                                       " " + kCli + " inspect " + path + " --json");
+    const std::string what = m.file + ", layer '" + m.layer + "', field '" + m.field +
+                             "' = " + m.value.dump() + "\n  exit " + std::to_string(r.exit_code) +
+                             ", stderr: " + r.err;
+    bool ok = false;
+    if (r.exit_code == 0) {
+      ++accepted;
+      ok = r.err.empty() && nlohmann::json::accept(r.out) &&
+           LayersAreSane(nlohmann::json::parse(r.out));
+    } else {
+      ++refused;
+      const int lines = static_cast<int>(std::count(r.err.begin(), r.err.end(), '\n'));
+      ok = r.exit_code >= 1 && r.exit_code <= 125 && lines == 1 &&
+           r.err.find(path) != std::string::npos &&
+           r.err.find("internal error") == std::string::npos &&
+           r.err.find("field '") != std::string::npos;
+    }
+    EXPECT_TRUE(ok) << what;
+    passed += ok ? 1 : 0;
+  }
+  std::cout << "red team, shipped topologies with hostile values: " << mutations.size()
+            << " cases (" << refused << " refused, " << accepted << " accepted), " << passed
+            << " passed\n";
+}
+
 // Six baseline updates at once, each replacing its own benchmark (--filter) in one machine
 // class's baseline (the signature beside it takes every benchmark of the run anyway): all
 // land, whatever the interleaving (they serialise through a lock file), ten times over.
@@ -382,6 +496,30 @@ TEST_F(RedTeam, AFifoInTheMachineCacheDoesNotHangARun) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("no roofline column"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("a FIFO, not a regular file"), std::string::npos) << r.err;
+}
+
+// Two `machine --refresh` at once would share the cores and cache halved peaks: a refresh
+// waits for the machine cache's lock (here held by flock(1), so a refresh given 3 s is killed
+// still waiting, the cache untouched), and two refreshes side by side both finish
+// with a whole cache file.
+TEST_F(RedTeam, MachineRefreshesMeasureOneAtATime) {
+  const std::string cache = dir_ + "/refresh_cache";
+  const std::string machine = "env NTPB_CACHE_DIR=" + cache + " " + kCli + " machine --threads 1";
+  ASSERT_EQ(RunCommand(machine + " --refresh >/dev/null 2>&1").exit_code, 0);
+  const std::string file = RunCommand("ls " + cache + "/machine/*-1t.json").out;
+  ASSERT_FALSE(file.empty());
+  const std::string path = file.substr(0, file.find('\n'));
+  const std::string before = RunCommand("cat " + path).out;
+  const CommandResult waiting =
+      RunCommand("(flock -o " + path + ".lock sleep 20 >/dev/null 2>&1 & holder=$!; sleep 0.5; " +
+                 "timeout 3 " + machine + " --refresh >/dev/null 2>&1; echo $?; kill $holder)");
+  EXPECT_EQ(waiting.out, "124\n") << "a refresh did not wait for the lock";
+  EXPECT_EQ(RunCommand("cat " + path).out, before);
+  const CommandResult both =
+      RunCommand("(" + machine + " --refresh --json >/dev/null 2>&1 & first=$!; " + machine +
+                 " --refresh --json >/dev/null 2>&1; second=$?; wait $first; echo $? $second)");
+  EXPECT_EQ(both.out, "0 0\n");
+  EXPECT_NO_THROW(nlohmann::json::parse(RunCommand("cat " + path).out));
 }
 
 // A temporary that a killed writer left beside a baseline (older than ten minutes) is removed

@@ -141,6 +141,26 @@ const std::vector<BadCase>& Cases() {
        "", "markers.m2", "overlaps marker 'm1'"},
       {"version_unsupported", R"({"version": 2, "name": "x"})", "", "version",
        "unsupported format version 2"},
+      // Shapes within every limit whose cost still passes 2^63: an 8 GiB output from a 2^31
+      // element kernel (padding makes a 1x1 input that large) once inspected as negative FLOPs.
+      {"conv_flops_overflow",
+       R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}], "layers": [)"
+       R"({"name": "c", "op": "conv2d", "filters": 1, "kernel": [65536, 32768],)"
+       R"( "padding": [65535, 32767], "bias": false}]})",
+       "c", "flops", "the layer's FLOPs (about 9.22e+18) exceed a 64-bit count"},
+      {"pool_flops_overflow",
+       R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}], "layers": [)"
+       R"({"name": "p", "op": "max_pool", "kernel": 16777216, "stride": 1,)"
+       R"( "padding": 8404991}]})",
+       "p", "flops", "the layer's FLOPs (about 3.02e+23) exceed a 64-bit count"},
+      // Each layer fits (2^62 FLOPs), their sum does not.
+      {"topology_flops_overflow",
+       R"({"name": "bad", "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}], "layers": [)"
+       R"({"name": "a", "op": "conv2d", "inputs": ["x"], "filters": 1, "kernel": 32768,)"
+       R"( "padding": [49151, 32767], "bias": false},)"
+       R"({"name": "b", "op": "conv2d", "inputs": ["x"], "filters": 1, "kernel": 32768,)"
+       R"( "padding": [49151, 32767], "bias": false}]})",
+       "b", "flops", "the topology's FLOPs up to this layer (about 9.22e+18) exceed"},
   };
   return cases;
 }

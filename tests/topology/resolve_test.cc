@@ -22,6 +22,25 @@ TEST(Resolve, BindsParamsWithOverridesAndDefaultsNToOne) {
   EXPECT_EQ(set.layers[3].attrs.Int("units"), 1024);
 }
 
+// The overflow checks refuse only what does not fit 64 bits: the costliest convolution that
+// fits (2^62 FLOPs) and a DeepSpeech far larger than anyone runs resolve with exact counts.
+TEST(Resolve, LargeCostsThatFitAreExact) {
+  const ResolvedTopology conv = Resolve(ParseTopologyJson(R"({"name": "big",
+    "inputs": [{"name": "x", "shape": [1, 1, 1, 1]}],
+    "layers": [{"name": "c", "op": "conv2d", "filters": 1, "kernel": 32768,
+                "padding": [49151, 32767], "bias": false}]})",
+                                                          "big.json"),
+                                        {});
+  EXPECT_EQ(conv.layers[0].output_shapes[0], (Shape{1, 1, 65536, 32768}));
+  EXPECT_EQ(conv.layers[0].flops, int64_t{1} << 62);
+  const ResolvedTopology speech =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/deepspeech.json")),
+              {{"N", 16}, {"T", 10000}, {"n_hidden", 4096}});
+  const ResolvedLayer& lstm = speech.layers[speech.LayerIndex("bilstm")];
+  // 2 directions x N x T x 2 x 4 gates x h x (input + h).
+  EXPECT_EQ(lstm.flops, int64_t{2} * 16 * 10000 * 2 * 4 * 4096 * (4096 + 4096));
+}
+
 TEST(Resolve, OrdersLayersTopologicallyKeepingFileOrderOtherwise) {
   const Topology t = ParseTopologyJson(R"({"name": "o",
     "inputs": [{"name": "x", "shape": [1, 4]}],
