@@ -472,6 +472,19 @@ TEST_F(RedTeam, AFailedWriteKeepsThePreviousFile) {
   std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(content, "previous content\n");
   EXPECT_EQ(RunCommand("ls " + out + ".tmp.* 2>/dev/null").out, "");
+  // A baseline update that cannot write keeps the previous baseline whole.
+  ASSERT_EQ(RunCommand("mkdir -p " + dir_ + "/full && cp " + dir_ + "/baseline.json " + dir_ +
+                       "/full/s.json")
+                .exit_code,
+            0);
+  const std::string before = RunCommand("cat " + dir_ + "/full/s.json").out;
+  const CommandResult update =
+      RunCommand(limited + " baseline update --run " + dir_ + "/run.json --suite s --baseline " +
+                 dir_ + "/full/s.json\"");
+  EXPECT_EQ(update.exit_code, 1) << update.err;
+  EXPECT_NE(update.err.find(dir_ + "/full/s.json"), std::string::npos) << update.err;
+  EXPECT_EQ(RunCommand("cat " + dir_ + "/full/s.json").out, before);
+  EXPECT_EQ(RunCommand("ls " + dir_ + "/full/*.tmp.* 2>/dev/null").out, "");
 }
 
 // Every machine-class cache file a FIFO: `run` must not wait on it (it reads the roofline
