@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 ./setup.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)" -LE perf
+ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "perf|onnx-corpus"
 # The core alone: oneDNN, ONNX and PAPI left out (NTPBENCH_WITH_*=OFF), as on a machine without
 # them; their tests skip with the reason, everything else must pass.
 cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_ONEDNN=OFF \

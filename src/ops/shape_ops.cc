@@ -100,7 +100,7 @@ InferResult InferConstant(const InferContext& ctx) {
     ctx.Require(d > 0, "shape", "dimensions must be positive, got " + ShapeToString(shape));
   }
   InferResult r{{shape}, {}, {}};
-  r.weights.push_back({"value", shape, true, WeightInit::kFanIn, 1});
+  r.weights.push_back({"value", shape, ctx.attrs.Bool("parameter"), WeightInit::kFanIn, 1});
   return r;
 }
 
@@ -120,7 +120,10 @@ void AddShapeOps(std::vector<OpDef>* ops) {
   OpDef constant;
   constant.name = "constant";
   constant.min_inputs = constant.max_inputs = 0;
-  constant.attrs = {RequiredAttr("shape", AttrType::kIntList, "shape of the value")};
+  constant.attrs = {RequiredAttr("shape", AttrType::kIntList, "shape of the value"),
+                    OptionalAttr("parameter", AttrType::kBool, true,
+                                 "a trainable parameter (false: a computed constant such as an "
+                                 "attention scale, not counted in params)")};
   constant.infer = InferConstant;
   constant.flops = NoFlops;
   constant.summary = "a fixed tensor (weight 'value'), e.g. a constant operand of add or mul";

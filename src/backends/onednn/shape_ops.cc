@@ -70,8 +70,11 @@ void BuildSlice(Builder& b) {
 void BuildConstant(Builder& b) {
   const std::vector<float> v = b.WeightValues(0);
   // f32 as in the model: a consumer in another precision converts it (once per inference).
-  const memory out = b.NewOutput(PlainDesc(b.layer().output_shapes[0]));
-  std::memcpy(out.get_data_handle(), v.data(), 4 * v.size());
+  // Its own memory, not the activation pool's: it is written once, here, so a pooled buffer
+  // that a tensor computed earlier in the inference also uses would overwrite it (found by the
+  // ONNX corpus: a transformer's attention scale read back as another tensor's values).
+  const memory::desc desc = PlainDesc(b.layer().output_shapes[0]);
+  b.SetTensor(b.layer().outputs[0], b.WeightMemory(v, desc, desc));
   b.NoStep();  // written once: no work per inference
 }
 

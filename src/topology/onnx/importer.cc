@@ -3,8 +3,45 @@
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include "src/topology/onnx/constant_folding.h"
 
 namespace ntpb::onnx_import {
+namespace {
+
+// Ops constant folding evaluates (constant_folding.cc) or MapNode folds: they need no mapping
+// when their inputs are known.
+const std::set<std::string> kFoldedOps = {"Constant",
+                                          "Shape",
+                                          "Gather",
+                                          "Cast",
+                                          "Identity",
+                                          "Dropout",
+                                          "Range",
+                                          "Expand",
+                                          "Equal",
+                                          "Where",
+                                          "ConstantOfShape",
+                                          "Less",
+                                          "Greater",
+                                          "Not",
+                                          "And",
+                                          "Or",
+                                          "Slice",
+                                          "Squeeze",
+                                          "Unsqueeze",
+                                          "Reciprocal",
+                                          "Neg",
+                                          "Floor",
+                                          "Ceil",
+                                          "Abs",
+                                          "Sqrt",
+                                          "Pow",
+                                          "LessOrEqual",
+                                          "GreaterOrEqual"};
+
+}  // namespace
 
 Topology OnnxImporter::Import() {
   CheckLimits();
@@ -14,6 +51,19 @@ Topology OnnxImporter::Import() {
   } catch (const std::exception& e) {
     Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
   }
+  RefuseUnknownOpTypes();
+  PrecheckForShapeInference();
+  InferShapes();  // the version converter's adapters read shapes (Softmax 12 -> 13)
+  if (opset_ < kOldestMapped) {
+    ConvertOldOpset();
+    InferShapes();
+  }
+  // Constants are computed once here, so the mappings see initializers where exporters left
+  // Identity, Shape -> Gather -> Concat, ConstantOfShape, Expand, Range or weight transposes.
+  const int nodes_read = m_.graph().node_size();
+  for (const onnx::TensorProto& t : m_.graph().initializer()) model_initializers_.insert(t.name());
+  folded_ = FoldConstants(&m_, file_);
+  if (folded_ > 0) InferShapes();
   const onnx::GraphProto& g = m_.graph();
   for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
   for (const onnx::NodeProto& n : g.node()) {
@@ -22,27 +72,29 @@ Topology OnnxImporter::Import() {
       users_[in].push_back(&n);
     }
   }
-  FindGeluPatterns();
-  RefuseUnknownOpTypes();
-  PrecheckForShapeInference();
-  try {
-    onnx::shape_inference::InferShapes(m_);
-  } catch (const std::exception& e) {
-    Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
-  }
   for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
   for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
   for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
+  FindGeluPatterns();
+  FindLayerNormPatterns();
   t_.file = file_;
   t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
   t_.description =
       "imported from " + file_ +
-      (m_.producer_name().empty() ? std::string() : " (produced by " + m_.producer_name() + ")");
+      (m_.producer_name().empty()
+           ? std::string()
+           : " (produced by " + m_.producer_name() +
+                 (m_.producer_version().empty() ? "" : " " + m_.producer_version()) + ")") +
+      ", opset " + std::to_string(opset_) +
+      (converted_from_ > 0 ? " (converted from opset " + std::to_string(converted_from_) + ")"
+                           : "") +
+      ", " + std::to_string(folded_) + " of " + std::to_string(nodes_read) +
+      " nodes folded into constants";
   int index = 0;
   for (const onnx::NodeProto& n : g.node()) {
-    auto gelu = gelu_.find(&n);
-    if (gelu != gelu_.end()) {
-      if (!gelu->second.empty()) Add(n, "gelu", "", {gelu->second}, n.output(0));
+    auto pattern = patterns_.find(&n);
+    if (pattern != patterns_.end()) {
+      if (pattern->second) pattern->second();  // the pattern's last node emits its layer
       continue;
     }
     MapNode(n, index++);
@@ -84,25 +136,43 @@ void OnnxImporter::CheckOpset() const {
   for (const onnx::OperatorSetIdProto& o : m_.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
-  if (opset < 11 || opset > 17) {
+  if (opset < kOldestOpset || opset > kNewestOpset) {
     Fail("", "opset_import",
-         "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset 11 to 17)");
+         "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset " +
+             std::to_string(kOldestOpset) + " to " + std::to_string(kNewestOpset) +
+             ", the opsets this build's libonnx knows; older ones are converted to " +
+             std::to_string(kConvertTo) + ")");
   }
   opset_ = opset;
 }
 
+void OnnxImporter::ConvertOldOpset() {
+  try {
+    m_ = onnx::version_conversion::ConvertVersion(m_, kConvertTo);
+  } catch (const std::exception& e) {
+    Fail("", "opset_import",
+         "opset " + std::to_string(opset_) + " could not be converted to opset " +
+             std::to_string(kConvertTo) + " by libonnx's version converter: " + OneLine(e.what()));
+  }
+  converted_from_ = opset_;
+  opset_ = kConvertTo;
+}
+
+void OnnxImporter::InferShapes() {
+  try {
+    onnx::shape_inference::InferShapes(m_);
+  } catch (const std::exception& e) {
+    Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
+  }
+}
+
 void OnnxImporter::RefuseUnknownOpTypes() {
   // Graph plumbing MapNode folds; the ops that become layers are the mapping tables'.
-  static const std::set<std::string> kFolded = {"Constant", "Shape",    "Gather",
-                                                "Cast",     "Identity", "Dropout"};
   for (const onnx::NodeProto& n : m_.graph().node()) {
-    if (kFolded.count(n.op_type()) || gelu_.count(&n)) continue;
-    const OnnxOpMapping* mapping = FindOnnxMapping(n.op_type());
-    if (!mapping) {
-      Refuse(n);
-    } else if (!mapping->map) {
-      Refuse(n, mapping->refusal);
-    }
+    // Ops only some patterns use (Erf in GELU, ReduceMean in LayerNorm) are judged after the
+    // patterns are found, in MapNode.
+    if (kFoldedOps.count(n.op_type())) continue;
+    if (!FindOnnxMapping(n.op_type())) Refuse(n);
   }
   if (!unsupported_.empty()) FailUnsupported();
 }
@@ -616,6 +686,9 @@ void OnnxImporter::MapNode(const onnx::NodeProto& n, int /*index*/) {
     return;
   }
   const OnnxOpMapping* mapping = FindOnnxMapping(op);
+  if (!mapping && kFoldedOps.count(op)) {
+    return Refuse(n, "only over constants, and its inputs are computed at run time");
+  }
   if (!mapping) return Refuse(n);
   if (!mapping->map) return Refuse(n, mapping->refusal);
   mapping->map(*this, n);
@@ -660,6 +733,9 @@ std::string OnnxImporter::ConstantLayer(const onnx::NodeProto& n, const std::str
   l.op = "constant";
   l.outputs = {tensor};
   l.attrs["shape"] = shape;
+  // The model's initializers are its parameters; a Constant node's value, or one folded from
+  // constants, is not (PyTorch counts neither).
+  if (!model_initializers_.count(tensor)) l.attrs["parameter"] = false;
   SetWeight(l, "value", shape, w.values);
   t_.layers.push_back(std::move(l));
   constant_layers_.insert(tensor);
@@ -689,51 +765,6 @@ const onnx::NodeProto* OnnxImporter::OnlyUser(const std::string& tensor,
   auto u = users_.find(tensor);
   if (u == users_.end() || u->second.size() != 1 || u->second[0]->op_type() != op) return nullptr;
   return u->second[0];
-}
-
-void OnnxImporter::FindGeluPatterns() {
-  std::map<std::string, float> scalars;
-  for (const onnx::NodeProto& n : m_.graph().node()) {
-    if (n.op_type() != "Constant" || n.output_size() != 1) continue;
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "value" && a.t().data_type() == onnx::TensorProto::FLOAT) {
-        const auto& t = a.t();
-        if (t.raw_data().size() == 4) {
-          float v = 0;
-          std::memcpy(&v, t.raw_data().data(), 4);
-          scalars[n.output(0)] = v;
-        } else if (t.float_data_size() == 1) {
-          scalars[n.output(0)] = t.float_data(0);
-        }
-      }
-    }
-  }
-  auto scalar = [&](const std::string& name) {
-    auto it = scalars.find(name);
-    return it != scalars.end() ? it->second : ScalarConst(name);
-  };
-  auto near = [](float a, float b) { return std::abs(a - b) < 1e-3f * std::abs(b); };
-  for (const onnx::NodeProto& div : m_.graph().node()) {
-    if (div.op_type() != "Div" || div.input_size() != 2 ||
-        !near(scalar(div.input(1)), std::sqrt(2.0f)))
-      continue;
-    const std::string x = div.input(0);
-    const onnx::NodeProto* erf = OnlyUser(div.output(0), "Erf");
-    const onnx::NodeProto* add = erf ? OnlyUser(erf->output(0), "Add") : nullptr;
-    if (!add ||
-        !near(scalar(add->input(0) == erf->output(0) ? add->input(1) : add->input(0)), 1.0f))
-      continue;
-    const onnx::NodeProto* mul = OnlyUser(add->output(0), "Mul");
-    if (!mul || (mul->input(0) != x && mul->input(1) != x)) continue;
-    const onnx::NodeProto* half = OnlyUser(mul->output(0), "Mul");
-    if (!half ||
-        !near(scalar(half->input(0) == mul->output(0) ? half->input(1) : half->input(0)), 0.5f))
-      continue;
-    gelu_[&div] = gelu_[erf] = gelu_[add] = gelu_[mul] = "";
-    gelu_[half] = x;  // the last node emits the layer
-    node_names_[half] = erf->name().empty() ? "gelu_" + std::to_string(gelu_.size()) : erf->name();
-    used_names_.insert(node_names_[half]);
-  }
 }
 
 bool OnnxImporter::FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,

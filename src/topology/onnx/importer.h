@@ -84,7 +84,12 @@ class OnnxImporter {
   // The checker's messages span lines (the offending node is printed after a newline).
   static std::string OneLine(const std::string& s);
 
+  // Opsets read: what libonnx 1.12 knows. Older than kOldestMapped is brought forward to
+  // kConvertTo with libonnx's version converter, so the mappings see opset 11 and later only.
+  static constexpr int64_t kOldestOpset = 7, kOldestMapped = 11, kConvertTo = 13, kNewestOpset = 17;
   void CheckOpset() const;
+  void ConvertOldOpset();
+  void InferShapes();
 
   // Op types no mapping exists for are reported before libonnx's shape inference sees them
   // (less third-party code run on untrusted input); attribute-level refusals come later.
@@ -174,10 +179,10 @@ class OnnxImporter {
 
   const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const;
 
-  // GELU as PyTorch exports it: Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5).
-  // Constant nodes feeding it are mapped before it (ONNX graphs are topologically sorted), so
-  // the pattern is read from initializers and Constant nodes alike.
+  // Exported patterns that become one IR layer (patterns.cc): GELU (erf form) and LayerNorm
+  // decomposed into ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add.
   void FindGeluPatterns();
+  void FindLayerNormPatterns();
 
   // MatMul + Add(bias) -> one dense layer with a bias.
   bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,
@@ -190,6 +195,8 @@ class OnnxImporter {
   std::string file_;
   const OnnxLimits& limits_;
   mutable int64_t opset_ = 0;
+  int64_t converted_from_ = 0;  // the model's own opset when it was converted, else 0
+  int folded_ = 0;              // nodes folded into constants
   Topology t_;
   std::map<std::string, const onnx::TensorProto*> init_;
   std::list<onnx::TensorProto> owned_;  // Constant nodes' integer tensors
@@ -202,8 +209,10 @@ class OnnxImporter {
   std::map<const onnx::NodeProto*, std::string> node_names_;
   std::map<std::string, Unsupported> unsupported_;
   std::map<std::string, std::vector<const onnx::NodeProto*>> users_;
-  std::map<const onnx::NodeProto*, std::string> gelu_;  // node -> x for the last node, else ""
+  // Nodes absorbed by a pattern: the last one's function adds the layer, the others' are empty.
+  std::map<const onnx::NodeProto*, std::function<void()>> patterns_;
   std::set<std::string> constant_layers_;
+  std::set<std::string> model_initializers_;  // as the model carries them, before folding
   std::map<std::string, int64_t> symbolic_;
 };
 

@@ -73,6 +73,9 @@ void AddPoolingNormMappings(std::vector<OnnxOpMapping>* table) {
                                   {"GlobalAveragePool", MapGlobalAveragePool, ""},
                                   {"BatchNormalization", MapBatchNormalization, ""},
                                   {"LayerNormalization", MapLayerNormalization, ""},
+                                  {"ReduceMean", nullptr,
+                                   "only inside the LayerNorm pattern (mean and variance over the "
+                                   "last axis, opset < 17)"},
                               });
 }
 

@@ -12,7 +12,17 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   const int gates = lstm ? 4 : 3;
   if (im.Int(n, "layout", 0) != 0) return im.Refuse(n, "layout 1");
   if (!In(n, 4).empty()) return im.Refuse(n, "sequence_lens");
-  if (!In(n, 5).empty() || !In(n, 6).empty()) return im.Refuse(n, "initial states");
+  // Exporters pass the zero initial state explicitly (folded to a constant by now); the IR's
+  // layers start from zero, so only a non-zero or computed state is refused.
+  for (int state : {5, 6}) {
+    if (In(n, state).empty()) continue;
+    if (!im.IsWeight(In(n, state))) return im.Refuse(n, "initial states computed at run time");
+    const Weight v = im.WeightInput(n, state);
+    if (!v.values ||
+        std::any_of(v.values->begin(), v.values->end(), [](float x) { return x != 0.0f; })) {
+      return im.Refuse(n, "non-zero initial states");
+    }
+  }
   if (im.Attr(n, "activations") || im.Attr(n, "clip"))
     return im.Refuse(n, "custom activations or clip");
   if (lstm && im.Int(n, "input_forget", 0) != 0) return im.Refuse(n, "input_forget");

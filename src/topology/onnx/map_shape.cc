@@ -1,5 +1,5 @@
-// ONNX op mappings, shape ops: Split, Flatten, Reshape, Squeeze, Unsqueeze, Transpose, Concat
-// (their integer shape inputs are folded by the importer).
+// ONNX op mappings, shape ops: Split, Slice, Flatten, Reshape, Squeeze, Unsqueeze, Transpose,
+// Concat (their integer shape inputs are folded by the importer).
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -33,6 +33,48 @@ void MapSplit(OnnxImporter& im, const onnx::NodeProto& n) {
     l.attrs["start"] = start;
     l.attrs["size"] = sizes[i];
     start += sizes[i];
+  }
+}
+
+// Slice of an activation with constant bounds and step 1: one IR slice per axis cut.
+void MapSlice(OnnxImporter& im, const onnx::NodeProto& n) {
+  Dims starts, ends, axes, steps;
+  if (!im.IntConst(In(n, 1), &starts) || !im.IntConst(In(n, 2), &ends) ||
+      (!In(n, 3).empty() && !im.IntConst(In(n, 3), &axes)) ||
+      (!In(n, 4).empty() && !im.IntConst(In(n, 4), &steps))) {
+    return im.Refuse(n, "bounds computed at run time");
+  }
+  const Dims& d = im.DimsOf(In(n, 0), n);
+  const std::vector<int64_t> s = im.IntsOf(starts, n, "starts"), e = im.IntsOf(ends, n, "ends");
+  std::vector<int64_t> a = im.IntsOf(axes, n, "axes"), st = im.IntsOf(steps, n, "steps");
+  if (a.empty()) {
+    for (size_t k = 0; k < s.size(); ++k) a.push_back(static_cast<int64_t>(k));
+  }
+  if (e.size() != s.size() || a.size() != s.size() || (!st.empty() && st.size() != s.size())) {
+    im.Fail(im.LayerName(n), "starts", "starts, ends, axes and steps differ in length");
+  }
+  for (int64_t step : st) {
+    if (step != 1) return im.Refuse(n, "steps other than 1");
+  }
+  std::string from = In(n, 0);
+  for (size_t k = 0; k < s.size(); ++k) {
+    const int64_t axis = im.Axis(a[k], d.size());
+    int64_t length = 0;
+    if (axis < 0 || axis >= static_cast<int64_t>(d.size())) {
+      im.Fail(im.LayerName(n), "axes", "axis " + std::to_string(a[k]) + " is out of range");
+    }
+    if (!ToInt(d[axis], &length)) return im.Refuse(n, "a slice along a symbolic axis");
+    // ONNX clamps the bounds to the axis (INT64_MAX means "to the end").
+    auto clamp = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + length : v, 0, length); };
+    const int64_t begin = clamp(s[k]), end = clamp(e[k]);
+    if (end <= begin) return im.Refuse(n, "an empty slice");
+    const bool last = k + 1 == s.size();
+    const std::string to = last ? Out(n) : Out(n) + ".axis" + std::to_string(axis);
+    Layer& l = im.Add(n, "slice", last ? "" : ".axis" + std::to_string(axis), {from}, to);
+    l.attrs["axis"] = axis;
+    l.attrs["start"] = begin;
+    l.attrs["size"] = end - begin;
+    from = to;
   }
 }
 
@@ -81,6 +123,7 @@ void MapConcat(OnnxImporter& im, const onnx::NodeProto& n) {
 void AddShapeMappings(std::vector<OnnxOpMapping>* table) {
   table->insert(table->end(), {
                                   {"Split", MapSplit, ""},
+                                  {"Slice", MapSlice, ""},
                                   {"Flatten", MapFlatten, ""},
                                   {"Reshape", MapReshape, ""},
                                   {"Squeeze", MapReshape, ""},

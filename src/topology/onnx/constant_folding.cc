@@ -1,0 +1,769 @@
+// Constant folding (constant_folding.h): a small evaluator over float and integer tensors for
+// the ops exporters use to compute constants, with NumPy broadcasting.
+#include "src/topology/onnx/constant_folding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "ntpbench/error.h"
+
+namespace ntpb::onnx_import {
+namespace {
+
+using onnx::TensorProto;
+
+// A constant tensor: floats (FLOAT, DOUBLE, FLOAT16 never reach here) or integers (INT64,
+// INT32, BOOL, ...), with the ONNX data type it is written back as.
+struct Value {
+  int type = TensorProto::FLOAT;
+  std::vector<int64_t> dims;
+  std::vector<float> f;
+  std::vector<int64_t> i;
+  bool is_float() const { return type == TensorProto::FLOAT || type == TensorProto::DOUBLE; }
+  int64_t size() const { return is_float() ? static_cast<int64_t>(f.size()) : i.size(); }
+  double at(int64_t k) const { return is_float() ? f[k] : static_cast<double>(i[k]); }
+};
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+bool IsIntegerType(int t) {
+  return t == TensorProto::INT64 || t == TensorProto::INT32 || t == TensorProto::INT16 ||
+         t == TensorProto::INT8 || t == TensorProto::UINT8 || t == TensorProto::UINT16 ||
+         t == TensorProto::UINT32 || t == TensorProto::BOOL;
+}
+
+template <typename T>
+void ReadRaw(const std::string& raw, std::vector<int64_t>* out) {
+  for (size_t k = 0; k + sizeof(T) <= raw.size(); k += sizeof(T)) {
+    T v;
+    std::memcpy(&v, raw.data() + k, sizeof(T));
+    out->push_back(static_cast<int64_t>(v));
+  }
+}
+
+// Null when the tensor's type is not one the evaluator handles or its content does not match
+// its dimensions (the importer reports malformed initializers itself).
+std::optional<Value> FromProto(const TensorProto& t) {
+  Value v;
+  v.type = t.data_type();
+  v.dims.assign(t.dims().begin(), t.dims().end());
+  for (int64_t d : v.dims) {
+    if (d < 0 || d > (int64_t{1} << 31)) return std::nullopt;
+  }
+  const int64_t n = Count(v.dims);
+  if (n > (int64_t{1} << 31)) return std::nullopt;
+  const std::string& raw = t.raw_data();
+  if (v.type == TensorProto::FLOAT) {
+    if (!raw.empty()) {
+      if (raw.size() != static_cast<size_t>(4 * n)) return std::nullopt;
+      v.f.resize(n);
+      std::memcpy(v.f.data(), raw.data(), raw.size());
+    } else {
+      v.f.assign(t.float_data().begin(), t.float_data().end());
+    }
+  } else if (v.type == TensorProto::DOUBLE) {
+    if (!raw.empty()) {
+      if (raw.size() != static_cast<size_t>(8 * n)) return std::nullopt;
+      for (int64_t k = 0; k < n; ++k) {
+        double d;
+        std::memcpy(&d, raw.data() + 8 * k, 8);
+        v.f.push_back(static_cast<float>(d));
+      }
+    } else {
+      for (double d : t.double_data()) v.f.push_back(static_cast<float>(d));
+    }
+  } else if (IsIntegerType(v.type)) {
+    if (!raw.empty()) {
+      switch (v.type) {
+        case TensorProto::INT64:
+          ReadRaw<int64_t>(raw, &v.i);
+          break;
+        case TensorProto::INT32:
+          ReadRaw<int32_t>(raw, &v.i);
+          break;
+        case TensorProto::INT16:
+          ReadRaw<int16_t>(raw, &v.i);
+          break;
+        case TensorProto::UINT16:
+          ReadRaw<uint16_t>(raw, &v.i);
+          break;
+        case TensorProto::UINT32:
+          ReadRaw<uint32_t>(raw, &v.i);
+          break;
+        case TensorProto::INT8:
+          ReadRaw<int8_t>(raw, &v.i);
+          break;
+        default:
+          ReadRaw<uint8_t>(raw, &v.i);
+          break;  // UINT8, BOOL
+      }
+    } else if (v.type == TensorProto::INT64) {
+      v.i.assign(t.int64_data().begin(), t.int64_data().end());
+    } else {
+      v.i.assign(t.int32_data().begin(), t.int32_data().end());
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (v.size() != n) return std::nullopt;
+  return v;
+}
+
+TensorProto ToProto(const Value& v, const std::string& name) {
+  TensorProto t;
+  t.set_name(name);
+  for (int64_t d : v.dims) t.add_dims(d);
+  if (v.is_float()) {
+    t.set_data_type(TensorProto::FLOAT);
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(v.f.data()), 4 * v.f.size()));
+  } else if (v.type == TensorProto::BOOL) {
+    t.set_data_type(TensorProto::BOOL);
+    for (int64_t x : v.i) t.add_int32_data(x != 0);
+  } else if (v.type == TensorProto::INT32) {
+    t.set_data_type(TensorProto::INT32);
+    for (int64_t x : v.i) t.add_int32_data(static_cast<int32_t>(x));
+  } else {
+    t.set_data_type(TensorProto::INT64);
+    t.set_raw_data(std::string(reinterpret_cast<const char*>(v.i.data()), 8 * v.i.size()));
+  }
+  return t;
+}
+
+class Folder {
+ public:
+  Folder(onnx::ModelProto* model, std::string file, const FoldingLimits& limits)
+      : m_(*model), file_(std::move(file)), limits_(limits) {}
+
+  int Run() {
+    onnx::GraphProto* g = m_.mutable_graph();
+    for (const TensorProto& t : g->initializer()) {
+      if (auto v = FromProto(t)) known_[t.name()] = std::move(*v);
+    }
+    for (const auto* list : {&g->input(), &g->value_info(), &g->output()}) {
+      for (const onnx::ValueInfoProto& v : *list) RecordStaticDims(v);
+    }
+    std::set<std::string> graph_outputs;
+    for (const onnx::ValueInfoProto& v : g->output()) graph_outputs.insert(v.name());
+    int64_t opset = 0;
+    for (const onnx::OperatorSetIdProto& o : m_.opset_import()) {
+      if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    }
+    opset_ = opset;
+    std::vector<onnx::NodeProto> kept;
+    std::vector<TensorProto> made;
+    int folded = 0;
+    for (const onnx::NodeProto& n : g->node()) {
+      bool outputs_free = n.output_size() >= 1;
+      for (const std::string& o : n.output())
+        outputs_free = outputs_free && !graph_outputs.count(o);
+      std::optional<Value> v;
+      if (outputs_free && (n.domain().empty() || n.domain() == "ai.onnx")) v = Evaluate(n);
+      if (!v || v->size() > limits_.max_elements ||
+          total_bytes_ + 8 * v->size() > limits_.max_total_bytes) {
+        kept.push_back(n);
+        continue;
+      }
+      total_bytes_ += 8 * v->size();
+      made.push_back(ToProto(*v, n.output(0)));
+      known_[n.output(0)] = std::move(*v);
+      ++folded;
+    }
+    if (folded == 0) return 0;
+    g->clear_node();
+    for (onnx::NodeProto& n : kept) *g->add_node() = std::move(n);
+    for (TensorProto& t : made) *g->add_initializer() = std::move(t);
+    DropUnusedInitializers(g);
+    return folded;
+  }
+
+ private:
+  [[noreturn]] void Fail(const onnx::NodeProto& n, const std::string& message) const {
+    throw Error(file_, n.name().empty() ? n.op_type() : n.name(), "", message);
+  }
+
+  void RecordStaticDims(const onnx::ValueInfoProto& v) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
+    std::vector<int64_t> dims;
+    for (const auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value() || d.dim_value() < 0) return;
+      dims.push_back(d.dim_value());
+    }
+    static_dims_[v.name()] = dims;
+  }
+
+  void DropUnusedInitializers(onnx::GraphProto* g) const {
+    std::set<std::string> used;
+    for (const onnx::NodeProto& n : g->node()) used.insert(n.input().begin(), n.input().end());
+    for (const onnx::ValueInfoProto& v : g->output()) used.insert(v.name());
+    std::vector<TensorProto> keep;
+    for (TensorProto& t : *g->mutable_initializer()) {
+      if (used.count(t.name())) keep.push_back(std::move(t));
+    }
+    g->clear_initializer();
+    for (TensorProto& t : keep) *g->add_initializer() = std::move(t);
+    std::vector<onnx::ValueInfoProto> inputs;
+    for (onnx::ValueInfoProto& v : *g->mutable_input()) {
+      if (used.count(v.name())) inputs.push_back(std::move(v));
+    }
+    g->clear_input();
+    for (onnx::ValueInfoProto& v : inputs) *g->add_input() = std::move(v);
+  }
+
+  const onnx::AttributeProto* Attr(const onnx::NodeProto& n, const std::string& name) const {
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.name() == name) return &a;
+    }
+    return nullptr;
+  }
+  int64_t IntAttr(const onnx::NodeProto& n, const std::string& name, int64_t dflt) const {
+    const auto* a = Attr(n, name);
+    return a ? a->i() : dflt;
+  }
+  std::vector<int64_t> IntsAttr(const onnx::NodeProto& n, const std::string& name) const {
+    const auto* a = Attr(n, name);
+    return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+  }
+
+  // Input k's value; null when it is not known (or absent and not optional).
+  const Value* Known(const onnx::NodeProto& n, int k) const {
+    if (k >= n.input_size() || n.input(k).empty()) return nullptr;
+    auto it = known_.find(n.input(k));
+    return it == known_.end() ? nullptr : &it->second;
+  }
+  bool AllKnown(const onnx::NodeProto& n) const {
+    for (int k = 0; k < n.input_size(); ++k) {
+      if (!n.input(k).empty() && !Known(n, k)) return false;
+    }
+    return n.input_size() > 0;
+  }
+  std::vector<int64_t> Ints(const Value& v) const {
+    if (v.is_float()) {
+      std::vector<int64_t> out;
+      for (float x : v.f) out.push_back(static_cast<int64_t>(x));
+      return out;
+    }
+    return v.i;
+  }
+
+  int64_t NormAxis(const onnx::NodeProto& n, int64_t axis, size_t rank) const {
+    const int64_t r = static_cast<int64_t>(rank);
+    if (axis < -r || axis >= r) {
+      Fail(n, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    }
+    return axis < 0 ? axis + r : axis;
+  }
+
+  // Copies element `from` of `src` to element `to` of `dst` (same kind).
+  static void CopyElement(const Value& src, int64_t from, Value* dst, int64_t to) {
+    if (src.is_float()) {
+      dst->f[to] = src.f[from];
+    } else {
+      dst->i[to] = src.i[from];
+    }
+  }
+  static Value Like(const Value& v, std::vector<int64_t> dims) {
+    Value out;
+    out.type = v.type;
+    out.dims = std::move(dims);
+    if (v.is_float()) {
+      out.f.resize(Count(out.dims));
+    } else {
+      out.i.resize(Count(out.dims));
+    }
+    return out;
+  }
+
+  static std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+    std::vector<int64_t> s(dims.size(), 1);
+    for (size_t k = dims.size(); k-- > 1;) s[k - 1] = s[k] * dims[k];
+    return s;
+  }
+
+  std::optional<std::vector<int64_t>> BroadcastDims(const std::vector<const Value*>& vs) const {
+    size_t rank = 0;
+    for (const Value* v : vs) rank = std::max(rank, v->dims.size());
+    std::vector<int64_t> out(rank, 1);
+    for (const Value* v : vs) {
+      for (size_t k = 0; k < v->dims.size(); ++k) {
+        int64_t& o = out[rank - v->dims.size() + k];
+        const int64_t d = v->dims[k];
+        if (o == 1) {
+          o = d;
+        } else if (d != 1 && d != o) {
+          return std::nullopt;
+        }
+      }
+    }
+    return out;
+  }
+
+  // For each output element of `out_dims`, the flat index into each input (NumPy broadcasting).
+  static void ForEachBroadcast(const std::vector<int64_t>& out_dims,
+                               const std::vector<const Value*>& vs,
+                               const std::function<void(int64_t, const std::vector<int64_t>&)>& f) {
+    const size_t rank = out_dims.size();
+    std::vector<std::vector<int64_t>> strides;
+    for (const Value* v : vs) {
+      std::vector<int64_t> s(rank, 0);
+      const std::vector<int64_t> own = Strides(v->dims);
+      for (size_t k = 0; k < v->dims.size(); ++k) {
+        if (v->dims[k] != 1) s[rank - v->dims.size() + k] = own[k];
+      }
+      strides.push_back(s);
+    }
+    const int64_t total = Count(out_dims);
+    std::vector<int64_t> index(rank, 0), at(vs.size(), 0);
+    for (int64_t e = 0; e < total; ++e) {
+      f(e, at);
+      for (size_t k = rank; k-- > 0;) {
+        ++index[k];
+        for (size_t v = 0; v < vs.size(); ++v) at[v] += strides[v][k];
+        if (index[k] < out_dims[k]) break;
+        for (size_t v = 0; v < vs.size(); ++v) at[v] -= strides[v][k] * out_dims[k];
+        index[k] = 0;
+      }
+    }
+  }
+
+  std::optional<Value> Binary(const onnx::NodeProto& n, const Value& a, const Value& b) const {
+    const std::string& op = n.op_type();
+    const auto dims = BroadcastDims({&a, &b});
+    if (!dims) Fail(n, "constant operands do not broadcast");
+    if (Count(*dims) > limits_.max_elements) return std::nullopt;
+    const bool compare = op == "Equal" || op == "Less" || op == "Greater" || op == "And" ||
+                         op == "Or" || op == "LessOrEqual" || op == "GreaterOrEqual";
+    const bool floats = a.is_float() || b.is_float();
+    Value out;
+    out.dims = *dims;
+    if (compare) {
+      out.type = TensorProto::BOOL;
+    } else {
+      out.type = floats && !a.is_float() ? b.type : a.type;
+    }
+    if (out.is_float()) {
+      out.f.resize(Count(out.dims));
+    } else {
+      out.i.resize(Count(out.dims));
+    }
+    bool bad = false;
+    ForEachBroadcast(out.dims, {&a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
+      const double x = a.at(at[0]), y = b.at(at[1]);
+      double r = 0;
+      if (op == "Add")
+        r = x + y;
+      else if (op == "Sub")
+        r = x - y;
+      else if (op == "Mul")
+        r = x * y;
+      else if (op == "Div") {
+        if (!floats && y == 0) {
+          bad = true;
+          return;
+        }
+        r = floats ? x / y : static_cast<double>(static_cast<int64_t>(x) / static_cast<int64_t>(y));
+      } else if (op == "Pow")
+        r = std::pow(x, y);
+      else if (op == "Equal")
+        r = x == y;
+      else if (op == "Less")
+        r = x < y;
+      else if (op == "Greater")
+        r = x > y;
+      else if (op == "LessOrEqual")
+        r = x <= y;
+      else if (op == "GreaterOrEqual")
+        r = x >= y;
+      else if (op == "And")
+        r = x != 0 && y != 0;
+      else if (op == "Or")
+        r = x != 0 || y != 0;
+      if (out.is_float()) {
+        out.f[e] = static_cast<float>(r);
+      } else if (!compare && !floats && (op == "Add" || op == "Sub" || op == "Mul")) {
+        // Exact integer arithmetic (Slice ends of INT64_MAX pass through here), saturating.
+        const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
+        int64_t ri = 0;
+        const bool over = op == "Add"   ? __builtin_add_overflow(xi, yi, &ri)
+                          : op == "Sub" ? __builtin_sub_overflow(xi, yi, &ri)
+                                        : __builtin_mul_overflow(xi, yi, &ri);
+        out.i[e] = over ? ((xi < 0) != (yi < 0) && op == "Mul" ? INT64_MIN : INT64_MAX) : ri;
+      } else {
+        out.i[e] = static_cast<int64_t>(r);
+      }
+    });
+    if (bad) Fail(n, "integer division by zero in a constant computation");
+    return out;
+  }
+
+  std::optional<Value> Evaluate(const onnx::NodeProto& n) {
+    const std::string& op = n.op_type();
+    if (op == "Constant") {
+      if (const auto* a = Attr(n, "value")) {
+        if (a->has_t()) return FromProto(a->t());
+      }
+      Value v;
+      if (const auto* a = Attr(n, "value_float")) {
+        v.f = {a->f()};
+        return v;
+      }
+      if (const auto* a = Attr(n, "value_floats")) {
+        v.f.assign(a->floats().begin(), a->floats().end());
+        v.dims = {static_cast<int64_t>(v.f.size())};
+        return v;
+      }
+      v.type = TensorProto::INT64;
+      if (const auto* a = Attr(n, "value_int")) {
+        v.i = {a->i()};
+        return v;
+      }
+      if (const auto* a = Attr(n, "value_ints")) {
+        v.i.assign(a->ints().begin(), a->ints().end());
+        v.dims = {static_cast<int64_t>(v.i.size())};
+        return v;
+      }
+      return std::nullopt;
+    }
+    if (op == "Shape") {
+      if (n.input_size() < 1) return std::nullopt;
+      auto s = static_dims_.find(n.input(0));
+      std::vector<int64_t> dims;
+      if (s != static_dims_.end()) {
+        dims = s->second;
+      } else if (const Value* v = Known(n, 0)) {
+        dims = v->dims;
+      } else {
+        return std::nullopt;
+      }
+      const int64_t rank = static_cast<int64_t>(dims.size());
+      int64_t start = IntAttr(n, "start", 0), end = IntAttr(n, "end", rank);
+      start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
+      end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
+      Value v;
+      v.type = TensorProto::INT64;
+      for (int64_t k = start; k < end; ++k) v.i.push_back(dims[k]);
+      v.dims = {static_cast<int64_t>(v.i.size())};
+      return v;
+    }
+    if (op == "ConstantOfShape") {
+      const Value* shape = Known(n, 0);
+      if (!shape) return std::nullopt;
+      Value fill;
+      fill.f = {0.0f};
+      if (const auto* a = Attr(n, "value")) {
+        if (auto v = FromProto(a->t()); v && v->size() == 1) fill = *v;
+      }
+      std::vector<int64_t> dims = Ints(*shape);
+      for (int64_t d : dims) {
+        if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
+      }
+      if (Count(dims) > limits_.max_elements) return std::nullopt;
+      Value out = Like(fill, dims);
+      for (int64_t e = 0; e < out.size(); ++e) CopyElement(fill, 0, &out, e);
+      return out;
+    }
+    if (!AllKnown(n)) return std::nullopt;
+    const Value& x = *Known(n, 0);
+    if (op == "Identity" || (op == "Dropout" && n.output_size() == 1)) return x;
+    if (op == "Cast") {
+      const int to = static_cast<int>(IntAttr(n, "to", TensorProto::FLOAT));
+      Value out;
+      out.type = to;
+      out.dims = x.dims;
+      if (to == TensorProto::FLOAT || to == TensorProto::DOUBLE) {
+        for (int64_t k = 0; k < x.size(); ++k) out.f.push_back(static_cast<float>(x.at(k)));
+      } else if (IsIntegerType(to)) {
+        for (int64_t k = 0; k < x.size(); ++k) {
+          out.i.push_back(to == TensorProto::BOOL ? x.at(k) != 0 : static_cast<int64_t>(x.at(k)));
+        }
+      } else {
+        return std::nullopt;
+      }
+      return out;
+    }
+    if (op == "Sqrt" || op == "Neg" || op == "Reciprocal" || op == "Not" || op == "Floor" ||
+        op == "Ceil" || op == "Abs") {
+      Value out = x;
+      for (int64_t k = 0; k < x.size(); ++k) {
+        const double v = x.at(k);
+        const double r = op == "Sqrt"         ? std::sqrt(v)
+                         : op == "Neg"        ? -v
+                         : op == "Reciprocal" ? 1.0 / v
+                         : op == "Not"        ? (v == 0)
+                         : op == "Floor"      ? std::floor(v)
+                         : op == "Ceil"       ? std::ceil(v)
+                                              : std::fabs(v);
+        if (out.is_float()) {
+          out.f[k] = static_cast<float>(r);
+        } else {
+          out.i[k] = static_cast<int64_t>(r);
+        }
+      }
+      return out;
+    }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Equal" ||
+        op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual" ||
+        op == "And" || op == "Or") {
+      if (n.input_size() != 2) return std::nullopt;
+      return Binary(n, x, *Known(n, 1));
+    }
+    if (op == "Where") {
+      if (n.input_size() != 3) return std::nullopt;
+      const Value &a = *Known(n, 1), &b = *Known(n, 2);
+      if (a.is_float() != b.is_float()) return std::nullopt;
+      const auto dims = BroadcastDims({&x, &a, &b});
+      if (!dims) Fail(n, "constant operands do not broadcast");
+      if (Count(*dims) > limits_.max_elements) return std::nullopt;
+      Value out = Like(a, *dims);
+      ForEachBroadcast(*dims, {&x, &a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
+        if (x.at(at[0]) != 0) {
+          CopyElement(a, at[1], &out, e);
+        } else {
+          CopyElement(b, at[2], &out, e);
+        }
+      });
+      return out;
+    }
+    if (op == "Expand") {
+      Value shape_as_value;
+      shape_as_value.dims = Ints(*Known(n, 1));
+      const auto dims = BroadcastDims({&x, &shape_as_value});
+      if (!dims) Fail(n, "the shape does not broadcast with the input");
+      if (Count(*dims) > limits_.max_elements) return std::nullopt;
+      Value out = Like(x, *dims);
+      ForEachBroadcast(*dims, {&x}, [&](int64_t e, const std::vector<int64_t>& at) {
+        CopyElement(x, at[0], &out, e);
+      });
+      return out;
+    }
+    if (op == "Range") {
+      const double start = x.at(0), limit = Known(n, 1)->at(0), delta = Known(n, 2)->at(0);
+      if (delta == 0 || x.size() != 1) Fail(n, "Range needs scalar bounds and a non-zero delta");
+      const double count = std::max(0.0, std::ceil((limit - start) / delta));
+      if (count > static_cast<double>(limits_.max_elements)) return std::nullopt;
+      Value out = Like(x, {static_cast<int64_t>(count)});
+      for (int64_t k = 0; k < out.size(); ++k) {
+        if (out.is_float()) {
+          out.f[k] = static_cast<float>(start + k * delta);
+        } else {
+          out.i[k] = static_cast<int64_t>(start) + k * static_cast<int64_t>(delta);
+        }
+      }
+      return out;
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+      std::vector<int64_t> axes = IntsAttr(n, "axes");
+      if (const Value* a = Known(n, 1)) axes = Ints(*a);
+      Value out = x;
+      if (op == "Unsqueeze") {
+        const size_t rank = x.dims.size() + axes.size();
+        std::vector<int64_t> norm;
+        for (int64_t a : axes) norm.push_back(NormAxis(n, a, rank));
+        std::sort(norm.begin(), norm.end());
+        for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
+      } else {
+        std::set<int64_t> drop;
+        for (int64_t a : axes) drop.insert(NormAxis(n, a, x.dims.size()));
+        out.dims.clear();
+        for (size_t k = 0; k < x.dims.size(); ++k) {
+          const bool squeeze = axes.empty() ? x.dims[k] == 1 : drop.count(k) > 0;
+          if (squeeze && x.dims[k] != 1) Fail(n, "cannot squeeze a dimension that is not 1");
+          if (!squeeze) out.dims.push_back(x.dims[k]);
+        }
+      }
+      return out;
+    }
+    if (op == "Reshape" || op == "Flatten") {
+      std::vector<int64_t> dims;
+      if (op == "Flatten") {
+        const int64_t axis = IntAttr(n, "axis", 1);
+        const int64_t a = axis < 0 ? axis + static_cast<int64_t>(x.dims.size()) : axis;
+        if (a < 0 || a > static_cast<int64_t>(x.dims.size())) Fail(n, "axis out of range");
+        int64_t before = 1;
+        for (int64_t k = 0; k < a; ++k) before *= x.dims[k];
+        dims = {before, before == 0 ? 0 : x.size() / std::max<int64_t>(before, 1)};
+      } else {
+        dims = Ints(*Known(n, 1));
+        int64_t known = 1, infer = -1;
+        for (size_t k = 0; k < dims.size(); ++k) {
+          if (dims[k] == 0 && IntAttr(n, "allowzero", 0) == 0 && k < x.dims.size()) {
+            dims[k] = x.dims[k];
+          }
+          if (dims[k] == -1) {
+            if (infer >= 0) Fail(n, "more than one -1 in the shape");
+            infer = static_cast<int64_t>(k);
+          } else if (dims[k] < 0) {
+            Fail(n, "impossible dimension " + std::to_string(dims[k]));
+          } else {
+            known *= dims[k];
+          }
+        }
+        if (infer >= 0) dims[infer] = known == 0 ? 0 : x.size() / known;
+      }
+      if (Count(dims) != x.size()) Fail(n, "cannot reshape the constant to that shape");
+      Value out = x;
+      out.dims = dims;
+      return out;
+    }
+    if (op == "Transpose") {
+      const size_t rank = x.dims.size();
+      std::vector<int64_t> perm = IntsAttr(n, "perm");
+      if (perm.empty()) {
+        for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+      }
+      std::vector<int64_t> sorted = perm;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t k = 0; k < sorted.size(); ++k) {
+        if (sorted.size() != rank || sorted[k] != static_cast<int64_t>(k))
+          Fail(n, "perm is not a permutation");
+      }
+      std::vector<int64_t> dims(rank);
+      for (size_t k = 0; k < rank; ++k) dims[k] = x.dims[perm[k]];
+      Value out = Like(x, dims);
+      const std::vector<int64_t> in_strides = Strides(x.dims);
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t e = 0; e < out.size(); ++e) {
+        int64_t from = 0;
+        for (size_t k = 0; k < rank; ++k) from += index[k] * in_strides[perm[k]];
+        CopyElement(x, from, &out, e);
+        for (size_t k = rank; k-- > 0;) {
+          if (++index[k] < dims[k]) break;
+          index[k] = 0;
+        }
+      }
+      return out;
+    }
+    if (op == "Concat") {
+      const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), x.dims.size());
+      std::vector<int64_t> dims = x.dims;
+      dims[axis] = 0;
+      for (int k = 0; k < n.input_size(); ++k) {
+        const Value& v = *Known(n, k);
+        if (v.dims.size() != x.dims.size() || v.is_float() != x.is_float()) {
+          Fail(n, "constant inputs of different ranks or types");
+        }
+        for (size_t d = 0; d < dims.size(); ++d) {
+          if (static_cast<int64_t>(d) != axis && v.dims[d] != x.dims[d]) {
+            Fail(n, "constant inputs differ outside the axis");
+          }
+        }
+        dims[axis] += v.dims[axis];
+      }
+      Value out = Like(x, dims);
+      int64_t outer = 1;
+      for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+      int64_t e = 0;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int k = 0; k < n.input_size(); ++k) {
+          const Value& v = *Known(n, k);
+          const int64_t chunk = outer == 0 ? 0 : v.size() / outer;
+          for (int64_t c = 0; c < chunk; ++c) CopyElement(v, o * chunk + c, &out, e++);
+        }
+      }
+      return out;
+    }
+    if (op == "Gather") {
+      const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), std::max<size_t>(x.dims.size(), 1));
+      if (x.dims.empty()) Fail(n, "cannot gather from a scalar");
+      const Value& idx = *Known(n, 1);
+      const std::vector<int64_t> indices = Ints(idx);
+      std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + axis);
+      dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
+      dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
+      if (Count(dims) > limits_.max_elements) return std::nullopt;
+      Value out = Like(x, dims);
+      int64_t outer = 1, inner = 1;
+      for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
+      for (size_t d = axis + 1; d < x.dims.size(); ++d) inner *= x.dims[d];
+      const int64_t along = x.dims[axis];
+      int64_t e = 0;
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i : indices) {
+          const int64_t k = i < 0 ? i + along : i;
+          if (k < 0 || k >= along) Fail(n, "index " + std::to_string(i) + " is out of range");
+          for (int64_t c = 0; c < inner; ++c)
+            CopyElement(x, (o * along + k) * inner + c, &out, e++);
+        }
+      }
+      return out;
+    }
+    if (op == "Slice") {
+      std::vector<int64_t> starts, ends, axes, steps;
+      if (opset_ < 10) {
+        starts = IntsAttr(n, "starts");
+        ends = IntsAttr(n, "ends");
+        axes = IntsAttr(n, "axes");
+      } else {
+        starts = Ints(*Known(n, 1));
+        ends = Ints(*Known(n, 2));
+        if (const Value* a = Known(n, 3)) axes = Ints(*a);
+        if (const Value* s = Known(n, 4)) steps = Ints(*s);
+      }
+      const size_t rank = x.dims.size();
+      if (axes.empty()) {
+        for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+      }
+      if (steps.empty()) steps.assign(starts.size(), 1);
+      if (ends.size() != starts.size() || axes.size() != starts.size() ||
+          steps.size() != starts.size()) {
+        Fail(n, "starts, ends, axes and steps differ in length");
+      }
+      std::vector<int64_t> begin(rank, 0), step(rank, 1), dims = x.dims;
+      for (size_t k = 0; k < starts.size(); ++k) {
+        const int64_t a = NormAxis(n, axes[k], rank), d = x.dims[a];
+        if (steps[k] == 0) Fail(n, "a step of 0");
+        int64_t s = starts[k] < 0 ? std::max<int64_t>(starts[k], -d) + d : starts[k];
+        int64_t e = ends[k] < 0 ? std::max<int64_t>(ends[k], -d - 1) + d : ends[k];
+        if (steps[k] > 0) {
+          s = std::clamp<int64_t>(s, 0, d);
+          e = std::clamp<int64_t>(e, 0, d);
+          dims[a] = e > s ? (e - s + steps[k] - 1) / steps[k] : 0;
+        } else {
+          s = std::clamp<int64_t>(s, 0, d - 1);
+          e = std::clamp<int64_t>(e, -1, d - 1);
+          dims[a] = s > e ? (s - e - steps[k] - 1) / -steps[k] : 0;
+        }
+        begin[a] = s;
+        step[a] = steps[k];
+      }
+      Value out = Like(x, dims);
+      const std::vector<int64_t> strides = Strides(x.dims);
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t e = 0; e < out.size(); ++e) {
+        int64_t from = 0;
+        for (size_t k = 0; k < rank; ++k) from += (begin[k] + index[k] * step[k]) * strides[k];
+        CopyElement(x, from, &out, e);
+        for (size_t k = rank; k-- > 0;) {
+          if (++index[k] < dims[k]) break;
+          index[k] = 0;
+        }
+      }
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  onnx::ModelProto& m_;
+  std::string file_;
+  const FoldingLimits& limits_;
+  int64_t opset_ = 0;
+  int64_t total_bytes_ = 0;
+  std::map<std::string, Value> known_;
+  std::map<std::string, std::vector<int64_t>> static_dims_;
+};
+
+}  // namespace
+
+int FoldConstants(onnx::ModelProto* model, const std::string& file, const FoldingLimits& limits) {
+  return Folder(model, file, limits).Run();
+}
+
+}  // namespace ntpb::onnx_import

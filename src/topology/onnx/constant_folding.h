@@ -1,0 +1,30 @@
+// Constant folding for ONNX graphs: every node whose inputs are all known when the model is
+// read (initializers, Constant nodes, the Shape of a tensor whose dimensions are static, and
+// what is computed from them) is evaluated here and replaced by an initializer, before the
+// importer maps what remains to IR layers. Exporters leave a lot of this behind: deduplicated
+// weights behind Identity, the zero initial state of an LSTM built from Shape -> Gather ->
+// Concat -> ConstantOfShape / Expand, weights transposed or reshaped by a node, attention masks
+// computed from constant position ids.
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+
+namespace ntpb::onnx_import {
+
+struct FoldingLimits {
+  int64_t max_elements = int64_t{1} << 26;  // per folded tensor; larger results are left as nodes
+  int64_t max_total_bytes = int64_t{1} << 32;
+};
+
+// Folds `model`'s graph in place (its value_info must hold the shapes shape inference found):
+// folded nodes are removed, their outputs become initializers, initializers nobody reads any
+// more are dropped. Returns the number of nodes folded. Throws ntpb::Error (naming `file` and
+// the node) when a constant computation is malformed (an index out of range, shapes that do not
+// broadcast).
+int FoldConstants(onnx::ModelProto* model, const std::string& file,
+                  const FoldingLimits& limits = {});
+
+}  // namespace ntpb::onnx_import

@@ -1,0 +1,178 @@
+// The ONNX corpus (tools/onnx_corpus.py): models exported by torch.onnx.export, each with a
+// seeded input and PyTorch's own output. Every model must load, run on every backend built in
+// (f32, the model's own weights) and match PyTorch's output; its parameter count must match
+// PyTorch's. The small models are committed (tests/onnx/corpus); the large ones are generated
+// when torch is installed and their folder given in NTPB_ONNX_CORPUS (CTest label onnx-corpus).
+//
+// Tolerance: the largest absolute difference over the largest absolute value of PyTorch's
+// output (a norm-wise relative error) at most 1e-4.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/onnx_format.h"
+#include "ntpbench/resolve.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+constexpr double kTolerance = 1e-4;
+
+std::vector<float> ReadTensorFile(const std::string& path, std::vector<int64_t>* dims) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  onnx::TensorProto t;
+  if (!t.ParseFromString(bytes.str())) throw std::runtime_error("cannot parse " + path);
+  dims->assign(t.dims().begin(), t.dims().end());
+  std::vector<float> out;
+  const std::string& raw = t.raw_data();
+  if (t.data_type() == onnx::TensorProto::FLOAT) {
+    out.resize(raw.size() / 4);
+    std::memcpy(out.data(), raw.data(), raw.size());
+  } else if (t.data_type() == onnx::TensorProto::INT64) {
+    for (size_t k = 0; k + 8 <= raw.size(); k += 8) {
+      int64_t v;
+      std::memcpy(&v, raw.data() + k, 8);
+      out.push_back(static_cast<float>(v));
+    }
+  } else {
+    throw std::runtime_error(path + ": unexpected data type");
+  }
+  return out;
+}
+
+// Norm-wise relative error of `got` against `want`.
+double RelativeError(const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return INFINITY;
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+  }
+  return std::isfinite(diff) ? diff / std::max(scale, 1e-30) : INFINITY;
+}
+
+// The IR merges what PyTorch keeps as two recurrent biases (b_ih + b_hh per gate; GRU keeps
+// the new gate's recurrent bias apart): PyTorch's count minus these is the IR's.
+int64_t MergedRecurrentBiases(const ResolvedTopology& t) {
+  int64_t merged = 0;
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.op != "lstm" && l.op != "gru") continue;
+    const int64_t dirs = l.attrs.Str("direction") == "bidirectional" ? 2 : 1;
+    merged += dirs * (l.op == "lstm" ? 4 : 2) * l.attrs.Int("units");
+  }
+  return merged;
+}
+
+// Where a backend's result first leaves Eigen's: the first layer whose output differs by more
+// than the tolerance (a diagnostic for a failed match).
+std::string FirstDivergence(const ResolvedTopology& t, const std::string& backend,
+                            const std::vector<float>& input) {
+  RunConfig keep_every_tensor;
+  keep_every_tensor.options = {{"fusion", "off"}};
+  auto eigen = FindBackend("eigen")->Compile(t, RunConfig{});
+  eigen->WriteTensor(t.inputs[0].first, input);
+  eigen->Run();
+  auto other =
+      FindBackend(backend)->Compile(t, backend == "onednn" ? keep_every_tensor : RunConfig{});
+  other->WriteTensor(t.inputs[0].first, input);
+  other->Run();
+  other->Wait();
+  Executable& exe = *other;
+  for (const ResolvedLayer& l : t.layers) {
+    for (const std::string& out : l.outputs) {
+      const double e = RelativeError(exe.ReadTensor(out), eigen->ReadTensor(out));
+      if (e > kTolerance) {
+        return "; first differs from eigen at layer '" + l.name + "' (" + l.op + "), error " +
+               std::to_string(e);
+      }
+    }
+  }
+  return "";
+}
+
+void CheckCorpus(const std::string& folder) {
+  std::ifstream manifest_in(folder + "/corpus.json");
+  ASSERT_TRUE(manifest_in) << folder << "/corpus.json is missing";
+  const nlohmann::json manifest = nlohmann::json::parse(manifest_in);
+  std::printf("%-26s %5s %10s %10s %9s %11s %11s\n", "model", "opset", "params", "PyTorch",
+              "folded", "eigen err", "onednn err");
+  int checked = 0;
+  for (const nlohmann::json& m : manifest["models"]) {
+    const std::string dir = folder + "/" + m["folder"].get<std::string>();
+    SCOPED_TRACE(dir);
+    Topology topology;
+    try {
+      topology = ReadOnnxFile(dir + "/model.onnx");
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "does not load: " << e.what();
+      continue;
+    }
+    std::vector<int64_t> in_dims, out_dims;
+    const std::vector<float> input = ReadTensorFile(dir + "/test_data_set_0/input_0.pb", &in_dims);
+    const std::vector<float> want = ReadTensorFile(dir + "/test_data_set_0/output_0.pb", &out_dims);
+    const ResolvedTopology t = Resolve(topology, {});
+    ASSERT_EQ(t.inputs.size(), 1u);
+    EXPECT_EQ(t.shapes.at(t.inputs[0].first), in_dims);
+    EXPECT_EQ(t.shapes.at(t.outputs.at(0)), out_dims);
+    const TopologyAnalysis a = Analyze(t, Precision::kF32);
+    EXPECT_EQ(a.total.params, m["params"].get<int64_t>() - MergedRecurrentBiases(t));
+    std::smatch folded;
+    const bool has_folded =
+        std::regex_search(topology.description, folded, std::regex("(\\d+) of \\d+ nodes folded"));
+    EXPECT_TRUE(has_folded) << topology.description;
+    std::map<std::string, double> error;
+    for (const std::string& backend : BackendNames()) {
+      RunConfig config;
+      const Support support = FindBackend(backend)->Supports(t, config);
+      if (!support.ok) {
+        ADD_FAILURE() << backend << " cannot run it: " << support.reason;
+        continue;
+      }
+      auto exe = FindBackend(backend)->Compile(t, config);
+      exe->WriteTensor(t.inputs[0].first, input);
+      exe->Run();
+      exe->Wait();
+      error[backend] = RelativeError(exe->ReadTensor(t.outputs[0]), want);
+      EXPECT_LE(error[backend], kTolerance) << backend << FirstDivergence(t, backend, input);
+    }
+    auto shown = [&](const std::string& b) {
+      char s[32];
+      std::snprintf(s, sizeof s, "%.1e", error.count(b) ? error[b] : NAN);
+      return std::string(error.count(b) ? s : "-");
+    };
+    std::printf("%-26s %5d %10lld %10lld %9s %11s %11s\n", m["folder"].get<std::string>().c_str(),
+                m["opset"].get<int>(), static_cast<long long>(a.total.params),
+                static_cast<long long>(m["params"].get<int64_t>()),
+                has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(),
+                shown("onednn").c_str());
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(manifest["models"].size()));
+}
+
+TEST(OnnxCorpus, CommittedModelsLoadRunAndMatchPyTorch) {
+  CheckCorpus(SourcePath("tests/onnx/corpus"));
+}
+
+TEST(OnnxCorpus, GeneratedModelsLoadRunAndMatchPyTorch) {
+  const char* folder = std::getenv("NTPB_ONNX_CORPUS");
+  if (!folder || !*folder) {
+    GTEST_SKIP() << "NTPB_ONNX_CORPUS is not set: the large models are generated by "
+                    "tools/onnx_corpus.py --set all when torch is installed (ctest -L onnx-corpus)";
+  }
+  CheckCorpus(folder);
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""The ONNX corpus: real models exported by torch.onnx.export, with a seeded input and the
+framework's own output, for ntpbench's ONNX reader to be checked against (issue: ONNX models as
+users have them).
+
+Each model is written as the ONNX model zoo lays out its test data, which libonnx reads with no
+extra code:
+
+  OUT/<model>_op<opset>/model.onnx
+  OUT/<model>_op<opset>/test_data_set_0/input_0.pb    (onnx.TensorProto)
+  OUT/<model>_op<opset>/test_data_set_0/output_0.pb
+  OUT/corpus.json   one entry per model: name, opset, exporter, kind, params (PyTorch's count),
+                    input shape, bytes
+
+Weights are PyTorch's seeded initialisation (no download: nothing outside Debian is reached).
+Models run in eval mode, so batchnorm uses its running statistics and dropout is off.
+
+  /usr/bin/python3 tools/onnx_corpus.py OUT [--set small|all] [--only NAME,...]
+
+`--set small` writes the models small enough to commit (tests/onnx/corpus/, well under 1 MiB
+each); `--set all` adds torchvision's classifiers and the larger models, generated at test time.
+Needs Debian's python3-torch, python3-torchvision and python3-onnx (setup.sh --with-torch).
+"""
+import argparse
+import json
+import math
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def progress(msg):
+    print(f"onnx_corpus: {msg}", file=sys.stderr, flush=True)
+
+
+# ---- models written here (small, committed) -------------------------------------------------
+
+
+class Mlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(64, 48), nn.Linear(48, 10)
+
+    def forward(self, x):
+        return torch.softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
+
+
+class Recurrent(nn.Module):
+    """nn.LSTM / nn.GRU as a speech model uses it: features in, per-step scores out."""
+
+    def __init__(self, cell, layers, bidirectional, batch_first, features=20, hidden=24):
+        super().__init__()
+        kind = nn.LSTM if cell == "lstm" else nn.GRU
+        self.rnn = kind(features, hidden, num_layers=layers, bidirectional=bidirectional,
+                        batch_first=batch_first)
+        self.head = nn.Linear(hidden * (2 if bidirectional else 1), 12)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y)
+
+
+class DeepSpeechLike(nn.Module):
+    """DeepSpeech's shape (Hannun et al.): three clipped-ReLU dense layers, a bidirectional LSTM,
+    a dense layer and per-step character probabilities."""
+
+    def __init__(self, features=26 * 19, hidden=32, characters=29):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = (nn.Linear(features, hidden), nn.Linear(hidden, hidden),
+                                        nn.Linear(hidden, hidden))
+        self.lstm = nn.LSTM(hidden, hidden, bidirectional=True, batch_first=True)
+        self.fc5, self.out = nn.Linear(2 * hidden, hidden), nn.Linear(hidden, characters)
+
+    def forward(self, x):
+        x = F.hardtanh(self.fc1(x), 0, 20)
+        x = F.hardtanh(self.fc2(x), 0, 20)
+        x = F.hardtanh(self.fc3(x), 0, 20)
+        x, _ = self.lstm(x)
+        x = F.hardtanh(self.fc5(x), 0, 20)
+        return torch.softmax(self.out(x), dim=-1)
+
+
+class TinyUNet(nn.Module):
+    """A two-level U-Net: strided convolutions down, ConvTranspose and bilinear Resize up."""
+
+    def __init__(self, c=8, classes=3):
+        super().__init__()
+        self.enc1 = nn.Sequential(nn.Conv2d(3, c, 3, padding=1), nn.BatchNorm2d(c), nn.ReLU())
+        self.enc2 = nn.Sequential(nn.Conv2d(c, 2 * c, 3, stride=2, padding=1), nn.ReLU())
+        self.bottom = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(2 * c, 2 * c, 3, padding=1),
+                                    nn.ReLU())
+        self.up1 = nn.ConvTranspose2d(2 * c, 2 * c, 2, stride=2)
+        self.dec1 = nn.Sequential(nn.Conv2d(4 * c, c, 3, padding=1), nn.ReLU())
+        self.head = nn.Conv2d(2 * c, classes, 1)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(e1)
+        b = self.up1(self.bottom(e2))
+        d1 = self.dec1(torch.cat([b, e2], dim=1))
+        d1 = F.interpolate(d1, scale_factor=2, mode="bilinear", align_corners=False)
+        return self.head(torch.cat([d1, e1], dim=1))
+
+
+class EncoderBlock(nn.Module):
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=2 * d, dropout=0.0,
+                                                activation="gelu", batch_first=True)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class TinyBert(nn.Module):
+    """Token and position embeddings, a padding mask, two encoder layers, a pooled classifier."""
+
+    def __init__(self, vocab=100, d=32, heads=4, layers=2, seq=16):
+        super().__init__()
+        self.tokens, self.positions = nn.Embedding(vocab, d), nn.Embedding(seq, d)
+        self.norm = nn.LayerNorm(d)
+        layer = nn.TransformerEncoderLayer(d, heads, dim_feedforward=2 * d, dropout=0.0,
+                                           activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, layers)
+        self.classify = nn.Linear(d, 2)
+        self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
+
+    def forward(self, ids):
+        x = self.norm(self.tokens(ids) + self.positions(self.position_ids))
+        mask = ids == 0  # padding tokens are not attended to
+        x = self.encoder(x, src_key_padding_mask=mask)
+        return self.classify(torch.tanh(x[:, 0]))
+
+
+def torchvision_model(name):
+    import torchvision.models as tv
+    return getattr(tv, name)(weights=None) if name != "googlenet" else tv.googlenet(
+        weights=None, aux_logits=False, init_weights=True)
+
+
+# name, builder, input (shape or ("tokens", shape)), opsets, kind, set
+IMAGE = (1, 3, 224, 224)
+MODELS = [
+    ("mlp", Mlp, (1, 64), [9, 13], "mlp", "small"),
+    ("lstm", lambda: Recurrent("lstm", 1, False, False), (10, 1, 20), [9, 13], "rnn", "small"),
+    ("lstm_bi2_batch_first", lambda: Recurrent("lstm", 2, True, True), (2, 10, 20), [13, 17],
+     "rnn", "small"),
+    ("gru", lambda: Recurrent("gru", 1, False, True), (1, 10, 20), [11, 13], "rnn", "small"),
+    ("gru_bi2", lambda: Recurrent("gru", 2, True, False), (10, 2, 20), [13], "rnn", "small"),
+    ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
+    ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "all"),
+    ("encoder_block", EncoderBlock, (2, 16, 32), [13, 17], "transformer", "small"),
+    ("tiny_bert", TinyBert, ("tokens", (2, 16), 100), [13, 17], "transformer", "all"),
+    ("resnet18", lambda: torchvision_model("resnet18"), IMAGE, [9, 11, 13, 17], "cnn", "all"),
+    ("resnet50", lambda: torchvision_model("resnet50"), IMAGE, [13], "cnn", "all"),
+    ("mobilenet_v2", lambda: torchvision_model("mobilenet_v2"), IMAGE, [11, 13], "cnn", "all"),
+    ("mobilenet_v3_small", lambda: torchvision_model("mobilenet_v3_small"), IMAGE, [13, 14],
+     "cnn", "all"),
+    ("squeezenet1_1", lambda: torchvision_model("squeezenet1_1"), IMAGE, [9, 13], "cnn", "all"),
+    ("shufflenet_v2_x0_5", lambda: torchvision_model("shufflenet_v2_x0_5"), IMAGE, [13], "cnn",
+     "all"),
+    ("efficientnet_b0", lambda: torchvision_model("efficientnet_b0"), IMAGE, [13], "cnn", "all"),
+    ("mnasnet0_5", lambda: torchvision_model("mnasnet0_5"), IMAGE, [13], "cnn", "all"),
+    ("regnet_x_400mf", lambda: torchvision_model("regnet_x_400mf"), IMAGE, [13], "cnn", "all"),
+    ("densenet121", lambda: torchvision_model("densenet121"), IMAGE, [13], "cnn", "all"),
+    ("googlenet", lambda: torchvision_model("googlenet"), IMAGE, [13], "cnn", "all"),
+    ("alexnet", lambda: torchvision_model("alexnet"), IMAGE, [13], "cnn", "all"),
+    ("vgg11", lambda: torchvision_model("vgg11"), IMAGE, [13], "cnn", "all"),
+]
+
+
+def make_input(spec, generator):
+    if spec[0] == "tokens":
+        _, shape, vocab = spec
+        ids = torch.randint(1, vocab, shape, generator=generator)
+        ids[:, -3:] = 0  # some padding, so the mask matters
+        return ids
+    return torch.randn(spec, generator=generator)
+
+
+def export(name, builder, spec, opset, kind, out_dir):
+    import onnx
+    from onnx import numpy_helper
+    torch.manual_seed(0)
+    model = builder().eval()
+    x = make_input(spec, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        y = model(x)
+    folder = os.path.join(out_dir, f"{name}_op{opset}")
+    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    path = os.path.join(folder, "model.onnx")
+    torch.onnx.export(model, (x,), path, opset_version=opset, input_names=["input"],
+                      output_names=["output"], do_constant_folding=True)
+    onnx.checker.check_model(onnx.load(path))
+    for kind_name, tensor in (("input_0", x), ("output_0", y)):
+        with open(os.path.join(folder, "test_data_set_0", kind_name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
+    return {
+        "name": name,
+        "folder": f"{name}_op{opset}",
+        "opset": opset,
+        "exporter": f"torch.onnx.export (torch {torch.__version__})",
+        "kind": kind,
+        "params": sum(p.numel() for p in model.parameters()),
+        "input_shape": list(x.shape),
+        "bytes": os.path.getsize(path),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out")
+    parser.add_argument("--set", choices=["small", "all"], default="small")
+    parser.add_argument("--only", default="", help="comma-separated model names")
+    args = parser.parse_args()
+    torch.set_num_threads(2)
+    only = set(filter(None, args.only.split(",")))
+    todo = [(m, o) for m in MODELS for o in m[3]
+            if (args.set == "all" or m[5] == "small") and (not only or m[0] in only)]
+    os.makedirs(args.out, exist_ok=True)
+    entries = []
+    for i, ((name, builder, spec, _, kind, _), opset) in enumerate(todo):
+        progress(f"{i + 1}/{len(todo)} {name} opset {opset}")
+        entries.append(export(name, builder, spec, opset, kind, args.out))
+    manifest = os.path.join(args.out, "corpus.json")
+    with open(manifest + ".tmp", "w") as f:
+        json.dump({"schema": "ntpbench.onnx_corpus", "version": 1, "models": entries}, f, indent=1)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(manifest + ".tmp", manifest)
+    progress(f"{len(entries)} models in {args.out}")
+
+
+if __name__ == "__main__":
+    main()
