@@ -535,6 +535,9 @@ class Folder {
     if (op == "Expand") {
       Value shape_as_value;
       shape_as_value.dims = Ints(*Known(n, 1));
+      for (int64_t d : shape_as_value.dims) {
+        if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
+      }
       const auto dims = BroadcastDims({&x, &shape_as_value});
       if (!dims) Fail(n, "the shape does not broadcast with the input");
       if (Count(*dims) > limits_.max_elements) return std::nullopt;
@@ -568,6 +571,7 @@ class Folder {
         std::vector<int64_t> norm;
         for (int64_t a : axes) norm.push_back(NormAxis(n, a, rank));
         std::sort(norm.begin(), norm.end());
+        if (std::adjacent_find(norm.begin(), norm.end()) != norm.end()) Fail(n, "repeated axes");
         for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
       } else {
         std::set<int64_t> drop;
