@@ -1,6 +1,7 @@
-// ONNX models (opset 11-17) as topologies: the checker and shape inference run first, then each
-// node maps to IR layers named after it; initializers become the layers' real weights, weights
-// the model leaves out are random. See docs/onnx.md for the op coverage.
+// ONNX models (opset 7-17; 7-10 converted to 13) as topologies: the checker, shape inference and
+// constant folding run first, then each node maps to IR layers named after it; initializers
+// become the layers' real weights, weights the model leaves out are random. See docs/onnx.md
+// for the op coverage.
 #pragma once
 
 #include <cstdint>
