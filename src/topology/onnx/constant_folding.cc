@@ -138,6 +138,47 @@ TensorProto ToProto(const Value& v, const std::string& name) {
   return t;
 }
 
+// Every op Folder::Evaluate handles: the one list, read by the importer too (CanFold).
+const std::set<std::string>& FoldedOps() {
+  static const std::set<std::string> ops = {"Abs",
+                                            "Add",
+                                            "And",
+                                            "Cast",
+                                            "Ceil",
+                                            "Concat",
+                                            "Constant",
+                                            "ConstantOfShape",
+                                            "Div",
+                                            "Dropout",
+                                            "Equal",
+                                            "Expand",
+                                            "Flatten",
+                                            "Floor",
+                                            "Gather",
+                                            "Greater",
+                                            "GreaterOrEqual",
+                                            "Identity",
+                                            "Less",
+                                            "LessOrEqual",
+                                            "Mul",
+                                            "Neg",
+                                            "Not",
+                                            "Or",
+                                            "Pow",
+                                            "Range",
+                                            "Reciprocal",
+                                            "Reshape",
+                                            "Shape",
+                                            "Slice",
+                                            "Sqrt",
+                                            "Squeeze",
+                                            "Sub",
+                                            "Transpose",
+                                            "Unsqueeze",
+                                            "Where"};
+  return ops;
+}
+
 class Folder {
  public:
   Folder(onnx::ModelProto* model, std::string file, const FoldingLimits& limits)
@@ -369,7 +410,7 @@ class Folder {
           bad = true;
           return;
         }
-        r = floats ? x / y : static_cast<double>(static_cast<int64_t>(x) / static_cast<int64_t>(y));
+        r = x / y;  // integers: the exact quotient is taken below
       } else if (op == "Pow")
         r = std::pow(x, y);
       else if (op == "Equal")
@@ -388,6 +429,9 @@ class Folder {
         r = x != 0 || y != 0;
       if (out.is_float()) {
         out.f[e] = static_cast<float>(r);
+      } else if (!compare && !floats && op == "Div") {
+        const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
+        out.i[e] = xi == INT64_MIN && yi == -1 ? INT64_MAX : xi / yi;
       } else if (!compare && !floats && (op == "Add" || op == "Sub" || op == "Mul")) {
         // Exact integer arithmetic (Slice ends of INT64_MAX pass through here), saturating.
         const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
@@ -406,6 +450,7 @@ class Folder {
 
   std::optional<Value> Evaluate(const onnx::NodeProto& n) {
     const std::string& op = n.op_type();
+    if (!FoldedOps().count(op)) return std::nullopt;
     if (op == "Constant") {
       if (const auto* a = Attr(n, "value")) {
         if (a->has_t()) return FromProto(a->t());
@@ -765,6 +810,8 @@ class Folder {
 };
 
 }  // namespace
+
+bool CanFold(const std::string& op_type) { return FoldedOps().count(op_type) > 0; }
 
 int FoldConstants(onnx::ModelProto* model, const std::string& file, const FoldingLimits& limits) {
   return Folder(model, file, limits).Run();

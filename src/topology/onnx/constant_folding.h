@@ -27,4 +27,8 @@ struct FoldingLimits {
 int FoldConstants(onnx::ModelProto* model, const std::string& file,
                   const FoldingLimits& limits = {});
 
+// Whether FoldConstants evaluates nodes of this (default-domain) op type when their inputs are
+// known. Such an op needs no mapping of its own unless it also runs on activations.
+bool CanFold(const std::string& op_type);
+
 }  // namespace ntpb::onnx_import

@@ -8,40 +8,6 @@
 #include "src/topology/onnx/constant_folding.h"
 
 namespace ntpb::onnx_import {
-namespace {
-
-// Ops constant folding evaluates (constant_folding.cc) or MapNode folds: they need no mapping
-// when their inputs are known.
-const std::set<std::string> kFoldedOps = {"Constant",
-                                          "Shape",
-                                          "Gather",
-                                          "Cast",
-                                          "Identity",
-                                          "Dropout",
-                                          "Range",
-                                          "Expand",
-                                          "Equal",
-                                          "Where",
-                                          "ConstantOfShape",
-                                          "Less",
-                                          "Greater",
-                                          "Not",
-                                          "And",
-                                          "Or",
-                                          "Slice",
-                                          "Squeeze",
-                                          "Unsqueeze",
-                                          "Reciprocal",
-                                          "Neg",
-                                          "Floor",
-                                          "Ceil",
-                                          "Abs",
-                                          "Sqrt",
-                                          "Pow",
-                                          "LessOrEqual",
-                                          "GreaterOrEqual"};
-
-}  // namespace
 
 Topology OnnxImporter::Import() {
   CheckLimits();
@@ -171,7 +137,7 @@ void OnnxImporter::RefuseUnknownOpTypes() {
   for (const onnx::NodeProto& n : m_.graph().node()) {
     // Ops only some patterns use (Erf in GELU, ReduceMean in LayerNorm) are judged after the
     // patterns are found, in MapNode.
-    if (kFoldedOps.count(n.op_type())) continue;
+    if (CanFold(n.op_type())) continue;
     if (!FindOnnxMapping(n.op_type())) Refuse(n);
   }
   if (!unsupported_.empty()) FailUnsupported();
@@ -686,7 +652,7 @@ void OnnxImporter::MapNode(const onnx::NodeProto& n, int /*index*/) {
     return;
   }
   const OnnxOpMapping* mapping = FindOnnxMapping(op);
-  if (!mapping && kFoldedOps.count(op)) {
+  if (!mapping && CanFold(op)) {
     return Refuse(n, "only over constants, and its inputs are computed at run time");
   }
   if (!mapping) return Refuse(n);

@@ -12,42 +12,23 @@ bool Near(float a, float b) { return std::abs(a - b) <= 1e-3f * std::abs(b); }
 
 // GELU as PyTorch exports it: Div(x, sqrt 2) -> Erf -> Add(1) -> Mul(x) -> Mul(0.5).
 void OnnxImporter::FindGeluPatterns() {
-  std::map<std::string, float> scalars;
-  for (const onnx::NodeProto& n : m_.graph().node()) {
-    if (n.op_type() != "Constant" || n.output_size() != 1) continue;
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "value" && a.t().data_type() == onnx::TensorProto::FLOAT) {
-        const auto& t = a.t();
-        if (t.raw_data().size() == 4) {
-          float v = 0;
-          std::memcpy(&v, t.raw_data().data(), 4);
-          scalars[n.output(0)] = v;
-        } else if (t.float_data_size() == 1) {
-          scalars[n.output(0)] = t.float_data(0);
-        }
-      }
-    }
-  }
-  auto scalar = [&](const std::string& name) {
-    auto it = scalars.find(name);
-    return it != scalars.end() ? it->second : ScalarConst(name);
-  };
-  auto near = [](float a, float b) { return std::abs(a - b) < 1e-3f * std::abs(b); };
+  // Constant nodes are initializers by now (constant folding), so ScalarConst reads them all.
   for (const onnx::NodeProto& div : m_.graph().node()) {
     if (div.op_type() != "Div" || div.input_size() != 2 ||
-        !near(scalar(div.input(1)), std::sqrt(2.0f)))
+        !Near(ScalarConst(div.input(1)), std::sqrt(2.0f)))
       continue;
     const std::string x = div.input(0);
     const onnx::NodeProto* erf = OnlyUser(div.output(0), "Erf");
     const onnx::NodeProto* add = erf ? OnlyUser(erf->output(0), "Add") : nullptr;
     if (!add ||
-        !near(scalar(add->input(0) == erf->output(0) ? add->input(1) : add->input(0)), 1.0f))
+        !Near(ScalarConst(add->input(0) == erf->output(0) ? add->input(1) : add->input(0)), 1.0f))
       continue;
     const onnx::NodeProto* mul = OnlyUser(add->output(0), "Mul");
     if (!mul || (mul->input(0) != x && mul->input(1) != x)) continue;
     const onnx::NodeProto* half = OnlyUser(mul->output(0), "Mul");
     if (!half ||
-        !near(scalar(half->input(0) == mul->output(0) ? half->input(1) : half->input(0)), 0.5f))
+        !Near(ScalarConst(half->input(0) == mul->output(0) ? half->input(1) : half->input(0)),
+              0.5f))
       continue;
     if (patterns_.count(&div)) continue;
     patterns_[&div] = patterns_[erf] = patterns_[add] = patterns_[mul] = nullptr;
