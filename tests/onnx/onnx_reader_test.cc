@@ -319,6 +319,15 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
   onnx::ModelProto old = TestModel("mlp");
   old.mutable_opset_import(0)->set_version(6);
   EXPECT_NE(ErrorOf(old.SerializeAsString()).find("opset 6 is not supported"), std::string::npos);
+  // A graph output nothing produces, in a model old enough for the version converter (found by
+  // fuzzing: libonnx's converter crashed on it).
+  onnx::ModelProto orphan = TestModel("mlp");
+  orphan.mutable_opset_import(0)->set_version(9);
+  orphan.mutable_graph()->mutable_output(0)->set_name("nowhere");
+  EXPECT_NE(ErrorOf(orphan.SerializeAsString())
+                .find("field 'output': graph output 'nowhere' is produced by no node"),
+            std::string::npos)
+      << ErrorOf(orphan.SerializeAsString());
   onnx::ModelProto future = TestModel("mlp");
   future.mutable_opset_import(0)->set_version(18);
   EXPECT_NE(ErrorOf(future.SerializeAsString())

@@ -17,6 +17,7 @@ Topology OnnxImporter::Import() {
   } catch (const std::exception& e) {
     Fail("", "", std::string("the ONNX checker refused the model: ") + OneLine(e.what()));
   }
+  CheckGraphOutputsAreDefined();
   RefuseUnknownOpTypes();
   PrecheckForShapeInference();
   InferShapes();  // the version converter's adapters read shapes (Softmax 12 -> 13)
@@ -150,6 +151,20 @@ void OnnxImporter::FailUnsupported() const {
             u.first_node + "'" + (u.why.empty() ? "" : ", " + u.why) + ")";
   }
   Fail("", "op", "unsupported ONNX ops: " + list);
+}
+
+void OnnxImporter::CheckGraphOutputsAreDefined() const {
+  const onnx::GraphProto& g = m_.graph();
+  std::set<std::string> defined;
+  for (const onnx::ValueInfoProto& v : g.input()) defined.insert(v.name());
+  for (const onnx::TensorProto& t : g.initializer()) defined.insert(t.name());
+  for (const onnx::NodeProto& n : g.node()) defined.insert(n.output().begin(), n.output().end());
+  for (const onnx::ValueInfoProto& v : g.output()) {
+    if (!defined.count(v.name())) {
+      Fail("", "output",
+           "graph output '" + v.name() + "' is produced by no node, input or initializer");
+    }
+  }
 }
 
 void OnnxImporter::PrecheckForShapeInference() const {

@@ -102,6 +102,11 @@ class OnnxImporter {
   // a Conv whose weight has rank 2). Those invariants are checked here first.
   void PrecheckForShapeInference() const;
 
+  // libonnx 1.12's version converter dereferences the producer of every graph output and
+  // crashed on an output that nothing produces (found by fuzzing an opset-9 model whose last
+  // node's output was renamed; the checker lets it pass). Checked before any libonnx pass.
+  void CheckGraphOutputsAreDefined() const;
+
   // libonnx 1.12's shape inference for LayerNormalization indexes its input's dimensions by the
   // axis without checking it (found by fuzzing: a scalar input crashed it), and other ops that
   // take an axis may do the same. So ranks are followed through the ops that keep them, and
