@@ -10,9 +10,13 @@ extra code:
   OUT/<model>_op<opset>/test_data_set_0/input_0.pb    (onnx.TensorProto)
   OUT/<model>_op<opset>/test_data_set_0/output_0.pb
   OUT/corpus.json   one entry per model: name, opset, exporter, kind, params (PyTorch's count),
-                    input shape, bytes
+                    params_folded_by_exporter (batchnorm scale and shift merged into a conv),
+                    input_sensitivity (how much the output moves with the input), input
+                    shape, bytes
 
-Weights are PyTorch's seeded initialisation (no download: nothing outside Debian is reached).
+Weights are seeded: PyTorch's initialisation, then Kaiming for convolutions and batchnorm
+statistics away from the identity, so that the signal reaches the output (no download: nothing
+outside Debian is reached).
 Models run in eval mode, so batchnorm uses its running statistics and dropout is off.
 
   /usr/bin/python3 tools/onnx_corpus.py OUT [--set small|all] [--only NAME,...]
@@ -181,20 +185,73 @@ def make_input(spec, generator):
     return torch.randn(spec, generator=generator)
 
 
+def make_signal_flow(model):
+    """Weights a trained network could have. PyTorch's default initialisation of some classifiers
+    (GoogLeNet's truncated normal of std 0.01, ShuffleNet's) lets the signal die before the
+    classifier, whose output is then its bias alone: a comparison would check nothing. Kaiming
+    initialisation keeps it alive, and batchnorm gets running statistics and affine weights away
+    from the identity, so that folding them (the exporter's or ours) is exercised."""
+    g = torch.Generator().manual_seed(2)
+    for m in model.modules():
+        if isinstance(m, (nn.Conv2d, nn.ConvTranspose2d)):
+            fan_in = m.weight[0].numel()
+            with torch.no_grad():
+                m.weight.normal_(0, math.sqrt(2.0 / fan_in), generator=g)
+        if isinstance(m, nn.BatchNorm2d):
+            c = m.num_features
+            with torch.no_grad():
+                m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
+                m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
+                m.weight.copy_(torch.rand(c, generator=g) + 0.5)
+                m.bias.copy_(torch.randn(c, generator=g) * 0.1)
+
+
+def input_sensitivity(model, x, y, spec):
+    """How much the output moves (norm-wise, relative) when the input changes: a model whose
+    output ignores its input cannot show that an implementation computes it right."""
+    other = make_input(spec, torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        y2 = model(other)
+    return float((y2 - y).norm() / max(float(y.norm()), 1e-30))
+
+
+def params_folded_by_exporter(model, onnx_model):
+    """Parameters the exporter's constant folding removed: a batchnorm merged into the
+    convolution in front loses its scale and shift (2 C), and gives that convolution a bias (C)
+    if it had none. They are in no ONNX tensor any more, so no reader can count them."""
+    kept = {n.name for n in onnx_model.graph.node if n.op_type == "BatchNormalization"}
+    folded, last_conv = 0, None
+    for name, m in model.named_modules():
+        if isinstance(m, nn.Conv2d):
+            last_conv = m
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            node = "/" + name.replace(".", "/") + "/BatchNormalization"
+            if node not in kept:
+                added_bias = last_conv is not None and last_conv.bias is None
+                folded += m.num_features if added_bias else 2 * m.num_features
+    return folded
+
+
 def export(name, builder, spec, opset, kind, out_dir):
     import onnx
     from onnx import numpy_helper
     torch.manual_seed(0)
     model = builder().eval()
+    make_signal_flow(model)
     x = make_input(spec, torch.Generator().manual_seed(1))
     with torch.no_grad():
         y = model(x)
+    sensitivity = input_sensitivity(model, x, y, spec)
+    # Ten times the tests' tolerance (1e-4): an output computed from the wrong input would fail.
+    if sensitivity < 1e-3:
+        raise SystemExit(f"{name}: the output hardly depends on the input ({sensitivity:.1e})")
     folder = os.path.join(out_dir, f"{name}_op{opset}")
     os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
     path = os.path.join(folder, "model.onnx")
     torch.onnx.export(model, (x,), path, opset_version=opset, input_names=["input"],
                       output_names=["output"], do_constant_folding=True)
-    onnx.checker.check_model(onnx.load(path))
+    onnx_model = onnx.load(path)
+    onnx.checker.check_model(onnx_model)
     for kind_name, tensor in (("input_0", x), ("output_0", y)):
         with open(os.path.join(folder, "test_data_set_0", kind_name + ".pb"), "wb") as f:
             f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
@@ -205,6 +262,8 @@ def export(name, builder, spec, opset, kind, out_dir):
         "exporter": f"torch.onnx.export (torch {torch.__version__})",
         "kind": kind,
         "params": sum(p.numel() for p in model.parameters()),
+        "params_folded_by_exporter": params_folded_by_exporter(model, onnx_model),
+        "input_sensitivity": round(sensitivity, 4),
         "input_shape": list(x.shape),
         "bytes": os.path.getsize(path),
     }

@@ -25,4 +25,9 @@ Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits = {});
 Topology ParseOnnx(const std::string& bytes, const std::string& file,
                    const OnnxLimits& limits = {});
 
+// The op coverage as a Markdown table (ONNX op, IR layers, what is read and what refused),
+// generated from the importer's own tables: docs/onnx.md shows it, `ntpbench ops --onnx`
+// prints it. Without ONNX support, one line saying so.
+std::string OnnxCoverageMarkdown();
+
 }  // namespace ntpb

@@ -1,4 +1,4 @@
-// Unary elementwise activations and softmax.
+// Unary elementwise ops (activations, sqrt, exp, pow by a constant) and softmax.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -38,6 +38,17 @@ void AddElementwiseOps(std::vector<OpDef>* ops) {
   OpDef gelu = Unary("gelu", "x * Phi(x) (erf form, or the tanh approximation)");
   gelu.attrs = {EnumAttr("approximate", {"none", "tanh"}, "none", "tanh approximation")};
   ops->push_back(gelu);
+  OpDef hard_sigmoid = Unary("hard_sigmoid", "max(0, min(1, alpha * x + beta))");
+  hard_sigmoid.attrs = {OptionalAttr("alpha", AttrType::kFloat, 0.2, "slope"),
+                        OptionalAttr("beta", AttrType::kFloat, 0.5, "offset")};
+  ops->push_back(hard_sigmoid);
+  ops->push_back(Unary("hard_swish", "x * max(0, min(1, x / 6 + 1 / 2)) (MobileNet v3)"));
+  ops->push_back(Unary("swish", "x * sigmoid(x) (SiLU; EfficientNet)"));
+  ops->push_back(Unary("sqrt", "square root"));
+  ops->push_back(Unary("exp", "e^x"));
+  OpDef pow = Unary("pow", "x^exponent");
+  pow.attrs = {RequiredAttr("exponent", AttrType::kFloat, "constant exponent")};
+  ops->push_back(pow);
 
   OpDef softmax;
   softmax.name = "softmax";

@@ -62,6 +62,8 @@ const std::vector<OpDef>& AllOps() {
     ops::AddNormalizationOps(&v);
     ops::AddElementwiseOps(&v);
     ops::AddBinaryOps(&v);
+    ops::AddReduceOps(&v);
+    ops::AddResizeOps(&v);
     ops::AddShapeOps(&v);
     ops::AddRecurrentOps(&v);
     ops::AddInlayOps(&v);

@@ -30,6 +30,8 @@ void AddPoolingOps(std::vector<OpDef>* ops);
 void AddNormalizationOps(std::vector<OpDef>* ops);
 void AddElementwiseOps(std::vector<OpDef>* ops);
 void AddBinaryOps(std::vector<OpDef>* ops);
+void AddReduceOps(std::vector<OpDef>* ops);
+void AddResizeOps(std::vector<OpDef>* ops);
 void AddShapeOps(std::vector<OpDef>* ops);
 void AddRecurrentOps(std::vector<OpDef>* ops);
 void AddInlayOps(std::vector<OpDef>* ops);

@@ -1,4 +1,6 @@
 // max_pool, avg_pool (windows) and global_avg_pool, on NCHW inputs.
+#include <algorithm>
+
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -11,11 +13,31 @@ InferResult InferPool(const InferContext& ctx) {
   // Like PyTorch, the stride defaults to the kernel size.
   const auto stride = ctx.attrs.Has("stride") ? ctx.attrs.Ints("stride") : kernel;
   const std::vector<int64_t> dilation = {1, 1};
-  const auto pad = ResolvePadding(ctx, in[2], in[3], kernel, stride, dilation);
+  auto pad = ResolvePadding(ctx, in[2], in[3], kernel, stride, dilation);
   ctx.Require(pad[0] < kernel[0] && pad[2] < kernel[0] && pad[1] < kernel[1] && pad[3] < kernel[1],
               "padding", "padding must be smaller than the kernel");
-  const int64_t oh = WindowOutput(ctx, in[2], pad[0], pad[2], kernel[0], stride[0], 1, "kernel");
-  const int64_t ow = WindowOutput(ctx, in[3], pad[1], pad[3], kernel[1], stride[1], 1, "kernel");
+  int64_t oh = WindowOutput(ctx, in[2], pad[0], pad[2], kernel[0], stride[0], 1, "kernel");
+  int64_t ow = WindowOutput(ctx, in[3], pad[1], pad[3], kernel[1], stride[1], 1, "kernel");
+  if (ctx.attrs.Bool("ceil_mode")) {
+    ctx.Require(!ctx.attrs.Has("count_include_pad") || !ctx.attrs.Bool("count_include_pad"),
+                "ceil_mode", "is not supported together with count_include_pad");
+    // Rounding up adds a last, partial window, as in PyTorch and ONNX: unless it would start
+    // past the input and its leading padding. The padding at the end grows to cover it, which
+    // never counts in a mean (count_include_pad is false) nor wins a max.
+    auto ceil_output = [&](int64_t size, int64_t before, int64_t after, int64_t k, int64_t s,
+                           int64_t floor_out, int64_t* grow) {
+      const int64_t span = size + before + after - k;
+      int64_t out = (span + s - 1) / s + 1;
+      if ((out - 1) * s >= size + before) --out;
+      *grow = std::max<int64_t>(0, (out - 1) * s + k - (size + before + after));
+      return std::max(out, floor_out);
+    };
+    int64_t grow_h = 0, grow_w = 0;
+    oh = ceil_output(in[2], pad[0], pad[2], kernel[0], stride[0], oh, &grow_h);
+    ow = ceil_output(in[3], pad[1], pad[3], kernel[1], stride[1], ow, &grow_w);
+    pad[2] += grow_h;
+    pad[3] += grow_w;
+  }
   InferResult r;
   r.outputs = {{in[0], in[1], oh, ow}};
   r.resolved_attrs["padding"] = pad;
@@ -41,7 +63,9 @@ std::vector<AttrDef> WindowAttrs() {
   return {RequiredAttr("kernel", AttrType::kIntPair, "window k or [kh, kw]"),
           OptionalAttr("stride", AttrType::kIntPair, nullptr, "stride; defaults to the kernel"),
           OptionalAttr("padding", AttrType::kPadding, 0,
-                       "p, [ph, pw], [top, left, bottom, right], \"same\" or \"valid\"")};
+                       "p, [ph, pw], [top, left, bottom, right], \"same\" or \"valid\""),
+          OptionalAttr("ceil_mode", AttrType::kBool, false,
+                       "round the output size up (a last, partial window)")};
 }
 
 }  // namespace

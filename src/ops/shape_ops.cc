@@ -1,4 +1,5 @@
-// Ops that move or relabel data without arithmetic: concat, reshape, flatten, transpose.
+// Ops that move or relabel data without arithmetic: pad, slice, constant, concat, reshape,
+// flatten, transpose.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -104,9 +105,36 @@ InferResult InferConstant(const InferContext& ctx) {
   return r;
 }
 
+InferResult InferPad(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  const auto pads = ctx.attrs.Ints("pads");
+  const size_t rank = in.size();
+  ctx.Require(pads.size() == 2 * rank, "pads",
+              "needs " + std::to_string(2 * rank) + " values (every axis's start, then every " +
+                  "axis's end) for input " + ShapeToString(in));
+  Shape out = in;
+  for (size_t i = 0; i < rank; ++i) {
+    ctx.Require(pads[i] >= 0 && pads[rank + i] >= 0, "pads",
+                "must not be negative (cropping is a slice)");
+    // Integer attributes are within the dimension limit (resolve.h): the sum cannot overflow.
+    out[i] = in[i] + pads[i] + pads[rank + i];
+  }
+  return {{out}, {}, {}};
+}
+
 }  // namespace
 
 void AddShapeOps(std::vector<OpDef>* ops) {
+  OpDef pad;
+  pad.name = "pad";
+  pad.attrs = {RequiredAttr("pads", AttrType::kIntList,
+                            "[start_0, ..., start_(r-1), end_0, ..., end_(r-1)], as in ONNX"),
+               OptionalAttr("value", AttrType::kFloat, 0.0, "the value padded with")};
+  pad.infer = InferPad;
+  pad.flops = NoFlops;
+  pad.summary = "surrounds the input with a constant";
+  ops->push_back(pad);
+
   OpDef slice;
   slice.name = "slice";
   slice.attrs = {RequiredAttr("axis", AttrType::kInt, "axis cut along"),

@@ -29,4 +29,6 @@ Topology ParseOnnx(const std::string&, const std::string& file, const OnnxLimits
   throw Error(file, "", "", kWhy);
 }
 
+std::string OnnxCoverageMarkdown() { return std::string(kWhy) + "\n"; }
+
 }  // namespace ntpb

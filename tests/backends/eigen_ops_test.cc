@@ -20,7 +20,7 @@ class EigenOpTest : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(EigenOpTest, MatchesNaiveLoops) {
   const OpCase& c = GetParam();
-  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
   RunConfig config;
   config.seed = 7;
   config.threads = 2;
@@ -33,11 +33,16 @@ TEST_P(EigenOpTest, MatchesNaiveLoops) {
     inputs.push_back(exe->ReadTensor(name));
     ASSERT_EQ(inputs.back(), RandomInput(config.seed, name, NumElements(c.inputs[i])));
   }
+  if (c.nonnegative_inputs) {
+    for (Values& in : inputs)
+      for (float& v : in) v *= v;
+  }
+  const ResolvedLayer& layer = t.layers.back();
   std::vector<Values> weights;
-  for (const WeightSpec& w : t.layers[0].weights) weights.push_back(RandomWeight(7, "layer", w));
-  const Values expected = NaiveOp(t.layers[0], inputs, weights);
+  for (const WeightSpec& w : layer.weights) weights.push_back(RandomWeight(7, "layer", w));
+  const Values expected = NaiveOp(layer, inputs, weights);
   const Values actual = exe->ReadTensor("y");
-  ASSERT_EQ(actual.size(), static_cast<size_t>(NumElements(t.layers[0].output_shapes[0])));
+  ASSERT_EQ(actual.size(), static_cast<size_t>(NumElements(layer.output_shapes[0])));
   EXPECT_LT(MaxRelativeError(actual, expected), 2e-5) << c.label;
 
   // Running again gives the same numbers (no state leaks between runs).

@@ -28,7 +28,7 @@ class BackendOpTest : public ::testing::TestWithParam<std::tuple<std::string, Op
 
 TEST_P(BackendOpTest, MatchesTheEigenReference) {
   const auto& [backend, c] = GetParam();
-  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
   RunConfig config;
   config.seed = 7;
   config.threads = 2;

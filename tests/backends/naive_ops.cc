@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -304,6 +305,119 @@ Values RecurrentLayer(const ResolvedLayer& l, const Values& x, const std::vector
   return y;
 }
 
+// Every input pixel scattered through every tap: the definition of the transposed convolution.
+Values ConvTranspose(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding");
+  const int64_t groups = l.attrs.Int("groups"), cg = in[1] / groups, fg = out[1] / groups;
+  std::vector<double> acc(NumElements(out), 0.0);
+  for (int64_t n = 0; n < in[0]; ++n)
+    for (int64_t c = 0; c < in[1]; ++c)
+      for (int64_t iy = 0; iy < in[2]; ++iy)
+        for (int64_t ix = 0; ix < in[3]; ++ix)
+          for (int64_t f = 0; f < fg; ++f)
+            for (int64_t ky = 0; ky < k[0]; ++ky)
+              for (int64_t kx = 0; kx < k[1]; ++kx) {
+                const int64_t oy = iy * s[0] + ky * d[0] - p[0], ox = ix * s[1] + kx * d[1] - p[1];
+                if (oy < 0 || oy >= out[2] || ox < 0 || ox >= out[3]) continue;
+                const int64_t oc = c / cg * fg + f;
+                acc[Offset(out, {n, oc, oy, ox})] +=
+                    double{x[Offset(in, {n, c, iy, ix})]} *
+                    w[0][Offset({in[1], fg, k[0], k[1]}, {c, f, ky, kx})];
+              }
+  Values y(acc.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    const int64_t oc = Unravel(out, static_cast<int64_t>(i))[1];
+    y[i] = static_cast<float>(acc[i] + (w.size() > 1 ? w[1][oc] : 0.0));
+  }
+  return y;
+}
+
+Values Reduce(const ResolvedLayer& l, const Values& x, const std::string& how) {
+  const Shape& in = l.input_shapes[0];
+  const auto axes = l.attrs.Ints("axes");
+  Shape kept = in;
+  for (int64_t a : axes) kept[a] = 1;
+  std::vector<double> acc(NumElements(kept), how == "max" ? -INFINITY : 0.0);
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+    auto idx = Unravel(in, i);
+    for (int64_t a : axes) idx[a] = 0;
+    double& r = acc[Offset(kept, idx)];
+    r = how == "max" ? std::max(r, double{x[i]}) : r + x[i];
+  }
+  const double count = static_cast<double>(x.size()) / static_cast<double>(acc.size());
+  Values y(acc.size());
+  for (size_t i = 0; i < y.size(); ++i) {
+    y[i] = static_cast<float>(how == "mean" ? acc[i] / count : acc[i]);
+  }
+  return y;
+}
+
+Values Pad(const ResolvedLayer& l, const Values& x) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto pads = l.attrs.Ints("pads");
+  Values y(NumElements(out), static_cast<float>(l.attrs.Float("value")));
+  for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+    auto idx = Unravel(in, i);
+    for (size_t a = 0; a < idx.size(); ++a) idx[a] += pads[a];
+    y[Offset(out, idx)] = x[i];
+  }
+  return y;
+}
+
+// ONNX Resize, written from its specification: the source coordinate of each output index.
+double ResizeSource(const std::string& mode, int64_t o, int64_t in, int64_t out) {
+  const double scale = double(out) / double(in);
+  if (mode == "half_pixel") return (o + 0.5) / scale - 0.5;
+  if (mode == "pytorch_half_pixel") return out > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners") return out == 1 ? 0.0 : o * double(in - 1) / double(out - 1);
+  return o / scale;  // asymmetric
+}
+
+Values Resize(const ResolvedLayer& l, const Values& x) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const std::string coords = l.attrs.Str("coordinates"), rounding = l.attrs.Str("nearest_rounding");
+  const bool linear = l.attrs.Str("mode") == "linear";
+  auto nearest = [&](double v, int64_t size) {
+    const double f = std::floor(v);
+    double r = rounding == "floor" ? f : rounding == "ceil" ? std::ceil(v) : 0.0;
+    if (rounding == "round_prefer_floor") r = v - f > 0.5 ? f + 1 : f;
+    if (rounding == "round_prefer_ceil") r = v - f >= 0.5 ? f + 1 : f;
+    return std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(r), 0), size - 1);
+  };
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    const auto idx = Unravel(out, i);
+    double sy = ResizeSource(coords, idx[2], in[2], out[2]);
+    double sx = ResizeSource(coords, idx[3], in[3], out[3]);
+    auto at = [&](int64_t yy, int64_t xx) {
+      return double{x[Offset(in, {idx[0], idx[1], yy, xx})]};
+    };
+    if (!linear) {
+      y[i] = static_cast<float>(at(nearest(sy, in[2]), nearest(sx, in[3])));
+      continue;
+    }
+    sy = std::min(std::max(sy, 0.0), double(in[2] - 1));
+    sx = std::min(std::max(sx, 0.0), double(in[3] - 1));
+    const int64_t y0 = static_cast<int64_t>(sy), x0 = static_cast<int64_t>(sx);
+    const int64_t y1 = std::min(y0 + 1, in[2] - 1), x1 = std::min(x0 + 1, in[3] - 1);
+    const double wy = sy - y0, wx = sx - x0;
+    y[i] = static_cast<float>((1 - wy) * ((1 - wx) * at(y0, x0) + wx * at(y0, x1)) +
+                              wy * ((1 - wx) * at(y1, x0) + wx * at(y1, x1)));
+  }
+  return y;
+}
+
+Values Map(const Values& x, const std::function<double(double)>& f) {
+  Values y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = static_cast<float>(f(x[i]));
+  return y;
+}
+
 Values Unary(const std::string& kind, float clip, const Values& x) {
   Values y(x.size());
   for (size_t i = 0; i < x.size(); ++i) y[i] = Act(kind, clip, x[i]);
@@ -334,6 +448,26 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
     for (size_t i = 0; i < y.size(); ++i) y[i] = in[0][i] > 0 ? in[0][i] : alpha * in[0][i];
     return y;
   }
+  if (op == "hard_sigmoid") {
+    const double a = l.attrs.Float("alpha"), b = l.attrs.Float("beta");
+    return Map(in[0], [=](double x) { return std::min(1.0, std::max(0.0, a * x + b)); });
+  }
+  if (op == "hard_swish") {
+    return Map(in[0], [](double x) { return x * std::min(1.0, std::max(0.0, (x + 3) / 6)); });
+  }
+  if (op == "swish") return Map(in[0], [](double x) { return x / (1 + std::exp(-x)); });
+  if (op == "sqrt") return Map(in[0], [](double x) { return std::sqrt(x); });
+  if (op == "exp") return Map(in[0], [](double x) { return std::exp(x); });
+  if (op == "pow") {
+    const double e = l.attrs.Float("exponent");
+    return Map(in[0], [=](double x) { return std::pow(x, e); });
+  }
+  if (op == "conv_transpose") return ConvTranspose(l, in[0], w);
+  if (op == "reduce_mean") return Reduce(l, in[0], "mean");
+  if (op == "reduce_sum") return Reduce(l, in[0], "sum");
+  if (op == "reduce_max") return Reduce(l, in[0], "max");
+  if (op == "pad") return Pad(l, in[0]);
+  if (op == "resize") return Resize(l, in[0]);
   if (op == "add") return Binary(l, in[0], in[1], '+');
   if (op == "sub") return Binary(l, in[0], in[1], '-');
   if (op == "mul") return Binary(l, in[0], in[1], '*');

@@ -112,7 +112,7 @@ constexpr double kBf16Tolerance = 3e-2;
 TEST_P(OnednnOpTest, InBf16StaysCloseToTheEigenF32Reference) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const OpCase& c = GetParam();
-  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
   ExpectClose(RunBoth(t, OpConfig(), Precision::kBf16), "y", kBf16Tolerance, 0.999, c.label);
 }
 
@@ -125,7 +125,7 @@ const double kI8Tolerance = onednn::WeightLevels() == 127 ? 2e-2 : 5e-2;
 
 TEST_P(OnednnOpTest, InI8StaysCloseToTheEigenF32Reference) {
   const OpCase& c = GetParam();
-  const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+  const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
   ExpectClose(RunBoth(t, OpConfig(), Precision::kI8), "y", kI8Tolerance, 0.999, c.label);
 }
 
@@ -140,7 +140,7 @@ TEST(OnednnBackend, FusedRnnPrimitivesMatchTheEigenReference) {
   int checked = 0;
   for (const OpCase& c : OpCases()) {
     if (c.op != "lstm" && c.op != "gru") continue;
-    const ResolvedTopology t = Resolve(SingleLayer(c.op, c.inputs, c.attrs), {});
+    const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
     setenv("NTPB_ONEDNN_RNN", "fused", 1);  // read when the layer is built
     const RanBoth r = RunBoth(t, OpConfig(), Precision::kF32);
     unsetenv("NTPB_ONEDNN_RNN");

@@ -1,5 +1,7 @@
 #include "tests/backends/op_cases.h"
 
+#include "tests/test_util.h"
+
 namespace ntpb::testing {
 
 using nlohmann::json;
@@ -111,10 +113,93 @@ const std::vector<OpCase>& OpCases() {
       {"gru_reverse", "gru", {{1, 3, 2}}, {{"units", 3}, {"direction", "reverse"}}},
       {"gru_bidirectional", "gru", {{2, 3, 3}}, {{"units", 2}, {"direction", "bidirectional"}}},
       {"gru_wide_columns_split", "gru", {{1, 3, 4}}, {{"units", 50}}},
+      {"hard_sigmoid", "hard_sigmoid", {{2, 9}}, {{"alpha", 0.6}, {"beta", 0.4}}},
+      {"hard_swish", "hard_swish", {{3, 3, 2, 2}}, {}},
+      {"swish", "swish", {{2, 9}}, {}},
+      {"sqrt", "sqrt", {{2, 9}}, {}, true},
+      {"exp", "exp", {{2, 9}}, {}},
+      {"pow_square", "pow", {{2, 9}}, {{"exponent", 2.0}}},
+      {"pow_fractional", "pow", {{2, 9}}, {{"exponent", 1.5}}, true},
+      {"conv_transpose",
+       "conv_transpose",
+       {{2, 3, 4, 3}},
+       {{"filters", 4}, {"kernel", 2}, {"stride", 2}}},
+      {"conv_transpose_padded_grouped",
+       "conv_transpose",
+       {{1, 4, 3, 3}},
+       {{"filters", 6},
+        {"kernel", 3},
+        {"stride", 2},
+        {"padding", 1},
+        {"output_padding", 1},
+        {"groups", 2},
+        {"bias", false}}},
+      {"conv_transpose_dilated",
+       "conv_transpose",
+       {{1, 2, 4, 4}},
+       {{"filters", 3}, {"kernel", {2, 3}}, {"dilation", 2}, {"padding", {0, 1, 1, 0}}}},
+      {"max_pool_ceil_mode",
+       "max_pool",
+       {{1, 2, 8, 7}},
+       {{"kernel", 3}, {"stride", 2}, {"ceil_mode", true}}},
+      {"avg_pool_ceil_mode_padded",
+       "avg_pool",
+       {{1, 2, 6, 6}},
+       {{"kernel", 3}, {"stride", 2}, {"padding", 1}, {"ceil_mode", true}}},
+      {"reduce_mean_spatial",
+       "reduce_mean",
+       {{2, 3, 4, 5}},
+       {{"axes", {2, 3}}, {"keepdims", false}}},
+      {"reduce_mean_last", "reduce_mean", {{2, 3, 8}}, {{"axes", {-1}}}},
+      {"reduce_sum_split_axes", "reduce_sum", {{2, 3, 4}}, {{"axes", {0, 2}}}},
+      {"reduce_max", "reduce_max", {{2, 5, 3}}, {{"axes", {1}}, {"keepdims", false}}},
+      {"pad", "pad", {{2, 3, 4}}, {{"pads", {0, 1, 2, 0, 2, 1}}}},
+      {"pad_nchw_value",
+       "pad",
+       {{1, 2, 3, 3}},
+       {{"pads", {0, 0, 1, 0, 0, 0, 2, 1}}, {"value", -1.5}}},
+      {"resize_nearest_x2",
+       "resize",
+       {{1, 2, 3, 4}},
+       {{"size", {6, 8}}, {"coordinates", "asymmetric"}, {"nearest_rounding", "floor"}}},
+      {"resize_nearest_fractional",
+       "resize",
+       {{1, 2, 4, 5}},
+       {{"size", {6, 3}}, {"coordinates", "half_pixel"}}},
+      {"resize_linear_half_pixel",
+       "resize",
+       {{2, 2, 3, 4}},
+       {{"size", {6, 8}}, {"mode", "linear"}}},
+      {"resize_linear_align_corners",
+       "resize",
+       {{1, 3, 4, 3}},
+       {{"size", {7, 5}}, {"mode", "linear"}, {"coordinates", "align_corners"}}},
+      {"resize_linear_down",
+       "resize",
+       {{1, 1, 6, 6}},
+       {{"size", {4, 3}}, {"mode", "linear"}, {"coordinates", "pytorch_half_pixel"}}},
       {"copy", "copy", {{2, 7}}, {}},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}},
   };
   return cases;
+}
+
+Topology OpCaseTopology(const OpCase& c) {
+  Topology t = SingleLayer(c.op, c.inputs, c.attrs);
+  if (!c.nonnegative_inputs) return t;
+  std::vector<Layer> squares;
+  for (std::string& input : t.layers[0].inputs) {
+    Layer square;
+    square.name = input + ".square";
+    square.op = "pow";
+    square.inputs = {input};
+    input += ".squared";
+    square.outputs = {input};
+    square.attrs = {{"exponent", 2.0}};
+    squares.push_back(square);
+  }
+  t.layers.insert(t.layers.begin(), squares.begin(), squares.end());
+  return t;
 }
 
 const std::vector<TopologyCase>& ShippedTopologyCases() {

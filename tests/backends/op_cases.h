@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ntpbench/shape.h"
+#include "ntpbench/topology.h"
 
 namespace ntpb::testing {
 
@@ -17,7 +18,13 @@ struct OpCase {
   std::string op;
   std::vector<Shape> inputs;
   nlohmann::json attrs;
+  // The op is defined for x >= 0 only (sqrt, fractional powers): its inputs are squared first,
+  // by a pow layer in front of it ("x0" -> "x0.squared" -> op -> "y").
+  bool nonnegative_inputs = false;
 };
+
+// The case as a topology: its op as the last layer, reading x0, x1, ... and writing y.
+Topology OpCaseTopology(const OpCase& c);
 
 inline std::ostream& operator<<(std::ostream& os, const OpCase& c) { return os << c.label; }
 

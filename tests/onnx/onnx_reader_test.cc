@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
@@ -270,14 +271,26 @@ TEST(OnnxReader, AModelWithoutItsWeightsGetsRandomOnes) {
 TEST(OnnxReader, UnsupportedOpsAreListedWithCountsAndFirstNode) {
   OnnxBuilder b("unsupported");
   b.Input("x", {"N", "4", "8", "8"});
-  b.RandomWeight("w", {4, 4, 2, 2}, 0.1f, 1);
-  b.Node("ConvTranspose", {"x", "w"}, {"u1"}, "up1");
-  b.Node("ConvTranspose", {"u1", "w"}, {"u2"}, "up2");
-  b.Node("Erf", {"u2"}, {"e"}, "erf");  // not inside a GELU pattern
-  b.Output("e", {"N", "4", "10", "10"});
-  const std::string e = ErrorOf(b.Bytes());
-  EXPECT_NE(e.find("bad.onnx"), std::string::npos) << e;
-  EXPECT_NE(e.find("ConvTranspose x2 (first: 'up1'"), std::string::npos) << e;
+  // Op types with no mapping at all are refused first, before any library pass runs on them.
+  b.Node("LpNormalization", {"x"}, {"u1"}, "norm1");
+  b.Node("LpNormalization", {"u1"}, {"u2"}, "norm2");
+  b.Output("u2", {"N", "4", "8", "8"});
+  const std::string unknown = ErrorOf(b.Bytes());
+  EXPECT_NE(unknown.find("bad.onnx"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("LpNormalization x2 (first: 'norm1')"), std::string::npos) << unknown;
+  // Known ops refused for what a node asks, each with its reason.
+  OnnxBuilder m("refused");
+  m.Input("x", {"N", "4", "8", "8"});
+  for (const char* name : {"pool1", "pool2"}) {
+    onnx::NodeProto& pool = m.Node("MaxPool", {name == std::string("pool1") ? "x" : "p1"},
+                                   {name == std::string("pool1") ? "p1" : "p2"}, name);
+    OnnxBuilder::SetInts(pool, "kernel_shape", {2, 2});
+    OnnxBuilder::SetInts(pool, "dilations", {2, 2});
+  }
+  m.Node("Erf", {"p2"}, {"e"}, "erf");  // not inside a GELU pattern
+  m.Output("e", {"N", "4", "4", "4"});
+  const std::string e = ErrorOf(m.Bytes());
+  EXPECT_NE(e.find("MaxPool x2 (first: 'pool1', dilations)"), std::string::npos) << e;
   EXPECT_NE(e.find("Erf x1 (first: 'erf', only inside the GELU pattern"), std::string::npos) << e;
 }
 
@@ -407,6 +420,32 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
   OnnxLimits small;
   small.max_nodes = 2;
   EXPECT_NE(ErrorOf(good, small).find("max_nodes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpb::testing
+
+namespace ntpb::testing {
+namespace {
+
+// docs/onnx.md shows the coverage as generated from the importer's tables: an op mapped,
+// refused or folded differently than documented fails here (regenerate the section with
+// `ntpbench ops --onnx`).
+TEST(OnnxCoverageDoc, IsTheGeneratedTable) {
+  std::ifstream in(SourcePath("docs/onnx.md"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string doc = ss.str();
+  const std::string begin_marker = "a test checks it -->\n", end_marker = "<!-- end of generated";
+  const size_t begin = doc.find(begin_marker), end = doc.find(end_marker);
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  const std::string section =
+      doc.substr(begin + begin_marker.size(), end - begin - begin_marker.size());
+  EXPECT_EQ(section, OnnxCoverageMarkdown());
+  // Every op of the mapping table has a row, with the IR op it becomes where it is mapped.
+  EXPECT_NE(section.find("| ConvTranspose | `conv_transpose` |"), std::string::npos);
+  EXPECT_NE(section.find("| Erf | — | refused: only inside the GELU pattern"), std::string::npos);
 }
 
 }  // namespace

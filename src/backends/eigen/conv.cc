@@ -1,5 +1,6 @@
 // conv2d as im2col + GEMM per (image, group); depthwise as a direct loop (a GEMM of one row
-// would be mostly overhead); 1x1 stride-1 convolutions skip im2col.
+// would be mostly overhead); 1x1 stride-1 convolutions skip im2col. conv_transpose as GEMM +
+// col2im.
 #include <algorithm>
 
 #include "src/backends/eigen/kernels.h"
@@ -107,8 +108,56 @@ Kernel MakeConv2d(const KernelArgs& a) {
   };
 }
 
+// conv_transpose as the adjoint of im2col + GEMM: per (image, group) a GEMM W^T x gives every
+// input pixel's contribution to each (filter, ky, kx), then col2im adds them into the output.
+Kernel MakeConvTranspose(const KernelArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const Shape& out = a.layer.output_shapes[0];
+  const auto k = a.layer.attrs.Ints("kernel"), s = a.layer.attrs.Ints("stride"),
+             d = a.layer.attrs.Ints("dilation"), p = a.layer.attrs.Ints("padding");
+  const int64_t n_img = in[0], c = in[1], h = in[2], w = in[3];
+  const int64_t f = out[1], oh = out[2], ow = out[3], groups = a.layer.attrs.Int("groups");
+  const int64_t cg = c / groups, fg = f / groups, rows = fg * k[0] * k[1], plane = h * w;
+  const float* x = a.inputs[0];
+  const float* wt = a.weights[0];  // [C, F / groups, kh, kw]
+  const float* b = a.weights.size() > 1 ? a.weights[1] : nullptr;
+  float* y = a.output;
+  Scratchpad* scratch = a.scratch;
+  scratch->Require(rows * plane);
+  return [=] {
+    for (int64_t n = 0; n < n_img; ++n) {
+      for (int64_t grp = 0; grp < groups; ++grp) {
+        float* col = scratch->data();
+        MatrixMap(col, rows, plane).noalias() =
+            ConstMatrixMap(wt + grp * cg * rows, cg, rows).transpose() *
+            ConstMatrixMap(x + (n * c + grp * cg) * plane, cg, plane);
+        for (int64_t ff = 0; ff < fg; ++ff) {
+          float* dst = y + (n * f + grp * fg + ff) * oh * ow;
+          std::fill(dst, dst + oh * ow, b ? b[grp * fg + ff] : 0.0f);
+          for (int64_t ky = 0; ky < k[0]; ++ky) {
+            for (int64_t kx = 0; kx < k[1]; ++kx) {
+              const float* src = col + ((ff * k[0] + ky) * k[1] + kx) * plane;
+              for (int64_t iy = 0; iy < h; ++iy) {
+                const int64_t oy = iy * s[0] - p[0] + ky * d[0];
+                if (oy < 0 || oy >= oh) continue;
+                for (int64_t ix = 0; ix < w; ++ix) {
+                  const int64_t ox = ix * s[1] - p[1] + kx * d[1];
+                  if (ox >= 0 && ox < ow) dst[oy * ow + ox] += src[iy * w + ix];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  };
+}
+
 }  // namespace
 
-void AddConvKernels(KernelTable* table) { (*table)["conv2d"] = MakeConv2d; }
+void AddConvKernels(KernelTable* table) {
+  (*table)["conv2d"] = MakeConv2d;
+  (*table)["conv_transpose"] = MakeConvTranspose;
+}
 
 }  // namespace ntpb::eigen

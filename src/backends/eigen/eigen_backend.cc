@@ -20,6 +20,8 @@ const KernelTable& Kernels() {
     AddNormalizationKernels(&t);
     AddElementwiseKernels(&t);
     AddShapeKernels(&t);
+    AddReduceKernels(&t);
+    AddResizeKernels(&t);
     AddRecurrentKernels(&t);
     return t;
   }();

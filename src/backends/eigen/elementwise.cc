@@ -1,4 +1,4 @@
-// Activations (standalone and fused), softmax, and broadcasting add/sub/mul/div.
+// Activations (standalone and fused), sqrt/exp/pow, softmax, and broadcasting add/sub/mul/div.
 #include <cmath>
 #include <memory>
 
@@ -114,6 +114,45 @@ Kernel MakeLeakyRelu(const KernelArgs& a) {
   };
 }
 
+// y = f(x) elementwise, for the unary ops without a fused form.
+template <typename F>
+Kernel MakeMap(const KernelArgs& a, F f) {
+  const int64_t n = NumElements(a.layer.output_shapes[0]);
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  };
+}
+
+Kernel MakeHardSigmoid(const KernelArgs& a) {
+  const float alpha = static_cast<float>(a.layer.attrs.Float("alpha"));
+  const float beta = static_cast<float>(a.layer.attrs.Float("beta"));
+  return MakeMap(a, [=](float x) { return std::min(1.0f, std::max(0.0f, alpha * x + beta)); });
+}
+
+Kernel MakeHardSwish(const KernelArgs& a) {
+  return MakeMap(a, [](float x) { return x * std::min(1.0f, std::max(0.0f, x / 6.0f + 0.5f)); });
+}
+
+Kernel MakeSwish(const KernelArgs& a) {
+  return MakeMap(a, [](float x) { return x / (1.0f + std::exp(-x)); });
+}
+
+Kernel MakeSqrt(const KernelArgs& a) {
+  return MakeMap(a, [](float x) { return std::sqrt(x); });
+}
+
+Kernel MakeExp(const KernelArgs& a) {
+  return MakeMap(a, [](float x) { return std::exp(x); });
+}
+
+Kernel MakePow(const KernelArgs& a) {
+  const float p = static_cast<float>(a.layer.attrs.Float("exponent"));
+  if (p == 2.0f) return MakeMap(a, [](float x) { return x * x; });
+  return MakeMap(a, [=](float x) { return std::pow(x, p); });
+}
+
 template <char kOp>
 Kernel MakeBinary(const KernelArgs& a) {
   const Shape& out = a.layer.output_shapes[0];
@@ -175,6 +214,12 @@ void AddElementwiseKernels(KernelTable* table) {
   (*table)["gelu"] = MakeActivation<Activation::Kind::kGelu>;
   (*table)["softmax"] = MakeSoftmax;
   (*table)["leaky_relu"] = MakeLeakyRelu;
+  (*table)["hard_sigmoid"] = MakeHardSigmoid;
+  (*table)["hard_swish"] = MakeHardSwish;
+  (*table)["swish"] = MakeSwish;
+  (*table)["sqrt"] = MakeSqrt;
+  (*table)["exp"] = MakeExp;
+  (*table)["pow"] = MakePow;
   (*table)["add"] = MakeBinary<'+'>;
   (*table)["sub"] = MakeBinary<'-'>;
   (*table)["mul"] = MakeBinary<'*'>;

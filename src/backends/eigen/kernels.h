@@ -83,6 +83,8 @@ void AddNormalizationKernels(KernelTable* table);
 void AddElementwiseKernels(KernelTable* table);
 void AddShapeKernels(KernelTable* table);
 void AddRecurrentKernels(KernelTable* table);
+void AddReduceKernels(KernelTable* table);
+void AddResizeKernels(KernelTable* table);
 
 const KernelTable& Kernels();
 

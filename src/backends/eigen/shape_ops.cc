@@ -1,5 +1,5 @@
-// Data movement: concat, slice, transpose, constant, and the copy/reorder inlays. (Views - reshape,
-// flatten - get no kernel: the executable aliases their output to the input's storage.)
+// Data movement: pad, concat, slice, transpose, constant, and the copy/reorder inlays. (Views -
+// reshape, flatten - get no kernel: the executable aliases their output to the input's storage.)
 #include <algorithm>
 #include <memory>
 
@@ -43,6 +43,39 @@ Kernel MakeSlice(const KernelArgs& a) {
   return [=] {
     for (int64_t o = 0; o < outer; ++o) {
       std::copy(x + o * in_row + offset, x + o * in_row + offset + out_row, y + o * out_row);
+    }
+  };
+}
+
+// Fills the output with the value, then copies each input row (last axis) to its place.
+Kernel MakePad(const KernelArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const Shape& out = a.layer.output_shapes[0];
+  const auto pads = a.layer.attrs.Ints("pads");
+  const float value = static_cast<float>(a.layer.attrs.Float("value"));
+  const size_t rank = in.size();
+  std::vector<int64_t> out_stride(rank, 1);
+  for (size_t i = rank - 1; i-- > 0;) out_stride[i] = out_stride[i + 1] * out[i + 1];
+  int64_t first = 0;  // where input element 0 lands
+  for (size_t i = 0; i < rank; ++i) first += pads[i] * out_stride[i];
+  const int64_t row = in[rank - 1], rows = NumElements(in) / row, n_out = NumElements(out);
+  const Shape dims = in;
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  auto index = std::make_shared<std::vector<int64_t>>(rank, 0);  // allocated once, here
+  return [=] {
+    std::fill(y, y + n_out, value);
+    std::vector<int64_t>& idx = *index;
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t o = first;
+    for (int64_t r = 0; r < rows; ++r) {
+      std::copy(x + r * row, x + (r + 1) * row, y + o);
+      for (size_t d = rank - 1; d-- > 0;) {  // next row: odometer over all but the last axis
+        o += out_stride[d];
+        if (++idx[d] < dims[d]) break;
+        o -= out_stride[d] * dims[d];
+        idx[d] = 0;
+      }
     }
   };
 }
@@ -96,6 +129,7 @@ Kernel MakeCopy(const KernelArgs& a) {
 
 void AddShapeKernels(KernelTable* table) {
   (*table)["concat"] = MakeConcat;
+  (*table)["pad"] = MakePad;
   (*table)["slice"] = MakeSlice;
   (*table)["constant"] = MakeConstant;
   (*table)["transpose"] = MakeTranspose;

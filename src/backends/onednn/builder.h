@@ -209,6 +209,8 @@ void AddPoolingNormOps(OpTable* table);
 void AddElementwiseOps(OpTable* table);
 void AddShapeOps(OpTable* table);
 void AddRecurrentOps(OpTable* table);
+void AddReduceOps(OpTable* table);
+void AddResizeOps(OpTable* table);
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

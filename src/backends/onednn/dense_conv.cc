@@ -235,12 +235,44 @@ void BuildConv(Builder& b) {
   b.AddPrimitive(pd, dnnl::convolution_forward(pd), std::move(args));
 }
 
+// conv_transpose as oneDNN's deconvolution, in act() (i8 runs compute it in f32). The IR's
+// weights are [C, F / groups, kh, kw]: oneDNN's iohw (giohw per group) read them as they are.
+// output_padding extends the output at the end: a smaller (possibly negative) right padding.
+void BuildConvTranspose(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const int64_t groups = l.attrs.Int("groups"), filters = l.attrs.Int("filters");
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding"), extra = l.attrs.Ints("output_padding");
+  const int64_t cg = in[1] / groups;
+  const memory::dims w_dims = groups == 1 ? memory::dims{filters, in[1], k[0], k[1]}
+                                          : memory::dims{groups, filters / groups, cg, k[0], k[1]};
+  const bool bias = l.attrs.Bool("bias");
+  const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
+  const memory::desc src_any(Dims(in), b.act(), tag::any), dst_any(Dims(out), b.act(), tag::any),
+      w_any(w_dims, b.act(), tag::any);
+  dnnl::deconvolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         dnnl::algorithm::deconvolution_direct, src_any, w_any,
+                                         bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1},
+                                         {p[0], p[1]}, {p[2] - extra[0], p[3] - extra[1]});
+  dnnl::deconvolution_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
+  const memory src = b.Input(l.inputs[0], pd.src_desc());
+  const memory dst = b.NewOutput(pd.dst_desc());
+  Args args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}};
+  const memory::desc user(w_dims, dt::f32, groups == 1 ? tag::iohw : tag::giohw);
+  args[DNNL_ARG_WEIGHTS] = b.WeightMemory(b.WeightValues(0), user, pd.weights_desc());
+  if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(b.WeightValues(1), bias_md, pd.bias_desc());
+  b.AddPrimitive(pd, dnnl::deconvolution_forward(pd), std::move(args));
+}
+
 }  // namespace
 
 void AddDenseConvOps(OpTable* table) {
   (*table)["dense"] = BuildDense;
   (*table)["matmul"] = BuildMatmul;
   (*table)["conv2d"] = BuildConv;
+  (*table)["conv_transpose"] = BuildConvTranspose;
 }
 
 }  // namespace ntpb::onednn

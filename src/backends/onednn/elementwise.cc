@@ -23,6 +23,12 @@ std::optional<Eltwise> EltwiseOf(const ResolvedLayer& l) {
         l.attrs.Str("approximate") == "tanh" ? alg::eltwise_gelu_tanh : alg::eltwise_gelu_erf, 0,
         0};
   }
+  if (op == "hard_swish") return Eltwise{alg::eltwise_hardswish, 0, 0};
+  if (op == "swish") return Eltwise{alg::eltwise_swish, 1, 0};
+  if (op == "sqrt") return Eltwise{alg::eltwise_sqrt, 0, 0};
+  if (op == "exp") return Eltwise{alg::eltwise_exp, 0, 0};
+  if (op == "pow")
+    return Eltwise{alg::eltwise_pow, 1, static_cast<float>(l.attrs.Float("exponent"))};
   return std::nullopt;
 }
 
@@ -38,6 +44,22 @@ void BuildEltwise(Builder& b) {
   dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, e.algorithm, src.get_desc(),
                                    e.alpha, e.beta);
   dnnl::eltwise_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
+  const memory dst = b.NewOutput(pd.dst_desc());
+  b.AddPrimitive(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+}
+
+// oneDNN 2.6 has no hardsigmoid: alpha x + beta, then a clip to [0, 1] as a post-op.
+void BuildHardSigmoid(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const memory src = b.Input(l.inputs[0]);
+  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg::eltwise_linear,
+                                   src.get_desc(), static_cast<float>(l.attrs.Float("alpha")),
+                                   static_cast<float>(l.attrs.Float("beta")));
+  dnnl::post_ops clip;
+  clip.append_eltwise(1.0f, alg::eltwise_clip, 0.0f, 1.0f);
+  dnnl::primitive_attr attr = UserScratchpad();
+  attr.set_post_ops(clip);
+  dnnl::eltwise_forward::primitive_desc pd(desc, attr, b.engine());
   const memory dst = b.NewOutput(pd.dst_desc());
   b.AddPrimitive(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
@@ -123,6 +145,8 @@ void AddElementwiseOps(OpTable* table) {
   (*table)["sigmoid"] = BuildEltwise;
   (*table)["tanh"] = BuildEltwise;
   (*table)["gelu"] = BuildEltwise;
+  for (const char* op : {"hard_swish", "swish", "sqrt", "exp", "pow"}) (*table)[op] = BuildEltwise;
+  (*table)["hard_sigmoid"] = BuildHardSigmoid;
   (*table)["softmax"] = BuildSoftmax;
   (*table)["add"] = BuildAdd;
   (*table)["sub"] = BuildSub;

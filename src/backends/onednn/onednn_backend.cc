@@ -65,6 +65,8 @@ const OpTable& Ops() {
     AddElementwiseOps(&t);
     AddShapeOps(&t);
     AddRecurrentOps(&t);
+    AddReduceOps(&t);
+    AddResizeOps(&t);
     return t;
   }();
   return table;

@@ -67,6 +67,36 @@ void BuildSlice(Builder& b) {
   Reorder(b, part, b.NewOutput(b.Plain(out)));
 }
 
+// The output filled with the value, then the input reordered into its place (a sub-memory).
+void BuildPad(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const auto pads = l.attrs.Ints("pads");
+  const memory src = b.PlainInput(l.inputs[0]);
+  const memory dst = b.NewOutput(b.Plain(l.output_shapes[0]));
+  const float value = static_cast<float>(l.attrs.Float("value"));
+  const size_t n = dst.get_desc().get_size() / sizeof(float);
+  if (b.act() == memory::data_type::f32) {
+    b.AddHost([dst, value, n] {
+      float* y = static_cast<float*>(dst.get_data_handle());
+      std::fill(y, y + n, value);
+    });
+  } else {  // bf16: the value's upper half (exact for 0 and any value bf16 can hold)
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const uint16_t half = static_cast<uint16_t>(bits >> 16);
+    const size_t count = dst.get_desc().get_size() / sizeof(uint16_t);
+    b.AddHost([dst, half, count] {
+      uint16_t* y = static_cast<uint16_t*>(dst.get_data_handle());
+      std::fill(y, y + count, half);
+    });
+  }
+  const memory::dims offsets(pads.begin(), pads.begin() + in.size());
+  const memory inner(dst.get_desc().submemory_desc(Dims(in), offsets), b.engine(),
+                     dst.get_data_handle());
+  Reorder(b, src, inner);
+}
+
 void BuildConstant(Builder& b) {
   const std::vector<float> v = b.WeightValues(0);
   // f32 as in the model: a consumer in another precision converts it (once per inference).
@@ -105,6 +135,7 @@ void AddShapeOps(OpTable* table) {
   (*table)["flatten"] = BuildView;
   (*table)["transpose"] = BuildTranspose;
   (*table)["slice"] = BuildSlice;
+  (*table)["pad"] = BuildPad;
   (*table)["constant"] = BuildConstant;
   (*table)["copy"] = BuildCopy;
   (*table)["reorder"] = BuildReorder;

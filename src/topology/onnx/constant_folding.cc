@@ -813,6 +813,8 @@ class Folder {
 
 bool CanFold(const std::string& op_type) { return FoldedOps().count(op_type) > 0; }
 
+std::vector<std::string> FoldableOps() { return {FoldedOps().begin(), FoldedOps().end()}; }
+
 int FoldConstants(onnx::ModelProto* model, const std::string& file, const FoldingLimits& limits) {
   return Folder(model, file, limits).Run();
 }

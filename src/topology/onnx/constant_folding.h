@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ntpb::onnx_import {
 
@@ -30,5 +31,7 @@ int FoldConstants(onnx::ModelProto* model, const std::string& file,
 // Whether FoldConstants evaluates nodes of this (default-domain) op type when their inputs are
 // known. Such an op needs no mapping of its own unless it also runs on activations.
 bool CanFold(const std::string& op_type);
+// Every such op type, sorted.
+std::vector<std::string> FoldableOps();
 
 }  // namespace ntpb::onnx_import

@@ -44,6 +44,7 @@ Topology OnnxImporter::Import() {
   for (const onnx::ValueInfoProto& v : g.output()) RecordDims(v, false);
   FindGeluPatterns();
   FindLayerNormPatterns();
+  FindGatePatterns();
   t_.file = file_;
   t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
   t_.description =
@@ -392,7 +393,8 @@ void OnnxImporter::RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
   for (int i = 0; i < shape.dim_size(); ++i) {
     const auto& d = shape.dim(i);
     if (d.has_dim_value()) {
-      if (d.dim_value() <= 0 || d.dim_value() > (int64_t{1} << 31)) {
+      // An empty tensor (Resize's unused roi) is legal inside the graph, not as an input.
+      if (d.dim_value() < (graph_input ? 1 : 0) || d.dim_value() > (int64_t{1} << 31)) {
         Fail("", "input",
              "'" + v.name() + "' has an impossible dimension " + std::to_string(d.dim_value()));
       }
@@ -721,6 +723,19 @@ std::string OnnxImporter::ConstantLayer(const onnx::NodeProto& n, const std::str
   t_.layers.push_back(std::move(l));
   constant_layers_.insert(tensor);
   return tensor;
+}
+
+bool OnnxImporter::FloatsConst(const std::string& name, const onnx::NodeProto& n,
+                               std::vector<float>* out) const {
+  auto w = float_consts_.find(name);
+  if (w != float_consts_.end() && w->second.values) {
+    *out = *w->second.values;
+    return true;
+  }
+  auto i = init_.find(name);
+  if (i == init_.end() || i->second->data_type() != onnx::TensorProto::FLOAT) return false;
+  *out = Floats(*i->second, n);
+  return true;
 }
 
 float OnnxImporter::ScalarConst(const std::string& name) const {

@@ -181,6 +181,11 @@ class OnnxImporter {
   std::string ConstantLayer(const onnx::NodeProto& n, const std::string& tensor);
 
   float ScalarConst(const std::string& name) const;
+  // The values of a float constant (an initializer or a folded Constant); false if not one.
+  bool FloatsConst(const std::string& name, const onnx::NodeProto& n,
+                   std::vector<float>* out) const;
+  // `out` is the same tensor as `in` (an identity: a Pad by nothing, a Dropout).
+  void Alias(const std::string& out, const std::string& in) { alias_[out] = in; }
 
   const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const;
 
@@ -188,6 +193,7 @@ class OnnxImporter {
   // decomposed into ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add.
   void FindGeluPatterns();
   void FindLayerNormPatterns();
+  void FindGatePatterns();
 
   // MatMul + Add(bias) -> one dense layer with a bias.
   bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,

@@ -1,5 +1,7 @@
-// ONNX op mappings, activations: ReLU and its clipped and leaky forms, sigmoid, tanh, softmax. (Erf
-// is read only inside the GELU pattern the importer finds before mapping.)
+// ONNX op mappings, activations and other unary ops: ReLU and its clipped and leaky forms,
+// sigmoid, tanh, hard sigmoid and hard swish, sqrt, exp, softmax. (Erf is read only inside the
+// GELU pattern the importer finds before mapping; x * sigmoid(x) and x * hard_sigmoid(x) become
+// swish and hard_swish there too.)
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -27,6 +29,16 @@ void MapClip(OnnxImporter& im, const onnx::NodeProto& n) {
   }
 }
 
+void MapHardSigmoid(OnnxImporter& im, const onnx::NodeProto& n) {
+  Layer& l = im.Add(n, "hard_sigmoid", "", {In(n, 0)}, Out(n));
+  l.attrs["alpha"] = im.Float(n, "alpha", 0.2f);
+  l.attrs["beta"] = im.Float(n, "beta", 0.5f);
+}
+
+void MapHardSwish(OnnxImporter& im, const onnx::NodeProto& n) {
+  im.Add(n, "hard_swish", "", {In(n, 0)}, Out(n));
+}
+
 void MapSoftmax(OnnxImporter& im, const onnx::NodeProto& n) {
   const std::string out = Out(n);
   const Dims& d = im.DimsOf(In(n, 0), n);
@@ -45,16 +57,26 @@ void MapLeakyRelu(OnnxImporter& im, const onnx::NodeProto& n) {
 }  // namespace
 
 void AddActivationsMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(), {
-                                  {"Relu", MapUnaryActivation, ""},
-                                  {"Sigmoid", MapUnaryActivation, ""},
-                                  {"Tanh", MapUnaryActivation, ""},
-                                  {"Clip", MapClip, ""},
-                                  {"Softmax", MapSoftmax, ""},
-                                  {"LeakyRelu", MapLeakyRelu, ""},
-                                  {"Erf", nullptr,
-                                   "only inside the GELU pattern x * 0.5 * (1 + erf(x / sqrt 2))"},
-                              });
+  table->insert(
+      table->end(),
+      {
+          {"Relu", MapUnaryActivation, "", "`relu`", ""},
+          {"Sqrt", MapUnaryActivation, "", "`sqrt`", "outside the LayerNorm pattern"},
+          {"Exp", MapUnaryActivation, "", "`exp`", ""},
+          {"HardSigmoid", MapHardSigmoid, "", "`hard_sigmoid` (or `hard_swish`)",
+           "`alpha`, `beta`; `x * HardSigmoid(x; 1/6, 1/2)` (HardSwish before opset 14) becomes "
+           "one `hard_swish` layer"},
+          {"HardSwish", MapHardSwish, "", "`hard_swish`", "opset 14"},
+          {"Sigmoid", MapUnaryActivation, "", "`sigmoid` (or `swish`)",
+           "`x * Sigmoid(x)` (SiLU as exported) becomes one `swish` layer"},
+          {"Tanh", MapUnaryActivation, "", "`tanh`", ""},
+          {"Clip", MapClip, "", "`clipped_relu` / `relu`",
+           "`min` 0 and a constant `max` (ReLU6); other bounds unsupported"},
+          {"Softmax", MapSoftmax, "", "`softmax`",
+           "opset ≥ 13 any axis; opset < 13 only the last axis"},
+          {"LeakyRelu", MapLeakyRelu, "", "`leaky_relu`", "`alpha`"},
+          {"Erf", nullptr, "only inside the GELU pattern x * 0.5 * (1 + erf(x / sqrt 2))"},
+      });
 }
 
 }  // namespace ntpb::onnx_import

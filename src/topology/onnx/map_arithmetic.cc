@@ -1,5 +1,7 @@
 // ONNX op mappings, elementwise arithmetic: Add, Sub, Mul, Div (a MatMul followed by Add(bias)
-// folds into one dense layer).
+// folds into one dense layer), Pow by a constant.
+#include <cmath>
+
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -15,14 +17,29 @@ void MapArithmetic(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, Lower(op), "", {im.ConstantLayer(n, In(n, 0)), im.ConstantLayer(n, In(n, 1))}, out);
 }
 
+void MapPow(OnnxImporter& im, const onnx::NodeProto& n) {
+  const float exponent = im.ScalarConst(In(n, 1));
+  if (!std::isfinite(exponent)) return im.Refuse(n, "an exponent that is not a constant scalar");
+  im.Add(n, "pow", "", {In(n, 0)}, Out(n)).attrs["exponent"] = exponent;
+}
+
 }  // namespace
 
 void AddArithmeticMappings(std::vector<OnnxOpMapping>* table) {
   table->insert(table->end(), {
-                                  {"Add", MapArithmetic, ""},
-                                  {"Sub", MapArithmetic, ""},
-                                  {"Mul", MapArithmetic, ""},
-                                  {"Div", MapArithmetic, ""},
+                                  {"Add", MapArithmetic, "", "`add`",
+                                   "NumPy broadcasting; a constant operand becomes a `constant` "
+                                   "layer named after it (created once)"},
+                                  {"Sub", MapArithmetic, "", "`sub`",
+                                   "NumPy broadcasting; a constant operand becomes a `constant` "
+                                   "layer named after it (created once)"},
+                                  {"Mul", MapArithmetic, "", "`mul`",
+                                   "NumPy broadcasting; a constant operand becomes a `constant` "
+                                   "layer named after it (created once)"},
+                                  {"Div", MapArithmetic, "", "`div`",
+                                   "NumPy broadcasting; a constant operand becomes a `constant` "
+                                   "layer named after it (created once)"},
+                                  {"Pow", MapPow, "", "`pow`", "a constant scalar exponent"},
                               });
 }
 

@@ -1,4 +1,4 @@
-// ONNX op mappings, dense layers and convolution: Gemm, MatMul, Conv.
+// ONNX op mappings, dense layers and convolution: Gemm, MatMul, Conv, ConvTranspose.
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -65,16 +65,74 @@ void MapConv(OnnxImporter& im, const onnx::NodeProto& n) {
   }
 }
 
+// ConvTranspose with explicit pads; an output_shape attribute fixes the output instead, which
+// here is the pads it implies (ONNX's rule: the total padding split evenly, the odd one at the
+// end unless auto_pad is SAME_LOWER).
+void MapConvTranspose(OnnxImporter& im, const onnx::NodeProto& n) {
+  Weight w = im.WeightInput(n, 1);
+  if (w.dims.size() != 4) return im.Refuse(n, "only 2-D transposed convolution");
+  const std::string auto_pad = im.Str(n, "auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return im.Refuse(n, "auto_pad " + auto_pad);
+  const int64_t groups = im.Int(n, "group", 1);
+  std::vector<int64_t> stride = im.Ints(n, "strides"), dilation = im.Ints(n, "dilations"),
+                       pads = im.Ints(n, "pads"), extra = im.Ints(n, "output_padding");
+  if (stride.empty()) stride = {1, 1};
+  if (dilation.empty()) dilation = {1, 1};
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (extra.empty()) extra = {0, 0};
+  if (stride.size() != 2 || dilation.size() != 2 || pads.size() != 4 || extra.size() != 2) {
+    im.Fail(im.LayerName(n), "strides", "strides, dilations, pads or output_padding of wrong rank");
+  }
+  const std::vector<int64_t> wanted = im.Ints(n, "output_shape");
+  if (!wanted.empty()) {
+    const Dims& d = im.DimsOf(In(n, 0), n);
+    if (wanted.size() != 2 || d.size() != 4)
+      return im.Refuse(n, "an output_shape of rank other than 2");
+    for (int i = 0; i < 2; ++i) {
+      int64_t size = 0;
+      if (!ToInt(d[2 + i], &size)) return im.Refuse(n, "output_shape with a symbolic input size");
+      const int64_t total =
+          stride[i] * (size - 1) + extra[i] + (w.dims[2 + i] - 1) * dilation[i] + 1 - wanted[i];
+      if (total < 0)
+        return im.Refuse(n, "an output_shape larger than the transposed convolution gives");
+      pads[i] = total / 2;
+      pads[i + 2] = total - total / 2;
+    }
+  }
+  Layer& l = im.Add(n, "conv_transpose", "", {In(n, 0)}, Out(n));
+  l.attrs["filters"] = w.dims[1] * groups;
+  l.attrs["kernel"] = {w.dims[2], w.dims[3]};
+  l.attrs["stride"] = stride;
+  l.attrs["dilation"] = dilation;
+  l.attrs["padding"] = pads;
+  l.attrs["output_padding"] = extra;
+  l.attrs["groups"] = groups;
+  l.attrs["bias"] = !In(n, 2).empty();
+  im.SetWeight(l, "kernel", w.dims, w.values);
+  if (!In(n, 2).empty()) {
+    Weight b = im.WeightInput(n, 2);
+    im.SetWeight(l, "bias", {w.dims[1] * groups}, b.values);
+  }
+}
+
 }  // namespace
 
 void AddDenseConvMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(),
-                {
-                    {"Gemm", MapGemm, ""},
-                    {"MatMul", MapMatMul, ""},
-                    {"Conv", MapConv, ""},
-                    {"ConvTranspose", nullptr, "transposed convolution has no IR op yet"},
-                });
+  table->insert(
+      table->end(),
+      {
+          {"Gemm", MapGemm, "", "`dense`",
+           "`transB` (weights transposed into `[K, units]`), bias `C`; `transA`, `alpha`, `beta` ≠ "
+           "1 unsupported"},
+          {"MatMul", MapMatMul, "", "`dense` (weight operand) or `matmul` (two activations)",
+           "a following `Add` of a constant vector becomes the dense layer's bias"},
+          {"Conv", MapConv, "", "`conv2d`",
+           "2-D; `pads`, `strides`, `dilations`, `group` (grouped, depthwise); `auto_pad` "
+           "SAME_UPPER → `\"same\"`, VALID; SAME_LOWER unsupported"},
+          {"ConvTranspose", MapConvTranspose, "", "`conv_transpose`",
+           "2-D; `pads`, `strides`, `dilations`, `group`, `output_padding`; an `output_shape` "
+           "becomes the pads it implies; `auto_pad` SAME_* unsupported"},
+      });
 }
 
 }  // namespace ntpb::onnx_import

@@ -93,10 +93,18 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
 }  // namespace
 
 void AddRecurrentMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(), {
-                                  {"LSTM", MapRecurrent, ""},
-                                  {"GRU", MapRecurrent, ""},
-                              });
+  table->insert(table->end(),
+                {
+                    {"LSTM", MapRecurrent, "", "`transpose` + `lstm` + `reshape` + `transpose`",
+                     "forward, reverse, bidirectional; gates i, o, f, c reordered to i, f, g, o; "
+                     "`B` = Wb + Rb; `[T, N, C]` in and `Y` `[T, dirs, N, H]` out as in ONNX; "
+                     "initial states that are constant zeros (what exporters pass) are accepted, "
+                     "others unsupported; `sequence_lens`, `layout` 1, custom activations, `clip` "
+                     "unsupported; `Y_h`/`Y_c` only when unused"},
+                    {"GRU", MapRecurrent, "", "as LSTM, `gru`",
+                     "`linear_before_reset` = 1 (PyTorch's export); gates z, r, h reordered to r, "
+                     "z, n; the recurrent `n` bias stays inside the reset product"},
+                });
 }
 
 }  // namespace ntpb::onnx_import

@@ -1,5 +1,8 @@
 // ONNX op mappings, shape ops: Split, Slice, Flatten, Reshape, Squeeze, Unsqueeze, Transpose,
-// Concat (their integer shape inputs are folded by the importer).
+// Concat, Pad, Resize (their integer shape inputs are folded by the importer).
+#include <algorithm>
+#include <cmath>
+
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -118,19 +121,119 @@ void MapConcat(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, "concat", "", inputs, out).attrs["axis"] = im.Axis(im.Int(n, "axis", 0), d.size());
 }
 
+// Pad with a constant: pads from the attribute (before opset 11) or the second input, the value
+// from the attribute or the third input. Padding by nothing (PyTorch's exporter writes one in
+// front of some average pools) is the input itself.
+void MapPad(OnnxImporter& im, const onnx::NodeProto& n) {
+  const std::string mode = im.Str(n, "mode", "constant");
+  if (mode != "constant") return im.Refuse(n, "mode " + mode + " (only constant)");
+  std::vector<int64_t> pads = im.Ints(n, "pads");
+  float value = im.Float(n, "value", 0.0f);
+  if (im.opset() >= 11) {
+    Dims c;
+    if (!im.IntConst(In(n, 1), &c)) return im.Refuse(n, "pads computed at run time");
+    pads = im.IntsOf(c, n, "pads");
+    if (!In(n, 2).empty()) {
+      value = im.ScalarConst(In(n, 2));
+      if (!std::isfinite(value)) return im.Refuse(n, "a pad value that is not a constant number");
+    }
+  }
+  if (!In(n, 3).empty()) return im.Refuse(n, "axes");
+  const Dims& d = im.DimsOf(In(n, 0), n);
+  if (pads.size() != 2 * d.size()) {
+    im.Fail(
+        im.LayerName(n), "pads",
+        std::to_string(pads.size()) + " values for a rank-" + std::to_string(d.size()) + " input");
+  }
+  if (std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p == 0; })) {
+    return im.Alias(Out(n), In(n, 0));
+  }
+  for (int64_t p : pads) {
+    if (p < 0) return im.Refuse(n, "negative pads (cropping)");
+  }
+  Layer& l = im.Add(n, "pad", "", {In(n, 0)}, Out(n));
+  l.attrs["pads"] = pads;
+  l.attrs["value"] = value;
+}
+
+// Resize of H and W (N and C kept) to sizes, or by scales whose products are whole: the IR's
+// scale is output / input, which then is the model's.
+void MapResize(OnnxImporter& im, const onnx::NodeProto& n) {
+  const std::string mode = im.Str(n, "mode", "nearest");
+  if (mode != "nearest" && mode != "linear") return im.Refuse(n, "mode " + mode);
+  const std::string coordinates =
+      im.opset() < 11 ? "asymmetric" : im.Str(n, "coordinate_transformation_mode", "half_pixel");
+  if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
+      coordinates != "align_corners" && coordinates != "asymmetric") {
+    return im.Refuse(n, "coordinate_transformation_mode " + coordinates);
+  }
+  const std::string rounding =
+      im.opset() < 11 ? "floor" : im.Str(n, "nearest_mode", "round_prefer_floor");
+  const Dims& d = im.DimsOf(In(n, 0), n);
+  if (d.size() != 4) return im.Refuse(n, "only NCHW input");
+  int64_t in[2] = {0, 0};
+  if (!ToInt(d[2], &in[0]) || !ToInt(d[3], &in[1])) return im.Refuse(n, "symbolic H or W");
+  const std::string scales_name = In(n, im.opset() < 11 ? 1 : 2), sizes_name = In(n, 3);
+  std::vector<int64_t> size(2);
+  std::vector<float> scales;
+  Dims sizes;
+  if (!sizes_name.empty()) {
+    if (!im.IntConst(sizes_name, &sizes)) return im.Refuse(n, "sizes computed at run time");
+    const std::vector<int64_t> s = im.IntsOf(sizes, n, "sizes");
+    if (s.size() != 4) im.Fail(im.LayerName(n), "sizes", "needs 4 values");
+    int64_t channels = 0;
+    if (!ToInt(d[1], &channels) || s[1] != channels) return im.Refuse(n, "resizing N or C");
+    size = {s[2], s[3]};
+  } else if (im.FloatsConst(scales_name, n, &scales) && scales.size() == 4) {
+    if (scales[0] != 1 || scales[1] != 1) return im.Refuse(n, "resizing N or C");
+    for (int i = 0; i < 2; ++i) {
+      const double exact = static_cast<double>(in[i]) * scales[2 + i];
+      if (!(exact >= 1) || exact != std::floor(exact) || exact > (int64_t{1} << 31)) {
+        return im.Refuse(n, "scales whose products with H and W are not whole sizes");
+      }
+      size[i] = static_cast<int64_t>(exact);
+    }
+  } else {
+    return im.Refuse(n, "scales or sizes computed at run time");
+  }
+  Layer& l = im.Add(n, "resize", "", {In(n, 0)}, Out(n));
+  l.attrs["size"] = size;
+  l.attrs["mode"] = mode;
+  l.attrs["coordinates"] = coordinates;
+  l.attrs["nearest_rounding"] = rounding;
+}
+
 }  // namespace
 
 void AddShapeMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(), {
-                                  {"Split", MapSplit, ""},
-                                  {"Slice", MapSlice, ""},
-                                  {"Flatten", MapFlatten, ""},
-                                  {"Reshape", MapReshape, ""},
-                                  {"Squeeze", MapReshape, ""},
-                                  {"Unsqueeze", MapReshape, ""},
-                                  {"Transpose", MapTranspose, ""},
-                                  {"Concat", MapConcat, ""},
-                              });
+  table->insert(
+      table->end(),
+      {
+          {"Split", MapSplit, "", "`slice` per output",
+           "layers `<node>.0`, `<node>.1`, ...; sizes from the attribute, a constant input, or "
+           "equal parts"},
+          {"Slice", MapSlice, "", "`slice` (one per axis cut)",
+           "on an activation: constant `starts`/`ends`/`axes`, step 1 (bounds clamped as ONNX "
+           "does); over constants: folded, any step"},
+          {"Flatten", MapFlatten, "", "`flatten`", "`axis`"},
+          {"Reshape", MapReshape, "", "`reshape`",
+           "constant or folded shape; `0` copies the input dimension; `allowzero` unsupported"},
+          {"Squeeze", MapReshape, "", "`reshape`", "to the shape ONNX inference gives"},
+          {"Unsqueeze", MapReshape, "", "`reshape`", "to the shape ONNX inference gives"},
+          {"Transpose", MapTranspose, "", "`transpose`", "`perm`, or reversed axes"},
+          {"Concat", MapConcat, "", "`concat`",
+           "of activations, or folded when all inputs are shape constants"},
+          {"Pad", MapPad, "", "`pad`",
+           "`constant` mode, pads from the attribute (opset < 11) or a constant input, a constant "
+           "value; padding by nothing is the input itself; `reflect`, `edge`, negative pads and "
+           "`axes` unsupported"},
+          {"Resize", MapResize, "", "`resize`",
+           "NCHW, H and W; `nearest` or `linear`; `coordinate_transformation_mode` half_pixel, "
+           "pytorch_half_pixel, align_corners, asymmetric; `nearest_mode`; constant `sizes`, or "
+           "constant `scales` whose products with H and W are whole; `cubic`, `tf_crop_and_resize` "
+           "unsupported"},
+          {"Upsample", nullptr, "deprecated since opset 10 (export with opset 11 or later)"},
+      });
 }
 
 }  // namespace ntpb::onnx_import

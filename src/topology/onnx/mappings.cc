@@ -5,17 +5,24 @@
 
 namespace ntpb::onnx_import {
 
+const std::vector<OnnxOpMapping>& AllOnnxMappings() {
+  static const std::vector<OnnxOpMapping> table = [] {
+    std::vector<OnnxOpMapping> t;
+    AddDenseConvMappings(&t);
+    AddArithmeticMappings(&t);
+    AddActivationsMappings(&t);
+    AddPoolingNormMappings(&t);
+    AddShapeMappings(&t);
+    AddRecurrentMappings(&t);
+    return t;
+  }();
+  return table;
+}
+
 const OnnxOpMapping* FindOnnxMapping(const std::string& op_type) {
   static const std::map<std::string, OnnxOpMapping> by_op = [] {
-    std::vector<OnnxOpMapping> table;
-    AddActivationsMappings(&table);
-    AddArithmeticMappings(&table);
-    AddDenseConvMappings(&table);
-    AddPoolingNormMappings(&table);
-    AddShapeMappings(&table);
-    AddRecurrentMappings(&table);
     std::map<std::string, OnnxOpMapping> m;
-    for (const OnnxOpMapping& entry : table) m.emplace(entry.op_type, entry);
+    for (const OnnxOpMapping& entry : AllOnnxMappings()) m.emplace(entry.op_type, entry);
     return m;
   }();
   auto it = by_op.find(op_type);

@@ -20,7 +20,14 @@ struct OnnxOpMapping {
   // (OnnxImporter::Refuse). Null: the op type is known and always refused, for `refusal`.
   void (*map)(OnnxImporter& importer, const onnx::NodeProto& node);
   const char* refusal;
+  // For the coverage table of docs/onnx.md (OnnxCoverageMarkdown): the IR layers a node
+  // becomes, and what of the op is read and what is refused.
+  const char* ir = "";
+  const char* notes = "";
 };
+
+// Every mapping, family by family.
+const std::vector<OnnxOpMapping>& AllOnnxMappings();
 
 // The families, in map_<family>.cc.
 void AddActivationsMappings(std::vector<OnnxOpMapping>* table);

@@ -1,5 +1,5 @@
-// Patterns exporters emit for one operation (GELU before opset 20, LayerNorm before opset 17),
-// found before mapping so that each becomes one IR layer.
+// Patterns exporters emit for one operation (GELU before opset 20, LayerNorm before opset 17,
+// SiLU and HardSwish before opset 14), found before mapping so that each becomes one IR layer.
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -36,6 +36,27 @@ void OnnxImporter::FindGeluPatterns() {
         erf->name().empty() ? "gelu_" + std::to_string(patterns_.size()) : erf->name();
     used_names_.insert(node_names_[half]);
     patterns_[half] = [this, half, x] { Add(*half, "gelu", "", {x}, half->output(0)); };
+  }
+}
+
+// x * sigmoid(x) (SiLU, as exported before opset 14 has no such op) -> swish; and
+// x * HardSigmoid(x; 1/6, 1/2) (HardSwish before opset 14) -> hard_swish. Each is one oneDNN
+// eltwise, fusable into the convolution in front, instead of an activation and a multiply.
+void OnnxImporter::FindGatePatterns() {
+  for (const onnx::NodeProto& gate : m_.graph().node()) {
+    const bool sigmoid = gate.op_type() == "Sigmoid";
+    if (!(sigmoid || gate.op_type() == "HardSigmoid") || patterns_.count(&gate)) continue;
+    if (!sigmoid &&
+        (!Near(Float(gate, "alpha", 0.2f), 1.0f / 6) || !Near(Float(gate, "beta", 0.5f), 0.5f)))
+      continue;
+    const std::string x = In(gate, 0);
+    const onnx::NodeProto* mul = OnlyUser(gate.output(0), "Mul");
+    if (!mul || patterns_.count(mul)) continue;
+    const std::string other = mul->input(0) == gate.output(0) ? mul->input(1) : mul->input(0);
+    if (other != x) continue;
+    patterns_[&gate] = nullptr;
+    const char* op = sigmoid ? "swish" : "hard_swish";
+    patterns_[mul] = [this, mul, x, op] { Add(*mul, op, "", {x}, mul->output(0)); };
   }
 }
 
