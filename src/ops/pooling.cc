@@ -24,17 +24,18 @@ InferResult InferPool(const InferContext& ctx) {
     // Rounding up adds a last, partial window, as in PyTorch and ONNX: unless it would start
     // past the input and its leading padding. The padding at the end grows to cover it, which
     // never counts in a mean (count_include_pad is false) nor wins a max.
+    // (Padding is smaller than the kernel, so the dropped window is never the floor's last.)
     auto ceil_output = [&](int64_t size, int64_t before, int64_t after, int64_t k, int64_t s,
-                           int64_t floor_out, int64_t* grow) {
+                           int64_t* grow) {
       const int64_t span = size + before + after - k;
       int64_t out = (span + s - 1) / s + 1;
       if ((out - 1) * s >= size + before) --out;
       *grow = std::max<int64_t>(0, (out - 1) * s + k - (size + before + after));
-      return std::max(out, floor_out);
+      return out;
     };
     int64_t grow_h = 0, grow_w = 0;
-    oh = ceil_output(in[2], pad[0], pad[2], kernel[0], stride[0], oh, &grow_h);
-    ow = ceil_output(in[3], pad[1], pad[3], kernel[1], stride[1], ow, &grow_w);
+    oh = ceil_output(in[2], pad[0], pad[2], kernel[0], stride[0], &grow_h);
+    ow = ceil_output(in[3], pad[1], pad[3], kernel[1], stride[1], &grow_w);
     pad[2] += grow_h;
     pad[3] += grow_w;
   }

@@ -75,8 +75,8 @@ void BuildPad(Builder& b) {
   const memory src = b.PlainInput(l.inputs[0]);
   const memory dst = b.NewOutput(b.Plain(l.output_shapes[0]));
   const float value = static_cast<float>(l.attrs.Float("value"));
-  const size_t n = dst.get_desc().get_size() / sizeof(float);
   if (b.act() == memory::data_type::f32) {
+    const size_t n = dst.get_desc().get_size() / sizeof(float);
     b.AddHost([dst, value, n] {
       float* y = static_cast<float*>(dst.get_data_handle());
       std::fill(y, y + n, value);

@@ -121,22 +121,19 @@ void MapConcat(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, "concat", "", inputs, out).attrs["axis"] = im.Axis(im.Int(n, "axis", 0), d.size());
 }
 
-// Pad with a constant: pads from the attribute (before opset 11) or the second input, the value
-// from the attribute or the third input. Padding by nothing (PyTorch's exporter writes one in
-// front of some average pools) is the input itself.
+// Pad with a constant (opset 11 and later: older models arrive converted): pads from the second
+// input, the value from the third. Padding by nothing (PyTorch's exporter writes one in front of
+// some average pools) is the input itself.
 void MapPad(OnnxImporter& im, const onnx::NodeProto& n) {
   const std::string mode = im.Str(n, "mode", "constant");
   if (mode != "constant") return im.Refuse(n, "mode " + mode + " (only constant)");
-  std::vector<int64_t> pads = im.Ints(n, "pads");
-  float value = im.Float(n, "value", 0.0f);
-  if (im.opset() >= 11) {
-    Dims c;
-    if (!im.IntConst(In(n, 1), &c)) return im.Refuse(n, "pads computed at run time");
-    pads = im.IntsOf(c, n, "pads");
-    if (!In(n, 2).empty()) {
-      value = im.ScalarConst(In(n, 2));
-      if (!std::isfinite(value)) return im.Refuse(n, "a pad value that is not a constant number");
-    }
+  Dims c;
+  if (!im.IntConst(In(n, 1), &c)) return im.Refuse(n, "pads computed at run time");
+  const std::vector<int64_t> pads = im.IntsOf(c, n, "pads");
+  float value = 0.0f;
+  if (!In(n, 2).empty()) {
+    value = im.ScalarConst(In(n, 2));
+    if (!std::isfinite(value)) return im.Refuse(n, "a pad value that is not a constant number");
   }
   if (!In(n, 3).empty()) return im.Refuse(n, "axes");
   const Dims& d = im.DimsOf(In(n, 0), n);
@@ -161,19 +158,17 @@ void MapPad(OnnxImporter& im, const onnx::NodeProto& n) {
 void MapResize(OnnxImporter& im, const onnx::NodeProto& n) {
   const std::string mode = im.Str(n, "mode", "nearest");
   if (mode != "nearest" && mode != "linear") return im.Refuse(n, "mode " + mode);
-  const std::string coordinates =
-      im.opset() < 11 ? "asymmetric" : im.Str(n, "coordinate_transformation_mode", "half_pixel");
+  const std::string coordinates = im.Str(n, "coordinate_transformation_mode", "half_pixel");
   if (coordinates != "half_pixel" && coordinates != "pytorch_half_pixel" &&
       coordinates != "align_corners" && coordinates != "asymmetric") {
     return im.Refuse(n, "coordinate_transformation_mode " + coordinates);
   }
-  const std::string rounding =
-      im.opset() < 11 ? "floor" : im.Str(n, "nearest_mode", "round_prefer_floor");
+  const std::string rounding = im.Str(n, "nearest_mode", "round_prefer_floor");
   const Dims& d = im.DimsOf(In(n, 0), n);
   if (d.size() != 4) return im.Refuse(n, "only NCHW input");
   int64_t in[2] = {0, 0};
   if (!ToInt(d[2], &in[0]) || !ToInt(d[3], &in[1])) return im.Refuse(n, "symbolic H or W");
-  const std::string scales_name = In(n, im.opset() < 11 ? 1 : 2), sizes_name = In(n, 3);
+  const std::string scales_name = In(n, 2), sizes_name = In(n, 3);
   std::vector<int64_t> size(2);
   std::vector<float> scales;
   Dims sizes;
@@ -224,8 +219,8 @@ void AddShapeMappings(std::vector<OnnxOpMapping>* table) {
           {"Concat", MapConcat, "", "`concat`",
            "of activations, or folded when all inputs are shape constants"},
           {"Pad", MapPad, "", "`pad`",
-           "`constant` mode, pads from the attribute (opset < 11) or a constant input, a constant "
-           "value; padding by nothing is the input itself; `reflect`, `edge`, negative pads and "
+           "`constant` mode, constant pads and value (older opsets converted first); "
+           "padding by nothing is the input itself; `reflect`, `edge`, negative pads and "
            "`axes` unsupported"},
           {"Resize", MapResize, "", "`resize`",
            "NCHW, H and W; `nearest` or `linear`; `coordinate_transformation_mode` half_pixel, "
