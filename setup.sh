@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # Installs what ntpbench needs to build and test on Debian 12, and nothing when it is all there.
-# Usage: ./setup.sh   (as root, or with sudo available)
+# Usage: ./setup.sh [--with-torch]   (as root, or with sudo available)
+#   --with-torch  also Debian's PyTorch, torchvision and onnx for Python: the ONNX corpus
+#                 (tools/onnx_corpus.py, ctest -L onnx-corpus) and tools/compare_pytorch.py
 set -euo pipefail
+with_torch=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-torch) with_torch=1 ;;
+    *) echo "setup.sh: unknown option '$arg' (expected --with-torch)" >&2; exit 2 ;;
+  esac
+done
 
 # Every package is named here, never left to another's Recommends: apt runs with
 # --no-install-recommends, and oneDNN's CMake config calls find_package(OpenCL REQUIRED) although
@@ -20,6 +29,9 @@ packages=(
   # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
   clang libclang-rt-14-dev libomp-dev
 )
+if [ "$with_torch" -eq 1 ]; then
+  packages+=(python3-torch python3-torchvision python3-onnx)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -18,7 +18,7 @@ Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
   l.name = "layer";
   l.op = op;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    TensorDecl d{"x" + std::to_string(i), {}};
+    TensorDecl d{"x" + std::to_string(i), {}, std::nullopt};
     for (int64_t dim : inputs[i]) d.shape.push_back(std::to_string(dim));
     t.inputs.push_back(d);
     l.inputs.push_back(d.name);

@@ -19,8 +19,9 @@ struct Cost {
   int64_t weight_bytes = 0;  // every stored weight at the precision, statistics included
   int64_t input_bytes = 0;   // activations read
   int64_t output_bytes = 0;  // activations written
-  // Weight bytes read per execution: weight_bytes, plus re-reads (OpDef::weight_reads) such as
-  // an LSTM's recurrent weights at every step. The roofline's memory traffic.
+  // Weight bytes read per execution (OpDef::weight_elements_read): weight_bytes, plus re-reads
+  // such as an LSTM's recurrent weights at every step, less what is not read (the embedding
+  // rows no id picks). The roofline's memory traffic.
   int64_t weight_traffic_bytes = 0;
   // FLOPs per byte moved (weights + inputs + outputs), 0 when nothing moves.
   double Intensity() const;

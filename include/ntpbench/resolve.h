@@ -43,9 +43,10 @@ struct ResolvedLayer {
   std::vector<WeightSpec> weights;
   // Parallel to `weights`: the source's values, or null where the weight is random.
   std::vector<std::shared_ptr<const std::vector<float>>> weight_values;
-  // Parallel to `weights`: times each is read per execution (a recurrent layer reads its
-  // recurrent weights at every step; the roofline counts each read as memory traffic).
-  std::vector<int64_t> weight_reads;
+  // Parallel to `weights`: elements of each read per execution (a recurrent layer reads its
+  // recurrent weights at every step, an embedding the rows it looks up; the roofline counts
+  // them as memory traffic).
+  std::vector<int64_t> weight_elements_read;
   int64_t flops = 0;
 };
 
@@ -61,6 +62,7 @@ struct ResolvedTopology {
   std::string file;
   ParamEnv params;  // every param's bound value, N and T included when used
   std::vector<std::pair<std::string, Shape>> inputs;
+  std::map<std::string, IntegerRange> integer_inputs;  // inputs of integers (token ids)
   std::vector<std::string> outputs;
   std::vector<ResolvedLayer> layers;    // execution order (topological, stable w.r.t. the file)
   std::map<std::string, Shape> shapes;  // every tensor

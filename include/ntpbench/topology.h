@@ -8,16 +8,29 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ntpb {
 
+// Integers in [low, high): what an input of token ids holds. Values are stored as floats like
+// every tensor, exact below 2^24.
+struct IntegerRange {
+  int64_t low = 0;
+  int64_t high = 0;
+  bool operator==(const IntegerRange& o) const { return low == o.low && high == o.high; }
+};
+
 // A graph input: a name and a shape whose dimensions are integer expressions.
 struct TensorDecl {
   std::string name;
   std::vector<std::string> shape;
-  bool operator==(const TensorDecl& o) const { return name == o.name && shape == o.shape; }
+  // Set for an input of integers (token ids read by an embedding): random data is drawn from it.
+  std::optional<IntegerRange> integers;
+  bool operator==(const TensorDecl& o) const {
+    return name == o.name && shape == o.shape && integers == o.integers;
+  }
 };
 
 // A weight's values as the source gave them (an ONNX initializer), in the layout the op

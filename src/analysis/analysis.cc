@@ -29,8 +29,7 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
     const int64_t n = NumElements(w.shape);
     if (w.trainable) c.params += n;
     c.weight_bytes += n * eb;
-    const int64_t reads = layer.weight_reads[i];
-    c.weight_traffic_bytes += reads * n * eb;
+    c.weight_traffic_bytes += layer.weight_elements_read[i] * eb;
   }
   // A view moves no data: it reads and writes nothing.
   if (!layer.is_view) {

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <random>
 
+#include "ntpbench/error.h"
+
 namespace ntpb {
 namespace {
 
@@ -44,6 +46,36 @@ std::vector<float> RandomWeight(uint64_t seed, const std::string& layer, const W
 
 std::vector<float> RandomInput(uint64_t seed, const std::string& name, int64_t elements) {
   return Uniform(StreamSeed(seed, "input/" + name), elements, -1.0f, 1.0f);
+}
+
+std::vector<float> RandomIntegers(uint64_t seed, const std::string& name, int64_t elements,
+                                  const IntegerRange& range) {
+  std::mt19937_64 rng(StreamSeed(seed, "input/" + name));
+  std::uniform_int_distribution<int64_t> dist(range.low, range.high - 1);
+  std::vector<float> v(static_cast<size_t>(elements));
+  for (float& x : v) x = static_cast<float>(dist(rng));
+  return v;
+}
+
+std::vector<float> GraphInputValues(const RunConfig& config, const ResolvedTopology& t,
+                                    const std::string& name, const Shape& shape) {
+  auto given = config.inputs.find(name);
+  if (given == config.inputs.end()) return RandomGraphInput(config.seed, t, name, shape);
+  if (static_cast<int64_t>(given->second.size()) != NumElements(shape)) {
+    throw Error(t.file, "", "inputs",
+                "input '" + name + "' is given " + std::to_string(given->second.size()) +
+                    " values; its shape " + ShapeToString(shape) + " holds " +
+                    std::to_string(NumElements(shape)));
+  }
+  return given->second;
+}
+
+std::vector<float> RandomGraphInput(uint64_t seed, const ResolvedTopology& t,
+                                    const std::string& name, const Shape& shape) {
+  auto range = t.integer_inputs.find(name);
+  return range == t.integer_inputs.end()
+             ? RandomInput(seed, name, NumElements(shape))
+             : RandomIntegers(seed, name, NumElements(shape), range->second);
 }
 
 }  // namespace ntpb

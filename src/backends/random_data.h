@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
 
 namespace ntpb {
@@ -15,5 +16,15 @@ namespace ntpb {
 std::vector<float> RandomWeight(uint64_t seed, const std::string& layer, const WeightSpec& spec);
 // Values for a graph input, uniform in [-1, 1].
 std::vector<float> RandomInput(uint64_t seed, const std::string& name, int64_t elements);
+// Values for an input of integers (token ids), uniform over the range.
+std::vector<float> RandomIntegers(uint64_t seed, const std::string& name, int64_t elements,
+                                  const IntegerRange& range);
+// A graph input's values: integers where the topology declares a range, else RandomInput.
+std::vector<float> RandomGraphInput(uint64_t seed, const ResolvedTopology& t,
+                                    const std::string& name, const Shape& shape);
+// What a backend writes into a graph input at compile time: the run's given values
+// (RunConfig::inputs; a wrong size is an ntpb::Error), else RandomGraphInput.
+std::vector<float> GraphInputValues(const RunConfig& config, const ResolvedTopology& t,
+                                    const std::string& name, const Shape& shape);
 
 }  // namespace ntpb

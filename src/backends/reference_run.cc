@@ -16,6 +16,11 @@ std::string Fingerprint(const ResolvedTopology& t, const RunConfig& config) {
   std::ostringstream key;
   key << t.file << '|' << t.name << '|' << config.seed << '|' << EffectiveThreads(config);
   for (const auto& [name, shape] : t.inputs) key << "|in " << name << ShapeToString(shape);
+  for (const auto& [name, values] : config.inputs) {
+    key << "|given " << name << ' ' << values.size() << ':';
+    const size_t step = std::max<size_t>(1, values.size() / 4096);
+    for (size_t i = 0; i < values.size(); i += step) key << values[i] << ',';
+  }
   for (const ResolvedLayer& l : t.layers) {
     key << "|" << l.name << ' ' << l.op << ' ' << l.attrs.json().dump();
     for (const std::string& in : l.inputs) key << " <" << in;

@@ -62,9 +62,11 @@ const std::vector<OpDef>& AllOps() {
     ops::AddNormalizationOps(&v);
     ops::AddElementwiseOps(&v);
     ops::AddBinaryOps(&v);
+    ops::AddSelectOps(&v);
     ops::AddReduceOps(&v);
     ops::AddResizeOps(&v);
     ops::AddShapeOps(&v);
+    ops::AddEmbeddingOps(&v);
     ops::AddRecurrentOps(&v);
     ops::AddInlayOps(&v);
     return v;

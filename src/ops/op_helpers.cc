@@ -14,6 +14,20 @@ std::vector<AttrDef> ActivationAttrs() {
   return attrs;
 }
 
+Shape BroadcastShapes(const InferContext& ctx, const Shape& a, const Shape& b,
+                      const std::string& field) {
+  const size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    const int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    ctx.Require(da == db || da == 1 || db == 1, field,
+                "shapes " + ShapeToString(a) + " and " + ShapeToString(b) + " do not broadcast");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
 int NormalizeAxis(const InferContext& ctx, int64_t axis, size_t rank, const std::string& field) {
   const int64_t r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r) {

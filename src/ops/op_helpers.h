@@ -20,6 +20,9 @@ std::vector<int64_t> ResolvePadding(const InferContext& ctx, int64_t h, int64_t 
                                     const std::vector<int64_t>& kernel,
                                     const std::vector<int64_t>& stride,
                                     const std::vector<int64_t>& dilation);
+// NumPy broadcasting of two shapes; fails naming the inputs when they do not broadcast.
+Shape BroadcastShapes(const InferContext& ctx, const Shape& a, const Shape& b,
+                      const std::string& field = "inputs");
 // Product of the dimensions in [from, to).
 int64_t Product(const Shape& s, size_t from, size_t to);
 
@@ -30,6 +33,8 @@ void AddPoolingOps(std::vector<OpDef>* ops);
 void AddNormalizationOps(std::vector<OpDef>* ops);
 void AddElementwiseOps(std::vector<OpDef>* ops);
 void AddBinaryOps(std::vector<OpDef>* ops);
+void AddSelectOps(std::vector<OpDef>* ops);
+void AddEmbeddingOps(std::vector<OpDef>* ops);
 void AddReduceOps(std::vector<OpDef>* ops);
 void AddResizeOps(std::vector<OpDef>* ops);
 void AddShapeOps(std::vector<OpDef>* ops);

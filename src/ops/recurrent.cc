@@ -37,11 +37,11 @@ int64_t RecurrentFlops(const OpCostInput& c, int gates) {
 }
 int64_t LstmFlops(const OpCostInput& c) { return RecurrentFlops(c, 4); }
 // Per direction w_x, w_h, bias (+ bias_hn for GRU): w_h is read at each of the T steps.
-int64_t LstmWeightReads(const OpCostInput& c, size_t weight) {
-  return weight % 3 == 1 ? c.inputs[0][1] : 1;
+int64_t LstmWeightRead(const OpCostInput& c, size_t weight, const Shape& shape) {
+  return CheckedProduct({weight % 3 == 1 ? c.inputs[0][1] : 1, NumElements(shape)});
 }
-int64_t GruWeightReads(const OpCostInput& c, size_t weight) {
-  return weight % 4 == 1 ? c.inputs[0][1] : 1;
+int64_t GruWeightRead(const OpCostInput& c, size_t weight, const Shape& shape) {
+  return CheckedProduct({weight % 4 == 1 ? c.inputs[0][1] : 1, NumElements(shape)});
 }
 int64_t GruFlops(const OpCostInput& c) { return RecurrentFlops(c, 3); }
 
@@ -60,13 +60,13 @@ void AddRecurrentOps(std::vector<OpDef>* ops) {
   OpDef lstm = Recurrent("lstm");
   lstm.infer = InferLstm;
   lstm.flops = LstmFlops;
-  lstm.weight_reads = LstmWeightReads;
+  lstm.weight_elements_read = LstmWeightRead;
   lstm.summary = "LSTM, gates i, f, g, o; one bias per gate";
   ops->push_back(lstm);
   OpDef gru = Recurrent("gru");
   gru.infer = InferGru;
   gru.flops = GruFlops;
-  gru.weight_reads = GruWeightReads;
+  gru.weight_elements_read = GruWeightRead;
   gru.summary = "GRU, gates r, z, n; linear-before-reset with a separate recurrent bias for n";
   ops->push_back(gru);
 }

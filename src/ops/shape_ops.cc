@@ -1,5 +1,5 @@
-// Ops that move or relabel data without arithmetic: pad, slice, constant, concat, reshape,
-// flatten, transpose.
+// Ops that move or relabel data without arithmetic: pad, expand, slice, constant, concat,
+// reshape, flatten, transpose.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -105,6 +105,14 @@ InferResult InferConstant(const InferContext& ctx) {
   return r;
 }
 
+InferResult InferExpand(const InferContext& ctx) {
+  const Shape shape = ctx.attrs.Ints("shape");
+  for (int64_t d : shape) {
+    ctx.Require(d > 0, "shape", "dimensions must be positive, got " + ShapeToString(shape));
+  }
+  return {{BroadcastShapes(ctx, ctx.inputs[0], shape, "shape")}, {}, {}};
+}
+
 InferResult InferPad(const InferContext& ctx) {
   const Shape& in = ctx.inputs[0];
   const auto pads = ctx.attrs.Ints("pads");
@@ -134,6 +142,15 @@ void AddShapeOps(std::vector<OpDef>* ops) {
   pad.flops = NoFlops;
   pad.summary = "surrounds the input with a constant";
   ops->push_back(pad);
+
+  OpDef expand;
+  expand.name = "expand";
+  expand.attrs = {RequiredAttr("shape", AttrType::kIntList,
+                               "the shape broadcast to (NumPy rules, as ONNX Expand)")};
+  expand.infer = InferExpand;
+  expand.flops = NoFlops;
+  expand.summary = "repeats the input along its axes of size 1 (and new leading axes)";
+  ops->push_back(expand);
 
   OpDef slice;
   slice.name = "slice";

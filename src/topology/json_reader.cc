@@ -142,8 +142,14 @@ class Reader {
   TensorDecl ReadInput(const json& v, size_t index) const {
     const std::string where = "inputs[" + std::to_string(index) + "]";
     if (!v.is_object()) Fail("", where, "expected an object {\"name\", \"shape\"}");
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it.key() != "name" && it.key() != "shape" && it.key() != "integers") {
+        Fail("", where + "." + it.key(), "unknown field (expected name, shape, integers)");
+      }
+    }
     TensorDecl d;
     d.name = String(v, "", "name", true);
+    if (v.contains("integers")) d.integers = ReadIntegerRange(v["integers"], where + ".integers");
     const json& shape = Array(v, "", "shape", true);
     if (shape.empty()) Fail("", where + ".shape", "expected at least one dimension");
     for (const json& dim : shape) {
@@ -153,6 +159,20 @@ class Reader {
                                         : std::to_string(dim.get<int64_t>()));
     }
     return d;
+  }
+
+  // [low, high): integers a float holds exactly (|v| <= 2^24).
+  IntegerRange ReadIntegerRange(const json& v, const std::string& where) const {
+    constexpr int64_t kExact = int64_t{1} << 24;
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) {
+      Fail("", where, "expected [low, high] (integers in low <= x < high), got " + Dump(v));
+    }
+    const IntegerRange r{v[0].get<int64_t>(), v[1].get<int64_t>()};
+    if (r.low >= r.high || r.low < -kExact || r.high > kExact) {
+      Fail("", where,
+           "expected low < high within +-2^24 (integers a float holds exactly), got " + Dump(v));
+    }
+    return r;
   }
 
   void CheckAttr(const AttrDef& def, const json& v, const std::string& layer) const {

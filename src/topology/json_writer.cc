@@ -32,7 +32,9 @@ std::string WriteTopologyJson(const Topology& t) {
   for (const TensorDecl& in : t.inputs) {
     ordered_json shape = ordered_json::array();
     for (const std::string& d : in.shape) shape.push_back(Size(d));
-    inputs.push_back({{"name", in.name}, {"shape", shape}});
+    ordered_json decl = {{"name", in.name}, {"shape", shape}};
+    if (in.integers) decl["integers"] = {in.integers->low, in.integers->high};
+    inputs.push_back(decl);
   }
   doc["inputs"] = inputs;
   ordered_json layers = ordered_json::array();

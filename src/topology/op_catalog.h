@@ -95,9 +95,10 @@ struct OpDef {
   InferResult (*infer)(const InferContext&) = nullptr;
   // FLOPs of one execution (multiply-add = 2); see docs/topology-format.md for each op's formula.
   int64_t (*flops)(const OpCostInput&) = nullptr;
-  // Times the i-th weight is read per execution (nullptr: once). A recurrent layer reads its
-  // recurrent weights at every step; the roofline counts them as memory traffic each time.
-  int64_t (*weight_reads)(const OpCostInput&, size_t weight) = nullptr;
+  // Elements of the i-th weight (of `shape`) read per execution (nullptr: all of it, once). A
+  // recurrent layer reads its recurrent weights at every step, an embedding only the rows its
+  // ids pick; the roofline counts what is read as memory traffic.
+  int64_t (*weight_elements_read)(const OpCostInput&, size_t weight, const Shape& shape) = nullptr;
   // The output shares the input's storage (reshape, flatten): no data movement, no new memory.
   bool is_view = false;
   std::string summary;

@@ -54,6 +54,7 @@ class Resolver {
         throw Error(t_.file, "", "inputs", "duplicate input tensor '" + in.name + "'");
       }
       r.inputs.emplace_back(in.name, s);
+      if (in.integers) r.integer_inputs[in.name] = *in.integers;
     }
     for (const int index : Order()) r.layers.push_back(ResolveLayer(t_.layers[index]));
     for (const std::string& out : t_.outputs) {
@@ -333,13 +334,15 @@ class Resolver {
       FailCount(l.name, "flops", "layer's FLOPs", e.approximate);
     }
     for (size_t i = 0; i < r.weights.size(); ++i) {
-      const int64_t reads = op->weight_reads ? op->weight_reads(cost, i) : 1;
-      r.weight_reads.push_back(reads);
       // What the analysis derives from this layer must fit 64 bits too: the weights' traffic
       // (re-read at every step) at the widest element, and the topology's running totals.
       int64_t traffic = 0;
       try {
-        traffic = CheckedProduct({reads, NumElements(r.weights[i].shape), 4});
+        const Shape& shape = r.weights[i].shape;
+        const int64_t read = op->weight_elements_read ? op->weight_elements_read(cost, i, shape)
+                                                      : NumElements(shape);
+        r.weight_elements_read.push_back(read);
+        traffic = CheckedProduct({read, 4});
       } catch (const CostOverflow& e) {
         FailCount(l.name, "weights", "layer's weight traffic in bytes", e.approximate);
       }

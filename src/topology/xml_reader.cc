@@ -101,11 +101,22 @@ class XmlReader {
         }
         out["params"][name] = v;
       } else if (tag == "input") {
-        CheckAttributes(node, "", {"name", "shape"});
+        CheckAttributes(node, "", {"name", "shape", "integers"});
         json shape = json::array();
         for (const std::string& d : SplitList(Required(node, "", "shape")))
           shape.push_back(Size(d));
-        out["inputs"].push_back({{"name", Required(node, "", "name")}, {"shape", shape}});
+        json input = {{"name", Required(node, "", "name")}, {"shape", shape}};
+        if (node.attribute("integers")) {
+          input["integers"] = json::array();
+          for (const std::string& v : SplitList(node.attribute("integers").value())) {
+            int64_t bound = 0;
+            if (!IsInteger(Trim(v), &bound)) {
+              Fail("", "inputs.integers", "expected 'low, high' (integers), got '" + v + "'");
+            }
+            input["integers"].push_back(bound);
+          }
+        }
+        out["inputs"].push_back(input);
       } else if (tag == "layer") {
         out["layers"].push_back(ReadLayer(node, out["layers"].size()));
       } else if (tag == "output") {

@@ -41,6 +41,10 @@ std::string WriteTopologyXml(const Topology& t) {
     pugi::xml_node n = root.append_child("input");
     n.append_attribute("name") = in.name.c_str();
     n.append_attribute("shape") = Join(in.shape).c_str();
+    if (in.integers) {
+      n.append_attribute("integers") =
+          (std::to_string(in.integers->low) + ", " + std::to_string(in.integers->high)).c_str();
+    }
   }
   std::string previous = t.inputs.empty() ? "" : t.inputs.front().name;
   for (const Layer& l : t.layers) {

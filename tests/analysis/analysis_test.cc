@@ -202,6 +202,14 @@ const std::vector<CostCase>& Cases() {
        576,
        0,
        0},
+      {"embedding", "embedding", {{2, 5}}, {{"vocab", 7}, {"dim", 3}}, {2, 5, 3}, 0, 21, 21},
+      // Comparisons: one per output element.
+      {"equal", "equal", {{2, 3, 4}, {3, 1}}, {}, {2, 3, 4}, 24, 0, 0},
+      {"less", "less", {{1, 4}, {2, 3, 4}}, {}, {2, 3, 4}, 24, 0, 0},
+      {"greater", "greater", {{5}, {5}}, {}, {5}, 5, 0, 0},
+      // Selection and broadcasting move data: no arithmetic.
+      {"where", "where", {{2, 1, 4}, {2, 3, 4}, {1}}, {}, {2, 3, 4}, 0, 0, 0},
+      {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}, {3, 2, 3, 4}, 0, 0, 0},
       {"copy", "copy", {{2, 7}}, {}, {2, 7}, 0, 0, 0},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}, {1, 2, 3, 3}, 0, 0, 0},
   };

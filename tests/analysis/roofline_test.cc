@@ -91,6 +91,19 @@ TEST(Roofline, RecurrentWeightsAreReadAtEveryStep) {
   EXPECT_EQ(dc.weight_traffic_bytes, dc.weight_bytes);
 }
 
+TEST(Roofline, AnEmbeddingReadsOnlyTheRowsItsIdsPick) {
+  // 6 ids into a 100 x 8 table: at most 6 rows read; 300 ids: the whole table at most.
+  const ResolvedTopology few =
+      Resolve(SingleLayer("embedding", {{2, 3}}, {{"vocab", 100}, {"dim", 8}}), {});
+  const Cost c = LayerCost(few.layers[0], Precision::kF32);
+  EXPECT_EQ(c.params, 800);
+  EXPECT_EQ(c.weight_bytes, 4 * 800);
+  EXPECT_EQ(c.weight_traffic_bytes, 4 * 6 * 8);
+  const ResolvedTopology many =
+      Resolve(SingleLayer("embedding", {{3, 100}}, {{"vocab", 100}, {"dim", 8}}), {});
+  EXPECT_EQ(LayerCost(many.layers[0], Precision::kBf16).weight_traffic_bytes, 2 * 800);
+}
+
 std::string TempPath(const std::string& name) {
   return ::testing::TempDir() + "ntpb_roofline_" + std::to_string(getpid()) + "_" + name;
 }

@@ -31,7 +31,7 @@ TEST_P(EigenOpTest, MatchesNaiveLoops) {
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const std::string name = "x" + std::to_string(i);
     inputs.push_back(exe->ReadTensor(name));
-    ASSERT_EQ(inputs.back(), RandomInput(config.seed, name, NumElements(c.inputs[i])));
+    ASSERT_EQ(inputs.back(), RandomGraphInput(config.seed, t, name, c.inputs[i]));
   }
   if (c.nonnegative_inputs) {
     for (Values& in : inputs)

@@ -25,7 +25,7 @@ TEST_P(EigenTopology, EveryTensorMatchesTheNaiveChain) {
   exe->Run();
 
   std::map<std::string, Values> naive;
-  for (const auto& [name, shape] : t.inputs) naive[name] = RandomInput(3, name, NumElements(shape));
+  for (const auto& [name, shape] : t.inputs) naive[name] = RandomGraphInput(3, t, name, shape);
   for (const ResolvedLayer& l : t.layers) {
     std::vector<Values> inputs, weights;
     for (const std::string& in : l.inputs) inputs.push_back(naive.at(in));

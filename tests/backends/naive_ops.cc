@@ -187,7 +187,49 @@ Values Binary(const ResolvedLayer& l, const Values& a, const Values& b, char op)
   for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
     const auto idx = Unravel(out, i);
     const float va = a[pick(sa, idx)], vb = b[pick(sb, idx)];
-    y[i] = op == '+' ? va + vb : op == '-' ? va - vb : op == '*' ? va * vb : va / vb;
+    if (op == '=' || op == '<' || op == '>') {
+      y[i] = (op == '=' ? va == vb : op == '<' ? va < vb : va > vb) ? 1.0f : 0.0f;
+    } else {
+      y[i] = op == '+' ? va + vb : op == '-' ? va - vb : op == '*' ? va * vb : va / vb;
+    }
+  }
+  return y;
+}
+
+// The element of `x` (of shape s) that NumPy broadcasting reads for output index idx.
+float Broadcast(const Values& x, const Shape& s, const std::vector<int64_t>& idx) {
+  std::vector<int64_t> sub(s.size());
+  for (size_t i = 0; i < s.size(); ++i) sub[i] = s[i] == 1 ? 0 : idx[idx.size() - s.size() + i];
+  return x[Offset(s, sub)];
+}
+
+Values Where(const ResolvedLayer& l, const Values& c, const Values& a, const Values& b) {
+  const Shape& out = l.output_shapes[0];
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    const auto idx = Unravel(out, i);
+    y[i] = Broadcast(c, l.input_shapes[0], idx) != 0 ? Broadcast(a, l.input_shapes[1], idx)
+                                                     : Broadcast(b, l.input_shapes[2], idx);
+  }
+  return y;
+}
+
+Values Expand(const ResolvedLayer& l, const Values& x) {
+  const Shape& out = l.output_shapes[0];
+  Values y(NumElements(out));
+  for (int64_t i = 0; i < static_cast<int64_t>(y.size()); ++i) {
+    y[i] = Broadcast(x, l.input_shapes[0], Unravel(out, i));
+  }
+  return y;
+}
+
+Values Embedding(const ResolvedLayer& l, const Values& ids, const Values& table) {
+  const int64_t vocab = l.attrs.Int("vocab"), dim = l.attrs.Int("dim");
+  Values y;
+  for (float id : ids) {
+    const int64_t row = id < 0 ? static_cast<int64_t>(id) + vocab : static_cast<int64_t>(id);
+    if (row < 0 || row >= vocab) throw std::runtime_error("naive embedding: id out of range");
+    y.insert(y.end(), table.begin() + row * dim, table.begin() + (row + 1) * dim);
   }
   return y;
 }
@@ -472,6 +514,12 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "sub") return Binary(l, in[0], in[1], '-');
   if (op == "mul") return Binary(l, in[0], in[1], '*');
   if (op == "div") return Binary(l, in[0], in[1], '/');
+  if (op == "equal") return Binary(l, in[0], in[1], '=');
+  if (op == "less") return Binary(l, in[0], in[1], '<');
+  if (op == "greater") return Binary(l, in[0], in[1], '>');
+  if (op == "where") return Where(l, in[0], in[1], in[2]);
+  if (op == "expand") return Expand(l, in[0]);
+  if (op == "embedding") return Embedding(l, in[0], w[0]);
   if (op == "slice") return Slice(l, in[0]);
   if (op == "constant") return w[0];
   if (op == "concat") return Concat(l, in);

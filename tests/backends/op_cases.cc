@@ -178,6 +178,26 @@ const std::vector<OpCase>& OpCases() {
        "resize",
        {{1, 1, 6, 6}},
        {{"size", {4, 3}}, {"mode", "linear"}, {"coordinates", "pytorch_half_pixel"}}},
+      {"embedding", "embedding", {{2, 5}}, {{"vocab", 7}, {"dim", 3}}, false, {{0, {0, 7}}}},
+      // ONNX Gather counts negative ids from the end.
+      {"embedding_negative_ids",
+       "embedding",
+       {{3, 2, 2}},
+       {{"vocab", 4}, {"dim", 5}},
+       false,
+       {{0, {-4, 4}}}},
+      // Small integers, so that equal values occur; broadcasting both ways round (oneDNN's
+      // binary broadcasts its second operand only: the first is swapped in).
+      {"equal", "equal", {{2, 3, 4}, {3, 1}}, {}, false, {{0, {0, 3}}, {1, {0, 3}}}},
+      {"equal_first_broadcast", "equal", {{4}, {2, 3, 4}}, {}, false, {{0, {0, 3}}, {1, {0, 3}}}},
+      {"less", "less", {{2, 3, 4}, {3, 1}}, {}},
+      {"less_first_broadcast", "less", {{1, 4}, {2, 3, 4}}, {}},
+      {"greater", "greater", {{2, 5}, {2, 5}}, {}, false, {{0, {-2, 2}}, {1, {-2, 2}}}},
+      {"greater_first_broadcast", "greater", {{3, 1}, {2, 3, 4}}, {}},
+      {"where", "where", {{2, 1, 4}, {2, 3, 4}, {1}}, {}, false, {{0, {0, 2}}}},
+      {"where_all_broadcast", "where", {{3, 1}, {1, 4}, {2, 1, 1}}, {}, false, {{0, {0, 2}}}},
+      {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}},
+      {"expand_ones_keep", "expand", {{3, 1}}, {{"shape", {1, 1, 5}}}},
       {"copy", "copy", {{2, 7}}, {}},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}},
   };
@@ -186,6 +206,7 @@ const std::vector<OpCase>& OpCases() {
 
 Topology OpCaseTopology(const OpCase& c) {
   Topology t = SingleLayer(c.op, c.inputs, c.attrs);
+  for (const auto& [index, range] : c.integer_inputs) t.inputs.at(index).integers = range;
   if (!c.nonnegative_inputs) return t;
   std::vector<Layer> squares;
   for (std::string& input : t.layers[0].inputs) {

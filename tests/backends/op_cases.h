@@ -21,6 +21,8 @@ struct OpCase {
   // The op is defined for x >= 0 only (sqrt, fractional powers): its inputs are squared first,
   // by a pow layer in front of it ("x0" -> "x0.squared" -> op -> "y").
   bool nonnegative_inputs = false;
+  // Inputs that hold integers (ids, conditions, values compared for equality), by index.
+  std::map<int, IntegerRange> integer_inputs = {};
 };
 
 // The case as a topology: its op as the last layer, reading x0, x1, ... and writing y.

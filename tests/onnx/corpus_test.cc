@@ -19,7 +19,9 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/onnx_format.h"
+#include "ntpbench/precision.h"
 #include "ntpbench/resolve.h"
+#include "src/bench/accuracy.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
@@ -101,12 +103,42 @@ std::string FirstDivergence(const ResolvedTopology& t, const std::string& backen
   return "";
 }
 
+// bf16 and i8 on the onednn backend, against PyTorch's f32 output: the accuracy a user trades
+// for speed, i8 calibrated on the model's own input. Bounds (cosine similarity) below the worst
+// measured (docs/onnx.md: bf16 0.99885 MobileNet v2, i8 0.98298 MobileNet v3 small) with room
+// for another machine's kernels; a precision the machine lacks is skipped with the reason.
+constexpr double kMinCosine[] = {0.998, 0.97};  // bf16, i8
+
+std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p,
+                               const std::vector<float>& input, const std::vector<float>& want) {
+  const Backend* onednn = FindBackend("onednn");
+  if (!onednn) return "-";
+  RunConfig config;
+  config.precision = p;
+  config.inputs[t.inputs[0].first] = input;  // i8 calibrates on the model's own input
+  const Support support = onednn->Supports(t, config);
+  if (!support.ok) {
+    std::printf("  (%s skipped: %s)\n", PrecisionName(p), support.reason.c_str());
+    return "skip";
+  }
+  auto exe = onednn->Compile(t, config);
+  exe->WriteTensor(t.inputs[0].first, input);
+  exe->Run();
+  exe->Wait();
+  const AccuracyDelta d = CompareOutputs(exe->ReadTensor(t.outputs[0]), want);
+  EXPECT_GE(d.cosine, kMinCosine[p == Precision::kBf16 ? 0 : 1])
+      << PrecisionName(p) << ": max relative error " << d.max_rel_err;
+  char s[32];
+  std::snprintf(s, sizeof s, "%.6f", d.cosine);
+  return s;
+}
+
 void CheckCorpus(const std::string& folder) {
   std::ifstream manifest_in(folder + "/corpus.json");
   ASSERT_TRUE(manifest_in) << folder << "/corpus.json is missing";
   const nlohmann::json manifest = nlohmann::json::parse(manifest_in);
-  std::printf("%-26s %5s %10s %10s %9s %9s %11s %11s\n", "model", "opset", "params", "PyTorch",
-              "exp.fold", "folded", "eigen err", "onednn err");
+  std::printf("%-26s %5s %10s %10s %9s %9s %11s %11s %9s %9s\n", "model", "opset", "params",
+              "PyTorch", "exp.fold", "folded", "eigen err", "onednn err", "bf16 cos", "i8 cos");
   int checked = 0;
   for (const nlohmann::json& m : manifest["models"]) {
     const std::string dir = folder + "/" + m["folder"].get<std::string>();
@@ -157,12 +189,14 @@ void CheckCorpus(const std::string& folder) {
       std::snprintf(s, sizeof s, "%.1e", error.count(b) ? error[b] : NAN);
       return std::string(error.count(b) ? s : "-");
     };
-    std::printf("%-26s %5d %10lld %10lld %9lld %9s %11s %11s\n",
+    const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, input, want);
+    const std::string i8 = LowPrecisionColumn(t, Precision::kI8, input, want);
+    std::printf("%-26s %5d %10lld %10lld %9lld %9s %11s %11s %9s %9s\n",
                 m["folder"].get<std::string>().c_str(), m["opset"].get<int>(),
                 static_cast<long long>(a.total.params), static_cast<long long>(framework),
                 static_cast<long long>(m.value("params_folded_by_exporter", int64_t{0})),
                 has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(),
-                shown("onednn").c_str());
+                shown("onednn").c_str(), bf16.c_str(), i8.c_str());
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(manifest["models"].size()));

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
@@ -253,6 +254,119 @@ TEST(OnnxReader, SplitConstantOperandsAndTheGeluPattern) {
     ref[2 + j] = 0.5f * v * (1 + std::erf(v / std::sqrt(2.0f)));
   }
   EXPECT_LT(MaxRelativeError(y, ref), 1e-6);
+}
+
+// A BERT-like front: token and position embeddings (Gather over tables), a padding mask
+// computed from the ids at run time (Equal, Reshape, Expand, Cast, Where) and x[:, 0].
+OnnxBuilder TokenModel() {
+  OnnxBuilder b("tokens");
+  b.Input("ids", {"2", "4"}, onnx::TensorProto::INT64);
+  b.RandomWeight("table", {10, 3}, 1.0f, 5);
+  b.RandomWeight("positions", {4, 3}, 1.0f, 6);
+  b.Ints("position_ids", {0, 1, 2, 3});
+  b.Ints("zero", {0});
+  b.Ints("mask_shape", {2, 4, 1});
+  b.Ints("expanded", {2, 4, 3});
+  b.Ints("first", {0});
+  b.Weight("masked", {1}, {-5.0f});
+  b.Weight("threshold", {1}, {0.25f});
+  b.Node("Gather", {"table", "ids"}, {"tok"}, "tokens");
+  b.Node("Gather", {"positions", "position_ids"}, {"pos"}, "positions");
+  b.Node("Add", {"tok", "pos"}, {"h"}, "embed");
+  b.Node("Equal", {"ids", "zero"}, {"pad"}, "padding");
+  b.Node("Reshape", {"pad", "mask_shape"}, {"pad3"}, "pad3");
+  b.Node("Expand", {"pad3", "expanded"}, {"padx"}, "expand");
+  OnnxBuilder::SetInt(b.Node("Cast", {"padx"}, {"padb"}, "cast"), "to", onnx::TensorProto::BOOL);
+  b.Node("Where", {"padb", "masked", "h"}, {"w"}, "mask");
+  for (auto& t : *b.model.mutable_graph()->mutable_initializer()) {
+    if (t.name() == "first") t.clear_dims();  // a scalar index: the axis is dropped
+  }
+  OnnxBuilder::SetInt(b.Node("Gather", {"w", "first"}, {"cls"}, "cls"), "axis", 1);
+  b.Node("Greater", {"cls", "threshold"}, {"big"}, "big");
+  b.Node("Add", {"cls", "big"}, {"y"}, "out");
+  b.Output("y", {"2", "3"});
+  return b;
+}
+
+TEST(OnnxReader, TokenIdsEmbeddingsAndARunTimeMask) {
+  OnnxBuilder b = TokenModel();
+  const Topology t = ParseOnnx(b.Bytes(), "tokens.onnx");
+  std::map<std::string, std::string> ops;
+  for (const Layer& l : t.layers) ops[l.name] = l.op;
+  EXPECT_EQ(ops, (std::map<std::string, std::string>{{"tokens", "embedding"},
+                                                     {"position_ids", "constant"},
+                                                     {"positions", "embedding"},
+                                                     {"embed", "add"},
+                                                     {"zero", "constant"},
+                                                     {"padding", "equal"},
+                                                     {"pad3", "reshape"},
+                                                     {"expand", "expand"},
+                                                     {"masked", "constant"},
+                                                     {"mask", "where"},
+                                                     {"cls.slice", "slice"},
+                                                     {"cls", "reshape"},
+                                                     {"threshold", "constant"},
+                                                     {"big", "greater"},
+                                                     {"out", "add"}}));
+  // The ids are integers below the table's 10 rows; random runs draw them from there.
+  ASSERT_EQ(t.inputs.size(), 1u);
+  ASSERT_TRUE(t.inputs[0].integers.has_value());
+  EXPECT_EQ(*t.inputs[0].integers, (IntegerRange{0, 10}));
+  // Parameters: both tables (PyTorch counts them) and the two float initializers (ONNX cannot
+  // tell them from parameters), not the integer buffer of position ids.
+  const ResolvedTopology r = Resolve(t, {});
+  EXPECT_EQ(Analyze(r, Precision::kF32).total.params, 30 + 12 + 2);
+
+  OnnxBuilder weights("w");
+  const std::vector<float> table = weights.Random({10, 3}, 1.0f, 5);
+  const std::vector<float> positions = weights.Random({4, 3}, 1.0f, 6);
+  const std::vector<float> ids = {3, 0, 7, 0, 0, 9, 9, 2};  // the second row starts with padding
+  std::vector<float> want;
+  for (int n = 0; n < 2; ++n) {
+    for (int j = 0; j < 3; ++j) {
+      const float id = ids[n * 4];
+      const float h = id == 0 ? -5.0f : table[static_cast<int>(id) * 3 + j] + positions[j];
+      want.push_back(h + (h > 0.25f ? 1.0f : 0.0f));
+    }
+  }
+  for (const std::string& backend : BackendNames()) {
+    auto exe = FindBackend(backend)->Compile(r, RunConfig{});
+    exe->WriteTensor("ids", ids);
+    exe->Run();
+    exe->Wait();
+    EXPECT_EQ(exe->ReadTensor("y"), want) << backend;
+    // An id outside the table stops the run naming the layer.
+    std::vector<float> bad = ids;
+    bad[5] = 10;
+    exe->WriteTensor("ids", bad);
+    try {
+      exe->Run();
+      exe->Wait();
+      ADD_FAILURE() << backend << ": an id beyond the table ran";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.layer(), "tokens") << backend;
+      EXPECT_NE(std::string(e.what()).find("id 10"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(OnnxReader, IntegersWithoutAKnownRangeAndLossyCastsAreRefused) {
+  OnnxBuilder b("counts");
+  b.Input("n", {"2", "4"}, onnx::TensorProto::INT64);
+  OnnxBuilder::SetInt(b.Node("Cast", {"n"}, {"f"}, "to_float"), "to", onnx::TensorProto::FLOAT);
+  b.Output("f", {"2", "4"});
+  const std::string e = ErrorOf(b.Bytes());
+  EXPECT_NE(e.find("graph input 'n' holds integers that index no embedding table"),
+            std::string::npos)
+      << e;
+  OnnxBuilder c("truncate");
+  c.Input("x", {"2", "4"});
+  OnnxBuilder::SetInt(c.Node("Cast", {"x"}, {"i"}, "truncate"), "to", onnx::TensorProto::INT64);
+  c.Output("i", {"2", "4"}, onnx::TensorProto::INT64);
+  const std::string t = ErrorOf(c.Bytes());
+  EXPECT_NE(t.find("Cast x1 (first: 'truncate', a cast from data type 1 to 7 changes values"),
+            std::string::npos)
+      << t;
 }
 
 TEST(OnnxReader, AModelWithoutItsWeightsGetsRandomOnes) {

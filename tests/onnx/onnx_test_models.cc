@@ -17,9 +17,10 @@ OnnxBuilder::OnnxBuilder(const std::string& name, int opset) {
 namespace {
 
 // A float tensor type with dims that are integers or names of symbolic dimensions.
-void SetTensorType(onnx::ValueInfoProto* v, const std::vector<std::string>& dims) {
+void SetTensorType(onnx::ValueInfoProto* v, const std::vector<std::string>& dims,
+                   int32_t elem_type = onnx::TensorProto::FLOAT) {
   auto* t = v->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(onnx::TensorProto::FLOAT);
+  t->set_elem_type(elem_type);
   for (const std::string& d : dims) {
     auto* dim = t->mutable_shape()->add_dim();
     if (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
@@ -32,16 +33,18 @@ void SetTensorType(onnx::ValueInfoProto* v, const std::vector<std::string>& dims
 
 }  // namespace
 
-void OnnxBuilder::Input(const std::string& name, const std::vector<std::string>& dims) {
+void OnnxBuilder::Input(const std::string& name, const std::vector<std::string>& dims,
+                        int32_t elem_type) {
   auto* v = model.mutable_graph()->add_input();
   v->set_name(name);
-  SetTensorType(v, dims);
+  SetTensorType(v, dims, elem_type);
 }
 
-void OnnxBuilder::Output(const std::string& name, const std::vector<std::string>& dims) {
+void OnnxBuilder::Output(const std::string& name, const std::vector<std::string>& dims,
+                         int32_t elem_type) {
   auto* v = model.mutable_graph()->add_output();
   v->set_name(name);
-  SetTensorType(v, dims);
+  SetTensorType(v, dims, elem_type);
 }
 
 void OnnxBuilder::Weight(const std::string& name, const std::vector<int64_t>& dims,

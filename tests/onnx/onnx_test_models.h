@@ -16,8 +16,10 @@ class OnnxBuilder {
  public:
   explicit OnnxBuilder(const std::string& name, int opset = 13);
   // dims: integers, or names for symbolic dimensions ("batch").
-  void Input(const std::string& name, const std::vector<std::string>& dims);
-  void Output(const std::string& name, const std::vector<std::string>& dims);
+  void Input(const std::string& name, const std::vector<std::string>& dims,
+             int32_t elem_type = onnx::TensorProto::FLOAT);
+  void Output(const std::string& name, const std::vector<std::string>& dims,
+              int32_t elem_type = onnx::TensorProto::FLOAT);
   void Weight(const std::string& name, const std::vector<int64_t>& dims,
               const std::vector<float>& values);
   // Deterministic values in [-scale, scale].

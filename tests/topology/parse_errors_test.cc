@@ -36,6 +36,21 @@ const std::vector<BadCase>& Cases() {
       {"unknown_top_level_field", R"({"name": "x", "layerz": []})", "", "layerz",
        "unknown top-level field"},
       {"missing_name", R"({"inputs": [], "layers": []})", "", "name", "missing required field"},
+      {"integers_not_a_range",
+       R"({"name": "x", "inputs": [{"name": "ids", "shape": [4], "integers": 100}], "layers": []})",
+       "", "inputs[0].integers", "expected [low, high]"},
+      {"integers_empty_range",
+       R"({"name": "x", "inputs": [{"name": "ids", "shape": [4], "integers": [5, 5]}],)"
+       R"( "layers": []})",
+       "", "inputs[0].integers", "expected low < high"},
+      {"integers_beyond_float_exactness",
+       R"({"name": "x", "inputs": [{"name": "ids", "shape": [4], "integers": [0, 16777217]}],)"
+       R"( "layers": []})",
+       "", "inputs[0].integers", "a float holds exactly"},
+      {"unknown_input_field",
+       R"({"name": "x", "inputs": [{"name": "ids", "shape": [4], "range": [0, 3]}],)"
+       R"( "layers": []})",
+       "", "inputs[0].range", "unknown field"},
       {"missing_layers", R"({"name": "x", "inputs": [{"name": "x", "shape": [1]}]})", "", "layers",
        "missing required field"},
       {"unknown_op", WithLayers(R"({"name": "c1", "op": "convolution2d"})"), "c1", "op",

@@ -46,6 +46,23 @@ TEST(XmlFormat, EveryShippedTopologyRoundTrips) {
   }
 }
 
+TEST(XmlFormat, AnInputOfIntegersRoundTripsThroughBothFormats) {
+  const Topology t = ParseTopologyJson(
+      R"({"name": "ids", "inputs": [{"name": "ids", "shape": ["N", 8], "integers": [0, 30522]}],)"
+      R"( "layers": [{"name": "tokens", "op": "embedding", "vocab": 30522, "dim": 4}]})",
+      "ids.json");
+  ASSERT_TRUE(t.inputs[0].integers.has_value());
+  EXPECT_EQ(*t.inputs[0].integers, (IntegerRange{0, 30522}));
+  const std::string xml = WriteTopologyXml(t);
+  EXPECT_NE(xml.find("integers=\"0, 30522\""), std::string::npos) << xml;
+  EXPECT_EQ(ParseTopologyXml(xml, "ids.xml"), t);
+  EXPECT_EQ(ParseTopologyJson(WriteTopologyJson(t), "back.json"), t);
+  EXPECT_NE(ErrorOf("<topology name='t'><input name='x' shape='4' integers='0, many'/>"
+                    "</topology>")
+                .find("field 'inputs.integers': expected 'low, high'"),
+            std::string::npos);
+}
+
 TEST(XmlFormat, BadXmlNamesFileLayerAndField) {
   const std::string head = "<topology name='t'><input name='x' shape='N, 4'/>";
   EXPECT_NE(ErrorOf("<topology name='t'><input name='x'").find("t.xml: malformed XML"),

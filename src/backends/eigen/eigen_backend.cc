@@ -22,6 +22,7 @@ const KernelTable& Kernels() {
     AddShapeKernels(&t);
     AddReduceKernels(&t);
     AddResizeKernels(&t);
+    AddEmbeddingKernels(&t);
     AddRecurrentKernels(&t);
     return t;
   }();
@@ -36,7 +37,7 @@ class EigenExecutable : public Executable {
       : threads_(EffectiveThreads(config)) {
     for (const auto& [name, shape] : t.inputs) {
       float* p = Allocate(name, NumElements(shape));
-      const std::vector<float> v = RandomInput(config.seed, name, NumElements(shape));
+      const std::vector<float> v = GraphInputValues(config, t, name, shape);
       std::copy(v.begin(), v.end(), p);
     }
     for (const ResolvedLayer& l : t.layers) {

@@ -1,7 +1,10 @@
-// Activations (standalone and fused), sqrt/exp/pow, softmax, and broadcasting add/sub/mul/div.
+// Activations (standalone and fused), sqrt/exp/pow, softmax, broadcasting add/sub/mul/div and
+// comparisons, and where.
+#include <array>
 #include <cmath>
 #include <memory>
 
+#include "src/backends/common/broadcast.h"
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -98,9 +101,25 @@ Kernel MakeSoftmax(const KernelArgs& a) {
   };
 }
 
+// The binary ops: arithmetic, and comparisons giving 1 or 0.
 template <char kOp>
 float Apply(float a, float b) {
-  return kOp == '+' ? a + b : kOp == '-' ? a - b : kOp == '*' ? a * b : a / b;
+  switch (kOp) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    case '=':
+      return a == b ? 1.0f : 0.0f;
+    case '<':
+      return a < b ? 1.0f : 0.0f;
+    default:  // '>'
+      return a > b ? 1.0f : 0.0f;
+  }
 }
 
 Kernel MakeLeakyRelu(const KernelArgs& a) {
@@ -162,7 +181,8 @@ Kernel MakeBinary(const KernelArgs& a) {
   const float* pa = a.inputs[0];
   const float* pb = a.inputs[1];
   float* y = a.output;
-  if (sa == sb) {
+  constexpr bool kArithmetic = kOp == '+' || kOp == '-' || kOp == '*' || kOp == '/';
+  if (kArithmetic && sa == sb) {
     return [=] {
       if (kOp == '+') ArrayMap(y, n) = ConstArrayMap(pa, n) + ConstArrayMap(pb, n);
       if (kOp == '-') ArrayMap(y, n) = ConstArrayMap(pa, n) - ConstArrayMap(pb, n);
@@ -170,38 +190,23 @@ Kernel MakeBinary(const KernelArgs& a) {
       if (kOp == '/') ArrayMap(y, n) = ConstArrayMap(pa, n) / ConstArrayMap(pb, n);
     };
   }
-  // General broadcasting: per output axis, the stride of each input (0 where broadcast).
-  const size_t rank = out.size();
-  auto strides = [&](const Shape& s) {
-    std::vector<int64_t> st(rank, 0);
-    int64_t acc = 1;
-    for (size_t i = 0; i < s.size(); ++i) {
-      const size_t axis = rank - 1 - i;
-      const int64_t d = s[s.size() - 1 - i];
-      st[axis] = d == 1 ? 0 : acc;
-      acc *= d;
-    }
-    return st;
-  };
-  const std::vector<int64_t> st_a = strides(sa), st_b = strides(sb);
-  const Shape dims = out;
-  auto index = std::make_shared<std::vector<int64_t>>(rank, 0);  // allocated once, here
+  const std::array<std::vector<int64_t>, 2> strides = {BroadcastStrides(sa, out),
+                                                       BroadcastStrides(sb, out)};
+  auto index = std::make_shared<std::vector<int64_t>>(out.size(), 0);  // allocated once, here
   return [=] {
-    std::vector<int64_t>& idx = *index;
-    std::fill(idx.begin(), idx.end(), 0);
-    int64_t ia = 0, ib = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      y[i] = Apply<kOp>(pa[ia], pb[ib]);
-      for (size_t d = rank; d-- > 0;) {
-        ia += st_a[d];
-        ib += st_b[d];
-        if (++idx[d] < dims[d]) break;
-        ia -= st_a[d] * dims[d];
-        ib -= st_b[d] * dims[d];
-        idx[d] = 0;
-      }
-    }
+    ForEachBroadcast<2>(out, strides, *index, [&](int64_t i, const std::array<int64_t, 2>& o) {
+      y[i] = Apply<kOp>(pa[o[0]], pb[o[1]]);
+    });
   };
+}
+
+Kernel MakeWhere(const KernelArgs& a) {
+  const auto& s = a.layer.input_shapes;
+  const WhereKernel where(s[0], s[1], s[2], a.layer.output_shapes[0]);
+  auto index = std::make_shared<std::vector<int64_t>>(where.out.size(), 0);
+  const float *c = a.inputs[0], *x = a.inputs[1], *z = a.inputs[2];
+  float* y = a.output;
+  return [=] { where(c, x, z, y, *index); };
 }
 
 }  // namespace
@@ -224,6 +229,10 @@ void AddElementwiseKernels(KernelTable* table) {
   (*table)["sub"] = MakeBinary<'-'>;
   (*table)["mul"] = MakeBinary<'*'>;
   (*table)["div"] = MakeBinary<'/'>;
+  (*table)["equal"] = MakeBinary<'='>;
+  (*table)["less"] = MakeBinary<'<'>;
+  (*table)["greater"] = MakeBinary<'>'>;
+  (*table)["where"] = MakeWhere;
 }
 
 }  // namespace ntpb::eigen

@@ -85,6 +85,7 @@ void AddShapeKernels(KernelTable* table);
 void AddRecurrentKernels(KernelTable* table);
 void AddReduceKernels(KernelTable* table);
 void AddResizeKernels(KernelTable* table);
+void AddEmbeddingKernels(KernelTable* table);
 
 const KernelTable& Kernels();
 

@@ -1,8 +1,10 @@
-// Data movement: pad, concat, slice, transpose, constant, and the copy/reorder inlays. (Views -
-// reshape, flatten - get no kernel: the executable aliases their output to the input's storage.)
+// Data movement: pad, expand, concat, slice, transpose, constant, and the copy/reorder inlays.
+// (Views - reshape, flatten - get no kernel: the executable aliases their output to the input's
+// storage.)
 #include <algorithm>
 #include <memory>
 
+#include "src/backends/common/broadcast.h"
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -118,6 +120,14 @@ Kernel MakeTranspose(const KernelArgs& a) {
 
 // The reference keeps every tensor in plain row-major layout, so a copy or a reorder into a
 // layout the reference does not distinguish is a straight copy of the data.
+Kernel MakeExpand(const KernelArgs& a) {
+  const ExpandKernel expand(a.layer.input_shapes[0], a.layer.output_shapes[0]);
+  auto index = std::make_shared<std::vector<int64_t>>(expand.out.size(), 0);
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] { expand(x, y, *index); };
+}
+
 Kernel MakeCopy(const KernelArgs& a) {
   const int64_t n = NumElements(a.layer.output_shapes[0]);
   const float* x = a.inputs[0];
@@ -130,6 +140,7 @@ Kernel MakeCopy(const KernelArgs& a) {
 void AddShapeKernels(KernelTable* table) {
   (*table)["concat"] = MakeConcat;
   (*table)["pad"] = MakePad;
+  (*table)["expand"] = MakeExpand;
   (*table)["slice"] = MakeSlice;
   (*table)["constant"] = MakeConstant;
   (*table)["transpose"] = MakeTranspose;

@@ -157,6 +157,18 @@ memory Builder::PlainInput(const std::string& tensor) {
   return Input(tensor, memory::desc(dims, act_, PlainTag(dims.size())));
 }
 
+memory Builder::HostOutputF32(const Shape& shape) {
+  if (act_ == memory::data_type::f32) return NewOutput(Plain(shape));
+  return memory(PlainDesc(shape), engine_);
+}
+
+void Builder::ConvertHostOutput(const memory& host_output, const Shape& shape) {
+  if (act_ == memory::data_type::f32) return;
+  const memory converted = NewOutput(Plain(shape));
+  Add(dnnl::reorder(host_output, converted),
+      {{DNNL_ARG_FROM, host_output}, {DNNL_ARG_TO, converted}});
+}
+
 memory Builder::NewOutput(const memory::desc& desc) {
   memory out = pool_.Allocate(desc, output_name(), output_name(), index_, engine_);
   tensors_[output_name()] = out;

@@ -130,6 +130,10 @@ class Builder {
   // Memory for the layer's output (a buffer of the activation pool), and registering it; or
   // registering an existing memory (views).
   memory NewOutput(const memory::desc& desc);
+  // Host code computes in f32: its output is the layer's output when the run is f32, else f32
+  // memory of its own that ConvertHostOutput then reorders into the layer's output.
+  memory HostOutputF32(const Shape& shape);
+  void ConvertHostOutput(const memory& host_output, const Shape& shape);
   // Whether the step may write its result over `tensor`: every other reader runs earlier, and
   // it is no graph input or output and shares no storage with a view.
   bool CanOverwrite(const std::string& tensor) const;
@@ -211,6 +215,7 @@ void AddShapeOps(OpTable* table);
 void AddRecurrentOps(OpTable* table);
 void AddReduceOps(OpTable* table);
 void AddResizeOps(OpTable* table);
+void AddEmbeddingOps(OpTable* table);
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

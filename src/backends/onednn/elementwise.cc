@@ -1,6 +1,9 @@
-// Activations (eltwise), softmax, and add/sub/mul/div with NumPy broadcasting (binary).
+// Activations (eltwise), softmax, add/sub/mul/div and comparisons with NumPy broadcasting
+// (binary), and where.
 #include <cstring>
+#include <memory>
 
+#include "src/backends/common/broadcast.h"
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -80,23 +83,36 @@ Shape Padded(Shape s, size_t rank) {
   return s;
 }
 
-// oneDNN's binary broadcasts its second operand only. Commutative ops swap; a - b and a / b
-// with a broadcast run as b - a negated and b / a inverted (post-ops); when both broadcast,
-// the first is expanded by adding it to zeros first.
+bool IsComparison(alg op) {
+  return op == alg::binary_eq || op == alg::binary_lt || op == alg::binary_gt;
+}
+
+// oneDNN's binary broadcasts its second operand only. Commutative ops swap (a comparison swaps
+// its direction); a - b and a / b with a broadcast run as b - a negated and b / a inverted
+// (post-ops); when both broadcast, the first is expanded by adding it to zeros first.
+// Comparisons read f32 whatever the run's precision: ids compared in bf16 would round (30001 ==
+// 30000); their 0/1 result is exact in any type.
 void Binary(Builder& b, alg op) {
   const ResolvedLayer& l = b.layer();
   const Shape& out = l.output_shapes[0];
   const size_t rank = out.size();
   std::string first = l.inputs[0], second = l.inputs[1];
   Shape s0 = Padded(l.input_shapes[0], rank), s1 = Padded(l.input_shapes[1], rank);
+  Shape given0 = l.input_shapes[0], given1 = l.input_shapes[1];
   dnnl::post_ops post;
   if (s0 != out && s1 == out) {
     std::swap(first, second);
     std::swap(s0, s1);
+    std::swap(given0, given1);
     if (op == alg::binary_sub) post.append_eltwise(1.0f, alg::eltwise_linear, -1.0f, 0.0f);
     if (op == alg::binary_div) post.append_eltwise(1.0f, alg::eltwise_pow, 1.0f, -1.0f);
+    if (op == alg::binary_lt || op == alg::binary_gt) {
+      op = op == alg::binary_lt ? alg::binary_gt : alg::binary_lt;
+    }
   }
-  if (s0 == out && s1 == out && b.Input(first).get_desc() == b.Input(second).get_desc()) {
+  const bool compare = IsComparison(op);
+  if (!compare && s0 == out && s1 == out &&
+      b.Input(first).get_desc() == b.Input(second).get_desc()) {
     // Same shape and same layout (a residual add after two convolutions): stay blocked.
     const memory m0 = b.Input(first), m1 = b.Input(second);
     dnnl::binary::primitive_desc pd(
@@ -107,16 +123,18 @@ void Binary(Builder& b, alg op) {
                    {{DNNL_ARG_SRC_0, m0}, {DNNL_ARG_SRC_1, m1}, {DNNL_ARG_DST, dst}});
     return;
   }
-  const memory m0 = b.PlainInput(first), m1 = b.PlainInput(second);
-  memory src0(b.Plain(s0), b.engine(), m0.get_data_handle());
-  const memory src1(b.Plain(s1), b.engine(), m1.get_data_handle());
-  const memory::desc out_md = b.Plain(out);
+  const dt type = compare ? dt::f32 : b.act();
+  const memory m0 = compare ? b.Input(first, PlainDesc(given0, type)) : b.PlainInput(first);
+  const memory m1 = compare ? b.Input(second, PlainDesc(given1, type)) : b.PlainInput(second);
+  memory src0(PlainDesc(s0, type), b.engine(), m0.get_data_handle());
+  const memory src1(PlainDesc(s1, type), b.engine(), m1.get_data_handle());
+  const memory::desc src_md = PlainDesc(out, type);
   if (s0 != out) {  // expand: zeros + first
-    memory zeros(out_md, b.engine());
-    std::memset(zeros.get_data_handle(), 0, out_md.get_size());  // 0.0 in f32 and bf16
-    memory expanded(out_md, b.engine());
+    memory zeros(src_md, b.engine());
+    std::memset(zeros.get_data_handle(), 0, src_md.get_size());  // 0.0 in f32 and bf16
+    memory expanded(src_md, b.engine());
     dnnl::binary::primitive_desc pd(
-        dnnl::binary::desc(alg::binary_add, out_md, src0.get_desc(), out_md), UserScratchpad(),
+        dnnl::binary::desc(alg::binary_add, src_md, src0.get_desc(), src_md), UserScratchpad(),
         b.engine());
     b.AddPrimitive(pd, dnnl::binary(pd),
                    {{DNNL_ARG_SRC_0, zeros}, {DNNL_ARG_SRC_1, src0}, {DNNL_ARG_DST, expanded}});
@@ -124,7 +142,8 @@ void Binary(Builder& b, alg op) {
   }
   dnnl::primitive_attr attr = UserScratchpad();
   if (post.len() > 0) attr.set_post_ops(post);
-  dnnl::binary::primitive_desc pd(dnnl::binary::desc(op, out_md, src1.get_desc(), out_md), attr,
+  const memory::desc out_md = b.Plain(out);
+  dnnl::binary::primitive_desc pd(dnnl::binary::desc(op, src_md, src1.get_desc(), out_md), attr,
                                   b.engine());
   const memory dst = b.NewOutput(out_md);
   b.AddPrimitive(pd, dnnl::binary(pd),
@@ -135,6 +154,30 @@ void BuildAdd(Builder& b) { Binary(b, alg::binary_add); }
 void BuildSub(Builder& b) { Binary(b, alg::binary_sub); }
 void BuildMul(Builder& b) { Binary(b, alg::binary_mul); }
 void BuildDiv(Builder& b) { Binary(b, alg::binary_div); }
+void BuildEqual(Builder& b) { Binary(b, alg::binary_eq); }
+void BuildLess(Builder& b) { Binary(b, alg::binary_lt); }
+void BuildGreater(Builder& b) { Binary(b, alg::binary_gt); }
+
+// where: oneDNN 2.6 has no select; a host loop over the shared kernel (broadcast.h), in f32
+// between reorders (the condition exact, -inf kept).
+void BuildWhere(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const auto& s = l.input_shapes;
+  const Shape& out = l.output_shapes[0];
+  const memory c = b.Input(l.inputs[0], PlainDesc(s[0], dt::f32));
+  const memory x = b.Input(l.inputs[1], PlainDesc(s[1], dt::f32));
+  const memory z = b.Input(l.inputs[2], PlainDesc(s[2], dt::f32));
+  const memory dst = b.HostOutputF32(out);
+  const WhereKernel where(s[0], s[1], s[2], out);
+  auto index = std::make_shared<std::vector<int64_t>>(out.size(), 0);
+  b.AddHost([=] {
+    where(static_cast<const float*>(c.get_data_handle()),
+          static_cast<const float*>(x.get_data_handle()),
+          static_cast<const float*>(z.get_data_handle()),
+          static_cast<float*>(dst.get_data_handle()), *index);
+  });
+  b.ConvertHostOutput(dst, out);
+}
 
 }  // namespace
 
@@ -152,6 +195,10 @@ void AddElementwiseOps(OpTable* table) {
   (*table)["sub"] = BuildSub;
   (*table)["mul"] = BuildMul;
   (*table)["div"] = BuildDiv;
+  (*table)["equal"] = BuildEqual;
+  (*table)["less"] = BuildLess;
+  (*table)["greater"] = BuildGreater;
+  (*table)["where"] = BuildWhere;
 }
 
 }  // namespace ntpb::onednn

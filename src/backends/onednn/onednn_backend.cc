@@ -67,6 +67,7 @@ const OpTable& Ops() {
     AddRecurrentOps(&t);
     AddReduceOps(&t);
     AddResizeOps(&t);
+    AddEmbeddingOps(&t);
     return t;
   }();
   return table;
@@ -81,7 +82,7 @@ class OnednnExecutable : public Executable {
     if (b.quantized()) b.SetCalibration(CalibrateWithReference(t, config));
     for (const auto& [name, shape] : t.inputs) {
       memory m(PlainDesc(shape), engine_);
-      const std::vector<float> v = RandomInput(config.seed, name, NumElements(shape));
+      const std::vector<float> v = GraphInputValues(config, t, name, shape);
       std::memcpy(m.get_data_handle(), v.data(), 4 * v.size());
       b.SetTensor(name, m);
     }

@@ -52,8 +52,7 @@ void BuildResize(Builder& b) {
   const std::vector<ResizeTap> ty = ResizeTaps(in[2], out[2], coordinates, linear, rounding);
   const std::vector<ResizeTap> tx = ResizeTaps(in[3], out[3], coordinates, linear, rounding);
   const memory src = b.Input(l.inputs[0], PlainDesc(in, dt::f32));
-  const bool f32 = b.act() == dt::f32;
-  const memory dst = f32 ? b.NewOutput(b.Plain(out)) : memory(PlainDesc(out), b.engine());
+  const memory dst = b.HostOutputF32(out);
   const int64_t planes = in[0] * in[1], h = in[2], w = in[3], oh = out[2], ow = out[3];
   b.AddHost([=] {
     const float* x = static_cast<const float*>(src.get_data_handle());
@@ -62,10 +61,7 @@ void BuildResize(Builder& b) {
       ResizePlane(x + p * h * w, w, y + p * oh * ow, ty, tx, linear);
     }
   });
-  if (!f32) {
-    const memory converted = b.NewOutput(b.Plain(out));
-    b.Add(dnnl::reorder(dst, converted), {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, converted}});
-  }
+  b.ConvertHostOutput(dst, out);
 }
 
 }  // namespace

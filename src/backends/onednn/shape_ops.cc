@@ -1,8 +1,10 @@
-// Data movement on reorders: concat, transpose, slice, copy, reorder; views (reshape, flatten)
-// and constants take no step at all.
+// Data movement on reorders: concat, transpose, slice, pad, expand, copy, reorder; views
+// (reshape, flatten) and constants take no step at all.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
+#include "src/backends/common/broadcast.h"
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -97,6 +99,23 @@ void BuildPad(Builder& b) {
   Reorder(b, src, inner);
 }
 
+// expand: a host loop over the shared kernel (broadcast.h), in f32 between reorders (a reorder
+// cannot read with zero strides).
+void BuildExpand(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const memory src = b.Input(l.inputs[0], PlainDesc(in, dt::f32));
+  const memory dst = b.HostOutputF32(out);
+  const ExpandKernel expand(in, out);
+  auto index = std::make_shared<std::vector<int64_t>>(out.size(), 0);
+  b.AddHost([=] {
+    expand(static_cast<const float*>(src.get_data_handle()),
+           static_cast<float*>(dst.get_data_handle()), *index);
+  });
+  b.ConvertHostOutput(dst, out);
+}
+
 void BuildConstant(Builder& b) {
   const std::vector<float> v = b.WeightValues(0);
   // f32 as in the model: a consumer in another precision converts it (once per inference).
@@ -136,6 +155,7 @@ void AddShapeOps(OpTable* table) {
   (*table)["transpose"] = BuildTranspose;
   (*table)["slice"] = BuildSlice;
   (*table)["pad"] = BuildPad;
+  (*table)["expand"] = BuildExpand;
   (*table)["constant"] = BuildConstant;
   (*table)["copy"] = BuildCopy;
   (*table)["reorder"] = BuildReorder;

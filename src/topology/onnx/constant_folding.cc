@@ -186,7 +186,9 @@ class Folder {
 
   int Run() {
     onnx::GraphProto* g = m_.mutable_graph();
+    std::set<std::string> tables;  // the model's float matrices: embedding tables
     for (const TensorProto& t : g->initializer()) {
+      if (t.data_type() == TensorProto::FLOAT && t.dims_size() == 2) tables.insert(t.name());
       if (auto v = FromProto(t)) known_[t.name()] = std::move(*v);
     }
     for (const auto* list : {&g->input(), &g->value_info(), &g->output()}) {
@@ -206,8 +208,13 @@ class Folder {
       bool outputs_free = n.output_size() >= 1;
       for (const std::string& o : n.output())
         outputs_free = outputs_free && !graph_outputs.count(o);
+      // A lookup in one of the model's tables stays (an embedding of constant ids: position
+      // ids): the table is a parameter the framework counts, the lookup work the model does.
+      const bool lookup = n.op_type() == "Gather" && n.input_size() > 0 && tables.count(n.input(0));
       std::optional<Value> v;
-      if (outputs_free && (n.domain().empty() || n.domain() == "ai.onnx")) v = Evaluate(n);
+      if (outputs_free && !lookup && (n.domain().empty() || n.domain() == "ai.onnx")) {
+        v = Evaluate(n);
+      }
       if (!v || v->size() > limits_.max_elements ||
           total_bytes_ + 8 * v->size() > limits_.max_total_bytes) {
         kept.push_back(n);

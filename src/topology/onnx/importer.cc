@@ -32,7 +32,10 @@ Topology OnnxImporter::Import() {
   folded_ = FoldConstants(&m_, file_);
   if (folded_ > 0) InferShapes();
   const onnx::GraphProto& g = m_.graph();
-  for (const onnx::TensorProto& t : g.initializer()) init_[t.name()] = &t;
+  for (const onnx::TensorProto& t : g.initializer()) {
+    init_[t.name()] = &t;
+    types_[t.name()] = t.data_type();
+  }
   for (const onnx::NodeProto& n : g.node()) {
     for (const std::string& in : n.input()) {
       ++consumers_[in];
@@ -73,7 +76,20 @@ Topology OnnxImporter::Import() {
     if (!consumers_.count(v.name())) continue;
     auto d = dims_.find(v.name());
     if (d == dims_.end()) Fail("", "input", "graph input '" + v.name() + "' has no shape");
-    t_.inputs.push_back({v.name(), d->second});
+    TensorDecl input{v.name(), d->second, std::nullopt};
+    const int32_t type = ElemType(v.name());
+    if (type == onnx::TensorProto::BOOL) input.integers = IntegerRange{0, 2};
+    if (IsIntegerType(type)) {
+      auto rows = id_rows_.find(v.name());
+      if (rows == id_rows_.end()) {
+        Fail("", "input",
+             "graph input '" + v.name() +
+                 "' holds integers that index no embedding table: the range of its values is "
+                 "unknown (only token ids are read)");
+      }
+      input.integers = IntegerRange{0, rows->second};
+    }
+    t_.inputs.push_back(input);
   }
   if (t_.inputs.empty()) Fail("", "inputs", "the graph has no (non-weight) input");
   for (const onnx::ValueInfoProto& v : g.output()) t_.outputs.push_back(Resolve(v.name()));
@@ -384,6 +400,9 @@ std::string OnnxImporter::Symbol(const std::string& param, int axis) {
 }
 
 void OnnxImporter::RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
+  if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) {
+    types_[v.name()] = v.type().tensor_type().elem_type();
+  }
   if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) return;
   Dims dims;
   const auto& shape = v.type().tensor_type().shape();
@@ -452,8 +471,41 @@ std::vector<int64_t> OnnxImporter::Ints(const onnx::NodeProto& n, const std::str
   return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
 }
 
+int32_t OnnxImporter::ElemType(const std::string& tensor) const {
+  auto it = types_.find(tensor);
+  return it == types_.end() ? 0 : it->second;
+}
+
+bool OnnxImporter::IsIntegerType(int32_t type) {
+  using T = onnx::TensorProto;
+  return type == T::INT8 || type == T::UINT8 || type == T::INT16 || type == T::UINT16 ||
+         type == T::INT32 || type == T::UINT32 || type == T::INT64 || type == T::UINT64;
+}
+
+void OnnxImporter::DeclareIds(const std::string& input, int64_t rows) {
+  auto it = id_rows_.find(input);
+  id_rows_[input] = it == id_rows_.end() ? rows : std::min(it->second, rows);
+}
+
 std::vector<float> OnnxImporter::Floats(const onnx::TensorProto& t,
                                         const onnx::NodeProto& n) const {
+  Dims ints;
+  if ((t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::INT32) &&
+      IntConst(t.name(), &ints)) {
+    if (static_cast<int64_t>(ints.size()) != Elements(t, "'" + t.name() + "'")) {
+      Fail(n.name(), "inputs", "'" + t.name() + "' carries a different number of values");
+    }
+    std::vector<float> v;
+    for (int64_t i : IntsOf(ints, n, "inputs")) {
+      if (i > (int64_t{1} << 24) || i < -(int64_t{1} << 24)) {
+        Fail(n.name(), "inputs",
+             "integer constant '" + t.name() + "' holds " + std::to_string(i) +
+                 ", beyond what a float holds exactly");
+      }
+      v.push_back(static_cast<float>(i));
+    }
+    return v;
+  }
   if (t.data_type() != onnx::TensorProto::FLOAT) {
     Fail(n.name(), "inputs",
          "weight '" + t.name() + "' is not float32 (data type " + std::to_string(t.data_type()) +
@@ -716,9 +768,11 @@ std::string OnnxImporter::ConstantLayer(const onnx::NodeProto& n, const std::str
   l.op = "constant";
   l.outputs = {tensor};
   l.attrs["shape"] = shape;
-  // The model's initializers are its parameters; a Constant node's value, or one folded from
-  // constants, is not (PyTorch counts neither).
-  if (!model_initializers_.count(tensor)) l.attrs["parameter"] = false;
+  // The model's float initializers are its parameters; a Constant node's value, or one folded
+  // from constants, is not (PyTorch counts neither).
+  if (!model_initializers_.count(tensor) || ElemType(tensor) != onnx::TensorProto::FLOAT) {
+    l.attrs["parameter"] = false;  // an integer initializer is a buffer (ids), not a parameter
+  }
   SetWeight(l, "value", shape, w.values);
   t_.layers.push_back(std::move(l));
   constant_layers_.insert(tensor);

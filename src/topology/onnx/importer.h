@@ -133,7 +133,16 @@ class OnnxImporter {
   std::string Str(const onnx::NodeProto& n, const std::string& name, const std::string& dflt) const;
   std::vector<int64_t> Ints(const onnx::NodeProto& n, const std::string& name) const;
 
-  // Float contents of an initializer or Constant.
+  // The ONNX element type of a tensor (onnx::TensorProto::DataType) as shape inference or the
+  // model declares it; UNDEFINED (0) when unknown.
+  int32_t ElemType(const std::string& tensor) const;
+  static bool IsIntegerType(int32_t type);
+  // `input` is a graph input of integers read as ids of a table of `rows` (an embedding): its
+  // random data is drawn from [0, rows).
+  void DeclareIds(const std::string& input, int64_t rows);
+
+  // Float contents of an initializer or Constant (integer tensors converted: a comparison with
+  // an integer constant).
   std::vector<float> Floats(const onnx::TensorProto& t, const onnx::NodeProto& n) const;
 
   // A weight input: its dims, and its values when the model carries them.
@@ -225,6 +234,8 @@ class OnnxImporter {
   std::set<std::string> constant_layers_;
   std::set<std::string> model_initializers_;  // as the model carries them, before folding
   std::map<std::string, int64_t> symbolic_;
+  std::map<std::string, int32_t> types_;
+  std::map<std::string, int64_t> id_rows_;  // graph inputs of ids: the smallest table's rows
 };
 
 }  // namespace ntpb::onnx_import

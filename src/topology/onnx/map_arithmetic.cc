@@ -1,5 +1,6 @@
 // ONNX op mappings, elementwise arithmetic: Add, Sub, Mul, Div (a MatMul followed by Add(bias)
-// folds into one dense layer), Pow by a constant.
+// folds into one dense layer), Pow by a constant, the comparisons Equal, Less, Greater, and
+// Where.
 #include <cmath>
 
 #include "src/topology/onnx/importer.h"
@@ -17,6 +18,15 @@ void MapArithmetic(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, Lower(op), "", {im.ConstantLayer(n, In(n, 0)), im.ConstantLayer(n, In(n, 1))}, out);
 }
 
+// Where(condition, a, b): constant operands (-inf and 0 of an attention mask) become constant
+// layers.
+void MapWhere(OnnxImporter& im, const onnx::NodeProto& n) {
+  im.Add(
+      n, "where", "",
+      {im.ConstantLayer(n, In(n, 0)), im.ConstantLayer(n, In(n, 1)), im.ConstantLayer(n, In(n, 2))},
+      Out(n));
+}
+
 void MapPow(OnnxImporter& im, const onnx::NodeProto& n) {
   const float exponent = im.ScalarConst(In(n, 1));
   if (!std::isfinite(exponent)) return im.Refuse(n, "an exponent that is not a constant scalar");
@@ -26,21 +36,28 @@ void MapPow(OnnxImporter& im, const onnx::NodeProto& n) {
 }  // namespace
 
 void AddArithmeticMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(), {
-                                  {"Add", MapArithmetic, "", "`add`",
-                                   "NumPy broadcasting; a constant operand becomes a `constant` "
-                                   "layer named after it (created once)"},
-                                  {"Sub", MapArithmetic, "", "`sub`",
-                                   "NumPy broadcasting; a constant operand becomes a `constant` "
-                                   "layer named after it (created once)"},
-                                  {"Mul", MapArithmetic, "", "`mul`",
-                                   "NumPy broadcasting; a constant operand becomes a `constant` "
-                                   "layer named after it (created once)"},
-                                  {"Div", MapArithmetic, "", "`div`",
-                                   "NumPy broadcasting; a constant operand becomes a `constant` "
-                                   "layer named after it (created once)"},
-                                  {"Pow", MapPow, "", "`pow`", "a constant scalar exponent"},
-                              });
+  table->insert(table->end(),
+                {
+                    {"Add", MapArithmetic, "", "`add`",
+                     "NumPy broadcasting; a constant operand becomes a `constant` "
+                     "layer named after it (created once)"},
+                    {"Sub", MapArithmetic, "", "`sub`",
+                     "NumPy broadcasting; a constant operand becomes a `constant` "
+                     "layer named after it (created once)"},
+                    {"Mul", MapArithmetic, "", "`mul`",
+                     "NumPy broadcasting; a constant operand becomes a `constant` "
+                     "layer named after it (created once)"},
+                    {"Div", MapArithmetic, "", "`div`",
+                     "NumPy broadcasting; a constant operand becomes a `constant` "
+                     "layer named after it (created once)"},
+                    {"Pow", MapPow, "", "`pow`", "a constant scalar exponent"},
+                    {"Equal", MapArithmetic, "", "`equal`",
+                     "1 or 0 as a float; NumPy broadcasting; integer constants "
+                     "exact up to 2^24"},
+                    {"Less", MapArithmetic, "", "`less`", "as Equal"},
+                    {"Greater", MapArithmetic, "", "`greater`", "as Equal"},
+                    {"Where", MapWhere, "", "`where`", "NumPy broadcasting over the three inputs"},
+                });
 }
 
 }  // namespace ntpb::onnx_import

@@ -1,5 +1,6 @@
-// ONNX op mappings, shape ops: Split, Slice, Flatten, Reshape, Squeeze, Unsqueeze, Transpose,
-// Concat, Pad, Resize (their integer shape inputs are folded by the importer).
+// ONNX op mappings, shape ops: Split, Slice, Gather, Expand, Cast, Flatten, Reshape, Squeeze,
+// Unsqueeze, Transpose, Concat, Pad, Resize (their integer shape inputs are folded by the
+// importer).
 #include <algorithm>
 #include <cmath>
 
@@ -79,6 +80,92 @@ void MapSlice(OnnxImporter& im, const onnx::NodeProto& n) {
     l.attrs["size"] = end - begin;
     from = to;
   }
+}
+
+// Gather: rows of one of the model's tables picked by ids (an embedding; constant ids such as
+// position ids become a constant layer), or constant indices into an activation (x[:, 0]: a
+// slice, its axis dropped for a scalar index). Gathers over constants are folded before.
+void MapGather(OnnxImporter& im, const onnx::NodeProto& n) {
+  const std::string data = In(n, 0), ids = In(n, 1);
+  if (im.IsWeight(data)) {
+    const OnnxImporter::Weight w = im.WeightInput(n, 0);
+    if (w.dims.size() != 2) {
+      return im.Refuse(n, "a table of rank " + std::to_string(w.dims.size()) +
+                              " (an embedding's is [rows, dim])");
+    }
+    if (im.Axis(im.Int(n, "axis", 0), 2) != 0) return im.Refuse(n, "columns of a table (axis 1)");
+    if (!OnnxImporter::IsIntegerType(im.ElemType(ids)) && !im.IsWeight(ids)) {
+      return im.Refuse(n, "ids that are not integers");
+    }
+    Layer& l = im.Add(n, "embedding", "", {im.ConstantLayer(n, ids)}, Out(n));
+    l.attrs["vocab"] = w.dims[0];
+    l.attrs["dim"] = w.dims[1];
+    im.SetWeight(l, "table", w.dims, w.values);
+    if (im.IsGraphInput(im.Resolve(ids))) im.DeclareIds(im.Resolve(ids), w.dims[0]);
+    return;
+  }
+  Dims c;
+  if (!im.IntConst(ids, &c)) return im.Refuse(n, "indices computed at run time into activations");
+  const Dims& d = im.DimsOf(data, n);
+  const int64_t axis = im.Axis(im.Int(n, "axis", 0), d.size());
+  int64_t length = 0;
+  if (axis < 0 || axis >= static_cast<int64_t>(d.size())) {
+    im.Fail(im.LayerName(n), "axis", "out of range for rank " + std::to_string(d.size()));
+  }
+  if (!ToInt(d[axis], &length)) return im.Refuse(n, "indices along a symbolic axis");
+  std::vector<int64_t> picked = im.IntsOf(c, n, "indices");
+  for (int64_t& i : picked) {
+    if (i < -length || i >= length) {
+      im.Fail(im.LayerName(n), "indices",
+              std::to_string(i) + " is outside axis " + std::to_string(axis) + " of length " +
+                  std::to_string(length));
+    }
+    if (i < 0) i += length;
+  }
+  for (size_t k = 1; k < picked.size(); ++k) {
+    if (picked[k] != picked[k - 1] + 1) return im.Refuse(n, "indices that are not a range");
+  }
+  if (picked.empty()) return im.Refuse(n, "no indices");
+  // A scalar index drops the axis: the output's rank is the input's - 1 + the indices'.
+  const Dims& out_dims = im.DimsOf(Out(n), n);
+  const bool scalar = out_dims.size() + 1 == d.size();
+  const std::string sliced = scalar ? Out(n) + ".slice" : Out(n);
+  Layer& s = im.Add(n, "slice", scalar ? ".slice" : "", {data}, sliced);
+  s.attrs["axis"] = axis;
+  s.attrs["start"] = picked.front();
+  s.attrs["size"] = static_cast<int64_t>(picked.size());
+  if (!scalar) return;
+  nlohmann::json shape = nlohmann::json::array();
+  for (const std::string& dim : out_dims) shape.push_back(im.ToJson(dim));
+  im.Add(n, "reshape", "", {sliced}, Out(n)).attrs["shape"] = shape;
+}
+
+// Expand of an activation to a constant shape.
+void MapExpand(OnnxImporter& im, const onnx::NodeProto& n) {
+  Dims c;
+  if (!im.IntConst(In(n, 1), &c)) return im.Refuse(n, "a shape computed at run time");
+  nlohmann::json shape = nlohmann::json::array();
+  for (const std::string& dim : c) shape.push_back(im.ToJson(dim));
+  im.Add(n, "expand", "", {im.ConstantLayer(n, In(n, 0))}, Out(n)).attrs["shape"] = shape;
+}
+
+// Cast at run time: tensors are floats, so a cast that keeps every value (from booleans or
+// integers, between float types) is the tensor itself; one that truncates or maps values to a
+// boolean is refused.
+void MapCast(OnnxImporter& im, const onnx::NodeProto& n) {
+  using T = onnx::TensorProto;
+  const int32_t from = im.ElemType(In(n, 0));
+  const int64_t to = im.Int(n, "to", 0);
+  auto is_float = [](int64_t t) {
+    return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16;
+  };
+  const bool exact_from = from == T::BOOL || OnnxImporter::IsIntegerType(from);
+  if ((exact_from && to != T::BOOL) || (from == T::BOOL && to == T::BOOL) ||
+      (is_float(from) && is_float(to))) {
+    return im.Alias(Out(n), In(n, 0));
+  }
+  return im.Refuse(n, "a cast from data type " + std::to_string(from) + " to " +
+                          std::to_string(to) + " changes values (truncation or != 0)");
 }
 
 void MapFlatten(OnnxImporter& im, const onnx::NodeProto& n) {
@@ -227,6 +314,14 @@ void AddShapeMappings(std::vector<OnnxOpMapping>* table) {
            "pytorch_half_pixel, align_corners, asymmetric; `nearest_mode`; constant `sizes`, or "
            "constant `scales` whose products with H and W are whole; `cubic`, `tf_crop_and_resize` "
            "unsupported"},
+          {"Gather", MapGather, "", "`embedding`, or `slice` (+ `reshape`)",
+           "from a model's [rows, dim] table along axis 0 (ids at run time, or constant ids "
+           "such as position ids as a `constant` layer); constant indices forming a range into "
+           "an activation; over constants: folded"},
+          {"Expand", MapExpand, "", "`expand`", "to a constant or folded shape"},
+          {"Cast", MapCast, "", "(none: the tensor itself)",
+           "at run time from booleans or integers, or between float types (values kept); a "
+           "truncating cast or one to bool unsupported; over constants: folded"},
           {"Upsample", nullptr, "deprecated since opset 10 (export with opset 11 or later)"},
       });
 }
