@@ -22,7 +22,10 @@ column says which.
 
   /usr/bin/python3 tools/compare_pytorch.py [--build build] [--threads 2] [--backend onednn]
       [--precision f32] [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1]
-      [--min-time 2]
+      [--min-time 2] [--rounds 3]
+
+The two alternate (ntpbench, PyTorch, ntpbench, ...) for --rounds rounds; each side's median
+over the rounds is shown.
 """
 import argparse
 import json
@@ -199,6 +202,7 @@ def main():
     p.add_argument("--precision", default="f32")
     p.add_argument("--models", default="mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1")
     p.add_argument("--min-time", type=float, default=2.0)
+    p.add_argument("--rounds", type=int, default=3, help="alternating ntpbench/PyTorch rounds")
     args = p.parse_args()
 
     import torch  # here, so --help works without it
@@ -218,13 +222,22 @@ def main():
         resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect", topology,
                                    "--batch", batch, "--json"]))
         for precision in args.precision.split(","):
-            progress("%s batch %s %s: ntpbench %s" % (model, batch, precision, args.backend))
-            ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, precision,
-                                       args.threads, args.min_time)
-            progress("%s batch %s %s: PyTorch" % (model, batch, precision))
             forward, feeds = build_torch_model(torch, resolved["layers"], precision)
-            torch_ms = time_torch(torch, forward, feeds, args.min_time)
-            rows.append((model, batch, precision, ms, torch_ms, gflops))
+            # A B A B: both sides see the same minutes of a machine whose speed drifts.
+            ours, theirs, gflops = [], [], None
+            for r in range(args.rounds):
+                progress("%s batch %s %s: round %d/%d" % (model, batch, precision, r + 1,
+                                                          args.rounds))
+                ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, precision,
+                                           args.threads, args.min_time)
+                if ms is None:
+                    break
+                ours.append(ms)
+                theirs.append(time_torch(torch, forward, feeds, args.min_time))
+            if not ours:
+                theirs = [time_torch(torch, forward, feeds, args.min_time)]
+            rows.append((model, batch, precision, statistics.median(ours) if ours else None,
+                         statistics.median(theirs), gflops))
 
     header = ("model", "batch", "precision", "ntpbench ms", "PyTorch ms", "ratio", "GFLOP/s",
               "% of peak", "PyTorch mode")

@@ -17,6 +17,7 @@ nlohmann::ordered_json CostJson(const Cost& c) {
   return {{"flops", c.flops},
           {"params", c.params},
           {"weight_bytes", c.weight_bytes},
+          {"weight_traffic_bytes", c.weight_traffic_bytes},
           {"input_bytes", c.input_bytes},
           {"output_bytes", c.output_bytes},
           {"intensity", c.Intensity()}};
