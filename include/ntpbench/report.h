@@ -12,6 +12,19 @@
 
 namespace ntpb {
 
+// How the text table is laid out (`ntpbench run --wide --top N --sort time`, and Google
+// Benchmark's --benchmark_time_unit).
+struct TableView {
+  bool wide = false;      // every column; else those that fit `width`, long names shortened
+  int top = 0;            // only the N slowest steps, slowest first (0: every step)
+  bool by_time = false;   // steps slowest first instead of in execution order
+  std::string time_unit;  // "ns", "us", "ms" or "s" for every time; empty: µs below 1 ms, else ms
+  size_t width = 120;     // the columns the default table fits
+};
+
+// A time in `unit` (TableView::time_unit), with its unit: "12.3 µs", "4.56 ms".
+std::string FormatTime(double ms, const std::string& unit = "");
+
 // Per-layer time, share, GFLOP/s and bytes of one benchmark run (its results model: the
 // inlays a backend inserted above the layer they feed, fused layers under their step), followed
 // by markers, totals and the measured counters. With the machine's peaks (roofline.h), a "roof"
@@ -19,7 +32,7 @@ namespace ntpb {
 // where memory bandwidth does.
 std::string FormatRunTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
                            const RunMeasurement& measurement, Precision precision = Precision::kF32,
-                           const MachinePeaks* peaks = nullptr);
+                           const MachinePeaks* peaks = nullptr, const TableView& view = {});
 
 // One benchmark run, as a report format sees it.
 struct RunReport {
@@ -29,6 +42,7 @@ struct RunReport {
   const RunMeasurement& measurement;
   Precision precision = Precision::kF32;
   const MachinePeaks* peaks = nullptr;  // null: no roofline
+  TableView view = {};
 };
 
 // A way to print a run: `ntpbench run --table <name>`. The formats are listed in

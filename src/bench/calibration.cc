@@ -21,16 +21,14 @@ void RegisterCalibrationBenchmarks() {
           benchmark::DoNotOptimize(c.data());
         }
       })
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
+      ->UseRealTime();
   benchmark::RegisterBenchmark((std::string(kCalibrationPrefix) + "memory").c_str(),
                                [](benchmark::State& state) {
                                  const Eigen::VectorXf v =
                                      Eigen::VectorXf::Constant(16 << 20, 1.0f);  // 64 MiB
                                  for (auto _ : state) benchmark::DoNotOptimize(v.sum());
                                })
-      ->UseRealTime()
-      ->Unit(benchmark::kMillisecond);
+      ->UseRealTime();
 }
 
 }  // namespace ntpb::bench

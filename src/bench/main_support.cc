@@ -231,6 +231,9 @@ bool Initialize(int* argc, char** argv) {
     }
   }
   if (bench::Options().calibration) bench::RegisterCalibrationBenchmarks();
+  // A topology iteration takes milliseconds: ms unless --benchmark_time_unit says otherwise
+  // (Initialize applies the flag over this default).
+  benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
   try {
     AddBenchmarkContext(counter_requests);
   } catch (const Error& e) {

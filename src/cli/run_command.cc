@@ -30,6 +30,10 @@ namespace {
 class CapturingReporter : public ConsoleReporter {
  public:
   using ConsoleReporter::ConsoleReporter;
+  bool quiet = false;  // --quiet: no context block
+  bool ReportContext(const Context& context) override {
+    return quiet || ConsoleReporter::ReportContext(context);
+  }
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) captured.push_back(r);
@@ -82,7 +86,11 @@ int Run(const std::string& program, const TopologyOptions& o,
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
   std::vector<std::string> gb_args = {program, "--benchmark_min_time=2"};
   bool console = true;
+  TableView view = o.view;
+  view.by_time = o.sort == "time";
   for (const std::string& a : passthrough) {
+    const std::string unit_flag = "--benchmark_time_unit=";
+    if (a.rfind(unit_flag, 0) == 0) view.time_unit = a.substr(unit_flag.size());
     if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")
       console = false;
     gb_args.push_back(a);
@@ -111,10 +119,13 @@ int Run(const std::string& program, const TopologyOptions& o,
   tb.RegisterFamilies();
   AddBenchmarkContext({tb.EffectiveCounters()});
   benchmark::AddCustomContext("ntpbench_topology", o.file);
+  // ms unless --benchmark_time_unit says otherwise (Initialize applies the flag over this).
+  benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
 
   CapturingReporter reporter(console_options, false);
+  reporter.quiet = o.quiet;
   // Checked by the option parser.
   const RunReportFormat* format = FindRunReportFormat(o.table);
   // A machine-readable table owns stdout; Google Benchmark's own goes to stderr.
@@ -178,19 +189,20 @@ int Run(const std::string& program, const TopologyOptions& o,
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     std::map<std::string, double> counters;
     for (const auto& [k, c] : run.counters) counters[k] = c.value;
+    const char* unit = benchmark::GetTimeUnitString(run.time_unit);
     if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
-      std::printf("\n%s  (%.3f ms per iteration, median of %lld repetitions)\n", name.c_str(),
-                  run.GetAdjustedRealTime(), static_cast<long long>(run.repetitions));
+      std::printf("\n%s  (%.3f %s per iteration, median of %lld repetitions)\n", name.c_str(),
+                  run.GetAdjustedRealTime(), unit, static_cast<long long>(run.repetitions));
     } else if (format->heading) {
-      std::printf("\n%s  (%.3f ms per iteration, %lld iterations)\n", name.c_str(),
-                  run.GetAdjustedRealTime(), static_cast<long long>(run.iterations));
+      std::printf("\n%s  (%.3f %s per iteration, %lld iterations)\n", name.c_str(),
+                  run.GetAdjustedRealTime(), unit, static_cast<long long>(run.iterations));
     }
     const RunMeasurement measurement = DecodeCounters(counters);
-    std::fputs(
-        format
-            ->render({name, resolved, analysis, measurement, precision, peaks ? &*peaks : nullptr})
-            .c_str(),
-        stdout);
+    std::fputs(format
+                   ->render({name, resolved, analysis, measurement, precision,
+                             peaks ? &*peaks : nullptr, view})
+                   .c_str(),
+               stdout);
     if (!format->heading) continue;  // a machine-readable format: rows only
     // How this machine ran the precision (native bf16 or emulated, VNNI or not).
     const std::string path = FindBackend(family->backend)->PrecisionPath(precision);

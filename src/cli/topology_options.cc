@@ -98,6 +98,18 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   c->add_option("--table", o->table, "the per-layer table (" + summaries + ")")
       ->check(OneOf(formats, "format"))
       ->type_name("FORMAT");
+  c->add_flag("--wide", o->view.wide,
+              "every column of the text table (default: those that fit 120 columns, long layer "
+              "names shortened in the middle)");
+  c->add_option("--top", o->view.top, "only the N slowest steps of the text table, slowest first")
+      ->check(IntegerAtLeast(1))
+      ->type_name("N");
+  c->add_option("--sort", o->sort, "text table rows: order (execution order, default) or time")
+      ->check(OneOf({"order", "time"}, "sort"))
+      ->type_name("KEY");
+  c->add_flag("--quiet", o->quiet,
+              "leave out Google Benchmark's context block (machine, caches, configuration; the "
+              "JSON keeps it)");
 }
 
 }  // namespace ntpb::cli

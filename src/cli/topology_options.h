@@ -10,6 +10,7 @@
 
 #include "ntpbench/expression.h"
 #include "ntpbench/precision.h"
+#include "ntpbench/report.h"
 #include "ntpbench/topology.h"
 
 namespace ntpb::cli {
@@ -29,6 +30,9 @@ struct TopologyOptions {
   std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
   bool layer_counters = false;        // --layer-counters
   std::string table = "text";         // --table: a RunReportFormat
+  TableView view;                     // --wide, --top (and --sort, --benchmark_time_unit)
+  std::string sort = "order";         // --sort order|time
+  bool quiet = false;                 // --quiet: no context block
 };
 
 enum class TopologyCommand { kRun, kInspect };

@@ -16,13 +16,6 @@ using report::TextTable;
 
 std::string Printf(const char* fmt, double v) { return FormatNumber(fmt, v); }
 
-std::string Bar(double share) {
-  const int cells = static_cast<int>(share * 20 + 0.5);
-  std::string bar;
-  for (int i = 0; i < cells; ++i) bar += "\u2588";
-  return bar;
-}
-
 }  // namespace
 
 std::string FormatBytes(double bytes) {
@@ -46,9 +39,37 @@ namespace {
 std::string FormatCounterTable(const RunMeasurement& m);
 }  // namespace
 
+std::string FormatTime(double ms, const std::string& unit) {
+  if (unit == "ns") return Printf("%.0f ns", ms * 1e6);
+  if (unit == "us") return Printf("%.1f \u00b5s", ms * 1e3);
+  if (unit == "ms") return Printf("%.3f ms", ms);
+  if (unit == "s") return Printf("%.4f s", ms / 1e3);
+  return ms < 1.0 ? Printf("%.1f \u00b5s", ms * 1e3) : Printf("%.2f ms", ms);
+}
+
+namespace {
+
+// Display length: UTF-8 continuation bytes take no column.
+size_t DisplayLength(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// A name shortened to `max` columns in the middle, keeping more of its end (the specific part:
+// "/features/features.1/block/block.1/fc1/Conv" -> "/featu…s.1/block/block.1/fc1/Conv"). Names are
+// ASCII after Printable, but a marker's brackets and a fused layer's indent are kept as they are.
+std::string Elide(const std::string& name, size_t max) {
+  if (name.size() <= max || max < 8) return name;
+  const size_t head = (max - 1) / 4, tail = max - 1 - head;
+  return name.substr(0, head) + "\u2026" + name.substr(name.size() - tail);
+}
+
+}  // namespace
+
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
-                           const RunMeasurement& m, Precision precision,
-                           const MachinePeaks* peaks) {
+                           const RunMeasurement& m, Precision precision, const MachinePeaks* peaks,
+                           const TableView& view) {
   // "87% c": the roofline bound's time over the measured time, and what sets the bound: peak
   // compute (c), memory bandwidth (m), or the last-level cache's when everything one inference
   // touches stays cached (l3).
@@ -61,39 +82,60 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                                                      : bound.from_cache  ? "l3"
                                                                          : "m");
   };
-  TextTable table({"layer", "op", "output", "ms", "share", "", "GFLOP/s", "roof", "FLOPs",
-                   "weights", "activations out", "FLOP/B"});
+  const int bar_cells = view.wide ? 20 : 10;
+  auto bar = [&](double share) {
+    std::string cells;
+    for (int i = 0; i < static_cast<int>(share * bar_cells + 0.5); ++i) cells += "\u2588";
+    return cells;
+  };
+  // Rows with every column; the default table keeps the first 8.
+  using Row = std::vector<std::string>;
+  const Row header = {"layer",   "op",   "output", "time",    "share",           "",
+                      "GFLOP/s", "roof", "FLOPs",  "weights", "activations out", "FLOP/B"};
+  auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
+                       const RegionMeasure& measure, const Cost& cost) -> Row {
+    return {name,
+            op,
+            what,
+            FormatTime(measure.ms, view.time_unit),
+            Printf("%.1f%%", 100 * measure.time_share),
+            bar(measure.time_share),
+            Printf("%.1f", measure.gflops),
+            roof(cost, measure.ms),
+            FormatCount(static_cast<double>(cost.flops)),
+            FormatBytes(static_cast<double>(cost.weight_bytes)),
+            FormatBytes(static_cast<double>(cost.output_bytes)),
+            Printf("%.1f", cost.Intensity())};
+  };
+  // A step (with the layers fused into it) or an inlay: what --sort time and --top move.
+  struct Group {
+    std::vector<Row> rows;
+    double ms = 0;
+  };
+  std::vector<Group> groups;
   double total_ms = 0;
   // What each shown step moves and computes, by its first layer: a fused chain's intermediates
   // never reach memory, so markers and the total sum these rather than every layer's cost.
   std::vector<std::pair<int, Cost>> step_costs;
-  // A timed row: a step or a marker, with what it computes and moves.
-  auto add_timed = [&](const std::string& name, const std::string& op, const std::string& what,
-                       const RegionMeasure& measure, const Cost& cost) {
-    table.Add(
-        {name, op, what, Printf("%.3f", measure.ms), Printf("%.1f%%", 100 * measure.time_share),
-         Bar(measure.time_share), Printf("%.1f", measure.gflops), roof(cost, measure.ms),
-         FormatCount(static_cast<double>(cost.flops)),
-         FormatBytes(static_cast<double>(cost.weight_bytes)),
-         FormatBytes(static_cast<double>(cost.output_bytes)), Printf("%.1f", cost.Intensity())});
-  };
-  // Steps a backend inserted in front of a layer (layout conversions, i8 quantization): real
-  // cost, shown above the layer they prepare an input for.
-  auto add_inlay = [&](const StepMeasure& step) {
-    total_ms += step.measure.ms;
-    const double share = step.measure.time_share;
-    table.Add({step.name + " (inlay)", step.inlay_op, "", Printf("%.3f", step.measure.ms),
-               Printf("%.1f%%", 100 * share), Bar(share), "", "", "", "", "", ""});
-  };
   for (const report::RunRow& row : report::RunRows(t, m)) {
     if (row.kind == report::RunRow::kInlay) {
-      add_inlay(*row.step);
+      // Steps a backend inserted in front of a layer (layout conversions, i8 quantization):
+      // real cost, shown above the layer they prepare an input for.
+      const StepMeasure& step = *row.step;
+      total_ms += step.measure.ms;
+      const double share = step.measure.time_share;
+      groups.push_back(
+          {{{step.name + " (inlay)", step.inlay_op, "", FormatTime(step.measure.ms, view.time_unit),
+             Printf("%.1f%%", 100 * share), bar(share), "", "", "", "", "", ""}},
+           step.measure.ms});
       continue;
     }
     const ResolvedLayer& l = t.layers[row.layer];
-    if (row.kind == report::RunRow::kFusedInto) {  // no time of its own
-      table.Add({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]), "fused", "", "", "", "",
-                 "", "", "", ""});
+    if (row.kind == report::RunRow::kFusedInto) {  // no time of its own: under its step
+      if (!groups.empty()) {
+        groups.back().rows.push_back({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]),
+                                      "fused", "", "", "", "", "", "", "", ""});
+      }
       continue;
     }
     const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
@@ -103,8 +145,31 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     step_costs.emplace_back(row.layer, cost);
     const Shape& out = t.layers[row.layer + row.fused].output_shapes[0];
     total_ms += measure.ms;
-    add_timed(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op, ShapeToString(out),
-              measure, cost);
+    groups.push_back({{timed_row(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op,
+                                 ShapeToString(out), measure, cost)},
+                      measure.ms});
+  }
+  const bool by_time = view.by_time || view.top > 0;
+  if (by_time) {
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const Group& x, const Group& y) { return x.ms > y.ms; });
+  }
+  std::vector<Row> rows;
+  size_t shown = 0;
+  double hidden_ms = 0;
+  for (const Group& g : groups) {
+    if (view.top > 0 && shown >= static_cast<size_t>(view.top)) {
+      hidden_ms += g.ms;
+      continue;
+    }
+    ++shown;
+    rows.insert(rows.end(), g.rows.begin(), g.rows.end());
+  }
+  if (shown < groups.size()) {
+    const double share = total_ms > 0 ? hidden_ms / total_ms : 0;
+    rows.push_back({"(" + std::to_string(groups.size() - shown) + " more steps)", "", "",
+                    FormatTime(hidden_ms, view.time_unit), Printf("%.1f%%", 100 * share),
+                    bar(share), "", "", "", "", "", ""});
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {
@@ -114,40 +179,77 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     }
     return c;
   };
+  const Row rule;  // an empty row is a rule
   if (!a.markers.empty()) {
-    table.Rule();
+    rows.push_back(rule);
     for (const MarkerAnalysis& marker : a.markers) {
       const Cost cost = steps_cost(marker.first, marker.last);
       const MarkerMeasure* measured = m.FindMarker(marker.name);
       const RegionMeasure measure = measured ? measured->measure : RegionMeasure{};
-      add_timed("[" + marker.name + "]", "marker",
-                t.layers[marker.first].name + ".." + t.layers[marker.last].name, measure, cost);
+      rows.push_back(timed_row("[" + marker.name + "]", "marker",
+                               t.layers[marker.first].name + ".." + t.layers[marker.last].name,
+                               measure, cost));
     }
   }
-  table.Rule();
+  rows.push_back(rule);
   const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
-  table.Add({"total", "", "", Printf("%.3f", total_ms), "100.0%", "", Printf("%.1f", m.net.gflops),
-             roof(total, total_ms), FormatCount(static_cast<double>(total.flops)),
-             FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
-  std::string out = table.Render(2);
+  rows.push_back({"total", "", "", FormatTime(total_ms, view.time_unit), "100.0%", "",
+                  Printf("%.1f", m.net.gflops), roof(total, total_ms),
+                  FormatCount(static_cast<double>(total.flops)),
+                  FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
+  // The default table: the first 8 columns, names (and a marker's range) shortened until the
+  // table fits view.width.
+  const size_t columns = view.wide ? header.size() : 8;
+  auto render = [&](size_t max_name) {
+    TextTable table(Row(header.begin(), header.begin() + columns));
+    for (const Row& r : rows) {
+      if (r.empty()) {
+        table.Rule();
+        continue;
+      }
+      Row cells(r.begin(), r.begin() + columns);
+      cells[0] = Elide(cells[0], max_name);
+      cells[2] = Elide(cells[2], max_name);
+      table.Add(cells);
+    }
+    return table.Render(2);
+  };
+  std::string out = render(SIZE_MAX);
+  if (!view.wide) {
+    size_t width = 0;
+    for (size_t at = 0; at < out.size();) {
+      const size_t end = std::min(out.find('\n', at), out.size());
+      width = std::max(width, DisplayLength(out.substr(at, end - at)));
+      at = end + 1;
+    }
+    if (width > view.width) {
+      size_t longest = 0;
+      for (const Row& r : rows) {
+        if (!r.empty()) longest = std::max(longest, std::max(r[0].size(), r[2].size()));
+      }
+      const size_t excess = width - view.width;
+      out = render(std::max<size_t>(16, longest > excess ? longest - excess : 16));
+    }
+  }
   out += "samples/s " + Printf("%.2f", m.net.samples_per_second) + "   params " +
-         FormatCount(static_cast<double>(a.total.params)) + "   peak activations " +
+         FormatCount(static_cast<double>(a.total.params)) + "   p50/p90/p99 " +
+         FormatTime(m.net.p50_ms, view.time_unit) + " / " +
+         FormatTime(m.net.p90_ms, view.time_unit) + " / " +
+         FormatTime(m.net.p99_ms, view.time_unit) + "\npeak activations " +
          FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
          (m.memory.activation_bytes ? " (allocated " + FormatBytes(*m.memory.activation_bytes) + ")"
                                     : "") +
-         "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "   p50/p90/p99 " +
-         Printf("%.3f", m.net.p50_ms) + "/" + Printf("%.3f", m.net.p90_ms) + "/" +
-         Printf("%.3f ms", m.net.p99_ms) + "\n";
+         "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "\n";
   if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
     const bool cached = FitsInCache(working_set, *peaks);
-    out += std::string("roof: ") + PrecisionName(precision) + " peak " +
-           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
-           (cached ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) +
-                         " (weights and activations, " +
-                         FormatBytes(static_cast<double>(working_set)) + ", stay in its " +
-                         FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
-                   : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
-           " (`ntpbench machine`)\n";
+    out +=
+        std::string("roof: ") + PrecisionName(precision) + " peak " +
+        Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
+        (cached ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) +
+                      " (weights + activations " + FormatBytes(static_cast<double>(working_set)) +
+                      " fit its " + FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
+                : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
+        "; from `ntpbench machine`\n";
   }
   if (m.accuracy) {
     out += "outputs vs the Eigen f32 reference: max relative error " +

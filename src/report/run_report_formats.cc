@@ -5,7 +5,7 @@ namespace ntpb {
 namespace {
 
 std::string Text(const RunReport& r) {
-  return FormatRunTable(r.topology, r.analysis, r.measurement, r.precision, r.peaks);
+  return FormatRunTable(r.topology, r.analysis, r.measurement, r.precision, r.peaks, r.view);
 }
 
 }  // namespace

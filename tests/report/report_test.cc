@@ -25,10 +25,68 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
       {"layer.fc2.ms", 0.25}, {"layer.fc2.time_share", 0.5},   {"hidden.time_share", 1.0},
       {"hidden.ms", 0.5},     {"net.samples_per_second", 2000}};
   const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
-  for (const char* text : {"fc1", "fc2", "fc3", "probs", "[hidden]", "total", "0.500", "50.0%",
-                           "6.4", "samples/s 2000.00", "1.61 M"}) {
+  // Sub-millisecond times in µs.
+  for (const char* text : {"fc1", "fc2", "fc3", "probs", "[hidden]", "total", "500.0 \u00b5s",
+                           "250.0 \u00b5s", "50.0%", "6.4", "samples/s 2000.00"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
   }
+  // FLOPs and bytes are in the wide table; --benchmark_time_unit fixes the unit of every time.
+  TableView wide;
+  wide.wide = true;
+  wide.time_unit = "ms";
+  const std::string all = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide);
+  for (const char* text : {"1.61 M", "FLOP/B", "activations out", "0.500 ms", "0.250 ms"}) {
+    EXPECT_NE(all.find(text), std::string::npos) << text << "\n" << all;
+  }
+  EXPECT_EQ(table.find("FLOP/B"), std::string::npos) << table;
+}
+
+// Display columns of the widest line (UTF-8 continuation bytes take none).
+size_t Widest(const std::string& text) {
+  size_t widest = 0, n = 0;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      widest = std::max(widest, n);
+      n = 0;
+    } else {
+      n += (c & 0xC0) != 0x80;
+    }
+  }
+  return std::max(widest, n);
+}
+
+// The default table fits 120 columns however long the names are (shortened in the middle);
+// --top N keeps the slowest steps, slowest first, and sums the rest in one row.
+TEST(Report, RunTableFits120ColumnsAndShowsHotSpots) {
+  Topology long_names = ReadTopologyJsonFile(SourcePath("topologies/mlp.json"));
+  const std::string prefix = "/model/encoder/layers.0/self_attention/multi_head/output_projection/";
+  std::map<std::string, double> counters;
+  double ms = 0.1;
+  for (Layer& l : long_names.layers) {
+    l.name = prefix + l.name;
+    counters["layer." + l.name + ".ms"] = ms;
+    ms *= 2;  // later layers slower: fc1 0.1, fc2 0.2, fc3 0.4, probs 0.8
+  }
+  long_names.markers.clear();
+  const ResolvedTopology t = Resolve(long_names, {});
+  const TopologyAnalysis a = Analyze(t, f32);
+  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
+  EXPECT_LE(Widest(table), 120u) << table;
+  EXPECT_NE(table.find("\u2026"), std::string::npos) << "names shortened:\n" << table;
+  EXPECT_NE(table.find("output_projection/fc1"), std::string::npos) << "the end is kept\n" << table;
+  TableView wide;
+  wide.wide = true;
+  EXPECT_GT(Widest(FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide)), 120u);
+  TableView top;
+  top.top = 2;
+  const std::string hot = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, top);
+  const size_t probs = hot.find("probs"), fc3 = hot.find("fc3");
+  ASSERT_NE(probs, std::string::npos) << hot;
+  ASSERT_NE(fc3, std::string::npos) << hot;
+  EXPECT_LT(probs, fc3) << "slowest first\n" << hot;
+  EXPECT_EQ(hot.find("fc1"), std::string::npos) << hot;
+  EXPECT_NE(hot.find("(2 more steps)"), std::string::npos) << hot;
+  EXPECT_NE(hot.find("300.0 \u00b5s"), std::string::npos) << "fc1 + fc2\n" << hot;
 }
 
 // A step that absorbed layers (post-op fusion) shows them under it; its bytes, and those of the
@@ -43,7 +101,9 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
                                                   {"layer.conv1.reorder.image.inlay", 1},
                                                   {"layer.conv1.reorder.image.feeds", 0},
                                                   {"stem.ms", 0.012}};
-  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
+  TableView wide;  // the bytes columns
+  wide.wide = true;
+  const std::string table = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide);
   // conv1, bn1 and relu1 each write 8 KiB ([1, 8, 16, 16] f32); the step writes relu1's only.
   for (const char* text :
        {"conv2d+batchnorm+relu", "  bn1", "  relu1", "fused", "conv1.reorder.image (inlay)"}) {
@@ -57,7 +117,8 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
   EXPECT_NE(row("[stem]").find("8.00 KiB"), std::string::npos) << row("[stem]");
   EXPECT_EQ(row("[stem]").find("24.00 KiB"), std::string::npos) << row("[stem]");
   // Without fusion the marker writes all three tensors.
-  const std::string unfused = FormatRunTable(t, a, DecodeCounters({{"stem.ms", 0.012}}));
+  const std::string unfused =
+      FormatRunTable(t, a, DecodeCounters({{"stem.ms", 0.012}}), f32, nullptr, wide);
   EXPECT_NE(unfused.find("24.00 KiB"), std::string::npos) << unfused;
 }
 
