@@ -28,24 +28,15 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-
-
-def progress(msg):
-    print(msg, file=sys.stderr, flush=True)
-
-
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("failed: %s\n%s" % (" ".join(cmd), r.stderr))
-    return r.stdout
+# The shared pieces of the per-topology comparison: running ntpbench, timing a PyTorch callable,
+# the BLAS torch mapped.
+from compare_pytorch import loaded_blas, progress, run, time_torch  # noqa: E402
 
 
 # Op classes both sides are grouped into: IR ops, and aten ops by name.
@@ -110,18 +101,6 @@ def ntpbench_classes(bench, inspect):
     return classes
 
 
-def time_torch(torch, model, x, min_time):
-    with torch.no_grad():
-        for _ in range(3):
-            model(x)
-        samples, start = [], time.perf_counter()
-        while time.perf_counter() - start < min_time or len(samples) < 5:
-            t0 = time.perf_counter()
-            model(x)
-            samples.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(samples)
-
-
 def torch_classes(torch, model, x, passes=5):
     """ms per op class per inference, from the profiler's self times."""
     with torch.no_grad(), torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) \
@@ -133,12 +112,6 @@ def torch_classes(torch, model, x, passes=5):
         cls = aten_class(e.key)
         classes[cls] = classes.get(cls, 0.0) + e.self_cpu_time_total / 1e3 / passes
     return classes
-
-
-def loaded_blas():
-    with open("/proc/self/maps") as maps:
-        libs = {line.split()[-1] for line in maps if "blas" in line}
-    return ", ".join(sorted(os.path.basename(l) for l in libs)) or "none mapped"
 
 
 def main():

@@ -12,6 +12,7 @@ namespace ntpb {
 
 namespace {
 
+using report::DisplayLength;
 using report::TextTable;
 
 std::string Printf(const char* fmt, double v) { return FormatNumber(fmt, v); }
@@ -48,13 +49,6 @@ std::string FormatTime(double ms, const std::string& unit) {
 }
 
 namespace {
-
-// Display length: UTF-8 continuation bytes take no column.
-size_t DisplayLength(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
 
 // A name shortened to `max` columns in the middle, keeping more of its end (the specific part:
 // "/features/features.1/block/block.1/fc1/Conv" -> "/featu…s.1/block/block.1/fc1/Conv"). Names are

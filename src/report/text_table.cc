@@ -4,16 +4,12 @@
 #include <cstdio>
 
 namespace ntpb::report {
-namespace {
 
-// Display length: UTF-8 continuation bytes take no column.
-size_t Length(const std::string& s) {
+size_t DisplayLength(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
 }
-
-}  // namespace
 
 std::string TextTable::Render(size_t left_aligned) const {
   std::vector<bool> left(rows_[0].size(), false);
@@ -24,7 +20,7 @@ std::string TextTable::Render(size_t left_aligned) const {
 std::string TextTable::Render(const std::vector<bool>& left_aligned) const {
   std::vector<size_t> width(rows_[0].size(), 0);
   for (const auto& r : rows_) {
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], Length(r[i]));
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], DisplayLength(r[i]));
   }
   size_t total = 0;
   for (size_t w : width) total += w + 2;
@@ -36,7 +32,7 @@ std::string TextTable::Render(const std::vector<bool>& left_aligned) const {
       if (r.empty()) continue;
     }
     for (size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(width[i] - Length(r[i]), ' ');
+      const std::string pad(width[i] - DisplayLength(r[i]), ' ');
       const bool left = (i < left_aligned.size() && left_aligned[i]) || rows_[0][i].empty();
       out += left ? r[i] + pad : pad + r[i];
       out += i + 1 < r.size() ? "  " : "";

@@ -9,6 +9,9 @@
 
 namespace ntpb::report {
 
+// Columns a string takes on a terminal: UTF-8 continuation bytes take none.
+size_t DisplayLength(const std::string& s);
+
 // Right-aligned columns except those asked to be left-aligned (and headerless ones, which hold
 // bars); a rule under the header and wherever Rule() is called.
 class TextTable {

@@ -1,5 +1,6 @@
-// NumPy broadcasting walked element by element, and the kernels built on it that every backend
-// shares (where, expand): one definition of the semantics, as for resize's taps.
+// NumPy broadcasting walked element by element (the Eigen reduction walks its input the same
+// way), and the kernels built on it that every backend shares (where, expand): one definition of
+// the semantics, as for resize's taps.
 #pragma once
 
 #include <array>

@@ -1,9 +1,11 @@
 // reduce_mean, reduce_sum, reduce_max over any set of axes: one pass over the input, each element
 // folded into the output element it reduces to (the output's strides are 0 on reduced axes).
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <memory>
 
+#include "src/backends/common/broadcast.h"
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
@@ -28,26 +30,19 @@ Kernel MakeReduce(const KernelArgs& a) {
       acc *= in[i];
     }
   }
-  const int64_t n_in = NumElements(in), n_out = acc;
+  const int64_t n_out = acc;
   const Shape dims = in;
+  const std::array<std::vector<int64_t>, 1> to_output = {out_stride};
   const float* x = a.inputs[0];
   float* y = a.output;
   auto index = std::make_shared<std::vector<int64_t>>(rank, 0);  // allocated once, here
   return [=] {
     std::fill(y, y + n_out,
               kHow == Reduction::kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
-    std::vector<int64_t>& idx = *index;
-    std::fill(idx.begin(), idx.end(), 0);
-    int64_t o = 0;
-    for (int64_t i = 0; i < n_in; ++i) {
-      y[o] = kHow == Reduction::kMax ? std::max(y[o], x[i]) : y[o] + x[i];
-      for (size_t d = rank; d-- > 0;) {
-        o += out_stride[d];
-        if (++idx[d] < dims[d]) break;
-        o -= out_stride[d] * dims[d];
-        idx[d] = 0;
-      }
-    }
+    // The input walked in order; each element lands on the output element it reduces to.
+    ForEachBroadcast<1>(dims, to_output, *index, [&](int64_t i, const std::array<int64_t, 1>& o) {
+      y[o[0]] = kHow == Reduction::kMax ? std::max(y[o[0]], x[i]) : y[o[0]] + x[i];
+    });
     if (kHow == Reduction::kMean) {
       ArrayMap(y, n_out) *= 1.0f / static_cast<float>(count);
     }

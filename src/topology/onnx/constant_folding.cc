@@ -35,11 +35,8 @@ int64_t Count(const std::vector<int64_t>& dims) {
   return n;
 }
 
-bool IsIntegerType(int t) {
-  return t == TensorProto::INT64 || t == TensorProto::INT32 || t == TensorProto::INT16 ||
-         t == TensorProto::INT8 || t == TensorProto::UINT8 || t == TensorProto::UINT16 ||
-         t == TensorProto::UINT32 || t == TensorProto::BOOL;
-}
+// The evaluator keeps booleans as integers.
+bool IsIntegerType(int t) { return IsIntegerElementType(t) || t == TensorProto::BOOL; }
 
 template <typename T>
 void ReadRaw(const std::string& raw, std::vector<int64_t>* out) {
@@ -817,6 +814,12 @@ class Folder {
 };
 
 }  // namespace
+
+bool IsIntegerElementType(int32_t type) {
+  using T = TensorProto;
+  return type == T::INT8 || type == T::UINT8 || type == T::INT16 || type == T::UINT16 ||
+         type == T::INT32 || type == T::UINT32 || type == T::INT64 || type == T::UINT64;
+}
 
 bool CanFold(const std::string& op_type) { return FoldedOps().count(op_type) > 0; }
 

@@ -28,6 +28,10 @@ struct FoldingLimits {
 int FoldConstants(onnx::ModelProto* model, const std::string& file,
                   const FoldingLimits& limits = {});
 
+// An ONNX integer element type (INT8 .. UINT64; BOOL is not one): values the IR's float tensors
+// hold exactly up to 2^24, shared by the folder and the importer.
+bool IsIntegerElementType(int32_t type);
+
 // Whether FoldConstants evaluates nodes of this (default-domain) op type when their inputs are
 // known. Such an op needs no mapping of its own unless it also runs on activations.
 bool CanFold(const std::string& op_type);

@@ -79,7 +79,7 @@ Topology OnnxImporter::Import() {
     TensorDecl input{v.name(), d->second, std::nullopt};
     const int32_t type = ElemType(v.name());
     if (type == onnx::TensorProto::BOOL) input.integers = IntegerRange{0, 2};
-    if (IsIntegerType(type)) {
+    if (IsIntegerElementType(type)) {
       auto rows = id_rows_.find(v.name());
       if (rows == id_rows_.end()) {
         Fail("", "input",
@@ -474,12 +474,6 @@ std::vector<int64_t> OnnxImporter::Ints(const onnx::NodeProto& n, const std::str
 int32_t OnnxImporter::ElemType(const std::string& tensor) const {
   auto it = types_.find(tensor);
   return it == types_.end() ? 0 : it->second;
-}
-
-bool OnnxImporter::IsIntegerType(int32_t type) {
-  using T = onnx::TensorProto;
-  return type == T::INT8 || type == T::UINT8 || type == T::INT16 || type == T::UINT16 ||
-         type == T::INT32 || type == T::UINT32 || type == T::INT64 || type == T::UINT64;
 }
 
 void OnnxImporter::DeclareIds(const std::string& input, int64_t rows) {

@@ -136,7 +136,6 @@ class OnnxImporter {
   // The ONNX element type of a tensor (onnx::TensorProto::DataType) as shape inference or the
   // model declares it; UNDEFINED (0) when unknown.
   int32_t ElemType(const std::string& tensor) const;
-  static bool IsIntegerType(int32_t type);
   // `input` is a graph input of integers read as ids of a table of `rows` (an embedding): its
   // random data is drawn from [0, rows).
   void DeclareIds(const std::string& input, int64_t rows);

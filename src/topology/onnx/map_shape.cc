@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -94,7 +95,7 @@ void MapGather(OnnxImporter& im, const onnx::NodeProto& n) {
                               " (an embedding's is [rows, dim])");
     }
     if (im.Axis(im.Int(n, "axis", 0), 2) != 0) return im.Refuse(n, "columns of a table (axis 1)");
-    if (!OnnxImporter::IsIntegerType(im.ElemType(ids)) && !im.IsWeight(ids)) {
+    if (!IsIntegerElementType(im.ElemType(ids)) && !im.IsWeight(ids)) {
       return im.Refuse(n, "ids that are not integers");
     }
     Layer& l = im.Add(n, "embedding", "", {im.ConstantLayer(n, ids)}, Out(n));
@@ -159,7 +160,7 @@ void MapCast(OnnxImporter& im, const onnx::NodeProto& n) {
   auto is_float = [](int64_t t) {
     return t == T::FLOAT || t == T::DOUBLE || t == T::FLOAT16 || t == T::BFLOAT16;
   };
-  const bool exact_from = from == T::BOOL || OnnxImporter::IsIntegerType(from);
+  const bool exact_from = from == T::BOOL || IsIntegerElementType(from);
   if ((exact_from && to != T::BOOL) || (from == T::BOOL && to == T::BOOL) ||
       (is_float(from) && is_float(to))) {
     return im.Alias(Out(n), In(n, 0));
