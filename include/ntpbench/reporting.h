@@ -9,14 +9,17 @@
 
 namespace ntpb {
 
+// Google Benchmark's console, one line a run: samples/s, GFLOP/s and p99 as counters
+// (results.h's IsHeadlineCounter); every counter with `show_all_counters`
+// (--ntpb_console_layers). The JSON always has them all.
 class ConsoleReporter : public benchmark::ConsoleReporter {
  public:
-  ConsoleReporter(OutputOptions options, bool show_layer_counters)
-      : benchmark::ConsoleReporter(options), show_layer_counters_(show_layer_counters) {}
+  ConsoleReporter(OutputOptions options, bool show_all_counters)
+      : benchmark::ConsoleReporter(options), show_all_counters_(show_all_counters) {}
   void ReportRuns(const std::vector<Run>& runs) override;
 
  private:
-  bool show_layer_counters_;
+  bool show_all_counters_;
 };
 
 // Console options as Google Benchmark would pick them from argv (--benchmark_color,

@@ -8,7 +8,9 @@
 // the baseline store, the comparator, reports) decodes it. No other code spells a counter name.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,19 @@ enum class StepKind {
 };
 const char* StepKindName(StepKind kind);  // "layer", "fused", "inlay"
 
+// A step's analytic cost, over all the layers it computes (analysis.h's Cost, as numbers).
+struct StepCost {
+  double flops = 0;
+  double params = 0;
+  double weight_bytes = 0;          // stored weights at the run's precision
+  double input_bytes = 0;           // activations read
+  double output_bytes = 0;          // activations written
+  double weight_traffic_bytes = 0;  // weight bytes read per inference (recurrent re-reads)
+  // Bytes moved per inference: the roofline's memory traffic.
+  double Bytes() const { return weight_traffic_bytes + input_bytes + output_bytes; }
+  double Intensity() const { return Bytes() > 0 ? flops / Bytes() : 0; }  // FLOPs per byte
+};
+
 // One step the backend executed.
 struct StepMeasure {
   std::string name;  // the layer's name; an inlay's name is the backend's ("conv1.reorder.image")
@@ -40,6 +55,12 @@ struct StepMeasure {
   int feeds = -1;         // kInlay: the index of the layer it prepares an input for, or -1
   std::string inlay_op;   // kInlay: "reorder", "quantize", "dequantize" (or "inlay": unknown)
   RegionMeasure measure;  // ms, time share, GFLOP/s (0 for inlays) and counters
+  // What the step computes, from the run's description (empty in files from before it):
+  std::string op;                   // the layer's op ("conv2d"), an inlay's ("reorder")
+  std::string shape;                // its output's shape, "1x64x56x56"; "" for inlays
+  std::string kernel;               // the implementation the backend chose; "" when no choice
+  std::vector<std::string> layers;  // the topology's layers it computes, in order
+  StepCost cost;                    // analytic; 0 for inlays
 };
 
 // A marker: a named range of layers, timed as the sum of its steps.
@@ -76,7 +97,16 @@ struct OutputAccuracy {
   double cosine = 0;
 };
 
+// What ran, as the run's description records it.
+struct RunSetup {
+  std::string topology;   // the topology's name
+  std::string backend;    // "eigen", "onednn"
+  std::string precision;  // "f32", "bf16", "f16", "i8"
+  int64_t batch = 0;      // 0: not recorded
+};
+
 struct RunMeasurement {
+  RunSetup setup;
   NetworkMeasure net;
   std::vector<StepMeasure> steps;  // in execution order where it was recorded
   std::vector<MarkerMeasure> markers;
@@ -126,7 +156,21 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m);
 // region with a time (".ms"). JSON written before a field existed leaves it at its default.
 RunMeasurement DecodeCounters(const std::map<std::string, double>& counters);
 
-// A per-step counter ("layer.<step>.<metric>"): the console leaves those out by default.
+// A per-step counter ("layer.<step>.<metric>").
 bool IsStepCounter(const std::string& counter);
+// What Google Benchmark's console line shows by default (samples/s, GFLOP/s, p99, and the
+// cosine to the f32 reference of a lower precision), so that it
+// stays one readable line: every counter is in the JSON, the markers in ntpbench's table.
+bool IsHeadlineCounter(const std::string& counter);
+
+// The part of the model Google Benchmark's counters cannot hold (strings: the setup, each step's
+// op, shape, kernel and layers, with its analytic cost), as one JSON object that ntpbench's JSON
+// reporter writes into each benchmark's entry as "ntpbench" (Google Benchmark's tools ignore
+// it).
+nlohmann::json EncodeDescription(const RunMeasurement& m);
+// Fills `m`'s setup and steps from a description (steps matched by name; a step only the
+// description has is added). Throws ntpb::Error naming the field ("ntpbench.steps[3].flops")
+// when a value has the wrong type.
+void DecodeDescription(const nlohmann::json& description, RunMeasurement* m);
 
 }  // namespace ntpb

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "src/baseline/signature.h"
-#include "src/baseline/statistics.h"
 #include "src/baseline/suite_drift.h"
 #include "src/common/format_number.h"
+#include "src/common/statistics.h"
 
 namespace ntpb {
 

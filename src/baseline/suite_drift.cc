@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "src/baseline/statistics.h"
+#include "src/common/statistics.h"
 
 namespace ntpb {
 namespace {

@@ -9,11 +9,11 @@
 namespace ntpb {
 
 void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
-  if (show_layer_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
+  if (show_all_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
   std::vector<Run> trimmed = runs;
   for (Run& run : trimmed) {
     for (auto it = run.counters.begin(); it != run.counters.end();) {
-      it = IsStepCounter(it->first) ? run.counters.erase(it) : std::next(it);
+      it = IsHeadlineCounter(it->first) ? std::next(it) : run.counters.erase(it);
     }
   }
   benchmark::ConsoleReporter::ReportRuns(trimmed);

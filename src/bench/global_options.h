@@ -14,10 +14,10 @@ struct GlobalOptions {
   ParamEnv sets;  // --ntpb_set=name=value[,name=value...] (repeatable)
   // --ntpb_backend_option=backend.option=value[,...] (repeatable), e.g. onednn.fusion=off
   std::map<std::string, std::string> backend_options;
-  int threads = -1;             // --ntpb_threads=N; -1: as registered
-  int64_t seed = -1;            // --ntpb_seed=S; -1: as registered
-  std::string topology_dir;     // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
-  bool console_layers = false;  // --ntpb_console_layers: per-layer counters on the console too
+  int threads = -1;                   // --ntpb_threads=N; -1: as registered
+  int64_t seed = -1;                  // --ntpb_seed=S; -1: as registered
+  std::string topology_dir;           // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
+  bool console_layers = false;        // --ntpb_console_layers: every counter on the console
   std::vector<std::string> counters;  // --ntpb_counters=sde,perf,... (default $NTPB_COUNTERS)
   bool layer_counters = false;  // --ntpb_layer_counters: counter metrics per layer, not only time
   bool calibration = false;     // --ntpb_calibration: also run the machine calibration benchmarks

@@ -14,12 +14,14 @@
 #include "ntpbench/error.h"
 #include "ntpbench/machine.h"
 #include "ntpbench/machine_class.h"
+#include "ntpbench/machine_peaks.h"
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
 #include "src/bench/benchmark_flags.h"
 #include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
+#include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/common/nearest_name.h"
 
@@ -194,6 +196,15 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   RunConfig config;
   config.threads = std::max(bench::Options().threads, 0);
   benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
+  // The ceilings `ntpbench machine` measured for this machine and thread count, if it has: a
+  // report draws every run's roofline under its own machine's.
+  try {
+    if (const auto peaks = ReadMachinePeaks(MachinePeaksPath(machine, EffectiveThreads(config)))) {
+      benchmark::AddCustomContext("ntpbench_machine_peaks", peaks->ToJson().dump());
+    }
+  } catch (const Error&) {
+    // A corrupt cache is said by `ntpbench run` and rewritten by `ntpbench machine`.
+  }
 }
 
 bool Initialize(int* argc, char** argv) {
@@ -247,15 +258,19 @@ bool Initialize(int* argc, char** argv) {
 int Main(int argc, char** argv) {
   // Read before Initialize: benchmark::Initialize removes the flags it knows from argv.
   const bool console = !NonConsoleFormatRequested(argc, argv);
+  const bool json_display = bench::JsonToConsoleRequested(argc, argv);
+  const bool json_file = bench::JsonFileRequested(argc, argv);
   const auto console_options = ConsoleOptionsFromArgs(argc, argv);
   if (!Initialize(&argc, argv)) return 1;
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  if (!console) {
-    benchmark::RunSpecifiedBenchmarks();
-  } else {
-    ConsoleReporter reporter(console_options, bench::Options().console_layers);
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-  }
+  // JSON, to the console or a file, carries each run's description (json_reporter.h).
+  bench::JsonReporter json_to_console, json_to_file;
+  ConsoleReporter console_reporter(console_options, bench::Options().console_layers);
+  benchmark::BenchmarkReporter* display = nullptr;
+  if (console) display = &console_reporter;
+  if (json_display) display = &json_to_console;
+  // No display reporter (csv): Google Benchmark makes its own.
+  benchmark::RunSpecifiedBenchmarks(display, json_file ? &json_to_file : nullptr);
   benchmark::Shutdown();
   return 0;
 }

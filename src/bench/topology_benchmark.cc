@@ -15,6 +15,7 @@
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
 #include "src/bench/global_options.h"
+#include "src/bench/json_reporter.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
@@ -166,7 +167,7 @@ AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
 
 // What the timed loop measured, as the results model has it (results.h), published as Google
 // Benchmark counters by its codec.
-RunMeasurement Measurement(const PreparedRun& run, int64_t batch, double iterations,
+RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double iterations,
                            const std::vector<int64_t>& step_ns, int64_t loop_ns,
                            const std::vector<int64_t>& latencies) {
   const auto& steps = run.executable->steps();
@@ -183,7 +184,8 @@ RunMeasurement Measurement(const PreparedRun& run, int64_t batch, double iterati
   };
   const TopologyAnalysis& a = run.analysis;
   RunMeasurement m;
-  m.net.samples_per_second = batch * 1e9 / per_iter_ns;
+  m.setup = setup;
+  m.net.samples_per_second = setup.batch * 1e9 / per_iter_ns;
   m.net.gflops = a.total.flops / per_iter_ns;
   m.net.flops = static_cast<double>(a.total.flops);
   m.net.params = static_cast<double>(a.total.params);
@@ -216,8 +218,21 @@ RunMeasurement Measurement(const PreparedRun& run, int64_t batch, double iterati
       step.kind = StepKind::kFused;
       step.fused_layers = info.fused;
     }
-    const int64_t flops = info.layer >= 0 ? FusedCost(a, info.layer, info.fused).flops : 0;
-    step.measure = region(step_ns[s], flops);
+    step.op = info.op;
+    step.kernel = info.kernel;
+    if (info.layer >= 0) {
+      const Cost c = FusedCost(a, info.layer, info.fused);
+      step.cost = {
+          static_cast<double>(c.flops),        static_cast<double>(c.params),
+          static_cast<double>(c.weight_bytes), static_cast<double>(c.input_bytes),
+          static_cast<double>(c.output_bytes), static_cast<double>(c.weight_traffic_bytes)};
+      const ResolvedLayer& last = run.topology.layers[info.layer + info.fused];
+      if (!last.output_shapes.empty()) step.shape = ShapeToString(last.output_shapes[0]);
+      for (int l = info.layer; l <= info.layer + info.fused; ++l) {
+        step.layers.push_back(run.topology.layers[l].name);
+      }
+    }
+    step.measure = region(step_ns[s], static_cast<int64_t>(step.cost.flops));
     m.steps.push_back(std::move(step));
   }
   if (run.accuracy) m.accuracy = OutputAccuracy{run.accuracy->max_rel_err, run.accuracy->cosine};
@@ -238,12 +253,15 @@ RunMeasurement Measurement(const PreparedRun& run, int64_t batch, double iterati
   return m;
 }
 
-void AddCounters(benchmark::State& state, const PreparedRun& run, int64_t batch,
-                 const std::vector<int64_t>& step_ns, int64_t loop_ns,
+// The counters go to Google Benchmark; the description (what no counter holds) to ntpbench's
+// JSON reporter, under the run's name.
+void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup& setup,
+                 const std::string& run_name, const std::vector<int64_t>& step_ns, int64_t loop_ns,
                  const std::vector<int64_t>& latencies) {
   using benchmark::Counter;
   const RunMeasurement m =
-      Measurement(run, batch, static_cast<double>(state.iterations()), step_ns, loop_ns, latencies);
+      Measurement(run, setup, static_cast<double>(state.iterations()), step_ns, loop_ns, latencies);
+  RecordRunDescription(run_name, EncodeDescription(m));
   for (const EncodedCounter& c : EncodeCounters(m)) {
     state.counters[c.name] =
         Counter(c.value, Counter::kDefaults, c.bytes ? Counter::kIs1024 : Counter::kIs1000);
@@ -289,7 +307,8 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
     }
   }
   if (counters) counters->Stop();
-  AddCounters(state, *run, batch, step_ns, loop_ns, latencies);
+  const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
+  AddCounters(state, *run, setup, label, step_ns, loop_ns, latencies);
 }
 
 }  // namespace

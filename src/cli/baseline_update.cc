@@ -9,8 +9,8 @@
 #include "ntpbench/error.h"
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
-#include "src/baseline/statistics.h"
 #include "src/common/file_io.h"
+#include "src/common/statistics.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb::cli {

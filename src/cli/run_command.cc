@@ -16,6 +16,7 @@
 #include "ntpbench/roofline.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
+#include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
 #include "src/cli/commands.h"
@@ -115,6 +116,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   int argc = static_cast<int>(argv.size());
   argv.push_back(nullptr);
   const auto console_options = ConsoleOptionsFromArgs(argc, argv.data());
+  const bool json_display = bench::JsonToConsoleRequested(argc, argv.data());
 
   tb.RegisterFamilies();
   AddBenchmarkContext({tb.EffectiveCounters()});
@@ -130,11 +132,12 @@ int Run(const std::string& program, const TopologyOptions& o,
   const RunReportFormat* format = FindRunReportFormat(o.table);
   // A machine-readable table owns stdout; Google Benchmark's own goes to stderr.
   if (!format->heading) reporter.SetOutputStream(&std::cerr);
-  if (console) {
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-  } else {
-    benchmark::RunSpecifiedBenchmarks();
-  }
+  // JSON, to stdout or --json's file, carries each run's description (json_reporter.h).
+  bench::JsonReporter json_to_file, json_to_console;
+  // No display reporter (csv): Google Benchmark makes its own.
+  benchmark::BenchmarkReporter* display = &reporter;
+  if (!console) display = json_display ? &json_to_console : nullptr;
+  benchmark::RunSpecifiedBenchmarks(display, json_tmp.empty() ? nullptr : &json_to_file);
   if (!json_tmp.empty()) {
     // Google Benchmark wrote the temporary file and does not report a write error (a full
     // disk): it replaces the report only when it reads back as complete JSON.
@@ -197,7 +200,11 @@ int Run(const std::string& program, const TopologyOptions& o,
       std::printf("\n%s  (%.3f %s per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), unit, static_cast<long long>(run.iterations));
     }
-    const RunMeasurement measurement = DecodeCounters(counters);
+    RunMeasurement measurement = DecodeCounters(counters);
+    if (const nlohmann::json* d =
+            bench::FindRunDescription(run.run_name.function_name + "/" + args)) {
+      DecodeDescription(*d, &measurement);
+    }
     std::fputs(format
                    ->render({name, resolved, analysis, measurement, precision,
                              peaks ? &*peaks : nullptr, view})

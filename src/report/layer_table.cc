@@ -82,12 +82,17 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     for (int i = 0; i < static_cast<int>(share * bar_cells + 0.5); ++i) cells += "\u2588";
     return cells;
   };
-  // Rows with every column; the default table keeps the first 8.
+  // Rows with every column; the default table keeps the first 9 (8 when no step names its
+  // kernel, or when the kernel does not fit).
   using Row = std::vector<std::string>;
-  const Row header = {"layer",   "op",   "output", "time",    "share",           "",
-                      "GFLOP/s", "roof", "FLOPs",  "weights", "activations out", "FLOP/B"};
+  const Row header = {"layer", "op",     "output", "time",    "share",           "",      "GFLOP/s",
+                      "roof",  "kernel", "FLOPs",  "weights", "activations out", "FLOP/B"};
+  constexpr size_t kKernelColumn = 8;
+  bool any_kernel = false;
+  for (const StepMeasure& s : m.steps) any_kernel = any_kernel || !s.kernel.empty();
   auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
-                       const RegionMeasure& measure, const Cost& cost) -> Row {
+                       const RegionMeasure& measure, const Cost& cost,
+                       const std::string& kernel = "") -> Row {
     return {name,
             op,
             what,
@@ -96,6 +101,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
             bar(measure.time_share),
             Printf("%.1f", measure.gflops),
             roof(cost, measure.ms),
+            kernel,
             FormatCount(static_cast<double>(cost.flops)),
             FormatBytes(static_cast<double>(cost.weight_bytes)),
             FormatBytes(static_cast<double>(cost.output_bytes)),
@@ -120,7 +126,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       const double share = step.measure.time_share;
       groups.push_back(
           {{{step.name + " (inlay)", step.inlay_op, "", FormatTime(step.measure.ms, view.time_unit),
-             Printf("%.1f%%", 100 * share), bar(share), "", "", "", "", "", ""}},
+             Printf("%.1f%%", 100 * share), bar(share), "", "", step.kernel, "", "", "", ""}},
            step.measure.ms});
       continue;
     }
@@ -128,20 +134,26 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     if (row.kind == report::RunRow::kFusedInto) {  // no time of its own: under its step
       if (!groups.empty()) {
         groups.back().rows.push_back({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]),
-                                      "fused", "", "", "", "", "", "", "", ""});
+                                      "fused", "", "", "", "", "", "", "", "", ""});
       }
       continue;
     }
     const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
+    // The default table counts the fused layers (listed under the step); --wide names them.
     std::string op = l.op;
-    for (int f = 1; f <= row.fused; ++f) op += "+" + t.layers[row.layer + f].op;
+    if (view.wide) {
+      for (int f = 1; f <= row.fused; ++f) op += "+" + t.layers[row.layer + f].op;
+    } else if (row.fused > 0) {
+      op += " +" + std::to_string(row.fused);
+    }
     const Cost cost = FusedCost(a, row.layer, row.fused);
     step_costs.emplace_back(row.layer, cost);
     const Shape& out = t.layers[row.layer + row.fused].output_shapes[0];
     total_ms += measure.ms;
-    groups.push_back({{timed_row(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op,
-                                 ShapeToString(out), measure, cost)},
-                      measure.ms});
+    groups.push_back(
+        {{timed_row(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op, ShapeToString(out),
+                    measure, cost, row.step ? row.step->kernel : "")},
+         measure.ms});
   }
   const bool by_time = view.by_time || view.top > 0;
   if (by_time) {
@@ -163,7 +175,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     const double share = total_ms > 0 ? hidden_ms / total_ms : 0;
     rows.push_back({"(" + std::to_string(groups.size() - shown) + " more steps)", "", "",
                     FormatTime(hidden_ms, view.time_unit), Printf("%.1f%%", 100 * share),
-                    bar(share), "", "", "", "", "", ""});
+                    bar(share), "", "", "", "", "", "", ""});
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {
@@ -188,12 +200,13 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   rows.push_back(rule);
   const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
   rows.push_back({"total", "", "", FormatTime(total_ms, view.time_unit), "100.0%", "",
-                  Printf("%.1f", m.net.gflops), roof(total, total_ms),
+                  Printf("%.1f", m.net.gflops), roof(total, total_ms), "",
                   FormatCount(static_cast<double>(total.flops)),
                   FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
-  // The default table: the first 8 columns, names (and a marker's range) shortened until the
-  // table fits view.width.
-  const size_t columns = view.wide ? header.size() : 8;
+  // The default table: the first 9 columns (8 without kernels), names (and a marker's range)
+  // shortened until the table fits view.width; kernels too, then dropped if it still does not.
+  size_t columns = view.wide ? header.size() : any_kernel ? kKernelColumn + 1 : kKernelColumn;
+  size_t max_kernel = view.wide ? SIZE_MAX : 24;
   auto render = [&](size_t max_name) {
     TextTable table(Row(header.begin(), header.begin() + columns));
     for (const Row& r : rows) {
@@ -204,25 +217,42 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       Row cells(r.begin(), r.begin() + columns);
       cells[0] = Elide(cells[0], max_name);
       cells[2] = Elide(cells[2], max_name);
+      if (columns > kKernelColumn) cells[kKernelColumn] = Elide(cells[kKernelColumn], max_kernel);
       table.Add(cells);
     }
     return table.Render(2);
   };
-  std::string out = render(SIZE_MAX);
-  if (!view.wide) {
+  auto widest = [](const std::string& text) {
     size_t width = 0;
-    for (size_t at = 0; at < out.size();) {
-      const size_t end = std::min(out.find('\n', at), out.size());
-      width = std::max(width, DisplayLength(out.substr(at, end - at)));
+    for (size_t at = 0; at < text.size();) {
+      const size_t end = std::min(text.find('\n', at), text.size());
+      width = std::max(width, DisplayLength(text.substr(at, end - at)));
       at = end + 1;
     }
-    if (width > view.width) {
-      size_t longest = 0;
-      for (const Row& r : rows) {
-        if (!r.empty()) longest = std::max(longest, std::max(r[0].size(), r[2].size()));
-      }
+    return width;
+  };
+  std::string out = render(SIZE_MAX);
+  if (!view.wide) {
+    size_t longest = 0;
+    for (const Row& r : rows) {
+      if (!r.empty()) longest = std::max(longest, std::max(r[0].size(), r[2].size()));
+    }
+    // Names are shortened down to `least` columns; below 24 the kernel goes first.
+    auto fit = [&](size_t least) {
+      const size_t width = widest(out);
+      if (width <= view.width) return true;
       const size_t excess = width - view.width;
-      out = render(std::max<size_t>(16, longest > excess ? longest - excess : 16));
+      out = render(std::max(least, longest > excess ? longest - excess : least));
+      return widest(out) <= view.width;
+    };
+    if (!fit(columns > kKernelColumn ? 24 : 16) && columns > kKernelColumn) {
+      max_kernel = 16;
+      out = render(SIZE_MAX);
+      if (!fit(24)) {
+        columns = kKernelColumn;
+        out = render(SIZE_MAX);
+        fit(16);
+      }
     }
   }
   out += "samples/s " + Printf("%.2f", m.net.samples_per_second) + "   params " +

@@ -183,6 +183,13 @@ bool IsStepCounter(const std::string& counter) {
   return counter.rfind(std::string(rn::kLayer) + ".", 0) == 0;
 }
 
+bool IsHeadlineCounter(const std::string& counter) {
+  for (const char* metric : {kSamplesPerSecond, kGflops, kP99Ms}) {
+    if (counter == Of(rn::kNet, metric)) return true;
+  }
+  return counter == Of(rn::kAcc, kCosine);  // a lower precision's cost in accuracy
+}
+
 std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
   std::vector<EncodedCounter> out;
   const NetworkMeasure& n = m.net;

@@ -6,6 +6,7 @@
 
 #include "ntpbench/analysis.h"
 #include "ntpbench/json_format.h"
+#include "ntpbench/results.h"
 #include "src/results/benchmark_json.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
@@ -131,6 +132,30 @@ TEST(Registration, CountersCarryTheAnalyticSignatureAndTimeShares) {
   }
 }
 
+// Each benchmark's JSON entry carries what no counter can: the setup and each step's op, shape,
+// layers and analytic cost, for `ntpbench compare` and `report`.
+TEST(Registration, JsonEntriesCarryTheirDescription) {
+  const json doc = RunJson("--benchmark_filter=tiny/eigen/f32/batch:2");
+  const json* b = Find(doc, "tiny/eigen/f32/batch:2/real_time");
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->contains("ntpbench")) << b->dump();
+  RunMeasurement m;
+  DecodeDescription((*b)["ntpbench"], &m);
+  EXPECT_EQ(m.setup.backend, "eigen");
+  EXPECT_EQ(m.setup.precision, "f32");
+  EXPECT_EQ(m.setup.batch, 2);
+  const TopologyAnalysis a = TinyAnalysis(2, 4);
+  ASSERT_EQ(m.steps.size(), a.layers.size());
+  for (std::size_t i = 0; i < a.layers.size(); ++i) {
+    EXPECT_EQ(m.steps[i].name, a.layers[i].name);
+    EXPECT_EQ(m.steps[i].op, a.layers[i].op);
+    EXPECT_EQ(m.steps[i].cost.flops, static_cast<double>(a.layers[i].cost.flops))
+        << m.steps[i].name;
+    EXPECT_EQ(m.steps[i].layers, std::vector<std::string>{a.layers[i].name});
+    EXPECT_FALSE(m.steps[i].shape.empty());
+  }
+}
+
 TEST(Registration, GoogleBenchmarkFlagsKeepWorking) {
   const json filtered = RunJson("--benchmark_filter=mlp_small --benchmark_repetitions=2");
   std::vector<std::string> names;
@@ -159,12 +184,14 @@ TEST(Registration, NtpbSetOverridesParamsOnTheCommandLine) {
   EXPECT_EQ((*b)["net.flops"].get<double>(), static_cast<double>(TinyAnalysis(1, 2).total.flops));
 }
 
-TEST(Registration, ConsoleHidesLayerCountersUnlessAsked) {
+TEST(Registration, ConsoleShowsHeadlineCountersUnlessAskedForAll) {
   const CommandResult plain = RunCommand(kSuite + kFast + " --benchmark_filter=mlp_small");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_NE(plain.out.find("mlp_small/eigen/f32/batch:4"), std::string::npos);
   EXPECT_NE(plain.out.find("net.samples_per_second"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("net.p99_ms"), std::string::npos) << plain.out;
   EXPECT_EQ(plain.out.find("layer.fc1"), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("mem.weight_bytes"), std::string::npos) << plain.out;
   const CommandResult layers =
       RunCommand(kSuite + kFast + " --benchmark_filter=mlp_small --ntpb_console_layers");
   EXPECT_NE(layers.out.find("layer.fc1.time_share"), std::string::npos) << layers.out;

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "ntpbench/error.h"
 #include "ntpbench/results.h"
+#include "ntpbench/run_file.h"
 
 namespace ntpb::testing {
 namespace {
@@ -149,6 +151,58 @@ TEST(CounterCodec, MetricsKnowTheirNamesAndWhichAreAnalytic) {
   EXPECT_FALSE(IsAnalytic(Metric::kWorkspaceBytes));
   EXPECT_TRUE(IsStepCounter("layer.fc.ms"));
   EXPECT_FALSE(IsStepCounter("layers.ms"));
+}
+
+// The strings no counter holds (setup, op, shape, kernel, layers) and the analytic cost travel
+// as the run's description, and come back next to the counters.
+TEST(DescriptionCodec, ReadsBackWhatItWrote) {
+  RunMeasurement m = Sample();
+  m.setup = {"resnet50", "onednn", "i8", 4};
+  m.steps[1].op = "conv2d";
+  m.steps[1].shape = "[4, 64, 56, 56]";
+  m.steps[1].kernel = "brgconv:avx512_core_vnni";
+  m.steps[1].layers = {"conv1", "conv1_bn", "conv1_relu"};
+  m.steps[1].cost = {1e9, 9408, 9408, 602112, 802816, 9408};
+  m.steps[0].op = "quantize";
+  RunMeasurement back = DecodeCounters(Flat(m));
+  DecodeDescription(EncodeDescription(m), &back);
+  EXPECT_EQ(back.setup.topology, "resnet50");
+  EXPECT_EQ(back.setup.precision, "i8");
+  EXPECT_EQ(back.setup.batch, 4);
+  ASSERT_EQ(back.steps.size(), 3u);
+  EXPECT_EQ(back.steps[1].kernel, "brgconv:avx512_core_vnni");
+  EXPECT_EQ(back.steps[1].layers, m.steps[1].layers);
+  EXPECT_EQ(back.steps[1].shape, "[4, 64, 56, 56]");
+  EXPECT_EQ(back.steps[1].cost.flops, 1e9);
+  EXPECT_EQ(back.steps[1].cost.Bytes(), 9408 + 602112 + 802816);
+  EXPECT_EQ(back.steps[1].measure.ms, 0.3) << "the counters' part is kept";
+  EXPECT_EQ(back.steps[0].op, "quantize");
+  EXPECT_EQ(back.steps[2].cost.flops, 0);
+}
+
+TEST(DescriptionCodec, AWrongFieldIsNamedWithItsFile) {
+  const std::string run =
+      R"({"benchmarks": [{"name": "a/batch:1", "run_name": "a/batch:1", "run_type": "iteration",
+          "real_time": 1.0, "time_unit": "ms", "layer.x.ms": 1.0,
+          "ntpbench": {"steps": [{"name": "x", "flops": "many"}]}}]})";
+  try {
+    ParseRunResults(run, "run.json");
+    FAIL() << "a string where a number belongs was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "run.json");
+    EXPECT_EQ(e.field(), "benchmarks.a/batch:1.ntpbench.steps[0].flops");
+    EXPECT_NE(e.message().find("expected a number"), std::string::npos) << e.what();
+  }
+  const RunResults ok = ParseRunResults(
+      R"({"benchmarks": [{"name": "a/batch:1", "run_name": "a/batch:1", "run_type": "iteration",
+          "real_time": 1.0, "time_unit": "ms", "layer.x.ms": 1.0,
+          "ntpbench": {"steps": [{"name": "x", "op": "dense", "flops": 8}]}}]})",
+      "run.json");
+  const RunMeasurement m = ok.benchmarks.at("a/batch:1").Measurement();
+  ASSERT_EQ(m.steps.size(), 1u);
+  EXPECT_EQ(m.steps[0].op, "dense");
+  EXPECT_EQ(m.steps[0].cost.flops, 8);
+  EXPECT_EQ(m.steps[0].measure.ms, 1.0);
 }
 
 }  // namespace

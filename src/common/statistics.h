@@ -1,4 +1,5 @@
-// Mann-Whitney U test, as Google Benchmark's compare.py uses to judge repetitions.
+// Mann-Whitney U test, as Google Benchmark's compare.py uses to judge repetitions (the gate,
+// `ntpbench compare`), and the median.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-#include "src/baseline/statistics.h"
+#include "src/common/statistics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,0 +1,85 @@
+#include "src/bench/json_reporter.h"
+
+#include <cstring>
+#include <map>
+
+namespace ntpb::bench {
+
+namespace {
+
+std::map<std::string, nlohmann::json>& Descriptions() {
+  static std::map<std::string, nlohmann::json> descriptions;
+  return descriptions;
+}
+
+// The last value of --name=value in argv; "" when absent.
+std::string FlagValue(int argc, char** argv, const char* name) {
+  const std::string prefix = std::string("--") + name + "=";
+  std::string value;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  return value;
+}
+
+}  // namespace
+
+void RecordRunDescription(const std::string& run_name, nlohmann::json description) {
+  Descriptions()[run_name] = std::move(description);
+}
+
+const nlohmann::json* FindRunDescription(const std::string& run_name) {
+  const auto it = Descriptions().find(run_name);
+  return it == Descriptions().end() ? nullptr : &it->second;
+}
+
+bool JsonReporter::ReportContext(const Context& context) {
+  json_.SetOutputStream(&buffer_);
+  json_.SetErrorStream(&GetErrorStream());
+  const bool ok = json_.ReportContext(context);
+  Pass();
+  return ok;
+}
+
+void JsonReporter::ReportRuns(const std::vector<Run>& runs) {
+  json_.ReportRuns(runs);
+  std::string text = buffer_.str();
+  buffer_.str("");
+  // Google Benchmark's JSONReporter ends each run's object with a line "    }" (its fields are
+  // flat and indented further): the description goes in as the object's last field.
+  std::size_t at = 0;
+  for (const Run& run : runs) {
+    at = text.find("\n    }", at);
+    if (at == std::string::npos) break;
+    const nlohmann::json* description =
+        FindRunDescription(run.run_name.function_name + "/" + run.run_name.args);
+    if (run.run_type == Run::RT_Iteration && !run.error_occurred && description) {
+      const std::string field = ",\n      \"ntpbench\": " + description->dump();
+      text.insert(at, field);
+      at += field.size();
+    }
+    at += 6;
+  }
+  GetOutputStream() << text;
+}
+
+void JsonReporter::Finalize() {
+  json_.Finalize();
+  Pass();
+}
+
+void JsonReporter::Pass() {
+  GetOutputStream() << buffer_.str();
+  buffer_.str("");
+}
+
+bool JsonToConsoleRequested(int argc, char** argv) {
+  return FlagValue(argc, argv, "benchmark_format") == "json";
+}
+
+bool JsonFileRequested(int argc, char** argv) {
+  const std::string format = FlagValue(argc, argv, "benchmark_out_format");
+  return !FlagValue(argc, argv, "benchmark_out").empty() && (format.empty() || format == "json");
+}
+
+}  // namespace ntpb::bench

@@ -1,0 +1,117 @@
+// The run's description: the strings of the results model, next to Google Benchmark's counters.
+#include <utility>
+
+#include "ntpbench/error.h"
+#include "ntpbench/results.h"
+
+namespace ntpb {
+
+namespace {
+
+using nlohmann::json;
+
+// Field names of the description, spelled once.
+constexpr const char* kTopology = "topology";
+constexpr const char* kBackend = "backend";
+constexpr const char* kPrecision = "precision";
+constexpr const char* kBatch = "batch";
+constexpr const char* kSteps = "steps";
+constexpr const char* kName = "name";
+constexpr const char* kOp = "op";
+constexpr const char* kShape = "shape";
+constexpr const char* kKernel = "kernel";
+constexpr const char* kLayers = "layers";
+
+// The cost's fields, with their names.
+constexpr std::pair<const char*, double StepCost::*> kCostFields[] = {
+    {"flops", &StepCost::flops},
+    {"params", &StepCost::params},
+    {"weight_bytes", &StepCost::weight_bytes},
+    {"input_bytes", &StepCost::input_bytes},
+    {"output_bytes", &StepCost::output_bytes},
+    {"weight_traffic_bytes", &StepCost::weight_traffic_bytes},
+};
+
+[[noreturn]] void Wrong(const std::string& field, const char* expected, const json& got) {
+  std::string shown = got.dump();
+  if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+  throw Error("", "", "ntpbench." + field, std::string("expected ") + expected + ", got " + shown);
+}
+
+std::string String(const json& j, const char* key, const std::string& at) {
+  if (!j.contains(key)) return "";
+  if (!j[key].is_string()) Wrong(at + key, "a string", j[key]);
+  return j[key].get<std::string>();
+}
+
+double Number(const json& j, const char* key, const std::string& at) {
+  if (!j.contains(key)) return 0;
+  if (!j[key].is_number() || !(j[key].get<double>() >= 0)) {
+    Wrong(at + key, "a number >= 0", j[key]);
+  }
+  return j[key].get<double>();
+}
+
+}  // namespace
+
+json EncodeDescription(const RunMeasurement& m) {
+  json d = json::object();
+  d[kTopology] = m.setup.topology;
+  d[kBackend] = m.setup.backend;
+  d[kPrecision] = m.setup.precision;
+  d[kBatch] = m.setup.batch;
+  json steps = json::array();
+  for (const StepMeasure& s : m.steps) {
+    json step = {{kName, s.name}, {kOp, s.op}};
+    if (!s.shape.empty()) step[kShape] = s.shape;
+    if (!s.kernel.empty()) step[kKernel] = s.kernel;
+    if (!s.layers.empty()) step[kLayers] = s.layers;
+    for (const auto& [name, field] : kCostFields) {
+      if (s.cost.*field != 0) step[name] = s.cost.*field;
+    }
+    steps.push_back(std::move(step));
+  }
+  d[kSteps] = std::move(steps);
+  return d;
+}
+
+void DecodeDescription(const json& d, RunMeasurement* m) {
+  if (!d.is_object()) Wrong("", "an object", d);
+  m->setup.topology = String(d, kTopology, "");
+  m->setup.backend = String(d, kBackend, "");
+  m->setup.precision = String(d, kPrecision, "");
+  const double batch = Number(d, kBatch, "");
+  if (batch > 1e12) Wrong(kBatch, "a batch size", d[kBatch]);
+  m->setup.batch = static_cast<int64_t>(batch);
+  if (!d.contains(kSteps)) return;
+  if (!d[kSteps].is_array()) Wrong(kSteps, "an array", d[kSteps]);
+  int index = 0;
+  for (const json& j : d[kSteps]) {
+    const std::string at = std::string(kSteps) + "[" + std::to_string(index++) + "].";
+    if (!j.is_object()) Wrong(at.substr(0, at.size() - 1), "an object", j);
+    const std::string name = String(j, kName, at);
+    if (name.empty()) Wrong(at + kName, "a step name", j.value(kName, json()));
+    StepMeasure* step = nullptr;
+    for (StepMeasure& s : m->steps) {
+      if (s.name == name) step = &s;
+    }
+    if (!step) {
+      step = &m->steps.emplace_back();
+      step->name = name;
+    }
+    step->op = String(j, kOp, at);
+    step->shape = String(j, kShape, at);
+    step->kernel = String(j, kKernel, at);
+    step->layers.clear();
+    if (j.contains(kLayers)) {
+      if (!j[kLayers].is_array()) Wrong(at + kLayers, "an array of names", j[kLayers]);
+      for (const json& layer : j[kLayers]) {
+        if (!layer.is_string()) Wrong(at + kLayers, "an array of names", layer);
+        step->layers.push_back(layer.get<std::string>());
+      }
+    }
+    for (const auto& [key, field] : kCostFields) step->cost.*field = Number(j, key, at);
+  }
+}
+
+}  // namespace ntpb
