@@ -1,31 +1,94 @@
-// `ntpbench compare BASELINE.json RUN.json`: two files, no suite run.
+// `ntpbench compare A.json B.json [C.json...]`: runs side by side (run_comparison.h), layer by
+// layer; or, when A is a baseline, the gate's judgement of one run against it.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
 #include "ntpbench/baseline.h"
 #include "ntpbench/comparator.h"
+#include "ntpbench/error.h"
+#include "ntpbench/run_comparison.h"
 #include "src/cli/commands.h"
 #include "src/cli/gate_options.h"
+#include "src/cli/option_checks.h"
 #include "src/common/file_io.h"
 
 namespace ntpb::cli {
 
+namespace {
+
+struct CompareCommandOptions {
+  std::vector<std::string> files;
+  std::string format = "text";
+  std::string output;
+  int top = 0;
+};
+
+bool IsBaselineFile(const std::string& path) {
+  const nlohmann::json doc =
+      nlohmann::json::parse(ReadTextFile(path, std::size_t{256} << 20), nullptr, false);
+  return doc.is_object() && doc.value("schema", std::string()) == "ntpbench-baseline";
+}
+
+int CompareRunFiles(const CompareCommandOptions& o, const GateOptions& judging) {
+  std::vector<RunResults> runs;
+  for (const std::string& f : o.files) runs.push_back(ReadRunResults(f));
+  RunCompareOptions options;
+  options.alpha = judging.compare.alpha;
+  options.threshold = judging.compare.threshold;
+  options.top = o.top;
+  const CompareFormat format = o.format == "markdown" ? CompareFormat::kMarkdown
+                               : o.format == "csv"    ? CompareFormat::kCsv
+                                                      : CompareFormat::kText;
+  const std::string text = FormatRunComparisons(CompareRuns(runs, options), format, options);
+  if (o.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+  } else {
+    WriteFileAtomically(o.output, text);
+  }
+  return 0;
+}
+
+}  // namespace
+
 Command AddCompareCommand(CLI::App* app) {
-  auto o = std::make_shared<GateOptions>();
-  auto files = std::make_shared<std::pair<std::string, std::string>>();
-  CLI::App* c =
-      app->add_subcommand("compare", "compare a run with a baseline: two files, no suite run");
-  c->add_option("BASELINE", files->first, "a baseline (ntpbench gate --update)")
+  auto judging = std::make_shared<GateOptions>();
+  auto o = std::make_shared<CompareCommandOptions>();
+  CLI::App* c = app->add_subcommand(
+      "compare",
+      "compare runs side by side: the network, each marker and each layer (aligned by name, "
+      "else by op and shape), the time change, its significance over the repetitions and a "
+      "verdict; FLOPs, bytes, params, shapes and kernels that differ. Any run files: "
+      "`ntpbench run --json`, a suite's --benchmark_out; any backend, precision, batch or "
+      "machine; the first is the reference. With a baseline first: the gate's judgement of a "
+      "run against it");
+  c->add_option("FILES", o->files,
+                "run files (Google Benchmark JSON), or a baseline (ntpbench gate --update) and a "
+                "run file")
       ->required()
-      ->type_name("BASELINE.json");
-  c->add_option("RUN", files->second, "Google Benchmark JSON of a run")
-      ->required()
-      ->type_name("RUN.json");
-  AddJudgingOptions(c, o.get());
-  return {c, {}, [o, files](const std::vector<std::string>&) {
-            if (!o->report.empty()) {
-              RefuseOutputOverInput(o->report, {files->first, files->second}, "--report");
+      ->expected(2, 26)
+      ->type_name("A.json B.json [C.json...]");
+  c->add_option("--format", o->format, "text (default, 120 columns), markdown or csv")
+      ->check(OneOf({"text", "markdown", "csv"}, "format"))
+      ->type_name("FORMAT");
+  c->add_option("--top", o->top, "only the N layers whose time changed most")
+      ->check(NumberBetween(1, 1e6, "a number of layers"))
+      ->type_name("N");
+  c->add_option("-o,--output", o->output, "write the comparison here (atomically), not stdout")
+      ->type_name("FILE");
+  AddJudgingOptions(c, judging.get());
+  return {c, {}, [o, judging](const std::vector<std::string>&) {
+            for (const std::string& out : {o->output, judging->report}) {
+              if (!out.empty()) RefuseOutputOverInput(out, o->files, "--output/--report");
             }
-            const Baseline baseline = ReadBaseline(files->first);
-            const RunResults run = ReadRunResults(files->second);
-            return Report(*o, Compare(&baseline, run, o->compare));
+            if (!IsBaselineFile(o->files[0])) return CompareRunFiles(*o, *judging);
+            if (o->files.size() != 2) {
+              throw Error(o->files[0], "", "",
+                          "a baseline is compared with one run file: ntpbench compare "
+                          "BASELINE.json RUN.json");
+            }
+            const Baseline baseline = ReadBaseline(o->files[0]);
+            const RunResults run = ReadRunResults(o->files[1]);
+            return Report(*judging, Compare(&baseline, run, judging->compare));
           }};
 }
 

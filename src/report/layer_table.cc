@@ -13,6 +13,7 @@ namespace ntpb {
 namespace {
 
 using report::DisplayLength;
+using report::Elide;
 using report::TextTable;
 
 std::string Printf(const char* fmt, double v) { return FormatNumber(fmt, v); }
@@ -48,18 +49,7 @@ std::string FormatTime(double ms, const std::string& unit) {
   return ms < 1.0 ? Printf("%.1f \u00b5s", ms * 1e3) : Printf("%.2f ms", ms);
 }
 
-namespace {
-
-// A name shortened to `max` columns in the middle, keeping more of its end (the specific part:
-// "/features/features.1/block/block.1/fc1/Conv" -> "/featu…s.1/block/block.1/fc1/Conv"). Names are
-// ASCII after Printable, but a marker's brackets and a fused layer's indent are kept as they are.
-std::string Elide(const std::string& name, size_t max) {
-  if (name.size() <= max || max < 8) return name;
-  const size_t head = (max - 1) / 4, tail = max - 1 - head;
-  return name.substr(0, head) + "\u2026" + name.substr(name.size() - tail);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const RunMeasurement& m, Precision precision, const MachinePeaks* peaks,

@@ -5,6 +5,12 @@
 
 namespace ntpb::report {
 
+std::string Elide(const std::string& name, size_t max) {
+  if (name.size() <= max || max < 8) return name;
+  const size_t head = (max - 1) / 4, tail = max - 1 - head;
+  return name.substr(0, head) + "\u2026" + name.substr(name.size() - tail);
+}
+
 size_t DisplayLength(const std::string& s) {
   size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;

@@ -12,6 +12,10 @@ namespace ntpb::report {
 // Columns a string takes on a terminal: UTF-8 continuation bytes take none.
 size_t DisplayLength(const std::string& s);
 
+// A name shortened to `max` columns in the middle, keeping more of its end (the specific part:
+// "/features/features.1/block/block.1/fc1/Conv" -> "/featu…s.1/block/block.1/fc1/Conv").
+std::string Elide(const std::string& name, size_t max);
+
 // Right-aligned columns except those asked to be left-aligned (and headerless ones, which hold
 // bars); a rule under the header and wherever Rule() is called.
 class TextTable {

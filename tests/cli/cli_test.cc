@@ -68,6 +68,37 @@ TEST(Cli, RunWritesGoogleBenchmarkJson) {
   std::remove(out.c_str());
 }
 
+// Two real runs, another backend and precision: the network, the marker and every layer side by
+// side, the executed kernels that differ, in the three formats; bad files are one line.
+TEST(Cli, CompareTwoRunsLayerByLayer) {
+  const std::string a = ::testing::TempDir() + "/ntpb_cmp_a.json";
+  const std::string b = ::testing::TempDir() + "/ntpb_cmp_b.json";
+  const std::string run = kCli + " run " + Topo("mlp.json") +
+                          " --set n_hidden=64 --benchmark_min_time=0.01 --benchmark_repetitions=2";
+  ASSERT_EQ(RunCommand(run + " --json " + a).exit_code, 0);
+  const CommandResult second = RunCommand(run + " --backend onednn --precision bf16 --json " + b);
+  if (second.exit_code != 0) GTEST_SKIP() << "no bf16 on onednn here: " << second.err;
+  const CommandResult text = RunCommand(kCli + " compare " + a + " " + b);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* row : {"network", "[hidden]", "fc1", "fc2", "fc3", "probs"}) {
+    EXPECT_NE(text.out.find("\n" + std::string(row) + " "), std::string::npos) << row << text.out;
+  }
+  EXPECT_NE(text.out.find("mlp/onednn/bf16/n_hidden:64/batch:1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("bytes x0.50"), std::string::npos) << "bf16 moves half the weights";
+  const CommandResult csv = RunCommand(kCli + " compare " + a + " " + b + " --format csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("comparison,row,kind,aligned,op,run,ms", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find(",fc2,step,name,dense,B,"), std::string::npos) << csv.out;
+
+  const std::string junk = WriteTemp("ntpb_cmp_junk.json", "{\"benchmarks\": 3}");
+  const CommandResult bad = RunCommand(kCli + " compare " + a + " " + junk);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(Lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find(junk), std::string::npos) << bad.err;
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+}
+
 TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=16 --benchmark_format=json"

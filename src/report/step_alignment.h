@@ -1,0 +1,22 @@
+// The steps of two runs, aligned as a person would: by layer name where the names agree (a
+// fused step of one run faces the steps of the other that compute its layers), else by op and
+// output shape in execution order (two exports of one network name their layers differently);
+// what remains is on one side only.
+#pragma once
+
+#include <vector>
+
+#include "ntpbench/results.h"
+
+namespace ntpb::report {
+
+struct AlignedSteps {
+  enum class By { kName, kOpShape, kOnlyA, kOnlyB };
+  By by = By::kName;
+  std::vector<int> a, b;  // indices into each run's steps, in execution order
+};
+
+// Rows in execution order (a's; b's own steps where a has none).
+std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasurement& b);
+
+}  // namespace ntpb::report

@@ -1,0 +1,159 @@
+// `ntpbench compare`: pairing, alignment (by name through fusion, by op and shape where names
+// differ), the verdicts with and without repetitions, and the three formats.
+#include "ntpbench/run_comparison.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ntpbench/error.h"
+#include "src/report/step_alignment.h"
+
+namespace ntpb::testing {
+namespace {
+
+using nlohmann::json;
+
+struct FakeStep {
+  std::string name, op, shape;
+  std::vector<std::string> layers;
+  double ms;
+  double flops = 100;
+  bool inlay = false;
+};
+
+// A run file with one benchmark, `reps` repetitions, each step's time scaled per repetition.
+std::string RunFile(const std::string& benchmark, const std::vector<FakeStep>& steps, int reps,
+                    double scale = 1.0, double spread = 0.01) {
+  json doc = {{"context", json::object()}, {"benchmarks", json::array()}};
+  json description = {
+      {"backend", "x"}, {"precision", "f32"}, {"batch", 1}, {"steps", json::array()}};
+  for (const FakeStep& s : steps) {
+    json d = {{"name", s.name}, {"op", s.op}, {"shape", s.shape}, {"flops", s.flops}};
+    if (!s.layers.empty()) d["layers"] = s.layers;
+    description["steps"].push_back(d);
+  }
+  for (int r = 0; r < reps; ++r) {
+    const double jitter = 1.0 + spread * r;
+    json b = {{"name", benchmark},
+              {"run_name", benchmark},
+              {"run_type", "iteration"},
+              {"time_unit", "ms"},
+              {"ntpbench", description}};
+    double total = 0;
+    int order = 0;
+    for (const FakeStep& s : steps) {
+      const double ms = s.ms * scale * jitter;
+      total += ms;
+      b["layer." + s.name + ".ms"] = ms;
+      b["layer." + s.name + ".order"] = order++;
+      if (s.inlay) b["layer." + s.name + ".inlay"] = 1;
+    }
+    b["real_time"] = total;
+    b["net.flops"] = 1000;
+    doc["benchmarks"].push_back(b);
+  }
+  return doc.dump();
+}
+
+const RunComparisonRow* Row(const RunComparison& c, const std::string& name) {
+  for (const RunComparisonRow& r : c.rows) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+TEST(StepAlignment, FusedStepsFaceTheLayersTheyComputeAndRenamedLayersAlignByOpAndShape) {
+  const std::vector<FakeStep> a = {{"conv1", "conv2d", "[1, 8]", {"conv1"}, 3},
+                                   {"relu1", "relu", "[1, 8]", {"relu1"}, 1},
+                                   {"fc", "dense", "[1, 4]", {"fc"}, 2},
+                                   {"out", "softmax", "[1, 4]", {"out"}, 1}};
+  const std::vector<FakeStep> b = {{"conv1.reorder", "reorder", "", {}, 0.5, 0, true},
+                                   {"conv1", "conv2d", "[1, 8]", {"conv1", "relu1"}, 2},
+                                   {"Gemm_3", "dense", "[1, 4]", {"Gemm_3"}, 2},
+                                   {"Softmax_4", "softmax", "[1, 4]", {"Softmax_4"}, 1}};
+  const RunMeasurement ma =
+      ParseRunResults(RunFile("net/a", a, 1), "a").benchmarks.at("net/a").Measurement();
+  const RunMeasurement mb =
+      ParseRunResults(RunFile("net/b", b, 1), "b").benchmarks.at("net/b").Measurement();
+  const auto rows = report::AlignSteps(ma, mb);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].by, report::AlignedSteps::By::kOnlyB) << "the inlay is b's own";
+  EXPECT_EQ(rows[1].a, (std::vector<int>{0, 1})) << "conv1 and relu1 face the fused step";
+  EXPECT_EQ(rows[1].b, (std::vector<int>{1}));
+  EXPECT_EQ(rows[1].by, report::AlignedSteps::By::kName);
+  EXPECT_EQ(rows[2].by, report::AlignedSteps::By::kOpShape);
+  EXPECT_EQ(rows[2].a, (std::vector<int>{2}));
+  EXPECT_EQ(rows[2].b, (std::vector<int>{2}));
+  EXPECT_EQ(rows[3].by, report::AlignedSteps::By::kOpShape);
+}
+
+TEST(RunComparison, RepetitionsTellASignificantChangeFromNoise) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2},
+                                       {"fc2", "dense", "[1, 8]", {}, 1}};
+  std::vector<FakeStep> slower = steps;
+  slower[1].ms = 1.5;  // +50%
+  const std::vector<RunResults> files = {
+      ParseRunResults(RunFile("mlp/onednn/f32/batch:1", steps, 6), "before.json"),
+      ParseRunResults(RunFile("mlp/onednn/f32/batch:1", slower, 6), "after.json")};
+  const std::vector<RunComparison> c = CompareRuns(files, {});
+  ASSERT_EQ(c.size(), 1u);
+  const RunComparisonRow* fc1 = Row(c[0], "fc1");
+  const RunComparisonRow* fc2 = Row(c[0], "fc2");
+  ASSERT_TRUE(fc1 && fc2);
+  EXPECT_EQ(fc1->judgements[0].verdict, "same");
+  EXPECT_EQ(fc2->judgements[0].verdict, "slower");
+  EXPECT_NEAR(fc2->judgements[0].change, 0.5, 1e-9);
+  EXPECT_LT(fc2->judgements[0].p_value, 0.05);
+  EXPECT_EQ(Row(c[0], "network")->judgements[0].verdict, "slower");
+
+  // One repetition: the change is told, not judged.
+  const std::vector<RunResults> once = {
+      ParseRunResults(RunFile("mlp/onednn/f32/batch:1", steps, 1), "before.json"),
+      ParseRunResults(RunFile("mlp/onednn/f32/batch:1", slower, 1), "after.json")};
+  const RunComparisonRow* told = Row(CompareRuns(once, {})[0], "fc2");
+  ASSERT_NE(told, nullptr);
+  EXPECT_EQ(told->judgements[0].verdict, "slower?");
+  EXPECT_EQ(told->judgements[0].p_value, -1);
+}
+
+TEST(RunComparison, BenchmarksPairByNameElseByTheMostAlikeAndTheRestIsSaid) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2}};
+  std::vector<FakeStep> bigger = steps;
+  bigger[0].flops = 400;
+  const std::vector<RunResults> files = {
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:1", steps, 1), "eigen.json"),
+      ParseRunResults(RunFile("mlp/onednn/f32/batch:1", bigger, 1, 0.5), "onednn.json")};
+  const std::vector<RunComparison> c = CompareRuns(files, {});
+  ASSERT_EQ(c.size(), 1u);
+  const RunComparisonRow* fc1 = Row(c[0], "fc1");
+  ASSERT_NE(fc1, nullptr);
+  EXPECT_EQ(fc1->judgements[0].verdict, "faster?");
+  EXPECT_NE(fc1->judgements[0].note.find("FLOPs 100 -> 400"), std::string::npos)
+      << fc1->judgements[0].note;
+
+  const std::string csv = FormatRunComparisons(c, CompareFormat::kCsv, {});
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "comparison,row,kind,aligned,op,run,ms,change,p_value,verdict,note");
+  EXPECT_NE(csv.find("1,fc1,step,name,dense,B,1.000000,-0.5000,,faster?,FLOPs 100 -> 400"),
+            std::string::npos)
+      << csv;
+  const std::string md = FormatRunComparisons(c, CompareFormat::kMarkdown, {});
+  EXPECT_NE(md.find("| fc1 | dense | 2.00 ms | 1.00 ms | -50.0% |  | faster? |"), std::string::npos)
+      << md;
+  const std::string text = FormatRunComparisons(c, CompareFormat::kText, {});
+  for (size_t at = 0, end; at < text.size(); at = end + 1) {
+    end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    EXPECT_LE(end - at, 120u) << text.substr(at, end - at);
+  }
+
+  const std::vector<RunResults> unrelated = {
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:1", steps, 1), "a.json"),
+      ParseRunResults(RunFile("x", steps, 1), "b.json"),
+      ParseRunResults(RunFile("y", steps, 1), "c.json")};
+  EXPECT_EQ(CompareRuns(unrelated, {}).size(), 1u) << "the last one left pairs";
+}
+
+}  // namespace
+}  // namespace ntpb::testing
