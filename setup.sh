@@ -2,7 +2,9 @@
 # Installs what ntpbench needs to build and test on Debian 12, and nothing when it is all there.
 # Usage: ./setup.sh [--with-torch]   (as root, or with sudo available)
 #   --with-torch  also Debian's PyTorch, torchvision and onnx for Python: the ONNX corpus
-#                 (tools/onnx_corpus.py, ctest -L onnx-corpus) and tools/compare_pytorch.py
+#                 (tools/onnx_corpus.py, ctest -L onnx-corpus) and tools/compare_pytorch.py;
+#                 and headless Chromium, a font and Python imaging: the HTML report's render
+#                 check (tools/check_report_render.py, ctest -R report_render)
 set -euo pipefail
 with_torch=0
 for arg in "$@"; do
@@ -30,7 +32,7 @@ packages=(
   clang libclang-rt-14-dev libomp-dev
 )
 if [ "$with_torch" -eq 1 ]; then
-  packages+=(python3-torch python3-torchvision python3-onnx)
+  packages+=(python3-torch python3-torchvision python3-onnx chromium fonts-liberation python3-pil)
 fi
 
 missing=()

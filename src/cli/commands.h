@@ -26,5 +26,6 @@ Command AddMachineCommand(CLI::App* app);
 Command AddGateCommand(CLI::App* app);
 Command AddCompareCommand(CLI::App* app);
 Command AddBaselineCommand(CLI::App* app);
+Command AddReportCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

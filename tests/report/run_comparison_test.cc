@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ntpbench/error.h"
+#include "ntpbench/html_report.h"
 #include "src/report/step_alignment.h"
 
 namespace ntpb::testing {
@@ -46,6 +47,7 @@ std::string RunFile(const std::string& benchmark, const std::vector<FakeStep>& s
       const double ms = s.ms * scale * jitter;
       total += ms;
       b["layer." + s.name + ".ms"] = ms;
+      b["layer." + s.name + ".gflops"] = s.flops / (ms * 1e6);
       b["layer." + s.name + ".order"] = order++;
       if (s.inlay) b["layer." + s.name + ".inlay"] = 1;
     }
@@ -153,6 +155,45 @@ TEST(RunComparison, BenchmarksPairByNameElseByTheMostAlikeAndTheRestIsSaid) {
       ParseRunResults(RunFile("x", steps, 1), "b.json"),
       ParseRunResults(RunFile("y", steps, 1), "c.json")};
   EXPECT_EQ(CompareRuns(unrelated, {}).size(), 1u) << "the last one left pairs";
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The page stands alone (nothing fetched), escapes what files say, compares the same
+// configuration across machines with speed-ups, and draws each run's hot spots and roofline.
+TEST(HtmlReport, OnePageOverRunsFromTwoMachines) {
+  const std::vector<FakeStep> steps = {{"fc<1>", "dense", "[1, 8]", {}, 2, 4e6},
+                                       {"out", "softmax", "[1, 8]", {}, 1, 100}};
+  std::string one = RunFile("mlp/onednn/f32/nthreads:1/batch:1", steps, 1);
+  std::string two = RunFile("mlp/onednn/f32/nthreads:2/batch:1", steps, 1, 0.5);
+  nlohmann::json a = nlohmann::json::parse(one), b = nlohmann::json::parse(two);
+  a["context"]["ntpbench_threads"] = "1";
+  b["context"]["ntpbench_threads"] = "2";
+  for (nlohmann::json* doc : {&a, &b}) {
+    for (auto& bench : (*doc)["benchmarks"]) {
+      for (auto& st : bench["ntpbench"]["steps"]) st["input_bytes"] = 1e5;
+      bench["ntpbench"]["topology"] = "mlp";
+    }
+  }
+  const std::vector<RunResults> files = {ParseRunResults(a.dump(), "one.json"),
+                                         ParseRunResults(b.dump(), "two.json")};
+  const std::string html = RenderHtmlReport(files);
+  EXPECT_EQ(Count(html, "http"), Count(html, "xmlns=\"http://www.w3.org/2000/svg\""))
+      << "nothing but the SVG namespace names a URL";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("fc<1>"), std::string::npos) << "names are escaped";
+  EXPECT_NE(html.find("fc&lt;1&gt;"), std::string::npos);
+  // 1 comparison chart, and per run a hot-spot chart and a roofline.
+  EXPECT_EQ(Count(html, "<svg "), 1u + 2 * 2);
+  EXPECT_NE(html.find("1 thread"), std::string::npos);
+  EXPECT_NE(html.find("2 threads"), std::string::npos);
+  EXPECT_NE(html.find("x2.00"), std::string::npos) << "the second machine's speed-up";
+  EXPECT_NE(html.find("Layers across runs"), std::string::npos);
+  EXPECT_EQ(Count(html, "<circle "), 2u * 2) << "every step with FLOPs and bytes is a point";
 }
 
 }  // namespace

@@ -1,0 +1,444 @@
+#include "ntpbench/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "ntpbench/error.h"
+#include "ntpbench/report.h"
+#include "src/common/format_number.h"
+#include "src/common/statistics.h"
+#include "src/report/step_alignment.h"
+#include "src/report/svg.h"
+
+namespace ntpb {
+
+namespace {
+
+using report::Bar;
+using report::Escape;
+using report::SeriesColor;
+
+// One benchmark that ran, with what the page keys it by.
+struct Entry {
+  const RunResults* file = nullptr;
+  std::string name;     // Google Benchmark's run name
+  std::string variant;  // the name less the topology and "/real_time": "onednn/bf16/batch:1"
+  std::string machine;  // "AMD EPYC, 2 threads": what a fleet differs in
+  RunMeasurement m;
+  double ms = 0;  // median real time per iteration
+};
+
+std::string MachineLabel(const RunResults& f) {
+  std::string label = f.has_machine ? f.machine.cpu : f.file;
+  if (f.threads > 0)
+    label += ", " + std::to_string(f.threads) + (f.threads == 1 ? " thread" : " threads");
+  return label;
+}
+
+std::string TopologyOf(const Entry& e) {
+  if (!e.m.setup.topology.empty()) return e.m.setup.topology;
+  return e.name.substr(0, e.name.find('/'));
+}
+
+// The name less the topology, "real_time" and the thread count (the machine's part: a fleet
+// compares one configuration across machines and thread counts).
+std::string Variant(const std::string& name) {
+  std::string v;
+  size_t at = name.find('/');
+  if (at == std::string::npos) return name;
+  for (size_t end; at != std::string::npos; at = end) {
+    end = name.find('/', at + 1);
+    const std::string part = name.substr(at + 1, end == std::string::npos ? end : end - at - 1);
+    if (part == "real_time" || part.rfind("nthreads:", 0) == 0) continue;
+    v += (v.empty() ? "" : "/") + part;
+  }
+  return v;
+}
+
+std::string Ms(double ms) { return FormatTime(ms); }
+
+std::string KindColor(const StepMeasure& s) {
+  if (s.kind == StepKind::kInlay) return "#f28e2b";  // inlays: orange
+  if (s.kind == StepKind::kFused) return "#7b5ea7";  // fused steps: purple
+  return "#4e79a7";
+}
+
+std::string Legend() {
+  return "<p class=\"legend\"><span style=\"background:#4e79a7\"></span>layer "
+         "<span style=\"background:#7b5ea7\"></span>fused step (layers after it computed in its "
+         "epilogue) <span style=\"background:#f28e2b\"></span>inlay (reorder, quantize, ...: "
+         "inserted by the backend)</p>";
+}
+
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::string html = "<table><tr>";
+  for (const std::string& h : header) html += "<th>" + Escape(h) + "</th>";
+  html += "</tr>";
+  for (const auto& row : rows) {
+    html += "<tr>";
+    for (const std::string& cell : row) html += "<td>" + cell + "</td>";
+    html += "</tr>";
+  }
+  return html + "</table>";
+}
+
+std::string PeakText(const MachinePeaks& p) {
+  std::string out;
+  for (const auto& [precision, gflops] : p.peak_gflops) {
+    out += (out.empty() ? "" : ", ") + precision + " " + FormatNumber("%.0f", gflops);
+  }
+  return out;
+}
+
+std::string MachinesSection(const std::vector<RunResults>& files) {
+  std::vector<std::vector<std::string>> rows;
+  std::map<std::string, size_t> row_of;
+  for (const RunResults& f : files) {
+    const std::string label = MachineLabel(f);
+    if (const auto it = row_of.find(label); it != row_of.end()) {
+      rows[it->second][1] += "<br>" + Escape(f.file);
+      continue;
+    }
+    row_of[label] = rows.size();
+    rows.push_back(
+        {Escape(label), Escape(f.file), Escape(f.has_machine ? f.machine.isa : ""),
+         Escape(f.has_machine ? f.machine.libraries : ""),
+         f.peaks ? Escape(PeakText(*f.peaks)) : "not measured (<code>ntpbench machine</code>)",
+         f.peaks ? FormatNumber("%.1f", f.peaks->bandwidth_gbs) : "",
+         f.peaks && f.peaks->cache_bandwidth_gbs > 0
+             ? FormatNumber("%.1f", f.peaks->cache_bandwidth_gbs) + " (" +
+                   FormatBytes(static_cast<double>(f.peaks->cache_bytes)) + ")"
+             : ""});
+  }
+  return "<h2>Machines</h2>" + Table({"machine", "file", "ISA", "libraries", "peak GFLOP/s",
+                                      "memory GB/s", "last-level cache GB/s"},
+                                     rows);
+}
+
+std::string SkippedSection(const std::vector<RunResults>& files) {
+  std::string html;
+  for (const RunResults& f : files) {
+    for (const std::string& name : f.order) {
+      const BenchmarkResult& r = f.benchmarks.at(name);
+      if (!r.skipped.empty()) html += "<li>" + Escape(name) + ": " + Escape(r.skipped) + "</li>";
+    }
+  }
+  return html.empty() ? "" : "<p>Did not run:</p><ul>" + html + "</ul>";
+}
+
+std::string RunsSection(const std::vector<Entry>& entries) {
+  std::vector<std::vector<std::string>> rows;
+  for (const Entry& e : entries) {
+    rows.push_back({Escape(TopologyOf(e)), Escape(e.variant), Escape(e.machine), Ms(e.ms),
+                    FormatNumber("%.1f", e.m.net.samples_per_second),
+                    FormatNumber("%.1f", e.m.net.gflops), Ms(e.m.net.p99_ms),
+                    e.m.accuracy ? FormatNumber("%.6f", e.m.accuracy->cosine) : "reference",
+                    e.m.accuracy ? FormatNumber("%.2e", e.m.accuracy->max_rel_err) : ""});
+  }
+  return "<h2>Runs</h2>" + Table({"topology", "configuration", "machine", "time", "samples/s",
+                                  "GFLOP/s", "p99", "cosine to f32", "max rel. error"},
+                                 rows);
+}
+
+// Per topology: each configuration a group, each machine a bar; speed-ups against the
+// topology's first run.
+std::string ComparisonSection(const std::string& topology, const std::vector<const Entry*>& runs) {
+  std::vector<std::string> machines, variants;
+  for (const Entry* e : runs) {
+    if (std::find(machines.begin(), machines.end(), e->machine) == machines.end()) {
+      machines.push_back(e->machine);
+    }
+    if (std::find(variants.begin(), variants.end(), e->variant) == variants.end()) {
+      variants.push_back(e->variant);
+    }
+  }
+  const double reference = runs.front()->ms;
+  std::vector<report::BarGroup> groups;
+  for (const std::string& v : variants) {
+    report::BarGroup g{v, {}};
+    for (size_t k = 0; k < machines.size(); ++k) {
+      Bar b;
+      b.color = SeriesColor(k);
+      for (const Entry* e : runs) {
+        if (e->variant != v || e->machine != machines[k]) continue;
+        b.value = e->ms;
+        b.text = Ms(e->ms) + "  x" + FormatNumber("%.2f", reference / e->ms);
+        b.title = e->name + " on " + e->machine;
+      }
+      g.bars.push_back(b);
+    }
+    groups.push_back(g);
+  }
+  std::vector<std::pair<std::string, std::string>> legend;
+  for (size_t k = 0; k < machines.size(); ++k) legend.push_back({machines[k], SeriesColor(k)});
+  return "<h3>" + Escape(topology) + ": time per inference</h3><p>x: speed-up over " +
+         Escape(runs.front()->variant + " on " + runs.front()->machine) + "</p>" +
+         report::GroupedBarChart(groups, legend);
+}
+
+// Precisions of one topology, backend, batch and machine: speed-up next to the accuracy cost.
+std::string PrecisionSection(const std::vector<const Entry*>& runs) {
+  std::map<std::string, std::vector<const Entry*>> by_key;
+  for (const Entry* e : runs) {
+    if (e->m.setup.precision.empty()) continue;
+    std::string key = e->variant;
+    const std::string p = "/" + e->m.setup.precision;
+    if (const size_t at = key.find(p); at != std::string::npos) key.erase(at, p.size());
+    by_key[key + " on " + e->machine].push_back(e);
+  }
+  std::string html;
+  for (const auto& [key, list] : by_key) {
+    if (list.size() < 2) continue;
+    const Entry* f32 = nullptr;
+    for (const Entry* e : list) {
+      if (e->m.setup.precision == "f32") f32 = e;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const Entry* e : list) {
+      rows.push_back({Escape(e->m.setup.precision), Ms(e->ms),
+                      f32 ? "x" + FormatNumber("%.2f", f32->ms / e->ms) : "",
+                      e->m.accuracy ? FormatNumber("%.6f", e->m.accuracy->cosine) : "1 (reference)",
+                      e->m.accuracy ? FormatNumber("%.2e", e->m.accuracy->max_rel_err) : "0",
+                      FormatBytes(e->m.memory.weight_bytes)});
+    }
+    html += "<h4>" + Escape(key) + "</h4>" +
+            Table({"precision", "time", "speed-up over f32", "cosine to f32 outputs",
+                   "max rel. error", "weights"},
+                  rows);
+  }
+  return html.empty() ? "" : "<h3>Precisions: speed against accuracy</h3>" + html;
+}
+
+// The steps of every run of a topology, aligned with its first run's; the first run's slowest
+// rows.
+std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
+  if (runs.size() < 2) return "";
+  const RunMeasurement& ref = runs.front()->m;
+  std::vector<std::vector<report::AlignedSteps>> aligned;
+  for (const Entry* e : runs) aligned.push_back(report::AlignSteps(ref, e->m));
+  struct Row {
+    std::vector<int> ref_steps;
+    double ref_ms = 0;
+  };
+  std::vector<Row> rows;
+  // Rows: the reference's steps as they align with the second run (a fused step there groups
+  // the reference's layers it computes).
+  for (const report::AlignedSteps& g : aligned[1]) {
+    if (g.a.empty()) continue;
+    Row r{g.a, 0};
+    for (int s : g.a) r.ref_ms += ref.steps[s].measure.ms;
+    rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& x, const Row& y) { return x.ref_ms > y.ref_ms; });
+  if (rows.size() > static_cast<size_t>(top)) rows.resize(top);
+  std::vector<std::string> header = {"layer (" + runs.front()->variant + ")", "op"};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    header.push_back(std::string(1, static_cast<char>('A' + i % 26)));
+  }
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows) {
+    const StepMeasure& first = ref.steps[r.ref_steps.front()];
+    std::vector<std::string> row = {
+        Escape(first.name + (r.ref_steps.size() > 1
+                                 ? " (+" + std::to_string(r.ref_steps.size() - 1) + ")"
+                                 : "")),
+        Escape(first.kind == StepKind::kInlay ? first.inlay_op : first.op)};
+    std::vector<double> times;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      double ms = 0;
+      bool any = false;
+      for (const report::AlignedSteps& g : aligned[i]) {
+        const bool shares = std::any_of(g.a.begin(), g.a.end(), [&](int s) {
+          return std::find(r.ref_steps.begin(), r.ref_steps.end(), s) != r.ref_steps.end();
+        });
+        if (!shares) continue;
+        for (int s : g.b) ms += runs[i]->m.steps[s].measure.ms, any = true;
+      }
+      times.push_back(any ? ms : -1);
+    }
+    double fastest = 1e300;
+    for (double t : times) {
+      if (t > 0) fastest = std::min(fastest, t);
+    }
+    for (double t : times) {
+      if (t < 0) {
+        row.push_back("-");
+        continue;
+      }
+      // Greener the closer to the fastest run of the row.
+      const double slow = std::min(1.0, std::log2(t / fastest) / 3);
+      const int red = static_cast<int>(220 + 35 * slow), green = static_cast<int>(245 - 80 * slow);
+      row.push_back("<span class=\"heat\" style=\"background:rgb(" + std::to_string(red) + "," +
+                    std::to_string(green) + ",200)\">" + Ms(t) + "</span>");
+    }
+    cells.push_back(row);
+  }
+  std::string legend;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    legend += "<li>" + std::string(1, static_cast<char>('A' + i % 26)) + ": " +
+              Escape(runs[i]->variant + " on " + runs[i]->machine) + "</li>";
+  }
+  return "<h3>Layers across runs (the " + std::to_string(rows.size()) +
+         " slowest of A; aligned by layer name, else op and shape)</h3><ul>" + legend + "</ul>" +
+         Table(header, cells);
+}
+
+std::string RunDetails(const Entry& e, size_t index, int top) {
+  const RunMeasurement& m = e.m;
+  std::vector<const StepMeasure*> steps;
+  for (const StepMeasure& s : m.steps) steps.push_back(&s);
+  std::stable_sort(steps.begin(), steps.end(), [](const StepMeasure* x, const StepMeasure* y) {
+    return x->measure.ms > y->measure.ms;
+  });
+  std::vector<Bar> bars;
+  double shown = 0;
+  for (size_t i = 0; i < steps.size() && i < static_cast<size_t>(top); ++i) {
+    const StepMeasure& s = *steps[i];
+    std::string label = s.name;
+    if (s.kind == StepKind::kFused) label += " (+" + std::to_string(s.fused_layers) + " fused)";
+    if (s.kind == StepKind::kInlay) label += " [" + s.inlay_op + "]";
+    shown += s.measure.time_share;
+    bars.push_back({label, s.measure.ms, KindColor(s),
+                    Ms(s.measure.ms) + "  " + FormatNumber("%.1f%%", 100 * s.measure.time_share),
+                    label + ": " + s.op + " " + s.shape +
+                        (s.kernel.empty() ? "" : ", " + s.kernel) + ", " +
+                        FormatNumber("%.1f GFLOP/s", s.measure.gflops)});
+  }
+  std::string html = "<details" + std::string(index < 2 ? " open" : "") + "><summary>" +
+                     Escape(e.name) + " on " + Escape(e.machine) + ": " + Ms(e.ms) + "</summary>";
+  html += "<h4>Hot spots (" + std::to_string(bars.size()) + " of " + std::to_string(steps.size()) +
+          " steps, " + FormatNumber("%.0f%%", 100 * shown) + " of the time)</h4>" + Legend() +
+          report::BarChart(bars);
+  if (!m.markers.empty()) {
+    std::set<std::string> counters;
+    for (const MarkerMeasure& mk : m.markers) {
+      for (const auto& [k, v] : mk.measure.counters) counters.insert(k);
+    }
+    std::vector<std::string> header = {"marker", "time", "share", "GFLOP/s"};
+    header.insert(header.end(), counters.begin(), counters.end());
+    std::vector<std::vector<std::string>> rows;
+    for (const MarkerMeasure& mk : m.markers) {
+      std::vector<std::string> row = {Escape(mk.name), Ms(mk.measure.ms),
+                                      FormatNumber("%.1f%%", 100 * mk.measure.time_share),
+                                      FormatNumber("%.1f", mk.measure.gflops)};
+      for (const std::string& c : counters) {
+        const auto it = mk.measure.counters.find(c);
+        row.push_back(it == mk.measure.counters.end() ? "" : FormatNumber("%.4g", it->second));
+      }
+      rows.push_back(row);
+    }
+    html += "<h4>Markers</h4>" + Table(header, rows);
+  }
+  // The roofline: every step with FLOPs, under this run's machine's ceilings.
+  std::vector<report::RooflinePoint> points;
+  for (const StepMeasure& s : m.steps) {
+    if (s.cost.flops <= 0 || s.measure.ms <= 0 || s.cost.Bytes() <= 0) continue;
+    points.push_back(
+        {s.cost.Intensity(), s.measure.gflops,
+         3 + 9 * std::sqrt(std::max(0.0, s.measure.time_share)), KindColor(s),
+         s.name + " (" + s.op + "): " + FormatNumber("%.2f FLOP/B", s.cost.Intensity()) + ", " +
+             FormatNumber("%.1f GFLOP/s", s.measure.gflops) + ", " + Ms(s.measure.ms)});
+  }
+  std::vector<report::RooflineCeiling> ceilings;
+  const RunResults& f = *e.file;
+  if (f.peaks) {
+    const auto peak = f.peaks->peak_gflops.find(m.setup.precision);
+    if (peak != f.peaks->peak_gflops.end()) {
+      ceilings.push_back({m.setup.precision + " peak " + FormatNumber("%.0f GFLOP/s", peak->second),
+                          peak->second, 0, "#c0392b"});
+    }
+    if (f.peaks->bandwidth_gbs > 0) {
+      ceilings.push_back({"memory " + FormatNumber("%.1f GB/s", f.peaks->bandwidth_gbs), 0,
+                          f.peaks->bandwidth_gbs, "#2c7bb6"});
+    }
+    if (f.peaks->cache_bandwidth_gbs > 0) {
+      ceilings.push_back(
+          {"last-level cache " + FormatNumber("%.1f GB/s", f.peaks->cache_bandwidth_gbs), 0,
+           f.peaks->cache_bandwidth_gbs, "#1a9641"});
+    }
+  }
+  html += "<h4>Roofline (each step a point, its area its share of the time)</h4>";
+  if (points.empty()) {
+    html +=
+        "<p>No step of this run records its FLOPs and bytes (a file from before ntpbench "
+        "wrote its description).</p>";
+  } else {
+    if (ceilings.empty()) {
+      html +=
+          "<p>No ceilings: <code>ntpbench machine</code> had not measured this machine when "
+          "it ran.</p>";
+    }
+    html += report::RooflineChart(points, ceilings);
+  }
+  return html + "</details>";
+}
+
+constexpr const char* kStyle = R"(<style>
+body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}
+table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#eee}td:first-child,th:first-child{text-align:left}
+h2{border-bottom:2px solid #4e79a7;padding-bottom:4px;margin-top:32px}
+details{margin:12px 0;border:1px solid #ddd;padding:8px}summary{font-weight:bold;cursor:pointer}
+.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
+.heat{display:block;padding:0 4px}svg{display:block;margin:8px 0}
+</style>)";
+
+}  // namespace
+
+std::string RenderHtmlReport(const std::vector<RunResults>& files,
+                             const HtmlReportOptions& options) {
+  std::vector<Entry> entries;
+  for (const RunResults& f : files) {
+    for (const std::string& name : f.order) {
+      const BenchmarkResult& r = f.benchmarks.at(name);
+      if (!r.skipped.empty() || r.real_time_ms.empty()) continue;
+      Entry e;
+      e.file = &f;
+      e.name = name;
+      e.variant = Variant(name);
+      e.machine = MachineLabel(f);
+      e.m = r.Measurement();
+      e.ms = Median(r.real_time_ms);
+      entries.push_back(std::move(e));
+    }
+  }
+  if (entries.empty()) {
+    throw Error(files.empty() ? "" : files.front().file, "", "",
+                "no benchmark ran in these files: nothing to report");
+  }
+  // Two runs on one machine label from different files stay apart when their machines differ.
+  std::string html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" +
+                     Escape(options.title) + "</title>" + kStyle + "</head><body><h1>" +
+                     Escape(options.title) + "</h1>";
+  html += "<p>" + std::to_string(entries.size()) + " runs from " + std::to_string(files.size()) +
+          " file" + (files.size() == 1 ? "" : "s") +
+          ". Times are the median real time per inference over the repetitions.</p>";
+  html += MachinesSection(files);
+  html += RunsSection(entries) + SkippedSection(files);
+  std::vector<std::string> topologies;
+  for (const Entry& e : entries) {
+    if (std::find(topologies.begin(), topologies.end(), TopologyOf(e)) == topologies.end()) {
+      topologies.push_back(TopologyOf(e));
+    }
+  }
+  html += "<h2>Comparisons</h2>";
+  for (const std::string& t : topologies) {
+    std::vector<const Entry*> runs;
+    for (const Entry& e : entries) {
+      if (TopologyOf(e) == t) runs.push_back(&e);
+    }
+    html += ComparisonSection(t, runs);
+    html += PrecisionSection(runs);
+    html += LayerTableSection(runs, options.top);
+  }
+  html += "<h2>Each run</h2>";
+  for (size_t i = 0; i < entries.size(); ++i) html += RunDetails(entries[i], i, options.top);
+  return html + "</body></html>\n";
+}
+
+}  // namespace ntpb
