@@ -67,6 +67,14 @@ struct StepMeasure {
 struct MarkerMeasure {
   std::string name;
   RegionMeasure measure;
+  int first_step = -1, last_step = -1;  // the steps it spans, where the run recorded them
+};
+
+// Measured iterations as they happened (`--trace`): each step's begin and end on the monotonic
+// clock, in the thread that ran the steps (a backend's worker threads run inside them).
+struct RunTrace {
+  int64_t thread_id = 0;
+  std::vector<std::vector<int64_t>> iterations;  // per iteration: begin, end of each step, ns
 };
 
 // The whole network, per inference of a batch.
@@ -112,6 +120,7 @@ struct RunMeasurement {
   std::vector<MarkerMeasure> markers;
   MemorySignature memory;
   std::optional<OutputAccuracy> accuracy;
+  RunTrace trace;  // empty unless the run was traced
   // Counters in the run that are not ntpbench's (a benchmark's own state.counters).
   std::map<std::string, double> other;
 

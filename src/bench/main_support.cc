@@ -23,6 +23,7 @@
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
+#include "src/bench/trace_file.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -126,6 +127,9 @@ void ParseNtpbFlags(int* argc, char** argv) {
       o.counters = ParseCounterList(c);
     } else if (arg == "--ntpb_calibration" || arg == "--ntpb_calibration=true") {
       o.calibration = true;
+    } else if (const char* trace = value_of("--ntpb_trace=")) {
+      if (*trace == '\0') throw Error("", "", "--ntpb_trace", "expected a file name");
+      SetTraceFile(trace);
     } else if (const char* slow = value_of("--ntpb_inject_slowdown=")) {
       o.inject_slowdown = slow;
     } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
@@ -135,14 +139,14 @@ void ParseNtpbFlags(int* argc, char** argv) {
       throw Error(
           "", "", name,
           "unknown flag" +
-              DidYouMean(
-                  name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed", "--ntpb_backend_option",
-                         "--ntpb_topology_dir", "--ntpb_counters", "--ntpb_layer_counters",
-                         "--ntpb_console_layers", "--ntpb_calibration", "--ntpb_inject_slowdown"}) +
+              DidYouMean(name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed",
+                                "--ntpb_backend_option", "--ntpb_topology_dir", "--ntpb_counters",
+                                "--ntpb_layer_counters", "--ntpb_console_layers",
+                                "--ntpb_calibration", "--ntpb_inject_slowdown", "--ntpb_trace"}) +
               " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
               "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
               "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-              "--ntpb_console_layers)");
+              "--ntpb_console_layers, --ntpb_trace=FILE)");
     } else {
       argv[out++] = argv[i];
     }
@@ -272,6 +276,12 @@ int Main(int argc, char** argv) {
   // No display reporter (csv): Google Benchmark makes its own.
   benchmark::RunSpecifiedBenchmarks(display, json_file ? &json_to_file : nullptr);
   benchmark::Shutdown();
+  try {
+    bench::WriteTraceFile();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ntpbench: %s\n", e.what());
+    return 1;
+  }
   return 0;
 }
 

@@ -26,7 +26,8 @@ void RegionCounters::Start() {
   counters_->Start();
 }
 
-int64_t RegionCounters::RunTimed(Executable& executable, std::vector<int64_t>& step_ns) {
+int64_t RegionCounters::RunTimed(Executable& executable, std::vector<int64_t>& step_ns,
+                                 std::vector<int64_t>* stamps) {
   const std::size_t m = counters_->metrics().size();
   const std::size_t n = step_ns.size();
   const bool steps = counters_->wants_steps();
@@ -39,6 +40,7 @@ int64_t RegionCounters::RunTimed(Executable& executable, std::vector<int64_t>& s
     const int64_t t1 = NowNanoseconds();
     step_ns[i] += t1 - t0;
     total += t1 - t0;
+    if (stamps) stamps->insert(stamps->end(), {t0, t1});
     if (steps) counters_->OnStep(step_counts_[i]);
     if (sample_at_[i + 1]) {
       counters_->Read(&samples_[(i + 1) * m]);

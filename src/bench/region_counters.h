@@ -27,7 +27,8 @@ class RegionCounters {
   // Runs every step once, timing each (as RunTimedSteps) and sampling the counters at the
   // boundaries of the regions; reading them is kept out of the step times. Returns the sum of
   // the step times.
-  int64_t RunTimed(Executable& executable, std::vector<int64_t>& step_ns);
+  int64_t RunTimed(Executable& executable, std::vector<int64_t>& step_ns,
+                   std::vector<int64_t>* stamps = nullptr);
   // Starts the sources and clears the sums (Google Benchmark calls a benchmark once per trial).
   void Start();
   void Stop() { counters_->Stop(); }

@@ -11,7 +11,9 @@ namespace ntpb::bench {
 int64_t NowNanoseconds();
 
 // Adds each step's wall time to step_ns[i]; returns the total. Each step ends with Wait() so
-// asynchronous backends are charged to the step that did the work.
-int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns);
+// asynchronous backends are charged to the step that did the work. `stamps` (--trace): each
+// step's begin and end are appended.
+int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
+                      std::vector<int64_t>* stamps = nullptr);
 
 }  // namespace ntpb::bench

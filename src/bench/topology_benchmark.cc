@@ -1,6 +1,7 @@
 // The chainable builder, the Google Benchmark families it registers, and the timed loop.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
+#include "src/bench/trace_file.h"
 
 namespace ntpb {
 
@@ -202,7 +204,13 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double
   for (size_t k = 0; k < run.markers.size(); ++k) {
     int64_t ns = 0;
     for (size_t s : run.marker_steps[k]) ns += step_ns[s];
-    m.markers.push_back({run.markers[k].name, region(ns, a.markers[k].cost.flops)});
+    MarkerMeasure& marker = m.markers.emplace_back();
+    marker.name = run.markers[k].name;
+    marker.measure = region(ns, a.markers[k].cost.flops);
+    if (!run.marker_steps[k].empty()) {
+      marker.first_step = static_cast<int>(run.marker_steps[k].front());
+      marker.last_step = static_cast<int>(run.marker_steps[k].back());
+    }
   }
   for (size_t s = 0; s < steps.size(); ++s) {
     const StepInfo& info = steps[s];
@@ -257,11 +265,15 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double
 // JSON reporter, under the run's name.
 void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup& setup,
                  const std::string& run_name, const std::vector<int64_t>& step_ns, int64_t loop_ns,
-                 const std::vector<int64_t>& latencies) {
+                 const std::vector<int64_t>& latencies, RunTrace trace) {
   using benchmark::Counter;
-  const RunMeasurement m =
+  RunMeasurement m =
       Measurement(run, setup, static_cast<double>(state.iterations()), step_ns, loop_ns, latencies);
   RecordRunDescription(run_name, EncodeDescription(m));
+  if (!trace.iterations.empty()) {
+    m.trace = std::move(trace);
+    RecordTrace(run_name, m);
+  }
   for (const EncodedCounter& c : EncodeCounters(m)) {
     state.counters[c.name] =
         Counter(c.value, Counter::kDefaults, c.bytes ? Counter::kIs1024 : Counter::kIs1000);
@@ -296,8 +308,18 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   RegionCounters* counters = run->counters.get();
   if (counters) counters->Start();  // Google Benchmark calls us once per trial: start afresh
   int64_t loop_ns = 0, since_progress = 0;
+  // --trace: the first iterations' step times as they happen.
+  RunTrace trace;
+  const bool tracing = Tracing();
+  if (tracing) trace.thread_id = static_cast<int64_t>(syscall(SYS_gettid));
   for (auto _ : state) {
-    const int64_t ns = counters ? counters->RunTimed(exe, step_ns) : RunTimedSteps(exe, step_ns);
+    std::vector<int64_t>* stamps = nullptr;
+    if (tracing && trace.iterations.size() < static_cast<size_t>(kTracedIterations)) {
+      stamps = &trace.iterations.emplace_back();
+      stamps->reserve(2 * step_ns.size());
+    }
+    const int64_t ns =
+        counters ? counters->RunTimed(exe, step_ns, stamps) : RunTimedSteps(exe, step_ns, stamps);
     if (latencies.size() < latencies.capacity()) latencies.push_back(ns);
     loop_ns += ns;
     since_progress += ns;
@@ -308,7 +330,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   }
   if (counters) counters->Stop();
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
-  AddCounters(state, *run, setup, label, step_ns, loop_ns, latencies);
+  AddCounters(state, *run, setup, label, step_ns, loop_ns, latencies, std::move(trace));
 }
 
 }  // namespace

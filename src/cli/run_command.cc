@@ -19,6 +19,7 @@
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/trace_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
 #include "src/common/file_io.h"
@@ -104,6 +105,10 @@ int Run(const std::string& program, const TopologyOptions& o,
     if (access(folder.c_str(), W_OK) != 0) {
       throw Error(o.json_out, "", "", "cannot write the JSON report: no writable folder " + folder);
     }
+  }
+  if (!o.trace_out.empty()) {
+    RefuseOutputOverInput(o.trace_out, {o.file, o.json_out}, "--trace");
+    bench::SetTraceFile(o.trace_out);
   }
   const std::string json_tmp =
       o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
@@ -219,6 +224,7 @@ int Run(const std::string& program, const TopologyOptions& o,
     }
   }
   benchmark::Shutdown();
+  bench::WriteTraceFile();
   if (failed > 0) return 1;
   return console && ran == 0 ? 1 : 0;
 }

@@ -89,6 +89,10 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->type_name("S");
   c->add_option("--json", o->json_out, "also write Google Benchmark's JSON here (atomically)")
       ->type_name("FILE");
+  c->add_option("--trace", o->trace_out,
+                "a Chrome trace-event file of the first measured iterations (chrome://tracing, "
+                "ui.perfetto.dev): steps, markers, inlays, per-iteration counters")
+      ->type_name("FILE");
   std::vector<std::string> formats;
   std::string summaries;
   for (const RunReportFormat& f : RunReportFormats()) {

@@ -26,6 +26,7 @@ struct TopologyOptions {
   int threads = 0;
   int64_t seed = -1;                  // -1: the default (42)
   std::string json_out;               // run: also write Google Benchmark JSON here
+  std::string trace_out;              // run: a Chrome trace of the measured iterations
   bool json = false;                  // inspect: print JSON
   std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
   bool layer_counters = false;        // --layer-counters

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "src/results/benchmark_json.h"
@@ -97,6 +99,94 @@ TEST(Cli, CompareTwoRunsLayerByLayer) {
   EXPECT_NE(bad.err.find(junk), std::string::npos) << bad.err;
   std::remove(a.c_str());
   std::remove(b.c_str());
+}
+
+// The trace-event format's rules a viewer relies on: every event has a name, a phase, a pid and
+// (but metadata) a time; complete events a non-negative duration; on each thread, complete
+// events nest (one starting inside another ends inside it) and come in time order. Returns the
+// first problem, or "".
+std::string TraceProblem(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array()) {
+    return "no traceEvents array";
+  }
+  std::map<std::pair<int64_t, int64_t>, std::vector<std::pair<double, double>>> open;
+  std::map<std::pair<int64_t, int64_t>, double> last_start;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    if (!e.contains("name") || !e["name"].is_string()) return "an event without a name";
+    if (!e.contains("ph") || !e["ph"].is_string()) return "no ph: " + e.dump();
+    const std::string ph = e["ph"];
+    if (ph != "X" && ph != "C" && ph != "M") return "unexpected phase " + ph;
+    if (!e.contains("pid") || !e["pid"].is_number_integer()) return "no pid: " + e.dump();
+    if (ph == "M") continue;
+    if (!e.contains("ts") || !e["ts"].is_number() || e["ts"].get<double>() < 0) {
+      return "no ts: " + e.dump();
+    }
+    if (ph == "C") {
+      if (!e.contains("args") || !e["args"].is_object()) return "counter without args";
+      continue;
+    }
+    if (!e.contains("tid") || !e["tid"].is_number_integer()) return "no tid: " + e.dump();
+    if (!e.contains("dur") || !e["dur"].is_number() || e["dur"].get<double>() < 0) {
+      return "no dur: " + e.dump();
+    }
+    const auto thread = std::make_pair(e["pid"].get<int64_t>(), e["tid"].get<int64_t>());
+    const double begin = e["ts"], end = begin + e["dur"].get<double>();
+    if (last_start.count(thread) && begin < last_start[thread]) {
+      return "out of time order: " + e.dump();
+    }
+    last_start[thread] = begin;
+    auto& stack = open[thread];
+    while (!stack.empty() && begin >= stack.back().second - 1e-6) stack.pop_back();
+    if (!stack.empty() && end > stack.back().second + 1e-6) {
+      return "overlaps its enclosing slice without nesting: " + e.dump();
+    }
+    stack.emplace_back(begin, end);
+  }
+  return "";
+}
+
+TEST(Cli, TraceValidatorCatchesWhatViewersReject) {
+  using nlohmann::json;
+  auto x = [](double ts, double dur) {
+    return json{{"name", "s"}, {"ph", "X"}, {"pid", 1}, {"tid", 1}, {"ts", ts}, {"dur", dur}};
+  };
+  EXPECT_EQ(TraceProblem({{"traceEvents", {x(0, 10), x(0, 4), x(4, 6)}}}), "");
+  EXPECT_NE(TraceProblem({{"traceEvents", {x(0, 10), x(5, 10)}}}), "") << "overlap";
+  EXPECT_NE(TraceProblem({{"traceEvents", {x(5, 1), x(0, 1)}}}), "") << "time order";
+  EXPECT_NE(TraceProblem({{"traceEvents", {json{{"ph", "X"}}}}}), "") << "no name";
+  EXPECT_NE(TraceProblem({{"events", json::array()}}), "");
+}
+
+// --trace: the measured iterations, each step a slice inside its markers and iteration, the
+// inlays marked, valid for a trace viewer.
+TEST(Cli, RunTraceIsAValidChromeTrace) {
+  const std::string trace = ::testing::TempDir() + "/ntpb_run.trace.json";
+  const CommandResult r =
+      RunCommand(kCli + " run " + Topo("tiny_cnn.json") +
+                 " --backend eigen,onednn --marker tail=conv2:probs --marker head=conv1:relu1"
+                 " --benchmark_min_time=0.01 --quiet --trace " +
+                 trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(trace);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(ss.str());
+  EXPECT_EQ(TraceProblem(doc), "");
+  std::map<std::string, int> by_category;
+  std::set<std::string> processes;
+  for (const nlohmann::json& e : doc["traceEvents"]) {
+    by_category[e.value("cat", e["ph"].get<std::string>())]++;
+    if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(processes,
+            (std::set<std::string>{"tiny_cnn/eigen/f32/batch:1", "tiny_cnn/onednn/f32/batch:1"}));
+  EXPECT_GT(by_category["iteration"], 0);
+  EXPECT_EQ(by_category["C"], by_category["iteration"]) << "a counter sample per iteration";
+  // tiny_cnn's own markers (stem, block) and the two given here, in every iteration.
+  EXPECT_EQ(by_category["marker"], 4 * by_category["iteration"]);
+  EXPECT_GT(by_category["layer"] + by_category["fused"], by_category["iteration"]);
+  EXPECT_GT(by_category["inlay"], 0) << "onednn reorders the image";
+  std::remove(trace.c_str());
 }
 
 TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
