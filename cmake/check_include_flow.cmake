@@ -47,7 +47,7 @@ set(NTPB_HEADER_results results run_file chrome_trace)
 set(NTPB_ONLY_results common machine)
 set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
-set(NTPB_HEADER_report report run_comparison html_report)
+set(NTPB_HEADER_report report run_comparison html_report topology_diff)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")

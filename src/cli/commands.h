@@ -27,5 +27,6 @@ Command AddGateCommand(CLI::App* app);
 Command AddCompareCommand(CLI::App* app);
 Command AddBaselineCommand(CLI::App* app);
 Command AddReportCommand(CLI::App* app);
+Command AddDiffCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

@@ -189,6 +189,41 @@ TEST(Cli, RunTraceIsAValidChromeTrace) {
   std::remove(trace.c_str());
 }
 
+// diff: layers resized, one removed, one added, aligned by name; the
+// totals per side; --fail-on-difference for CI.
+TEST(Cli, DiffShowsWhatChangedBetweenTwoTopologies) {
+  const std::string head = R"({"format": "ntpbench-topology", "version": 1, "name": "net",
+    "inputs": [{"name": "x", "shape": ["N", 16]}], "layers": [)";
+  const std::string a = WriteTemp("ntpb_diff_a.json", head + R"(
+    {"name": "fc1", "op": "dense", "units": 32}, {"name": "act", "op": "relu"},
+    {"name": "drop", "op": "relu"}, {"name": "fc2", "op": "dense", "units": 10}]})");
+  const std::string b = WriteTemp("ntpb_diff_b.json", head + R"(
+    {"name": "fc1", "op": "dense", "units": 64}, {"name": "act", "op": "relu"},
+    {"name": "fc2", "op": "dense", "units": 10}, {"name": "probs", "op": "softmax"}]})");
+  const CommandResult r = RunCommand(kCli + " diff " + a + " " + b + " --all");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row_of = [&](const std::string& start) {
+    const size_t at = r.out.find("\n" + start);
+    return at == std::string::npos ? std::string()
+                                   : r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(row_of("fc1 ").find("resized"), std::string::npos) << r.out;
+  EXPECT_NE(row_of("fc1 ").find("[1, 32] -> [1, 64]"), std::string::npos) << r.out;
+  EXPECT_NE(row_of("fc1 ").find("544 -> 1.09 k"), std::string::npos) << r.out;
+  EXPECT_NE(row_of("act ").find("resized"), std::string::npos) << "its input grew";
+  EXPECT_NE(row_of("drop ").find("removed"), std::string::npos) << r.out;
+  EXPECT_NE(row_of("fc2 ").find("resized"), std::string::npos) << "more inputs: more params";
+  EXPECT_NE(row_of("- ").find("added"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 added, 1 removed, 3 resized"), std::string::npos) << r.out;
+  const CommandResult same = RunCommand(kCli + " diff " + a + " " + a);
+  EXPECT_NE(same.out.find("rows: 4 same"), std::string::npos) << same.out;
+  EXPECT_EQ(RunCommand(kCli + " diff " + a + " " + b + " --fail-on-difference").exit_code, 1);
+  EXPECT_EQ(RunCommand(kCli + " diff " + a + " " + a + " --fail-on-difference").exit_code, 0);
+  const CommandResult missing = RunCommand(kCli + " diff " + a + " /nonexistent.json");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(Lines(missing.err), 1) << missing.err;
+}
+
 TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=16 --benchmark_format=json"
