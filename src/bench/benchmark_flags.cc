@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <regex>
 
@@ -74,6 +75,15 @@ void CheckBenchmarkFlags(const std::vector<std::string>& args) {
       }
     }
   }
+}
+
+std::string FlagValue(int argc, char** argv, const char* name) {
+  const std::string prefix = std::string("--") + name + "=";
+  std::string value;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
+  }
+  return value;
 }
 
 }  // namespace ntpb::bench

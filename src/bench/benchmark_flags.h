@@ -12,6 +12,10 @@ namespace ntpb::bench {
 // misread. Flags it does not know are left for its own "unrecognized flag" message.
 void CheckBenchmarkFlags(const std::vector<std::string>& args);
 
+// The value of the last --name=value in argv; "" when absent (read before Google Benchmark's
+// Initialize removes its flags).
+std::string FlagValue(int argc, char** argv, const char* name);
+
 // Why `pattern` is no usable regular expression (too long, nested too deeply, or rejected by
 // std::regex), or "" when it is one.
 std::string RegexProblem(const std::string& pattern);

@@ -5,8 +5,11 @@
 
 #include "ntpbench/reporting.h"
 #include "ntpbench/results.h"
+#include "src/bench/benchmark_flags.h"
 
 namespace ntpb {
+
+using bench::FlagValue;
 
 void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
   if (show_all_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
@@ -20,16 +23,6 @@ void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 namespace {
-
-// The value of --name=value in argv, or "" when absent.
-std::string FlagValue(int argc, char** argv, const char* name) {
-  const std::string prefix = std::string("--") + name + "=";
-  std::string value;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
-  }
-  return value;
-}
 
 bool IsFalse(const std::string& v) { return v == "false" || v == "0" || v == "no"; }
 

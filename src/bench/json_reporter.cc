@@ -1,7 +1,8 @@
 #include "src/bench/json_reporter.h"
 
-#include <cstring>
 #include <map>
+
+#include "src/bench/benchmark_flags.h"
 
 namespace ntpb::bench {
 
@@ -10,16 +11,6 @@ namespace {
 std::map<std::string, nlohmann::json>& Descriptions() {
   static std::map<std::string, nlohmann::json> descriptions;
   return descriptions;
-}
-
-// The last value of --name=value in argv; "" when absent.
-std::string FlagValue(int argc, char** argv, const char* name) {
-  const std::string prefix = std::string("--") + name + "=";
-  std::string value;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) value = argv[i] + prefix.size();
-  }
-  return value;
 }
 
 }  // namespace

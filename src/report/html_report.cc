@@ -249,15 +249,10 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
         Escape(first.kind == StepKind::kInlay ? first.inlay_op : first.op)};
     std::vector<double> times;
     for (size_t i = 0; i < runs.size(); ++i) {
+      const std::vector<int> facing = report::StepsFacing(aligned[i], r.ref_steps);
       double ms = 0;
-      bool any = false;
-      for (const report::AlignedSteps& g : aligned[i]) {
-        const bool shares = std::any_of(g.a.begin(), g.a.end(), [&](int s) {
-          return std::find(r.ref_steps.begin(), r.ref_steps.end(), s) != r.ref_steps.end();
-        });
-        if (!shares) continue;
-        for (int s : g.b) ms += runs[i]->m.steps[s].measure.ms, any = true;
-      }
+      for (int s : facing) ms += runs[i]->m.steps[s].measure.ms;
+      const bool any = !facing.empty();
       times.push_back(any ? ms : -1);
     }
     double fastest = 1e300;

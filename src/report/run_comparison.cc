@@ -303,12 +303,7 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
       if (i == 1) {
         theirs = r.b;
       } else if (!r.a.empty()) {
-        for (const AlignedSteps& g : alignments[i]) {
-          const bool shares = std::any_of(g.a.begin(), g.a.end(), [&](int s) {
-            return std::find(r.a.begin(), r.a.end(), s) != r.a.end();
-          });
-          if (shares) theirs.insert(theirs.end(), g.b.begin(), g.b.end());
-        }
+        theirs = report::StepsFacing(alignments[i], r.a);
       }
       row.sides.push_back(names[i].empty() ? SideValue{} : StepsValue(sides[i], theirs));
     }

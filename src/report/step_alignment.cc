@@ -105,4 +105,16 @@ std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasureme
   return rows;
 }
 
+std::vector<int> StepsFacing(const std::vector<AlignedSteps>& alignment,
+                             const std::vector<int>& a_steps) {
+  std::vector<int> facing;
+  for (const AlignedSteps& row : alignment) {
+    const bool shares = std::any_of(row.a.begin(), row.a.end(), [&](int s) {
+      return std::find(a_steps.begin(), a_steps.end(), s) != a_steps.end();
+    });
+    if (shares) facing.insert(facing.end(), row.b.begin(), row.b.end());
+  }
+  return facing;
+}
+
 }  // namespace ntpb::report

@@ -19,4 +19,9 @@ struct AlignedSteps {
 // Rows in execution order (a's; b's own steps where a has none).
 std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasurement& b);
 
+// b's steps in the rows of `alignment` that hold any of `a_steps`: what faces them in b (a third
+// run aligned with the same reference, whose rows may group the reference's steps otherwise).
+std::vector<int> StepsFacing(const std::vector<AlignedSteps>& alignment,
+                             const std::vector<int>& a_steps);
+
 }  // namespace ntpb::report
