@@ -386,7 +386,7 @@ TEST(Cli, HelpVersionAndNearMisses) {
       {"gate --alpha 5", "option '--alpha': expected a significance level between 0 and 1"},
       {"gate --judge latncy", "did you mean 'latency'?"},
       {"gate --suite s --frobnicate", "a suite's with --ntpb_"},
-      {"compare only_one.json", "RUN is required; options: ntpbench compare --help"},
+      {"compare only_one.json", "RUN (a second file: ntpbench compare A.json B.json) is required"},
       {"baseline update --run x.json", "--suite is required; options: ntpbench baseline update"},
       {"convert in.onnx", "OUT is required"},
   };

@@ -88,6 +88,8 @@ std::vector<HostileCase> FileCases(const std::string& klass, const std::string& 
       {klass, "run " + file + " --benchmark_min_time=0.01", file, {}},
       {klass, "convert " + file + " " + out, file, {out}},
       {klass, "compare " + file + " " + file, file, {}},
+      {klass, "report " + file + " -o " + dir + "/report.html", file, {dir + "/report.html"}},
+      {klass, "diff " + file + " " + file, file, {}},
       {klass,
        "baseline update --run " + file + " --suite s --baseline-dir " + dir + "/baselines",
        file,
@@ -242,7 +244,9 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           "baseline update --run " + path + " --suite s --baseline-dir " + dir_ + "/bl_" + file,
           message,
           {dir_ + "/bl_" + file}},
-         {"mistyped run file", "compare " + dir_ + "/baseline.json " + path, message, {}}});
+         {"mistyped run file", "compare " + dir_ + "/baseline.json " + path, message, {}},
+         {"mistyped run file", "compare " + path + " " + path, message, {}},
+         {"mistyped run file", "report " + path, message, {}}});
   }
   // Baselines edited by hand or damaged: the same, for the baseline's fields.
   std::ifstream baseline_in(dir_ + "/baseline.json");
