@@ -25,8 +25,9 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "build failed:\n${out}\n${err}")
 endif()
+# --ntpb_console_layers: every counter on the console, the marker's among them.
 execute_process(COMMAND ${WORK_DIR}/build/consumer_suite --benchmark_min_time=0.01
-                        --ntpb_topology_dir=${NTPBENCH_SOURCE_DIR}
+                        --ntpb_topology_dir=${NTPBENCH_SOURCE_DIR} --ntpb_console_layers
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc OR NOT out MATCHES "consumer_mlp/eigen/f32/batch:2" OR NOT out MATCHES "head.time_share")
   message(FATAL_ERROR "consumer suite failed (${rc}):\n${out}\n${err}")
