@@ -61,6 +61,10 @@ struct StepMeasure {
   std::string kernel;               // the implementation the backend chose; "" when no choice
   std::vector<std::string> layers;  // the topology's layers it computes, in order
   StepCost cost;                    // analytic; 0 for inlays
+  // Its roofline bound where the machine's ceilings were known (`ntpbench machine`): the least
+  // time the machine needs for it, and what sets that bound ("compute", "memory", "cache").
+  double roof_ms = 0;
+  std::string bound;
 };
 
 // A marker: a named range of layers, timed as the sum of its steps.

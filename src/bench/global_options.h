@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ntpbench/expression.h"
+#include "ntpbench/machine_peaks.h"
 
 namespace ntpb::bench {
 
@@ -22,6 +24,9 @@ struct GlobalOptions {
   bool layer_counters = false;  // --ntpb_layer_counters: counter metrics per layer, not only time
   bool calibration = false;     // --ntpb_calibration: also run the machine calibration benchmarks
   std::string inject_slowdown;  // --ntpb_inject_slowdown=LAYER:FACTOR (validating the perf gate)
+  // Not a flag: the machine's ceilings for the run's thread count, read once with the context
+  // when `ntpbench machine` has measured them; each step's roofline bound in the JSON.
+  std::optional<MachinePeaks> peaks;
 };
 
 GlobalOptions& Options();

@@ -205,6 +205,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   try {
     if (const auto peaks = ReadMachinePeaks(MachinePeaksPath(machine, EffectiveThreads(config)))) {
       benchmark::AddCustomContext("ntpbench_machine_peaks", peaks->ToJson().dump());
+      bench::Options().peaks = peaks;
     }
   } catch (const Error&) {
     // A corrupt cache is said by `ntpbench run` and rewritten by `ntpbench machine`.

@@ -12,6 +12,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/results.h"
+#include "ntpbench/roofline.h"
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
@@ -169,8 +170,8 @@ AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
 
 // What the timed loop measured, as the results model has it (results.h), published as Google
 // Benchmark counters by its codec.
-RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double iterations,
-                           const std::vector<int64_t>& step_ns, int64_t loop_ns,
+RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precision precision,
+                           double iterations, const std::vector<int64_t>& step_ns, int64_t loop_ns,
                            const std::vector<int64_t>& latencies) {
   const auto& steps = run.executable->steps();
   int64_t steps_total = 0;
@@ -241,6 +242,13 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double
       }
     }
     step.measure = region(step_ns[s], static_cast<int64_t>(step.cost.flops));
+    if (info.layer >= 0 && Options().peaks) {
+      const RooflineBound bound =
+          Roofline(FusedCost(a, info.layer, info.fused), precision, *Options().peaks,
+                   a.total.weight_bytes + a.peak_activation_bytes);
+      step.roof_ms = bound.ms;
+      step.bound = !bound.memory_bound ? "compute" : bound.from_cache ? "cache" : "memory";
+    }
     m.steps.push_back(std::move(step));
   }
   if (run.accuracy) m.accuracy = OutputAccuracy{run.accuracy->max_rel_err, run.accuracy->cosine};
@@ -264,11 +272,12 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, double
 // The counters go to Google Benchmark; the description (what no counter holds) to ntpbench's
 // JSON reporter, under the run's name.
 void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup& setup,
-                 const std::string& run_name, const std::vector<int64_t>& step_ns, int64_t loop_ns,
+                 Precision precision, const std::string& run_name,
+                 const std::vector<int64_t>& step_ns, int64_t loop_ns,
                  const std::vector<int64_t>& latencies, RunTrace trace) {
   using benchmark::Counter;
-  RunMeasurement m =
-      Measurement(run, setup, static_cast<double>(state.iterations()), step_ns, loop_ns, latencies);
+  RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
+                                 step_ns, loop_ns, latencies);
   RecordRunDescription(run_name, EncodeDescription(m));
   if (!trace.iterations.empty()) {
     m.trace = std::move(trace);
@@ -330,7 +339,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   }
   if (counters) counters->Stop();
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
-  AddCounters(state, *run, setup, label, step_ns, loop_ns, latencies, std::move(trace));
+  AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace));
 }
 
 }  // namespace

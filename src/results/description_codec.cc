@@ -21,6 +21,8 @@ constexpr const char* kOp = "op";
 constexpr const char* kShape = "shape";
 constexpr const char* kKernel = "kernel";
 constexpr const char* kLayers = "layers";
+constexpr const char* kRoofMs = "roof_ms";
+constexpr const char* kBound = "bound";
 
 // The cost's fields, with their names.
 constexpr std::pair<const char*, double StepCost::*> kCostFields[] = {
@@ -69,6 +71,10 @@ json EncodeDescription(const RunMeasurement& m) {
     for (const auto& [name, field] : kCostFields) {
       if (s.cost.*field != 0) step[name] = s.cost.*field;
     }
+    if (s.roof_ms > 0) {
+      step[kRoofMs] = s.roof_ms;
+      step[kBound] = s.bound;
+    }
     steps.push_back(std::move(step));
   }
   d[kSteps] = std::move(steps);
@@ -111,6 +117,8 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
       }
     }
     for (const auto& [key, field] : kCostFields) step->cost.*field = Number(j, key, at);
+    step->roof_ms = Number(j, kRoofMs, at);
+    step->bound = String(j, kBound, at);
   }
 }
 
