@@ -297,11 +297,14 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
     if (s.kind == StepKind::kFused) label += " (+" + std::to_string(s.fused_layers) + " fused)";
     if (s.kind == StepKind::kInlay) label += " [" + s.inlay_op + "]";
     shown += s.measure.time_share;
-    bars.push_back({label, s.measure.ms, KindColor(s),
-                    Ms(s.measure.ms) + "  " + FormatNumber("%.1f%%", 100 * s.measure.time_share),
-                    label + ": " + s.op + " " + s.shape +
-                        (s.kernel.empty() ? "" : ", " + s.kernel) + ", " +
-                        FormatNumber("%.1f GFLOP/s", s.measure.gflops)});
+    bars.push_back(
+        {label, s.measure.ms, KindColor(s),
+         Ms(s.measure.ms) + "  " + FormatNumber("%.1f%%", 100 * s.measure.time_share),
+         label + ": " + s.op + " " + s.shape + (s.kernel.empty() ? "" : ", " + s.kernel) + ", " +
+             FormatNumber("%.1f GFLOP/s", s.measure.gflops) +
+             (s.roof_ms > 0 ? ", " + FormatNumber("%.0f%%", 100 * s.roof_ms / s.measure.ms) +
+                                  " of its " + s.bound + " roof"
+                            : "")});
   }
   std::string html = "<details" + std::string(index < 2 ? " open" : "") + "><summary>" +
                      Escape(e.name) + " on " + Escape(e.machine) + ": " + Ms(e.ms) + "</summary>";
