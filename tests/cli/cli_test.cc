@@ -178,14 +178,16 @@ TEST(Cli, RunTraceIsAValidChromeTrace) {
     by_category[e.value("cat", e["ph"].get<std::string>())]++;
     if (e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
   }
-  EXPECT_EQ(processes,
-            (std::set<std::string>{"tiny_cnn/eigen/f32/batch:1", "tiny_cnn/onednn/f32/batch:1"}));
+  EXPECT_TRUE(processes.count("tiny_cnn/eigen/f32/batch:1"));
+  const bool onednn = processes.count("tiny_cnn/onednn/f32/batch:1") > 0;  // when built in
   EXPECT_GT(by_category["iteration"], 0);
   EXPECT_EQ(by_category["C"], by_category["iteration"]) << "a counter sample per iteration";
   // tiny_cnn's own markers (stem, block) and the two given here, in every iteration.
   EXPECT_EQ(by_category["marker"], 4 * by_category["iteration"]);
   EXPECT_GT(by_category["layer"] + by_category["fused"], by_category["iteration"]);
-  EXPECT_GT(by_category["inlay"], 0) << "onednn reorders the image";
+  if (onednn) {
+    EXPECT_GT(by_category["inlay"], 0) << "onednn reorders the image";
+  }
   std::remove(trace.c_str());
 }
 
