@@ -212,6 +212,15 @@ const std::vector<CostCase>& Cases() {
       {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}, {3, 2, 3, 4}, 0, 0, 0},
       {"copy", "copy", {{2, 7}}, {}, {2, 7}, 0, 0, 0},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}, {1, 2, 3, 3}, 0, 0, 0},
+      // T 50, N 2, C 29, beam 8: 2 * 50 * 2 * 29 * 8.
+      {"ctc_beam_decoder",
+       "ctc_beam_decoder",
+       {{50, 2, 29}},
+       {{"beam_width", 8}},
+       {2, 50},
+       46400,
+       0,
+       0},
   };
   return cases;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace ntpb::testing {
@@ -468,6 +469,60 @@ Values Unary(const std::string& kind, float clip, const Values& x) {
 
 }  // namespace
 
+std::vector<int> NaiveCtcBest(const std::vector<double>& probs, int64_t frames, int64_t classes,
+                              int64_t blank, double* probability) {
+  std::map<std::vector<int>, double> sums;
+  std::vector<int64_t> path(frames, 0);
+  while (true) {
+    double p = 1;
+    std::vector<int> collapsed;
+    for (int64_t t = 0; t < frames; ++t) {
+      p *= probs[t * classes + path[t]];
+      const bool repeat = t > 0 && path[t] == path[t - 1];
+      if (path[t] != blank && !repeat) collapsed.push_back(static_cast<int>(path[t]));
+    }
+    sums[collapsed] += p;
+    int64_t t = 0;
+    while (t < frames && ++path[t] == classes) path[t++] = 0;
+    if (t == frames) break;
+  }
+  auto best = sums.begin();
+  for (auto it = sums.begin(); it != sums.end(); ++it) {
+    if (it->second > best->second ||
+        (it->second == best->second && it->first.size() < best->first.size())) {
+      best = it;
+    }
+  }
+  if (probability) *probability = best->second;
+  return best->first;
+}
+
+namespace {
+
+// ctc_beam_decoder: each item's frames (log-probabilities exponentiated) by enumeration.
+Values CtcDecoder(const ResolvedLayer& l, const Values& in) {
+  const Shape& s = l.input_shapes[0];
+  const bool tnc = l.attrs.Str("layout") == "tnc";
+  const int64_t frames = tnc ? s[0] : s[1], batch = tnc ? s[1] : s[0], classes = s[2];
+  const int64_t blank =
+      l.attrs.Int("blank") < 0 ? l.attrs.Int("blank") + classes : l.attrs.Int("blank");
+  Values out(batch * frames, -1.0);
+  for (int64_t n = 0; n < batch; ++n) {
+    std::vector<double> probs(frames * classes);
+    for (int64_t t = 0; t < frames; ++t) {
+      for (int64_t c = 0; c < classes; ++c) {
+        const double v = in[tnc ? (t * batch + n) * classes + c : (n * frames + t) * classes + c];
+        probs[t * classes + c] = l.attrs.Bool("log_probs") ? std::exp(v) : v;
+      }
+    }
+    const std::vector<int> labels = NaiveCtcBest(probs, frames, classes, blank);
+    for (size_t i = 0; i < labels.size(); ++i) out[n * frames + i] = labels[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
                const std::vector<Values>& w) {
   const std::string& op = l.op;
@@ -520,6 +575,7 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "where") return Where(l, in[0], in[1], in[2]);
   if (op == "expand") return Expand(l, in[0]);
   if (op == "embedding") return Embedding(l, in[0], w[0]);
+  if (op == "ctc_beam_decoder") return CtcDecoder(l, in[0]);
   if (op == "slice") return Slice(l, in[0]);
   if (op == "constant") return w[0];
   if (op == "concat") return Concat(l, in);

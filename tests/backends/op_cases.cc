@@ -196,6 +196,16 @@ const std::vector<OpCase>& OpCases() {
       {"greater_first_broadcast", "greater", {{3, 1}, {2, 3, 4}}, {}},
       {"where", "where", {{2, 1, 4}, {2, 3, 4}, {1}}, {}, false, {{0, {0, 2}}}},
       {"where_all_broadcast", "where", {{3, 1}, {1, 4}, {2, 1, 1}}, {}, false, {{0, {0, 2}}}},
+      // Random inputs read as log-probabilities; a beam wide enough that the search is exact
+      // (the naive reference enumerates every path).
+      {"ctc_beam_decoder",
+       "ctc_beam_decoder",
+       {{4, 2, 3}},
+       {{"beam_width", 64}, {"log_probs", true}}},
+      {"ctc_beam_decoder_ntc_blank_first",
+       "ctc_beam_decoder",
+       {{2, 5, 3}},
+       {{"beam_width", 64}, {"log_probs", true}, {"layout", "ntc"}, {"blank", 0}}},
       {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}},
       {"expand_ones_keep", "expand", {{3, 1}}, {{"shape", {1, 1, 5}}}},
       {"copy", "copy", {{2, 7}}, {}},

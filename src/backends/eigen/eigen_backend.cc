@@ -23,6 +23,7 @@ const KernelTable& Kernels() {
     AddReduceKernels(&t);
     AddResizeKernels(&t);
     AddEmbeddingKernels(&t);
+    AddInlayKernels(&t);
     AddRecurrentKernels(&t);
     return t;
   }();

@@ -86,6 +86,7 @@ void AddRecurrentKernels(KernelTable* table);
 void AddReduceKernels(KernelTable* table);
 void AddResizeKernels(KernelTable* table);
 void AddEmbeddingKernels(KernelTable* table);
+void AddInlayKernels(KernelTable* table);
 
 const KernelTable& Kernels();
 

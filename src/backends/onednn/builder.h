@@ -216,6 +216,7 @@ void AddRecurrentOps(OpTable* table);
 void AddReduceOps(OpTable* table);
 void AddResizeOps(OpTable* table);
 void AddEmbeddingOps(OpTable* table);
+void AddInlayOps(OpTable* table);
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

@@ -68,6 +68,7 @@ const OpTable& Ops() {
     AddReduceOps(&t);
     AddResizeOps(&t);
     AddEmbeddingOps(&t);
+    AddInlayOps(&t);
     return t;
   }();
   return table;
