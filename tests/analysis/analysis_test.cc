@@ -212,6 +212,11 @@ const std::vector<CostCase>& Cases() {
       {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}, {3, 2, 3, 4}, 0, 0, 0},
       {"copy", "copy", {{2, 7}}, {}, {2, 7}, 0, 0, 0},
       {"reorder", "reorder", {{1, 2, 3, 3}}, {{"layout", "nhwc"}}, {1, 2, 3, 3}, 0, 0, 0},
+      // 1 s at 16 kHz: 98 frames of 400 samples; per frame 400 (window) + 8643 (FFT:
+      // 2.5 * 400 * log2 400) + 603 (power) + 10452 (26 bands x 201 bins x 2) + 26 (log) + 1352
+      // (26 x 26 x 2) = 21476.
+      {"mfcc", "mfcc", {{1, 16000}}, {}, {1, 98, 26}, 98 * 21476, 0, 0},
+      {"context_window", "context_window", {{1, 98, 26}}, {}, {1, 98, 494}, 0, 0, 0},
       // T 50, N 2, C 29, beam 8: 2 * 50 * 2 * 29 * 8.
       {"ctc_beam_decoder",
        "ctc_beam_decoder",

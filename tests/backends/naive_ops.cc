@@ -499,6 +499,73 @@ std::vector<int> NaiveCtcBest(const std::vector<double>& probs, int64_t frames, 
 
 namespace {
 
+// mfcc by its definition, in double: a direct DFT (no FFT), the HTK filterbank, log, DCT-II.
+Values Mfcc(const ResolvedLayer& l, const Values& in) {
+  constexpr double kPi = 3.14159265358979323846;
+  const int64_t rate = l.attrs.Int("sample_rate");
+  const int64_t window = rate * l.attrs.Int("window_ms") / 1000;
+  const int64_t step = rate * l.attrs.Int("step_ms") / 1000;
+  const int64_t mels = l.attrs.Int("mels"), cepstra = l.attrs.Int("cepstra");
+  const int64_t batch = l.input_shapes[0][0], samples = l.input_shapes[0][1];
+  const int64_t frames = l.output_shapes[0][1], bins = window / 2 + 1;
+  auto mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
+  auto hz = [](double m) { return 700.0 * (std::pow(10.0, m / 2595.0) - 1.0); };
+  const double lo = mel(l.attrs.Float("low_hz")), hi = mel(l.attrs.Float("high_hz"));
+  Values out(batch * frames * cepstra);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t t = 0; t < frames; ++t) {
+      std::vector<double> power(bins);
+      for (int64_t k = 0; k < bins; ++k) {
+        double re = 0, im = 0;
+        for (int64_t i = 0; i < window; ++i) {
+          const double x =
+              in[n * samples + t * step + i] * (0.54 - 0.46 * std::cos(2 * kPi * i / window));
+          re += x * std::cos(2 * kPi * k * i / window);
+          im -= x * std::sin(2 * kPi * k * i / window);
+        }
+        power[k] = re * re + im * im;
+      }
+      std::vector<double> log_mel(mels);
+      for (int64_t m = 0; m < mels; ++m) {
+        const double f0 = hz(lo + (hi - lo) * m / (mels + 1));
+        const double f1 = hz(lo + (hi - lo) * (m + 1) / (mels + 1));
+        const double f2 = hz(lo + (hi - lo) * (m + 2) / (mels + 1));
+        double energy = 0;
+        for (int64_t k = 0; k < bins; ++k) {
+          const double f = rate / 2.0 * k / (bins - 1);
+          energy += std::max(0.0, std::min((f - f0) / (f1 - f0), (f2 - f) / (f2 - f1))) * power[k];
+        }
+        log_mel[m] = std::log(energy + 1e-6);
+      }
+      for (int64_t c = 0; c < cepstra; ++c) {
+        double sum = 0;
+        for (int64_t m = 0; m < mels; ++m) sum += log_mel[m] * std::cos(kPi / mels * (m + 0.5) * c);
+        out[(n * frames + t) * cepstra + c] =
+            sum * std::sqrt(2.0 / mels) * (c == 0 ? 1 / std::sqrt(2.0) : 1.0);
+      }
+    }
+  }
+  return out;
+}
+
+Values ContextWindowNaive(const ResolvedLayer& l, const Values& in) {
+  const Shape& s = l.input_shapes[0];
+  const int64_t context = l.attrs.Int("context"), width = (2 * context + 1) * s[2];
+  Values out(s[0] * s[1] * width, 0.0f);
+  for (int64_t n = 0; n < s[0]; ++n) {
+    for (int64_t t = 0; t < s[1]; ++t) {
+      for (int64_t d = -context; d <= context; ++d) {
+        if (t + d < 0 || t + d >= s[1]) continue;
+        for (int64_t f = 0; f < s[2]; ++f) {
+          out[(n * s[1] + t) * width + (d + context) * s[2] + f] =
+              in[(n * s[1] + t + d) * s[2] + f];
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // ctc_beam_decoder: each item's frames (log-probabilities exponentiated) by enumeration.
 Values CtcDecoder(const ResolvedLayer& l, const Values& in) {
   const Shape& s = l.input_shapes[0];
@@ -576,6 +643,8 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "expand") return Expand(l, in[0]);
   if (op == "embedding") return Embedding(l, in[0], w[0]);
   if (op == "ctc_beam_decoder") return CtcDecoder(l, in[0]);
+  if (op == "mfcc") return Mfcc(l, in[0]);
+  if (op == "context_window") return ContextWindowNaive(l, in[0]);
   if (op == "slice") return Slice(l, in[0]);
   if (op == "constant") return w[0];
   if (op == "concat") return Concat(l, in);

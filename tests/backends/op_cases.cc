@@ -206,6 +206,12 @@ const std::vector<OpCase>& OpCases() {
        "ctc_beam_decoder",
        {{2, 5, 3}},
        {{"beam_width", 64}, {"log_probs", true}, {"layout", "ntc"}, {"blank", 0}}},
+      // 2 items of 100 ms at 8 kHz: 5 frames of 25 ms (200 samples) every 15 ms.
+      {"mfcc",
+       "mfcc",
+       {{2, 800}},
+       {{"sample_rate", 8000}, {"step_ms", 15}, {"mels", 12}, {"cepstra", 8}, {"high_hz", 4000.0}}},
+      {"context_window", "context_window", {{2, 5, 3}}, {{"context", 2}}},
       {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}},
       {"expand_ones_keep", "expand", {{3, 1}}, {{"shape", {1, 1, 5}}}},
       {"copy", "copy", {{2, 7}}, {}},
