@@ -48,12 +48,14 @@ InferResult InferMfcc(const InferContext& ctx) {
 }
 
 // Per frame: the window (1 per sample), a real FFT (2.5 W log2 W), the power spectrum (3 per
-// bin), the filterbank (2 per mel and bin), the log (1 per mel), the DCT (2 per cepstrum and mel).
+// bin), the filterbank (2 per mel and bin), the log (1 per mel), the DCT (2 per cepstrum and mel);
+// normalising, 5 per coefficient (mean, deviation, scale).
 int64_t MfccFlops(const OpCostInput& c) {
   const MfccSizes s = MfccSizesOf(c.attrs);
   const int64_t mels = c.attrs.Int("mels"), cepstra = c.attrs.Int("cepstra");
   const auto fft = static_cast<int64_t>(2.5 * s.window * std::log2(static_cast<double>(s.window)));
-  const int64_t frame = s.window + fft + 3 * s.bins + 2 * mels * s.bins + mels + 2 * cepstra * mels;
+  const int64_t frame = s.window + fft + 3 * s.bins + 2 * mels * s.bins + mels +
+                        2 * cepstra * mels + (c.attrs.Bool("normalize") ? 5 * cepstra : 0);
   return CheckedProduct({c.outputs[0][0], c.outputs[0][1], frame});
 }
 
@@ -123,7 +125,9 @@ void AddInlayOps(std::vector<OpDef>* ops) {
                 OptionalAttr("cepstra", AttrType::kInt, 26, "coefficients kept (DCT-II outputs)"),
                 OptionalAttr("low_hz", AttrType::kFloat, 0.0, "lowest filterbank frequency"),
                 OptionalAttr("high_hz", AttrType::kFloat, 8000.0,
-                             "highest filterbank frequency (at most sample_rate / 2)")};
+                             "highest filterbank frequency (at most sample_rate / 2)"),
+                OptionalAttr("normalize", AttrType::kBool, false,
+                             "each coefficient to zero mean, unit variance over the utterance")};
   mfcc.infer = InferMfcc;
   mfcc.flops = MfccFlops;
   mfcc.summary =

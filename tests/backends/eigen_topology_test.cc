@@ -30,6 +30,12 @@ TEST_P(EigenTopology, EveryTensorMatchesTheNaiveChain) {
     std::vector<Values> inputs, weights;
     for (const std::string& in : l.inputs) inputs.push_back(naive.at(in));
     for (const WeightSpec& w : l.weights) weights.push_back(RandomWeight(3, l.name, w));
+    if (l.op == "ctc_beam_decoder") {
+      // C^T paths do not enumerate (29^98); the decoder is checked against enumeration as an op
+      // (op_cases.cc) and against hand-made frames (ctc_beam_search_test.cc).
+      naive[l.outputs[0]] = exe->ReadTensor(l.outputs[0]);
+      continue;
+    }
     naive[l.outputs[0]] = NaiveOp(l, inputs, weights);
     EXPECT_LT(MaxRelativeError(exe->ReadTensor(l.outputs[0]), naive[l.outputs[0]]), 1e-4)
         << "layer " << l.name;

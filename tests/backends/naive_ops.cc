@@ -544,6 +544,18 @@ Values Mfcc(const ResolvedLayer& l, const Values& in) {
             sum * std::sqrt(2.0 / mels) * (c == 0 ? 1 / std::sqrt(2.0) : 1.0);
       }
     }
+    if (!l.attrs.Bool("normalize")) continue;
+    for (int64_t c = 0; c < cepstra; ++c) {
+      double mean = 0, var = 0;
+      for (int64_t t = 0; t < frames; ++t) mean += out[(n * frames + t) * cepstra + c] / frames;
+      for (int64_t t = 0; t < frames; ++t) {
+        var += std::pow(out[(n * frames + t) * cepstra + c] - mean, 2) / frames;
+      }
+      for (int64_t t = 0; t < frames; ++t) {
+        float& v = out[(n * frames + t) * cepstra + c];
+        v = static_cast<float>((v - mean) / std::sqrt(var + 1e-10));
+      }
+    }
   }
   return out;
 }

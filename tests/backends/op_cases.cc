@@ -211,6 +211,7 @@ const std::vector<OpCase>& OpCases() {
        "mfcc",
        {{2, 800}},
        {{"sample_rate", 8000}, {"step_ms", 15}, {"mels", 12}, {"cepstra", 8}, {"high_hz", 4000.0}}},
+      {"mfcc_normalized", "mfcc", {{1, 1600}}, {{"normalize", true}}},
       {"context_window", "context_window", {{2, 5, 3}}, {{"context", 2}}},
       {"expand", "expand", {{2, 1, 4}}, {{"shape", {3, 2, 3, 4}}}},
       {"expand_ones_keep", "expand", {{3, 1}}, {{"shape", {1, 1, 5}}}},
@@ -244,6 +245,7 @@ const std::vector<TopologyCase>& ShippedTopologyCases() {
       {"tiny_cnn.json", {{"N", 2}}},
       {"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
       {"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
+      {"deepspeech_e2e.json", {{"N", 2}, {"seconds", 1}, {"n_hidden", 16}, {"beam", 4}}},
       {"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
       {"resnet50.json", {{"size", 32}, {"n_classes", 10}}}};
   return cases;

@@ -108,6 +108,20 @@ void MfccFrontEnd::Compute(const float* pcm, int64_t samples, float* out) const 
       out[t * c.cepstra + k] = static_cast<float>(sum);
     }
   }
+  if (!c.normalize || frames == 0) return;
+  for (int64_t k = 0; k < c.cepstra; ++k) {
+    double mean = 0, square = 0;
+    for (int64_t t = 0; t < frames; ++t) mean += out[t * c.cepstra + k];
+    mean /= frames;
+    for (int64_t t = 0; t < frames; ++t) {
+      const double d = out[t * c.cepstra + k] - mean;
+      square += d * d;
+    }
+    const double scale = 1.0 / std::sqrt(square / frames + 1e-10);
+    for (int64_t t = 0; t < frames; ++t) {
+      out[t * c.cepstra + k] = static_cast<float>((out[t * c.cepstra + k] - mean) * scale);
+    }
+  }
 }
 
 }  // namespace ntpb

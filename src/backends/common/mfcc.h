@@ -20,6 +20,9 @@ struct MfccConfig {
   int64_t cepstra = 26;
   double low_hz = 0;
   double high_hz = 8000;
+  // Each coefficient scaled to zero mean and unit variance over the utterance's frames (as
+  // DeepSpeech feeds its network; it also keeps i8's per-tensor scales meaningful).
+  bool normalize = false;
 };
 
 // Frames an audio of `samples` yields (0 when it is shorter than one window).

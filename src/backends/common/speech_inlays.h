@@ -20,6 +20,7 @@ inline MfccConfig MfccConfigOf(const ResolvedLayer& l) {
   c.cepstra = l.attrs.Int("cepstra");
   c.low_hz = l.attrs.Float("low_hz");
   c.high_hz = l.attrs.Float("high_hz");
+  c.normalize = l.attrs.Bool("normalize");
   return c;
 }
 
