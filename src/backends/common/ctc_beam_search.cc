@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <unordered_map>
 
 namespace ntpb {
 
@@ -26,65 +26,92 @@ struct Split {
   double Total() const { return LogAdd(blank, label); }
 };
 
-using Prefix = std::vector<int>;
+// Prefixes as nodes of a trie (a parent and a last label): extending one is a hash lookup, not
+// a copy, and a prefix's identity is its node.
+struct Trie {
+  struct Node {
+    int parent;
+    int label;
+    int depth;
+  };
+  std::vector<Node> nodes{{-1, -1, 0}};  // 0: the empty prefix
+  std::unordered_map<uint64_t, int> children;
 
-bool Better(const std::pair<const Prefix, Split>* x, const std::pair<const Prefix, Split>* y) {
-  const double a = x->second.Total(), b = y->second.Total();
-  if (a != b) return a > b;
-  if (x->first.size() != y->first.size()) return x->first.size() < y->first.size();
-  return x->first < y->first;
-}
+  int Child(int parent, int label) {
+    const uint64_t key = (static_cast<uint64_t>(parent) << 32) | static_cast<uint32_t>(label);
+    const auto [it, fresh] = children.emplace(key, static_cast<int>(nodes.size()));
+    if (fresh) nodes.push_back({parent, label, nodes[parent].depth + 1});
+    return it->second;
+  }
+  std::vector<int> Labels(int node) const {
+    std::vector<int> labels(nodes[node].depth);
+    for (int n = node, i = nodes[node].depth; n > 0; n = nodes[n].parent)
+      labels[--i] = nodes[n].label;
+    return labels;
+  }
+};
+
+using Beam = std::pair<int, Split>;  // a trie node and its probability
 
 }  // namespace
 
 std::vector<int> CtcBeamSearch::Decode(const float* frames, int64_t frames_count,
                                        int64_t frame_stride, double* log_probability) const {
-  std::map<Prefix, Split> beams;
-  beams[{}].blank = 0.0;  // log 1: the empty prefix, before any frame
+  Trie trie;
+  std::vector<Beam> beams = {{0, Split{0.0, kNegInf}}};  // log 1: nothing heard yet
+  std::unordered_map<int, Split> next;
+  std::vector<Beam> ranked;
+  // Higher probability first; ties to the shorter prefix, then the one found first.
+  auto better = [&](const Beam& x, const Beam& y) {
+    const double a = x.second.Total(), b = y.second.Total();
+    if (a != b) return a > b;
+    const int da = trie.nodes[x.first].depth, db = trie.nodes[y.first].depth;
+    return da != db ? da < db : x.first < y.first;
+  };
+  std::vector<double> log_p(classes);  // the frame's, once for every prefix
   for (int64_t t = 0; t < frames_count; ++t) {
     const float* p = frames + t * frame_stride;
-    auto log_p = [&](int64_t c) {
-      const double v = p[c];
-      return log_probs ? v : (v > 0 ? std::log(v) : kNegInf);
-    };
-    std::map<Prefix, Split> next;
-    for (const auto& [prefix, split] : beams) {
+    for (int64_t c = 0; c < classes; ++c) {
+      log_p[c] = log_probs ? p[c] : (p[c] > 0 ? std::log(static_cast<double>(p[c])) : kNegInf);
+    }
+    next.clear();
+    for (const auto& [node, split] : beams) {
       const double total = split.Total();
+      const int last = trie.nodes[node].label;
       for (int64_t c = 0; c < classes; ++c) {
-        const double lp = log_p(c);
+        const double lp = log_p[c];
         if (lp == kNegInf) continue;
         if (c == blank) {
-          next[prefix].blank = LogAdd(next[prefix].blank, total + lp);
+          Split& same = next[node];
+          same.blank = LogAdd(same.blank, total + lp);
           continue;
         }
         const int label = static_cast<int>(c);
-        Prefix longer = prefix;
-        longer.push_back(label);
-        const double bonus = scorer ? scorer->Extend(prefix, label) : 0.0;
-        Split& extended = next[longer];
-        if (!prefix.empty() && prefix.back() == label) {
+        const int longer = trie.Child(node, label);
+        const double bonus = scorer ? scorer->Extend(trie.Labels(node), label) : 0.0;
+        if (label == last) {
           // "aa" needs a blank between the two; without one the repeat stays "a".
+          Split& extended = next[longer];
           extended.label = LogAdd(extended.label, split.blank + lp + bonus);
-          next[prefix].label = LogAdd(next[prefix].label, split.label + lp);
+          Split& same = next[node];
+          same.label = LogAdd(same.label, split.label + lp);
         } else {
+          Split& extended = next[longer];
           extended.label = LogAdd(extended.label, total + lp + bonus);
         }
       }
     }
-    std::vector<const std::pair<const Prefix, Split>*> ranked;
-    for (const auto& entry : next) ranked.push_back(&entry);
+    ranked.assign(next.begin(), next.end());
     const size_t keep = std::min<size_t>(ranked.size(), static_cast<size_t>(beam_width));
-    std::partial_sort(ranked.begin(), ranked.begin() + keep, ranked.end(), Better);
-    std::map<Prefix, Split> kept;
-    for (size_t i = 0; i < keep; ++i) kept.insert(*ranked[i]);
-    beams = std::move(kept);
+    std::partial_sort(ranked.begin(), ranked.begin() + keep, ranked.end(), better);
+    beams.assign(ranked.begin(), ranked.begin() + keep);
   }
-  const std::pair<const Prefix, Split>* best = nullptr;
-  for (const auto& entry : beams) {
-    if (!best || Better(&entry, best)) best = &entry;
+  const Beam* best = nullptr;
+  for (const Beam& b : beams) {
+    if (!best || better(b, *best)) best = &b;
   }
   if (log_probability) *log_probability = best ? best->second.Total() : kNegInf;
-  return best ? best->first : Prefix{};
+  return best ? trie.Labels(best->first) : std::vector<int>{};
 }
 
 CtcDecoderShape CtcDecoderShapeOf(const std::vector<int64_t>& in, bool time_major) {

@@ -26,8 +26,8 @@ struct CtcBeamSearch {
   const PrefixScorer* scorer = nullptr;
 
   // The best label sequence for one batch item: frames[t * frame_stride + c] is class c's
-  // (log-)probability at frame t, for t < frames_count. Ties go to the shorter, then the
-  // lexicographically smaller prefix, so the result does not depend on hash order.
+  // (log-)probability at frame t, for t < frames_count. Ties go to the shorter prefix, then the
+  // one found first, so the result does not depend on hash order.
   std::vector<int> Decode(const float* frames, int64_t frames_count, int64_t frame_stride,
                           double* log_probability = nullptr) const;
 };
