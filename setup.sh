@@ -28,7 +28,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libpugixml-dev libcli11-dev
   libhwloc-dev
-  libfftw3-dev
+  libfftw3-dev libsndfile1-dev
   # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
   clang libclang-rt-14-dev libomp-dev
 )

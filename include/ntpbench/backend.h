@@ -21,7 +21,8 @@ struct RunConfig {
   // The backend's options (BackendOption) set for this run, by name; those not set take their
   // environment variable's value, else their default (BackendOptionValues).
   std::map<std::string, std::string> options;
-  // Values of graph inputs by name (a model's own test input); the others are random from the
+  // Values of graph inputs by name (a model's own test input, a recording; all of them or one
+  // batch item's, repeated for every item); the others are random from the
   // seed. i8 calibrates on these: static quantization is only as good as its calibration data.
   std::map<std::string, std::vector<float>> inputs;
 };

@@ -61,6 +61,16 @@ std::vector<float> GraphInputValues(const RunConfig& config, const ResolvedTopol
                                     const std::string& name, const Shape& shape) {
   auto given = config.inputs.find(name);
   if (given == config.inputs.end()) return RandomGraphInput(config.seed, t, name, shape);
+  // One batch item's values stand for every item (a recording benchmarked at batch 4).
+  const int64_t item = shape.empty() || shape[0] <= 0 ? 0 : NumElements(shape) / shape[0];
+  if (item > 0 && shape[0] > 1 && static_cast<int64_t>(given->second.size()) == item) {
+    std::vector<float> tiled;
+    tiled.reserve(static_cast<size_t>(NumElements(shape)));
+    for (int64_t n = 0; n < shape[0]; ++n) {
+      tiled.insert(tiled.end(), given->second.begin(), given->second.end());
+    }
+    return tiled;
+  }
   if (static_cast<int64_t>(given->second.size()) != NumElements(shape)) {
     throw Error(t.file, "", "inputs",
                 "input '" + name + "' is given " + std::to_string(given->second.size()) +

@@ -31,6 +31,7 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   config.precision = precision;
   config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
   config.seed = Options().seed >= 0 ? static_cast<uint64_t>(Options().seed) : tb.seed();
+  config.inputs = Options().inputs;
   std::map<std::string, std::string> asked;
   AddOptionsOf(backend, tb.backend_options(), &asked);
   AddOptionsOf(backend, Options().backend_options, &asked);

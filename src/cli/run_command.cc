@@ -20,6 +20,7 @@
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/trace_file.h"
+#include "src/cli/audio_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
 #include "src/common/file_io.h"
@@ -57,6 +58,53 @@ std::vector<benchmark::BenchmarkReporter::Run> Representative(
   return out;
 }
 
+// --input NAME=FILE: the recording, checked against the input it feeds (one batch item's samples,
+// the sample rate of the mfcc layers that read it); a shorter one is zero-padded, and said.
+void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const ResolvedTopology& r) {
+  for (const auto& [name, path] : o.input_files) {
+    const auto input = std::find_if(r.inputs.begin(), r.inputs.end(),
+                                    [&](const auto& in) { return in.first == name; });
+    if (input == r.inputs.end()) {
+      std::string names;
+      for (const auto& in : r.inputs) names += (names.empty() ? "" : ", ") + in.first;
+      throw Error("", "", "--input",
+                  "the topology has no input '" + name + "' (inputs: " + names + ")");
+    }
+    const Shape& shape = input->second;
+    const int64_t item = shape.empty() || shape[0] <= 0 ? 0 : NumElements(shape) / shape[0];
+    Audio audio = ReadAudioFile(path);
+    for (const ResolvedLayer& l : r.layers) {
+      if (l.op != "mfcc" || l.inputs[0] != name) continue;
+      const int64_t rate = l.attrs.Int("sample_rate");
+      if (rate != audio.sample_rate) {
+        throw Error(path, l.name, "sample_rate",
+                    "the recording is sampled at " + std::to_string(audio.sample_rate) +
+                        " Hz, the layer reads " + std::to_string(rate) +
+                        " Hz (resample it first, e.g. sox in.wav -r " + std::to_string(rate) +
+                        " out.wav)");
+      }
+    }
+    const auto samples = static_cast<int64_t>(audio.samples.size());
+    if (samples > item) {
+      const std::string hint =
+          topology.params.count("seconds") && audio.sample_rate > 0
+              ? ": --set seconds=" +
+                    std::to_string((samples + audio.sample_rate - 1) / audio.sample_rate)
+              : ": set the topology's params so that it holds them";
+      throw Error(path, "", "--input",
+                  "the recording holds " + std::to_string(samples) + " samples; input '" + name +
+                      "' takes " + std::to_string(item) + " per batch item" + hint);
+    }
+    if (samples < item) {
+      std::fprintf(stderr, "ntpbench: --input %s: %s holds %lld samples, zero-padded to %lld\n",
+                   name.c_str(), path.c_str(), static_cast<long long>(samples),
+                   static_cast<long long>(item));
+      audio.samples.resize(static_cast<size_t>(item), 0.0f);
+    }
+    bench::Options().inputs[name] = std::move(audio.samples);
+  }
+}
+
 int Run(const std::string& program, const TopologyOptions& o,
         const std::vector<std::string>& passthrough) {
   const Topology topology = ReadTopologyFile(o.file);
@@ -68,7 +116,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   if (o.seed >= 0) bench::Options().seed = o.seed;
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).
-  Resolve(topology, o.sets);
+  LoadInputFiles(o, topology, Resolve(topology, o.sets));
   for (const int64_t batch : o.batches) {
     ParamEnv env = o.sets;
     env["N"] = batch;

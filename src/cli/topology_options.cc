@@ -89,6 +89,20 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->type_name("S");
   c->add_option("--json", o->json_out, "also write Google Benchmark's JSON here (atomically)")
       ->type_name("FILE");
+  c->add_option_function<std::vector<std::string>>(
+       "--input",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& item : items) {
+           const size_t eq = item.find('=');
+           if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+             throw Error("", "", "--input", "expected NAME=FILE, got '" + item + "'");
+           }
+           o->input_files[item.substr(0, eq)] = item.substr(eq + 1);
+         }
+       },
+       "a graph input from a file instead of random values: an audio file (WAV, FLAC, ...: "
+       "mono or mixed down) for an audio input, every batch item the same (repeatable)")
+      ->type_name("NAME=FILE");
   c->add_option("--trace", o->trace_out,
                 "a Chrome trace-event file of the first measured iterations (chrome://tracing, "
                 "ui.perfetto.dev): steps, markers, inlays, per-iteration counters")

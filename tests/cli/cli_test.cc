@@ -226,6 +226,49 @@ TEST(Cli, DiffShowsWhatChangedBetweenTwoTopologies) {
   EXPECT_EQ(Lines(missing.err), 1) << missing.err;
 }
 
+// A mono 16-bit PCM WAV of `samples` zeros: the header by hand (RIFF, fmt, data).
+void WriteWav(const std::string& path, int rate, int samples) {
+  std::ofstream out(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+  out << "RIFF";
+  u32(36 + 2 * samples);
+  out << "WAVEfmt ";
+  u32(16), u16(1), u16(1), u32(rate), u32(2 * rate), u16(2), u16(16);
+  out << "data";
+  u32(2 * samples);
+  for (int i = 0; i < samples; ++i) u16(0);
+}
+
+// --input: a recording feeds the end-to-end DeepSpeech; too long, another sample rate or a
+// missing input is one line naming what to change.
+TEST(Cli, ARecordingFeedsTheSpeechPipeline) {
+  const std::string e2e = kCli + " run " + Topo("deepspeech_e2e.json") +
+                          " --set n_hidden=16 --set beam=2 --benchmark_min_time=0.01 --quiet";
+  const std::string speech = SourcePath("tests/data/speech_16k.wav");
+  const CommandResult fits = RunCommand(e2e + " --set seconds=4 --input audio=" + speech);
+  EXPECT_EQ(fits.exit_code, 0) << fits.err;
+  EXPECT_NE(fits.err.find("zero-padded to 64000"), std::string::npos) << fits.err;
+  EXPECT_NE(fits.out.find("[decoder]"), std::string::npos) << fits.out;
+  const CommandResult too_long = RunCommand(e2e + " --input audio=" + speech);
+  EXPECT_EQ(too_long.exit_code, 1);
+  EXPECT_EQ(Lines(too_long.err), 1) << too_long.err;
+  EXPECT_NE(too_long.err.find("--set seconds=4"), std::string::npos) << too_long.err;
+  const std::string slow = ::testing::TempDir() + "/ntpb_8k.wav";
+  WriteWav(slow, 8000, 8000);
+  const CommandResult rate = RunCommand(e2e + " --input audio=" + slow);
+  EXPECT_EQ(rate.exit_code, 1);
+  EXPECT_NE(rate.err.find("layer 'mfcc'"), std::string::npos) << rate.err;
+  EXPECT_NE(rate.err.find("8000 Hz, the layer reads 16000 Hz"), std::string::npos) << rate.err;
+  const CommandResult name = RunCommand(e2e + " --input sound=" + slow);
+  EXPECT_EQ(name.exit_code, 1);
+  EXPECT_NE(name.err.find("no input 'sound' (inputs: audio)"), std::string::npos) << name.err;
+  const CommandResult junk = RunCommand(e2e + " --input audio=" + Topo("mlp.json"));
+  EXPECT_EQ(junk.exit_code, 1);
+  EXPECT_EQ(Lines(junk.err), 1) << junk.err;
+  std::remove(slow.c_str());
+}
+
 TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=16 --benchmark_format=json"
