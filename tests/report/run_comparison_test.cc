@@ -113,7 +113,8 @@ TEST(RunComparison, RepetitionsTellASignificantChangeFromNoise) {
   const std::vector<RunResults> once = {
       ParseRunResults(RunFile("mlp/onednn/f32/batch:1", steps, 1), "before.json"),
       ParseRunResults(RunFile("mlp/onednn/f32/batch:1", slower, 1), "after.json")};
-  const RunComparisonRow* told = Row(CompareRuns(once, {})[0], "fc2");
+  const std::vector<RunComparison> once_compared = CompareRuns(once, {});
+  const RunComparisonRow* told = Row(once_compared[0], "fc2");
   ASSERT_NE(told, nullptr);
   EXPECT_EQ(told->judgements[0].verdict, "slower?");
   EXPECT_EQ(told->judgements[0].p_value, -1);
