@@ -60,7 +60,10 @@ struct StepMeasure {
   std::string shape;                // its output's shape, "1x64x56x56"; "" for inlays
   std::string kernel;               // the implementation the backend chose; "" when no choice
   std::vector<std::string> layers;  // the topology's layers it computes, in order
-  StepCost cost;                    // analytic; 0 for inlays
+  // kLayer and kFused: the layer is an inlay of the topology's own (MFCC, the CTC decoder), not a
+  // network layer; kInlay steps are the backend's.
+  bool inlay_layer = false;
+  StepCost cost;  // analytic; 0 for inlays
   // Its roofline bound where the machine's ceilings were known (`ntpbench machine`): the least
   // time the machine needs for it, and what sets that bound ("compute", "memory", "cache").
   double roof_ms = 0;

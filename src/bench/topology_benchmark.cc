@@ -240,6 +240,7 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
       for (int l = info.layer; l <= info.layer + info.fused; ++l) {
         step.layers.push_back(run.topology.layers[l].name);
       }
+      step.inlay_layer = a.layers[info.layer].inlay;
     }
     step.measure = region(step_ns[s], static_cast<int64_t>(step.cost.flops));
     if (info.layer >= 0 && Options().peaks) {

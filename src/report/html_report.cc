@@ -60,16 +60,16 @@ std::string Variant(const std::string& name) {
 std::string Ms(double ms) { return FormatTime(ms); }
 
 std::string KindColor(const StepMeasure& s) {
-  if (s.kind == StepKind::kInlay) return "#f28e2b";  // inlays: orange
-  if (s.kind == StepKind::kFused) return "#7b5ea7";  // fused steps: purple
+  if (s.kind == StepKind::kInlay || s.inlay_layer) return "#f28e2b";  // inlays: orange
+  if (s.kind == StepKind::kFused) return "#7b5ea7";                   // fused steps: purple
   return "#4e79a7";
 }
 
 std::string Legend() {
   return "<p class=\"legend\"><span style=\"background:#4e79a7\"></span>layer "
          "<span style=\"background:#7b5ea7\"></span>fused step (layers after it computed in its "
-         "epilogue) <span style=\"background:#f28e2b\"></span>inlay (reorder, quantize, ...: "
-         "inserted by the backend)</p>";
+         "epilogue) <span style=\"background:#f28e2b\"></span>inlay (not a network layer: "
+         "MFCC, the decoder, and the reorders and quantizations a backend inserts)</p>";
 }
 
 std::string Table(const std::vector<std::string>& header,
@@ -296,6 +296,7 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
     std::string label = s.name;
     if (s.kind == StepKind::kFused) label += " (+" + std::to_string(s.fused_layers) + " fused)";
     if (s.kind == StepKind::kInlay) label += " [" + s.inlay_op + "]";
+    if (s.inlay_layer) label += " [inlay]";
     shown += s.measure.time_share;
     bars.push_back(
         {label, s.measure.ms, KindColor(s),

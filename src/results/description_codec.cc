@@ -22,6 +22,7 @@ constexpr const char* kShape = "shape";
 constexpr const char* kKernel = "kernel";
 constexpr const char* kLayers = "layers";
 constexpr const char* kRoofMs = "roof_ms";
+constexpr const char* kInlayLayer = "inlay";
 constexpr const char* kBound = "bound";
 
 // The cost's fields, with their names.
@@ -68,6 +69,7 @@ json EncodeDescription(const RunMeasurement& m) {
     if (!s.shape.empty()) step[kShape] = s.shape;
     if (!s.kernel.empty()) step[kKernel] = s.kernel;
     if (!s.layers.empty()) step[kLayers] = s.layers;
+    if (s.inlay_layer) step[kInlayLayer] = true;
     for (const auto& [name, field] : kCostFields) {
       if (s.cost.*field != 0) step[name] = s.cost.*field;
     }
@@ -118,6 +120,10 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
     }
     for (const auto& [key, field] : kCostFields) step->cost.*field = Number(j, key, at);
     step->roof_ms = Number(j, kRoofMs, at);
+    if (j.contains(kInlayLayer)) {
+      if (!j[kInlayLayer].is_boolean()) Wrong(at + kInlayLayer, "true or false", j[kInlayLayer]);
+      step->inlay_layer = j[kInlayLayer].get<bool>();
+    }
     step->bound = String(j, kBound, at);
   }
 }

@@ -164,6 +164,7 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   m.steps[1].layers = {"conv1", "conv1_bn", "conv1_relu"};
   m.steps[1].cost = {1e9, 9408, 9408, 602112, 802816, 9408};
   m.steps[1].roof_ms = 0.25;
+  m.steps[2].inlay_layer = true;
   m.steps[1].bound = "compute";
   m.steps[0].op = "quantize";
   RunMeasurement back = DecodeCounters(Flat(m));
@@ -178,6 +179,8 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(back.steps[1].cost.flops, 1e9);
   EXPECT_EQ(back.steps[1].cost.Bytes(), 9408 + 602112 + 802816);
   EXPECT_EQ(back.steps[1].roof_ms, 0.25);
+  EXPECT_TRUE(back.steps[2].inlay_layer);
+  EXPECT_FALSE(back.steps[1].inlay_layer);
   EXPECT_EQ(back.steps[1].bound, "compute");
   EXPECT_EQ(back.steps[1].measure.ms, 0.3) << "the counters' part is kept";
   EXPECT_EQ(back.steps[0].op, "quantize");
