@@ -318,16 +318,19 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   RegionCounters* counters = run->counters.get();
   if (counters) counters->Start();  // Google Benchmark calls us once per trial: start afresh
   int64_t loop_ns = 0, since_progress = 0;
-  // --trace: the first iterations' step times as they happen.
+  // --trace: the first iterations' step times as they happen, into buffers allocated here, not
+  // in the timed loop.
   RunTrace trace;
-  const bool tracing = Tracing();
-  if (tracing) trace.thread_id = static_cast<int64_t>(syscall(SYS_gettid));
+  const int64_t traced = Tracing() ? std::min<int64_t>(kTracedIterations, state.max_iterations) : 0;
+  if (traced > 0) {
+    trace.thread_id = static_cast<int64_t>(syscall(SYS_gettid));
+    trace.iterations.resize(static_cast<size_t>(traced));
+    for (std::vector<int64_t>& stamps : trace.iterations) stamps.reserve(2 * step_ns.size());
+  }
+  int64_t iteration = 0;
   for (auto _ : state) {
-    std::vector<int64_t>* stamps = nullptr;
-    if (tracing && trace.iterations.size() < static_cast<size_t>(kTracedIterations)) {
-      stamps = &trace.iterations.emplace_back();
-      stamps->reserve(2 * step_ns.size());
-    }
+    std::vector<int64_t>* stamps = iteration < traced ? &trace.iterations[iteration] : nullptr;
+    ++iteration;
     const int64_t ns =
         counters ? counters->RunTimed(exe, step_ns, stamps) : RunTimedSteps(exe, step_ns, stamps);
     if (latencies.size() < latencies.capacity()) latencies.push_back(ns);
@@ -339,6 +342,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
     }
   }
   if (counters) counters->Stop();
+  trace.iterations.resize(static_cast<size_t>(std::min(iteration, traced)));
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
   AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace));
 }

@@ -23,17 +23,20 @@ struct CompareCommandOptions {
   int top = 0;
 };
 
+constexpr std::size_t kMaxFileBytes = std::size_t{256} << 20;
+
 // A baseline says its schema; Google Benchmark's run files have none. A damaged schema is still
 // read as a baseline, whose reader says what is wrong with it.
-bool IsBaselineFile(const std::string& path) {
-  const nlohmann::json doc =
-      nlohmann::json::parse(ReadTextFile(path, std::size_t{256} << 20), nullptr, false);
+bool IsBaselineText(const std::string& text) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
   return doc.is_object() && doc.contains("schema");
 }
 
-int CompareRunFiles(const CompareCommandOptions& o, const GateOptions& judging) {
-  std::vector<RunResults> runs;
-  for (const std::string& f : o.files) runs.push_back(ReadRunResults(f));
+// `first`: the first file's text, already read.
+int CompareRunFiles(const CompareCommandOptions& o, const GateOptions& judging,
+                    const std::string& first) {
+  std::vector<RunResults> runs = {ParseRunResults(first, o.files[0])};
+  for (size_t i = 1; i < o.files.size(); ++i) runs.push_back(ReadRunResults(o.files[i]));
   RunCompareOptions options;
   options.alpha = judging.compare.alpha;
   options.threshold = judging.compare.threshold;
@@ -88,13 +91,14 @@ Command AddCompareCommand(CLI::App* app) {
             for (const std::string& out : {o->output, judging->report}) {
               if (!out.empty()) RefuseOutputOverInput(out, o->files, "--output/--report");
             }
-            if (!IsBaselineFile(o->files[0])) return CompareRunFiles(*o, *judging);
+            const std::string first = ReadTextFile(o->files[0], kMaxFileBytes);
+            if (!IsBaselineText(first)) return CompareRunFiles(*o, *judging, first);
             if (o->files.size() != 2) {
               throw Error(o->files[0], "", "",
                           "a baseline is compared with one run file: ntpbench compare "
                           "BASELINE.json RUN.json");
             }
-            const Baseline baseline = ReadBaseline(o->files[0]);
+            const Baseline baseline = ParseBaseline(first, o->files[0]);
             const RunResults run = ReadRunResults(o->files[1]);
             return Report(*judging, Compare(&baseline, run, judging->compare));
           }};

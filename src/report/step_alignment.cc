@@ -65,20 +65,23 @@ std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasureme
             [&](const auto& x, const auto& y) { return first_of(x, true) < first_of(y, true); });
   std::sort(only_b.begin(), only_b.end(),
             [&](const auto& x, const auto& y) { return first_of(x, false) < first_of(y, false); });
-  // The rest, by op and shape: the longest common subsequence keeps execution order.
+  // The rest, by op and shape: the longest common subsequence keeps execution order. The keys
+  // once, not per cell of the n x m table.
   const size_t n = only_a.size(), m = only_b.size();
+  std::vector<std::string> key_a(n), key_b(m);
+  for (size_t i = 0; i < n; ++i) key_a[i] = OpShape(a, only_a[i].a);
+  for (size_t j = 0; j < m; ++j) key_b[j] = OpShape(b, only_b[j].b);
   std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
   for (size_t i = n; i-- > 0;) {
     for (size_t j = m; j-- > 0;) {
-      lcs[i][j] = OpShape(a, only_a[i].a) == OpShape(b, only_b[j].b)
-                      ? lcs[i + 1][j + 1] + 1
-                      : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+      lcs[i][j] =
+          key_a[i] == key_b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
     }
   }
   std::vector<AlignedSteps> rows = matched;
   size_t i = 0, j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && OpShape(a, only_a[i].a) == OpShape(b, only_b[j].b)) {
+    if (i < n && j < m && key_a[i] == key_b[j]) {
       rows.push_back({AlignedSteps::By::kOpShape, only_a[i].a, only_b[j].b});
       ++i, ++j;
     } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
