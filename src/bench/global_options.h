@@ -24,6 +24,9 @@ struct GlobalOptions {
   bool layer_counters = false;  // --ntpb_layer_counters: counter metrics per layer, not only time
   bool calibration = false;     // --ntpb_calibration: also run the machine calibration benchmarks
   std::string inject_slowdown;  // --ntpb_inject_slowdown=LAYER:FACTOR (validating the perf gate)
+  // --ntpb_trace (`ntpbench run --trace`): the first measured iterations' step times go into each
+  // run's description, for `ntpbench trace` (a Chrome trace-event file).
+  bool trace = false;
   // Graph inputs given as one batch item's values (`ntpbench run --input`), repeated per item.
   std::map<std::string, std::vector<float>> inputs;
   // Not a flag: the machine's ceilings for the run's thread count, read once with the context

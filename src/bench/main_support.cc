@@ -23,7 +23,6 @@
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
-#include "src/bench/trace_file.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -127,9 +126,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
       o.counters = ParseCounterList(c);
     } else if (arg == "--ntpb_calibration" || arg == "--ntpb_calibration=true") {
       o.calibration = true;
-    } else if (const char* trace = value_of("--ntpb_trace=")) {
-      if (*trace == '\0') throw Error("", "", "--ntpb_trace", "expected a file name");
-      SetTraceFile(trace);
+    } else if (arg == "--ntpb_trace" || arg == "--ntpb_trace=true") {
+      o.trace = true;
     } else if (const char* slow = value_of("--ntpb_inject_slowdown=")) {
       o.inject_slowdown = slow;
     } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
@@ -146,7 +144,7 @@ void ParseNtpbFlags(int* argc, char** argv) {
               " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
               "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
               "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-              "--ntpb_console_layers, --ntpb_trace=FILE)");
+              "--ntpb_console_layers, --ntpb_trace)");
     } else {
       argv[out++] = argv[i];
     }
@@ -277,12 +275,6 @@ int Main(int argc, char** argv) {
   // No display reporter (csv): Google Benchmark makes its own.
   benchmark::RunSpecifiedBenchmarks(display, json_file ? &json_to_file : nullptr);
   benchmark::Shutdown();
-  try {
-    bench::WriteTraceFile();
-  } catch (const Error& e) {
-    std::fprintf(stderr, "ntpbench: %s\n", e.what());
-    return 1;
-  }
   return 0;
 }
 

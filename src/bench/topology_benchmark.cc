@@ -21,7 +21,6 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
-#include "src/bench/trace_file.h"
 
 namespace ntpb {
 
@@ -78,6 +77,9 @@ std::vector<std::string> TopologyBenchmark::EffectiveCounters() const {
 
 namespace bench {
 namespace {
+
+// Iterations traced per benchmark run (--trace): the first of each run Google Benchmark reports.
+constexpr int64_t kTracedIterations = 100;
 
 std::string FindTopologyFile(const std::string& path, const std::string& source_file) {
   std::vector<std::string> tried;
@@ -279,11 +281,8 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
   using benchmark::Counter;
   RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
                                  step_ns, loop_ns, latencies);
+  m.trace = std::move(trace);  // empty unless --trace
   RecordRunDescription(run_name, EncodeDescription(m));
-  if (!trace.iterations.empty()) {
-    m.trace = std::move(trace);
-    RecordTrace(run_name, m);
-  }
   for (const EncodedCounter& c : EncodeCounters(m)) {
     state.counters[c.name] =
         Counter(c.value, Counter::kDefaults, c.bytes ? Counter::kIs1024 : Counter::kIs1000);
@@ -321,7 +320,8 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   // --trace: the first iterations' step times as they happen, into buffers allocated here, not
   // in the timed loop.
   RunTrace trace;
-  const int64_t traced = Tracing() ? std::min<int64_t>(kTracedIterations, state.max_iterations) : 0;
+  const int64_t traced =
+      Options().trace ? std::min<int64_t>(kTracedIterations, state.max_iterations) : 0;
   if (traced > 0) {
     trace.thread_id = static_cast<int64_t>(syscall(SYS_gettid));
     trace.iterations.resize(static_cast<size_t>(traced));

@@ -28,5 +28,6 @@ Command AddCompareCommand(CLI::App* app);
 Command AddBaselineCommand(CLI::App* app);
 Command AddReportCommand(CLI::App* app);
 Command AddDiffCommand(CLI::App* app);
+Command AddTraceCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

@@ -19,10 +19,10 @@
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
-#include "src/bench/trace_file.h"
 #include "src/cli/audio_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
+#include "src/cli/trace_file.h"
 #include "src/common/file_io.h"
 #include "src/results/benchmark_json.h"
 
@@ -156,7 +156,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   }
   if (!o.trace_out.empty()) {
     RefuseOutputOverInput(o.trace_out, {o.file, o.json_out}, "--trace");
-    bench::SetTraceFile(o.trace_out);
+    bench::Options().trace = true;
   }
   const std::string json_tmp =
       o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
@@ -272,7 +272,23 @@ int Run(const std::string& program, const TopologyOptions& o,
     }
   }
   benchmark::Shutdown();
-  bench::WriteTraceFile();
+  if (!o.trace_out.empty()) {
+    // Every benchmark that ran, once, with the trace its description carries.
+    std::vector<std::pair<std::string, RunMeasurement>> traced;
+    for (const auto& r : reporter.captured) {
+      const std::string name = r.run_name.function_name + "/" + r.run_name.args;
+      const nlohmann::json* d = bench::FindRunDescription(name);
+      const bool seen =
+          std::any_of(traced.begin(), traced.end(), [&](const auto& t) { return t.first == name; });
+      if (!d || seen || r.error_occurred) continue;
+      std::map<std::string, double> counters;
+      for (const auto& [k, c] : r.counters) counters[k] = c.value;
+      RunMeasurement m = DecodeCounters(counters);
+      DecodeDescription(*d, &m);
+      traced.emplace_back(name, std::move(m));
+    }
+    WriteTraceFile(traced, o.trace_out, "no benchmark ran");
+  }
   if (failed > 0) return 1;
   return console && ran == 0 ? 1 : 0;
 }

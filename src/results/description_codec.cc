@@ -23,6 +23,13 @@ constexpr const char* kKernel = "kernel";
 constexpr const char* kLayers = "layers";
 constexpr const char* kRoofMs = "roof_ms";
 constexpr const char* kInlayLayer = "inlay";
+// Markers' step ranges and the traced iterations (`--trace`).
+constexpr const char* kMarkers = "markers";
+constexpr const char* kFirstStep = "first_step";
+constexpr const char* kLastStep = "last_step";
+constexpr const char* kTrace = "trace";
+constexpr const char* kThread = "thread";
+constexpr const char* kIterations = "iterations";
 constexpr const char* kBound = "bound";
 
 // The cost's fields, with their names.
@@ -80,6 +87,15 @@ json EncodeDescription(const RunMeasurement& m) {
     steps.push_back(std::move(step));
   }
   d[kSteps] = std::move(steps);
+  json markers = json::array();
+  for (const MarkerMeasure& mk : m.markers) {
+    if (mk.first_step < 0) continue;
+    markers.push_back({{kName, mk.name}, {kFirstStep, mk.first_step}, {kLastStep, mk.last_step}});
+  }
+  if (!markers.empty()) d[kMarkers] = std::move(markers);
+  if (!m.trace.iterations.empty()) {
+    d[kTrace] = {{kThread, m.trace.thread_id}, {kIterations, m.trace.iterations}};
+  }
   return d;
 }
 
@@ -125,6 +141,51 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
       step->inlay_layer = j[kInlayLayer].get<bool>();
     }
     step->bound = String(j, kBound, at);
+  }
+  const auto steps = static_cast<double>(m->steps.size());
+  if (d.contains(kMarkers)) {
+    if (!d[kMarkers].is_array()) Wrong(kMarkers, "an array", d[kMarkers]);
+    int index = 0;
+    for (const json& j : d[kMarkers]) {
+      const std::string at = std::string(kMarkers) + "[" + std::to_string(index++) + "].";
+      if (!j.is_object()) Wrong(at.substr(0, at.size() - 1), "an object", j);
+      const std::string name = String(j, kName, at);
+      const double first = Number(j, kFirstStep, at), last = Number(j, kLastStep, at);
+      if (first >= steps || last >= steps || last < first) {
+        Wrong(at + kLastStep, "a step range within the steps", j);
+      }
+      MarkerMeasure* marker = nullptr;
+      for (MarkerMeasure& mk : m->markers) {
+        if (mk.name == name) marker = &mk;
+      }
+      if (!marker) {
+        marker = &m->markers.emplace_back();
+        marker->name = name;
+      }
+      marker->first_step = static_cast<int>(first);
+      marker->last_step = static_cast<int>(last);
+    }
+  }
+  if (!d.contains(kTrace)) return;
+  const json& t = d[kTrace];
+  if (!t.is_object() || !t.contains(kIterations) || !t[kIterations].is_array()) {
+    Wrong(kTrace, "an object with iterations", t);
+  }
+  m->trace.thread_id =
+      t.contains(kThread) && t[kThread].is_number_integer() ? t[kThread].get<int64_t>() : 0;
+  m->trace.iterations.clear();
+  for (const json& it : t[kIterations]) {
+    // Each iteration: every step's begin and end, nanoseconds, in order.
+    if (!it.is_array() || it.size() != 2 * m->steps.size()) {
+      Wrong(std::string(kTrace) + "." + kIterations, "2 stamps per step", it);
+    }
+    std::vector<int64_t>& stamps = m->trace.iterations.emplace_back();
+    for (const json& v : it) {
+      if (!v.is_number_integer() || (!stamps.empty() && v.get<int64_t>() < stamps.back())) {
+        Wrong(std::string(kTrace) + "." + kIterations, "rising integer nanoseconds", v);
+      }
+      stamps.push_back(v.get<int64_t>());
+    }
   }
 }
 

@@ -191,6 +191,40 @@ TEST(Cli, RunTraceIsAValidChromeTrace) {
   std::remove(trace.c_str());
 }
 
+// Suites: --ntpb_trace keeps the traced iterations in the run file, `ntpbench trace` writes the
+// Chrome trace from it; a file without them is one line saying how to get them.
+TEST(Cli, SuiteTraceGoesThroughTheRunFile) {
+  const std::string run = ::testing::TempDir() + "/ntpb_traced_run.json";
+  const std::string trace = ::testing::TempDir() + "/ntpb_suite.trace.json";
+  const CommandResult suite =
+      RunCommand(std::string(REGISTRATION_SUITE) +
+                 " --benchmark_filter=mlp_small --benchmark_min_time=0.01 --ntpb_trace"
+                 " --benchmark_out=" +
+                 run);
+  ASSERT_EQ(suite.exit_code, 0) << suite.err;
+  const CommandResult r = RunCommand(kCli + " trace " + run + " -o " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(trace);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(ss.str());
+  EXPECT_EQ(TraceProblem(doc), "");
+  int iterations = 0;
+  for (const nlohmann::json& e : doc["traceEvents"])
+    iterations += e.value("cat", "") == "iteration";
+  EXPECT_GT(iterations, 0);
+  const CommandResult untraced =
+      RunCommand(std::string(REGISTRATION_SUITE) +
+                 " --benchmark_filter=mlp_small --benchmark_min_time=0.01 --benchmark_out=" + run);
+  ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
+  const CommandResult none = RunCommand(kCli + " trace " + run + " -o " + trace);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(Lines(none.err), 1) << none.err;
+  EXPECT_NE(none.err.find("--ntpb_trace"), std::string::npos) << none.err;
+  std::remove(run.c_str());
+  std::remove(trace.c_str());
+}
+
 // diff: layers resized, one removed, one added, aligned by name; the
 // totals per side; --fail-on-difference for CI.
 TEST(Cli, DiffShowsWhatChangedBetweenTwoTopologies) {

@@ -187,6 +187,31 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(back.steps[2].cost.flops, 0);
 }
 
+// The traced iterations and the markers' step ranges travel too (`ntpbench trace` reads them).
+TEST(DescriptionCodec, CarriesTheTraceAndTheMarkersSteps) {
+  RunMeasurement m = Sample();
+  m.markers[0].first_step = 1;
+  m.markers[0].last_step = 2;
+  m.trace.thread_id = 77;
+  m.trace.iterations = {{10, 20, 20, 35, 35, 40}, {50, 55, 55, 70, 70, 71}};
+  RunMeasurement back = DecodeCounters(Flat(m));
+  DecodeDescription(EncodeDescription(m), &back);
+  EXPECT_EQ(back.trace.thread_id, 77);
+  EXPECT_EQ(back.trace.iterations, m.trace.iterations);
+  ASSERT_NE(back.FindMarker("stage.1"), nullptr);
+  EXPECT_EQ(back.FindMarker("stage.1")->first_step, 1);
+  EXPECT_EQ(back.FindMarker("stage.1")->last_step, 2);
+  nlohmann::json bad = EncodeDescription(m);
+  bad["trace"]["iterations"][0] = {10, 20};  // 3 steps need 6 stamps
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  bad = EncodeDescription(m);
+  bad["trace"]["iterations"][1][2] = 1;  // time running backwards
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  bad = EncodeDescription(m);
+  bad["markers"][0]["last_step"] = 9;
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+}
+
 TEST(DescriptionCodec, AWrongFieldIsNamedWithItsFile) {
   const std::string run =
       R"({"benchmarks": [{"name": "a/batch:1", "run_name": "a/batch:1", "run_type": "iteration",
