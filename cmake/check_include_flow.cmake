@@ -37,17 +37,18 @@ set(NTPB_RANK_cli 9)
 set(NTPB_HEADER_common error precision)
 set(NTPB_HEADER_machine machine machine_class machine_peaks)
 set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file
-                         attrs shape expression resolve)
+                         attrs shape expression resolve sweep)
 set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
 set(NTPB_HEADER_bench ntpbench reporting)
-set(NTPB_HEADER_results results run_file)
+set(NTPB_HEADER_results results run_file sweep_results)
 # Modules that may include only these others (besides their own).
 set(NTPB_ONLY_results common machine)
 set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
-set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace)
+set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace
+                       sweep_analysis sweep_report)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")

@@ -17,8 +17,8 @@ class ExpressionError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Evaluates + - * / % ( ), unary minus, decimal integers and param names. Division truncates
-// toward zero like C++.
+// Evaluates + - * / % ( ), unary minus, decimal integers and param names, and one comparison
+// (== != < <= > >=, giving 1 or 0: a layer's `when`). Division truncates toward zero like C++.
 int64_t EvaluateExpression(const std::string& text, const ParamEnv& env);
 
 }  // namespace ntpb

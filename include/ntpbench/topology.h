@@ -51,11 +51,15 @@ struct Layer {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   nlohmann::json attrs = nlohmann::json::object();
+  // An integer expression of the params ("conv_type == 1"); empty: always. When it is 0 the
+  // layer is left out and whatever read its output reads its first input instead, so one param
+  // can switch between blocks (a sweep's convolution type).
+  std::string when;
   // Weights with real values, by WeightSpec name; the others are random (random_data.h).
   std::map<std::string, WeightValues> weights;
   bool operator==(const Layer& o) const {
     return name == o.name && op == o.op && inputs == o.inputs && outputs == o.outputs &&
-           attrs == o.attrs && weights == o.weights;
+           attrs == o.attrs && when == o.when && weights == o.weights;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ntpbench/error.h"
+#include "src/topology/numeric_outputs.h"
 
 namespace ntpb {
 namespace {
@@ -57,6 +58,7 @@ std::shared_ptr<const ReferenceRun> Compute(const ResolvedTopology& t, RunConfig
     for (const std::string& out : l.outputs) measure(out);
   }
   for (const std::string& out : t.outputs) run->outputs[out] = exe->ReadTensor(out);
+  for (const std::string& out : NumericOutputs(t)) run->outputs[out] = exe->ReadTensor(out);
   return run;
 }
 

@@ -18,7 +18,8 @@ namespace ntpb {
 struct ReferenceRun {
   // Every graph input and layer output: its smallest and largest value.
   std::map<std::string, std::pair<float, float>> ranges;
-  // The graph outputs' values.
+  // The values of the graph outputs and of what stands for them in comparisons
+  // (numeric_outputs.h: a decoder's input next to its labels).
   std::map<std::string, std::vector<float>> outputs;
 };
 

@@ -21,6 +21,7 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
+#include "src/topology/numeric_outputs.h"
 
 namespace ntpb {
 
@@ -161,7 +162,7 @@ double Percentile(std::vector<int64_t> v, double p) {
 AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
   const std::shared_ptr<const ReferenceRun> reference = EigenReference(run.topology, config);
   std::vector<float> actual, expected;
-  for (const std::string& out : run.topology.outputs) {
+  for (const std::string& out : NumericOutputs(run.topology)) {
     const std::vector<float> a = run.executable->ReadTensor(out);
     const std::vector<float>& r = reference->outputs.at(out);
     actual.insert(actual.end(), a.begin(), a.end());

@@ -29,5 +29,6 @@ Command AddBaselineCommand(CLI::App* app);
 Command AddReportCommand(CLI::App* app);
 Command AddDiffCommand(CLI::App* app);
 Command AddTraceCommand(CLI::App* app);
+Command AddSweepCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

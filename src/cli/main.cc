@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
       ntpb::cli::AddMachineCommand(&app),      ntpb::cli::AddGateCommand(&app),
       ntpb::cli::AddCompareCommand(&app),      ntpb::cli::AddBaselineCommand(&app),
       ntpb::cli::AddReportCommand(&app),       ntpb::cli::AddDiffCommand(&app),
-      ntpb::cli::AddTraceCommand(&app),
+      ntpb::cli::AddTraceCommand(&app),        ntpb::cli::AddSweepCommand(&app),
   };
   // What a command does not know is left for PassThrough: one line with "did you mean".
   for (const ntpb::cli::Command& c : commands) {

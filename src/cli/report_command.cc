@@ -1,12 +1,28 @@
 // `ntpbench report RUN.json... -o report.html`: the HTML report over any number of run files.
 #include <cstdio>
+#include <fstream>
 
+#include "ntpbench/error.h"
 #include "ntpbench/html_report.h"
+#include "ntpbench/sweep_report.h"
+#include "ntpbench/sweep_results.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/common/file_io.h"
 
 namespace ntpb::cli {
+namespace {
+
+// A sweep's results file says so near its start ("format": "ntpbench-sweep-results").
+bool LooksLikeSweepResults(const std::string& path) {
+  std::ifstream in(path);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head.find("\"ntpbench-sweep-results\"") != std::string::npos;
+}
+
+}  // namespace
 
 Command AddReportCommand(CLI::App* app) {
   auto files = std::make_shared<std::vector<std::string>>();
@@ -17,7 +33,9 @@ Command AddReportCommand(CLI::App* app) {
       "one self-contained HTML page (inline SVG) over run files: runs, comparisons by "
       "topology/backend/precision/batch/machine, precision speed-ups with their accuracy, "
       "layer-aligned tables, and per run its hot spots, markers and roofline. Run files from "
-      "several machines (each CI runner's) merge into a fleet comparison");
+      "several machines (each CI runner's) merge into a fleet comparison. Given `ntpbench sweep` "
+      "results files instead: the sweep page (each factor's throughput and latency, throughput "
+      "against operation density under the roofline, the points that contradict it)");
   c->add_option("RUNS", *files, "run files: `ntpbench run --json`, a suite's --benchmark_out")
       ->required()
       ->type_name("RUN.json...");
@@ -29,9 +47,26 @@ Command AddReportCommand(CLI::App* app) {
       ->type_name("N");
   return {c, {}, [files, output, options](const std::vector<std::string>&) {
             if (!output->empty()) RefuseOutputOverInput(*output, *files, "--output");
+            // Sweep results files get the sweep page; run files the run report.
+            std::vector<SweepResults> sweeps;
             std::vector<RunResults> runs;
-            for (const std::string& f : *files) runs.push_back(ReadRunResults(f));
-            const std::string html = RenderHtmlReport(runs, *options);
+            for (const std::string& f : *files) {
+              if (LooksLikeSweepResults(f)) {
+                sweeps.push_back(ReadSweepResults(f));
+              } else {
+                runs.push_back(ReadRunResults(f));
+              }
+            }
+            if (!sweeps.empty() && !runs.empty()) {
+              throw Error(runs.front().file, "", "RUNS",
+                          "is a run file, " + sweeps.front().file +
+                              " a sweep's results: report one kind at a time");
+            }
+            const std::string html =
+                sweeps.empty() ? RenderHtmlReport(runs, *options)
+                               : RenderSweepHtml(sweeps, options->title == "ntpbench report"
+                                                             ? "ntpbench sweep report"
+                                                             : options->title);
             if (output->empty()) {
               std::fputs(html.c_str(), stdout);
             } else {

@@ -157,6 +157,7 @@ void AddInlayOps(std::vector<OpDef>* ops) {
                    "the inputs are log-probabilities (log_softmax), not probabilities")};
   ctc.infer = InferCtcBeamDecoder;
   ctc.flops = CtcBeamDecoderFlops;
+  ctc.discrete_output = true;
   ctc.summary =
       "CTC prefix beam search: per-frame class probabilities [T, N, C] -> the best label "
       "sequence per batch item [N, T], padded with -1 (repeats merged, blanks removed)";

@@ -9,6 +9,7 @@
 #include "ntpbench/report.h"
 #include "src/common/format_number.h"
 #include "src/common/statistics.h"
+#include "src/report/page_style.h"
 #include "src/report/step_alignment.h"
 #include "src/report/svg.h"
 
@@ -376,17 +377,6 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
   return html + "</details>";
 }
 
-constexpr const char* kStyle = R"(<style>
-body{font-family:sans-serif;margin:24px;color:#222;max-width:1200px}
-table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}
-th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
-th{background:#eee}td:first-child,th:first-child{text-align:left}
-h2{border-bottom:2px solid #4e79a7;padding-bottom:4px;margin-top:32px}
-details{margin:12px 0;border:1px solid #ddd;padding:8px}summary{font-weight:bold;cursor:pointer}
-.legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
-.heat{display:block;padding:0 4px}svg{display:block;margin:8px 0}
-</style>)";
-
 }  // namespace
 
 std::string RenderHtmlReport(const std::vector<RunResults>& files,
@@ -412,7 +402,7 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
   }
   // Two runs on one machine label from different files stay apart when their machines differ.
   std::string html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" +
-                     Escape(options.title) + "</title>" + kStyle + "</head><body><h1>" +
+                     Escape(options.title) + "</title>" + report::kPageStyle + "</head><body><h1>" +
                      Escape(options.title) + "</h1>";
   html += "<p>" + std::to_string(entries.size()) + " runs from " + std::to_string(files.size()) +
           " file" + (files.size() == 1 ? "" : "s") +

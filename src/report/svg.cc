@@ -188,4 +188,59 @@ std::string RooflineChart(const std::vector<RooflinePoint>& points,
   return svg + "</svg>";
 }
 
+std::string LineChart(const std::vector<std::string>& categories,
+                      const std::vector<LineSeries>& series, const std::string& x_label,
+                      const std::string& y_label, int width, int height) {
+  const double left = 58, right = 12, top = 14, bottom = 40;
+  const double pw = width - left - right, ph = height - top - bottom;
+  double y_max = 0;
+  for (const LineSeries& s : series) {
+    for (double v : s.y) {
+      if (std::isfinite(v)) y_max = std::max(y_max, v);
+    }
+  }
+  if (y_max <= 0) y_max = 1;
+  // A round step: 1, 2 or 5 times a power of ten, about 5 ticks.
+  const double raw = y_max / 5, power = std::pow(10, std::floor(std::log10(raw)));
+  const double step = raw / power < 2 ? 2 * power : raw / power < 5 ? 5 * power : 10 * power;
+  const double y_top = step * std::ceil(y_max / step);
+  const size_t n = std::max<size_t>(categories.size(), 1);
+  auto X = [&](size_t i) { return left + pw * (n == 1 ? 0.5 : static_cast<double>(i) / (n - 1)); };
+  auto Y = [&](double v) { return top + ph - ph * v / y_top; };
+  std::string svg = Open(width, height);
+  for (double v = 0; v <= y_top + step / 2; v += step) {
+    svg += "<line x1=\"" + Num(left) + "\" y1=\"" + Num(Y(v)) + "\" x2=\"" + Num(left + pw) +
+           "\" y2=\"" + Num(Y(v)) + "\" stroke=\"#ddd\"/>";
+    svg += Text(left - 4, Y(v) + 4, FormatNumber("%g", v), "end");
+  }
+  for (size_t i = 0; i < categories.size(); ++i) {
+    svg += Text(X(i), top + ph + 14, categories[i], "middle");
+  }
+  svg += Text(left + pw / 2, height - 6, x_label, "middle");
+  svg += Text(12, top + ph / 2, y_label, "middle",
+              (" transform=\"rotate(-90 12 " + Num(top + ph / 2) + ")\"").c_str());
+  for (const LineSeries& s : series) {
+    std::string path;
+    for (size_t i = 0; i < s.y.size() && i < categories.size(); ++i) {
+      if (!std::isfinite(s.y[i])) continue;
+      path += (path.empty() ? "M" : " L") + Num(X(i)) + " " + Num(Y(s.y[i]));
+    }
+    if (!path.empty()) {
+      svg +=
+          "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"2\"/>";
+    }
+    for (size_t i = 0; i < s.y.size() && i < categories.size(); ++i) {
+      if (!std::isfinite(s.y[i])) {
+        svg += Text(X(i), Y(0) - 4, "x", "middle", " fill=\"#c0392b\"");
+        continue;
+      }
+      svg += "<circle cx=\"" + Num(X(i)) + "\" cy=\"" + Num(Y(s.y[i])) + "\" r=\"3.5\" fill=\"" +
+             s.color + "\">" +
+             (i < s.titles.size() ? "<title>" + Escape(s.titles[i]) + "</title>" : "") +
+             "</circle>";
+    }
+  }
+  return svg + "</svg>";
+}
+
 }  // namespace ntpb::report

@@ -50,6 +50,17 @@ std::string RooflineChart(const std::vector<RooflinePoint>& points,
                           const std::vector<RooflineCeiling>& ceilings, int width = 700,
                           int height = 420);
 
+// Values over categories (a sweep factor's values), one line per series, y from 0.
+struct LineSeries {
+  std::string name;
+  std::string color;
+  std::vector<double> y;            // one per category; NaN: absent (a failed point)
+  std::vector<std::string> titles;  // tooltips, one per category (optional)
+};
+std::string LineChart(const std::vector<std::string>& categories,
+                      const std::vector<LineSeries>& series, const std::string& x_label,
+                      const std::string& y_label, int width = 380, int height = 240);
+
 // The palette: the i-th series colour.
 std::string SeriesColor(size_t i);
 

@@ -5,15 +5,16 @@
 namespace ntpb {
 namespace {
 
-// Recursive descent: expr := term (('+'|'-') term)*; term := unary (('*'|'/'|'%') unary)*;
-// unary := '-' unary | primary; primary := number | name | '(' expr ')'.
+// Recursive descent: compare := expr [('=='|'!='|'<'|'<='|'>'|'>=') expr] (1 or 0);
+// expr := term (('+'|'-') term)*; term := unary (('*'|'/'|'%') unary)*;
+// unary := '-' unary | primary; primary := number | name | '(' compare ')'.
 class Parser {
  public:
   Parser(const std::string& text, const ParamEnv& env) : text_(text), env_(env) {}
 
   int64_t Parse() {
     if (text_.size() > 4096) throw ExpressionError("expression longer than 4096 characters");
-    int64_t v = Expr();
+    int64_t v = Compare();
     SkipSpace();
     if (pos_ != text_.size()) Fail(std::string("unexpected '") + text_[pos_] + "'");
     return v;
@@ -48,6 +49,24 @@ class Parser {
     int64_t r = 0;
     if (__builtin_mul_overflow(a, b, &r)) Fail("integer overflow");
     return r;
+  }
+  // One comparison at most: "a < b < c" means nothing useful for sizes.
+  int64_t Compare() {
+    const int64_t a = Expr();
+    SkipSpace();
+    const std::string rest = text_.substr(pos_, 2);
+    for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
+      const std::string o = op;
+      if (rest.compare(0, o.size(), o) != 0) continue;
+      pos_ += o.size();
+      const int64_t b = Expr();
+      if (o == "==") return a == b;
+      if (o == "!=") return a != b;
+      if (o == "<=") return a <= b;
+      if (o == ">=") return a >= b;
+      return o == "<" ? a < b : a > b;
+    }
+    return a;
   }
   int64_t Expr() {
     int64_t v = Term();
@@ -93,7 +112,7 @@ class Parser {
     if (pos_ >= text_.size()) Fail("unexpected end");
     char c = text_[pos_];
     if (Accept('(')) {
-      int64_t v = Expr();
+      int64_t v = Compare();
       if (!Accept(')')) Fail("missing ')'");
       return v;
     }

@@ -256,6 +256,11 @@ class Reader {
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string& key = it.key();
       if (key == "name" || key == "op" || key == "inputs" || key == "outputs") continue;
+      if (key == "when") {
+        layer.when = String(v, layer.name, "when", true);
+        if (layer.when.empty()) Fail(layer.name, "when", "empty condition");
+        continue;
+      }
       const AttrDef* attr = nullptr;
       for (const AttrDef& a : def->attrs) attr = a.name == key ? &a : attr;
       if (!attr) {

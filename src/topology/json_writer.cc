@@ -45,6 +45,7 @@ std::string WriteTopologyJson(const Topology& t) {
     layer["op"] = l.op;
     if (l.inputs != std::vector<std::string>{previous}) layer["inputs"] = l.inputs;
     if (l.outputs != std::vector<std::string>{l.name}) layer["outputs"] = l.outputs;
+    if (!l.when.empty()) layer["when"] = l.when;
     for (auto it = l.attrs.begin(); it != l.attrs.end(); ++it) layer[it.key()] = it.value();
     layers.push_back(layer);
     if (!l.outputs.empty()) previous = l.outputs.front();

@@ -101,6 +101,10 @@ struct OpDef {
   int64_t (*weight_elements_read)(const OpCostInput&, size_t weight, const Shape& shape) = nullptr;
   // The output shares the input's storage (reshape, flatten): no data movement, no new memory.
   bool is_view = false;
+  // The output is a discrete choice (a decoder's labels): where two candidates' scores are
+  // within rounding of each other a lower precision flips it, so numeric comparisons (accuracy
+  // counters, equivalence tests) compare the op's first input instead (numeric_outputs.h).
+  bool discrete_output = false;
   std::string summary;
 };
 

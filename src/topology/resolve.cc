@@ -432,9 +432,80 @@ std::vector<ResolvedMarker> ResolveMarkers(const ResolvedTopology& t,
   return out;
 }
 
+namespace {
+
+// The topology without the layers whose `when` is 0 under `overrides`: a reader of a left-out
+// layer's output reads its first input instead (through a chain of left-out layers), and a
+// marker's ends move to the nearest layers kept inside it (a marker with none left goes).
+Topology WithoutSkippedLayers(const Topology& t, const ParamEnv& overrides) {
+  ParamEnv env = t.params;
+  for (const auto& [k, v] : overrides) env[k] = v;
+  if (!env.count("N")) env["N"] = 1;
+  std::map<std::string, std::string> alias;
+  auto through = [&](std::string name) {
+    for (size_t hops = 0; hops <= alias.size(); ++hops) {
+      auto it = alias.find(name);
+      if (it == alias.end()) break;
+      name = it->second;
+    }
+    return name;
+  };
+  Topology pruned = t;
+  pruned.layers.clear();
+  std::vector<bool> kept;
+  for (const Layer& l : t.layers) {
+    bool keep = true;
+    if (!l.when.empty()) {
+      try {
+        keep = EvaluateExpression(l.when, env) != 0;
+      } catch (const ExpressionError& e) {
+        throw Error(t.file, l.name, "when", e.what());
+      }
+    }
+    kept.push_back(keep);
+    if (!keep) {
+      if (l.inputs.empty()) {
+        throw Error(t.file, l.name, "when", "a layer without inputs cannot be left out");
+      }
+      for (const std::string& out : l.outputs) alias[out] = l.inputs[0];
+      continue;
+    }
+    Layer copy = l;
+    copy.when.clear();
+    pruned.layers.push_back(std::move(copy));
+  }
+  for (Layer& l : pruned.layers) {
+    for (std::string& in : l.inputs) in = through(in);
+  }
+  for (std::string& out : pruned.outputs) out = through(out);
+  pruned.markers.clear();
+  for (const Marker& m : t.markers) {
+    int first = -1, last = -1;
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      if (t.layers[i].name == m.start) first = static_cast<int>(i);
+      if (t.layers[i].name == m.end) last = static_cast<int>(i);
+    }
+    if (first < 0 || last < 0 || (kept[first] && kept[last])) {
+      pruned.markers.push_back(m);  // unchanged (an unknown layer: ResolveMarkers says so)
+      continue;
+    }
+    while (first <= last && !kept[first]) ++first;
+    while (last >= first && !kept[last]) --last;
+    if (first > last) continue;
+    pruned.markers.push_back({m.name, t.layers[first].name, t.layers[last].name});
+  }
+  return pruned;
+}
+
+}  // namespace
+
 ResolvedTopology Resolve(const Topology& topology, const ParamEnv& overrides,
                          const ResolveLimits& limits) {
-  return Resolver(topology, limits).Run(overrides);
+  const bool conditional = std::any_of(topology.layers.begin(), topology.layers.end(),
+                                       [](const Layer& l) { return !l.when.empty(); });
+  if (!conditional) return Resolver(topology, limits).Run(overrides);
+  // Unknown or invalid overrides: the Resolver's checks (on the pruned copy) say so.
+  return Resolver(WithoutSkippedLayers(topology, overrides), limits).Run(overrides);
 }
 
 }  // namespace ntpb

@@ -215,7 +215,7 @@ class XmlReader {
 
   json ReadLayer(const pugi::xml_node& node, size_t index) const {
     const std::string anon = "#" + std::to_string(index);
-    CheckAttributes(node, anon, {"name", "type", "inputs", "outputs"});
+    CheckAttributes(node, anon, {"name", "type", "inputs", "outputs", "when"});
     json layer = json::object();
     const std::string name = Required(node, anon, "name");
     layer["name"] = name;
@@ -223,6 +223,7 @@ class XmlReader {
     for (const char* list : {"inputs", "outputs"}) {
       if (node.attribute(list)) layer[list] = SplitList(node.attribute(list).value());
     }
+    if (node.attribute("when")) layer["when"] = node.attribute("when").value();
     const OpDef* def = FindOp(layer["op"].get<std::string>());  // unknown: the reader says so
     for (const pugi::xml_node& child : node.children()) {
       if (child.type() != pugi::node_element) continue;

@@ -55,6 +55,7 @@ std::string WriteTopologyXml(const Topology& t) {
       n.append_attribute("inputs") = Join(l.inputs).c_str();
     if (l.outputs != std::vector<std::string>{l.name})
       n.append_attribute("outputs") = Join(l.outputs).c_str();
+    if (!l.when.empty()) n.append_attribute("when") = l.when.c_str();
     for (auto it = l.attrs.begin(); it != l.attrs.end(); ++it) {
       pugi::xml_node p = n.append_child("param");
       p.append_attribute("name") = it.key().c_str();

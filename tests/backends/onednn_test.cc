@@ -15,6 +15,7 @@
 #include "ntpbench/json_format.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/bench/accuracy.h"
+#include "src/topology/numeric_outputs.h"
 #include "src/topology/op_catalog.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
@@ -51,16 +52,6 @@ void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, 
 // Calls `check` with every step's result (a fused step's: its last layer's output), except the
 // results a later step wrote over in place (a residual sum): those must not be readable. Returns
 // the names of those.
-// What a tensor is compared by: a CTC decoder's labels flip wherever two prefixes' probabilities
-// are within rounding of each other, so its input (the probabilities) stands for it; the decoder
-// itself is checked as an op at sizes where its search is exact (op_cases.cc).
-std::string Numeric(const ResolvedTopology& t, const std::string& tensor) {
-  for (const ResolvedLayer& l : t.layers) {
-    if (l.op == "ctc_beam_decoder" && l.outputs[0] == tensor) return l.inputs[0];
-  }
-  return tensor;
-}
-
 std::set<std::string> ForEachStepResult(
     const Executable& exe, const ResolvedTopology& t,
     const std::function<void(const StepInfo&, const std::string&)>& check) {
@@ -74,7 +65,7 @@ std::set<std::string> ForEachStepResult(
     if (overwritten.count(out)) {
       EXPECT_THROW(exe.ReadTensor(out), Error) << out;
     } else {
-      check(s, Numeric(t, out));
+      check(s, NumericStandIn(t, out));
     }
   }
   return overwritten;
@@ -218,7 +209,7 @@ TEST_P(OnednnTopology, EveryTensorMatchesTheEigenReference) {
   Executable* const reference = r.reference.get();
   Executable* const exe = r.onednn.get();
   for (const ResolvedLayer& l : t.layers) {
-    const std::string out = Numeric(t, l.outputs[0]);
+    const std::string out = NumericStandIn(t, l.outputs[0]);
     EXPECT_LT(MaxRelativeError(exe->ReadTensor(out), reference->ReadTensor(out)), kF32Tolerance)
         << "layer " << l.name;
   }
@@ -392,7 +383,7 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
       ExpectClose(r, out, kF32Tolerance, 0.99999, s.name);
     });
     for (const std::string& out : t.outputs)
-      ExpectClose(r, Numeric(t, out), kF32Tolerance, 0.99999, out);
+      ExpectClose(r, NumericStandIn(t, out), kF32Tolerance, 0.99999, out);
   }
   EXPECT_GT(winograd, 5);
 }
@@ -402,7 +393,7 @@ TEST_P(OnednnTopology, InBf16TheOutputsStayCloseToTheEigenF32Reference) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const RanBoth r = RunShipped(Precision::kBf16);
   for (const std::string& out : t.outputs)
-    ExpectClose(r, Numeric(t, out), kBf16Tolerance, 0.99, out);
+    ExpectClose(r, NumericStandIn(t, out), kBf16Tolerance, 0.99, out);
 }
 
 TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
@@ -413,7 +404,7 @@ TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
   // zero rows): per-tensor u8 scales reach 2.3% max relative error at fc1.
   const double i8_tolerance = GetParam().file == "deepspeech_e2e.json" ? 0.03 : kI8Tolerance;
   for (const std::string& out : t.outputs) {
-    ExpectClose(r, Numeric(t, out), i8_tolerance, 0.99, out);
+    ExpectClose(r, NumericStandIn(t, out), i8_tolerance, 0.99, out);
   }
   // Every step's result, stored f32 or requantized to u8/s8, reads back as real values; except
   // an operand a later residual sum wrote its result over (u8/s8 over u8/s8).
@@ -422,7 +413,8 @@ TEST_P(OnednnTopology, InI8TheOutputsStayCloseToTheEigenF32Reference) {
         ExpectClose(r, out, i8_tolerance, 0.99, s.name);
       });
   // In the CNNs every residual operand but the last is stored quantized, and written over.
-  const bool cnn = GetParam().file == "resnet50.json" || GetParam().file == "mobilenet_v2.json";
+  const bool cnn = GetParam().file == "resnet50.json" || GetParam().file == "mobilenet_v2.json" ||
+                   GetParam().file == "backbone.json";
   EXPECT_EQ(!overwritten.empty(), cnn) << overwritten.size();
   // Every topology has dense or conv layers: their inputs are quantized in inlay steps.
   int quantize_steps = 0;

@@ -247,7 +247,15 @@ const std::vector<TopologyCase>& ShippedTopologyCases() {
       {"deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}}},
       {"deepspeech_e2e.json", {{"N", 2}, {"seconds", 1}, {"n_hidden", 16}, {"beam", 4}}},
       {"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}},
-      {"resnet50.json", {{"size", 32}, {"n_classes", 10}}}};
+      {"resnet50.json", {{"size", 32}, {"n_classes", 10}}},
+      // One param switches the backbone's convolutions (layers' `when`): each type once.
+      {"backbone.json", {{"size", 32}, {"width", 8}, {"kernel", 5}, {"conv_type", 0}}, "standard"},
+      {"backbone.json",
+       {{"N", 2}, {"size", 32}, {"width", 8}, {"kernel", 3}, {"conv_type", 1}},
+       "depthwise_separable"},
+      {"backbone.json",
+       {{"size", 32}, {"width", 8}, {"kernel", 3}, {"conv_type", 2}, {"groups", 4}},
+       "grouped"}};
   return cases;
 }
 

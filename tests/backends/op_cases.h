@@ -36,6 +36,7 @@ const std::vector<OpCase>& OpCases();
 struct TopologyCase {
   std::string file;
   std::map<std::string, int64_t> params;
+  std::string variant = "";  // tells apart cases of one file (the test name's suffix)
 };
 
 inline std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { return os << c.file; }
@@ -43,7 +44,7 @@ inline std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { retur
 const std::vector<TopologyCase>& ShippedTopologyCases();
 // "tiny_cnn.json" -> "tiny_cnn", for test names.
 inline std::string TopologyCaseName(const TopologyCase& c) {
-  return c.file.substr(0, c.file.find('.'));
+  return c.file.substr(0, c.file.find('.')) + (c.variant.empty() ? "" : "_" + c.variant);
 }
 
 }  // namespace ntpb::testing

@@ -25,7 +25,73 @@ std::string WriteTemp(const std::string& name, const std::string& content) {
   return path;
 }
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 int Lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// A sweep records each point as it finishes, a failing point with its reason; after an
+// interruption (here: the file cut back to its first point) --resume runs only the rest.
+TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
+  const std::string sweep = WriteTemp("ntpb_sweep.json", R"({"name": "mlp_sizes",
+    "topology": ")" + Topo("mlp.json") + R"(",
+    "base": {"n_hidden": 16}, "min_time": 0.01,
+    "factors": [{"name": "n_hidden", "values": [16, 32]},
+                {"name": "precision", "values": ["f32", "f16"]}]})");
+  const std::string results = ::testing::TempDir() + "/ntpb_sweep.results.json";
+  std::remove(results.c_str());
+  const CommandResult dry = RunCommand(kCli + " sweep " + sweep + " --dry-run");
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("3 points (one-at-a-time)"), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("n_hidden=32,precision=f32"), std::string::npos) << dry.out;
+
+  const CommandResult first = RunCommand(kCli + " sweep " + sweep + " -o " + results);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("[3/3]"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("ETA"), std::string::npos) << first.err;
+  EXPECT_NE(first.out.find("n_hidden  latency ms"), std::string::npos) << first.out;
+  nlohmann::json r = nlohmann::json::parse(ReadFile(results));
+  ASSERT_EQ(r["points"].size(), 3u);
+  EXPECT_TRUE(r["points"][0]["ok"].get<bool>());
+  EXPECT_FALSE(r["points"][0]["run"]["benchmarks"].empty());
+  const nlohmann::json& f16 = r["points"][2];
+  EXPECT_EQ(f16["id"], "n_hidden=16,precision=f16");
+  // Eigen computes in f32 only: the point failed, with the reason, and the sweep went on.
+  EXPECT_FALSE(f16["ok"].get<bool>());
+  EXPECT_NE(f16["reason"].get<std::string>().find("f16"), std::string::npos) << f16;
+
+  // As if stopped after the first point: it stays as it was; the others run again.
+  r["points"].erase(1);
+  r["points"].erase(1);
+  r["points"][0]["seconds"] = 12345;
+  std::ofstream(results) << r.dump();
+  const CommandResult again = RunCommand(kCli + " sweep " + sweep + " -o " + results);
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+  const CommandResult resumed =
+      RunCommand(kCli + " sweep " + sweep + " -o " + results + " --resume");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("1 done before, 2 to run"), std::string::npos) << resumed.err;
+  r = nlohmann::json::parse(ReadFile(results));
+  ASSERT_EQ(r["points"].size(), 3u);
+  EXPECT_EQ(r["points"][0]["seconds"], 12345);
+  EXPECT_EQ(r["points"][1]["id"], "n_hidden=32,precision=f32");
+  EXPECT_TRUE(r["points"][1]["ok"].get<bool>());
+
+  // The page plots it; a changed sweep does not resume into the old file.
+  const std::string page = ::testing::TempDir() + "/ntpb_sweep.html";
+  const CommandResult report = RunCommand(kCli + " report " + results + " -o " + page);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(ReadFile(page).find("Throughput against operation density"), std::string::npos);
+  const CommandResult changed =
+      RunCommand(kCli + " sweep " + sweep + " -o " + results + " --resume --base batch=2");
+  EXPECT_NE(changed.exit_code, 0);
+  EXPECT_NE(changed.err.find("holds another sweep"), std::string::npos) << changed.err;
+}
 
 TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
   const CommandResult r =

@@ -19,6 +19,21 @@ TEST(Expression, EvaluatesArithmeticWithParams) {
   EXPECT_EQ(EvaluateExpression("(1+2)*3", env), 9);
 }
 
+// One comparison, for layers' `when`: 1 or 0, after the arithmetic on both sides.
+TEST(Expression, ComparesOnce) {
+  const ParamEnv env = {{"conv_type", 1}, {"k", 3}};
+  EXPECT_EQ(EvaluateExpression("conv_type == 1", env), 1);
+  EXPECT_EQ(EvaluateExpression("conv_type==0", env), 0);
+  EXPECT_EQ(EvaluateExpression("conv_type != 0", env), 1);
+  EXPECT_EQ(EvaluateExpression("k < 3", env), 0);
+  EXPECT_EQ(EvaluateExpression("k <= 3", env), 1);
+  EXPECT_EQ(EvaluateExpression("k > 1 + 1", env), 1);
+  EXPECT_EQ(EvaluateExpression("k >= 2*2", env), 0);
+  EXPECT_EQ(EvaluateExpression("(k == 3) * 5", env), 5);
+  EXPECT_THROW(EvaluateExpression("k == 3 == 1", env), ExpressionError);
+  EXPECT_THROW(EvaluateExpression("k = 3", env), ExpressionError);
+}
+
 TEST(Expression, RejectsBadInputWithAClearMessage) {
   const ParamEnv env = {{"a", 1}};
   auto message = [&](const std::string& text) {

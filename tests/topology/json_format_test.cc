@@ -25,7 +25,8 @@ TEST_P(ShippedTopology, RoundTripsExactly) {
 
 INSTANTIATE_TEST_SUITE_P(All, ShippedTopology,
                          ::testing::Values("deepspeech.json", "deepspeech_e2e.json", "mlp.json",
-                                           "resnet50.json", "mobilenet_v2.json", "tiny_cnn.json"));
+                                           "resnet50.json", "mobilenet_v2.json", "tiny_cnn.json",
+                                           "backbone.json"));
 
 TEST(JsonFormat, FillsDefaultsAndLeavesThemOutWhenWriting) {
   const std::string text = R"({

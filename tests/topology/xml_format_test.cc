@@ -45,8 +45,8 @@ INSTANTIATE_TEST_SUITE_P(DeepSpeech, ShippedXmlTwin,
                          ::testing::Values("deepspeech", "deepspeech_e2e"));
 
 TEST(XmlFormat, EveryShippedTopologyRoundTrips) {
-  for (const char* name :
-       {"deepspeech", "deepspeech_e2e", "mlp", "tiny_cnn", "resnet50", "mobilenet_v2"}) {
+  for (const char* name : {"deepspeech", "deepspeech_e2e", "mlp", "tiny_cnn", "resnet50",
+                           "mobilenet_v2", "backbone"}) {
     const Topology t =
         ReadTopologyJsonFile(SourcePath(std::string("topologies/") + name + ".json"));
     const Topology back = ParseTopologyXml(WriteTopologyXml(t), "round.xml");

@@ -1,0 +1,55 @@
+// What a sweep's results say (BackboneAnalysis): each point's throughput, latency and operation
+// density, the series of each factor around the base point, and the points where operation
+// density failed to predict throughput — a denser configuration (more FLOPs per byte moved)
+// that ran at lower GFLOP/s, against the roofline's ordering.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ntpbench/sweep_results.h"
+
+namespace ntpb {
+
+struct SweepPointSummary {
+  std::string id;
+  std::map<std::string, std::string> settings;
+  std::string varied;
+  bool ok = false;
+  std::string reason;
+  double latency_ms = 0;          // median time per inference over the repetitions
+  double p99_ms = 0;              // per-iteration latency percentile
+  double samples_per_second = 0;  // batch / latency
+  double gflops = 0;              // analytic FLOPs / latency
+  double flops = 0;               // analytic, per inference
+  double bytes = 0;               // analytic bytes moved per inference (weights read, activations)
+  double density = 0;             // flops / bytes
+  // Points compare on one roofline only within a group: same backend, precision and threads.
+  std::string Group() const;
+};
+
+// Every point of `results` (failed ones too, with their reason). Throws ntpb::Error naming the
+// file and point when a point's run is unreadable.
+std::vector<SweepPointSummary> SummarizeSweep(const SweepResults& results);
+
+// The points of `factor`'s series: those whose other factors all have their base values (the
+// one-at-a-time line through the base point), in the order of the factor's values.
+std::vector<const SweepPointSummary*> FactorSeries(const std::vector<SweepPointSummary>& points,
+                                                   const nlohmann::json& sweep,
+                                                   const std::string& factor);
+
+struct DensityContradiction {
+  std::size_t denser = 0;    // index of the point with the higher density ...
+  std::size_t faster = 0;    // ... and of the less dense point that ran at more GFLOP/s
+  double density_ratio = 0;  // denser / faster density (> 1 + margin)
+  double gflops_ratio = 0;   // faster / denser GFLOP/s (> 1 + margin)
+};
+
+// For each point, the contradiction with the largest GFLOP/s ratio (if any): a point of its
+// group whose density is lower by more than `margin` yet whose GFLOP/s is higher by more than
+// `margin` (a margin above the run-to-run noise). Ordered by gflops_ratio, largest first.
+std::vector<DensityContradiction> FindDensityContradictions(
+    const std::vector<SweepPointSummary>& points, double margin = 0.1);
+
+}  // namespace ntpb

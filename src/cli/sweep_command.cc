@@ -1,0 +1,319 @@
+// `ntpbench sweep SWEEP.json`: every point of a sweep, each as its own `ntpbench run`, recorded
+// as it finishes; `--resume` goes on after an interruption, `--dry-run` lists the points.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/machine_peaks.h"
+#include "ntpbench/resolve.h"
+#include "ntpbench/roofline.h"
+#include "ntpbench/sweep.h"
+#include "ntpbench/sweep_analysis.h"
+#include "ntpbench/sweep_report.h"
+#include "ntpbench/sweep_results.h"
+#include "ntpbench/topology_file.h"
+#include "src/bench/machine_class_detect.h"
+#include "src/cli/commands.h"
+#include "src/cli/option_checks.h"
+#include "src/cli/point_process.h"
+#include "src/common/file_io.h"
+#include "src/common/format_number.h"
+#include "src/results/benchmark_json.h"
+
+namespace ntpb::cli {
+namespace {
+
+struct SweepOptions {
+  std::string file;
+  std::string output;             // default: <sweep name>.results.json
+  std::vector<std::string> base;  // --base KEY=VALUE
+  bool resume = false;
+  bool dry_run = false;
+  double point_timeout = 1800;
+};
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string Duration(double seconds) {
+  if (seconds < 90) return FormatNumber("%.0f s", seconds);
+  if (seconds < 5400) return FormatNumber("%.0f min", seconds / 60);
+  return FormatNumber("%.1f h", seconds / 3600);
+}
+
+// What a point costs, analytically, and how long its run should take.
+struct PointEstimate {
+  std::string problem;  // it cannot be built: why
+  double flops = 0, bytes = 0;
+  double roof_ms = 0;  // the roofline's least time per inference (0: no ceilings measured)
+  double seconds = 0;  // the whole point: start, calibration, warm-up, measurement
+};
+
+PointEstimate Estimate(const Topology& topology, const SweepPoint& p, const Sweep& sweep,
+                       const std::optional<MachinePeaks>& peaks) {
+  PointEstimate e;
+  try {
+    ParamEnv env;
+    for (const auto& [name, value] : p.settings) {
+      if (topology.params.count(name) || name == "T") env[name] = std::stoll(value);
+    }
+    env["N"] = std::stoll(p.settings.at("batch"));
+    const Precision precision = ParsePrecision(p.settings.at("precision"));
+    const ResolvedTopology t = Resolve(topology, env);
+    const TopologyAnalysis a = Analyze(t, precision);
+    e.flops = static_cast<double>(a.total.flops);
+    e.bytes = static_cast<double>(a.total.weight_traffic_bytes + a.total.input_bytes +
+                                  a.total.output_bytes);
+    if (peaks) {
+      e.roof_ms =
+          Roofline(a.total, precision, *peaks, a.total.weight_bytes + a.peak_activation_bytes).ms;
+    }
+    // Real layers run well below their roof: 4x it is a typical whole-network latency here.
+    const double latency_s = e.roof_ms > 0 ? 4 * e.roof_ms * 1e-3 : e.flops / 20e9;
+    // Process start and compile (~1 s), a lower precision's f32 reference and calibration,
+    // warm-up, then Google Benchmark's min_time (at least one iteration) per repetition.
+    e.seconds = 1.0 + (precision == Precision::kF32 ? 2 : 5) * latency_s +
+                sweep.repetitions * std::max(sweep.min_time, latency_s) * 1.2;
+  } catch (const Error& err) {
+    e.problem = err.message();
+  } catch (const std::exception& err) {
+    e.problem = err.what();
+  }
+  return e;
+}
+
+std::vector<std::string> RunArgs(const Sweep& sweep, const Topology& topology, const SweepPoint& p,
+                                 const std::string& json_out) {
+  std::vector<std::string> args = {"run",
+                                   sweep.topology_path,
+                                   "--backend",
+                                   p.settings.at("backend"),
+                                   "--precision",
+                                   p.settings.at("precision"),
+                                   "--batch",
+                                   p.settings.at("batch"),
+                                   "--json",
+                                   json_out,
+                                   "--quiet",
+                                   "--benchmark_min_time=" + FormatNumber("%g", sweep.min_time),
+                                   "--benchmark_repetitions=" + std::to_string(sweep.repetitions)};
+  if (p.settings.at("threads") != "0") {
+    args.push_back("--threads");
+    args.push_back(p.settings.at("threads"));
+  }
+  for (const auto& [name, value] : p.settings) {
+    if (topology.params.count(name) || name == "T") {
+      args.push_back("--set");
+      args.push_back(name + "=" + value);
+    }
+  }
+  return args;
+}
+
+// The point's run file, checked: it measured its one benchmark (a skipped one says why).
+std::string CheckRunFile(const nlohmann::json& run) {
+  if (!run.contains("benchmarks") || !run["benchmarks"].is_array() || run["benchmarks"].empty()) {
+    return "the run wrote no benchmark";
+  }
+  for (const nlohmann::json& b : run["benchmarks"]) {
+    if (b.value("error_occurred", false)) return b.value("error_message", "error");
+    if (b.contains("skipped") && b["skipped"].is_string()) return b["skipped"];
+  }
+  return "";
+}
+
+int DryRun(const Sweep& sweep, const Topology& topology, const std::vector<SweepPoint>& points,
+           const std::optional<MachinePeaks>& peaks) {
+  std::printf("%s: %zu points (%s) of %s\n", sweep.name.c_str(), points.size(),
+              SweepModeName(sweep.mode), sweep.topology_path.c_str());
+  std::printf("%4s  %-44s %11s %11s %8s %10s %8s\n", "#", "point", "GFLOP", "MB moved", "FLOP/B",
+              "roof ms", "est. s");
+  double total = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const PointEstimate e = Estimate(topology, points[i], sweep, peaks);
+    std::string id = points[i].id;
+    if (id.size() > 44) id = id.substr(0, 41) + "...";
+    if (!e.problem.empty()) {
+      std::printf("%4zu  %-44s fails: %s\n", i + 1, id.c_str(), e.problem.c_str());
+      continue;
+    }
+    total += e.seconds;
+    std::printf("%4zu  %-44s %11.3f %11.2f %8.1f %10s %8.1f\n", i + 1, id.c_str(), e.flops * 1e-9,
+                e.bytes * 1e-6, e.bytes > 0 ? e.flops / e.bytes : 0.0,
+                e.roof_ms > 0 ? FormatNumber("%.3f", e.roof_ms).c_str() : "-", e.seconds);
+  }
+  std::printf("estimated time: %s%s\n", Duration(total).c_str(),
+              peaks ? " (from the roofline of `ntpbench machine`; real layers run below it)"
+                    : " (no `ntpbench machine` ceilings for this machine: a rough guess)");
+  return 0;
+}
+
+int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
+  if (!passed.empty()) {
+    throw Error("", "", passed.front(),
+                "sweep takes no Google Benchmark flags (min_time and repetitions are the "
+                "sweep file's)");
+  }
+  Sweep sweep = ReadSweepFile(o.file);
+  for (const std::string& kv : o.base) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
+      throw Error("", "", "--base", "expected NAME=VALUE, got '" + kv + "'");
+    }
+    sweep.base[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  const Topology topology = ReadTopologyFile(sweep.topology_path);
+  const std::vector<SweepPoint> points = SweepPoints(sweep, topology);
+  for (const SweepPoint& p : points) {
+    if (const std::string problem = UnknownBackendProblem(p.settings.at("backend"));
+        !problem.empty()) {
+      throw Error(o.file, "", "backend", problem);
+    }
+  }
+  const MachineClass machine = DetectMachineClass();
+  std::optional<MachinePeaks> peaks;
+  try {
+    RunConfig config;
+    const std::string threads = points.front().settings.at("threads");
+    config.threads = std::stoi(threads);
+    peaks = ReadMachinePeaks(MachinePeaksPath(machine, EffectiveThreads(config)));
+  } catch (const Error&) {
+    peaks.reset();  // no ceilings: the estimates say so
+  }
+  if (o.dry_run) return DryRun(sweep, topology, points, peaks);
+
+  const std::string out = o.output.empty() ? sweep.name + ".results.json" : o.output;
+  RefuseOutputOverInput(out, {o.file, sweep.topology_path}, "--output");
+  const nlohmann::json sweep_json = sweep.ToJson();
+  SweepResults done;
+  if (Exists(out)) {
+    if (!o.resume) {
+      throw Error(out, "", "--output",
+                  "already holds results; --resume goes on where it stopped, -o writes elsewhere");
+    }
+    done = ReadSweepResults(out);
+    if (done.sweep != sweep_json) {
+      throw Error(out, "", "--resume",
+                  "holds another sweep (or this one before its file or --base changed); "
+                  "-o writes elsewhere");
+    }
+  }
+  CatchInterrupts();
+  std::vector<const SweepPoint*> todo;
+  for (const SweepPoint& p : points) {
+    if (!done.Find(p.id)) todo.push_back(&p);
+  }
+  std::vector<double> estimates;
+  double estimate_left = 0;
+  for (const SweepPoint* p : todo) {
+    estimates.push_back(std::max(0.5, Estimate(topology, *p, sweep, peaks).seconds));
+    estimate_left += estimates.back();
+  }
+  std::fprintf(stderr, "ntpbench sweep: %s: %zu points, %zu done before, %zu to run (~%s)\n",
+               sweep.name.c_str(), points.size(), points.size() - todo.size(), todo.size(),
+               Duration(estimate_left).c_str());
+  const std::string json_tmp = out + ".point.json";
+  const std::string log = out + ".point.log";
+  double spent = 0, estimated_done = 0;
+  size_t failed = 0;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const SweepPoint& p = *todo[i];
+    std::remove(json_tmp.c_str());
+    const PointOutcome r =
+        RunPointProcess(RunArgs(sweep, topology, p, json_tmp), log, o.point_timeout);
+    if (r.interrupted) {
+      std::fprintf(stderr,
+                   "ntpbench sweep: interrupted during %s; %zu of %zu points are in %s. "
+                   "`ntpbench sweep %s --resume%s` goes on from there\n",
+                   p.id.c_str(), points.size() - todo.size() + i, points.size(), out.c_str(),
+                   o.file.c_str(), o.output.empty() ? "" : (" -o " + o.output).c_str());
+      std::remove(json_tmp.c_str());
+      return 130;
+    }
+    SweepPointResult result;
+    result.id = p.id;
+    result.settings = p.settings;
+    result.varied = p.varied;
+    result.seconds = r.seconds;
+    result.reason = r.reason;
+    if (r.ok) {
+      try {
+        result.run = ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
+        result.reason = CheckRunFile(result.run);
+        result.ok = result.reason.empty();
+        if (!result.ok) result.run = nullptr;
+      } catch (const std::exception& e) {
+        result.reason = std::string("its run file is unreadable: ") + e.what();
+      }
+    }
+    RecordSweepPoint(out, sweep_json, machine.human(), result);
+    std::remove(json_tmp.c_str());
+    if (result.ok) std::remove(log.c_str());
+    failed += result.ok ? 0 : 1;
+    spent += r.seconds;
+    estimated_done += estimates[i];
+    estimate_left -= estimates[i];
+    // The estimates scaled by how far off they were so far.
+    const double eta = estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0);
+    std::string what;
+    if (result.ok) {
+      const SweepResults one = {out, sweep_json, "", {result}};
+      const SweepPointSummary s = SummarizeSweep(one).front();
+      what = FormatNumber("%.3f ms", s.latency_ms) + ", " +
+             FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
+             FormatNumber("%.1f GFLOP/s", s.gflops);
+    } else {
+      what = "FAILED: " + result.reason;
+    }
+    std::fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s); ETA %s\n", points.size() - todo.size() + i + 1,
+                 points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
+  }
+  const SweepResults results = ReadSweepResults(out);
+  std::fputs(RenderSweepTable(results).c_str(), stdout);
+  std::fprintf(stderr,
+               "ntpbench sweep: %zu points in %s (%zu failed); `ntpbench report %s -o "
+               "sweep.html` plots them\n",
+               results.points.size(), out.c_str(), failed, out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command AddSweepCommand(CLI::App* app) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* c = app->add_subcommand(
+      "sweep",
+      "one factor at a time (BackboneAnalysis) or a grid: runs each point of a sweep file as its "
+      "own `ntpbench run`, records it atomically as it finishes, and prints the per-factor "
+      "table; `ntpbench report RESULTS.json` plots throughput and latency per factor and "
+      "throughput against operation density with the roofline");
+  c->add_option("SWEEP", o->file, "the sweep: .json or .xml (sweeps/backbone_analysis.json)")
+      ->required()
+      ->type_name("FILE");
+  c->add_option("-o,--output", o->output, "the results file (default <sweep name>.results.json)")
+      ->type_name("FILE");
+  c->add_flag("--resume", o->resume,
+              "go on with the points the results file does not hold yet (after an interruption)");
+  c->add_flag("--dry-run", o->dry_run,
+              "list the points with their analytic FLOPs, bytes and an estimated time; run "
+              "nothing");
+  c->add_option("--base", o->base,
+                "change a base setting: backend=onednn, precision=bf16, a param (repeatable)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->type_name("NAME=VALUE");
+  c->add_option("--point-timeout", o->point_timeout,
+                "seconds after which a point is stopped and recorded as failed (default 1800)")
+      ->check(NumberBetween(1, 1e6, "seconds"))
+      ->type_name("S");
+  return {c, {}, [o](const std::vector<std::string>& passed) { return RunSweep(*o, passed); }};
+}
+
+}  // namespace ntpb::cli

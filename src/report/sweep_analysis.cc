@@ -1,0 +1,126 @@
+#include "ntpbench/sweep_analysis.h"
+
+#include <algorithm>
+
+#include "ntpbench/error.h"
+#include "src/common/statistics.h"
+
+namespace ntpb {
+
+std::string SweepPointSummary::Group() const {
+  auto get = [&](const char* k) {
+    auto it = settings.find(k);
+    return it == settings.end() ? std::string() : it->second;
+  };
+  std::string g = get("backend") + " " + get("precision");
+  if (get("threads") != "0" && !get("threads").empty()) g += " threads:" + get("threads");
+  return g;
+}
+
+std::vector<SweepPointSummary> SummarizeSweep(const SweepResults& results) {
+  std::vector<SweepPointSummary> out;
+  for (const SweepPointResult& p : results.points) {
+    SweepPointSummary s;
+    s.id = p.id;
+    s.settings = p.settings;
+    s.varied = p.varied;
+    s.ok = p.ok;
+    s.reason = p.reason;
+    if (p.ok) {
+      const RunResults run = p.Run(results.file);
+      if (run.benchmarks.size() != 1) {
+        throw Error(
+            results.file, "", p.id,
+            "a point's run holds one benchmark, this one " + std::to_string(run.benchmarks.size()));
+      }
+      const BenchmarkResult& b = run.benchmarks.begin()->second;
+      if (!b.skipped.empty() || b.real_time_ms.empty()) {
+        s.ok = false;
+        s.reason = b.skipped.empty() ? "no measurement" : b.skipped;
+      } else {
+        const RunMeasurement m = b.Measurement();
+        s.latency_ms = Median(b.real_time_ms);
+        s.p99_ms = m.net.p99_ms;
+        s.flops = m.net.flops;
+        for (const StepMeasure& step : m.steps) s.bytes += step.cost.Bytes();
+        const double batch = m.setup.batch > 0 ? static_cast<double>(m.setup.batch) : 1.0;
+        s.samples_per_second = s.latency_ms > 0 ? batch * 1e3 / s.latency_ms : 0;
+        s.gflops = s.latency_ms > 0 ? s.flops / (s.latency_ms * 1e6) : 0;
+        s.density = s.bytes > 0 ? s.flops / s.bytes : 0;
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<const SweepPointSummary*> FactorSeries(const std::vector<SweepPointSummary>& points,
+                                                   const nlohmann::json& sweep,
+                                                   const std::string& factor) {
+  std::vector<std::string> values;
+  std::map<std::string, std::string> base;  // the other factors' base values
+  const nlohmann::json& factors = sweep.value("factors", nlohmann::json::array());
+  for (const nlohmann::json& f : factors) {
+    if (f.value("name", "") == factor) values = f.value("values", std::vector<std::string>{});
+  }
+  // A one-at-a-time point says which factor it varies; the base point varies none. In a grid
+  // or a list, the line through the base is the points whose other factors equal the base's.
+  const SweepPointSummary* base_point = nullptr;
+  for (const SweepPointSummary& p : points) {
+    if (p.varied.empty() && (!base_point || !base_point->ok)) base_point = &p;
+  }
+  const nlohmann::json& base_settings = sweep.value("base", nlohmann::json::object());
+  for (const nlohmann::json& f : factors) {
+    const std::string name = f.value("name", "");
+    if (name == factor) continue;
+    if (base_settings.contains(name)) {
+      base[name] = base_settings[name].get<std::string>();
+    } else if (base_point) {
+      base[name] = base_point->settings.at(name);
+    }
+  }
+  std::vector<const SweepPointSummary*> series;
+  for (const std::string& v : values) {
+    const SweepPointSummary* found = nullptr;
+    for (const SweepPointSummary& p : points) {
+      auto it = p.settings.find(factor);
+      if (it == p.settings.end() || it->second != v) continue;
+      bool on_line = true;
+      for (const auto& [name, value] : base) {
+        auto s = p.settings.find(name);
+        on_line = on_line && s != p.settings.end() && s->second == value;
+      }
+      if (on_line) found = &p;
+    }
+    if (found) series.push_back(found);
+  }
+  return series;
+}
+
+std::vector<DensityContradiction> FindDensityContradictions(
+    const std::vector<SweepPointSummary>& points, double margin) {
+  std::vector<DensityContradiction> out;
+  for (std::size_t a = 0; a < points.size(); ++a) {
+    const SweepPointSummary& dense = points[a];
+    if (!dense.ok || dense.density <= 0 || dense.gflops <= 0) continue;
+    DensityContradiction best;
+    for (std::size_t b = 0; b < points.size(); ++b) {
+      const SweepPointSummary& other = points[b];
+      if (b == a || !other.ok || other.density <= 0 || other.Group() != dense.Group()) continue;
+      const double density_ratio = dense.density / other.density;
+      const double gflops_ratio = other.gflops / dense.gflops;
+      if (density_ratio > 1 + margin && gflops_ratio > 1 + margin &&
+          gflops_ratio > best.gflops_ratio) {
+        best = {a, b, density_ratio, gflops_ratio};
+      }
+    }
+    if (best.gflops_ratio > 0) out.push_back(best);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const DensityContradiction& x, const DensityContradiction& y) {
+              return x.gflops_ratio > y.gflops_ratio;
+            });
+  return out;
+}
+
+}  // namespace ntpb

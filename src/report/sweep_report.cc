@@ -1,0 +1,316 @@
+#include "ntpbench/sweep_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ntpbench/error.h"
+#include "ntpbench/sweep_analysis.h"
+#include "src/common/format_number.h"
+#include "src/report/page_style.h"
+#include "src/report/svg.h"
+#include "src/report/text_table.h"
+
+namespace ntpb {
+namespace {
+
+using report::Escape;
+using report::TextTable;
+
+std::vector<std::string> FactorNames(const nlohmann::json& sweep) {
+  std::vector<std::string> names;
+  for (const nlohmann::json& f : sweep.value("factors", nlohmann::json::array())) {
+    names.push_back(f.value("name", ""));
+  }
+  return names;
+}
+
+// "3", or "1 (depthwise-separable)" when the factor labels its values.
+std::string ValueLabel(const nlohmann::json& sweep, const std::string& factor,
+                       const std::string& value, bool with_value = true) {
+  for (const nlohmann::json& f : sweep.value("factors", nlohmann::json::array())) {
+    if (f.value("name", "") != factor || !f.contains("labels")) continue;
+    const auto values = f.value("values", std::vector<std::string>{});
+    const auto labels = f.value("labels", std::vector<std::string>{});
+    for (size_t i = 0; i < values.size() && i < labels.size(); ++i) {
+      if (values[i] == value) return with_value ? value + " (" + labels[i] + ")" : labels[i];
+    }
+  }
+  return value;
+}
+
+std::string Ms(double ms) { return FormatNumber(ms < 10 ? "%.3f" : "%.1f", ms); }
+
+// The series' name: what distinguishes its results file (the base backend and precision).
+std::string SeriesName(const SweepResults& r) {
+  const nlohmann::json base = r.sweep.value("base", nlohmann::json::object());
+  std::string name = base.value("backend", std::string("eigen")) + " " +
+                     base.value("precision", std::string("f32"));
+  return name;
+}
+
+struct FileSummary {
+  const SweepResults* results;
+  std::vector<SweepPointSummary> points;
+  std::vector<DensityContradiction> contradictions;
+  std::string series;
+};
+
+std::string StepsEvidence(const SweepResults& r, const SweepPointSummary& p, size_t top) {
+  const SweepPointResult* point = r.Find(p.id);
+  if (!point || !point->ok) return "";
+  const RunResults run = point->Run(r.file);
+  const RunMeasurement m = run.benchmarks.begin()->second.Measurement();
+  std::vector<const StepMeasure*> steps;
+  for (const StepMeasure& s : m.steps) steps.push_back(&s);
+  std::sort(steps.begin(), steps.end(), [](const StepMeasure* a, const StepMeasure* b) {
+    return a->measure.ms > b->measure.ms;
+  });
+  std::string html =
+      "<table><tr><th>" + Escape(p.id) +
+      ": slowest steps</th><th>op</th><th>kernel</th><th>ms</th><th>share</th><th>GFLOP/s</th>"
+      "<th>FLOP/B</th></tr>";
+  for (size_t i = 0; i < steps.size() && i < top; ++i) {
+    const StepMeasure& s = *steps[i];
+    html += "<tr><td>" + Escape(s.name) + "</td><td>" + Escape(s.op) + "</td><td>" +
+            Escape(s.kernel) + "</td><td>" + Ms(s.measure.ms) + "</td><td>" +
+            FormatNumber("%.1f%%", 100 * s.measure.time_share) + "</td><td>" +
+            FormatNumber("%.1f", s.measure.gflops) + "</td><td>" +
+            FormatNumber("%.1f", s.cost.Intensity()) + "</td></tr>";
+  }
+  return html + "</table>";
+}
+
+}  // namespace
+
+std::string RenderSweepTable(const SweepResults& results) {
+  const std::vector<SweepPointSummary> points = SummarizeSweep(results);
+  const std::vector<DensityContradiction> contradictions = FindDensityContradictions(points);
+  std::string out = results.sweep.value("name", std::string("sweep")) + " (" +
+                    std::to_string(points.size()) + " points, " + results.file + ")\n";
+  for (const std::string& factor : FactorNames(results.sweep)) {
+    TextTable t({factor, "latency ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
+                 "vs base", "note"});
+    const auto series = FactorSeries(points, results.sweep, factor);
+    double base_ms = 0;
+    for (const SweepPointSummary* p : series) {
+      if (p->varied.empty() && p->ok) base_ms = p->latency_ms;
+    }
+    for (const SweepPointSummary* p : series) {
+      const std::string value = ValueLabel(results.sweep, factor, p->settings.at(factor));
+      if (!p->ok) {
+        t.Add({value, "-", "-", "-", "-", "-", "-", "-", "failed: " + p->reason.substr(0, 60)});
+        continue;
+      }
+      bool flagged = false;
+      for (const DensityContradiction& c : contradictions) {
+        flagged = flagged || &points[c.denser] == p;
+      }
+      t.Add({value, Ms(p->latency_ms), Ms(p->p99_ms), FormatNumber("%.1f", p->samples_per_second),
+             FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
+             FormatNumber("%.1f", p->density),
+             base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
+             std::string(p->varied.empty() ? "base " : "") +
+                 (flagged ? "denser, slower (see below)" : "")});
+    }
+    out += "\n" + t.Render();
+  }
+  size_t failed = 0;
+  for (const SweepPointSummary& p : points) failed += p.ok ? 0 : 1;
+  if (failed > 0) {
+    out += "\nfailed points:\n";
+    for (const SweepPointSummary& p : points) {
+      if (!p.ok) out += "  " + p.id + ": " + p.reason + "\n";
+    }
+  }
+  if (!contradictions.empty()) {
+    out +=
+        "\noperation density did not predict throughput (denser by >10%, yet >10% fewer "
+        "GFLOP/s; same backend and precision):\n";
+    for (const DensityContradiction& c : contradictions) {
+      const SweepPointSummary &a = points[c.denser], &b = points[c.faster];
+      out += "  " + a.id + " (" + FormatNumber("%.1f", a.density) + " FLOP/B, " +
+             FormatNumber("%.1f", a.gflops) + " GFLOP/s) vs " + b.id + " (" +
+             FormatNumber("%.1f", b.density) + " FLOP/B, " + FormatNumber("%.1f", b.gflops) +
+             " GFLOP/s)\n";
+    }
+  }
+  return out;
+}
+
+std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std::string& title) {
+  if (results.empty()) throw Error("", "", "", "no sweep results to report");
+  std::vector<FileSummary> files;
+  for (size_t i = 0; i < results.size(); ++i) {
+    FileSummary f{&results[i], SummarizeSweep(results[i]), {}, SeriesName(results[i])};
+    f.contradictions = FindDensityContradictions(f.points);
+    // Two files of one backend and precision (two machines): tell them apart by file.
+    for (size_t j = 0; j < i; ++j) {
+      if (files[j].series == f.series) f.series += " (" + results[i].file + ")";
+    }
+    files.push_back(std::move(f));
+  }
+  const nlohmann::json& sweep = results.front().sweep;
+  std::string html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + Escape(title) +
+                     "</title>" + report::kPageStyle + "</head><body><h1>" + Escape(title) +
+                     "</h1>";
+  html += "<p><b>" + Escape(sweep.value("name", std::string())) +
+          "</b>: " + Escape(sweep.value("description", std::string())) + "</p><p>Topology <code>" +
+          Escape(sweep.value("topology", std::string())) + "</code>, " +
+          Escape(sweep.value("mode", std::string())) + "; base " +
+          Escape(sweep.value("base", nlohmann::json::object()).dump()) +
+          ". Latency is the median time per inference; throughput = batch / latency; GFLOP/s "
+          "= analytic FLOPs / latency; operation density = FLOPs / bytes moved (weights read, "
+          "activations in and out).</p>";
+  html +=
+      "<table><tr><th>series</th><th>file</th><th>machine</th><th>points</th><th>failed</th>"
+      "</tr>";
+  for (const FileSummary& f : files) {
+    size_t failed = 0;
+    for (const SweepPointSummary& p : f.points) failed += p.ok ? 0 : 1;
+    html += "<tr><td>" + Escape(f.series) + "</td><td>" + Escape(f.results->file) + "</td><td>" +
+            Escape(f.results->machine) + "</td><td>" + std::to_string(f.points.size()) +
+            "</td><td>" + std::to_string(failed) + "</td></tr>";
+  }
+  html += "</table>";
+  std::vector<std::pair<std::string, std::string>> legend;
+  for (size_t i = 0; i < files.size(); ++i) {
+    legend.emplace_back(files[i].series, report::SeriesColor(i));
+  }
+  std::string legend_html = "<p class=\"legend\">";
+  for (const auto& [name, color] : legend) {
+    legend_html += "<span style=\"background:" + color + "\"></span>" + Escape(name);
+  }
+  legend_html += "</p>";
+
+  html += "<h2>Each factor, the others at their base values</h2>" + legend_html;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const std::string& factor : FactorNames(sweep)) {
+    std::vector<std::string> values;
+    for (const nlohmann::json& f : sweep["factors"]) {
+      if (f.value("name", "") == factor) values = f.value("values", std::vector<std::string>{});
+    }
+    std::vector<std::string> categories;
+    for (const std::string& v : values) categories.push_back(ValueLabel(sweep, factor, v, false));
+    std::vector<report::LineSeries> sps, gfl, lat, p99;
+    std::string table = "<table><tr><th>" + Escape(factor) + "</th>";
+    for (const FileSummary& f : files) {
+      table += "<th>" + Escape(f.series) +
+               ": ms</th><th>p99 ms</th><th>samples/s</th>"
+               "<th>GFLOP/s</th><th>FLOP/B</th>";
+    }
+    table += "</tr>";
+    std::vector<std::string> rows(values.size());
+    for (size_t v = 0; v < values.size(); ++v) {
+      rows[v] = "<tr><td>" + Escape(ValueLabel(sweep, factor, values[v])) + "</td>";
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto series = FactorSeries(files[i].points, files[i].results->sweep, factor);
+      report::LineSeries s{
+          files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}};
+      report::LineSeries g = s, l = s, q = s;
+      for (size_t v = 0; v < values.size(); ++v) {
+        const SweepPointSummary* p = nullptr;
+        for (const SweepPointSummary* c : series) p = c->settings.at(factor) == values[v] ? c : p;
+        if (!p || !p->ok) {
+          rows[v] += "<td colspan=\"5\" class=\"bad\">" +
+                     Escape(p ? "failed: " + p->reason : "not run") + "</td>";
+          for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p ? p->reason : "not run");
+          continue;
+        }
+        s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
+        q.y[v] = p->p99_ms;
+        for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p->id);
+        rows[v] += "<td>" + Ms(p->latency_ms) + "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
+                   FormatNumber("%.1f", p->samples_per_second) + "</td><td>" +
+                   FormatNumber("%.1f", p->gflops) + "</td><td>" +
+                   FormatNumber("%.1f", p->density) + "</td>";
+      }
+      sps.push_back(s), gfl.push_back(g), lat.push_back(l), p99.push_back(q);
+    }
+    html += "<h3>" + Escape(factor) + "</h3><div class=\"charts\">" +
+            report::LineChart(categories, sps, factor, "samples/s", 290) +
+            report::LineChart(categories, gfl, factor, "GFLOP/s", 290) +
+            report::LineChart(categories, lat, factor, "latency ms (median)", 290) +
+            report::LineChart(categories, p99, factor, "latency ms (p99)", 290) + "</div>";
+    for (const std::string& r : rows) table += r + "</tr>";
+    html += table + "</table>";
+  }
+
+  html += "<h2>Throughput against operation density</h2>" + legend_html +
+          "<p>Every point that ran, under the roofline of the machine's measured ceilings (the "
+          "first series' peak for its precision, memory and last-level-cache bandwidth). By the "
+          "roofline a denser configuration runs at least as many GFLOP/s; points in red ran "
+          "more than 10% slower than a configuration more than 10% less dense (same backend "
+          "and precision).</p>";
+  std::vector<report::RooflinePoint> dots;
+  std::vector<report::RooflineCeiling> ceilings;
+  for (size_t i = 0; i < files.size(); ++i) {
+    for (size_t k = 0; k < files[i].points.size(); ++k) {
+      const SweepPointSummary& p = files[i].points[k];
+      if (!p.ok) continue;
+      bool flagged = false;
+      for (const DensityContradiction& c : files[i].contradictions) {
+        flagged = flagged || c.denser == k;
+      }
+      dots.push_back({p.density, p.gflops, flagged ? 6.0 : 4.0,
+                      flagged ? "#c0392b" : report::SeriesColor(i),
+                      files[i].series + " " + p.id + FormatNumber(": %.1f FLOP/B, ", p.density) +
+                          FormatNumber("%.1f GFLOP/s", p.gflops)});
+    }
+  }
+  for (const SweepPointResult& p : results.front().points) {
+    if (!p.ok || !ceilings.empty()) continue;
+    const RunResults run = p.Run(results.front().file);
+    if (!run.peaks) continue;
+    const std::string precision = p.settings.at("precision");
+    auto peak = run.peaks->peak_gflops.find(precision);
+    if (peak != run.peaks->peak_gflops.end()) {
+      ceilings.push_back({precision + " peak " + FormatNumber("%.0f GFLOP/s", peak->second),
+                          peak->second, 0, "#555"});
+    }
+    ceilings.push_back({FormatNumber("memory %.1f GB/s", run.peaks->bandwidth_gbs), 0,
+                        run.peaks->bandwidth_gbs, "#888"});
+    if (run.peaks->cache_bandwidth_gbs > 0) {
+      ceilings.push_back(
+          {FormatNumber("last-level cache %.1f GB/s", run.peaks->cache_bandwidth_gbs), 0,
+           run.peaks->cache_bandwidth_gbs, "#aaa"});
+    }
+  }
+  if (ceilings.empty()) {
+    html += "<p>No ceilings: <code>ntpbench machine</code> had not measured this machine.</p>";
+  }
+  html += report::RooflineChart(dots, ceilings, 900, 460);
+
+  html += "<h2>Where operation density failed to predict throughput</h2>";
+  size_t shown = 0;
+  for (const FileSummary& f : files) {
+    if (f.contradictions.empty()) continue;
+    html += "<h3>" + Escape(f.series) +
+            "</h3><table><tr><th>denser point</th><th>FLOP/B</th>"
+            "<th>GFLOP/s</th><th>less dense, faster</th><th>FLOP/B</th><th>GFLOP/s</th>"
+            "<th>density ×</th><th>GFLOP/s ×</th></tr>";
+    for (const DensityContradiction& c : f.contradictions) {
+      const SweepPointSummary &a = f.points[c.denser], &b = f.points[c.faster];
+      html += "<tr><td>" + Escape(a.id) + "</td><td>" + FormatNumber("%.1f", a.density) +
+              "</td><td>" + FormatNumber("%.1f", a.gflops) + "</td><td>" + Escape(b.id) +
+              "</td><td>" + FormatNumber("%.1f", b.density) + "</td><td>" +
+              FormatNumber("%.1f", b.gflops) + "</td><td>" + FormatNumber("%.2f", c.density_ratio) +
+              "</td><td>" + FormatNumber("%.2f", c.gflops_ratio) + "</td></tr>";
+    }
+    html += "</table>";
+    // The layers behind the strongest contradictions: what each point spent its time on.
+    for (size_t i = 0; i < f.contradictions.size() && i < 3; ++i, ++shown) {
+      const DensityContradiction& c = f.contradictions[i];
+      html += "<details" + std::string(i == 0 ? " open" : "") + "><summary>" +
+              Escape(f.points[c.denser].id) + " vs " + Escape(f.points[c.faster].id) +
+              ": per-layer evidence</summary><div class=\"charts\">" +
+              StepsEvidence(*f.results, f.points[c.denser], 8) +
+              StepsEvidence(*f.results, f.points[c.faster], 8) + "</div></details>";
+    }
+  }
+  if (shown == 0) html += "<p>None: throughput rose with operation density at every point.</p>";
+  return html + "</body></html>\n";
+}
+
+}  // namespace ntpb

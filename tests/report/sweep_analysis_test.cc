@@ -1,0 +1,70 @@
+// The density-contradiction detector and the factor series, on hand-made sweep points.
+#include "ntpbench/sweep_analysis.h"
+
+#include <gtest/gtest.h>
+
+namespace ntpb::testing {
+namespace {
+
+SweepPointSummary Point(const std::string& id, double density, double gflops,
+                        const std::string& precision = "f32") {
+  SweepPointSummary p;
+  p.id = id;
+  p.ok = true;
+  p.density = density;
+  p.gflops = gflops;
+  p.settings = {{"backend", "onednn"}, {"precision", precision}, {"threads", "0"}};
+  return p;
+}
+
+TEST(DensityContradictions, FlagsADenserSlowerPointBeyondTheMargin) {
+  const std::vector<SweepPointSummary> points = {
+      Point("a", 10, 100),  // the roofline's order: denser, faster
+      Point("b", 20, 180),
+      Point("c", 40, 150),       // denser than b (x2) yet slower (180/150 = 1.2): flagged vs b
+      Point("d", 21, 170),       // denser than b by 5% only: within the margin, not flagged
+      Point("e", 80, 95, "i8"),  // another precision: another roofline, never compared
+  };
+  const std::vector<DensityContradiction> found = FindDensityContradictions(points, 0.1);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].denser, 2u);
+  EXPECT_EQ(found[0].faster, 1u);
+  EXPECT_DOUBLE_EQ(found[0].density_ratio, 2.0);
+  EXPECT_DOUBLE_EQ(found[0].gflops_ratio, 1.2);
+}
+
+TEST(DensityContradictions, PicksTheStrongestPartnerAndSkipsFailedPoints) {
+  std::vector<SweepPointSummary> points = {Point("slow", 50, 100), Point("x", 10, 150),
+                                           Point("y", 20, 300), Point("broken", 5, 900)};
+  points[3].ok = false;
+  const std::vector<DensityContradiction> found = FindDensityContradictions(points, 0.1);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].faster, 2u);  // y: 3x the GFLOP/s; the failed point is no evidence
+  EXPECT_TRUE(FindDensityContradictions({Point("a", 1, 1), Point("b", 2, 2)}).empty());
+}
+
+TEST(FactorSeries, IsTheLineThroughTheBasePoint) {
+  const nlohmann::json sweep = {{"base", {{"k", "3"}, {"batch", "1"}}},
+                                {"factors",
+                                 {{{"name", "k"}, {"values", {"1", "3", "5"}}},
+                                  {{"name", "batch"}, {"values", {"1", "2"}}}}}};
+  auto point = [](const std::string& k, const std::string& batch) {
+    SweepPointSummary p = Point("k=" + k + ",batch=" + batch, 1, 1);
+    p.settings["k"] = k;
+    p.settings["batch"] = batch;
+    return p;
+  };
+  // A grid: only the points with batch at its base value are on k's line.
+  const std::vector<SweepPointSummary> points = {point("1", "1"), point("1", "2"), point("3", "1"),
+                                                 point("5", "2"), point("5", "1")};
+  const auto k_line = FactorSeries(points, sweep, "k");
+  ASSERT_EQ(k_line.size(), 3u);
+  EXPECT_EQ(k_line[0]->id, "k=1,batch=1");
+  EXPECT_EQ(k_line[2]->id, "k=5,batch=1");
+  const auto batch_line = FactorSeries(points, sweep, "batch");
+  ASSERT_EQ(batch_line.size(), 1u);  // batch 2 with k 3 did not run
+  EXPECT_EQ(batch_line[0]->id, "k=3,batch=1");
+}
+
+}  // namespace
+}  // namespace ntpb::testing
