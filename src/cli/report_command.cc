@@ -1,4 +1,6 @@
 // `ntpbench report RUN.json... -o report.html`: the HTML report over any number of run files.
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -14,7 +16,10 @@ namespace ntpb::cli {
 namespace {
 
 // A sweep's results file says so near its start ("format": "ntpbench-sweep-results").
+// Only a regular file is opened here (a FIFO would block); the readers refuse the rest.
 bool LooksLikeSweepResults(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::ifstream in(path);
   std::string head(256, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));

@@ -1,5 +1,6 @@
 // `ntpbench sweep SWEEP.json`: every point of a sweep, each as its own `ntpbench run`, recorded
 // as it finishes; `--resume` goes on after an interruption, `--dry-run` lists the points.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -37,6 +38,24 @@ struct SweepOptions {
   bool dry_run = false;
   double point_timeout = 1800;
 };
+
+// The point's files, and the temporary a killed child left of its run file (<file>.tmp.<pid>).
+void RemoveLeftovers(const std::string& json_tmp, const std::string& log) {
+  std::remove(json_tmp.c_str());
+  std::remove(log.c_str());
+  const size_t slash = json_tmp.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : json_tmp.substr(0, slash);
+  const std::string prefix =
+      (slash == std::string::npos ? json_tmp : json_tmp.substr(slash + 1)) + ".tmp.";
+  if (DIR* dir = ::opendir(folder.c_str())) {
+    while (const dirent* entry = ::readdir(dir)) {
+      if (std::string(entry->d_name).rfind(prefix, 0) == 0) {
+        std::remove((folder + "/" + entry->d_name).c_str());
+      }
+    }
+    ::closedir(dir);
+  }
+}
 
 bool Exists(const std::string& path) {
   struct stat st;
@@ -230,12 +249,15 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     const PointOutcome r =
         RunPointProcess(RunArgs(sweep, topology, p, json_tmp), log, o.point_timeout);
     if (r.interrupted) {
+      std::string again = "ntpbench sweep " + o.file + " --resume";
+      for (const std::string& kv : o.base) again += " --base " + kv;
+      if (!o.output.empty()) again += " -o " + o.output;
       std::fprintf(stderr,
-                   "ntpbench sweep: interrupted during %s; %zu of %zu points are in %s. "
-                   "`ntpbench sweep %s --resume%s` goes on from there\n",
+                   "ntpbench sweep: interrupted during %s; %zu of %zu points are in %s. `%s` "
+                   "goes on from there\n",
                    p.id.c_str(), points.size() - todo.size() + i, points.size(), out.c_str(),
-                   o.file.c_str(), o.output.empty() ? "" : (" -o " + o.output).c_str());
-      std::remove(json_tmp.c_str());
+                   again.c_str());
+      RemoveLeftovers(json_tmp, log);
       return 130;
     }
     SweepPointResult result;

@@ -92,9 +92,20 @@ std::string RenderSweepTable(const SweepResults& results) {
     TextTable t({factor, "latency ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
                  "vs base", "note"});
     const auto series = FactorSeries(points, results.sweep, factor);
+    // The base point: every factor at its base value (a grid's points all vary none).
+    const nlohmann::json base = results.sweep.value("base", nlohmann::json::object());
+    auto is_base = [&](const SweepPointSummary* p) {
+      if (!p->varied.empty()) return false;
+      for (const std::string& name : FactorNames(results.sweep)) {
+        if (base.contains(name) && p->settings.at(name) != base[name].get<std::string>()) {
+          return false;
+        }
+      }
+      return true;
+    };
     double base_ms = 0;
     for (const SweepPointSummary* p : series) {
-      if (p->varied.empty() && p->ok) base_ms = p->latency_ms;
+      if (is_base(p) && p->ok) base_ms = p->latency_ms;
     }
     for (const SweepPointSummary* p : series) {
       const std::string value = ValueLabel(results.sweep, factor, p->settings.at(factor));
@@ -106,14 +117,48 @@ std::string RenderSweepTable(const SweepResults& results) {
       for (const DensityContradiction& c : contradictions) {
         flagged = flagged || &points[c.denser] == p;
       }
-      t.Add({value, Ms(p->latency_ms), Ms(p->p99_ms), FormatNumber("%.1f", p->samples_per_second),
-             FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
-             FormatNumber("%.1f", p->density),
-             base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
-             std::string(p->varied.empty() ? "base " : "") +
-                 (flagged ? "denser, slower (see below)" : "")});
+      t.Add(
+          {value, Ms(p->latency_ms), Ms(p->p99_ms), FormatNumber("%.1f", p->samples_per_second),
+           FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
+           FormatNumber("%.1f", p->density),
+           base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
+           std::string(is_base(p) ? "base " : "") + (flagged ? "denser, slower (see below)" : "")});
     }
     out += "\n" + t.Render();
+  }
+  // Two factors in a grid (sizing x precision): every combination, latency and speed-up.
+  const std::vector<std::string> names = FactorNames(results.sweep);
+  if (results.sweep.value("mode", "") == "grid" && names.size() == 2) {
+    std::vector<std::vector<std::string>> values(2);
+    for (const nlohmann::json& f : results.sweep["factors"]) {
+      values[&f == &results.sweep["factors"][0] ? 0 : 1] =
+          f.value("values", std::vector<std::string>{});
+    }
+    std::vector<std::string> header = {names[0] + " \\ " + names[1]};
+    for (const std::string& v : values[1]) header.push_back(ValueLabel(results.sweep, names[1], v));
+    for (const std::string& v : values[1]) {
+      header.push_back("x vs " + ValueLabel(results.sweep, names[1], values[1].front()) + " (" + v +
+                       ")");
+    }
+    TextTable t(header);
+    for (const std::string& a : values[0]) {
+      std::vector<std::string> row = {ValueLabel(results.sweep, names[0], a)};
+      std::vector<double> ms;
+      for (const std::string& b : values[1]) {
+        const SweepPointSummary* found = nullptr;
+        for (const SweepPointSummary& p : points) {
+          if (p.settings.at(names[0]) == a && p.settings.at(names[1]) == b) found = &p;
+        }
+        ms.push_back(found && found->ok ? found->latency_ms : 0);
+        row.push_back(found && found->ok ? Ms(found->latency_ms) + " ms" : "failed");
+      }
+      for (double m : ms) {
+        row.push_back(m > 0 && ms.front() > 0 ? FormatNumber("x%.2f", ms.front() / m) : "-");
+      }
+      t.Add(row);
+    }
+    out += "\nevery combination (median latency; speed-up over the first " + names[1] + "):\n" +
+           t.Render();
   }
   size_t failed = 0;
   for (const SweepPointSummary& p : points) failed += p.ok ? 0 : 1;
