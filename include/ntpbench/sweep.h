@@ -56,7 +56,8 @@ struct Sweep {
 struct SweepPoint {
   std::string id;  // "batch=4,kernel=3": every factor's value, in the file's factor order
   std::map<std::string, std::string> settings;  // base and factors: everything the run needs
-  std::string varied;                           // one-at-a-time: the factor it varies; "" base
+  std::string varied;  // one-at-a-time: the factor it varies ("" for the base point)
+  bool base = false;   // every factor at its base value (a grid's or a list's may be missing)
 };
 
 // Throws ntpb::Error naming the file and the field (factors[2].values, base.batch).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/sweep.h"
 #include "ntpbench/sweep_results.h"
 
 namespace ntpb {
@@ -16,6 +17,7 @@ struct SweepPointSummary {
   std::string id;
   std::map<std::string, std::string> settings;
   std::string varied;
+  bool base = false;  // every factor at its base value
   bool ok = false;
   std::string reason;
   double latency_ms = 0;          // median time per inference over the repetitions
@@ -29,15 +31,20 @@ struct SweepPointSummary {
   std::string Group() const;
 };
 
-// Every point of `results` (failed ones too, with their reason). Throws ntpb::Error naming the
-// file and point when a point's run is unreadable.
+// One point of a results file (`file`, for messages): a failed one with its reason. Throws
+// ntpb::Error naming the file and point when its run is unreadable.
+SweepPointSummary SummarizePoint(const SweepPointResult& point, const std::string& file);
+// Every point of `results`, in their order.
 std::vector<SweepPointSummary> SummarizeSweep(const SweepResults& results);
 
-// The points of `factor`'s series: those whose other factors all have their base values (the
-// one-at-a-time line through the base point), in the order of the factor's values.
+// The sweep a results file holds, read back (its factors, their labels, the base settings).
+Sweep SweepOf(const SweepResults& results);
+
+// The points of `factor`'s series, in the order of its values: those whose other factors have
+// the base point's values (the one-at-a-time line through it; without a base point among them,
+// a list's, the sweep's base settings).
 std::vector<const SweepPointSummary*> FactorSeries(const std::vector<SweepPointSummary>& points,
-                                                   const nlohmann::json& sweep,
-                                                   const std::string& factor);
+                                                   const Sweep& sweep, const std::string& factor);
 
 struct DensityContradiction {
   std::size_t denser = 0;    // index of the point with the higher density ...

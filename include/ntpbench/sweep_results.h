@@ -18,6 +18,7 @@ struct SweepPointResult {
   std::string id;  // SweepPoint::id
   std::map<std::string, std::string> settings;
   std::string varied;  // one-at-a-time: the factor it varies ("" for the base point)
+  bool base = false;   // SweepPoint::base
   bool ok = false;     // it ran and measured
   std::string reason;  // why not (unsupported precision, out of memory, timed out, ...)
   double seconds = 0;  // wall time of the point's run, compile and warm-up included
@@ -29,7 +30,9 @@ struct SweepPointResult {
 
 struct SweepResults {
   std::string file;
-  nlohmann::json sweep;                  // Sweep::ToJson() of the sweep that wrote it
+  // Sweep::ToJson() of the sweep that wrote it (ParseSweepJson reads it back, sweep.h; the
+  // results model itself needs no topology reader).
+  nlohmann::json sweep;
   std::string machine;                   // the machine it ran on, as run files describe it
   std::vector<SweepPointResult> points;  // in the order they finished
   const SweepPointResult* Find(const std::string& id) const;

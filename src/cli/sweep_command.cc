@@ -264,6 +264,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     result.id = p.id;
     result.settings = p.settings;
     result.varied = p.varied;
+    result.base = p.base;
     result.seconds = r.seconds;
     result.reason = r.reason;
     if (r.ok) {
@@ -287,8 +288,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     const double eta = estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0);
     std::string what;
     if (result.ok) {
-      const SweepResults one = {out, sweep_json, "", {result}};
-      const SweepPointSummary s = SummarizeSweep(one).front();
+      const SweepPointSummary s = SummarizePoint(result, out);
       what = FormatNumber("%.3f ms", s.latency_ms) + ", " +
              FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
              FormatNumber("%.1f GFLOP/s", s.gflops);

@@ -17,76 +17,73 @@ std::string SweepPointSummary::Group() const {
   return g;
 }
 
+SweepPointSummary SummarizePoint(const SweepPointResult& p, const std::string& file) {
+  SweepPointSummary s;
+  s.id = p.id;
+  s.settings = p.settings;
+  s.varied = p.varied;
+  s.base = p.base;
+  s.ok = p.ok;
+  s.reason = p.reason;
+  if (!p.ok) return s;
+  const RunResults run = p.Run(file);
+  if (run.benchmarks.size() != 1) {
+    throw Error(
+        file, "", p.id,
+        "a point's run holds one benchmark, this one " + std::to_string(run.benchmarks.size()));
+  }
+  const BenchmarkResult& b = run.benchmarks.begin()->second;
+  if (!b.skipped.empty() || b.real_time_ms.empty()) {
+    s.ok = false;
+    s.reason = b.skipped.empty() ? "no measurement" : b.skipped;
+    return s;
+  }
+  const RunMeasurement m = b.Measurement();
+  s.latency_ms = Median(b.real_time_ms);
+  s.p99_ms = m.net.p99_ms;
+  s.flops = m.net.flops;
+  for (const StepMeasure& step : m.steps) s.bytes += step.cost.Bytes();
+  const double batch = m.setup.batch > 0 ? static_cast<double>(m.setup.batch) : 1.0;
+  s.samples_per_second = s.latency_ms > 0 ? batch * 1e3 / s.latency_ms : 0;
+  s.gflops = s.latency_ms > 0 ? s.flops / (s.latency_ms * 1e6) : 0;
+  s.density = s.bytes > 0 ? s.flops / s.bytes : 0;
+  return s;
+}
+
 std::vector<SweepPointSummary> SummarizeSweep(const SweepResults& results) {
   std::vector<SweepPointSummary> out;
-  for (const SweepPointResult& p : results.points) {
-    SweepPointSummary s;
-    s.id = p.id;
-    s.settings = p.settings;
-    s.varied = p.varied;
-    s.ok = p.ok;
-    s.reason = p.reason;
-    if (p.ok) {
-      const RunResults run = p.Run(results.file);
-      if (run.benchmarks.size() != 1) {
-        throw Error(
-            results.file, "", p.id,
-            "a point's run holds one benchmark, this one " + std::to_string(run.benchmarks.size()));
-      }
-      const BenchmarkResult& b = run.benchmarks.begin()->second;
-      if (!b.skipped.empty() || b.real_time_ms.empty()) {
-        s.ok = false;
-        s.reason = b.skipped.empty() ? "no measurement" : b.skipped;
-      } else {
-        const RunMeasurement m = b.Measurement();
-        s.latency_ms = Median(b.real_time_ms);
-        s.p99_ms = m.net.p99_ms;
-        s.flops = m.net.flops;
-        for (const StepMeasure& step : m.steps) s.bytes += step.cost.Bytes();
-        const double batch = m.setup.batch > 0 ? static_cast<double>(m.setup.batch) : 1.0;
-        s.samples_per_second = s.latency_ms > 0 ? batch * 1e3 / s.latency_ms : 0;
-        s.gflops = s.latency_ms > 0 ? s.flops / (s.latency_ms * 1e6) : 0;
-        s.density = s.bytes > 0 ? s.flops / s.bytes : 0;
-      }
-    }
-    out.push_back(std::move(s));
-  }
+  for (const SweepPointResult& p : results.points) out.push_back(SummarizePoint(p, results.file));
   return out;
 }
 
+Sweep SweepOf(const SweepResults& results) {
+  return ParseSweepJson(results.sweep.dump(), results.file);
+}
+
 std::vector<const SweepPointSummary*> FactorSeries(const std::vector<SweepPointSummary>& points,
-                                                   const nlohmann::json& sweep,
-                                                   const std::string& factor) {
-  std::vector<std::string> values;
-  std::map<std::string, std::string> base;  // the other factors' base values
-  const nlohmann::json& factors = sweep.value("factors", nlohmann::json::array());
-  for (const nlohmann::json& f : factors) {
-    if (f.value("name", "") == factor) values = f.value("values", std::vector<std::string>{});
-  }
-  // A one-at-a-time point says which factor it varies; the base point varies none. In a grid
-  // or a list, the line through the base is the points whose other factors equal the base's.
+                                                   const Sweep& sweep, const std::string& factor) {
+  const SweepFactor* varied = nullptr;
+  for (const SweepFactor& f : sweep.factors) varied = f.name == factor ? &f : varied;
+  if (!varied) return {};
   const SweepPointSummary* base_point = nullptr;
-  for (const SweepPointSummary& p : points) {
-    if (p.varied.empty() && (!base_point || !base_point->ok)) base_point = &p;
-  }
-  const nlohmann::json& base_settings = sweep.value("base", nlohmann::json::object());
-  for (const nlohmann::json& f : factors) {
-    const std::string name = f.value("name", "");
-    if (name == factor) continue;
-    if (base_settings.contains(name)) {
-      base[name] = base_settings[name].get<std::string>();
-    } else if (base_point) {
-      base[name] = base_point->settings.at(name);
+  for (const SweepPointSummary& p : points) base_point = p.base ? &p : base_point;
+  std::map<std::string, std::string> line;  // the other factors' values on the line
+  for (const SweepFactor& f : sweep.factors) {
+    if (f.name == factor) continue;
+    if (base_point) {
+      line[f.name] = base_point->settings.at(f.name);
+    } else if (auto it = sweep.base.find(f.name); it != sweep.base.end()) {
+      line[f.name] = it->second;
     }
   }
   std::vector<const SweepPointSummary*> series;
-  for (const std::string& v : values) {
+  for (const std::string& v : varied->values) {
     const SweepPointSummary* found = nullptr;
     for (const SweepPointSummary& p : points) {
       auto it = p.settings.find(factor);
       if (it == p.settings.end() || it->second != v) continue;
       bool on_line = true;
-      for (const auto& [name, value] : base) {
+      for (const auto& [name, value] : line) {
         auto s = p.settings.find(name);
         on_line = on_line && s != p.settings.end() && s->second == value;
       }

@@ -17,40 +17,33 @@ namespace {
 using report::Escape;
 using report::TextTable;
 
-std::vector<std::string> FactorNames(const nlohmann::json& sweep) {
-  std::vector<std::string> names;
-  for (const nlohmann::json& f : sweep.value("factors", nlohmann::json::array())) {
-    names.push_back(f.value("name", ""));
-  }
-  return names;
+// "3", or "1 (depthwise-separable)" when the factor labels its values.
+std::string ValueLabel(const SweepFactor& factor, const std::string& value) {
+  const std::string label = factor.LabelOf(value);
+  return label.empty() ? value : value + " (" + label + ")";
+}
+// Just the label where there is one (chart axes).
+std::string ShortLabel(const SweepFactor& factor, const std::string& value) {
+  const std::string label = factor.LabelOf(value);
+  return label.empty() ? value : label;
 }
 
-// "3", or "1 (depthwise-separable)" when the factor labels its values.
-std::string ValueLabel(const nlohmann::json& sweep, const std::string& factor,
-                       const std::string& value, bool with_value = true) {
-  for (const nlohmann::json& f : sweep.value("factors", nlohmann::json::array())) {
-    if (f.value("name", "") != factor || !f.contains("labels")) continue;
-    const auto values = f.value("values", std::vector<std::string>{});
-    const auto labels = f.value("labels", std::vector<std::string>{});
-    for (size_t i = 0; i < values.size() && i < labels.size(); ++i) {
-      if (values[i] == value) return with_value ? value + " (" + labels[i] + ")" : labels[i];
-    }
-  }
-  return value;
+// A setting of the sweep's base, with the default a point gets without one.
+std::string BaseSetting(const Sweep& sweep, const std::string& name, const std::string& fallback) {
+  auto it = sweep.base.find(name);
+  return it == sweep.base.end() ? fallback : it->second;
 }
 
 std::string Ms(double ms) { return FormatNumber(ms < 10 ? "%.3f" : "%.1f", ms); }
 
 // The series' name: what distinguishes its results file (the base backend and precision).
-std::string SeriesName(const SweepResults& r) {
-  const nlohmann::json base = r.sweep.value("base", nlohmann::json::object());
-  std::string name = base.value("backend", std::string("eigen")) + " " +
-                     base.value("precision", std::string("f32"));
-  return name;
+std::string SeriesName(const Sweep& sweep) {
+  return BaseSetting(sweep, "backend", "eigen") + " " + BaseSetting(sweep, "precision", "f32");
 }
 
 struct FileSummary {
   const SweepResults* results;
+  Sweep sweep;
   std::vector<SweepPointSummary> points;
   std::vector<DensityContradiction> contradictions;
   std::string series;
@@ -84,31 +77,21 @@ std::string StepsEvidence(const SweepResults& r, const SweepPointSummary& p, siz
 }  // namespace
 
 std::string RenderSweepTable(const SweepResults& results) {
+  const Sweep sweep = SweepOf(results);
   const std::vector<SweepPointSummary> points = SummarizeSweep(results);
   const std::vector<DensityContradiction> contradictions = FindDensityContradictions(points);
-  std::string out = results.sweep.value("name", std::string("sweep")) + " (" +
-                    std::to_string(points.size()) + " points, " + results.file + ")\n";
-  for (const std::string& factor : FactorNames(results.sweep)) {
-    TextTable t({factor, "latency ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
+  std::string out =
+      sweep.name + " (" + std::to_string(points.size()) + " points, " + results.file + ")\n";
+  for (const SweepFactor& factor : sweep.factors) {
+    TextTable t({factor.name, "latency ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
                  "vs base", "note"});
-    const auto series = FactorSeries(points, results.sweep, factor);
-    // The base point: every factor at its base value (a grid's points all vary none).
-    const nlohmann::json base = results.sweep.value("base", nlohmann::json::object());
-    auto is_base = [&](const SweepPointSummary* p) {
-      if (!p->varied.empty()) return false;
-      for (const std::string& name : FactorNames(results.sweep)) {
-        if (base.contains(name) && p->settings.at(name) != base[name].get<std::string>()) {
-          return false;
-        }
-      }
-      return true;
-    };
+    const auto series = FactorSeries(points, sweep, factor.name);
     double base_ms = 0;
     for (const SweepPointSummary* p : series) {
-      if (is_base(p) && p->ok) base_ms = p->latency_ms;
+      if (p->base && p->ok) base_ms = p->latency_ms;
     }
     for (const SweepPointSummary* p : series) {
-      const std::string value = ValueLabel(results.sweep, factor, p->settings.at(factor));
+      const std::string value = ValueLabel(factor, p->settings.at(factor.name));
       if (!p->ok) {
         t.Add({value, "-", "-", "-", "-", "-", "-", "-", "failed: " + p->reason.substr(0, 60)});
         continue;
@@ -117,37 +100,30 @@ std::string RenderSweepTable(const SweepResults& results) {
       for (const DensityContradiction& c : contradictions) {
         flagged = flagged || &points[c.denser] == p;
       }
-      t.Add(
-          {value, Ms(p->latency_ms), Ms(p->p99_ms), FormatNumber("%.1f", p->samples_per_second),
-           FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
-           FormatNumber("%.1f", p->density),
-           base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
-           std::string(is_base(p) ? "base " : "") + (flagged ? "denser, slower (see below)" : "")});
+      t.Add({value, Ms(p->latency_ms), Ms(p->p99_ms), FormatNumber("%.1f", p->samples_per_second),
+             FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
+             FormatNumber("%.1f", p->density),
+             base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
+             std::string(p->base ? "base " : "") + (flagged ? "denser, slower (see below)" : "")});
     }
     out += "\n" + t.Render();
   }
   // Two factors in a grid (sizing x precision): every combination, latency and speed-up.
-  const std::vector<std::string> names = FactorNames(results.sweep);
-  if (results.sweep.value("mode", "") == "grid" && names.size() == 2) {
-    std::vector<std::vector<std::string>> values(2);
-    for (const nlohmann::json& f : results.sweep["factors"]) {
-      values[&f == &results.sweep["factors"][0] ? 0 : 1] =
-          f.value("values", std::vector<std::string>{});
-    }
-    std::vector<std::string> header = {names[0] + " \\ " + names[1]};
-    for (const std::string& v : values[1]) header.push_back(ValueLabel(results.sweep, names[1], v));
-    for (const std::string& v : values[1]) {
-      header.push_back("x vs " + ValueLabel(results.sweep, names[1], values[1].front()) + " (" + v +
-                       ")");
+  if (sweep.mode == SweepMode::kGrid && sweep.factors.size() == 2) {
+    const SweepFactor &rows = sweep.factors[0], &columns = sweep.factors[1];
+    std::vector<std::string> header = {rows.name + " \\ " + columns.name};
+    for (const std::string& v : columns.values) header.push_back(ValueLabel(columns, v));
+    for (const std::string& v : columns.values) {
+      header.push_back(ShortLabel(columns, v) + " speed-up");
     }
     TextTable t(header);
-    for (const std::string& a : values[0]) {
-      std::vector<std::string> row = {ValueLabel(results.sweep, names[0], a)};
+    for (const std::string& a : rows.values) {
+      std::vector<std::string> row = {ValueLabel(rows, a)};
       std::vector<double> ms;
-      for (const std::string& b : values[1]) {
+      for (const std::string& b : columns.values) {
         const SweepPointSummary* found = nullptr;
         for (const SweepPointSummary& p : points) {
-          if (p.settings.at(names[0]) == a && p.settings.at(names[1]) == b) found = &p;
+          if (p.settings.at(rows.name) == a && p.settings.at(columns.name) == b) found = &p;
         }
         ms.push_back(found && found->ok ? found->latency_ms : 0);
         row.push_back(found && found->ok ? Ms(found->latency_ms) + " ms" : "failed");
@@ -157,8 +133,8 @@ std::string RenderSweepTable(const SweepResults& results) {
       }
       t.Add(row);
     }
-    out += "\nevery combination (median latency; speed-up over the first " + names[1] + "):\n" +
-           t.Render();
+    out += "\nevery combination (median latency; speed-up over " + columns.name + " " +
+           ShortLabel(columns, columns.values.front()) + "):\n" + t.Render();
   }
   size_t failed = 0;
   for (const SweepPointSummary& p : points) failed += p.ok ? 0 : 1;
@@ -187,7 +163,8 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
   if (results.empty()) throw Error("", "", "", "no sweep results to report");
   std::vector<FileSummary> files;
   for (size_t i = 0; i < results.size(); ++i) {
-    FileSummary f{&results[i], SummarizeSweep(results[i]), {}, SeriesName(results[i])};
+    FileSummary f{&results[i], SweepOf(results[i]), SummarizeSweep(results[i]), {}, ""};
+    f.series = SeriesName(f.sweep);
     f.contradictions = FindDensityContradictions(f.points);
     // Two files of one backend and precision (two machines): tell them apart by file.
     for (size_t j = 0; j < i; ++j) {
@@ -195,15 +172,16 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
     }
     files.push_back(std::move(f));
   }
-  const nlohmann::json& sweep = results.front().sweep;
+  const Sweep& sweep = files.front().sweep;
+  std::string base;
+  for (const auto& [name, value] : sweep.base)
+    base += (base.empty() ? "" : ", ") + name + " " + value;
   std::string html = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>" + Escape(title) +
                      "</title>" + report::kPageStyle + "</head><body><h1>" + Escape(title) +
                      "</h1>";
-  html += "<p><b>" + Escape(sweep.value("name", std::string())) +
-          "</b>: " + Escape(sweep.value("description", std::string())) + "</p><p>Topology <code>" +
-          Escape(sweep.value("topology", std::string())) + "</code>, " +
-          Escape(sweep.value("mode", std::string())) + "; base " +
-          Escape(sweep.value("base", nlohmann::json::object()).dump()) +
+  html += "<p><b>" + Escape(sweep.name) + "</b>: " + Escape(sweep.description) +
+          "</p><p>Topology <code>" + Escape(sweep.topology) + "</code>, " +
+          SweepModeName(sweep.mode) + "; base " + Escape(base) +
           ". Latency is the median time per inference; throughput = batch / latency; GFLOP/s "
           "= analytic FLOPs / latency; operation density = FLOPs / bytes moved (weights read, "
           "activations in and out).</p>";
@@ -230,13 +208,11 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
 
   html += "<h2>Each factor, the others at their base values</h2>" + legend_html;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const std::string& factor : FactorNames(sweep)) {
-    std::vector<std::string> values;
-    for (const nlohmann::json& f : sweep["factors"]) {
-      if (f.value("name", "") == factor) values = f.value("values", std::vector<std::string>{});
-    }
+  for (const SweepFactor& f : sweep.factors) {
+    const std::string& factor = f.name;
+    const std::vector<std::string>& values = f.values;
     std::vector<std::string> categories;
-    for (const std::string& v : values) categories.push_back(ValueLabel(sweep, factor, v, false));
+    for (const std::string& v : values) categories.push_back(ShortLabel(f, v));
     std::vector<report::LineSeries> sps, gfl, lat, p99;
     std::string table = "<table><tr><th>" + Escape(factor) + "</th>";
     for (const FileSummary& f : files) {
@@ -247,10 +223,10 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
     table += "</tr>";
     std::vector<std::string> rows(values.size());
     for (size_t v = 0; v < values.size(); ++v) {
-      rows[v] = "<tr><td>" + Escape(ValueLabel(sweep, factor, values[v])) + "</td>";
+      rows[v] = "<tr><td>" + Escape(ValueLabel(f, values[v])) + "</td>";
     }
     for (size_t i = 0; i < files.size(); ++i) {
-      const auto series = FactorSeries(files[i].points, files[i].results->sweep, factor);
+      const auto series = FactorSeries(files[i].points, files[i].sweep, factor);
       report::LineSeries s{
           files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}};
       report::LineSeries g = s, l = s, q = s;

@@ -14,11 +14,8 @@ constexpr const char* kFormat = "ntpbench-sweep-results";
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
 
 json PointJson(const SweepPointResult& p) {
-  json j = {{"id", p.id},
-            {"settings", p.settings},
-            {"varied", p.varied},
-            {"ok", p.ok},
-            {"seconds", p.seconds}};
+  json j = {{"id", p.id}, {"settings", p.settings}, {"varied", p.varied}, {"base", p.base},
+            {"ok", p.ok}, {"seconds", p.seconds}};
   if (!p.reason.empty()) j["reason"] = p.reason;
   if (!p.run.is_null()) j["run"] = p.run;
   return j;
@@ -31,6 +28,7 @@ SweepPointResult PointOf(const json& j, const std::string& file, size_t index) {
     p.id = j.at("id").get<std::string>();
     p.settings = j.at("settings").get<std::map<std::string, std::string>>();
     p.varied = j.value("varied", "");
+    p.base = j.value("base", false);
     p.ok = j.at("ok").get<bool>();
     p.reason = j.value("reason", "");
     p.seconds = j.value("seconds", 0.0);

@@ -5,6 +5,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/sweep.h"
 #include "src/common/file_io.h"
+#include "src/topology/xml_text.h"
 
 namespace ntpb {
 namespace {
@@ -181,8 +182,12 @@ class SweepParser {
 };
 
 // <sweep name= topology= mode= min_time= repetitions=> with <description>, <base name= value=/>,
-// <factor name= values="1, 3, 5" labels="a, b, c"/> and <point><set name= value=/></point>.
+// <factor name= values="1, 3, 5" labels="a, b, c"/> and <point><set name= value=/></point>;
+// checked as text first like topology XML (xml_text.h), then by the one JSON parser.
 json XmlToJson(const std::string& text, const std::string& file) {
+  if (const std::string problem = XmlTextProblem(text); !problem.empty()) {
+    throw Error(file, "", "", problem);
+  }
   pugi::xml_document doc;
   const pugi::xml_parse_result ok = doc.load_buffer(text.data(), text.size());
   if (!ok) throw Error(file, "", "", std::string("malformed XML: ") + ok.description());
@@ -190,31 +195,31 @@ json XmlToJson(const std::string& text, const std::string& file) {
   if (std::string(root.name()) != "sweep") {
     throw Error(file, "", root.name(), "expected a <sweep> root element");
   }
-  auto split = [](const std::string& list) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true) {
-      const size_t comma = list.find(',', start);
-      std::string item = list.substr(start, comma - start);
-      item.erase(0, item.find_first_not_of(" \t\n"));
-      item.erase(item.find_last_not_of(" \t\n") + 1);
-      out.push_back(item);
-      if (comma == std::string::npos) return out;
-      start = comma + 1;
+  // An element's attribute by name: required ones must be there, and no others may be.
+  auto attributes = [&](const pugi::xml_node& n, std::initializer_list<const char*> required,
+                        std::initializer_list<const char*> optional) {
+    for (const pugi::xml_attribute& a : n.attributes()) {
+      bool known = false;
+      for (const char* k : required) known = known || std::string(k) == a.name();
+      for (const char* k : optional) known = known || std::string(k) == a.name();
+      if (!known) {
+        throw Error(file, "", a.name(), "unknown attribute of <" + std::string(n.name()) + ">");
+      }
     }
-  };
-  auto value = [](const std::string& v) -> json {
-    char* end = nullptr;
-    const long long n = std::strtoll(v.c_str(), &end, 10);
-    return !v.empty() && *end == '\0' ? json(n) : json(v);
+    for (const char* k : required) {
+      if (!n.attribute(k)) {
+        throw Error(file, "", k, "missing required attribute of <" + std::string(n.name()) + ">");
+      }
+    }
   };
   json out = json::object();
   for (const pugi::xml_attribute& a : root.attributes()) {
     const std::string name = a.name();
+    // Numbers where the JSON form has numbers; anything else the parser names as unknown.
     if (name == "min_time") {
       out[name] = a.as_double();
     } else if (name == "repetitions" || name == "version") {
-      out[name] = a.as_int();
+      out[name] = IntegerOrText(Trim(a.value()));
     } else {
       out[name] = a.value();
     }
@@ -223,20 +228,23 @@ json XmlToJson(const std::string& text, const std::string& file) {
     if (n.type() != pugi::node_element) continue;
     const std::string tag = n.name();
     if (tag == "description") {
-      out["description"] = n.text().as_string();
+      out["description"] = Trim(n.text().as_string());
     } else if (tag == "base") {
-      out["base"][n.attribute("name").as_string()] = value(n.attribute("value").as_string());
+      attributes(n, {"name", "value"}, {});
+      out["base"][n.attribute("name").value()] = IntegerOrText(Trim(n.attribute("value").value()));
     } else if (tag == "factor") {
-      json f = {{"name", n.attribute("name").as_string()}, {"values", json::array()}};
-      for (const std::string& v : split(n.attribute("values").as_string())) {
-        if (!v.empty()) f["values"].push_back(value(v));
+      attributes(n, {"name", "values"}, {"labels"});
+      json f = {{"name", n.attribute("name").value()}, {"values", json::array()}};
+      for (const std::string& v : SplitList(n.attribute("values").value())) {
+        f["values"].push_back(IntegerOrText(v));
       }
-      if (n.attribute("labels")) f["labels"] = split(n.attribute("labels").as_string());
+      if (n.attribute("labels")) f["labels"] = SplitList(n.attribute("labels").value());
       out["factors"].push_back(f);
     } else if (tag == "point") {
       json p = json::object();
-      for (const pugi::xml_node& s : n.children("set")) {
-        p[s.attribute("name").as_string()] = value(s.attribute("value").as_string());
+      for (const pugi::xml_node& set : n.children("set")) {
+        attributes(set, {"name", "value"}, {});
+        p[set.attribute("name").value()] = IntegerOrText(Trim(set.attribute("value").value()));
       }
       out["points"].push_back(p);
     } else {

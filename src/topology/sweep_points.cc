@@ -69,6 +69,8 @@ class PointMaker {
         break;
     }
     if (points.size() > kMaxPoints) TooMany(static_cast<double>(points.size()));
+    const std::string base_id = Point({}, "").id;
+    for (SweepPoint& p : points) p.base = p.id == base_id;
     std::set<std::string> ids;
     for (const SweepPoint& p : points) {
       if (!ids.insert(p.id).second) {

@@ -10,60 +10,19 @@
 #include "ntpbench/xml_format.h"
 #include "src/common/file_io.h"
 #include "src/topology/op_catalog.h"
+#include "src/topology/xml_text.h"
 
 namespace ntpb {
 namespace {
 
 using nlohmann::json;
 
-// Deeper than any topology needs; pugixml recurses per level while parsing.
-constexpr int kMaxXmlDepth = 64;
-
-std::string Trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(" \t\r\n");
-  if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
-}
-
-bool IsInteger(const std::string& s, int64_t* value) {
-  if (s.empty() || s.size() > 19) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (errno != 0 || *end != '\0') return false;
-  *value = v;
-  return true;
-}
-
-// An integer literal as a number, anything else as an expression string.
-json Size(const std::string& text) {
-  int64_t v = 0;
-  return IsInteger(text, &v) ? json(v) : json(text);
-}
-
-std::vector<std::string> SplitList(std::string text) {
-  text = Trim(text);
-  if (!text.empty() && text.front() == '[' && text.back() == ']')
-    text = text.substr(1, text.size() - 2);
-  std::vector<std::string> out;
-  if (Trim(text).empty()) return out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    out.push_back(Trim(text.substr(start, comma - start)));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
 class XmlReader {
  public:
   explicit XmlReader(std::string file) : file_(std::move(file)) {}
 
   json Read(const std::string& text) {
-    CheckUtf8(text);
-    CheckDepth(text);
+    if (const std::string problem = XmlTextProblem(text); !problem.empty()) Fail("", "", problem);
     pugi::xml_document doc;
     const pugi::xml_parse_result ok = doc.load_buffer(text.data(), text.size());
     if (!ok) {
@@ -83,7 +42,8 @@ class XmlReader {
     out["name"] = root.attribute("name").as_string();
     if (!root.attribute("name")) Fail("", "name", "missing required attribute of <topology>");
     if (root.attribute("description")) out["description"] = root.attribute("description").value();
-    if (root.attribute("version")) out["version"] = Size(root.attribute("version").value());
+    if (root.attribute("version"))
+      out["version"] = IntegerOrText(root.attribute("version").value());
     out["inputs"] = json::array();
     out["layers"] = json::array();
     for (const pugi::xml_node& node : root.children()) {
@@ -104,7 +64,7 @@ class XmlReader {
         CheckAttributes(node, "", {"name", "shape", "integers"});
         json shape = json::array();
         for (const std::string& d : SplitList(Required(node, "", "shape")))
-          shape.push_back(Size(d));
+          shape.push_back(IntegerOrText(d));
         json input = {{"name", Required(node, "", "name")}, {"shape", shape}};
         if (node.attribute("integers")) {
           input["integers"] = json::array();
@@ -140,52 +100,6 @@ class XmlReader {
   [[noreturn]] void Fail(const std::string& layer, const std::string& field,
                          const std::string& message) const {
     throw Error(file_, layer, field, message);
-  }
-
-  // Names and values end up in JSON and in messages: they must be text. (Found by fuzzing.)
-  void CheckUtf8(const std::string& text) const {
-    size_t line = 1;
-    for (size_t i = 0; i < text.size();) {
-      const unsigned char c = static_cast<unsigned char>(text[i]);
-      int more = c < 0x80           ? 0
-                 : (c >> 5) == 0x6  ? 1
-                 : (c >> 4) == 0xE  ? 2
-                 : (c >> 3) == 0x1E ? 3
-                                    : -1;
-      bool ok = more >= 0 && i + more < text.size();
-      for (int k = 1; ok && k <= more; ++k)
-        ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-      if (!ok) {
-        Fail("", "",
-             "not UTF-8 text: invalid byte 0x" + Hex(c) + " at line " + std::to_string(line));
-      }
-      if (c == '\n') ++line;
-      i += 1 + more;
-    }
-  }
-
-  static std::string Hex(unsigned char c) {
-    const char* digits = "0123456789abcdef";
-    return {digits[c >> 4], digits[c & 15]};
-  }
-
-  // Refuses absurd nesting before pugixml sees it.
-  void CheckDepth(const std::string& text) const {
-    int depth = 0, max_depth = 0;
-    for (size_t i = 0; i + 1 < text.size(); ++i) {
-      if (text[i] != '<') continue;
-      const char next = text[i + 1];
-      if (next == '/') {
-        --depth;
-      } else if (next != '?' && next != '!') {
-        const size_t close = text.find('>', i);
-        if (close != std::string::npos && text[close - 1] == '/') continue;  // <x/>
-        max_depth = std::max(max_depth, ++depth);
-      }
-    }
-    if (max_depth > kMaxXmlDepth) {
-      Fail("", "", "XML nested deeper than " + std::to_string(kMaxXmlDepth) + " levels");
-    }
   }
 
   std::string Required(const pugi::xml_node& node, const std::string& layer,
@@ -250,15 +164,15 @@ class XmlReader {
     const std::string t = Trim(text);
     switch (def.type) {
       case AttrType::kInt:
-        return Size(t);
+        return IntegerOrText(t);
       case AttrType::kIntPair:
       case AttrType::kIntList:
       case AttrType::kPadding: {
         if (def.type == AttrType::kPadding && (t == "same" || t == "valid")) return t;
         const bool list = t.find(',') != std::string::npos || (!t.empty() && t.front() == '[');
-        if (!list && def.type != AttrType::kIntList) return Size(t);
+        if (!list && def.type != AttrType::kIntList) return IntegerOrText(t);
         json out = json::array();
-        for (const std::string& e : SplitList(t)) out.push_back(Size(e));
+        for (const std::string& e : SplitList(t)) out.push_back(IntegerOrText(e));
         return out;
       }
       case AttrType::kFloat: {

@@ -121,10 +121,7 @@ TEST(Cli, RunWritesGoogleBenchmarkJson) {
                                      " --set n_hidden=32 --marker head=fc3:probs --json " + out +
                                      " --benchmark_min_time=0.01");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(out);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const nlohmann::json doc = ParseBenchmarkJson(ss.str(), out);
+  const nlohmann::json doc = ParseBenchmarkJson(ReadFile(out), out);
   ASSERT_EQ(doc["benchmarks"].size(), 1u);
   const nlohmann::json& b = doc["benchmarks"][0];
   EXPECT_EQ(b["name"], "mlp/eigen/f32/n_hidden:32/batch:1/real_time");
@@ -233,10 +230,7 @@ TEST(Cli, RunTraceIsAValidChromeTrace) {
                  " --benchmark_min_time=0.01 --quiet --trace " +
                  trace);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(trace);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(ss.str());
+  const nlohmann::json doc = nlohmann::json::parse(ReadFile(trace));
   EXPECT_EQ(TraceProblem(doc), "");
   std::map<std::string, int> by_category;
   std::set<std::string> processes;
@@ -270,10 +264,7 @@ TEST(Cli, SuiteTraceGoesThroughTheRunFile) {
   ASSERT_EQ(suite.exit_code, 0) << suite.err;
   const CommandResult r = RunCommand(kCli + " trace " + run + " -o " + trace);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(trace);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(ss.str());
+  const nlohmann::json doc = nlohmann::json::parse(ReadFile(trace));
   EXPECT_EQ(TraceProblem(doc), "");
   int iterations = 0;
   for (const nlohmann::json& e : doc["traceEvents"])

@@ -44,10 +44,10 @@ TEST(DensityContradictions, PicksTheStrongestPartnerAndSkipsFailedPoints) {
 }
 
 TEST(FactorSeries, IsTheLineThroughTheBasePoint) {
-  const nlohmann::json sweep = {{"base", {{"k", "3"}, {"batch", "1"}}},
-                                {"factors",
-                                 {{{"name", "k"}, {"values", {"1", "3", "5"}}},
-                                  {{"name", "batch"}, {"values", {"1", "2"}}}}}};
+  Sweep sweep;
+  sweep.mode = SweepMode::kGrid;
+  sweep.base = {{"k", "3"}, {"batch", "1"}};
+  sweep.factors = {{"k", {"1", "3", "5"}, {}}, {"batch", {"1", "2"}, {}}};
   auto point = [](const std::string& k, const std::string& batch) {
     SweepPointSummary p = Point("k=" + k + ",batch=" + batch, 1, 1);
     p.settings["k"] = k;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/topology_file.h"
@@ -42,6 +44,8 @@ TEST(Sweep, OneAtATimeVariesEachFactorAroundTheBase) {
   ASSERT_EQ(points.size(), 1u + 2 + 3 + 1);
   EXPECT_EQ(points[0].id, "n_hidden=8,batch=2,precision=f32");
   EXPECT_EQ(points[0].varied, "");
+  EXPECT_TRUE(points[0].base);
+  EXPECT_FALSE(points[1].base);
   EXPECT_EQ(points[0].settings.at("backend"), "eigen");
   EXPECT_EQ(points[0].settings.count("k"), 0u);  // not a factor: the topology's default
   EXPECT_EQ(points[1].id, "n_hidden=4,batch=2,precision=f32");
@@ -54,7 +58,18 @@ TEST(Sweep, AGridHasEveryCombinationAndPointsAreTheListed) {
       R"([{"name": "n_hidden", "values": [4, 8, 16]}, {"name": "k", "values": [1, 3, 5, 7]},
           {"name": "threads", "values": [1, 2]}])";
   const Sweep grid = ParseSweepJson(SweepJson(factors, R"(, "mode": "grid")"), "s.json");
-  EXPECT_EQ(SweepPoints(grid, TestTopology()).size(), 3u * 4 * 2);
+  const std::vector<SweepPoint> all = SweepPoints(grid, TestTopology());
+  EXPECT_EQ(all.size(), 3u * 4 * 2);
+  // The base has threads 0 (the default), which is not among the values: no point is the base.
+  EXPECT_EQ(std::count_if(all.begin(), all.end(), [](const SweepPoint& p) { return p.base; }), 0);
+  const Sweep with_base = ParseSweepJson(
+      SweepJson(R"([{"name": "n_hidden", "values": [4, 8]}, {"name": "k", "values": [1, 3]}])",
+                R"(, "mode": "grid")"),
+      "s.json");
+  const std::vector<SweepPoint> four = SweepPoints(with_base, TestTopology());
+  ASSERT_EQ(std::count_if(four.begin(), four.end(), [](const SweepPoint& p) { return p.base; }), 1);
+  EXPECT_EQ(std::find_if(four.begin(), four.end(), [](const SweepPoint& p) { return p.base; })->id,
+            "n_hidden=8,k=3");
   const Sweep listed = ParseSweepJson(
       SweepJson(factors, R"(, "mode": "points", "points": [{"k": 5}, {"n_hidden": 4, "k": 1}])"),
       "s.json");
@@ -116,6 +131,20 @@ TEST(Sweep, ShippedSweepsAndTheXmlForm) {
   EXPECT_EQ(xml.ToJson(), json.ToJson());
   EXPECT_EQ(SweepPoints(xml, TestTopology()).size(), 4u);
   EXPECT_EQ(xml.factors[0].LabelOf("3"), "three");
+  // Hostile XML gets the topology reader's checks: nesting, unknown attributes.
+  auto xml_error = [](const std::string& text) {
+    try {
+      ParseSweepXml(text, "s.xml");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  std::string deep = "<sweep>";
+  for (int i = 0; i < 100; ++i) deep += "<a>";
+  EXPECT_EQ(xml_error(deep), "s.xml: XML nested deeper than 64 levels");
+  EXPECT_EQ(xml_error(R"(<sweep name="s" topology="t.json"><factor name="k" value="1"/></sweep>)"),
+            "s.xml: field 'value': unknown attribute of <factor>");
 }
 
 }  // namespace
