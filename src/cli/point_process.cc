@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -18,14 +20,18 @@ volatile sig_atomic_t g_interrupted = 0;
 
 void OnInterrupt(int) { g_interrupted = 1; }
 
-// The line that says what went wrong: the last "error" line of the log, else its last line.
+// The line that says what went wrong: the last line of the log that mentions an error (in any
+// case: Google Benchmark writes "ERROR OCCURRED"), else its last line.
 std::string ReasonFromLog(const std::string& path) {
   std::ifstream in(path);
   std::string line, last, last_error;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     last = line;
-    if (line.find("error") != std::string::npos) last_error = line;
+    std::string lower = line;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.find("error") != std::string::npos) last_error = line;
   }
   std::string reason = !last_error.empty() ? last_error : last;
   if (reason.rfind("ntpbench: ", 0) == 0) reason = reason.substr(10);

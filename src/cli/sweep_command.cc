@@ -267,15 +267,20 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     result.base = p.base;
     result.seconds = r.seconds;
     result.reason = r.reason;
-    if (r.ok) {
+    // The run file says best why a benchmark did not run (a precision the backend lacks exits
+    // non-zero with the reason in it); the process's log and status only where it wrote none.
+    if (Exists(json_tmp)) {
       try {
         result.run = ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
-        result.reason = CheckRunFile(result.run);
-        result.ok = result.reason.empty();
-        if (!result.ok) result.run = nullptr;
+        const std::string problem = CheckRunFile(result.run);
+        result.ok = r.ok && problem.empty();
+        if (!problem.empty()) result.reason = problem;
       } catch (const std::exception& e) {
-        result.reason = std::string("its run file is unreadable: ") + e.what();
+        if (r.ok) result.reason = std::string("its run file is unreadable: ") + e.what();
       }
+      if (!result.ok) result.run = nullptr;
+    } else if (r.ok) {
+      result.reason = "the run wrote no run file";
     }
     RecordSweepPoint(out, sweep_json, machine.human(), result);
     std::remove(json_tmp.c_str());
