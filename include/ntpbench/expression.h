@@ -5,10 +5,13 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ntpb {
 
 using ParamEnv = std::map<std::string, int64_t>;
+// Several values per param: each value (each combination) is its own configuration.
+using ParamLists = std::map<std::string, std::vector<int64_t>>;
 
 // Thrown for syntax errors, unknown params, division by zero and overflow. The caller adds the
 // file, layer and field (see ntpb::Error).

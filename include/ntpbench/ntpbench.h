@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/expression.h"
 #include "ntpbench/precision.h"
 #include "ntpbench/topology.h"
 
@@ -32,6 +33,9 @@ class TopologyBenchmark {
   TopologyBenchmark* Precisions(std::vector<Precision> precisions);
   // Overrides a param of the topology (n_hidden, T, ...). N comes from the batch.
   TopologyBenchmark* Set(const std::string& param, int64_t value);
+  // Runs one family per value of a param, each named `/<param>:<value>`:
+  // Values("n_hidden", {512, 1024, 2048}). Several Values run every combination.
+  TopologyBenchmark* Values(const std::string& param, std::vector<int64_t> values);
   // Adds markers to those in the file.
   TopologyBenchmark* Markers(std::vector<Marker> markers);
   // OpenMP/Eigen threads for backends; 0 (the default) means one per core.
@@ -51,6 +55,7 @@ class TopologyBenchmark {
   const std::vector<int64_t>& batches() const { return batches_; }
   const std::vector<Precision>& precisions() const { return precisions_; }
   const std::map<std::string, int64_t>& params() const { return params_; }
+  const ParamLists& values() const { return values_; }
   const std::vector<Marker>& markers() const { return markers_; }
   int threads() const { return threads_; }
   uint64_t seed() const { return seed_; }
@@ -68,6 +73,7 @@ class TopologyBenchmark {
     std::string name;  // e.g. "mlp/eigen/f32/n_hidden:256"
     std::string backend;
     Precision precision;
+    ParamEnv values;  // this family's value of each listed param (Values, --ntpb_set lists)
   };
   const std::vector<Family>& families() const { return families_; }
 
@@ -77,6 +83,7 @@ class TopologyBenchmark {
   std::vector<int64_t> batches_ = {1};
   std::vector<Precision> precisions_ = {Precision::kF32};
   std::map<std::string, int64_t> params_;
+  ParamLists values_;
   std::vector<Marker> markers_;
   int threads_ = 0;
   uint64_t seed_ = 42;

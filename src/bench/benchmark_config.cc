@@ -16,12 +16,33 @@ void AddOptionsOf(const std::string& backend, const std::map<std::string, std::s
 
 }  // namespace
 
-ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology) {
+ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology,
+                        const ParamEnv& values) {
   ParamEnv env = tb.params();
   for (const auto& [k, v] : Options().sets) {
     if (k == "T" || topology.params.count(k)) env[k] = v;
   }
+  for (const auto& [k, v] : values) env[k] = v;
   return env;
+}
+
+std::vector<ParamEnv> ValueCombinations(const TopologyBenchmark& tb, const Topology& topology) {
+  ParamLists lists = tb.values();
+  for (const auto& [k, v] : Options().set_lists) {
+    if (k == "T" || topology.params.count(k)) lists[k] = v;
+  }
+  std::vector<ParamEnv> combinations = {{}};
+  for (const auto& [param, values] : lists) {
+    std::vector<ParamEnv> next;
+    for (const ParamEnv& c : combinations) {
+      for (const int64_t v : values) {
+        next.push_back(c);
+        next.back()[param] = v;
+      }
+    }
+    combinations = std::move(next);
+  }
+  return combinations;
 }
 
 RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
@@ -41,12 +62,18 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
 }
 
 std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
-                       const std::string& backend, Precision precision) {
+                       const std::string& backend, Precision precision, const ParamEnv& values) {
   // The registration (the macro's Set, Seed, Threads, BackendOption) defines the benchmark; what
-  // the command line or the environment changes from it is named.
+  // the command line or the environment changes from it is named, and a listed value always.
   std::string name = tb.name() + "/" + backend + "/" + PrecisionName(precision);
-  for (const auto& [param, value] : Options().sets) {
+  ParamEnv named = Options().sets;
+  for (const auto& [param, value] : values) named[param] = value;
+  for (const auto& [param, value] : named) {
     if (param == "N" || !(param == "T" || topology.params.count(param))) continue;
+    if (values.count(param)) {
+      name += "/" + param + ":" + std::to_string(value);
+      continue;
+    }
     auto defined = tb.params().find(param);
     auto in_file = topology.params.find(param);
     const bool same = defined != tb.params().end()
@@ -71,10 +98,10 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
 }
 
 nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
-                          const std::string& backend, Precision precision) {
+                          const std::string& backend, Precision precision, const ParamEnv& values) {
   const RunConfig config = ConfigFor(tb, backend, precision, 1);
   std::map<std::string, int64_t> params = topology.params;
-  for (const auto& [param, value] : ParamOverrides(tb, topology)) params[param] = value;
+  for (const auto& [param, value] : ParamOverrides(tb, topology, values)) params[param] = value;
   params.erase("N");
   return {{"topology", topology.file},
           {"params", params},

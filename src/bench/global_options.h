@@ -14,6 +14,8 @@ namespace ntpb::bench {
 
 struct GlobalOptions {
   ParamEnv sets;  // --ntpb_set=name=value[,name=value...] (repeatable)
+  // --ntpb_set=name=v1,v2,...: one family per value (per combination when several), each named.
+  ParamLists set_lists;
   // --ntpb_backend_option=backend.option=value[,...] (repeatable), e.g. onednn.fusion=off
   std::map<std::string, std::string> backend_options;
   int threads = -1;                   // --ntpb_threads=N; -1: as registered
@@ -36,8 +38,11 @@ struct GlobalOptions {
 
 GlobalOptions& Options();
 
-// Parses "name=value[,name=value...]" into `env`; throws ntpb::Error naming `field`.
-void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env);
+// Parses "name=value[,name=value...]"; a bare value extends the list of the name before it
+// ("n_hidden=512,1024,T=50"). A param with one value goes into `env`, one with several into
+// `lists`; without `lists` a list is refused. Throws ntpb::Error naming `field`.
+void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env,
+                      ParamLists* lists = nullptr);
 
 // Parses "backend.option=value[,...]" into `options`; throws ntpb::Error naming `field`.
 void ParseBackendOptions(const std::string& text, const std::string& field,

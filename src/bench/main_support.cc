@@ -36,28 +36,52 @@ GlobalOptions& Options() {
   return options;
 }
 
-void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env) {
+void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env,
+                      ParamLists* lists) {
+  ParamLists parsed;  // in the order given: a bare value extends the list of the name before it
+  std::vector<std::string> order;
   size_t pos = 0;
   while (pos <= text.size()) {
     const size_t comma = std::min(text.find(',', pos), text.size());
     const std::string item = text.substr(pos, comma - pos);
+    pos = comma + 1;
     const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
+    if (eq == 0 || (eq == std::string::npos && order.empty())) {
       throw Error("", "", field, "expected name=value, got '" + item + "'");
     }
-    const std::string value = item.substr(eq + 1);
+    const std::string name = eq == std::string::npos ? order.back() : item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? item : item.substr(eq + 1);
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || *end != '\0' || errno == ERANGE) {
-      throw Error("", "", field,
-                  "value of '" + item.substr(0, eq) + "' is not an integer: '" + value + "'");
+      throw Error("", "", field, "value of '" + name + "' is not an integer: '" + value + "'");
     }
-    if (item.substr(0, eq) == "N") {  // it would be overwritten by each batch, silently
+    if (name == "N") {  // it would be overwritten by each batch, silently
       throw Error("", "", field, "N is the batch size: set it with --batch, not " + field);
     }
-    (*env)[item.substr(0, eq)] = v;
-    pos = comma + 1;
+    if (eq != std::string::npos) {
+      if (parsed.count(name)) throw Error("", "", field, "'" + name + "' is given twice");
+      order.push_back(name);
+    }
+    std::vector<int64_t>& values = parsed[name];
+    if (std::find(values.begin(), values.end(), v) != values.end()) {
+      throw Error("", "", field, "'" + name + "' lists " + value + " twice");
+    }
+    values.push_back(v);
+  }
+  for (auto& [name, values] : parsed) {
+    if (values.size() == 1) {
+      (*env)[name] = values[0];
+      if (lists) lists->erase(name);
+      continue;
+    }
+    if (!lists) {
+      throw Error("", "", field,
+                  "'" + name + "' takes one value here, got " + std::to_string(values.size()));
+    }
+    env->erase(name);
+    (*lists)[name] = std::move(values);
   }
 }
 
@@ -99,7 +123,7 @@ void ParseNtpbFlags(int* argc, char** argv) {
       return arg.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
     };
     if (const char* v = value_of("--ntpb_set=")) {
-      ParseAssignments(v, "--ntpb_set", &o.sets);
+      ParseAssignments(v, "--ntpb_set", &o.sets, &o.set_lists);
     } else if (const char* seed = value_of("--ntpb_seed=")) {
       char* end = nullptr;
       errno = 0;
@@ -230,7 +254,10 @@ bool Initialize(int* argc, char** argv) {
       ok = false;
     }
   }
-  for (const auto& [name, value] : bench::Options().sets) {
+  std::vector<std::string> set_names;
+  for (const auto& [name, value] : bench::Options().sets) set_names.push_back(name);
+  for (const auto& [name, values] : bench::Options().set_lists) set_names.push_back(name);
+  for (const std::string& name : set_names) {
     if (name == "N") {
       std::fprintf(stderr, "ntpbench: --ntpb_set: N is the batch; choose it per benchmark\n");
       ok = false;

@@ -31,14 +31,15 @@ struct PreparedRun {
   std::optional<AccuracyDelta> accuracy;
 };
 
-// The topology of a benchmark with its params (file < Set() < --ntpb_set) and N = batch bound.
+// The topology of a benchmark with its params (file < Set() < --ntpb_set < the family's listed
+// `values`) and N = batch bound.
 // Throws ntpb::Error.
-ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch);
+ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch,
+                            const ParamEnv& values);
 
-// Returns the cached run for `family` (FamilyName) at `batch` or builds it (dropping the previous
-// one first, so only one compiled topology is in memory at a time). Throws ntpb::Error.
+// Returns the cached run for `family` at `batch` or builds it (dropping the previous one first,
+// so only one compiled topology is in memory at a time). Throws ntpb::Error.
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
-                     const std::string& backend, Precision precision, int64_t batch,
-                     const std::string& family);
+                     const TopologyBenchmark::Family& family, int64_t batch);
 
 }  // namespace ntpb::bench

@@ -44,6 +44,11 @@ TopologyBenchmark* TopologyBenchmark::Set(const std::string& param, int64_t valu
   params_[param] = value;
   return this;
 }
+TopologyBenchmark* TopologyBenchmark::Values(const std::string& param,
+                                             std::vector<int64_t> values) {
+  values_[param] = std::move(values);
+  return this;
+}
 TopologyBenchmark* TopologyBenchmark::Markers(std::vector<Marker> markers) {
   markers_.insert(markers_.end(), markers.begin(), markers.end());
   return this;
@@ -291,17 +296,19 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
 }
 
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
-                 std::shared_ptr<const Topology> topology, std::string backend, Precision precision,
-                 const std::string& family) {
+                 std::shared_ptr<const Topology> topology,
+                 const TopologyBenchmark::Family& family) {
+  const std::string& backend = family.backend;
+  const Precision precision = family.precision;
   const int64_t batch = state.range(0);
-  const std::string label = family + "/batch:" + std::to_string(batch);
+  const std::string label = family.name + "/batch:" + std::to_string(batch);
   if (!FindBackend(backend)) {
     state.SkipWithError(("skipped: " + BackendUnavailableReason(backend)).c_str());
     return;
   }
   PreparedRun* run = nullptr;
   try {
-    run = &Prepare(*tb, *topology, backend, precision, batch, family);
+    run = &Prepare(*tb, *topology, family, batch);
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;
@@ -350,33 +357,34 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
 
 }  // namespace
 
-ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch) {
+ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topology, int64_t batch,
+                            const ParamEnv& values) {
   // --ntpb_set applies to the topologies that have the param (Initialize checks that one does).
-  ParamEnv env = ParamOverrides(tb, topology);
+  ParamEnv env = ParamOverrides(tb, topology, values);
   env["N"] = batch;
   return Resolve(topology, env);
 }
 
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
-                     const std::string& backend, Precision precision, int64_t batch,
-                     const std::string& family) {
-  const RunConfig config = ConfigFor(tb, backend, precision, batch);
+                     const TopologyBenchmark::Family& family, int64_t batch) {
+  const Precision precision = family.precision;
+  const RunConfig config = ConfigFor(tb, family.backend, precision, batch);
   // The name (FamilyName) holds everything that changes what is measured.
-  const std::string key = family + "/batch:" + std::to_string(batch);
+  const std::string key = family.name + "/batch:" + std::to_string(batch);
   std::unique_ptr<PreparedRun>& cached = CachedRun();
   if (cached && cached->key == key) return *cached;
   cached.reset();  // free the previous executable before building the next one
 
   auto run = std::make_unique<PreparedRun>();
   run->key = key;
-  run->topology = ResolveFor(tb, topology, batch);
+  run->topology = ResolveFor(tb, topology, batch, family.values);
   const std::vector<ResolvedMarker> registered = ResolveMarkers(run->topology, tb.markers());
   run->markers = run->topology.markers;
   run->markers.insert(run->markers.end(), registered.begin(), registered.end());
   run->analysis = Analyze(run->topology, precision, registered);
   // The backend sees every marker: fusion never crosses a marker boundary.
   run->topology.markers = run->markers;
-  const Backend* be = FindBackend(backend);
+  const Backend* be = FindBackend(family.backend);
   run->support = be->Supports(run->topology, config);
   if (run->support.ok) {
     const int64_t start = NowNanoseconds();
@@ -411,9 +419,18 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   auto topology = std::make_shared<const Topology>(
       ReadTopologyFile(bench::FindTopologyFile(path_, source_file_)));
   std::map<std::string, int64_t> params = topology->params;
-  // Check params and markers now, at batch 1, so mistakes surface before any run.
-  const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1);
-  ResolveMarkers(probe, markers_);
+  // Check params and markers now, at batch 1 and every listed value, so mistakes surface before
+  // any run.
+  const std::vector<ParamEnv> combinations = bench::ValueCombinations(*this, *topology);
+  for (const ParamEnv& values : combinations) {
+    const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1, values);
+    ResolveMarkers(probe, markers_);
+  }
+  for (const auto& [param, values] : values_) {
+    if (values.empty()) {
+      throw Error(topology->file, "", param, name_ + ": Values(\"" + param + "\") lists none");
+    }
+  }
   if (batches_.empty()) throw Error(topology->file, "", "batches", name_ + ": no batch sizes");
   for (int64_t b : batches_) {
     if (b <= 0) {
@@ -426,19 +443,22 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
       throw Error(topology->file, "", "backends", name_ + ": " + problem);
     }
     for (Precision p : precisions_) {
-      const std::string family = bench::FamilyName(*this, *topology, backend, p);
-      families_.push_back({family, backend, p});
-      // What the name abbreviates, in full (defaults too), for the JSON context.
-      benchmark::AddCustomContext("ntpbench_config." + family,
-                                  bench::ConfigJson(*this, *topology, backend, p).dump());
-      auto* b = benchmark::RegisterBenchmark(
-          family.c_str(), [this, topology, backend, p, family](benchmark::State& state) {
-            bench::RunInstance(state, this, topology, backend, p, family);
-          });
-      // No Unit(): Google Benchmark's default time unit applies, which ntpbench sets to ms
-      // before Initialize and --benchmark_time_unit overrides, as for any GB benchmark.
-      b->ArgName("batch")->UseRealTime();
-      for (int64_t batch : batches_) b->Arg(batch);
+      for (const ParamEnv& values : combinations) {
+        const Family family{bench::FamilyName(*this, *topology, backend, p, values), backend, p,
+                            values};
+        families_.push_back(family);
+        // What the name abbreviates, in full (defaults too), for the JSON context.
+        benchmark::AddCustomContext("ntpbench_config." + family.name,
+                                    bench::ConfigJson(*this, *topology, backend, p, values).dump());
+        auto* b = benchmark::RegisterBenchmark(family.name.c_str(),
+                                               [this, topology, family](benchmark::State& state) {
+                                                 bench::RunInstance(state, this, topology, family);
+                                               });
+        // No Unit(): Google Benchmark's default time unit applies, which ntpbench sets to ms
+        // before Initialize and --benchmark_time_unit overrides, as for any GB benchmark.
+        b->ArgName("batch")->UseRealTime();
+        for (int64_t batch : batches_) b->Arg(batch);
+      }
     }
   }
   return params;

@@ -72,6 +72,14 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
     }
     const Shape& shape = input->second;
     const int64_t item = shape.empty() || shape[0] <= 0 ? 0 : NumElements(shape) / shape[0];
+    const auto loaded = bench::Options().inputs.find(name);
+    if (loaded != bench::Options().inputs.end()) {  // loaded for another listed --set value
+      if (static_cast<int64_t>(loaded->second.size()) == item) continue;
+      throw Error("", "", "--input",
+                  "input '" + name + "' takes " + std::to_string(loaded->second.size()) +
+                      " samples per batch item at one listed --set value and " +
+                      std::to_string(item) + " at another: run those values one at a time");
+    }
     Audio audio = ReadAudioFile(path);
     for (const ResolvedLayer& l : r.layers) {
       if (l.op != "mfcc" || l.inputs[0] != name) continue;
@@ -110,21 +118,45 @@ int Run(const std::string& program, const TopologyOptions& o,
   const Topology topology = ReadTopologyFile(o.file);
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
+  for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
   // The topology file defines the benchmark; what the command line changes is set as a suite's
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
   if (o.threads > 0) bench::Options().threads = o.threads;
   if (o.seed >= 0) bench::Options().seed = o.seed;
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).
-  LoadInputFiles(o, topology, Resolve(topology, o.sets));
-  for (const int64_t batch : o.batches) {
-    ParamEnv env = o.sets;
-    env["N"] = batch;
+  std::vector<ParamEnv> combinations = {o.sets};
+  for (const auto& [param, values] : o.set_lists) {
+    std::vector<ParamEnv> next;
+    for (const ParamEnv& c : combinations) {
+      for (const int64_t v : values) {
+        next.push_back(c);
+        next.back()[param] = v;
+      }
+    }
+    combinations = std::move(next);
+  }
+  for (const ParamEnv& sets : combinations) {
+    std::string listed;  // which listed values a mistake is at
+    for (const auto& [param, values] : o.set_lists) {
+      listed += ", --set " + param + "=" + std::to_string(sets.at(param));
+    }
     try {
-      Resolve(topology, env);
+      // Audio is one batch item's samples: every listed value must take the same.
+      LoadInputFiles(o, topology, Resolve(topology, sets));
     } catch (const Error& e) {
-      throw Error(e.file(), e.layer(), e.field(),
-                  e.message() + " (at --batch " + std::to_string(batch) + ")");
+      if (listed.empty()) throw;
+      throw Error(e.file(), e.layer(), e.field(), e.message() + " (at" + listed.substr(1) + ")");
+    }
+    for (const int64_t batch : o.batches) {
+      ParamEnv env = sets;
+      env["N"] = batch;
+      try {
+        Resolve(topology, env);
+      } catch (const Error& e) {
+        throw Error(e.file(), e.layer(), e.field(),
+                    e.message() + " (at --batch " + std::to_string(batch) + listed + ")");
+      }
     }
   }
   bench::Options().sets = o.sets;
@@ -240,7 +272,8 @@ int Run(const std::string& program, const TopologyOptions& o,
     const std::string& args = run.run_name.args;
     if (family == tb.families().end() || args.rfind("batch:", 0) != 0) continue;
     const Precision precision = family->precision;
-    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, std::stoll(args.substr(6)));
+    const ResolvedTopology resolved =
+        bench::ResolveFor(tb, topology, std::stoll(args.substr(6)), family->values);
     const TopologyAnalysis analysis =
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     std::map<std::string, double> counters;

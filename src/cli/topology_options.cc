@@ -39,11 +39,15 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   if (!run) precision->expected(1);
   c->add_option_function<std::vector<std::string>>(
        "--set",
-       [o](const std::vector<std::string>& items) {
-         for (const std::string& item : items) bench::ParseAssignments(item, "--set", &o->sets);
+       [o, run](const std::vector<std::string>& items) {
+         for (const std::string& item : items) {
+           bench::ParseAssignments(item, "--set", &o->sets, run ? &o->set_lists : nullptr);
+         }
        },
-       "topology params, e.g. n_hidden=512 (repeatable)")
-      ->type_name("NAME=VALUE[,..]");
+       run ? "topology params, e.g. n_hidden=512,T=50; a list runs each value "
+             "(n_hidden=512,1024,2048: one benchmark each, named /n_hidden:512) (repeatable)"
+           : "topology params, e.g. n_hidden=512,T=50 (repeatable)")
+      ->type_name(run ? "NAME=V[,V..][,NAME=V..]" : "NAME=VALUE[,..]");
   c->add_option_function<std::vector<std::string>>(
        "--backend-option",
        [o](const std::vector<std::string>& items) {

@@ -21,6 +21,7 @@ struct TopologyOptions {
   std::vector<int64_t> batches = {1};
   std::vector<Precision> precisions = {Precision::kF32};
   ParamEnv sets;
+  ParamLists set_lists;  // run: --set n_hidden=512,1024 runs each value as its own family
   std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
   std::vector<Marker> markers;
   int threads = 0;

@@ -16,6 +16,32 @@ TEST(Flags, ParsesAssignments) {
   EXPECT_THROW(ParseAssignments("a=99999999999999999999", "--set", &env), Error);
 }
 
+TEST(Flags, ParsesListsWhereTheyAreAllowed) {
+  // A bare value extends the list of the name before it.
+  ParamEnv env;
+  ParamLists lists;
+  ParseAssignments("n_hidden=512,1024,2048,T=50", "--set", &env, &lists);
+  EXPECT_EQ(env, (ParamEnv{{"T", 50}}));
+  EXPECT_EQ(lists, (ParamLists{{"n_hidden", {512, 1024, 2048}}}));
+  // Given again, one value replaces the list (the last --set wins, as for one value).
+  ParseAssignments("n_hidden=256", "--set", &env, &lists);
+  EXPECT_EQ(env, (ParamEnv{{"T", 50}, {"n_hidden", 256}}));
+  EXPECT_TRUE(lists.empty());
+  EXPECT_THROW(ParseAssignments("512,n_hidden=1", "--set", &env, &lists), Error);
+  EXPECT_THROW(ParseAssignments("n_hidden=1,1", "--set", &env, &lists), Error);
+  EXPECT_THROW(ParseAssignments("n_hidden=1,T=2,n_hidden=3", "--set", &env, &lists), Error);
+  EXPECT_THROW(ParseAssignments("n_hidden=1,", "--set", &env, &lists), Error);
+  // Where one value is taken (inspect, diff), a list is refused.
+  try {
+    ParseAssignments("n_hidden=1,2", "--set", &env);
+    ADD_FAILURE() << "a list was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'n_hidden' takes one value here, got 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Flags, StripsNtpbFlagsAndKeepsTheRest) {
   std::vector<std::string> args = {"suite", "--ntpb_set=T=7", "--benchmark_filter=x",
                                    "--ntpb_threads=1", "--ntpb_console_layers"};

@@ -9,3 +9,6 @@ NTPB_TOPOLOGY_BENCHMARK(tiny, "topologies/tiny_cnn.json")
     ->Markers({{"tail", "conv2", "probs"}});
 
 NTPB_TOPOLOGY_BENCHMARK(mlp_small, "topologies/mlp.json")->Set("n_hidden", 64)->Batches({4});
+
+// One family per listed value, each named.
+NTPB_TOPOLOGY_BENCHMARK(mlp_sizes, "topologies/mlp.json")->Values("n_hidden", {32, 64});

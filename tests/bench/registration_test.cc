@@ -42,14 +42,21 @@ TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
   const json doc = RunJson("");
   std::vector<std::string> names;
   for (const json& b : doc["benchmarks"]) names.push_back(b["name"]);
-  const std::vector<std::string> expected = {
-      "tiny/eigen/f32/batch:1/real_time",     "tiny/eigen/f32/batch:2/real_time",
-      "tiny/eigen/bf16/batch:1/real_time",    "tiny/eigen/bf16/batch:2/real_time",
-      "tiny/onednn/f32/batch:1/real_time",    "tiny/onednn/f32/batch:2/real_time",
-      "tiny/onednn/bf16/batch:1/real_time",   "tiny/onednn/bf16/batch:2/real_time",
-      "tiny/opencl/f32/batch:1/real_time",    "tiny/opencl/f32/batch:2/real_time",
-      "tiny/opencl/bf16/batch:1/real_time",   "tiny/opencl/bf16/batch:2/real_time",
-      "mlp_small/eigen/f32/batch:4/real_time"};
+  const std::vector<std::string> expected = {"tiny/eigen/f32/batch:1/real_time",
+                                             "tiny/eigen/f32/batch:2/real_time",
+                                             "tiny/eigen/bf16/batch:1/real_time",
+                                             "tiny/eigen/bf16/batch:2/real_time",
+                                             "tiny/onednn/f32/batch:1/real_time",
+                                             "tiny/onednn/f32/batch:2/real_time",
+                                             "tiny/onednn/bf16/batch:1/real_time",
+                                             "tiny/onednn/bf16/batch:2/real_time",
+                                             "tiny/opencl/f32/batch:1/real_time",
+                                             "tiny/opencl/f32/batch:2/real_time",
+                                             "tiny/opencl/bf16/batch:1/real_time",
+                                             "tiny/opencl/bf16/batch:2/real_time",
+                                             "mlp_small/eigen/f32/batch:4/real_time",
+                                             "mlp_sizes/eigen/f32/n_hidden:32/batch:1/real_time",
+                                             "mlp_sizes/eigen/f32/n_hidden:64/batch:1/real_time"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(doc["context"]["ntpbench_version"], "0.1.0");
   EXPECT_TRUE(doc["context"].contains("ntpbench_threads"));
@@ -182,6 +189,32 @@ TEST(Registration, NtpbSetOverridesParamsOnTheCommandLine) {
   EXPECT_EQ(config["params"]["width"], 2);
   EXPECT_EQ(config["seed"], 42);
   EXPECT_EQ((*b)["net.flops"].get<double>(), static_cast<double>(TinyAnalysis(1, 2).total.flops));
+}
+
+TEST(Registration, ListedValuesRunOneFamilyEachWithItsParams) {
+  // Values() in the suite, and a list in --ntpb_set: each value its own named family.
+  const json doc = RunJson("--benchmark_filter='mlp_sizes|tiny/eigen/f32/' --ntpb_set=width=2,3");
+  for (const int64_t width : {2, 3}) {
+    const std::string family = "tiny/eigen/f32/width:" + std::to_string(width);
+    const json* b = Find(doc, family + "/batch:1/real_time");
+    ASSERT_NE(b, nullptr) << family;
+    EXPECT_EQ((*b)["net.flops"].get<double>(),
+              static_cast<double>(TinyAnalysis(1, width).total.flops));
+    const json config = json::parse(doc["context"]["ntpbench_config." + family].get<std::string>());
+    EXPECT_EQ(config["params"]["width"], width);
+  }
+  const Topology mlp = ReadTopologyJsonFile(SourcePath("topologies/mlp.json"));
+  for (const int64_t n_hidden : {32, 64}) {
+    const json* b = Find(
+        doc, "mlp_sizes/eigen/f32/n_hidden:" + std::to_string(n_hidden) + "/batch:1/real_time");
+    ASSERT_NE(b, nullptr) << n_hidden;
+    const ResolvedTopology r = Resolve(mlp, {{"N", 1}, {"n_hidden", n_hidden}});
+    EXPECT_EQ((*b)["net.flops"].get<double>(),
+              static_cast<double>(Analyze(r, f32, {}).total.flops));
+  }
+  const CommandResult twice = RunCommand(kSuite + " --ntpb_set=width=2,2");
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("'width' lists 2 twice"), std::string::npos) << twice.err;
 }
 
 TEST(Registration, ConsoleShowsHeadlineCountersUnlessAskedForAll) {

@@ -424,6 +424,28 @@ TEST(Cli, RunTableCsvWritesOnlyCsvToStdout) {
       << bad.err;
 }
 
+// --set with a list: one benchmark per value, each named, each table with its own shapes.
+TEST(Cli, RunSetListRunsEachValue) {
+  const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                     " --set n_hidden=32,48 --table csv --benchmark_min_time=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nmlp/eigen/f32/n_hidden:32/batch:1/real_time,fc1,dense,layer,\"[1, 32]\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nmlp/eigen/f32/n_hidden:48/batch:1/real_time,fc1,dense,layer,\"[1, 48]\""),
+            std::string::npos)
+      << r.out;
+  // A value no layer can take names the value it was at.
+  const CommandResult bad = RunCommand(kCli + " run " + Topo("mlp.json") + " --set n_hidden=32,-1");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--set n_hidden=-1"), std::string::npos) << bad.err;
+  const CommandResult inspect =
+      RunCommand(kCli + " inspect " + Topo("mlp.json") + " --set n_hidden=32,48");
+  EXPECT_NE(inspect.exit_code, 0);
+  EXPECT_NE(inspect.err.find("'n_hidden' takes one value here, got 2"), std::string::npos)
+      << inspect.err;
+}
+
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
   const CommandResult r =
       RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");
