@@ -2,6 +2,7 @@
 #include <cstdlib>
 
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/known_defects.h"
 
 namespace ntpb::onednn {
 namespace {
@@ -148,8 +149,10 @@ void BuildConv(Builder& b) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, a, src_any, w_any,
                                            bias_md, dst_any, {s[0], s[1]}, {d[0] - 1, d[1] - 1},
                                            {p[0], p[1]}, {p[2], p[3]});
-      return dnnl::convolution_forward::primitive_desc(desc, hp.Attr(b, residual, in_place),
-                                                       b.engine());
+      dnnl::convolution_forward::primitive_desc pd(desc, hp.Attr(b, residual, in_place),
+                                                   b.engine());
+      SkipDefectiveConvolution(&pd, {s[0], s[1]}, cg);
+      return pd;
     };
     if (algorithm != dnnl::algorithm::convolution_direct) {
       try {
