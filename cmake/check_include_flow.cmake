@@ -34,7 +34,7 @@ set(NTPB_RANK_baseline 8)
 set(NTPB_RANK_report 8)
 set(NTPB_RANK_cli 9)
 
-set(NTPB_HEADER_common error precision)
+set(NTPB_HEADER_common error precision scenario)
 set(NTPB_HEADER_machine machine machine_class machine_peaks)
 set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file
                          attrs shape expression resolve sweep)
@@ -48,7 +48,7 @@ set(NTPB_ONLY_results common machine)
 set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace
-                       sweep_analysis sweep_report)
+                       sweep_analysis sweep_report scenario_report)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")

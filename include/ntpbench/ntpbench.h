@@ -18,7 +18,12 @@
 
 #include "ntpbench/expression.h"
 #include "ntpbench/precision.h"
+#include "ntpbench/scenario.h"
 #include "ntpbench/topology.h"
+
+namespace benchmark::internal {
+class Benchmark;
+}
 
 namespace ntpb {
 
@@ -44,6 +49,12 @@ class TopologyBenchmark {
   // Sets an option of a backend, "<backend>.<option>" (`ntpbench --help` lists them): e.g.
   // BackendOption("onednn.fusion", "off"). A value other than the default is part of the name.
   TopologyBenchmark* BackendOption(const std::string& option, const std::string& value);
+  // Adds a way queries arrive (scenario.h); with none, single-stream. Scenarios other than
+  // single-stream run on each of Streams() concurrent streams (default {1}), the threads split
+  // evenly between them (at least one each), and are their own families:
+  // `<name>/<backend>/<precision>/offline/streams:2/batch:4`.
+  TopologyBenchmark* Scenario(const ntpb::Scenario& scenario);
+  TopologyBenchmark* Streams(std::vector<int64_t> streams);
   // Counter sources and PAPI events measured per marker, layer and net, on top of time:
   // "sde", "perf", "rusage", "memory", "PAPI_TOT_CYC", "perf::TASK-CLOCK", ... Joined with
   // --ntpb_counters (default $NTPB_COUNTERS).
@@ -53,6 +64,9 @@ class TopologyBenchmark {
   const std::string& path() const { return path_; }
   const std::vector<std::string>& backends() const { return backends_; }
   const std::vector<int64_t>& batches() const { return batches_; }
+  // Scenario()'s, in order; {single-stream} when none was added.
+  std::vector<ntpb::Scenario> scenarios() const;
+  const std::vector<int64_t>& streams() const { return streams_; }
   const std::vector<Precision>& precisions() const { return precisions_; }
   const std::map<std::string, int64_t>& params() const { return params_; }
   const ParamLists& values() const { return values_; }
@@ -74,13 +88,18 @@ class TopologyBenchmark {
     std::string backend;
     Precision precision;
     ParamEnv values;  // this family's value of each listed param (Values, --ntpb_set lists)
+    ntpb::Scenario scenario;
   };
   const std::vector<Family>& families() const { return families_; }
 
  private:
+  void RegisterArgs(benchmark::internal::Benchmark* b, const ntpb::Scenario& scenario) const;
+
   std::string name_, path_, source_file_;
   std::vector<std::string> backends_ = {"eigen"};
   std::vector<int64_t> batches_ = {1};
+  std::vector<ntpb::Scenario> scenarios_;
+  std::vector<int64_t> streams_ = {1};
   std::vector<Precision> precisions_ = {Precision::kF32};
   std::map<std::string, int64_t> params_;
   ParamLists values_;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/scenario.h"
+
 namespace ntpb {
 
 // Time and measured counters of one region (the network, a marker or a step), per iteration.
@@ -120,9 +122,25 @@ struct RunSetup {
   int64_t batch = 0;      // 0: not recorded
 };
 
+// How queries reached the topology (scenario.h), recorded for every scenario but single-stream;
+// its throughput and per-query latency percentiles are the NetworkMeasure's.
+struct ScenarioMeasure {
+  ScenarioKind kind = ScenarioKind::kOffline;
+  int streams = 1;
+  int threads_per_stream = 0;
+  double queries = 0;         // measured, over all iterations
+  double queries_needed = 0;  // for its p99 to mean something (QueriesForPercentile)
+  double samples_per_query = 0;
+  double target_qps = 0;    // server: the arrival rate
+  double achieved_qps = 0;  // queries completed per second
+  double p99_bound_ms = 0;  // server, max-QPS search: the bound
+  double max_qps = 0;       // server, max-QPS search: the highest rate that met it
+};
+
 struct RunMeasurement {
   RunSetup setup;
   NetworkMeasure net;
+  std::optional<ScenarioMeasure> scenario;
   std::vector<StepMeasure> steps;  // in execution order where it was recorded
   std::vector<MarkerMeasure> markers;
   MemorySignature memory;

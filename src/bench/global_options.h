@@ -29,6 +29,9 @@ struct GlobalOptions {
   // --ntpb_trace (`ntpbench run --trace`): the first measured iterations' step times go into each
   // run's description, for `ntpbench trace` (a Chrome trace-event file).
   bool trace = false;
+  // --ntpb_scenario_seconds=S: a scenario measurement starts no query after S seconds (each
+  // rate of a max-QPS search likewise), so a slow topology ends in time with fewer queries.
+  double scenario_seconds = 10;
   // Graph inputs given as one batch item's values (`ntpbench run --input`), repeated per item.
   std::map<std::string, std::vector<float>> inputs;
   // Not a flag: the machine's ceilings for the run's thread count, read once with the context

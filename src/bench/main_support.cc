@@ -124,6 +124,14 @@ void ParseNtpbFlags(int* argc, char** argv) {
     };
     if (const char* v = value_of("--ntpb_set=")) {
       ParseAssignments(v, "--ntpb_set", &o.sets, &o.set_lists);
+    } else if (const char* sec = value_of("--ntpb_scenario_seconds=")) {
+      char* end = nullptr;
+      o.scenario_seconds = std::strtod(sec, &end);
+      if (*sec == '\0' || *end != '\0' ||
+          !(o.scenario_seconds > 0 && o.scenario_seconds <= 86400)) {
+        throw Error("", "", "--ntpb_scenario_seconds",
+                    std::string("expected seconds from 0 to 86400, got '") + sec + "'");
+      }
     } else if (const char* seed = value_of("--ntpb_seed=")) {
       char* end = nullptr;
       errno = 0;
@@ -161,14 +169,15 @@ void ParseNtpbFlags(int* argc, char** argv) {
       throw Error(
           "", "", name,
           "unknown flag" +
-              DidYouMean(name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed",
-                                "--ntpb_backend_option", "--ntpb_topology_dir", "--ntpb_counters",
-                                "--ntpb_layer_counters", "--ntpb_console_layers",
-                                "--ntpb_calibration", "--ntpb_inject_slowdown", "--ntpb_trace"}) +
+              DidYouMean(name,
+                         {"--ntpb_set", "--ntpb_threads", "--ntpb_seed", "--ntpb_backend_option",
+                          "--ntpb_topology_dir", "--ntpb_counters", "--ntpb_layer_counters",
+                          "--ntpb_console_layers", "--ntpb_calibration", "--ntpb_inject_slowdown",
+                          "--ntpb_trace", "--ntpb_scenario_seconds"}) +
               " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
               "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
               "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-              "--ntpb_console_layers, --ntpb_trace)");
+              "--ntpb_console_layers, --ntpb_trace, --ntpb_scenario_seconds=S)");
     } else {
       argv[out++] = argv[i];
     }

@@ -19,6 +19,7 @@
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/scenario_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
 #include "src/topology/numeric_outputs.h"
@@ -47,6 +48,17 @@ TopologyBenchmark* TopologyBenchmark::Set(const std::string& param, int64_t valu
 TopologyBenchmark* TopologyBenchmark::Values(const std::string& param,
                                              std::vector<int64_t> values) {
   values_[param] = std::move(values);
+  return this;
+}
+TopologyBenchmark* TopologyBenchmark::Scenario(const ntpb::Scenario& scenario) {
+  scenarios_.push_back(scenario);
+  return this;
+}
+std::vector<Scenario> TopologyBenchmark::scenarios() const {
+  return scenarios_.empty() ? std::vector<ntpb::Scenario>{ntpb::Scenario{}} : scenarios_;
+}
+TopologyBenchmark* TopologyBenchmark::Streams(std::vector<int64_t> streams) {
+  streams_ = std::move(streams);
   return this;
 }
 TopologyBenchmark* TopologyBenchmark::Markers(std::vector<Marker> markers) {
@@ -298,6 +310,11 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
                  std::shared_ptr<const Topology> topology,
                  const TopologyBenchmark::Family& family) {
+  if (family.scenario.kind != ScenarioKind::kSingleStream) {
+    CachedRun().reset();  // its own executables, one per stream
+    RunScenario(state, *tb, *topology, family);
+    return;
+  }
   const std::string& backend = family.backend;
   const Precision precision = family.precision;
   const int64_t batch = state.range(0);
@@ -415,6 +432,30 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
 
 }  // namespace bench
 
+void TopologyBenchmark::RegisterArgs(benchmark::internal::Benchmark* b,
+                                     const ntpb::Scenario& scenario) const {
+  if (scenario.kind == ScenarioKind::kSingleStream) {
+    // No Unit(): Google Benchmark's default time unit applies, which ntpbench sets to ms
+    // before Initialize and --benchmark_time_unit overrides, as for any GB benchmark.
+    b->ArgName("batch")->UseRealTime();
+    for (int64_t batch : batches_) b->Arg(batch);
+    return;
+  }
+  // One measurement of many queries per run; its time is the wall time per query (one over the
+  // throughput in queries), so the gate judges throughput like a latency.
+  b->ArgNames({"streams", "batch"})->Iterations(1)->UseManualTime();
+  for (int64_t streams : streams_) {
+    if (scenario.kind == ScenarioKind::kMultiStream && scenario.samples_per_query > 0) {
+      // The query's samples split over the streams; 0 when they do not divide (a skip).
+      const int64_t per_stream =
+          scenario.samples_per_query % streams == 0 ? scenario.samples_per_query / streams : 0;
+      b->Args({streams, per_stream});
+      continue;
+    }
+    for (int64_t batch : batches_) b->Args({streams, batch});
+  }
+}
+
 std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   auto topology = std::make_shared<const Topology>(
       ReadTopologyFile(bench::FindTopologyFile(path_, source_file_)));
@@ -432,6 +473,19 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
     }
   }
   if (batches_.empty()) throw Error(topology->file, "", "batches", name_ + ": no batch sizes");
+  for (int64_t s : streams_) {
+    if (s <= 0 || s > 256) {
+      throw Error(topology->file, "", "streams",
+                  name_ + ": streams must be from 1 to 256, got " + std::to_string(s));
+    }
+  }
+  for (const ntpb::Scenario& scenario : scenarios()) {
+    if (scenario.kind == ScenarioKind::kServer && scenario.target_qps <= 0 &&
+        scenario.p99_bound_ms <= 0) {
+      throw Error(topology->file, "", "scenario",
+                  name_ + ": a server scenario needs a rate (Server(qps)) or a p99 bound (MaxQps)");
+    }
+  }
   for (int64_t b : batches_) {
     if (b <= 0) {
       throw Error(topology->file, "", "batches",
@@ -443,21 +497,23 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
       throw Error(topology->file, "", "backends", name_ + ": " + problem);
     }
     for (Precision p : precisions_) {
-      for (const ParamEnv& values : combinations) {
-        const Family family{bench::FamilyName(*this, *topology, backend, p, values), backend, p,
-                            values};
-        families_.push_back(family);
-        // What the name abbreviates, in full (defaults too), for the JSON context.
-        benchmark::AddCustomContext("ntpbench_config." + family.name,
-                                    bench::ConfigJson(*this, *topology, backend, p, values).dump());
-        auto* b = benchmark::RegisterBenchmark(family.name.c_str(),
-                                               [this, topology, family](benchmark::State& state) {
-                                                 bench::RunInstance(state, this, topology, family);
-                                               });
-        // No Unit(): Google Benchmark's default time unit applies, which ntpbench sets to ms
-        // before Initialize and --benchmark_time_unit overrides, as for any GB benchmark.
-        b->ArgName("batch")->UseRealTime();
-        for (int64_t batch : batches_) b->Arg(batch);
+      for (const ntpb::Scenario& scenario : scenarios()) {
+        for (const ParamEnv& values : combinations) {
+          const std::string tag = ScenarioTag(scenario);
+          const Family family{bench::FamilyName(*this, *topology, backend, p, values) +
+                                  (tag.empty() ? "" : "/" + tag),
+                              backend, p, values, scenario};
+          families_.push_back(family);
+          // What the name abbreviates, in full (defaults too), for the JSON context.
+          benchmark::AddCustomContext(
+              "ntpbench_config." + family.name,
+              bench::ConfigJson(*this, *topology, backend, p, values).dump());
+          auto* b = benchmark::RegisterBenchmark(
+              family.name.c_str(), [this, topology, family](benchmark::State& state) {
+                bench::RunInstance(state, this, topology, family);
+              });
+          RegisterArgs(b, scenario);
+        }
       }
     }
   }

@@ -29,6 +29,20 @@ CLI::Validator IntegerAtLeast(int64_t min, int64_t max) {
       "");
 }
 
+double ParseMilliseconds(const std::string& text, const std::string& option) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  const std::string unit = end ? end : "";
+  const double scale = unit == "" || unit == "ms" ? 1.0
+                       : unit == "s"              ? 1e3
+                       : unit == "us"             ? 1e-3
+                                                  : 0;
+  if (text.empty() || end == text.c_str() || scale == 0 || !(v > 0) || !(v * scale < 1e9)) {
+    throw Error("", "", option, "expected a time like 50ms, 0.2s or 300us, got '" + text + "'");
+  }
+  return v * scale;
+}
+
 CLI::Validator NumberBetween(double lo, double hi, const std::string& what) {
   return CLI::Validator(
       [lo, hi, what](std::string& text) -> std::string {

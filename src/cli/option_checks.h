@@ -16,6 +16,9 @@ CLI::Validator IntegerAtLeast(int64_t min, int64_t max = INT64_MAX);
 CLI::Validator NumberBetween(double lo, double hi, const std::string& what);
 // A number >= 0.
 CLI::Validator NonNegativeNumber();
+// A positive time, "50ms", "0.2s", "300us" or a bare number of milliseconds, in milliseconds;
+// throws ntpb::Error naming `option`.
+double ParseMilliseconds(const std::string& text, const std::string& option);
 // One of `names`: "unknown <what> 'x' (one of: ...)", with "did you mean" for a near miss.
 CLI::Validator OneOf(const std::vector<std::string>& names, const std::string& what);
 // A backend of this build (or one this build names as left out), a counter source or PAPI event.

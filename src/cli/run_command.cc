@@ -14,6 +14,8 @@
 #include "ntpbench/reporting.h"
 #include "ntpbench/results.h"
 #include "ntpbench/roofline.h"
+#include "ntpbench/scenario.h"
+#include "ntpbench/scenario_report.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
@@ -113,12 +115,68 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
   }
 }
 
+// The scenarios --scenario and its options ask for; throws ntpb::Error naming an option that
+// does not apply.
+std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
+  std::vector<Scenario> out;
+  bool server = false, multi = false;
+  for (const std::string& name : o.scenarios) {
+    Scenario s;
+    s.kind = ParseScenarioKind(name, "--scenario");
+    s.queries = o.queries;
+    if (s.kind == ScenarioKind::kServer) {
+      server = true;
+      if (o.find_max_qps) {
+        if (o.p99_bound_ms <= 0) {
+          throw Error("", "", "--find-max-qps", "needs the bound: --p99 TIME (e.g. 50ms)");
+        }
+        s.p99_bound_ms = o.p99_bound_ms;
+      } else if (o.target_qps > 0) {
+        s.target_qps = o.target_qps;
+      } else {
+        throw Error("", "", "--scenario",
+                    "server needs a rate (--target-qps QPS) or a search (--find-max-qps --p99 T)");
+      }
+    }
+    if (s.kind == ScenarioKind::kMultiStream) {
+      multi = true;
+      s.samples_per_query = o.samples_per_query;
+    }
+    out.push_back(s);
+  }
+  const bool streamed = std::any_of(out.begin(), out.end(), [](const Scenario& s) {
+    return s.kind != ScenarioKind::kSingleStream;
+  });
+  auto refuse = [](const char* option, const char* why) { throw Error("", "", option, why); };
+  if (!o.streams.empty() && !streamed) {
+    refuse("--streams", "applies to --scenario offline, server or multi-stream");
+  }
+  if (!server && (o.target_qps > 0 || o.find_max_qps)) {
+    refuse(o.find_max_qps ? "--find-max-qps" : "--target-qps", "applies to --scenario server");
+  }
+  if (o.p99_bound_ms > 0 && !o.find_max_qps) refuse("--p99", "is the bound of --find-max-qps");
+  if (o.find_max_qps && o.target_qps > 0) {
+    refuse("--target-qps", "--find-max-qps searches the rate: give one or the other");
+  }
+  if (o.samples_per_query > 0 && !multi) {
+    refuse("--samples-per-query", "applies to --scenario multi-stream");
+  }
+  if ((o.queries > 0 || o.scenario_seconds > 0) && !streamed) {
+    refuse(o.queries > 0 ? "--queries" : "--scenario-seconds",
+           "applies to --scenario offline, server or multi-stream");
+  }
+  return out;
+}
+
 int Run(const std::string& program, const TopologyOptions& o,
         const std::vector<std::string>& passthrough) {
   const Topology topology = ReadTopologyFile(o.file);
   TopologyBenchmark tb(topology.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
+  for (const Scenario& s : ScenariosFrom(o)) tb.Scenario(s);
+  if (!o.streams.empty()) tb.Streams(o.streams);
+  if (o.scenario_seconds > 0) bench::Options().scenario_seconds = o.scenario_seconds;
   // The topology file defines the benchmark; what the command line changes is set as a suite's
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
   if (o.threads > 0) bench::Options().threads = o.threads;
@@ -257,6 +315,8 @@ int Run(const std::string& program, const TopologyOptions& o,
   }
 
   int ran = 0, failed = 0;
+  std::vector<ScenarioRun> scenario_runs;  // the batching decision's table, after the others
+  bool streamed = false;
   std::fputs(format->header, stdout);
   for (const auto& run : Representative(reporter.captured)) {
     const std::string name = run.benchmark_name();
@@ -265,6 +325,21 @@ int Run(const std::string& program, const TopologyOptions& o,
       continue;
     }
     ++ran;
+    if (format->heading) {
+      std::map<std::string, double> values;
+      for (const auto& [k, c] : run.counters) values[k] = c.value;
+      ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, DecodeCounters(values),
+                      EffectiveThreads(threads_config)};
+      if (const nlohmann::json* d =
+              bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
+        DecodeDescription(*d, &row.measured);
+      }
+      if (row.measured.setup.batch == 0 && run.run_name.args.rfind("batch:", 0) == 0) {
+        row.measured.setup.batch = std::stoll(run.run_name.args.substr(6));
+      }
+      streamed |= row.measured.scenario.has_value();
+      scenario_runs.push_back(std::move(row));
+    }
     // What ran: the family registered under this name, and the batch (the argument).
     const auto family = std::find_if(
         tb.families().begin(), tb.families().end(),
@@ -303,6 +378,10 @@ int Run(const std::string& program, const TopologyOptions& o,
       std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(precision),
                   path.c_str());
     }
+  }
+  if (streamed) {
+    std::printf("\nScenarios: throughput against p99 latency per streams x batch\n%s",
+                RenderScenarioTable(scenario_runs).c_str());
   }
   benchmark::Shutdown();
   if (!o.trace_out.empty()) {

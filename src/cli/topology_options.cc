@@ -2,6 +2,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
+#include "ntpbench/scenario.h"
 #include "src/bench/global_options.h"
 #include "src/cli/option_checks.h"
 
@@ -129,6 +130,51 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   c->add_option("--sort", o->sort, "text table rows: order (execution order, default) or time")
       ->check(OneOf({"order", "time"}, "sort"))
       ->type_name("KEY");
+  std::string kinds;
+  for (const ScenarioKind k : {ScenarioKind::kSingleStream, ScenarioKind::kOffline,
+                               ScenarioKind::kServer, ScenarioKind::kMultiStream}) {
+    kinds += std::string(kinds.empty() ? "" : ", ") + ScenarioName(k);
+  }
+  c->add_option_function<std::vector<std::string>>(
+       "--scenario",
+       [o](const std::vector<std::string>& names) {
+         for (const std::string& n : names) ParseScenarioKind(n, "--scenario");
+         o->scenarios = names;
+       },
+       "how queries arrive, comma-separated: " + kinds +
+           " (default single-stream); then a table of throughput vs p99 per streams x batch "
+           "with the Pareto front")
+      ->delimiter(',')
+      ->type_name("LIST");
+  c->add_option("--streams", o->streams,
+                "concurrent streams, comma-separated (offline, server, multi-stream): each its "
+                "own executable with threads / streams threads")
+      ->delimiter(',')
+      ->check(IntegerAtLeast(1, 256))
+      ->type_name("N[,N..]");
+  c->add_option("--target-qps", o->target_qps, "server: the Poisson arrival rate, queries/s")
+      ->check(CLI::PositiveNumber)
+      ->type_name("QPS");
+  c->add_flag("--find-max-qps", o->find_max_qps,
+              "server: search the highest rate whose p99 meets --p99 (bisection)");
+  c->add_option_function<std::string>(
+       "--p99",
+       [o](const std::string& text) { o->p99_bound_ms = ParseMilliseconds(text, "--p99"); },
+       "server with --find-max-qps: the p99 latency bound, e.g. 50ms, 0.2s")
+      ->type_name("TIME");
+  c->add_option("--samples-per-query", o->samples_per_query,
+                "multi-stream: samples per query, split over the streams (default streams x "
+                "batch)")
+      ->check(IntegerAtLeast(1))
+      ->type_name("N");
+  c->add_option("--queries", o->queries,
+                "queries per measurement (default 1000: what a p99 needs, 10 above it)")
+      ->check(IntegerAtLeast(1))
+      ->type_name("N");
+  c->add_option("--scenario-seconds", o->scenario_seconds,
+                "a scenario measurement starts no query after this (default 10)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("S");
   c->add_flag("--quiet", o->quiet,
               "leave out Google Benchmark's context block (machine, caches, configuration; the "
               "JSON keeps it)");

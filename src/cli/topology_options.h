@@ -36,6 +36,15 @@ struct TopologyOptions {
   TableView view;                     // --wide, --top (and --sort, --benchmark_time_unit)
   std::string sort = "order";         // --sort order|time
   bool quiet = false;                 // --quiet: no context block
+  // run: how queries arrive (scenario.h)
+  std::vector<std::string> scenarios;  // --scenario single-stream,offline,server,multi-stream
+  std::vector<int64_t> streams;        // --streams 1,2 (default 1)
+  double target_qps = 0;               // --target-qps (server)
+  double p99_bound_ms = 0;             // --find-max-qps --p99 50ms (server)
+  bool find_max_qps = false;
+  int64_t samples_per_query = 0;  // --samples-per-query (multi-stream)
+  int64_t queries = 0;            // --queries per measurement
+  double scenario_seconds = 0;    // --scenario-seconds (0: the default)
 };
 
 enum class TopologyCommand { kRun, kInspect };

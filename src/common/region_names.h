@@ -1,5 +1,6 @@
 // The region names ntpbench's own counters live under in Google Benchmark's JSON ("net.*",
-// "mem.*", "acc.*", "layer.<step>.*"). The results codec (src/results) spells counters with
+// "mem.*", "acc.*", "scenario.*",
+// "layer.<step>.*"). The results codec (src/results) spells counters with
 // them; topology resolution refuses a marker that would take one.
 #pragma once
 
@@ -11,7 +12,8 @@ inline constexpr const char* kNet = "net";
 inline constexpr const char* kMem = "mem";
 inline constexpr const char* kAcc = "acc";
 inline constexpr const char* kLayer = "layer";
-inline constexpr const char* kReserved[] = {kNet, kMem, kAcc, kLayer};
+inline constexpr const char* kScenario = "scenario";
+inline constexpr const char* kReserved[] = {kNet, kMem, kAcc, kLayer, kScenario};
 
 // The reserved region `name` is or starts with ("net", "layer.fc1"), or null.
 inline const char* ReservedRegionPrefix(const std::string& name) {

@@ -41,6 +41,23 @@ constexpr const char* kPeakRssBytes = "peak_rss_bytes";
 constexpr const char* kMaxRelErr = "max_rel_err";
 constexpr const char* kCosine = "cosine";
 
+// A scenario's numbers, "scenario.<name>"; its kind as the enum's value.
+constexpr const char* kScenarioKind = "kind";
+struct ScenarioField {
+  const char* name;
+  double ScenarioMeasure::*value;
+};
+constexpr ScenarioField kScenarioFields[] = {
+    {"queries", &ScenarioMeasure::queries},
+    {"queries_needed", &ScenarioMeasure::queries_needed},
+    {"samples_per_query", &ScenarioMeasure::samples_per_query},
+    {"target_qps", &ScenarioMeasure::target_qps},
+    {"achieved_qps", &ScenarioMeasure::achieved_qps},
+    {"p99_bound_ms", &ScenarioMeasure::p99_bound_ms},
+    {"max_qps", &ScenarioMeasure::max_qps}};
+constexpr const char* kStreams = "streams";
+constexpr const char* kThreadsPerStream = "threads_per_stream";
+
 std::string Of(const std::string& region, const std::string& metric) {
   return region + "." + metric;
 }
@@ -201,6 +218,15 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
   out.push_back({Of(rn::kNet, kP90Ms), n.p90_ms});
   out.push_back({Of(rn::kNet, kP99Ms), n.p99_ms});
   for (const auto& [metric, value] : n.counters) out.push_back({Of(rn::kNet, metric), value});
+  if (const std::optional<ScenarioMeasure>& sc = m.scenario) {
+    out.push_back({Of(rn::kScenario, kScenarioKind), static_cast<double>(sc->kind)});
+    out.push_back({Of(rn::kScenario, kStreams), static_cast<double>(sc->streams)});
+    out.push_back(
+        {Of(rn::kScenario, kThreadsPerStream), static_cast<double>(sc->threads_per_stream)});
+    for (const ScenarioField& f : kScenarioFields) {
+      out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value});
+    }
+  }
   const MemorySignature& mem = m.memory;
   out.push_back({MetricName(Metric::kWeightBytes), mem.weight_bytes, true});
   out.push_back({MetricName(Metric::kPeakActivationBytes), mem.peak_activation_bytes, true});
@@ -238,7 +264,8 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
 
 RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
   RunMeasurement m;
-  const std::string net = std::string(rn::kNet) + ".", acc = std::string(rn::kAcc) + ".";
+  const std::string net = std::string(rn::kNet) + ".", acc = std::string(rn::kAcc) + ".",
+                    scenario = std::string(rn::kScenario) + ".";
   std::map<std::string, StepMeasure> steps;
   std::map<std::string, MarkerMeasure> markers;
   // A marker is a region with a time; its other counters follow it.
@@ -314,6 +341,22 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
         m.net.p99_ms = value;
       } else {
         m.net.counters[metric_name] = value;
+      }
+    } else if (name.rfind(scenario, 0) == 0) {
+      if (!m.scenario) m.scenario.emplace();
+      const std::string field = name.substr(scenario.size());
+      if (field == kScenarioKind) {
+        m.scenario->kind = static_cast<ScenarioKind>(ToInt(value));
+      } else if (field == kStreams) {
+        m.scenario->streams = ToInt(value);
+      } else if (field == kThreadsPerStream) {
+        m.scenario->threads_per_stream = ToInt(value);
+      } else {
+        bool known = false;
+        for (const ScenarioField& f : kScenarioFields) {
+          if (field == f.name) (*m.scenario).*f.value = value, known = true;
+        }
+        if (!known) m.other[name] = value;
       }
     } else if (name.rfind(acc, 0) == 0) {
       if (!m.accuracy) m.accuracy.emplace();

@@ -12,3 +12,11 @@ NTPB_TOPOLOGY_BENCHMARK(mlp_small, "topologies/mlp.json")->Set("n_hidden", 64)->
 
 // One family per listed value, each named.
 NTPB_TOPOLOGY_BENCHMARK(mlp_sizes, "topologies/mlp.json")->Values("n_hidden", {32, 64});
+
+// Offline: every stream its own executable, all at once; one family per scenario.
+NTPB_TOPOLOGY_BENCHMARK(mlp_offline, "topologies/mlp.json")
+    ->Set("n_hidden", 32)
+    ->Batches({2})
+    ->Scenario(ntpb::Scenario::SingleStream())
+    ->Scenario(ntpb::Scenario::Offline())
+    ->Streams({1, 2});

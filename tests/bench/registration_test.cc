@@ -42,21 +42,25 @@ TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
   const json doc = RunJson("");
   std::vector<std::string> names;
   for (const json& b : doc["benchmarks"]) names.push_back(b["name"]);
-  const std::vector<std::string> expected = {"tiny/eigen/f32/batch:1/real_time",
-                                             "tiny/eigen/f32/batch:2/real_time",
-                                             "tiny/eigen/bf16/batch:1/real_time",
-                                             "tiny/eigen/bf16/batch:2/real_time",
-                                             "tiny/onednn/f32/batch:1/real_time",
-                                             "tiny/onednn/f32/batch:2/real_time",
-                                             "tiny/onednn/bf16/batch:1/real_time",
-                                             "tiny/onednn/bf16/batch:2/real_time",
-                                             "tiny/opencl/f32/batch:1/real_time",
-                                             "tiny/opencl/f32/batch:2/real_time",
-                                             "tiny/opencl/bf16/batch:1/real_time",
-                                             "tiny/opencl/bf16/batch:2/real_time",
-                                             "mlp_small/eigen/f32/batch:4/real_time",
-                                             "mlp_sizes/eigen/f32/n_hidden:32/batch:1/real_time",
-                                             "mlp_sizes/eigen/f32/n_hidden:64/batch:1/real_time"};
+  const std::vector<std::string> expected = {
+      "tiny/eigen/f32/batch:1/real_time",
+      "tiny/eigen/f32/batch:2/real_time",
+      "tiny/eigen/bf16/batch:1/real_time",
+      "tiny/eigen/bf16/batch:2/real_time",
+      "tiny/onednn/f32/batch:1/real_time",
+      "tiny/onednn/f32/batch:2/real_time",
+      "tiny/onednn/bf16/batch:1/real_time",
+      "tiny/onednn/bf16/batch:2/real_time",
+      "tiny/opencl/f32/batch:1/real_time",
+      "tiny/opencl/f32/batch:2/real_time",
+      "tiny/opencl/bf16/batch:1/real_time",
+      "tiny/opencl/bf16/batch:2/real_time",
+      "mlp_small/eigen/f32/batch:4/real_time",
+      "mlp_sizes/eigen/f32/n_hidden:32/batch:1/real_time",
+      "mlp_sizes/eigen/f32/n_hidden:64/batch:1/real_time",
+      "mlp_offline/eigen/f32/batch:2/real_time",
+      "mlp_offline/eigen/f32/offline/streams:1/batch:2/iterations:1/manual_time",
+      "mlp_offline/eigen/f32/offline/streams:2/batch:2/iterations:1/manual_time"};
   EXPECT_EQ(names, expected);
   EXPECT_EQ(doc["context"]["ntpbench_version"], "0.1.0");
   EXPECT_TRUE(doc["context"].contains("ntpbench_threads"));
@@ -215,6 +219,34 @@ TEST(Registration, ListedValuesRunOneFamilyEachWithItsParams) {
   const CommandResult twice = RunCommand(kSuite + " --ntpb_set=width=2,2");
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_NE(twice.err.find("'width' lists 2 twice"), std::string::npos) << twice.err;
+}
+
+TEST(Registration, ScenarioFamiliesReportThroughputAndTheirStreams) {
+  const json doc = RunJson("--benchmark_filter=mlp_offline --ntpb_threads=2");
+  const json* b = Find(
+      doc, "mlp_offline/eigen/f32/nthreads:2/offline/streams:2/batch:2/iterations:1/manual_time");
+  ASSERT_NE(b, nullptr) << doc.dump(1);
+  EXPECT_EQ((*b)["scenario.streams"], 2);
+  EXPECT_EQ((*b)["scenario.threads_per_stream"], 1);  // 2 threads split over 2 streams
+  EXPECT_EQ((*b)["scenario.queries"], 1000);
+  EXPECT_EQ((*b)["scenario.queries_needed"], 1000);
+  EXPECT_EQ((*b)["scenario.samples_per_query"], 2);
+  const double qps = (*b)["scenario.achieved_qps"];
+  EXPECT_GT(qps, 0);
+  EXPECT_DOUBLE_EQ((*b)["net.samples_per_second"].get<double>(), 2 * qps);
+  // The reported time is the wall time per query: one over the throughput in queries (ms).
+  EXPECT_NEAR((*b)["real_time"].get<double>() * qps, 1e3, 1e-6);
+  EXPECT_EQ((*b)["time_unit"], "ms");
+  EXPECT_GT((*b)["net.p99_ms"].get<double>(), 0);
+  EXPECT_GE((*b)["net.p99_ms"].get<double>(), (*b)["net.p50_ms"].get<double>());
+  const Topology mlp = ReadTopologyJsonFile(SourcePath("topologies/mlp.json"));
+  const ResolvedTopology r = Resolve(mlp, {{"N", 2}, {"n_hidden", 32}});
+  EXPECT_NEAR((*b)["net.gflops"].get<double>(),
+              static_cast<double>(Analyze(r, f32, {}).total.flops) * qps * 1e-9, 1e-9);
+  // Single-stream next to it has no scenario counters.
+  const json* single = Find(doc, "mlp_offline/eigen/f32/nthreads:2/batch:2/real_time");
+  ASSERT_NE(single, nullptr);
+  EXPECT_FALSE(single->contains("scenario.streams"));
 }
 
 TEST(Registration, ConsoleShowsHeadlineCountersUnlessAskedForAll) {

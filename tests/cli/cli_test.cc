@@ -446,6 +446,42 @@ TEST(Cli, RunSetListRunsEachValue) {
       << inspect.err;
 }
 
+// The batching decision: --scenario with --streams and --batch prints throughput against p99 per
+// (streams, batch), the Pareto front marked; options that do not apply are one line each.
+TEST(Cli, RunScenariosPrintTheStreamsByBatchTable) {
+  const CommandResult r = RunCommand(
+      kCli + " run " + Topo("mlp.json") +
+      " --set n_hidden=32 --scenario single-stream,offline --streams 1,2 --batch 1,2 --threads 2"
+      " --queries 200 --benchmark_min_time=0.01 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t table = r.out.find("Scenarios: throughput against p99 latency");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("benchmarks mlp/eigen/f32/n_hidden:32/nthreads:2/...", table),
+            std::string::npos)
+      << r.out;
+  for (const char* row : {"\noffline/queries:200/streams:1/batch:1 ",
+                          "\noffline/queries:200/streams:2/batch:2 ", "\nbatch:2 "}) {
+    EXPECT_NE(r.out.find(row, table), std::string::npos) << row << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("2x1t", table), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("200 of 1000", table), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("*", table), std::string::npos) << "a Pareto front: " << r.out;
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"--streams 2", "option '--streams': applies to --scenario offline, server or multi-stream"},
+      {"--scenario server", "server needs a rate (--target-qps QPS)"},
+      {"--scenario server --find-max-qps", "option '--find-max-qps': needs the bound"},
+      {"--scenario offline --target-qps 5", "option '--target-qps': applies to --scenario server"},
+      {"--scenario server --find-max-qps --p99 fast", "expected a time like 50ms"},
+      {"--scenario ofline", "unknown scenario 'ofline'"},
+      {"--scenario offline --samples-per-query 4", "applies to --scenario multi-stream"}};
+  for (const auto& [args, message] : refused) {
+    const CommandResult bad = RunCommand(kCli + " run " + Topo("mlp.json") + " " + args);
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
   const CommandResult r =
       RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");

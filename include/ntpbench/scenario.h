@@ -1,0 +1,56 @@
+// How queries reach a topology: MLPerf LoadGen's scenarios, each a Google Benchmark family.
+//
+//   NTPB_TOPOLOGY_BENCHMARK(resnet, "topologies/resnet50.json")
+//       ->Backends({"onednn"})->Batches({1, 2, 4})
+//       ->Scenario(ntpb::Scenario::Offline())->Streams({1, 2});
+//
+// names instances `resnet/onednn/f32/offline/streams:2/batch:4`. Single-stream (the default)
+// keeps the plain `resnet/onednn/f32/batch:4`. Every scenario reports its throughput as
+// net.samples_per_second and its per-query latency (queueing included) as net.p50_ms ..
+// net.p99_ms, so tables, JSON and the perf gate read them as for any run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ntpb {
+
+enum class ScenarioKind {
+  kSingleStream,  // one query at a time, one stream: the latency distribution
+  kOffline,       // every stream busy with its own queries at once: samples per second
+  kServer,        // Poisson arrivals at a rate, served by the streams: QPS and latency
+  kMultiStream,   // one query at a time of samples_per_query samples, split over the streams
+};
+
+struct Scenario {
+  ScenarioKind kind = ScenarioKind::kSingleStream;
+  double target_qps = 0;          // server: the arrival rate (queries per second)
+  double p99_bound_ms = 0;        // server: > 0 searches the highest rate whose p99 meets it
+  int64_t samples_per_query = 0;  // multi-stream: samples per query (0: streams x batch)
+  int64_t queries = 0;            // queries per measurement; 0: enough for the p99 (below)
+
+  static Scenario SingleStream() { return {}; }
+  static Scenario Offline() { return {ScenarioKind::kOffline}; }
+  static Scenario Server(double qps) { return {ScenarioKind::kServer, qps}; }
+  static Scenario MaxQps(double p99_bound_ms) { return {ScenarioKind::kServer, 0, p99_bound_ms}; }
+  static Scenario MultiStream(int64_t samples_per_query) {
+    return {ScenarioKind::kMultiStream, 0, 0, samples_per_query};
+  }
+};
+
+// "single-stream", "offline", "server", "multi-stream".
+const char* ScenarioName(ScenarioKind kind);
+
+// Parses a scenario name; throws ntpb::Error naming `field` and the names it knows.
+ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field);
+
+// The family name's part for the scenario: "" for single-stream, "offline", "server/qps:200",
+// "server/p99_ms:50" (the max-QPS search), "multistream/samples:8"; "/queries:N" when set.
+std::string ScenarioTag(const Scenario& scenario);
+
+// Queries a percentile needs before it means something: at least 10 of them above it, so a
+// p99 needs 1000 queries, a p90 100 (LoadGen asks more: 270 336 for a server p99 at 99%
+// confidence; ntpbench says how many a result had next to how many it needs).
+int64_t QueriesForPercentile(double percentile);
+
+}  // namespace ntpb

@@ -1,0 +1,28 @@
+// The batching decision: scenario runs (scenario.h) side by side, throughput against p99
+// latency, with the Pareto front marked.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ntpbench/results.h"
+
+namespace ntpb {
+
+struct ScenarioRun {
+  std::string name;         // the Google Benchmark run's name
+  RunMeasurement measured;  // `scenario` empty for a single-stream run
+  int threads = 0;          // a single-stream run's threads (a scenario's are in `scenario`)
+};
+
+// Whether each run is on the Pareto front of throughput (samples per second, higher is better)
+// against p99 latency (lower is better): no other run is at least as good in both and better in
+// one.
+std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs);
+
+// One row per run: scenario, streams x threads each, batch, samples/s, queries/s, p50 and p99 ms,
+// queries measured (with how many the p99 needs when fewer), and "*" on the Pareto front; a
+// max-QPS search's bound and result under the table.
+std::string RenderScenarioTable(const std::vector<ScenarioRun>& runs);
+
+}  // namespace ntpb

@@ -1,0 +1,211 @@
+#include "src/bench/load_generator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+
+namespace ntpb::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+double PercentileOf(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  // Nearest rank: the smallest value with at least p% of the values at or below it.
+  const auto n = static_cast<double>(values.size());
+  const auto rank = static_cast<size_t>(std::max(1.0, std::ceil(p / 100.0 * n))) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                   values.end());
+  return values[rank];
+}
+
+std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::vector<double> arrivals(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  double t = 0;
+  for (double& a : arrivals) {
+    t += gap(rng);
+    a = t;
+  }
+  return arrivals;
+}
+
+static bool PastLimit(Clock::time_point start, double max_seconds) {
+  return max_seconds > 0 && SecondsSince(start) >= max_seconds;
+}
+
+LoadResult RunOffline(int streams, int64_t queries_per_stream, const ServeQuery& serve,
+                      double max_seconds) {
+  std::vector<std::vector<double>> per_stream(static_cast<size_t>(streams));
+  const Clock::time_point start = Clock::now();
+  auto stream = [&](int s) {
+    std::vector<double>& mine = per_stream[static_cast<size_t>(s)];
+    mine.reserve(static_cast<size_t>(queries_per_stream));
+    for (int64_t q = 0; q < queries_per_stream && !PastLimit(start, max_seconds); ++q) {
+      const Clock::time_point begin = Clock::now();
+      serve(s);
+      mine.push_back(SecondsSince(begin));
+    }
+  };
+  // Stream 0 runs on the calling thread: it keeps the thread pool an OpenMP backend made for it
+  // (each new thread gets a pool of its own, and more pool threads than cores make libgomp's
+  // workers sleep instead of spinning between parallel regions).
+  std::vector<std::thread> threads;
+  for (int s = 1; s < streams; ++s) threads.emplace_back(stream, s);
+  stream(0);
+  for (std::thread& t : threads) t.join();
+  LoadResult r;
+  r.wall_s = SecondsSince(start);
+  for (const std::vector<double>& mine : per_stream) {
+    r.latencies_s.insert(r.latencies_s.end(), mine.begin(), mine.end());
+  }
+  r.queries = static_cast<int64_t>(r.latencies_s.size());
+  return r;
+}
+
+LoadResult RunServer(int streams, const std::vector<double>& arrivals, const ServeQuery& serve,
+                     double max_seconds) {
+  LoadResult r;
+  r.latencies_s.resize(arrivals.size());
+  size_t issued = 0;
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<size_t> waiting;  // arrived, not yet taken
+  bool issued_all = false;
+  const Clock::time_point start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int s = 0; s < streams; ++s) {
+    workers.emplace_back([&, s] {
+      for (;;) {
+        size_t q = 0;
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          ready.wait(lock, [&] { return !waiting.empty() || issued_all; });
+          if (waiting.empty()) return;
+          q = waiting.front();
+          waiting.pop_front();
+        }
+        serve(s);
+        r.latencies_s[q] = SecondsSince(start) - arrivals[q];
+      }
+    });
+  }
+  // The issuer sleeps until each arrival; a late wake-up issues the query at once, its latency
+  // still counted from its scheduled arrival (as LoadGen does).
+  for (size_t q = 0; q < arrivals.size(); ++q) {
+    if (max_seconds > 0 && arrivals[q] >= max_seconds) break;
+    std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(arrivals[q])));
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      waiting.push_back(q);
+    }
+    ready.notify_one();
+    issued = q + 1;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    issued_all = true;
+  }
+  ready.notify_all();
+  for (std::thread& t : workers) t.join();
+  r.wall_s = SecondsSince(start);
+  r.latencies_s.resize(issued);
+  r.queries = static_cast<int64_t>(issued);
+  return r;
+}
+
+LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
+                          double max_seconds) {
+  LoadResult r;
+  // Streams 1.. keep their threads for the whole run (a backend's thread pool lives with its
+  // thread); each query is a generation they wait for, then report done.
+  std::mutex mutex;
+  std::condition_variable go, done;
+  int64_t generation = 0;
+  int finished = 0;
+  bool stop = false;
+  std::vector<std::thread> helpers;
+  for (int s = 1; s < streams; ++s) {
+    helpers.emplace_back([&, s] {
+      int64_t seen = 0;
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(mutex);
+          go.wait(lock, [&] { return stop || generation > seen; });
+          if (stop) return;
+          seen = generation;
+        }
+        serve(s);
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          ++finished;
+        }
+        done.notify_one();
+      }
+    });
+  }
+  const Clock::time_point start = Clock::now();
+  for (int64_t q = 0; q < queries && !PastLimit(start, max_seconds); ++q) {
+    const Clock::time_point begin = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      finished = 0;
+      ++generation;
+    }
+    go.notify_all();
+    serve(0);
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      done.wait(lock, [&] { return finished == streams - 1; });
+    }
+    r.latencies_s.push_back(SecondsSince(begin));
+  }
+  r.wall_s = SecondsSince(start);
+  r.queries = static_cast<int64_t>(r.latencies_s.size());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+  }
+  go.notify_all();
+  for (std::thread& t : helpers) t.join();
+  return r;
+}
+
+MaxQpsSearch FindMaxQps(const std::function<LoadResult(double rate)>& run_at, double p99_bound_s,
+                        double low, double high, int steps) {
+  MaxQpsSearch search;
+  auto meets = [&](double rate) {
+    const LoadResult r = run_at(rate);
+    const double p99 = PercentileOf(r.latencies_s, 99);
+    const bool ok = p99 <= p99_bound_s && r.AchievedQps() >= 0.9 * rate;
+    search.steps.push_back({rate, p99, r.AchievedQps(), ok});
+    if ((ok && rate > search.max_qps) || search.steps.size() == 1) search.result = r;
+    if (ok && rate > search.max_qps) {
+      search.max_qps = rate;
+      search.p99_s = p99;
+    }
+    return ok;
+  };
+  if (!meets(low)) return search;
+  if (meets(high)) return search;  // the bracket's top meets it: the streams are not the limit
+  for (int i = 0; i < steps; ++i) {
+    const double mid = 0.5 * (low + high);
+    (meets(mid) ? low : high) = mid;
+  }
+  return search;
+}
+
+}  // namespace ntpb::bench

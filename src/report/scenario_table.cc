@@ -1,0 +1,82 @@
+#include <cstdio>
+
+#include "ntpbench/scenario_report.h"
+#include "src/report/text_table.h"
+
+namespace ntpb {
+namespace {
+
+std::string Number(double v, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, v);
+  return text;
+}
+
+}  // namespace
+
+std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs) {
+  std::vector<bool> front(runs.size(), true);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const NetworkMeasure& a = runs[i].measured.net;
+    for (size_t j = 0; j < runs.size() && front[i]; ++j) {
+      const NetworkMeasure& b = runs[j].measured.net;
+      const bool as_good = b.samples_per_second >= a.samples_per_second && b.p99_ms <= a.p99_ms;
+      const bool better = b.samples_per_second > a.samples_per_second || b.p99_ms < a.p99_ms;
+      if (j != i && as_good && better) front[i] = false;
+    }
+  }
+  return front;
+}
+
+std::string RenderScenarioTable(const std::vector<ScenarioRun>& runs) {
+  const std::vector<bool> front = ParetoFront(runs);
+  // The rows' common part ("resnet50/onednn/f32/") once above the table, so the rows fit 120
+  // columns and show what differs.
+  std::string common = runs.empty() ? "" : runs[0].name;
+  for (const ScenarioRun& r : runs) {
+    size_t n = 0;
+    while (n < common.size() && n < r.name.size() && common[n] == r.name[n]) ++n;
+    common.resize(n);
+  }
+  common.resize(common.rfind('/') == std::string::npos ? 0 : common.rfind('/') + 1);
+  report::TextTable table({"benchmark", "streams", "batch", "samples/s", "queries/s", "p50 ms",
+                           "p99 ms", "queries", "front"});
+  std::string notes;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunMeasurement& m = runs[i].measured;
+    const auto& s = m.scenario;
+    const double qps =
+        s ? s->achieved_qps : (m.setup.batch > 0 ? m.net.samples_per_second / m.setup.batch : 0);
+    std::string queries = s ? Number(s->queries, "%.0f") : "";
+    if (s && s->queries < s->queries_needed) queries += " of " + Number(s->queries_needed, "%.0f");
+    const int threads = s ? s->threads_per_stream : runs[i].threads;
+    table.Add({report::Elide(runs[i].name.substr(common.size()), 48),
+               std::to_string(s ? s->streams : 1) + "x" + std::to_string(threads) + "t",
+               std::to_string(m.setup.batch), Number(m.net.samples_per_second, "%.1f"),
+               Number(qps, "%.1f"), Number(m.net.p50_ms, "%.3f"), Number(m.net.p99_ms, "%.3f"),
+               queries, front[i] ? "*" : ""});
+    if (s && s->kind == ScenarioKind::kServer && s->p99_bound_ms > 0) {
+      notes += runs[i].name + ": " +
+               (s->max_qps > 0 ? "at most " + Number(s->max_qps, "%.1f") + " queries/s keep p99 <= "
+                               : "even the lowest rate tried, " + Number(s->target_qps, "%.1f") +
+                                     " queries/s, missed p99 <= ") +
+               Number(s->p99_bound_ms, "%g") + " ms\n";
+    }
+  }
+  std::string out = common.empty() ? "" : "benchmarks " + common + "...\n";
+  out += table.Render(1);
+  out +=
+      "streams x threads each (rows without a scenario: single-stream); front *: no other row "
+      "beats it in both\nsamples/s and p99\n";
+  bool short_of_p99 = false;
+  for (const ScenarioRun& r : runs) {
+    short_of_p99 |=
+        r.measured.scenario && r.measured.scenario->queries < r.measured.scenario->queries_needed;
+  }
+  if (short_of_p99) {
+    out += "queries \"N of M\": the p99 of N queries; it needs M (10 above it) to mean something\n";
+  }
+  return out + notes;
+}
+
+}  // namespace ntpb
