@@ -16,3 +16,10 @@ NTPB_TOPOLOGY_BENCHMARK(deepspeech_e2e, "topologies/deepspeech_e2e.json")
     ->Backends({"eigen"})
     ->Batches({1})
     ->Precisions({ntpb::f32});
+// Throughput in the gate: the mlp served offline by 2 streams at once (each its own executable
+// with half the threads). Its time is the wall time per query, one over its throughput, so a
+// throughput regression fails like a latency one.
+NTPB_TOPOLOGY_BENCHMARK(mlp_offline, "topologies/mlp.json")
+    ->Batches({64})
+    ->Scenario(ntpb::Scenario::Offline())  // 1000 queries: what its p99 needs
+    ->Streams({2});

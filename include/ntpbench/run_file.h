@@ -18,6 +18,9 @@ namespace ntpb {
 // One benchmark of a run (or of a baseline), its repetitions gathered.
 struct BenchmarkResult {
   std::vector<double> real_time_ms;  // every repetition, in run order
+  // Scenario runs (scenario.h): every repetition's p99 latency per query, queueing included
+  // (net.p99_ms), judged like real_time_ms; empty for single-stream runs.
+  std::vector<double> p99_ms;
   // As stored: the exact analytic counters (net.flops, net.params, mem.weight_bytes,
   // mem.peak_activation_bytes) and every other counter, median over the repetitions.
   std::map<std::string, double> analytic;

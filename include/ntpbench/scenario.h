@@ -36,6 +36,12 @@ struct Scenario {
   static Scenario MultiStream(int64_t samples_per_query) {
     return {ScenarioKind::kMultiStream, 0, 0, samples_per_query};
   }
+  // The same scenario measured over `n` queries: Scenario::Offline().WithQueries(200).
+  Scenario WithQueries(int64_t n) const {
+    Scenario s = *this;
+    s.queries = n;
+    return s;
+  }
 };
 
 // "single-stream", "offline", "server", "multi-stream".

@@ -16,8 +16,8 @@ struct ScenarioRun {
 };
 
 // Whether each run is on the Pareto front of throughput (samples per second, higher is better)
-// against p99 latency (lower is better): no other run is at least as good in both and better in
-// one.
+// against p99 latency (lower is better) among the runs of its topology, backend and precision:
+// no other is at least as good in both and better in one.
 std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs);
 
 // One row per run: scenario, streams x threads each, batch, samples/s, queries/s, p50 and p99 ms,

@@ -20,6 +20,7 @@ constexpr std::size_t kMaxResultFileBytes = 256u << 20;
 json ResultToJson(const BenchmarkResult& r) {
   json j;
   j["real_time_ms"] = r.real_time_ms;
+  if (!r.p99_ms.empty()) j["p99_ms"] = r.p99_ms;
   j["analytic"] = r.analytic;
   j["counters"] = r.counters;
   if (!r.skipped.empty()) j["skipped"] = r.skipped;
@@ -30,14 +31,17 @@ BenchmarkResult ResultFromJson(const json& j, const std::string& file, const std
   BenchmarkResult r;
   try {
     r.real_time_ms = j.at("real_time_ms").get<std::vector<double>>();
+    if (j.contains("p99_ms")) r.p99_ms = j["p99_ms"].get<std::vector<double>>();
     r.analytic = j.at("analytic").get<std::map<std::string, double>>();
     r.counters = j.at("counters").get<std::map<std::string, double>>();
     if (j.contains("skipped")) r.skipped = j["skipped"].get<std::string>();
   } catch (const json::exception& e) {
     throw Error(file, "", "benchmarks." + name, std::string("malformed entry: ") + e.what());
   }
-  for (double t : r.real_time_ms) {
-    if (!(t > 0)) throw Error(file, "", "benchmarks." + name, "latencies must be positive");
+  for (const std::vector<double>* times : {&r.real_time_ms, &r.p99_ms}) {
+    for (double t : *times) {
+      if (!(t > 0)) throw Error(file, "", "benchmarks." + name, "latencies must be positive");
+    }
   }
   return r;
 }

@@ -44,16 +44,17 @@ double ThresholdFor(const std::string& name, const Baseline& b, const CompareOpt
   return o.threshold;
 }
 
+// Times per repetition, `metric` of the row: the latency (real_time_ms) or a scenario's p99.
 // `drift` is the movement of the rest of the suite (1 when judged raw).
-ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
-                      const BenchmarkResult& now, const DriftReference& drift, double threshold,
-                      double alpha) {
-  ComparisonRow row = Row(name, "latency_ms", Median(base.real_time_ms), Median(now.real_time_ms));
+ComparisonRow Latency(const std::string& name, const std::string& metric,
+                      const std::vector<double>& base_ms, const std::vector<double>& now_ms,
+                      const DriftReference& drift, double threshold, double alpha) {
+  ComparisonRow row = Row(name, metric, Median(base_ms), Median(now_ms));
   const double raw_change = row.change;
-  std::vector<double> relative = now.real_time_ms;
+  std::vector<double> relative = now_ms;
   for (double& t : relative) t /= drift.reference;
   row.change = Relative(row.baseline, Median(relative));
-  const MannWhitneyResult u = MannWhitneyU(base.real_time_ms, relative);
+  const MannWhitneyResult u = MannWhitneyU(base_ms, relative);
   row.p_value = u.p_value;
   const std::string moved =
       drift.references > 0 ? " (raw " + Format("%+.1f%%", 100 * raw_change) + ", rest of suite " +
@@ -64,9 +65,8 @@ ComparisonRow Latency(const std::string& name, const BenchmarkResult& base,
                       (row.change > 0) == (raw_change > 0);
   if (u.min_p_value > alpha) {
     row.verdict = Verdict::kInconclusive;
-    row.note = std::to_string(base.real_time_ms.size()) + " vs " +
-               std::to_string(now.real_time_ms.size()) + " repetitions cannot reach p < " +
-               Format("%g", alpha) + "; run more";
+    row.note = std::to_string(base_ms.size()) + " vs " + std::to_string(now_ms.size()) +
+               " repetitions cannot reach p < " + Format("%g", alpha) + "; run more";
   } else if (u.p_value < alpha && beyond) {
     row.verdict = row.change > 0 ? Verdict::kRegression : Verdict::kImprovement;
     row.note = Format("%+.1f%%", 100 * row.change) + " beyond " +
@@ -295,13 +295,20 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
     DriftReference reference;
     auto d = drift.find(name);
     if (!judge_raw && d != drift.end()) reference = d->second;
-    ComparisonRow latency =
-        Latency(name, base, now, reference, ThresholdFor(name, *baseline, o), o.alpha);
+    const double threshold = ThresholdFor(name, *baseline, o);
+    ComparisonRow latency = Latency(name, "latency_ms", base.real_time_ms, now.real_time_ms,
+                                    reference, threshold, o.alpha);
     if (drift_unexplained && !judge_raw && latency.verdict == Verdict::kUnchanged) {
       latency.verdict = Verdict::kInconclusive;
       latency.note = "the suite drifted unlike the machine: cannot judge";
     }
     c.rows.push_back(latency);
+    // A scenario's p99 per query, with the same test and threshold, on its own (a queue's tail
+    // does not move with the rest of the suite).
+    if (!base.p99_ms.empty() && !now.p99_ms.empty()) {
+      c.rows.push_back(
+          Latency(name, "p99_ms", base.p99_ms, now.p99_ms, DriftReference{}, threshold, o.alpha));
+    }
     // What the signature checks on every machine is left to it; a backend that plans memory by
     // the CPU (portable_memory_plan false) has its plan checked here, per machine class.
     const bool portable_plan =

@@ -42,6 +42,8 @@ void Append(RunResults* into, const RunResults& more) {
   for (const auto& [name, r] : more.benchmarks) {
     auto& t = into->benchmarks[name].real_time_ms;
     t.insert(t.end(), r.real_time_ms.begin(), r.real_time_ms.end());
+    auto& p99 = into->benchmarks[name].p99_ms;
+    p99.insert(p99.end(), r.p99_ms.begin(), r.p99_ms.end());
   }
   into->peak_rss_bytes = std::max(into->peak_rss_bytes, more.peak_rss_bytes);
 }

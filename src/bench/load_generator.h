@@ -43,9 +43,9 @@ LoadResult RunServer(int streams, const std::vector<double>& arrivals, const Ser
 LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
                           double max_seconds = 0);
 
-// The highest arrival rate in [low, high] whose p99 latency meets `p99_bound_s` while the
-// streams keep up (achieved QPS at least 90% of the rate), by bisection: `run_at(rate)` measures
-// one rate. `steps` halvings after the bracket is checked.
+// The highest arrival rate in [low, high] whose p99 latency (queueing included) meets
+// `p99_bound_s`, by bisection: `run_at(rate)` measures one rate. `steps` halvings after the
+// bracket is checked.
 struct MaxQpsSearch {
   double max_qps = 0;  // 0 when even `low` misses the bound
   double p99_s = 0;    // at max_qps

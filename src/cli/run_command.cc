@@ -17,6 +17,7 @@
 #include "ntpbench/scenario.h"
 #include "ntpbench/scenario_report.h"
 #include "ntpbench/topology_file.h"
+#include "src/bench/benchmark_config.h"
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
@@ -183,18 +184,9 @@ int Run(const std::string& program, const TopologyOptions& o,
   if (o.seed >= 0) bench::Options().seed = o.seed;
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).
-  std::vector<ParamEnv> combinations = {o.sets};
-  for (const auto& [param, values] : o.set_lists) {
-    std::vector<ParamEnv> next;
-    for (const ParamEnv& c : combinations) {
-      for (const int64_t v : values) {
-        next.push_back(c);
-        next.back()[param] = v;
-      }
-    }
-    combinations = std::move(next);
-  }
-  for (const ParamEnv& sets : combinations) {
+  for (const ParamEnv& values : bench::ValueCombinations(tb, topology)) {
+    ParamEnv sets = o.sets;
+    for (const auto& [param, value] : values) sets[param] = value;
     std::string listed;  // which listed values a mistake is at
     for (const auto& [param, values] : o.set_lists) {
       listed += ", --set " + param + "=" + std::to_string(sets.at(param));

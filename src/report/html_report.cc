@@ -7,6 +7,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
+#include "ntpbench/scenario_report.h"
 #include "src/common/format_number.h"
 #include "src/common/statistics.h"
 #include "src/report/page_style.h"
@@ -379,6 +380,51 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
 
 }  // namespace
 
+// The batching decision (scenario.h): samples/s against p99 for the runs of a topology that
+// measured scenarios (single-stream runs beside them), the Pareto front joined and marked, one
+// colour per backend and precision; and the table.
+std::string ScenarioSection(const std::string& topology, const std::vector<const Entry*>& runs) {
+  std::vector<ScenarioRun> rows;
+  std::vector<std::string> groups;
+  bool any = false;
+  for (const Entry* e : runs) {
+    any |= e->m.scenario.has_value();
+    rows.push_back({e->name, e->m, e->file->threads});
+    const std::string group = e->m.setup.backend + " " + e->m.setup.precision;
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  }
+  if (!any) return "";
+  const std::vector<bool> front = ParetoFront(rows);
+  std::vector<report::ScatterPoint> points;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RunMeasurement& m = rows[i].measured;
+    const std::string group = m.setup.backend + " " + m.setup.precision;
+    const size_t color =
+        static_cast<size_t>(std::find(groups.begin(), groups.end(), group) - groups.begin());
+    const int streams = m.scenario ? m.scenario->streams : 1;
+    const std::string kind = m.scenario ? ScenarioName(m.scenario->kind) : "single-stream";
+    const std::string label =
+        (m.scenario ? kind.substr(0, 3) + " " + std::to_string(streams) + "s " : "ss ") + "b" +
+        std::to_string(m.setup.batch);
+    points.push_back({m.net.p99_ms, m.net.samples_per_second, SeriesColor(color), label,
+                      rows[i].name + ": " + FormatNumber("%.1f", m.net.samples_per_second) +
+                          " samples/s, p99 " + FormatNumber("%.2f", m.net.p99_ms) + " ms",
+                      front[i]});
+  }
+  std::string legend;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    legend +=
+        "<span style=\"color:" + SeriesColor(g) + "\">&#9679; " + Escape(groups[g]) + "</span> ";
+  }
+  return "<h3>" + Escape(topology) +
+         ": throughput against p99 latency (the batching decision)</h3><p>" + legend +
+         " &mdash; labels: scenario (ss single-stream, off offline, ser server, mul "
+         "multi-stream), streams, batch; outlined and joined: the Pareto front (no other run "
+         "has both more samples/s and a lower p99).</p>" +
+         report::ScatterChart(points, "p99 latency per query (ms)", "samples/s") + "<pre>" +
+         Escape(RenderScenarioTable(rows)) + "</pre>";
+}
+
 std::string RenderHtmlReport(const std::vector<RunResults>& files,
                              const HtmlReportOptions& options) {
   std::vector<Entry> entries;
@@ -422,6 +468,7 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
       if (TopologyOf(e) == t) runs.push_back(&e);
     }
     html += ComparisonSection(t, runs);
+    html += ScenarioSection(t, runs);
     html += PrecisionSection(runs);
     html += LayerTableSection(runs, options.top);
   }

@@ -16,9 +16,14 @@ std::string Number(double v, const char* format) {
 
 std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs) {
   std::vector<bool> front(runs.size(), true);
+  auto group = [](const ScenarioRun& r) {
+    const RunSetup& s = r.measured.setup;
+    return s.topology + "/" + s.backend + "/" + s.precision;
+  };
   for (size_t i = 0; i < runs.size(); ++i) {
     const NetworkMeasure& a = runs[i].measured.net;
     for (size_t j = 0; j < runs.size() && front[i]; ++j) {
+      if (group(runs[j]) != group(runs[i])) continue;
       const NetworkMeasure& b = runs[j].measured.net;
       const bool as_good = b.samples_per_second >= a.samples_per_second && b.p99_ms <= a.p99_ms;
       const bool better = b.samples_per_second > a.samples_per_second || b.p99_ms < a.p99_ms;
@@ -66,8 +71,8 @@ std::string RenderScenarioTable(const std::vector<ScenarioRun>& runs) {
   std::string out = common.empty() ? "" : "benchmarks " + common + "...\n";
   out += table.Render(1);
   out +=
-      "streams x threads each (rows without a scenario: single-stream); front *: no other row "
-      "beats it in both\nsamples/s and p99\n";
+      "streams x threads each (rows without a scenario: single-stream); front *: no row of its "
+      "backend and\nprecision has both more samples/s and a lower p99\n";
   bool short_of_p99 = false;
   for (const ScenarioRun& r : runs) {
     short_of_p99 |=

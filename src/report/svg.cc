@@ -188,6 +188,73 @@ std::string RooflineChart(const std::vector<RooflinePoint>& points,
   return svg + "</svg>";
 }
 
+namespace {
+
+// A round axis top above `max` and its step: 1, 2 or 5 times a power of ten, about 5 ticks.
+std::pair<double, double> AxisTop(double max) {
+  if (!(max > 0)) max = 1;
+  const double raw = max / 5, power = std::pow(10, std::floor(std::log10(raw)));
+  const double step = raw / power < 2 ? 2 * power : raw / power < 5 ? 5 * power : 10 * power;
+  return {step * std::ceil(max / step), step};
+}
+
+}  // namespace
+
+std::string ScatterChart(const std::vector<ScatterPoint>& points, const std::string& x_label,
+                         const std::string& y_label, int width, int height) {
+  const double left = 64, right = 90, top = 14, bottom = 40;
+  const double pw = width - left - right, ph = height - top - bottom;
+  double x_max = 0, y_max = 0;
+  for (const ScatterPoint& p : points) x_max = std::max(x_max, p.x), y_max = std::max(y_max, p.y);
+  const std::pair<double, double> x_axis = AxisTop(x_max), y_axis = AxisTop(y_max);
+  const double x_top = x_axis.first, x_step = x_axis.second;
+  const double y_top = y_axis.first, y_step = y_axis.second;
+  auto X = [&](double v) { return left + pw * v / x_top; };
+  auto Y = [&](double v) { return top + ph - ph * v / y_top; };
+  std::string svg = Open(width, height);
+  for (double v = 0; v <= y_top + y_step / 2; v += y_step) {
+    svg += "<line x1=\"" + Num(left) + "\" y1=\"" + Num(Y(v)) + "\" x2=\"" + Num(left + pw) +
+           "\" y2=\"" + Num(Y(v)) + "\" stroke=\"#ddd\"/>";
+    svg += Text(left - 4, Y(v) + 4, FormatNumber("%g", v), "end");
+  }
+  for (double v = 0; v <= x_top + x_step / 2; v += x_step) {
+    svg += "<line x1=\"" + Num(X(v)) + "\" y1=\"" + Num(top) + "\" x2=\"" + Num(X(v)) + "\" y2=\"" +
+           Num(top + ph) + "\" stroke=\"#ddd\"/>";
+    svg += Text(X(v), top + ph + 14, FormatNumber("%g", v), "middle");
+  }
+  svg += Text(left + pw / 2, height - 6, x_label, "middle");
+  svg += Text(14, top + ph / 2, y_label, "middle",
+              (" transform=\"rotate(-90 14 " + Num(top + ph / 2) + ")\"").c_str());
+  std::vector<std::string> colors;
+  for (const ScatterPoint& p : points) {
+    if (std::find(colors.begin(), colors.end(), p.color) == colors.end()) colors.push_back(p.color);
+  }
+  for (const std::string& color : colors) {
+    std::vector<const ScatterPoint*> front;
+    for (const ScatterPoint& p : points) {
+      if (p.front && p.color == color) front.push_back(&p);
+    }
+    std::sort(front.begin(), front.end(),
+              [](const ScatterPoint* a, const ScatterPoint* b) { return a->x < b->x; });
+    std::string path;
+    for (const ScatterPoint* p : front) {
+      path += (path.empty() ? "M" : " L") + Num(X(p->x)) + " " + Num(Y(p->y));
+    }
+    if (front.size() > 1) {
+      svg += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + color +
+             "\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>";
+    }
+  }
+  for (const ScatterPoint& p : points) {
+    svg += "<circle cx=\"" + Num(X(p.x)) + "\" cy=\"" + Num(Y(p.y)) + "\" r=\"" +
+           (p.front ? "5.5" : "4") + "\" fill=\"" + p.color + "\"" +
+           (p.front ? " stroke=\"#222\" stroke-width=\"1.5\"" : "") + "><title>" + Escape(p.title) +
+           "</title></circle>";
+    svg += Text(X(p.x) + 7, Y(p.y) + 4, p.label, "start", " font-size=\"11\"");
+  }
+  return svg + "</svg>";
+}
+
 std::string LineChart(const std::vector<std::string>& categories,
                       const std::vector<LineSeries>& series, const std::string& x_label,
                       const std::string& y_label, int width, int height) {
@@ -199,11 +266,8 @@ std::string LineChart(const std::vector<std::string>& categories,
       if (std::isfinite(v)) y_max = std::max(y_max, v);
     }
   }
-  if (y_max <= 0) y_max = 1;
-  // A round step: 1, 2 or 5 times a power of ten, about 5 ticks.
-  const double raw = y_max / 5, power = std::pow(10, std::floor(std::log10(raw)));
-  const double step = raw / power < 2 ? 2 * power : raw / power < 5 ? 5 * power : 10 * power;
-  const double y_top = step * std::ceil(y_max / step);
+  const std::pair<double, double> axis = AxisTop(y_max);
+  const double y_top = axis.first, step = axis.second;
   const size_t n = std::max<size_t>(categories.size(), 1);
   auto X = [&](size_t i) { return left + pw * (n == 1 ? 0.5 : static_cast<double>(i) / (n - 1)); };
   auto Y = [&](double v) { return top + ph - ph * v / y_top; };

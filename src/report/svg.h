@@ -61,6 +61,18 @@ std::string LineChart(const std::vector<std::string>& categories,
                       const std::vector<LineSeries>& series, const std::string& x_label,
                       const std::string& y_label, int width = 380, int height = 240);
 
+// Points on linear axes from 0 (throughput against latency); the points of one color marked
+// `front` are joined by a line in x order (a Pareto front per series).
+struct ScatterPoint {
+  double x = 0, y = 0;
+  std::string color;
+  std::string label;  // written beside the point ("2x1t b4")
+  std::string title;  // the tooltip
+  bool front = false;
+};
+std::string ScatterChart(const std::vector<ScatterPoint>& points, const std::string& x_label,
+                         const std::string& y_label, int width = 620, int height = 360);
+
 // The palette: the i-th series colour.
 std::string SeriesColor(size_t i);
 

@@ -147,6 +147,11 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
         run.peak_rss_bytes = std::max(run.peak_rss_bytes, v);
       }
     }
+    // A scenario's p99 per repetition, judged like its time (the counters keep only medians).
+    const auto p99 = repetition.find("net.p99_ms");
+    if (repetition.count("scenario.kind") && p99 != repetition.end()) {
+      r.p99_ms.push_back(p99->second);
+    }
   }
   for (auto& [name, counters] : counter_samples) {
     for (auto& [key, values] : counters) run.benchmarks[name].counters[key] = Median(values);

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "ntpbench/error.h"
@@ -76,6 +77,32 @@ TEST(Comparator, SignificantSlowdownBeyondTheThresholdIsARegression) {
   EXPECT_EQ(c.ExitCode(), 1);
   EXPECT_NE(cli::ComparisonTable(c).find("REGRESSION"), std::string::npos);
   EXPECT_EQ(c.ToJson()["exit_code"], 1);
+}
+
+// A scenario's throughput is its time per query (same test as any latency); its p99 per query is
+// a row of its own, judged with the same test and threshold, so a grown queue fails the gate
+// even when the throughput held.
+TEST(Comparator, AScenarioIsJudgedOnThroughputAndOnItsP99) {
+  Fixture f;
+  f.baseline.benchmarks["a"].p99_ms = {40, 41, 39, 40.5, 39.5, 40};
+  f.run.benchmarks["a"] = Result({10.05, 9.95, 10.1, 10.0, 9.9, 10.2});
+  f.run.benchmarks["a"].p99_ms = {52, 51, 53, 52.5, 51.5, 52};
+  const Comparison c = f.Compare();
+  EXPECT_EQ(Latency(c).verdict, Verdict::kUnchanged);
+  const auto p99 = std::find_if(c.rows.begin(), c.rows.end(),
+                                [](const ComparisonRow& r) { return r.metric == "p99_ms"; });
+  ASSERT_NE(p99, c.rows.end());
+  EXPECT_EQ(p99->verdict, Verdict::kRegression);
+  EXPECT_NEAR(p99->change, 52 / 40.0 - 1, 1e-3);
+  EXPECT_EQ(c.ExitCode(), 1);
+  // The p99 through the baseline file.
+  const Baseline back = ParseBaseline(SerializeBaseline(f.baseline), "b.json");
+  EXPECT_EQ(back.benchmarks.at("a").p99_ms, f.baseline.benchmarks["a"].p99_ms);
+  // A run with no p99 per repetition (single-stream) gets no p99 row.
+  f.run.benchmarks["a"].p99_ms.clear();
+  const Comparison plain = f.Compare();
+  EXPECT_TRUE(std::none_of(plain.rows.begin(), plain.rows.end(),
+                           [](const ComparisonRow& r) { return r.metric == "p99_ms"; }));
 }
 
 TEST(Comparator, SignificantSpeedupIsAnImprovementAndPasses) {
@@ -387,7 +414,11 @@ TEST(RunResults, ReadsRepetitionsFromGoogleBenchmarkJson) {
       {"name": "a/real_time_cv", "run_name": "a/real_time", "run_type": "aggregate",
        "aggregate_name": "cv", "real_time": NaN, "net.allocs": NaN},
       {"name": "b", "run_name": "b", "run_type": "iteration", "error_occurred": true,
-       "error_message": "skipped: no bf16"}
+       "error_message": "skipped: no bf16"},
+      {"name": "c", "run_name": "c", "run_type": "iteration", "real_time": 4, "time_unit": "ms",
+       "scenario.kind": 1, "net.p99_ms": 30},
+      {"name": "c", "run_name": "c", "run_type": "iteration", "real_time": 5, "time_unit": "ms",
+       "scenario.kind": 1, "net.p99_ms": 35}
     ]})";
   const RunResults r = ParseRunResults(text, "run.json");
   ASSERT_TRUE(r.has_machine);
@@ -395,6 +426,8 @@ TEST(RunResults, ReadsRepetitionsFromGoogleBenchmarkJson) {
   EXPECT_EQ(r.benchmarks.at("a/real_time").real_time_ms, (std::vector<double>{1.5, 2.5}));
   EXPECT_EQ(r.benchmarks.at("a/real_time").analytic.at("net.flops"), 1000);
   EXPECT_EQ(r.benchmarks.at("b").skipped, "skipped: no bf16");
+  EXPECT_TRUE(r.benchmarks.at("a/real_time").p99_ms.empty()) << "single-stream: no p99 judged";
+  EXPECT_EQ(r.benchmarks.at("c").p99_ms, (std::vector<double>{30, 35})) << "a scenario's p99s";
   EXPECT_EQ(r.peak_rss_bytes, 7);
   EXPECT_THROW(ParseRunResults("{\"benchmarks\": 3}", "x.json"), Error);
   EXPECT_THROW(ParseRunResults("{\"benchm", "x.json"), Error);

@@ -197,5 +197,58 @@ TEST(HtmlReport, OnePageOverRunsFromTwoMachines) {
   EXPECT_EQ(Count(html, "<circle "), 2u * 2) << "every step with FLOPs and bytes is a point";
 }
 
+// Scenario runs (offline at streams x batch, single-stream beside them): the page plots
+// samples/s against p99 with the Pareto front joined, and prints the table.
+TEST(HtmlReport, ScenarioRunsGetTheThroughputAgainstP99Chart) {
+  json doc = {{"context", {{"ntpbench_threads", "2"}}}, {"benchmarks", json::array()}};
+  struct Row {
+    std::string name;
+    int streams, batch;
+    double samples, p99;
+    bool scenario;
+  };
+  for (const Row& r :
+       std::vector<Row>{{"mlp/onednn/f32/batch:1", 1, 1, 100, 10, false},
+                        {"mlp/onednn/f32/offline/streams:2/batch:1", 2, 1, 150, 12, true},
+                        {"mlp/onednn/f32/offline/streams:2/batch:4", 2, 4, 140, 30, true}}) {
+    json b = {{"name", r.name},
+              {"run_name", r.name},
+              {"run_type", "iteration"},
+              {"time_unit", "ms"},
+              {"real_time", 1000 / r.samples},
+              {"net.samples_per_second", r.samples},
+              {"net.p99_ms", r.p99},
+              {"net.flops", 1000},
+              {"ntpbench",
+               {{"backend", "onednn"},
+                {"precision", "f32"},
+                {"batch", r.batch},
+                {"topology", "mlp"},
+                {"steps", json::array()}}}};
+    if (r.scenario) {
+      b["scenario.kind"] = 1;  // offline
+      b["scenario.streams"] = r.streams;
+      b["scenario.threads_per_stream"] = 1;
+      b["scenario.queries"] = 1000;
+      b["scenario.queries_needed"] = 1000;
+      b["scenario.achieved_qps"] = r.samples / r.batch;
+    }
+    doc["benchmarks"].push_back(b);
+  }
+  const std::string html = RenderHtmlReport({ParseRunResults(doc.dump(), "scenarios.json")});
+  const size_t section = html.find("throughput against p99 latency (the batching decision)");
+  ASSERT_NE(section, std::string::npos) << html;
+  const size_t chart_end = html.find("</svg>", section);
+  const std::string chart = html.substr(section, chart_end - section);
+  EXPECT_EQ(Count(chart, "<circle "), 3u);
+  // The front: single-stream b1 (lowest p99) and offline 2 streams b1 (most samples/s); the
+  // batch-4 run is behind the latter in both, so not outlined.
+  EXPECT_EQ(Count(chart, "stroke=\"#222\""), 2u) << chart;
+  EXPECT_NE(chart.find("off 2s b4"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("ss b1"), std::string::npos) << chart;
+  EXPECT_NE(html.find("offline/streams:2/batch:4", chart_end), std::string::npos)
+      << "the table under it";
+}
+
 }  // namespace
 }  // namespace ntpb::testing

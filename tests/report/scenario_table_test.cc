@@ -2,6 +2,8 @@
 // and a scenario's numbers through the results codec.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ntpbench/results.h"
 #include "ntpbench/scenario_report.h"
 
@@ -34,9 +36,16 @@ TEST(ScenarioTable, MarksTheParetoFrontOfThroughputAgainstP99) {
       Row("d", 2, 4, 400, 40),  // front: the highest throughput
       Row("e", 2, 1, 100, 12),  // dominated by a (same throughput, lower p99)
       Row("f", 1, 2, 300, 20),  // equal to b: neither dominates the other
+      Row("g", 1, 1, 900, 2),   // another precision: a front of its own, dominating nothing
   };
-  EXPECT_EQ(ParetoFront(runs), (std::vector<bool>{true, true, false, true, false, true}));
-  const std::string table = RenderScenarioTable(runs);
+  std::vector<ScenarioRun> with_i8 = runs;
+  with_i8.back().measured.setup.precision = "i8";
+  EXPECT_EQ(ParetoFront(with_i8), (std::vector<bool>{true, true, false, true, false, true, true}));
+  const std::vector<bool> one_precision = ParetoFront(runs);
+  EXPECT_TRUE(one_precision.back());
+  EXPECT_EQ(std::count(one_precision.begin(), one_precision.end(), true), 1)
+      << "one precision: g dominates the rest";
+  const std::string table = RenderScenarioTable(with_i8);
   EXPECT_NE(table.find("samples/s"), std::string::npos) << table;
   EXPECT_NE(table.find("2x1t"), std::string::npos) << table;
   EXPECT_EQ(table.find("of 1000"), std::string::npos) << "every row had its queries: " << table;
