@@ -381,8 +381,9 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
 }  // namespace
 
 // The batching decision (scenario.h): samples/s against p99 for the runs of a topology that
-// measured scenarios (single-stream runs beside them), the Pareto front joined and marked, one
-// colour per backend and precision; and the table.
+// measured scenarios (single-stream runs beside them), one chart per backend and precision (each
+// its own scale), the Pareto front outlined, joined and labelled (the others in tooltips); and
+// the table.
 std::string ScenarioSection(const std::string& topology, const std::vector<const Entry*>& runs) {
   std::vector<ScenarioRun> rows;
   std::vector<std::string> groups;
@@ -395,34 +396,34 @@ std::string ScenarioSection(const std::string& topology, const std::vector<const
   }
   if (!any) return "";
   const std::vector<bool> front = ParetoFront(rows);
-  std::vector<report::ScatterPoint> points;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const RunMeasurement& m = rows[i].measured;
-    const std::string group = m.setup.backend + " " + m.setup.precision;
-    const size_t color =
-        static_cast<size_t>(std::find(groups.begin(), groups.end(), group) - groups.begin());
-    const int streams = m.scenario ? m.scenario->streams : 1;
-    const std::string kind = m.scenario ? ScenarioName(m.scenario->kind) : "single-stream";
-    const std::string label =
-        (m.scenario ? kind.substr(0, 3) + " " + std::to_string(streams) + "s " : "ss ") + "b" +
-        std::to_string(m.setup.batch);
-    points.push_back({m.net.p99_ms, m.net.samples_per_second, SeriesColor(color), label,
-                      rows[i].name + ": " + FormatNumber("%.1f", m.net.samples_per_second) +
-                          " samples/s, p99 " + FormatNumber("%.2f", m.net.p99_ms) + " ms",
-                      front[i]});
-  }
-  std::string legend;
+  std::string charts;
   for (size_t g = 0; g < groups.size(); ++g) {
-    legend +=
-        "<span style=\"color:" + SeriesColor(g) + "\">&#9679; " + Escape(groups[g]) + "</span> ";
+    std::vector<report::ScatterPoint> points;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RunMeasurement& m = rows[i].measured;
+      if (m.setup.backend + " " + m.setup.precision != groups[g]) continue;
+      const int streams = m.scenario ? m.scenario->streams : 1;
+      const std::string kind = m.scenario ? ScenarioName(m.scenario->kind) : "single-stream";
+      const std::string label =
+          (m.scenario ? kind.substr(0, 3) + " " + std::to_string(streams) + "s " : "ss ") + "b" +
+          std::to_string(m.setup.batch);
+      points.push_back(
+          {m.net.p99_ms, m.net.samples_per_second, SeriesColor(g), front[i] ? label : "",
+           label + " (" + rows[i].name + "): " + FormatNumber("%.1f", m.net.samples_per_second) +
+               " samples/s, p99 " + FormatNumber("%.2f", m.net.p99_ms) + " ms",
+           front[i]});
+    }
+    charts += "<div style=\"display:inline-block;margin:0 12px 12px 0\"><b style=\"color:" +
+              SeriesColor(g) + "\">" + Escape(groups[g]) + "</b><br>" +
+              report::ScatterChart(points, "p99 latency per query (ms)", "samples/s", 480, 320) +
+              "</div>";
   }
   return "<h3>" + Escape(topology) +
-         ": throughput against p99 latency (the batching decision)</h3><p>" + legend +
-         " &mdash; labels: scenario (ss single-stream, off offline, ser server, mul "
-         "multi-stream), streams, batch; outlined and joined: the Pareto front (no other run "
-         "has both more samples/s and a lower p99).</p>" +
-         report::ScatterChart(points, "p99 latency per query (ms)", "samples/s") + "<pre>" +
-         Escape(RenderScenarioTable(rows)) + "</pre>";
+         ": throughput against p99 latency (the batching decision)</h3><p>Per backend and "
+         "precision; outlined, joined and labelled: the Pareto front (no other run has both "
+         "more samples/s and a lower p99), labels: scenario (ss single-stream, off offline, ser "
+         "server, mul multi-stream), streams, batch; every point has a tooltip.</p>" +
+         charts + "<pre>" + Escape(RenderScenarioTable(rows)) + "</pre>";
 }
 
 std::string RenderHtmlReport(const std::vector<RunResults>& files,

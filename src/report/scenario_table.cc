@@ -33,7 +33,25 @@ std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs) {
   return front;
 }
 
-std::string RenderScenarioTable(const std::vector<ScenarioRun>& runs) {
+namespace {
+
+// A run's name less Google Benchmark's suffixes ("/iterations:1", "/real_time",
+// "/manual_time"), which every row shares.
+std::string ShortName(std::string name) {
+  for (const char* suffix : {"/real_time", "/manual_time", "/iterations:1"}) {
+    const std::string s = suffix;
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
+      name.resize(name.size() - s.size());
+    }
+  }
+  return name;
+}
+
+}  // namespace
+
+std::string RenderScenarioTable(const std::vector<ScenarioRun>& given) {
+  std::vector<ScenarioRun> runs = given;
+  for (ScenarioRun& r : runs) r.name = ShortName(r.name);
   const std::vector<bool> front = ParetoFront(runs);
   // The rows' common part ("resnet50/onednn/f32/") once above the table, so the rows fit 120
   // columns and show what differs.
