@@ -153,7 +153,7 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->check(IntegerAtLeast(1, 256))
       ->type_name("N[,N..]");
   c->add_option("--target-qps", o->target_qps, "server: the Poisson arrival rate, queries/s")
-      ->check(CLI::PositiveNumber)
+      ->check(NumberBetween(0, 1e9, "a rate > 0 in queries per second"))
       ->type_name("QPS");
   c->add_flag("--find-max-qps", o->find_max_qps,
               "server: search the highest rate whose p99 meets --p99 (bisection)");
@@ -173,7 +173,7 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->type_name("N");
   c->add_option("--scenario-seconds", o->scenario_seconds,
                 "a scenario measurement starts no query after this (default 10)")
-      ->check(CLI::PositiveNumber)
+      ->check(NumberBetween(0, 86400, "seconds, more than 0 and less than a day"))
       ->type_name("S");
   c->add_flag("--quiet", o->quiet,
               "leave out Google Benchmark's context block (machine, caches, configuration; the "
