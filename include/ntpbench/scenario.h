@@ -47,6 +47,9 @@ struct Scenario {
 // "single-stream", "offline", "server", "multi-stream".
 const char* ScenarioName(ScenarioKind kind);
 
+// Every scenario's name, comma-separated: "single-stream, offline, server, multi-stream".
+std::string ScenarioNames();
+
 // Parses a scenario name; throws ntpb::Error naming `field` and the names it knows.
 ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field);
 

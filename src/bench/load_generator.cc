@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "src/common/statistics.h"
+
 namespace ntpb::bench {
 namespace {
 
@@ -19,16 +21,6 @@ double SecondsSince(Clock::time_point start) {
 }
 
 }  // namespace
-
-double PercentileOf(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  // Nearest rank: the smallest value with at least p% of the values at or below it.
-  const auto n = static_cast<double>(values.size());
-  const auto rank = static_cast<size_t>(std::max(1.0, std::ceil(p / 100.0 * n))) - 1;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
-                   values.end());
-  return values[rank];
-}
 
 std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -161,6 +153,8 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
       }
     });
   }
+  // Reserved up front: no allocation between queries.
+  r.latencies_s.reserve(static_cast<size_t>(std::clamp<int64_t>(queries, 0, 1 << 20)));
   const Clock::time_point start = Clock::now();
   for (int64_t q = 0; q < queries && !PastLimit(start, max_seconds); ++q) {
     const Clock::time_point begin = Clock::now();
@@ -193,7 +187,7 @@ MaxQpsSearch FindMaxQps(const std::function<LoadResult(double rate)>& run_at, do
   MaxQpsSearch search;
   auto meets = [&](double rate) {
     const LoadResult r = run_at(rate);
-    const double p99 = PercentileOf(r.latencies_s, 99);
+    const double p99 = Percentile(r.latencies_s, 99);
     // Where the streams cannot keep up the queue grows and with it the p99 (every query issued
     // is served, its wait included): the bound alone decides.
     const bool ok = p99 <= p99_bound_s;

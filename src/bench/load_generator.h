@@ -19,9 +19,6 @@ struct LoadResult {
   double AchievedQps() const { return wall_s > 0 ? static_cast<double>(queries) / wall_s : 0; }
 };
 
-// p-th percentile (0..100) by nearest rank; 0 for no values.
-double PercentileOf(std::vector<double> values, double p);
-
 // Arrival times (seconds from 0) of `n` queries of a Poisson process at `rate` per second:
 // exponential gaps from a generator seeded with `seed`, so a run repeats exactly.
 std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed);

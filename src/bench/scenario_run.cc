@@ -14,6 +14,7 @@
 #include "src/bench/json_reporter.h"
 #include "src/bench/load_generator.h"
 #include "src/bench/prepared_run.h"
+#include "src/common/statistics.h"
 
 namespace ntpb::bench {
 namespace {
@@ -30,7 +31,7 @@ double MedianRunSeconds(Executable& exe, int runs) {
     seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
   }
-  return PercentileOf(seconds, 50);
+  return Percentile(seconds, 50);
 }
 
 }  // namespace
@@ -111,7 +112,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
             const LoadResult r =
                 RunServer(streams, PoissonArrivals(rate, asked, seed), serve, limit_s);
             std::fprintf(stderr, "ntpbench: %s: %.1f queries/s: p99 %.2f ms over %lld queries\n",
-                         label.c_str(), rate, PercentileOf(r.latencies_s, 99) * 1e3,
+                         label.c_str(), rate, Percentile(r.latencies_s, 99) * 1e3,
                          static_cast<long long>(r.queries));
             return r;
           };
@@ -158,9 +159,9 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   m.net.flops = static_cast<double>(analysis.total.flops);
   m.net.params = static_cast<double>(analysis.total.params);
   m.net.gflops = m.net.flops * inferences_per_s * 1e-9;
-  m.net.p50_ms = PercentileOf(result.latencies_s, 50) * 1e3;
-  m.net.p90_ms = PercentileOf(result.latencies_s, 90) * 1e3;
-  m.net.p99_ms = PercentileOf(result.latencies_s, 99) * 1e3;
+  m.net.p50_ms = Percentile(result.latencies_s, 50) * 1e3;
+  m.net.p90_ms = Percentile(result.latencies_s, 90) * 1e3;
+  m.net.p99_ms = Percentile(result.latencies_s, 99) * 1e3;
   m.memory.weight_bytes = static_cast<double>(analysis.total.weight_bytes);
   m.memory.peak_activation_bytes = static_cast<double>(analysis.peak_activation_bytes);
   RecordRunDescription(label, EncodeDescription(m));

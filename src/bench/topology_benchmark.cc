@@ -22,6 +22,7 @@
 #include "src/bench/scenario_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
+#include "src/common/statistics.h"
 #include "src/topology/numeric_outputs.h"
 
 namespace ntpb {
@@ -166,14 +167,6 @@ void PrintProgress(const char* fmt, const std::string& what, double seconds) {
   std::fflush(stderr);
 }
 
-// p-th percentile (0..100) of the per-iteration latencies, nearest rank.
-double Percentile(std::vector<int64_t> v, double p) {
-  if (v.empty()) return 0.0;
-  const std::size_t rank = static_cast<std::size_t>(p / 100.0 * (v.size() - 1) + 0.5);
-  std::nth_element(v.begin(), v.begin() + rank, v.end());
-  return static_cast<double>(v[rank]);
-}
-
 // The run's outputs (after its warm-up inference) against the Eigen reference in f32 (shared
 // with i8 calibration: reference_run.h).
 AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
@@ -213,9 +206,11 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
   m.net.flops = static_cast<double>(a.total.flops);
   m.net.params = static_cast<double>(a.total.params);
   // Single-stream latency distribution (MLPerf style): one query is one inference.
-  m.net.p50_ms = Percentile(latencies, 50) * 1e-6;
-  m.net.p90_ms = Percentile(latencies, 90) * 1e-6;
-  m.net.p99_ms = Percentile(latencies, 99) * 1e-6;
+  // Nearest rank, as the scenarios' percentiles (statistics.h).
+  const std::vector<double> latency_ns(latencies.begin(), latencies.end());
+  m.net.p50_ms = Percentile(latency_ns, 50) * 1e-6;
+  m.net.p90_ms = Percentile(latency_ns, 90) * 1e-6;
+  m.net.p99_ms = Percentile(latency_ns, 99) * 1e-6;
   m.memory.weight_bytes = static_cast<double>(a.total.weight_bytes);
   m.memory.peak_activation_bytes = static_cast<double>(a.peak_activation_bytes);
   m.memory.workspace_bytes = static_cast<double>(run.executable->workspace_bytes());

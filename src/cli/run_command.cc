@@ -317,15 +317,17 @@ int Run(const std::string& program, const TopologyOptions& o,
       continue;
     }
     ++ran;
+    // Decoded once: the per-layer table and the scenario table read it.
+    std::map<std::string, double> counters;
+    for (const auto& [k, c] : run.counters) counters[k] = c.value;
+    RunMeasurement measurement = DecodeCounters(counters);
+    if (const nlohmann::json* d =
+            bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
+      DecodeDescription(*d, &measurement);
+    }
     if (format->heading) {
-      std::map<std::string, double> values;
-      for (const auto& [k, c] : run.counters) values[k] = c.value;
-      ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, DecodeCounters(values),
+      ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, measurement,
                       EffectiveThreads(threads_config)};
-      if (const nlohmann::json* d =
-              bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
-        DecodeDescription(*d, &row.measured);
-      }
       if (row.measured.setup.batch == 0 && run.run_name.args.rfind("batch:", 0) == 0) {
         row.measured.setup.batch = std::stoll(run.run_name.args.substr(6));
       }
@@ -343,8 +345,6 @@ int Run(const std::string& program, const TopologyOptions& o,
         bench::ResolveFor(tb, topology, std::stoll(args.substr(6)), family->values);
     const TopologyAnalysis analysis =
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
-    std::map<std::string, double> counters;
-    for (const auto& [k, c] : run.counters) counters[k] = c.value;
     const char* unit = benchmark::GetTimeUnitString(run.time_unit);
     if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
       std::printf("\n%s  (%.3f %s per iteration, median of %lld repetitions)\n", name.c_str(),
@@ -352,11 +352,6 @@ int Run(const std::string& program, const TopologyOptions& o,
     } else if (format->heading) {
       std::printf("\n%s  (%.3f %s per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), unit, static_cast<long long>(run.iterations));
-    }
-    RunMeasurement measurement = DecodeCounters(counters);
-    if (const nlohmann::json* d =
-            bench::FindRunDescription(run.run_name.function_name + "/" + args)) {
-      DecodeDescription(*d, &measurement);
     }
     std::fputs(format
                    ->render({name, resolved, analysis, measurement, precision,

@@ -130,18 +130,13 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   c->add_option("--sort", o->sort, "text table rows: order (execution order, default) or time")
       ->check(OneOf({"order", "time"}, "sort"))
       ->type_name("KEY");
-  std::string kinds;
-  for (const ScenarioKind k : {ScenarioKind::kSingleStream, ScenarioKind::kOffline,
-                               ScenarioKind::kServer, ScenarioKind::kMultiStream}) {
-    kinds += std::string(kinds.empty() ? "" : ", ") + ScenarioName(k);
-  }
   c->add_option_function<std::vector<std::string>>(
        "--scenario",
        [o](const std::vector<std::string>& names) {
          for (const std::string& n : names) ParseScenarioKind(n, "--scenario");
          o->scenarios = names;
        },
-       "how queries arrive, comma-separated: " + kinds +
+       "how queries arrive, comma-separated: " + ScenarioNames() +
            " (default single-stream); then a table of throughput vs p99 per streams x batch "
            "with the Pareto front")
       ->delimiter(',')

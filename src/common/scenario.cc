@@ -34,13 +34,19 @@ const char* ScenarioName(ScenarioKind kind) {
   return "?";
 }
 
-ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field) {
+std::string ScenarioNames() {
   std::string names;
   for (const ScenarioKind k : kKinds) {
-    if (text == ScenarioName(k)) return k;
     names += std::string(names.empty() ? "" : ", ") + ScenarioName(k);
   }
-  throw Error("", "", field, "unknown scenario '" + text + "' (one of: " + names + ")");
+  return names;
+}
+
+ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field) {
+  for (const ScenarioKind k : kKinds) {
+    if (text == ScenarioName(k)) return k;
+  }
+  throw Error("", "", field, "unknown scenario '" + text + "' (one of: " + ScenarioNames() + ")");
 }
 
 std::string ScenarioTag(const Scenario& s) {

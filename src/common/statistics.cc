@@ -101,4 +101,13 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
   return r;
 }
 
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  const auto n = static_cast<double>(values.size());
+  const auto rank = static_cast<size_t>(std::max(1.0, std::ceil(p / 100.0 * n))) - 1;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                   values.end());
+  return values[rank];
+}
+
 }  // namespace ntpb

@@ -1,5 +1,5 @@
 // Mann-Whitney U test, as Google Benchmark's compare.py uses to judge repetitions (the gate,
-// `ntpbench compare`), and the median.
+// `ntpbench compare`), the median and percentiles.
 #pragma once
 
 #include <vector>
@@ -21,5 +21,9 @@ struct MannWhitneyResult {
 MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
 
 double Median(std::vector<double> values);
+
+// The p-th percentile (0..100) by nearest rank: the smallest value with at least p% of the values
+// at or below it (as MLPerf LoadGen reports latency percentiles); 0 for no values.
+double Percentile(std::vector<double> values, double p);
 
 }  // namespace ntpb

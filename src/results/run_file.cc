@@ -156,10 +156,14 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
   for (auto& [name, counters] : counter_samples) {
     for (auto& [key, values] : counters) run.benchmarks[name].counters[key] = Median(values);
   }
-  // Each family's configuration, recorded in the context under its name (the run name up to
-  // "/batch:").
+  // Each family's configuration, recorded in the context under its name: the run name up to
+  // its arguments ("/batch:N", or a scenario's "/streams:S/batch:N").
   for (auto& [name, result] : run.benchmarks) {
-    const std::string family = name.substr(0, name.find("/batch:"));
+    std::string family = name.substr(0, name.find("/batch:"));
+    const size_t streams = family.rfind("/streams:");
+    if (streams != std::string::npos && family.find('/', streams + 1) == std::string::npos) {
+      family.resize(streams);
+    }
     auto it = run.context.find("ntpbench_config." + family);
     if (it == run.context.end() || !it->is_string()) continue;
     result.config = json::parse(it->get<std::string>(), nullptr, false);

@@ -13,6 +13,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/scenario.h"
+#include "src/common/statistics.h"
 
 namespace ntpb::bench {
 namespace {
@@ -20,17 +21,17 @@ namespace {
 TEST(LoadGenerator, PercentilesAreNearestRank) {
   std::vector<double> v(100);
   std::iota(v.begin(), v.end(), 1.0);  // 1..100
-  EXPECT_EQ(PercentileOf(v, 50), 50);
-  EXPECT_EQ(PercentileOf(v, 99), 99);
-  EXPECT_EQ(PercentileOf(v, 100), 100);
-  EXPECT_EQ(PercentileOf({7, 3, 5}, 50), 5);
-  EXPECT_EQ(PercentileOf({4}, 99), 4);
-  EXPECT_EQ(PercentileOf({}, 99), 0);
+  EXPECT_EQ(Percentile(v, 50), 50);
+  EXPECT_EQ(Percentile(v, 99), 99);
+  EXPECT_EQ(Percentile(v, 100), 100);
+  EXPECT_EQ(Percentile({7, 3, 5}, 50), 5);
+  EXPECT_EQ(Percentile({4}, 99), 4);
+  EXPECT_EQ(Percentile({}, 99), 0);
   // 1000 values: the p99 is the 990th smallest.
   std::vector<double> thousand(1000);
   std::iota(thousand.begin(), thousand.end(), 1.0);
   std::reverse(thousand.begin(), thousand.end());
-  EXPECT_EQ(PercentileOf(thousand, 99), 990);
+  EXPECT_EQ(Percentile(thousand, 99), 990);
 }
 
 TEST(LoadGenerator, APercentileNeedsTenQueriesAboveIt) {
@@ -166,7 +167,7 @@ TEST(LoadGenerator, MaxQpsSearchFindsTheRateWhereTheBoundBreaks) {
   const MaxQpsSearch none = FindMaxQps(run_at, 0.005, 5, 200, 10);
   EXPECT_EQ(none.max_qps, 0);
   EXPECT_EQ(none.steps.size(), 1u);
-  EXPECT_NEAR(PercentileOf(none.result.latencies_s, 99), 0.010, 1e-12);
+  EXPECT_NEAR(Percentile(none.result.latencies_s, 99), 0.010, 1e-12);
   // A bracket whose top meets it: the top.
   EXPECT_EQ(FindMaxQps(run_at, 0.050, 5, 50, 10).max_qps, 50);
 }

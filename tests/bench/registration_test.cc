@@ -7,6 +7,7 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/results.h"
+#include "ntpbench/run_file.h"
 #include "src/results/benchmark_json.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
@@ -243,6 +244,15 @@ TEST(Registration, ScenarioFamiliesReportThroughputAndTheirStreams) {
   const ResolvedTopology r = Resolve(mlp, {{"N", 2}, {"n_hidden", 32}});
   EXPECT_NEAR((*b)["net.gflops"].get<double>(),
               static_cast<double>(Analyze(r, f32, {}).total.flops) * qps * 1e-9, 1e-9);
+  // The run file finds the family's configuration under the name less "/streams:2/batch:2"
+  // (what the signature checks: another configuration is not the same benchmark).
+  const RunResults parsed = ParseRunResults(doc.dump(), "suite.json");
+  const nlohmann::json& config =
+      parsed.benchmarks
+          .at("mlp_offline/eigen/f32/nthreads:2/offline/streams:2/batch:2/iterations:1/manual_time")
+          .config;
+  ASSERT_TRUE(config.is_object()) << config.dump();
+  EXPECT_EQ(config["params"]["n_hidden"], 32);
   // Single-stream next to it has no scenario counters.
   const json* single = Find(doc, "mlp_offline/eigen/f32/nthreads:2/batch:2/real_time");
   ASSERT_NE(single, nullptr);
