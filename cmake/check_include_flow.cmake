@@ -42,7 +42,7 @@ set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
 set(NTPB_HEADER_bench ntpbench reporting)
-set(NTPB_HEADER_results results run_file sweep_results)
+set(NTPB_HEADER_results results run_file sweep_results reliability)
 # Modules that may include only these others (besides their own).
 set(NTPB_ONLY_results common machine)
 set(NTPB_ONLY_baseline common machine results)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ntpbench/baseline.h"
+#include "ntpbench/reliability.h"
 
 namespace ntpb {
 
@@ -30,6 +31,12 @@ struct CompareOptions {
   // the suite does not share) moved alike; beyond this difference a suite-wide change cannot be
   // told from the machine's, and latency is inconclusive.
   double max_unexplained_drift = 0.10;
+  // Beyond these the run's machine was too busy (or its repetitions too spread) for a latency
+  // verdict: inconclusive, "unreliable: the machine was busy (...)".
+  ReliabilityLimits reliability;
+  // Off where both sides ran interleaved on the same machine (an A/B against a control build):
+  // a disturbance then hits both alike, and the verdict stands with the disturbance noted.
+  bool busy_is_inconclusive = true;
   // Benchmark name (or prefix) -> latency threshold; overrides the baseline's own.
   std::map<std::string, double> thresholds;
 };

@@ -137,10 +137,27 @@ struct ScenarioMeasure {
   double max_qps = 0;       // server, max-QPS search: the highest rate that met it
 };
 
+// How much the rest of the machine took while a run measured (reliability.h judges it): the
+// cores this process may use are shared with other processes and, in a VM, other guests, and
+// an OpenMP barrier waits for whichever thread was descheduled.
+struct InterferenceMeasure {
+  double seconds = 0;  // the span observed: the timed loop, or a scenario's measurement
+  // Involuntary context switches of all this process's threads (another task took the core):
+  // per iteration (per query in scenarios), and per second per core.
+  double involuntary_switches = 0;
+  double involuntary_switches_per_core_second = 0;
+  double steal_share = 0;   // of the cores' time: the hypervisor ran another guest (/proc/stat)
+  double others_share = 0;  // of the cores' time: other processes ran (/proc/stat less our own)
+  // Median absolute percentage deviation of the iterations' latencies from their median
+  // (nanobench's MdAPE); 0 where not measured (scenarios' queue latencies vary by design).
+  double mdape = 0;
+};
+
 struct RunMeasurement {
   RunSetup setup;
   NetworkMeasure net;
   std::optional<ScenarioMeasure> scenario;
+  std::optional<InterferenceMeasure> interference;
   std::vector<StepMeasure> steps;  // in execution order where it was recorded
   std::vector<MarkerMeasure> markers;
   MemorySignature memory;

@@ -302,13 +302,26 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
       latency.verdict = Verdict::kInconclusive;
       latency.note = "the suite drifted unlike the machine: cannot judge";
     }
-    c.rows.push_back(latency);
     // A scenario's p99 per query, with the same test and threshold, on its own (a queue's tail
     // does not move with the rest of the suite).
+    std::optional<ComparisonRow> p99;
     if (!base.p99_ms.empty() && !now.p99_ms.empty()) {
-      c.rows.push_back(
-          Latency(name, "p99_ms", base.p99_ms, now.p99_ms, DriftReference{}, threshold, o.alpha));
+      p99 = Latency(name, "p99_ms", base.p99_ms, now.p99_ms, DriftReference{}, threshold, o.alpha);
     }
+    // A time measured while the machine was busy says nothing either way (reliability.h).
+    if (const Reliability reliability = JudgeBenchmark(now, o.reliability); !reliability.reliable) {
+      for (ComparisonRow* row : {&latency, p99 ? &*p99 : nullptr}) {
+        if (!row) continue;
+        if (o.busy_is_inconclusive) {
+          row->verdict = Verdict::kInconclusive;
+          row->note = reliability.Verdict();
+        } else {
+          row->note += (row->note.empty() ? "" : "; ") + reliability.Verdict() + ", as the control";
+        }
+      }
+    }
+    c.rows.push_back(latency);
+    if (p99) c.rows.push_back(*p99);
     // What the signature checks on every machine is left to it; a backend that plans memory by
     // the CPU (portable_memory_plan false) has its plan checked here, per machine class.
     const bool portable_plan =

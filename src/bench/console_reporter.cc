@@ -1,8 +1,11 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
+#include <ostream>
 #include <string>
 
+#include "ntpbench/reliability.h"
 #include "ntpbench/reporting.h"
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
@@ -11,8 +14,33 @@ namespace ntpb {
 
 using bench::FlagValue;
 
+namespace {
+
+// A line under a measurement the machine disturbed (reliability.h), so that no number is read
+// as if it were true.
+void SayWhenUnreliable(const std::vector<benchmark::BenchmarkReporter::Run>& runs,
+                       std::ostream& out) {
+  for (const auto& run : runs) {
+    if (run.error_occurred || run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) {
+      continue;
+    }
+    std::map<std::string, double> counters;
+    for (const auto& [name, counter] : run.counters) counters[name] = counter.value;
+    const RunMeasurement m = DecodeCounters(counters);
+    if (!m.interference) continue;
+    const Reliability r = JudgeInterference(*m.interference);
+    if (!r.reliable) out << "  ^ " << run.benchmark_name() << ": " << r.Verdict() << "\n";
+  }
+}
+
+}  // namespace
+
 void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
-  if (show_all_counters_) return benchmark::ConsoleReporter::ReportRuns(runs);
+  if (show_all_counters_) {
+    benchmark::ConsoleReporter::ReportRuns(runs);
+    SayWhenUnreliable(runs, GetOutputStream());
+    return;
+  }
   std::vector<Run> trimmed = runs;
   for (Run& run : trimmed) {
     for (auto it = run.counters.begin(); it != run.counters.end();) {
@@ -20,6 +48,7 @@ void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
     }
   }
   benchmark::ConsoleReporter::ReportRuns(trimmed);
+  SayWhenUnreliable(runs, GetOutputStream());
 }
 
 namespace {

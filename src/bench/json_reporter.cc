@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "ntpbench/reliability.h"
 #include "src/bench/benchmark_flags.h"
 
 namespace ntpb::bench {
@@ -45,7 +46,17 @@ void JsonReporter::ReportRuns(const std::vector<Run>& runs) {
     const nlohmann::json* description =
         FindRunDescription(run.run_name.function_name + "/" + run.run_name.args);
     if (run.run_type == Run::RT_Iteration && !run.error_occurred && description) {
-      const std::string field = ",\n      \"ntpbench\": " + description->dump();
+      // Each repetition says whether the machine let it measure (reliability.h).
+      nlohmann::json d = *description;
+      std::map<std::string, double> counters;
+      for (const auto& [name, counter] : run.counters) counters[name] = counter.value;
+      const RunMeasurement m = DecodeCounters(counters);
+      if (m.interference) {
+        const Reliability r = JudgeInterference(*m.interference);
+        d["reliable"] = r.reliable;
+        if (!r.reliable) d["unreliable"] = r.Verdict();
+      }
+      const std::string field = ",\n      \"ntpbench\": " + d.dump();
       text.insert(at, field);
       at += field.size();
     }

@@ -23,6 +23,7 @@
 #include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
+#include "src/bench/openmp_wait_policy.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -230,6 +231,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   }
   RunConfig config;
   config.threads = std::max(bench::Options().threads, 0);
+  benchmark::AddCustomContext("ntpbench_openmp_wait", bench::OpenMpWaitPolicy());
   benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
   // The ceilings `ntpbench machine` measured for this machine and thread count, if it has: a
   // report draws every run's roofline under its own machine's.
@@ -295,6 +297,7 @@ bool Initialize(int* argc, char** argv) {
 }
 
 int Main(int argc, char** argv) {
+  bench::ApplyOpenMpWaitPolicy(argv);  // may run this program again, with the policy set
   // Read before Initialize: benchmark::Initialize removes the flags it knows from argv.
   const bool console = !NonConsoleFormatRequested(argc, argv);
   const bool json_display = bench::JsonToConsoleRequested(argc, argv);

@@ -15,6 +15,7 @@
 #include "src/bench/load_generator.h"
 #include "src/bench/prepared_run.h"
 #include "src/common/statistics.h"
+#include "src/instrument/interference_probe.h"
 
 namespace ntpb::bench {
 namespace {
@@ -98,6 +99,8 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   sm.p99_bound_ms = scenario.p99_bound_ms;
 
   LoadResult result;
+  instrument::InterferenceProbe probe;
+  probe.Start();
   for (auto _ : state) {
     switch (scenario.kind) {
       case ScenarioKind::kOffline:
@@ -136,6 +139,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     }
     state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);
   }
+  InterferenceMeasure interference = probe.Stop(static_cast<double>(result.queries));
   if (result.queries == 0) {
     state.SkipWithError("no query completed within the time limit (--ntpb_scenario_seconds)");
     return;
@@ -153,6 +157,9 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   RunMeasurement m;
   m.setup = {resolved.name, family.backend, PrecisionName(family.precision), batch};
   m.scenario = sm;
+  // A server's latencies include queueing, which varies by design: no spread to judge there.
+  if (scenario.kind != ScenarioKind::kServer) interference.mdape = Mdape(result.latencies_s);
+  m.interference = interference;
   const double inferences_per_s =
       sm.achieved_qps * (scenario.kind == ScenarioKind::kMultiStream ? streams : 1);
   m.net.samples_per_second = sm.achieved_qps * static_cast<double>(samples_per_query);

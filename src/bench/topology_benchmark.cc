@@ -23,6 +23,7 @@
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
 #include "src/common/statistics.h"
+#include "src/instrument/interference_probe.h"
 #include "src/topology/numeric_outputs.h"
 
 namespace ntpb {
@@ -290,10 +291,12 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
 void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup& setup,
                  Precision precision, const std::string& run_name,
                  const std::vector<int64_t>& step_ns, int64_t loop_ns,
-                 const std::vector<int64_t>& latencies, RunTrace trace) {
+                 const std::vector<int64_t>& latencies, RunTrace trace,
+                 const InterferenceMeasure& interference) {
   using benchmark::Counter;
   RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
                                  step_ns, loop_ns, latencies);
+  m.interference = interference;
   m.trace = std::move(trace);  // empty unless --trace
   RecordRunDescription(run_name, EncodeDescription(m));
   for (const EncodedCounter& c : EncodeCounters(m)) {
@@ -348,6 +351,8 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
     for (std::vector<int64_t>& stamps : trace.iterations) stamps.reserve(2 * step_ns.size());
   }
   int64_t iteration = 0;
+  instrument::InterferenceProbe probe;
+  probe.Start();
   for (auto _ : state) {
     std::vector<int64_t>* stamps = iteration < traced ? &trace.iterations[iteration] : nullptr;
     ++iteration;
@@ -361,10 +366,13 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
       PrintProgress("ntpbench: %s: measuring, %.0f s so far\n", label, loop_ns * 1e-9);
     }
   }
+  InterferenceMeasure interference = probe.Stop(static_cast<double>(iteration));
   if (counters) counters->Stop();
+  interference.mdape = Mdape(std::vector<double>(latencies.begin(), latencies.end()));
   trace.iterations.resize(static_cast<size_t>(std::min(iteration, traced)));
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
-  AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace));
+  AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace),
+              interference);
 }
 
 }  // namespace

@@ -118,6 +118,8 @@ Comparison MeasureAgainstControl(const GateOptions& o, const std::string& filter
   reference.peak_rss_bytes = control.peak_rss_bytes;
   CompareOptions compare = o.compare;
   compare.relative_to_suite = false;  // A/B needs no drift model: both saw the same machine
+  // ... and the same neighbours, round by round: a busy machine is noted, not disqualifying.
+  compare.busy_is_inconclusive = false;
   return Compare(&reference, candidate, compare);
 }
 

@@ -10,6 +10,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "src/bench/benchmark_flags.h"
+#include "src/bench/openmp_wait_policy.h"
 #include "src/cli/commands.h"
 #include "src/cli/help_formatter.h"
 #include "src/cli/option_checks.h"
@@ -49,6 +50,8 @@ std::string VersionText() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything runs OpenMP: it may run this program again, with the policy set.
+  ntpb::bench::ApplyOpenMpWaitPolicy(argv);
   CLI::App app(
       "ntpbench: how a neural-network topology runs on this machine (latency, throughput, which "
       "layers dominate, compute- or memory-bound), before it is written in a framework.",

@@ -10,6 +10,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
+#include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
 #include "ntpbench/results.h"
@@ -59,6 +60,23 @@ std::vector<benchmark::BenchmarkReporter::Run> Representative(
     }
   }
   return out;
+}
+
+// Whether the machine let `name` measure: each repetition's interference and their spread
+// (reliability.h), from the runs Google Benchmark reported.
+Reliability JudgeCaptured(const std::vector<benchmark::BenchmarkReporter::Run>& runs,
+                          const std::string& name) {
+  BenchmarkResult result;
+  for (const auto& r : runs) {
+    if (r.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration || r.error_occurred ||
+        r.run_name.function_name + "/" + r.run_name.args != name) {
+      continue;
+    }
+    result.real_time_ms.push_back(r.GetAdjustedRealTime());  // the spread is unit-free
+    std::map<std::string, double>& counters = result.repetitions.emplace_back();
+    for (const auto& [k, c] : r.counters) counters[k] = c.value;
+  }
+  return JudgeBenchmark(result);
 }
 
 // --input NAME=FILE: the recording, checked against the input it feeds (one batch item's samples,
@@ -352,6 +370,11 @@ int Run(const std::string& program, const TopologyOptions& o,
     } else if (format->heading) {
       std::printf("\n%s  (%.3f %s per iteration, %lld iterations)\n", name.c_str(),
                   run.GetAdjustedRealTime(), unit, static_cast<long long>(run.iterations));
+    }
+    if (format->heading) {
+      const Reliability reliability =
+          JudgeCaptured(reporter.captured, run.run_name.function_name + "/" + run.run_name.args);
+      if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
     }
     std::fputs(format
                    ->render({name, resolved, analysis, measurement, precision,

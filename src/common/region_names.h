@@ -1,7 +1,7 @@
 // The region names ntpbench's own counters live under in Google Benchmark's JSON ("net.*",
-// "mem.*", "acc.*", "scenario.*",
-// "layer.<step>.*"). The results codec (src/results) spells counters with
-// them; topology resolution refuses a marker that would take one.
+// "mem.*", "acc.*", "scenario.*", "interference.*", "layer.<step>.*"). The results codec
+// (src/results) spells counters with them; topology resolution refuses a marker that would take
+// one.
 #pragma once
 
 #include <string>
@@ -13,7 +13,8 @@ inline constexpr const char* kMem = "mem";
 inline constexpr const char* kAcc = "acc";
 inline constexpr const char* kLayer = "layer";
 inline constexpr const char* kScenario = "scenario";
-inline constexpr const char* kReserved[] = {kNet, kMem, kAcc, kLayer, kScenario};
+inline constexpr const char* kInterference = "interference";
+inline constexpr const char* kReserved[] = {kNet, kMem, kAcc, kLayer, kScenario, kInterference};
 
 // The reserved region `name` is or starts with ("net", "layer.fc1"), or null.
 inline const char* ReservedRegionPrefix(const std::string& name) {

@@ -111,3 +111,17 @@ double Percentile(std::vector<double> values, double p) {
 }
 
 }  // namespace ntpb
+
+namespace ntpb {
+
+double Mdape(const std::vector<double>& values) {
+  if (values.size() < 2) return 0;
+  const double median = Median(values);
+  if (median == 0) return 0;
+  std::vector<double> deviations;
+  deviations.reserve(values.size());
+  for (double v : values) deviations.push_back(std::abs(v - median) / std::abs(median));
+  return Median(std::move(deviations));
+}
+
+}  // namespace ntpb

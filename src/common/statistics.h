@@ -26,4 +26,9 @@ double Median(std::vector<double> values);
 // at or below it (as MLPerf LoadGen reports latency percentiles); 0 for no values.
 double Percentile(std::vector<double> values, double p);
 
+// Median absolute percentage deviation from the median (nanobench's MdAPE): the typical spread
+// of repeated measurements, as a fraction; robust to a few outliers, unlike the standard
+// deviation. 0 for fewer than two values or a zero median.
+double Mdape(const std::vector<double>& values);
+
 }  // namespace ntpb

@@ -56,6 +56,19 @@ constexpr ScenarioField kScenarioFields[] = {
     {"p99_bound_ms", &ScenarioMeasure::p99_bound_ms},
     {"max_qps", &ScenarioMeasure::max_qps}};
 constexpr const char* kStreams = "streams";
+
+// How busy the machine was, "interference.<name>".
+struct InterferenceField {
+  const char* name;
+  double InterferenceMeasure::*value;
+};
+constexpr InterferenceField kInterferenceFields[] = {
+    {"seconds", &InterferenceMeasure::seconds},
+    {"involuntary_switches", &InterferenceMeasure::involuntary_switches},
+    {"involuntary_switches_per_core_s", &InterferenceMeasure::involuntary_switches_per_core_second},
+    {"steal_share", &InterferenceMeasure::steal_share},
+    {"others_share", &InterferenceMeasure::others_share},
+    {"mdape", &InterferenceMeasure::mdape}};
 constexpr const char* kThreadsPerStream = "threads_per_stream";
 
 std::string Of(const std::string& region, const std::string& metric) {
@@ -227,6 +240,11 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
       out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value});
     }
   }
+  if (const std::optional<InterferenceMeasure>& in = m.interference) {
+    for (const InterferenceField& f : kInterferenceFields) {
+      out.push_back({Of(rn::kInterference, f.name), (*in).*f.value});
+    }
+  }
   const MemorySignature& mem = m.memory;
   out.push_back({MetricName(Metric::kWeightBytes), mem.weight_bytes, true});
   out.push_back({MetricName(Metric::kPeakActivationBytes), mem.peak_activation_bytes, true});
@@ -265,7 +283,8 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
 RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
   RunMeasurement m;
   const std::string net = std::string(rn::kNet) + ".", acc = std::string(rn::kAcc) + ".",
-                    scenario = std::string(rn::kScenario) + ".";
+                    scenario = std::string(rn::kScenario) + ".",
+                    interference = std::string(rn::kInterference) + ".";
   std::map<std::string, StepMeasure> steps;
   std::map<std::string, MarkerMeasure> markers;
   // A marker is a region with a time; its other counters follow it.
@@ -358,6 +377,14 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
         }
         if (!known) m.other[name] = value;
       }
+    } else if (name.rfind(interference, 0) == 0) {
+      if (!m.interference) m.interference.emplace();
+      const std::string field = name.substr(interference.size());
+      bool known = false;
+      for (const InterferenceField& f : kInterferenceFields) {
+        if (field == f.name) (*m.interference).*f.value = value, known = true;
+      }
+      if (!known) m.other[name] = value;
     } else if (name.rfind(acc, 0) == 0) {
       if (!m.accuracy) m.accuracy.emplace();
       if (name.substr(acc.size()) == kMaxRelErr) m.accuracy->max_rel_err = value;

@@ -105,6 +105,34 @@ TEST(Comparator, AScenarioIsJudgedOnThroughputAndOnItsP99) {
                            [](const ComparisonRow& r) { return r.metric == "p99_ms"; }));
 }
 
+// A run measured beside a busy neighbour proves nothing either way: inconclusive, saying what
+// was seen, whether its time moved or not (reliability.h).
+TEST(Comparator, ABusyMachineMakesLatencyInconclusive) {
+  Fixture f;
+  f.run.benchmarks["a"] = Result({11.6, 11.5, 11.7, 11.55, 11.65, 11.6});  // a regression, else
+  RunMeasurement busy;
+  busy.interference.emplace();
+  busy.interference->others_share = 0.5;
+  busy.interference->involuntary_switches_per_core_second = 127;
+  busy.interference->involuntary_switches = 1.2;
+  RunMeasurement quiet;
+  quiet.interference.emplace();
+  for (int i = 0; i < 6; ++i) {
+    std::map<std::string, double>& counters = f.run.benchmarks["a"].repetitions.emplace_back();
+    for (const EncodedCounter& c : EncodeCounters(i == 2 ? busy : quiet))
+      counters[c.name] = c.value;
+  }
+  const Comparison c = f.Compare();
+  EXPECT_EQ(Latency(c).verdict, Verdict::kInconclusive);
+  EXPECT_EQ(Latency(c).note.rfind("unreliable: the machine was busy (other processes took 50%", 0),
+            0u)
+      << Latency(c).note;
+  EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
+  // The same run, quiet throughout: judged.
+  f.run.benchmarks["a"].repetitions[2] = f.run.benchmarks["a"].repetitions[0];
+  EXPECT_EQ(Latency(f.Compare()).verdict, Verdict::kRegression);
+}
+
 TEST(Comparator, SignificantSpeedupIsAnImprovementAndPasses) {
   Fixture f;
   f.run.benchmarks["a"] = Result({8.0, 8.1, 7.9, 8.05, 7.95, 8.0});

@@ -45,6 +45,14 @@ RunMeasurement Sample() {
   layer.measure = {0.19, 0.38, 5, {}};
   m.steps = {inlay, fused, layer};
   m.other = {{"my_counter", 7}};
+  InterferenceMeasure interference;
+  interference.seconds = 2.5;
+  interference.involuntary_switches = 1.25;
+  interference.involuntary_switches_per_core_second = 127;
+  interference.steal_share = 0.01;
+  interference.others_share = 0.5;
+  interference.mdape = 0.12;
+  m.interference = interference;
   return m;
 }
 
@@ -81,7 +89,10 @@ TEST(CounterCodec, WritesGoogleBenchmarksFlatNames) {
       {"layer.conv1.reorder.image.time_share", 0.02},
       {"layer.conv1.reorder.image.feeds", 0},
       {"layer.fc.order", 2},
-      {"my_counter", 7}};
+      {"my_counter", 7},
+      {"interference.others_share", 0.5},
+      {"interference.involuntary_switches", 1.25},
+      {"interference.mdape", 0.12}};
   for (const auto& [name, value] : expected_subset) {
     ASSERT_TRUE(flat.count(name)) << name;
     EXPECT_EQ(flat.at(name), value) << name;
@@ -119,6 +130,13 @@ TEST(CounterCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(m.other, (std::map<std::string, double>{{"my_counter", 7}}));
   EXPECT_EQ(m.FindStep("fc"), &m.steps[2]);
   EXPECT_EQ(m.FindMarker("nosuch"), nullptr);
+  ASSERT_TRUE(m.interference.has_value());
+  EXPECT_EQ(m.interference->seconds, 2.5);
+  EXPECT_EQ(m.interference->involuntary_switches, 1.25);
+  EXPECT_EQ(m.interference->involuntary_switches_per_core_second, 127);
+  EXPECT_EQ(m.interference->steal_share, 0.01);
+  EXPECT_EQ(m.interference->others_share, 0.5);
+  EXPECT_EQ(m.interference->mdape, 0.12);
 }
 
 // JSON from before a field existed: defaults, nothing invented.
