@@ -8,10 +8,36 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ntpbench/machine_class.h"
 
 namespace ntpb {
+
+// One ceiling as measured: the best of one measurement's runs and how far they spread, and the
+// bests of the last measurements (`ntpbench machine --refresh`), which tell a figure that holds
+// from one that a busy minute made.
+struct Ceiling {
+  std::string unit;   // "GFLOP/s" or "GB/s"
+  std::string what;   // how it was measured ("vfmadd231ps zmm, registers only", "read 1 MiB")
+  double best = 0;    // this measurement: the best of its runs
+  double spread = 0;  // this measurement: (best - worst) / best over its runs
+  int runs = 0;
+  // The bests of the last measurements, oldest first, this one last (at most kHistory).
+  std::vector<double> history;
+  static constexpr int kHistory = 4;
+  static constexpr double kAgreement = 0.10;  // two measurements within 10% agree
+
+  // The last two measurements differ by more than kAgreement.
+  bool Unreliable() const;
+  // The figure to use: the highest best that agrees with a measurement next to it in the
+  // history; without such a pair, the latest best.
+  double Kept() const;
+};
+
+// A new measurement of `now` after `before` (the same ceiling, from the cache): `now`'s history
+// continued from `before`'s.
+Ceiling ContinueHistory(const Ceiling& before, Ceiling now);
 
 struct MachinePeaks {
   std::string machine_class;  // MachineClass::id()
@@ -26,6 +52,14 @@ struct MachinePeaks {
   // measured; files from before they were have neither).
   int64_t cache_bytes = 0;
   double cache_bandwidth_gbs = 0;
+  // The L2 of one core, and the read bandwidth of data resident in the threads' L2s (0: not
+  // measured).
+  int64_t l2_bytes = 0;
+  double l2_bandwidth_gbs = 0;
+  // Every ceiling measured, by name ("gemm.f32", "register.bf16", "read.dram", "triad.l2",
+  // "read.16MiB"): the fields above are the Kept() figures of gemm.*, read.dram, read.l3 and
+  // read.l2.
+  std::map<std::string, Ceiling> ceilings;
 
   nlohmann::json ToJson() const;
   // Throws ntpb::Error naming `file` and the field on anything malformed.

@@ -67,7 +67,7 @@ struct StepMeasure {
   bool inlay_layer = false;
   StepCost cost;  // analytic; 0 for inlays
   // Its roofline bound where the machine's ceilings were known (`ntpbench machine`): the least
-  // time the machine needs for it, and what sets that bound ("compute", "memory", "cache").
+  // time the machine needs for it, and what sets that bound ("compute", or the bytes' plateau: "l2", "l3", "memory").
   double roof_ms = 0;
   std::string bound;
 };

@@ -264,7 +264,7 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
           Roofline(FusedCost(a, info.layer, info.fused), precision, *Options().peaks,
                    a.total.weight_bytes + a.peak_activation_bytes);
       step.roof_ms = bound.ms;
-      step.bound = !bound.memory_bound ? "compute" : bound.from_cache ? "cache" : "memory";
+      step.bound = !bound.memory_bound ? "compute" : MemoryLevelName(bound.level);
     }
     m.steps.push_back(std::move(step));
   }

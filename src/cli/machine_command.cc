@@ -1,6 +1,8 @@
 // `ntpbench machine`: this machine's roofline (peak GFLOP/s per precision, read bandwidth),
 // measured once per machine class and thread count and cached; `run` reads it for its "roof"
 // column.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "ntpbench/backend.h"
@@ -27,10 +29,17 @@ int Machine(int threads, bool refresh, bool json) {
   // Two measurements at once would share the cores and cache halved peaks: one at a time, and a
   // second one waiting here finds the first one's result.
   const FileLock lock(path);
-  std::optional<MachinePeaks> peaks = refresh ? std::nullopt : ReadMachinePeaks(path);
+  std::optional<MachinePeaks> cached_peaks;
+  try {
+    cached_peaks = ReadMachinePeaks(path);
+  } catch (const Error& e) {
+    if (!refresh) throw;
+    std::fprintf(stderr, "ntpbench machine: %s; measuring afresh\n", e.what());
+  }
+  std::optional<MachinePeaks> peaks = refresh ? std::nullopt : cached_peaks;
   const bool cached = peaks.has_value();
   if (!peaks) {
-    peaks = MeasureMachinePeaks(machine, threads);
+    peaks = MeasureMachinePeaks(machine, threads, cached_peaks ? &*cached_peaks : nullptr);
     WriteMachinePeaks(*peaks, path);
   }
   if (json) {
@@ -40,23 +49,62 @@ int Machine(int threads, bool refresh, bool json) {
   std::printf("%s, %d threads\n%s %s (%s)\n\n", peaks->machine.c_str(), peaks->threads,
               cached ? "cached in" : "measured now, cached in", path.c_str(),
               peaks->measured.c_str());
-  report::TextTable table({"precision", "peak GFLOP/s", "ridge FLOP/B", "oneDNN kernel"});
-  for (const auto& [precision, gflops] : peaks->peak_gflops) {
-    table.Add({precision, FormatNumber("%.1f", gflops),
-               FormatNumber("%.1f", gflops / peaks->bandwidth_gbs),
-               peaks->kernels.count(precision) ? peaks->kernels.at(precision) : ""});
+  // Every ceiling: this measurement's best of its runs and their spread, the previous
+  // measurements, and the figure the roofline uses.
+  report::TextTable table(
+      {"ceiling", "kept", "unit", "this run: best", "spread", "runs", "before", "how"});
+  bool any_unreliable = false, any_unconfirmed = false;
+  auto add = [&](const std::string& name, const Ceiling& c) {
+    std::string before;
+    for (std::size_t i = 0; i + 1 < c.history.size(); ++i) {
+      before += (before.empty() ? "" : ", ") + FormatNumber("%.1f", c.history[i]);
+    }
+    std::string kept = FormatNumber("%.1f", c.Kept());
+    if (c.Unreliable()) kept += " !", any_unreliable = true;
+    if (c.history.size() < 2) kept += " ?", any_unconfirmed = true;
+    table.Add({name, kept, c.unit, FormatNumber("%.1f", c.best),
+               FormatNumber("%.1f%%", 100 * c.spread), std::to_string(c.runs),
+               before.empty() ? "-" : before, c.what});
+  };
+  // Peaks first, then the plateaus, then the reads by size (smallest first).
+  for (const char* prefix : {"gemm.", "register.", "read.l", "triad.l", "read.d", "triad.d"}) {
+    for (const auto& [name, c] : peaks->ceilings) {
+      if (name.rfind(prefix, 0) == 0) add(name, c);
+    }
   }
-  for (const auto& [precision, why] : peaks->unmeasured) table.Add({precision, "-", "-", why});
+  std::vector<std::pair<double, std::string>> sizes;
+  for (const auto& [name, c] : peaks->ceilings) {
+    if (name.rfind("read.", 0) == 0 && std::isdigit(static_cast<unsigned char>(name[5]))) {
+      sizes.emplace_back(
+          std::stod(name.substr(5)) * (name.find("MiB") != std::string::npos ? 1024 : 1), name);
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  for (const auto& [kib, name] : sizes) add(name, peaks->ceilings.at(name));
+  for (const auto& [precision, why] : peaks->unmeasured) {
+    table.Add({"gemm." + precision, "-", "", "", "", "", "", why});
+  }
   std::fputs(table.Render(1).c_str(), stdout);
-  std::printf("memory read bandwidth %.1f GB/s\n", peaks->bandwidth_gbs);
-  if (peaks->cache_bandwidth_gbs > 0) {
+  std::printf(
+      "\nkept: the highest figure that two consecutive measurements agree on within 10%%; "
+      "spread: (best - worst) / best over this measurement's runs\n");
+  if (any_unreliable) {
     std::printf(
-        "last-level cache (%s) read bandwidth %.1f GB/s: the roofline of a topology whose "
-        "weights and activations fit in half of it\n",
-        FormatBytes(static_cast<double>(peaks->cache_bytes)).c_str(), peaks->cache_bandwidth_gbs);
-  } else {
-    std::printf("last-level cache bandwidth not measured (`ntpbench machine --refresh`)\n");
+        "! unreliable: the last two measurements differ by more than 10%% (a busy or throttled "
+        "machine); `ntpbench machine --refresh` again\n");
   }
+  if (any_unconfirmed) {
+    std::printf("? one measurement so far: `ntpbench machine --refresh` confirms it\n");
+  }
+  std::printf("\nroofline: ridge (FLOP/B against memory) ");
+  for (const auto& [precision, gflops] : peaks->peak_gflops) {
+    std::printf("%s %.1f  ", precision.c_str(), gflops / peaks->bandwidth_gbs);
+  }
+  std::printf(
+      "\nmemory read %.1f GB/s; last-level cache (%s) %.1f GB/s; L2 (%s per core) %.1f GB/s\n",
+      peaks->bandwidth_gbs, FormatBytes(static_cast<double>(peaks->cache_bytes)).c_str(),
+      peaks->cache_bandwidth_gbs, FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(),
+      peaks->l2_bandwidth_gbs);
   return 0;
 }
 

@@ -1,6 +1,8 @@
-// Measuring the roofline's two numbers: what oneDNN's matmul reaches on a large square problem
-// per precision (the peak a tuned kernel gets here, which is what "as fast as the machine
-// allows" can mean), and how fast all threads can read memory.
+// Measuring the roofline's ceilings: what oneDNN's matmul reaches on a large square problem per
+// precision (the peak a tuned kernel gets here, which is what "as fast as the machine allows"
+// can mean) next to what register-only loops reach (the vector units' own limit), and how fast
+// all threads read and triad data in their L2s, the last-level cache and memory. Each is the
+// best of 6 runs with their spread; a refresh continues each ceiling's history.
 #include "src/cli/peak_measurement.h"
 
 #include <omp.h>
@@ -18,6 +20,7 @@
 
 #include "ntpbench/machine.h"
 #include "src/common/utc_time.h"
+#include "src/machine/ceiling_kernels.h"
 
 namespace ntpb {
 namespace {
@@ -28,38 +31,105 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// GB/s of the best of `reps` parallel reads of `bytes`: far larger than the caches for memory,
-// a fraction of the last-level cache for it (the first read brings it in).
-double ReadBandwidth(int threads, int reps, size_t bytes) {
-  const size_t n = bytes / sizeof(float);
-  std::unique_ptr<float[]> buffer(new float[n]);
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (size_t i = 0; i < n; ++i) buffer[i] = 1.0f;  // first touch by the threads that read it
-  double best = 1e30, sink = 0;
-  for (int r = 0; r < reps; ++r) {
-    double sum = 0;
-    const auto start = Clock::now();
-    // Eigen's sum: vectorised, several accumulators, so the loads are the limit, not the adds.
-#pragma omp parallel num_threads(threads) reduction(+ : sum)
-    {
-      const size_t chunk = n / omp_get_num_threads(), begin = chunk * omp_get_thread_num();
-      sum += Eigen::Map<const Eigen::ArrayXf>(buffer.get() + begin, chunk).sum();
-    }
-    best = std::min(best, Seconds(start, Clock::now()));
-    sink += sum;
-  }
-  if (sink <= 0) std::fprintf(stderr, "ntpbench machine: bad sum\n");
-  return static_cast<double>(n * sizeof(float)) / best / 1e9;
+constexpr int kReps = 6;  // best of 6 per ceiling, with their spread
+
+Ceiling FromRuns(const std::vector<double>& values, const std::string& unit,
+                 const std::string& what) {
+  Ceiling c;
+  c.unit = unit;
+  c.what = what;
+  c.runs = static_cast<int>(values.size());
+  if (values.empty()) return c;
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  c.best = *hi;
+  c.spread = *hi > 0 ? (*hi - *lo) / *hi : 0;
+  c.history = {c.best};
+  return c;
 }
+
+std::string SizeName(int64_t bytes) {
+  return bytes >= (int64_t{1} << 20) ? std::to_string(bytes >> 20) + "MiB"
+                                     : std::to_string(bytes >> 10) + "KiB";
+}
+
+// Register-only peaks per precision, for the ISA this CPU has.
+void MeasureRegisterPeaks(int threads, MachinePeaks* p) {
+  for (const RegisterKernel& k : RegisterKernelsFor(ThisMachine().cpu_flags)) {
+    std::fprintf(stderr, "ntpbench machine: %s %s, registers only, %d threads\n",
+                 k.precision.c_str(), k.instruction.c_str(), threads);
+    std::vector<double> gflops;
+    for (double s : TimeRegisterKernel(k, threads, kReps)) {
+      gflops.push_back(k.flops_per_call * threads / s / 1e9);
+    }
+    p->ceilings["register." + k.precision] =
+        FromRuns(gflops, "GFLOP/s", k.instruction + ", registers only");
+  }
+}
+
+// Read and triad plateaus: in the threads' L2s (half of each), in the last-level cache (half of
+// it, more than the L2s hold) and in memory (256 MiB); then reads at the sizes topologies
+// stream (1 MiB to 256 MiB), where the step from cache to memory shows.
+void MeasureBandwidth(int threads, MachinePeaks* p) {
+  const MachineFacts& m = ThisMachine();
+  int64_t l2 = 0;
+  for (const CacheLevel& c : m.caches) {
+    if (c.level == 2) l2 = c.bytes;
+  }
+  const int64_t llc = m.last_level_cache_bytes();
+  struct Plateau {
+    const char* name;
+    int64_t bytes;
+  };
+  std::vector<Plateau> plateaus;
+  if (l2 > 0) plateaus.push_back({"l2", l2 / 2 * threads});
+  if (llc > l2 * threads && llc > 0) plateaus.push_back({"l3", llc / 2});
+  plateaus.push_back({"dram", int64_t{256} << 20});
+  for (const Plateau& pl : plateaus) {
+    for (const auto& [kind, name] :
+         {std::pair{StreamKind::kRead, "read"}, std::pair{StreamKind::kTriad, "triad"}}) {
+      std::fprintf(stderr, "ntpbench machine: %s %s (%s), %d threads\n", name,
+                   SizeName(pl.bytes).c_str(), pl.name, threads);
+      p->ceilings[std::string(name) + "." + pl.name] =
+          FromRuns(StreamBandwidth(kind, threads, pl.bytes, kReps), "GB/s",
+                   std::string(name) + " " + SizeName(pl.bytes));
+    }
+  }
+  for (int64_t bytes = int64_t{1} << 20; bytes <= (int64_t{256} << 20); bytes *= 4) {
+    std::fprintf(stderr, "ntpbench machine: read %s, %d threads\n", SizeName(bytes).c_str(),
+                 threads);
+    p->ceilings["read." + SizeName(bytes)] =
+        FromRuns(StreamBandwidth(StreamKind::kRead, threads, bytes, kReps), "GB/s",
+                 "read " + SizeName(bytes));
+  }
+  p->l2_bytes = l2;
+  p->cache_bytes = llc;
+}
+
+}  // namespace
+
+void UseKeptCeilings(MachinePeaks* p) {
+  for (const auto& [name, c] : p->ceilings) {
+    if (name.rfind("gemm.", 0) == 0) p->peak_gflops[name.substr(5)] = c.Kept();
+  }
+  auto kept = [&](const char* name) {
+    auto it = p->ceilings.find(name);
+    return it == p->ceilings.end() ? 0.0 : it->second.Kept();
+  };
+  p->bandwidth_gbs = kept("read.dram");
+  p->cache_bandwidth_gbs = kept("read.l3");
+  p->l2_bandwidth_gbs = kept("read.l2");
+}
+
+namespace {
 
 #if NTPBENCH_WITH_ONEDNN
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-// GFLOP/s of the best of `reps` runs of an m x k x n matmul; throws dnnl::error where oneDNN has
+// GFLOP/s of each of `reps` runs of an m x k x n matmul; throws dnnl::error where oneDNN has
 // no implementation for the types.
-double MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type, int64_t size,
-                    int reps, std::string* kernel) {
+std::vector<double> MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type,
+                                 int64_t size, int reps, std::string* kernel) {
   const dnnl::memory::desc a({size, size}, a_type, tag::ab), b_any({size, size}, b_type, tag::any),
       c({size, size}, c_type, tag::ab);
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b_any, c), engine);
@@ -74,14 +144,15 @@ double MatmulGflops(const dnnl::engine& engine, dt a_type, dt b_type, dt c_type,
       {DNNL_ARG_SRC, A}, {DNNL_ARG_WEIGHTS, B}, {DNNL_ARG_DST, C}};
   mm.execute(stream, args);  // warm-up: page faults, kernel generation
   stream.wait();
-  double best = 1e30;
+  std::vector<double> gflops;
   for (int r = 0; r < reps; ++r) {
     const auto start = Clock::now();
     mm.execute(stream, args);
     stream.wait();
-    best = std::min(best, Seconds(start, Clock::now()));
+    gflops.push_back(2.0 * static_cast<double>(size) * size * size / Seconds(start, Clock::now()) /
+                     1e9);
   }
-  return 2.0 * static_cast<double>(size) * size * size / best / 1e9;
+  return gflops;
 }
 
 // The peak per precision: oneDNN's matmul, the tuned kernel the backends run on.
@@ -101,12 +172,13 @@ void MeasureMatmulPeaks(int threads, MachinePeaks* out) {
     std::fprintf(stderr, "ntpbench machine: %s matmul 2048^3, %d threads\n", k.precision, threads);
     try {
       std::string kernel;
-      const double gflops = MatmulGflops(engine, k.a, k.b, k.c, 2048, 5, &kernel);
+      const std::vector<double> gflops = MatmulGflops(engine, k.a, k.b, k.c, 2048, kReps, &kernel);
       // oneDNN's reference kernels are correct, not fast: not a peak of this machine.
       if (kernel.find("ref") != std::string::npos) {
         p.unmeasured[k.precision] = "oneDNN has only a reference kernel here (" + kernel + ")";
       } else {
-        p.peak_gflops[k.precision] = gflops;
+        p.ceilings[std::string("gemm.") + k.precision] =
+            FromRuns(gflops, "GFLOP/s", "oneDNN matmul 2048^3, " + kernel);
         p.kernels[k.precision] = kernel;
       }
     } catch (const dnnl::error& e) {
@@ -124,13 +196,14 @@ void MeasureMatmulPeaks(int threads, MachinePeaks* p) {
   const Eigen::MatrixXf a = Eigen::MatrixXf::Zero(kSize, kSize), b = a;
   Eigen::MatrixXf c(kSize, kSize);
   c.noalias() = a * b;  // warm-up
-  double best = 1e30;
-  for (int r = 0; r < 5; ++r) {
+  std::vector<double> gflops;
+  for (int r = 0; r < kReps; ++r) {
     const auto start = Clock::now();
     c.noalias() = a * b;
-    best = std::min(best, Seconds(start, Clock::now()));
+    gflops.push_back(2.0 * kSize * kSize * static_cast<double>(kSize) /
+                     Seconds(start, Clock::now()) / 1e9);
   }
-  p->peak_gflops["f32"] = 2.0 * kSize * kSize * static_cast<double>(kSize) / best / 1e9;
+  p->ceilings["gemm.f32"] = FromRuns(gflops, "GFLOP/s", "Eigen GEMM 2048^3");
   p->kernels["f32"] = "Eigen GEMM";
   for (const char* precision : {"bf16", "f16", "i8"}) {
     p->unmeasured[precision] = "this ntpbench was built without oneDNN (NTPBENCH_WITH_ONEDNN=OFF)";
@@ -140,7 +213,8 @@ void MeasureMatmulPeaks(int threads, MachinePeaks* p) {
 
 }  // namespace
 
-MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
+MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads,
+                                 const MachinePeaks* previous) {
   MachinePeaks p;
   p.machine_class = machine.id();
   p.machine = machine.human();
@@ -148,15 +222,15 @@ MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads) {
   p.measured = UtcTimestamp();
   omp_set_num_threads(threads);
   MeasureMatmulPeaks(threads, &p);
-  std::fprintf(stderr, "ntpbench machine: reading 256 MiB, %d threads\n", threads);
-  p.bandwidth_gbs = ReadBandwidth(threads, 5, size_t{256} << 20);
-  const int64_t llc = ThisMachine().last_level_cache_bytes();
-  if (llc > 0) {
-    p.cache_bytes = llc;
-    std::fprintf(stderr, "ntpbench machine: reading %lld KiB (a quarter of the last-level cache)\n",
-                 static_cast<long long>(llc / 4 / 1024));
-    p.cache_bandwidth_gbs = ReadBandwidth(threads, 50, static_cast<size_t>(llc / 4));
+  MeasureRegisterPeaks(threads, &p);
+  MeasureBandwidth(threads, &p);
+  if (previous) {
+    for (auto& [name, ceiling] : p.ceilings) {
+      auto it = previous->ceilings.find(name);
+      if (it != previous->ceilings.end()) ceiling = ContinueHistory(it->second, ceiling);
+    }
   }
+  UseKeptCeilings(&p);
   return p;
 }
 

@@ -5,9 +5,15 @@
 
 namespace ntpb {
 
-// Measures peaks (oneDNN matmul 2048^3 per precision: f32, bf16, i8 as u8 x s8), the memory
-// read bandwidth (256 MiB) and that of the last-level cache (a quarter of it) with `threads`
-// threads; progress on stderr. Takes some seconds.
-MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads);
+// Measures every ceiling with `threads` threads: oneDNN matmul 2048^3 per precision (f32, bf16,
+// f16, i8 as u8 x s8), register-only peaks per precision this CPU has, read and triad plateaus
+// (L2, L3, DRAM) and reads from 1 to 256 MiB; progress on stderr. About half a minute.
+// `previous` (the cached measurement, or null): each ceiling's history continues from it.
+MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads,
+                                 const MachinePeaks* previous);
+
+// Sets the roofline's figures (peak_gflops, bandwidth_gbs, cache_bandwidth_gbs, l2_bandwidth_gbs)
+// to the kept figures of the ceilings.
+void UseKeptCeilings(MachinePeaks* peaks);
 
 }  // namespace ntpb

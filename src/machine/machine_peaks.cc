@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -14,9 +15,70 @@ namespace ntpb {
 namespace {
 constexpr const char* kSchema = "ntpbench.machine_peaks";
 // 2: the last-level cache is one core's, read through hwloc (version 1 files could hold
-// /proc/cpuinfo's "cache size", which is not that on every CPU): older files are measured again.
-constexpr int kVersion = 2;
+// /proc/cpuinfo's "cache size", which is not that on every CPU). 3: every ceiling with its
+// spread and history, register-only peaks, L2/L3/DRAM plateaus. Older files are measured again.
+constexpr int kVersion = 3;
+
+bool Agree(double a, double b) {
+  return a > 0 && b > 0 && std::abs(a - b) / std::max(a, b) <= Ceiling::kAgreement;
+}
+
+nlohmann::json CeilingJson(const Ceiling& c) {
+  return {
+      {"unit", c.unit}, {"what", c.what},       {"best", c.best},   {"spread", c.spread},
+      {"runs", c.runs}, {"history", c.history}, {"kept", c.Kept()}, {"unreliable", c.Unreliable()}};
+}
+
+Ceiling CeilingFromJson(const nlohmann::json& j, const std::string& file, const std::string& name) {
+  Ceiling c;
+  const std::string field = "ceilings." + name;
+  if (!j.is_object()) throw Error(file, "", field, "expected an object");
+  try {
+    c.unit = j.at("unit").get<std::string>();
+    c.what = j.value("what", std::string());
+    c.best = j.at("best").get<double>();
+    c.spread = j.value("spread", 0.0);
+    c.runs = j.value("runs", 0);
+    c.history = j.value("history", std::vector<double>{});
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(file, "", field, std::string("malformed: ") + e.what());
+  }
+  if (!(c.best > 0)) throw Error(file, "", field + ".best", "must be positive");
+  for (double h : c.history) {
+    if (!(h > 0)) throw Error(file, "", field + ".history", "must hold positive figures");
+  }
+  if (static_cast<int>(c.history.size()) > Ceiling::kHistory) {
+    c.history.erase(c.history.begin(), c.history.end() - Ceiling::kHistory);
+  }
+  return c;
+}
+
 }  // namespace
+
+bool Ceiling::Unreliable() const {
+  const std::size_t n = history.size();
+  return n >= 2 && !Agree(history[n - 2], history[n - 1]);
+}
+
+double Ceiling::Kept() const {
+  double kept = 0;
+  for (std::size_t i = 0; i + 1 < history.size(); ++i) {
+    if (Agree(history[i], history[i + 1])) kept = std::max({kept, history[i], history[i + 1]});
+  }
+  if (kept > 0) return kept;
+  return history.empty() ? best : history.back();
+}
+
+Ceiling ContinueHistory(const Ceiling& before, Ceiling now) {
+  std::vector<double> history = before.history;
+  if (history.empty() && before.best > 0) history.push_back(before.best);
+  history.push_back(now.best);
+  if (static_cast<int>(history.size()) > Ceiling::kHistory) {
+    history.erase(history.begin(), history.end() - Ceiling::kHistory);
+  }
+  now.history = std::move(history);
+  return now;
+}
 
 nlohmann::json MachinePeaks::ToJson() const {
   return {{"schema", kSchema},
@@ -30,7 +92,14 @@ nlohmann::json MachinePeaks::ToJson() const {
           {"unmeasured", unmeasured},
           {"bandwidth_gbs", bandwidth_gbs},
           {"cache_bytes", cache_bytes},
-          {"cache_bandwidth_gbs", cache_bandwidth_gbs}};
+          {"cache_bandwidth_gbs", cache_bandwidth_gbs},
+          {"l2_bytes", l2_bytes},
+          {"l2_bandwidth_gbs", l2_bandwidth_gbs},
+          {"ceilings", [&] {
+             nlohmann::json c = nlohmann::json::object();
+             for (const auto& [name, ceiling] : ceilings) c[name] = CeilingJson(ceiling);
+             return c;
+           }()}};
 }
 
 MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& file) {
@@ -56,6 +125,8 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
     p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
     p.cache_bytes = j.value("cache_bytes", int64_t{0});
     p.cache_bandwidth_gbs = j.value("cache_bandwidth_gbs", 0.0);
+    p.l2_bytes = j.value("l2_bytes", int64_t{0});
+    p.l2_bandwidth_gbs = j.value("l2_bandwidth_gbs", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw Error(file, "", "", std::string("malformed machine peaks: ") + e.what());
   }
@@ -63,6 +134,15 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
   if (p.cache_bytes < 0) throw Error(file, "", "cache_bytes", "must not be negative");
   if (!(p.cache_bandwidth_gbs >= 0)) {
     throw Error(file, "", "cache_bandwidth_gbs", "must not be negative");
+  }
+  if (p.l2_bytes < 0 || !(p.l2_bandwidth_gbs >= 0)) {
+    throw Error(file, "", "l2_bytes", "must not be negative");
+  }
+  if (j.contains("ceilings")) {
+    if (!j["ceilings"].is_object()) throw Error(file, "", "ceilings", "expected an object");
+    for (const auto& [name, c] : j["ceilings"].items()) {
+      p.ceilings[name] = CeilingFromJson(c, file, name);
+    }
   }
   for (const auto& [precision, gflops] : p.peak_gflops) {
     if (!(gflops > 0)) throw Error(file, "", "peak_gflops." + precision, "must be positive");

@@ -55,16 +55,17 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const RunMeasurement& m, Precision precision, const MachinePeaks* peaks,
                            const TableView& view) {
   // "87% c": the roofline bound's time over the measured time, and what sets the bound: peak
-  // compute (c), memory bandwidth (m), or the last-level cache's when everything one inference
-  // touches stays cached (l3).
+  // compute (c), memory bandwidth (m), or a cache's (l2, l3) when what is read between two
+  // reads of the same bytes stays in it.
   const int64_t working_set = a.total.weight_bytes + a.peak_activation_bytes;
   auto roof = [&](const Cost& cost, double ms) -> std::string {
     if (!peaks || ms <= 0) return "";
     const RooflineBound bound = Roofline(cost, precision, *peaks, working_set);
     if (bound.ms <= 0) return "";
     return Printf("%.0f%% ", 100 * bound.ms / ms) + (!bound.memory_bound ? "c"
-                                                     : bound.from_cache  ? "l3"
-                                                                         : "m");
+                                                     : bound.level == MemoryLevel::kMemory
+                                                         ? "m"
+                                                         : MemoryLevelName(bound.level));
   };
   const int bar_cells = view.wide ? 20 : 10;
   auto bar = [&](double share) {
@@ -255,15 +256,19 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                                     : "") +
          "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "\n";
   if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
-    const bool cached = FitsInCache(working_set, *peaks);
-    out +=
-        std::string("roof: ") + PrecisionName(precision) + " peak " +
-        Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
-        (cached ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) +
-                      " (weights + activations " + FormatBytes(static_cast<double>(working_set)) +
-                      " fit its " + FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
+    const MemoryLevel level = LevelFor(working_set, *peaks);
+    const std::string fits =
+        " (weights + activations " + FormatBytes(static_cast<double>(working_set)) + " fit ";
+    out += std::string("roof: ") + PrecisionName(precision) + " peak " +
+           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
+           (level == MemoryLevel::kL2
+                ? "L2 " + Printf("%.1f GB/s", peaks->l2_bandwidth_gbs) + fits + "the L2s)"
+            : level == MemoryLevel::kLastLevelCache
+                ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) + fits +
+                      "its " + FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
                 : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
-        "; from `ntpbench machine`\n";
+           "; a layer that re-reads its weights in an inference, by its weights' plateau; from "
+           "`ntpbench machine`\n";
   }
   if (m.accuracy) {
     out += "outputs vs the Eigen f32 reference: max relative error " +

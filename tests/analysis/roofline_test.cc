@@ -26,6 +26,21 @@ MachinePeaks Peaks() {
   p.bandwidth_gbs = 50;
   p.cache_bytes = 32 << 20;
   p.cache_bandwidth_gbs = 200;
+  Ceiling read;
+  read.unit = "GB/s";
+  read.what = "read 256MiB";
+  read.best = 50;
+  read.spread = 0.08;
+  read.runs = 6;
+  read.history = {48, 50};
+  p.ceilings["read.dram"] = read;
+  return p;
+}
+
+MachinePeaks WithL2() {
+  MachinePeaks p = Peaks();
+  p.l2_bytes = 1 << 20;  // 1 MiB per core, 2 threads: 1 MiB in half of both
+  p.l2_bandwidth_gbs = 400;
   return p;
 }
 
@@ -73,6 +88,78 @@ TEST(Roofline, AWorkingSetInHalfTheLastLevelCacheIsBoundByItsBandwidth) {
   EXPECT_DOUBLE_EQ(Roofline(c, Precision::kF32, old, 1 << 20).ms, 0.2);
 }
 
+TEST(Roofline, ThePlateauHoldsWhatIsReadBetweenTwoReadsOfTheSameBytes) {
+  const MachinePeaks p = WithL2();
+  EXPECT_EQ(LevelFor(1 << 20, p), MemoryLevel::kL2) << "half of each of the 2 threads' L2s";
+  EXPECT_EQ(LevelFor((1 << 20) + 1, p), MemoryLevel::kLastLevelCache);
+  EXPECT_EQ(LevelFor(16 << 20, p), MemoryLevel::kLastLevelCache);
+  EXPECT_EQ(LevelFor((16 << 20) + 1, p), MemoryLevel::kMemory);
+  EXPECT_EQ(LevelFor(0, p), MemoryLevel::kMemory) << "unknown: memory";
+  EXPECT_EQ(LevelFor(1 << 20, Peaks()), MemoryLevel::kLastLevelCache) << "no L2 measured";
+  Cost c;
+  c.flops = 100'000;
+  c.weight_bytes = 800'000;
+  c.weight_traffic_bytes = 800'000;  // 0.8 MB at 400 GB/s: 0.002 ms
+  const RooflineBound l2 = Roofline(c, Precision::kF32, p, 900'000);
+  EXPECT_DOUBLE_EQ(l2.ms, 0.002);
+  EXPECT_EQ(l2.level, MemoryLevel::kL2);
+  EXPECT_TRUE(l2.from_cache);
+  EXPECT_STREQ(MemoryLevelName(l2.level), "l2");
+  // A recurrent layer re-reads its weights every step: its weights, not the inference's
+  // working set, decide. 20 MB of recurrent weights read 100 times: from memory, though the
+  // weights of a smaller layer would stay in the last-level cache between steps.
+  Cost rnn;
+  rnn.flops = 1'000'000;
+  rnn.weight_bytes = 20'000'000;
+  rnn.weight_traffic_bytes = 2'000'000'000;  // 2 GB at 50 GB/s: 40 ms
+  EXPECT_DOUBLE_EQ(Roofline(rnn, Precision::kF32, p, 25'000'000).ms, 40.0);
+  rnn.weight_bytes = 8'000'000;
+  rnn.weight_traffic_bytes = 800'000'000;  // in the last-level cache: 0.8 GB at 200 GB/s
+  const RooflineBound cached = Roofline(rnn, Precision::kF32, p, 100'000'000);
+  EXPECT_DOUBLE_EQ(cached.ms, 4.0) << "the whole inference's 100 MB do not fit; its weights do";
+  EXPECT_EQ(cached.level, MemoryLevel::kLastLevelCache);
+}
+
+TEST(Ceilings, TwoMeasurementsThatAgreeAreKeptAndOnesThatDoNotAreUnreliable) {
+  Ceiling c;
+  c.best = 40;
+  c.history = {40};
+  EXPECT_FALSE(c.Unreliable()) << "one measurement: nothing to disagree with";
+  EXPECT_EQ(c.Kept(), 40);
+  Ceiling next;
+  next.best = 42;
+  next = ContinueHistory(c, next);
+  EXPECT_EQ(next.history, (std::vector<double>{40, 42}));
+  EXPECT_FALSE(next.Unreliable());
+  EXPECT_EQ(next.Kept(), 42) << "the higher of two that agree";
+  // A busy minute: 75 after 42 (the 36-75 GB/s a shared VM showed in half an hour).
+  Ceiling outlier;
+  outlier.best = 75;
+  outlier = ContinueHistory(next, outlier);
+  EXPECT_TRUE(outlier.Unreliable());
+  EXPECT_EQ(outlier.Kept(), 42) << "the best consistent figure, not the outlier";
+  // Then 36 and 39: they agree; the best consistent is still 42 (40, 42 agree).
+  Ceiling low;
+  low.best = 36;
+  low = ContinueHistory(outlier, low);
+  Ceiling again;
+  again.best = 39;
+  again = ContinueHistory(low, again);
+  EXPECT_EQ(again.history, (std::vector<double>{42, 75, 36, 39})) << "the last 4";
+  EXPECT_FALSE(again.Unreliable());
+  EXPECT_EQ(again.Kept(), 39) << "40 dropped out of the history: 36 and 39 are the pair left";
+  // Nothing agrees: the latest.
+  Ceiling wild;
+  wild.history = {10, 20, 40};
+  wild.best = 40;
+  EXPECT_EQ(wild.Kept(), 40);
+  EXPECT_TRUE(wild.Unreliable());
+  // The boundary: exactly 10% apart agrees.
+  Ceiling edge;
+  edge.history = {90, 100};
+  EXPECT_FALSE(edge.Unreliable());
+}
+
 TEST(Roofline, NoBoundWithoutAPeakForThePrecision) {
   Cost c;
   c.flops = 100;
@@ -114,6 +201,14 @@ TEST(MachinePeaksFile, RoundTripsThroughTheCache) {
   const std::optional<MachinePeaks> back = ReadMachinePeaks(path);
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->ToJson(), Peaks().ToJson());
+  ASSERT_EQ(back->ceilings.count("read.dram"), 1u);
+  EXPECT_EQ(back->ceilings.at("read.dram").history, (std::vector<double>{48, 50}));
+  EXPECT_EQ(back->ceilings.at("read.dram").spread, 0.08);
+  // A file from before ceilings had spreads (version 2) is measured again, not misread.
+  nlohmann::json old = Peaks().ToJson();
+  old["version"] = 2;
+  std::ofstream(path) << old.dump();
+  EXPECT_FALSE(ReadMachinePeaks(path).has_value());
   EXPECT_FALSE(ReadMachinePeaks(TempPath("absent.json")).has_value());
 }
 
@@ -146,6 +241,18 @@ TEST(MachinePeaksFile, CorruptFilesAreErrorsNamingFileAndField) {
   j = Peaks().ToJson();
   j["cache_bandwidth_gbs"] = -1;
   expect_error(j.dump(), "cache_bandwidth_gbs");
+  j = Peaks().ToJson();
+  j["ceilings"]["read.dram"]["best"] = 0;
+  expect_error(j.dump(), "ceilings.read.dram.best");
+  j = Peaks().ToJson();
+  j["ceilings"]["read.dram"]["history"] = {40, -1};
+  expect_error(j.dump(), "ceilings.read.dram.history");
+  j = Peaks().ToJson();
+  j["ceilings"]["read.dram"].erase("unit");
+  expect_error(j.dump(), "ceilings.read.dram");
+  j = Peaks().ToJson();
+  j["ceilings"] = 3;
+  expect_error(j.dump(), "ceilings");
   std::remove(path.c_str());
 }
 

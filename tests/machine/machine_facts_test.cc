@@ -10,6 +10,7 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/machine.h"
+#include "src/machine/ceiling_kernels.h"
 
 namespace ntpb {
 namespace {
@@ -85,6 +86,40 @@ TEST(MachineFacts, IsaListsOnlyFlagsTheKernelReports) {
   }
   const nlohmann::json j = facts.ToJson();
   EXPECT_EQ(j["last_level_cache_bytes"], facts.last_level_cache_bytes());
+}
+
+// The register-only kernels are chosen by the CPU's flags, one per precision, the widest first.
+TEST(CeilingKernels, RegisterKernelsFollowTheCpuFlags) {
+  auto names = [](const std::vector<RegisterKernel>& ks) {
+    std::vector<std::string> out;
+    for (const RegisterKernel& k : ks) out.push_back(k.precision + ":" + k.instruction);
+    return out;
+  };
+  EXPECT_THAT(names(RegisterKernelsFor({"avx2", "fma"})),
+              ::testing::ElementsAre("f32:vfmadd231ps ymm"));
+  EXPECT_THAT(
+      names(RegisterKernelsFor({"avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni"})),
+      ::testing::ElementsAre("f32:vfmadd231ps zmm", "bf16:vdpbf16ps zmm", "i8:vpdpbusd zmm"));
+  EXPECT_TRUE(RegisterKernelsFor({"sse4_2"}).empty());
+  // FLOPs per call: 20M iterations x 12 chains x lanes x values per lane x 2.
+  const RegisterKernel fma = RegisterKernelsFor({"avx512f"}).at(0);
+  EXPECT_DOUBLE_EQ(fma.flops_per_call, 20e6 * 12 * 16 * 2);
+}
+
+// Each kernel this CPU has runs, and streaming returns one positive figure per repetition.
+TEST(CeilingKernels, KernelsRunHereAndStreamsMeasure) {
+  const std::vector<RegisterKernel> kernels = RegisterKernelsFor(ThisMachine().cpu_flags);
+  if (kernels.empty()) GTEST_SKIP() << "no AVX2/AVX-512 on this CPU: no register-only kernel";
+  for (const RegisterKernel& k : kernels) {
+    const std::vector<double> seconds = TimeRegisterKernel(k, 1, 1);
+    ASSERT_GE(seconds.size(), 1u) << k.instruction;
+    EXPECT_GT(seconds[0], 0) << k.instruction;
+  }
+  for (StreamKind kind : {StreamKind::kRead, StreamKind::kTriad}) {
+    const std::vector<double> gbs = StreamBandwidth(kind, 1, 256 << 10, 3);
+    ASSERT_EQ(gbs.size(), 3u);
+    for (double g : gbs) EXPECT_GT(g, 0);
+  }
 }
 
 }  // namespace
