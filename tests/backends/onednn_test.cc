@@ -153,6 +153,69 @@ TEST(OnednnBackend, FusedRnnPrimitivesMatchTheEigenReference) {
   EXPECT_EQ(checked, 8);
 }
 
+// Every route of the recurrence (recurrent_stream.h; a matmul per step; the default auto) against
+// the reference, at batch 1 to 4 and 5 (beyond the streamed route: auto takes the matmul), with
+// 1 to 4 threads (one thread for both directions; one per direction; directions split over
+// several threads, which then synchronise at each step), in f32 and bf16, and with a hidden
+// size whose gates fill no whole panel (H 50: 150 and 200 columns).
+TEST(OnednnBackend, EveryRecurrentRouteMatchesTheEigenReference) {
+  int checked = 0, skipped = 0;
+  for (const char* op : {"lstm", "gru"}) {
+    for (int64_t batch : {1, 3, 4, 5}) {
+      const ResolvedTopology t = Resolve(
+          SingleLayer(op, {{batch, 6, 7}}, {{"units", 50}, {"direction", "bidirectional"}}), {});
+      for (const char* route : {"auto", "streamed", "decomposed"}) {
+        if (batch > 4 && std::string(route) == "streamed") continue;
+        for (int threads : {1, 2, 3, 4}) {
+          for (Precision precision : {Precision::kF32, Precision::kBf16}) {
+            RunConfig config = OpConfig();
+            config.threads = threads;
+            // bf16 needs AVX-512 in oneDNN 2.6 (onednn_isa.AVX2 runs these tests without it).
+            RunConfig asked = config;
+            asked.precision = precision;
+            if (!FindBackend("onednn")->Supports(t, asked).ok) {
+              ++skipped;
+              continue;
+            }
+            setenv("NTPB_ONEDNN_RNN", route, 1);
+            const RanBoth r = RunBoth(t, config, precision);
+            unsetenv("NTPB_ONEDNN_RNN");
+            const std::string what = std::string(op) + " batch " + std::to_string(batch) + " " +
+                                     route + " " + std::to_string(threads) + " threads " +
+                                     PrecisionName(precision);
+            ExpectClose(r, "y", precision == Precision::kF32 ? kF32Tolerance : kBf16Tolerance,
+                        0.999, what);
+            const std::string& kernel = r.onednn->steps().back().kernel;
+            const bool streamed =
+                std::string(route) == "streamed" || (std::string(route) == "auto" && batch <= 4);
+            EXPECT_EQ(kernel.find("streamed") != std::string::npos, streamed) << what << kernel;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked + skipped, 2 * (3 * 3 + 2) * 4 * 2);
+  EXPECT_GE(checked, 2 * (3 * 3 + 2) * 4) << "f32 runs everywhere";
+  // The streamed route where it does not apply: one line naming the layer and the option.
+  const ResolvedTopology big = Resolve(SingleLayer("lstm", {{5, 3, 4}}, {{"units", 8}}), {});
+  setenv("NTPB_ONEDNN_RNN", "streamed", 1);
+  RunConfig config = OpConfig();
+  EXPECT_THROW(
+      {
+        try {
+          FindBackend("onednn")->Compile(big, config);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("streamed runs f32 and bf16 at batch 1-4"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+  unsetenv("NTPB_ONEDNN_RNN");
+}
+
 TEST(OnednnBackend, HasABuilderForEveryOp) {
   std::set<std::string> covered;
   for (const OpCase& c : OpCases()) covered.insert(c.op);

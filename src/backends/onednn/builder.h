@@ -167,6 +167,8 @@ class Builder {
   }
   // Adds code run on the CPU, in order with the step's primitives.
   void AddHost(std::function<void()> fn) { current_.work.push_back({{}, {}, std::move(fn)}); }
+  // Names the step's implementation where it is not (only) the first primitive's.
+  void SetKernel(std::string kernel) { current_.info.kernel = std::move(kernel); }
   // The layer needs no work per inference (a view, a constant).
   void NoStep() { no_step_ = true; }
   // Closes the layer's step.

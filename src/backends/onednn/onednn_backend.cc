@@ -259,9 +259,11 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_WINOGRAD",
          "Winograd for f32 3x3 stride-1 convolutions: auto (outputs of 28x28 or more), off, all"},
         {"rnn",
-         {"decomposed", "fused"},
+         {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
-         "LSTM/GRU as matmuls plus gate math per step, or oneDNN's fused RNN primitives (f32)"},
+         "LSTM/GRU recurrence: streamed (ntpbench's kernel, f32/bf16 at batch 1-4), decomposed "
+         "(a oneDNN matmul plus gate math per step), fused (oneDNN's RNN primitives, f32); auto: "
+         "streamed where it applies, else decomposed"},
     };
   }
 

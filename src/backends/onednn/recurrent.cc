@@ -1,14 +1,16 @@
-// lstm and gru, two ways:
-//  - decomposed (the default): one matmul projects the inputs of all T steps and both
-//    directions at once (compute-bound, bias fused), then per step one matmul per direction
-//    [N, H] x [H, G*H] (it streams the recurrent weights: memory-bound) and the gate math on
-//    the CPU with Eigen's vectorised exp/tanh;
+// lstm and gru, three ways (onednn.rnn, NTPB_ONEDNN_RNN):
+//  - streamed (auto's choice for f32 and bf16 at batch 1-4): the input projection of all T steps
+//    and both directions as one matmul, then ntpbench's streamed recurrence
+//    (recurrent_stream.h), one direction per core over panel-packed weights read in alternating
+//    order; on a 2-core AMD EPYC VM (Zen 5) 1.2-1.6x faster than the decomposition in f32 at
+//    batch 1 (README, "Backends");
+//  - decomposed (auto's choice otherwise, and i8): the same projection, then per step one
+//    matmul per direction [N, H] x [H, G*H] (it streams the recurrent weights: memory-bound)
+//    and the gate math on the CPU with Eigen's vectorised exp/tanh;
 //  - fused: oneDNN's RNN primitives (lstm_forward, lbr_gru_forward: linear-before-reset, as the
-//    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format.
-// The option onednn.rnn=fused (NTPB_ONEDNN_RNN=fused) selects the second, to measure one
-// against the other. On a 2-core Intel Xeon VM (Ice Lake, AVX-512 with VNNI, no avx512_bf16)
-// oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100, batch 1) 1.9x slower than the
-// decomposition (1342 vs 721 ms f32; README, "Backends").
+//    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format. On a 2-core
+//    Intel Xeon VM (Ice Lake) oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100,
+//    batch 1) 1.9x slower than the decomposition (1342 vs 721 ms f32).
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdlib>
@@ -18,6 +20,7 @@
 #include "ntpbench/error.h"
 #include "src/backends/common/recurrent_gates.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/recurrent_stream.h"
 
 namespace ntpb::onednn {
 namespace {
@@ -154,6 +157,39 @@ void BuildDecomposed(Builder& b, bool lstm) {
                                          : b.WeightMemory(wx_all, wx_user, pd.weights_desc())},
                     {DNNL_ARG_BIAS, b.WeightMemory(bias_all, bias_md, bias_md)},
                     {DNNL_ARG_DST, xg}});
+  }
+
+  // Batch 1-4 in f32 or bf16: ntpbench's streamed recurrence (recurrent_stream.h), unless the
+  // option asks for the matmul per step.
+  const std::string route = b.option("rnn");
+  if (route == "streamed" ||
+      (route == "auto" &&
+       StreamedRecurrence::Applies(n, q, b.act() == dt::f32 || b.act() == dt::bf16))) {
+    if (!StreamedRecurrence::Applies(n, q, b.act() == dt::f32 || b.act() == dt::bf16)) {
+      throw Error("", l.name, "onednn.rnn",
+                  "streamed runs f32 and bf16 at batch 1-4 only (here batch " + std::to_string(n) +
+                      ", " + (q ? "i8" : "this precision") + "); use auto or decomposed");
+    }
+    auto sr = std::make_shared<StreamedRecurrence>();
+    sr->n = n;
+    sr->t_len = t_len;
+    sr->h = h;
+    sr->dirs = dirs;
+    sr->lstm = lstm;
+    sr->reverse_only = reverse_only;
+    sr->bf16 = b.act() == dt::bf16;
+    for (int64_t d = 0; d < dirs; ++d) sr->PackDirection(b.WeightValues(d * per_dir + 1));
+    if (!lstm) sr->bias_hn = *bias_hn;
+    sr->Allocate();
+    const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
+    float* const xg_p = static_cast<float*>(xg.get_data_handle());
+    float* const out_p = static_cast<float*>(out.get_data_handle());
+    const int threads = EffectiveThreads(b.config());
+    b.AddHost([sr, xg_p, out_p, threads, keep = std::vector<memory>{xg, out}] {
+      sr->Run(xg_p, out_p, threads);
+    });
+    b.SetKernel(std::string("ntpbench streamed ") + (sr->bf16 ? "bf16" : "f32") + " recurrence");
+    return;
   }
 
   const memory::desc state_md({dirs, n, h}, dt::f32, tag::abc),

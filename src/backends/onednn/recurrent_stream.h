@@ -1,0 +1,61 @@
+// The recurrence of an LSTM/GRU at small batch, streamed by ntpbench's own kernel: at batch 1-4
+// each step is a matrix-vector product that reads all recurrent weights (128 MiB per step for
+// DeepSpeech's bidirectional LSTM, H 2048, f32) and does ~1 FLOP per byte, so memory bandwidth
+// is all that matters. What it does about that (on a 2-core AMD EPYC VM, Zen 5, 32 MiB L3, it
+// ran DeepSpeech's bilstm 1.2-1.6x faster than a oneDNN matmul per step in f32 at batch 1;
+// README, "Backends"):
+//  - one direction per core where there are as many threads as directions: each thread runs
+//    its direction's whole recurrence, with no barrier between steps (oneDNN's matmul per step
+//    splits every step over both cores and synchronises them 200 times per inference);
+//  - the weights of a direction packed in contiguous panels of 64 columns, so each thread reads
+//    one contiguous slab per step and the hardware prefetcher sees one stream;
+//  - the panels read in alternating order from one step to the next, so the tail read last is
+//    read first in the next step, while it is still in the last-level cache (its gain was
+//    within that VM's noise: kept because it costs nothing);
+//  - bf16 weights widened to f32 in registers (a shift), the state kept in f32.
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <vector>
+
+namespace ntpb::onednn {
+
+struct StreamedRecurrence {
+  static constexpr int64_t kPanel = 64;  // columns per panel: 4 zmm accumulators per batch row
+
+  int64_t n = 0, t_len = 0, h = 0, dirs = 1;
+  bool lstm = true, reverse_only = false, bf16 = false;
+  // Per direction, panel-major: panel p holds W_h[k][p * kPanel + j] at [p][k][j], zero-padded.
+  std::vector<std::vector<float>> w32;
+  std::vector<std::vector<uint16_t>> w16;
+  std::vector<float> bias_hn;  // GRU: [dirs, H]
+
+  int64_t gates() const { return lstm ? 4 : 3; }
+  int64_t panels() const { return (gates() * h + kPanel - 1) / kPanel; }
+
+  // Packs direction `d`'s W_h [H, G*H] (row-major, as the IR holds it): f32, or bf16 rounded to
+  // nearest even.
+  void PackDirection(const std::vector<float>& w_h);
+
+  // Sets aside the step's buffers, once all directions are packed: nothing is allocated per
+  // inference.
+  void Allocate();
+  // Runs all T steps from a zero state: xg [N, T, dirs * G*H] holds the input projections with
+  // their bias; out [N, T, dirs * H] gets the hidden states. `threads` threads at most.
+  void Run(const float* xg, float* out, int threads);
+
+ private:
+  // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
+  // scalar code, whose rounding differs, so alignment would change the outputs.
+  std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
+
+ public:
+  // Whether this route applies: f32 or bf16 weights, batch up to 4 (beyond that a step does
+  // enough arithmetic per weight byte for a GEMM to be the better route).
+  static bool Applies(int64_t batch, bool quantized, bool f32_or_bf16) {
+    return batch <= 4 && !quantized && f32_or_bf16;
+  }
+};
+
+}  // namespace ntpb::onednn
