@@ -19,10 +19,15 @@ namespace ntpb {
 struct ReliabilityLimits {
   double others_share = 0.10;  // other processes took over 10% of the cores' time
   double steal_share = 0.05;   // the hypervisor gave over 5% of it to other guests
-  // Preemptions of this process's threads, per second per core: a quiet machine shows a few
-  // (kernel threads), a neighbour on the same cores one per scheduler slice.
+  // Preemptions of this process's threads, per second per core: a quiet machine shows 15-18
+  // (kernel threads), a neighbour on the same cores one per scheduler slice. Judged from 50
+  // per core on: a short measurement's few start-up switches make no rate.
   double involuntary_switches_per_core_second = 50;
-  double mdape = 0.05;      // iterations or repetitions spread by more (nanobench warns above 5%)
+  double min_switches_per_core = 50;
+  // Repetitions whose times spread by more (nanobench's rule: MdAPE over 5%). The iterations'
+  // MdAPE is recorded, not judged: single iterations of the same network moved 1-9% on a quiet
+  // 2-core VM.
+  double mdape = 0.05;
   int min_repetitions = 3;  // fewer repetitions have no spread to judge
 };
 
@@ -32,7 +37,7 @@ struct Reliability {
   std::string seen;   // what was seen, when unreliable
 
   // "" when reliable; else "unreliable: the machine was busy (others took 48% of the cores'
-  // time, ...)" or "unreliable: its iterations spread 7.1% (MdAPE over 5%)".
+  // time, ...)" or "unreliable: its repetitions spread 7.1% (MdAPE over 5%)".
   std::string Verdict() const;
 };
 

@@ -309,7 +309,10 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
       p99 = Latency(name, "p99_ms", base.p99_ms, now.p99_ms, DriftReference{}, threshold, o.alpha);
     }
     // A time measured while the machine was busy says nothing either way (reliability.h).
-    if (const Reliability reliability = JudgeBenchmark(now, o.reliability); !reliability.reliable) {
+    // A spread is judged beyond what the benchmark's own threshold already allows for.
+    ReliabilityLimits limits = o.reliability;
+    limits.mdape = std::max(limits.mdape, threshold);
+    if (const Reliability reliability = JudgeBenchmark(now, limits); !reliability.reliable) {
       for (ComparisonRow* row : {&latency, p99 ? &*p99 : nullptr}) {
         if (!row) continue;
         if (o.busy_is_inconclusive) {

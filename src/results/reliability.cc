@@ -34,7 +34,8 @@ Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLim
   if (m.steal_share > limits.steal_share) {
     Add(&r.seen, FormatNumber("the hypervisor took %.0f%% (steal)", 100 * m.steal_share));
   }
-  if (m.involuntary_switches_per_core_second > limits.involuntary_switches_per_core_second) {
+  if (m.involuntary_switches_per_core_second > limits.involuntary_switches_per_core_second &&
+      m.involuntary_switches_per_core_second * m.seconds >= limits.min_switches_per_core) {
     Add(&r.seen, FormatNumber("%.0f", m.involuntary_switches_per_core_second) +
                      " involuntary context switches per core-second (" +
                      FormatNumber("%.2g", m.involuntary_switches) + " per iteration)");
@@ -42,12 +43,6 @@ Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLim
   if (!r.seen.empty()) {
     r.reliable = false;
     r.busy = true;
-    return r;
-  }
-  if (m.mdape > limits.mdape) {
-    r.reliable = false;
-    r.seen = FormatNumber("its iterations spread %.1f%%", 100 * m.mdape) +
-             FormatNumber(" (MdAPE over %.0f%%)", 100 * limits.mdape);
   }
   return r;
 }

@@ -52,27 +52,30 @@ TEST(Reliability, ABusyNeighbourIsSeenAndSaid) {
 }
 
 TEST(Reliability, EachLimitAloneMarksARun) {
-  InterferenceMeasure others = Quiet(), steal = Quiet(), switches = Quiet(), spread = Quiet();
+  InterferenceMeasure others = Quiet(), steal = Quiet(), switches = Quiet();
   others.others_share = 0.11;
   steal.steal_share = 0.06;
-  switches.involuntary_switches_per_core_second = 51;
-  spread.mdape = 0.051;
+  switches.involuntary_switches_per_core_second = 51;  // over 3 s: 153 per core
   for (const InterferenceMeasure& m : {others, steal, switches}) {
     const Reliability r = JudgeInterference(m);
     EXPECT_FALSE(r.reliable);
     EXPECT_TRUE(r.busy);
   }
   EXPECT_NE(JudgeInterference(steal).seen.find("hypervisor took 6% (steal)"), std::string::npos);
-  const Reliability r = JudgeInterference(spread);
-  EXPECT_FALSE(r.reliable);
-  EXPECT_FALSE(r.busy) << "a spread alone is not a busy machine";
-  EXPECT_EQ(r.Verdict(), "unreliable: its iterations spread 5.1% (MdAPE over 5%)");
+  // A short measurement's few start-up switches make no rate: 70 per core-second over 0.2 s.
+  InterferenceMeasure short_run = Quiet();
+  short_run.seconds = 0.2;
+  short_run.involuntary_switches_per_core_second = 70;
+  EXPECT_TRUE(JudgeInterference(short_run).reliable);
+  // The iterations' spread is recorded, not judged (single iterations move 1-9% when quiet).
+  InterferenceMeasure spread = Quiet();
+  spread.mdape = 0.09;
+  EXPECT_TRUE(JudgeInterference(spread).reliable);
   // At the limits: still reliable.
   InterferenceMeasure edge = Quiet();
   edge.others_share = 0.10;
   edge.steal_share = 0.05;
   edge.involuntary_switches_per_core_second = 50;
-  edge.mdape = 0.05;
   EXPECT_TRUE(JudgeInterference(edge).reliable);
   // Limits are the caller's to choose.
   ReliabilityLimits strict;
