@@ -38,7 +38,7 @@ Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLim
       m.involuntary_switches_per_core_second * m.seconds >= limits.min_switches_per_core) {
     Add(&r.seen, FormatNumber("%.0f", m.involuntary_switches_per_core_second) +
                      " involuntary context switches per core-second (" +
-                     FormatNumber("%.2g", m.involuntary_switches) + " per iteration)");
+                     FormatNumber("%.2g", m.involuntary_switches) + " per iteration or query)");
   }
   if (!r.seen.empty()) {
     r.reliable = false;

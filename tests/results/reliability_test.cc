@@ -48,7 +48,7 @@ TEST(Reliability, ABusyNeighbourIsSeenAndSaid) {
   EXPECT_TRUE(r.busy);
   EXPECT_EQ(r.Verdict(),
             "unreliable: the machine was busy (other processes took 50% of the cores' time, 127 "
-            "involuntary context switches per core-second (1.2 per iteration))");
+            "involuntary context switches per core-second (1.2 per iteration or query))");
 }
 
 TEST(Reliability, EachLimitAloneMarksARun) {
