@@ -119,12 +119,16 @@ Command AddMachineCommand(CLI::App* app) {
   auto o = std::make_shared<MachineOptions>();
   CLI::App* c = app->add_subcommand(
       "machine",
-      "this machine's roofline: peak GFLOP/s per precision (oneDNN matmul) and read bandwidth, "
-      "measured once and cached; `run` then shows each layer's share of its roofline bound");
+      "this machine's ceilings, each the best of 6 runs with its spread: GEMM and register-only "
+      "peaks per precision, read and triad bandwidth in the L2s, the L3 and memory; measured "
+      "once and cached (--refresh again: two measurements over 10% apart are flagged); `run` "
+      "then shows each layer's share of its roofline bound");
   c->add_option("--threads", o->threads, "threads (default: the cores this process may use)")
       ->check(IntegerAtLeast(1, 4096))
       ->type_name("N");
-  c->add_flag("--refresh", o->refresh, "measure again, replacing the cached ceilings");
+  c->add_flag("--refresh", o->refresh,
+              "measure again, continuing each ceiling's history (the roofline keeps the best "
+              "figure two consecutive measurements agree on)");
   c->add_flag("--json", o->json, "print JSON");
   return {c, {}, [o](const std::vector<std::string>&) {
             return Machine(o->threads, o->refresh, o->json);
