@@ -52,7 +52,7 @@ int Machine(int threads, bool refresh, bool json) {
   // Every ceiling: this measurement's best of its runs and their spread, the previous
   // measurements, and the figure the roofline uses.
   report::TextTable table(
-      {"ceiling", "kept", "unit", "this run: best", "spread", "runs", "before", "how"});
+      {"ceiling", "how", "kept", "unit", "best now", "spread", "runs", "before"});
   bool any_unreliable = false, any_unconfirmed = false;
   auto add = [&](const std::string& name, const Ceiling& c) {
     std::string before;
@@ -62,9 +62,9 @@ int Machine(int threads, bool refresh, bool json) {
     std::string kept = FormatNumber("%.1f", c.Kept());
     if (c.Unreliable()) kept += " !", any_unreliable = true;
     if (c.history.size() < 2) kept += " ?", any_unconfirmed = true;
-    table.Add({name, kept, c.unit, FormatNumber("%.1f", c.best),
+    table.Add({name, c.what, kept, c.unit, FormatNumber("%.1f", c.best),
                FormatNumber("%.1f%%", 100 * c.spread), std::to_string(c.runs),
-               before.empty() ? "-" : before, c.what});
+               before.empty() ? "-" : before});
   };
   // Peaks first, then the plateaus, then the reads by size (smallest first).
   for (const char* prefix : {"gemm.", "register.", "read.l", "triad.l", "read.d", "triad.d"}) {
@@ -81,17 +81,17 @@ int Machine(int threads, bool refresh, bool json) {
   }
   std::sort(sizes.begin(), sizes.end());
   for (const auto& [kib, name] : sizes) add(name, peaks->ceilings.at(name));
+  std::fputs(table.Render(2).c_str(), stdout);
   for (const auto& [precision, why] : peaks->unmeasured) {
-    table.Add({"gemm." + precision, "-", "", "", "", "", "", why});
+    std::printf("gemm.%s not measured: %s\n", precision.c_str(), why.c_str());
   }
-  std::fputs(table.Render(1).c_str(), stdout);
   std::printf(
-      "\nkept: the highest figure that two consecutive measurements agree on within 10%%; "
+      "\nkept: the highest figure two consecutive measurements agree on (within 10%%)\n"
       "spread: (best - worst) / best over this measurement's runs\n");
   if (any_unreliable) {
     std::printf(
-        "! unreliable: the last two measurements differ by more than 10%% (a busy or throttled "
-        "machine); `ntpbench machine --refresh` again\n");
+        "! unreliable: the last two measurements differ by more than 10%% (a busy or\n"
+        "  throttled machine); `ntpbench machine --refresh` again\n");
   }
   if (any_unconfirmed) {
     std::printf("? one measurement so far: `ntpbench machine --refresh` confirms it\n");

@@ -62,7 +62,7 @@ void MeasureRegisterPeaks(int threads, MachinePeaks* p) {
       gflops.push_back(k.flops_per_call * threads / s / 1e9);
     }
     p->ceilings["register." + k.precision] =
-        FromRuns(gflops, "GFLOP/s", k.instruction + ", registers only");
+        FromRuns(gflops, "GFLOP/s", k.instruction + ", registers");
   }
 }
 
@@ -178,7 +178,7 @@ void MeasureMatmulPeaks(int threads, MachinePeaks* out) {
         p.unmeasured[k.precision] = "oneDNN has only a reference kernel here (" + kernel + ")";
       } else {
         p.ceilings[std::string("gemm.") + k.precision] =
-            FromRuns(gflops, "GFLOP/s", "oneDNN matmul 2048^3, " + kernel);
+            FromRuns(gflops, "GFLOP/s", "oneDNN matmul 2048^3 " + kernel);
         p.kernels[k.precision] = kernel;
       }
     } catch (const dnnl::error& e) {
