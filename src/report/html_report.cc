@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "ntpbench/scenario_report.h"
 #include "src/common/format_number.h"
@@ -29,7 +30,8 @@ struct Entry {
   std::string variant;  // the name less the topology and "/real_time": "onednn/bf16/batch:1"
   std::string machine;  // "AMD EPYC, 2 threads": what a fleet differs in
   RunMeasurement m;
-  double ms = 0;  // median real time per iteration
+  double ms = 0;           // median real time per iteration
+  std::string unreliable;  // reliability.h's verdict; "" when the run could be trusted
 };
 
 std::string MachineLabel(const RunResults& f) {
@@ -134,15 +136,27 @@ std::string SkippedSection(const std::vector<RunResults>& files) {
 std::string RunsSection(const std::vector<Entry>& entries) {
   std::vector<std::vector<std::string>> rows;
   for (const Entry& e : entries) {
-    rows.push_back({Escape(TopologyOf(e)), Escape(e.variant), Escape(e.machine), Ms(e.ms),
+    // A disturbed run says so where its time is read.
+    const std::string time = e.unreliable.empty()
+                                 ? Ms(e.ms)
+                                 : Ms(e.ms) + " <span class=\"unreliable\" title=\"" +
+                                       Escape(e.unreliable) + "\">unreliable</span>";
+    rows.push_back({Escape(TopologyOf(e)), Escape(e.variant), Escape(e.machine), time,
                     FormatNumber("%.1f", e.m.net.samples_per_second),
                     FormatNumber("%.1f", e.m.net.gflops), Ms(e.m.net.p99_ms),
                     e.m.accuracy ? FormatNumber("%.6f", e.m.accuracy->cosine) : "reference",
                     e.m.accuracy ? FormatNumber("%.2e", e.m.accuracy->max_rel_err) : ""});
   }
-  return "<h2>Runs</h2>" + Table({"topology", "configuration", "machine", "time", "samples/s",
-                                  "GFLOP/s", "p99", "cosine to f32", "max rel. error"},
-                                 rows);
+  std::string notes;
+  for (const Entry& e : entries) {
+    if (!e.unreliable.empty()) notes += "<li>" + Escape(e.name + ": " + e.unreliable) + "</li>";
+  }
+  if (!notes.empty()) notes = "<ul class=\"unreliable\">" + notes + "</ul>";
+  return "<h2>Runs</h2>" +
+         Table({"topology", "configuration", "machine", "time", "samples/s", "GFLOP/s", "p99",
+                "cosine to f32", "max rel. error"},
+               rows) +
+         notes;
 }
 
 // Per topology: each configuration a group, each machine a bar; speed-ups against the
@@ -361,6 +375,10 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
           {"last-level cache " + FormatNumber("%.1f GB/s", f.peaks->cache_bandwidth_gbs), 0,
            f.peaks->cache_bandwidth_gbs, "#1a9641"});
     }
+    if (f.peaks->l2_bandwidth_gbs > 0) {
+      ceilings.push_back({"L2 " + FormatNumber("%.1f GB/s", f.peaks->l2_bandwidth_gbs), 0,
+                          f.peaks->l2_bandwidth_gbs, "#7b3294"});
+    }
   }
   html += "<h4>Roofline (each step a point, its area its share of the time)</h4>";
   if (points.empty()) {
@@ -440,6 +458,7 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
       e.machine = MachineLabel(f);
       e.m = r.Measurement();
       e.ms = Median(r.real_time_ms);
+      e.unreliable = JudgeBenchmark(r).Verdict();
       entries.push_back(std::move(e));
     }
   }

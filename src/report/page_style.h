@@ -11,7 +11,7 @@ th{background:#eee}td:first-child,th:first-child{text-align:left}
 h2{border-bottom:2px solid #4e79a7;padding-bottom:4px;margin-top:32px}
 details{margin:12px 0;border:1px solid #ddd;padding:8px}summary{font-weight:bold;cursor:pointer}
 .legend span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
-.heat{display:block;padding:0 4px}svg{display:block;margin:8px 0}
+.heat{display:block;padding:0 4px}.unreliable{color:#b2182b;font-weight:bold}svg{display:block;margin:8px 0}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.charts svg{margin:0}
 .bad{color:#c0392b;font-weight:bold}
 </style>)";

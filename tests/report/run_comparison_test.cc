@@ -250,5 +250,28 @@ TEST(HtmlReport, ScenarioRunsGetTheThroughputAgainstP99Chart) {
       << "the table under it";
 }
 
+// A run measured beside a busy neighbour is marked where its time is read, with what was seen.
+TEST(HtmlReport, ARunOnABusyMachineIsMarkedUnreliable) {
+  json doc = {{"context", {{"ntpbench_threads", "2"}}}, {"benchmarks", json::array()}};
+  for (const auto& [name, others] :
+       {std::pair{"quiet/eigen/f32/batch:1", 0.01}, std::pair{"busy/eigen/f32/batch:1", 0.52}}) {
+    doc["benchmarks"].push_back({{"name", name},
+                                 {"run_name", name},
+                                 {"run_type", "iteration"},
+                                 {"time_unit", "ms"},
+                                 {"real_time", 10.0},
+                                 {"net.flops", 1000},
+                                 {"interference.seconds", 3.0},
+                                 {"interference.others_share", others}});
+  }
+  const std::string html = RenderHtmlReport({ParseRunResults(doc.dump(), "busy.json")});
+  EXPECT_EQ(Count(html, "class=\"unreliable\" title="), 1u) << html;
+  EXPECT_NE(html.find("busy/eigen/f32/batch:1: unreliable: the machine was busy (other processes "
+                      "took 52% of the cores' time)"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("quiet/eigen/f32/batch:1: unreliable"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ntpb::testing
