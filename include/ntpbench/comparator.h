@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ntpbench/baseline.h"
-#include "ntpbench/reliability.h"
 
 namespace ntpb {
 

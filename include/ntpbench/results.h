@@ -67,7 +67,8 @@ struct StepMeasure {
   bool inlay_layer = false;
   StepCost cost;  // analytic; 0 for inlays
   // Its roofline bound where the machine's ceilings were known (`ntpbench machine`): the least
-  // time the machine needs for it, and what sets that bound ("compute", or the bytes' plateau: "l2", "l3", "memory").
+  // time the machine needs for it, and what sets that bound ("compute", or the bytes' plateau:
+  // "l2", "l3", "memory").
   double roof_ms = 0;
   std::string bound;
 };
@@ -137,9 +138,9 @@ struct ScenarioMeasure {
   double max_qps = 0;       // server, max-QPS search: the highest rate that met it
 };
 
-// How much the rest of the machine took while a run measured (reliability.h judges it): the
-// cores this process may use are shared with other processes and, in a VM, other guests, and
-// an OpenMP barrier waits for whichever thread was descheduled.
+// How much the rest of the machine took while a run measured (JudgeInterference below judges it):
+// the cores this process may use are shared with other processes and, in a VM, other guests, and an
+// OpenMP barrier waits for whichever thread was descheduled.
 struct InterferenceMeasure {
   double seconds = 0;  // the span observed: the timed loop, or a scenario's measurement
   // Involuntary context switches of all this process's threads (another task took the core):
@@ -153,6 +154,41 @@ struct InterferenceMeasure {
   double mdape = 0;
 };
 
+// Whether a measurement can be trusted. A shared machine disturbs a run in ways its own time
+// cannot show: another process on the same cores preempts a thread and an OpenMP barrier waits
+// for it (an mlp's p99 went from 1.3 to 32 ms beside a busy neighbour on a 2-core VM), or the
+// hypervisor runs another guest (steal). The run table, the JSON, reports and the gate say
+// "unreliable" with what was seen (reliability.h judges a run file's repetitions).
+// Beyond any of these a measurement is unreliable. The defaults, and why, are in the README
+// ("A busy machine").
+struct ReliabilityLimits {
+  double others_share = 0.10;  // other processes took over 10% of the cores' time
+  double steal_share = 0.05;   // the hypervisor gave over 5% of it to other guests
+  // Preemptions of this process's threads, per second per core: a quiet machine shows 15-18
+  // (kernel threads), a neighbour on the same cores one per scheduler slice. Judged from 50
+  // per core on: a short measurement's few start-up switches make no rate.
+  double involuntary_switches_per_core_second = 50;
+  double min_switches_per_core = 50;
+  // Repetitions whose times spread by more (nanobench's rule: MdAPE over 5%). The iterations'
+  // MdAPE is recorded, not judged: single iterations of the same network moved 1-9% on a quiet
+  // 2-core VM.
+  double mdape = 0.05;
+  int min_repetitions = 3;  // fewer repetitions have no spread to judge
+};
+
+struct Reliability {
+  bool reliable = true;
+  bool busy = false;  // the machine was busy (not only a spread)
+  std::string seen;   // what was seen, when unreliable
+
+  // "" when reliable; else "unreliable: the machine was busy (others took 48% of the cores'
+  // time, ...)" or "unreliable: its repetitions spread 7.1% (MdAPE over 5%)".
+  std::string Verdict() const;
+};
+
+// One measurement (the reporters of the code that measures call this).
+Reliability JudgeInterference(const InterferenceMeasure& measure,
+                              const ReliabilityLimits& limits = {});
 struct RunMeasurement {
   RunSetup setup;
   NetworkMeasure net;

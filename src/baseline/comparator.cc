@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "ntpbench/reliability.h"
 #include "src/baseline/signature.h"
 #include "src/baseline/suite_drift.h"
 #include "src/common/format_number.h"
@@ -319,7 +320,8 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
           row->verdict = Verdict::kInconclusive;
           row->note = reliability.Verdict();
         } else {
-          row->note += (row->note.empty() ? "" : "; ") + reliability.Verdict() + ", as the control";
+          row->note += (row->note.empty() ? "" : "; ") + reliability.Verdict() +
+                       " (A/B: the control ran beside it, round by round)";
         }
       }
     }

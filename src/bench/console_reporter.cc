@@ -5,7 +5,6 @@
 #include <ostream>
 #include <string>
 
-#include "ntpbench/reliability.h"
 #include "ntpbench/reporting.h"
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
@@ -16,7 +15,7 @@ using bench::FlagValue;
 
 namespace {
 
-// A line under a measurement the machine disturbed (reliability.h), so that no number is read
+// A line under a measurement the machine disturbed (JudgeInterference), so that no number is read
 // as if it were true.
 void SayWhenUnreliable(const std::vector<benchmark::BenchmarkReporter::Run>& runs,
                        std::ostream& out) {

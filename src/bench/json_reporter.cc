@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "ntpbench/reliability.h"
+#include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
 
 namespace ntpb::bench {
@@ -46,7 +46,7 @@ void JsonReporter::ReportRuns(const std::vector<Run>& runs) {
     const nlohmann::json* description =
         FindRunDescription(run.run_name.function_name + "/" + run.run_name.args);
     if (run.run_type == Run::RT_Iteration && !run.error_occurred && description) {
-      // Each repetition says whether the machine let it measure (reliability.h).
+      // Each repetition says whether the machine let it measure (JudgeInterference).
       nlohmann::json d = *description;
       std::map<std::string, double> counters;
       for (const auto& [name, counter] : run.counters) counters[name] = counter.value;

@@ -7,7 +7,7 @@
 // ResNet-50's time 92-110 ms instead of 121-210 ms, and the same times as the default on the
 // quiet machine within its noise (README, "A busy machine"). OMP_WAIT_POLICY=passive was 15-20%
 // slower on the quiet machine. The numbers of a busy machine are still not true: the run says
-// so (reliability.h); the policy only keeps them from being far off.
+// so (results.h, JudgeInterference); the policy only keeps them from being far off.
 #pragma once
 
 #include <string>

@@ -186,7 +186,8 @@ AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
 // Benchmark counters by its codec.
 RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precision precision,
                            double iterations, const std::vector<int64_t>& step_ns, int64_t loop_ns,
-                           const std::vector<int64_t>& latencies) {
+                           const std::vector<int64_t>& latencies,
+                           const InterferenceMeasure& interference) {
   const auto& steps = run.executable->steps();
   int64_t steps_total = 0;
   for (int64_t ns : step_ns) steps_total += ns;
@@ -212,6 +213,8 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
   m.net.p50_ms = Percentile(latency_ns, 50) * 1e-6;
   m.net.p90_ms = Percentile(latency_ns, 90) * 1e-6;
   m.net.p99_ms = Percentile(latency_ns, 99) * 1e-6;
+  m.interference = interference;
+  m.interference->mdape = Mdape(latency_ns);
   m.memory.weight_bytes = static_cast<double>(a.total.weight_bytes);
   m.memory.peak_activation_bytes = static_cast<double>(a.peak_activation_bytes);
   m.memory.workspace_bytes = static_cast<double>(run.executable->workspace_bytes());
@@ -295,8 +298,7 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
                  const InterferenceMeasure& interference) {
   using benchmark::Counter;
   RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
-                                 step_ns, loop_ns, latencies);
-  m.interference = interference;
+                                 step_ns, loop_ns, latencies, interference);
   m.trace = std::move(trace);  // empty unless --trace
   RecordRunDescription(run_name, EncodeDescription(m));
   for (const EncodedCounter& c : EncodeCounters(m)) {
@@ -338,6 +340,9 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   std::vector<int64_t> latencies;
   latencies.reserve(static_cast<std::size_t>(std::min<int64_t>(state.max_iterations, 1 << 16)));
   RegionCounters* counters = run->counters.get();
+  // The probe reads /proc around the counters' window, so its reads count in none of them.
+  instrument::InterferenceProbe probe;
+  probe.Start();
   if (counters) counters->Start();  // Google Benchmark calls us once per trial: start afresh
   int64_t loop_ns = 0, since_progress = 0;
   // --trace: the first iterations' step times as they happen, into buffers allocated here, not
@@ -351,8 +356,6 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
     for (std::vector<int64_t>& stamps : trace.iterations) stamps.reserve(2 * step_ns.size());
   }
   int64_t iteration = 0;
-  instrument::InterferenceProbe probe;
-  probe.Start();
   for (auto _ : state) {
     std::vector<int64_t>* stamps = iteration < traced ? &trace.iterations[iteration] : nullptr;
     ++iteration;
@@ -366,9 +369,8 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
       PrintProgress("ntpbench: %s: measuring, %.0f s so far\n", label, loop_ns * 1e-9);
     }
   }
-  InterferenceMeasure interference = probe.Stop(static_cast<double>(iteration));
   if (counters) counters->Stop();
-  interference.mdape = Mdape(std::vector<double>(latencies.begin(), latencies.end()));
+  const InterferenceMeasure interference = probe.Stop(static_cast<double>(iteration));
   trace.iterations.resize(static_cast<size_t>(std::min(iteration, traced)));
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
   AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace),

@@ -110,10 +110,6 @@ double Percentile(std::vector<double> values, double p) {
   return values[rank];
 }
 
-}  // namespace ntpb
-
-namespace ntpb {
-
 double Mdape(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
   const double median = Median(values);

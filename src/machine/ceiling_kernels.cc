@@ -180,9 +180,15 @@ std::vector<double> TimeRegisterKernel(const RegisterKernel& kernel, int threads
 std::vector<double> StreamBandwidth(StreamKind kind, int threads, int64_t bytes, int reps) {
   const int arrays = kind == StreamKind::kRead ? 1 : 3;
   const int64_t n = std::max<int64_t>(bytes / arrays / static_cast<int64_t>(sizeof(float)), 1024);
-  std::unique_ptr<float[]> a(new float[n]), b(new float[n]), c(new float[n]);
+  // A read touches one array; a triad three (b and c only exist for it).
+  std::unique_ptr<float[]> a(new float[n]);
+  std::unique_ptr<float[]> b(arrays == 3 ? new float[n] : nullptr),
+      c(arrays == 3 ? new float[n] : nullptr);
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t i = 0; i < n; ++i) a[i] = b[i] = c[i] = 1.0f;  // first touch by the readers
+  for (int64_t i = 0; i < n; ++i) {  // first touch by the threads that stream it
+    a[i] = 1.0f;
+    if (arrays == 3) b[i] = c[i] = 1.0f;
+  }
   const double pass_bytes = static_cast<double>(n) * sizeof(float) * arrays;
   // Passes per timing: about 4 ms of traffic at 100 GB/s, at least one.
   const int passes = static_cast<int>(std::max(1.0, 4e8 / pass_bytes));

@@ -56,6 +56,7 @@ constexpr ScenarioField kScenarioFields[] = {
     {"p99_bound_ms", &ScenarioMeasure::p99_bound_ms},
     {"max_qps", &ScenarioMeasure::max_qps}};
 constexpr const char* kStreams = "streams";
+constexpr const char* kThreadsPerStream = "threads_per_stream";
 
 // How busy the machine was, "interference.<name>".
 struct InterferenceField {
@@ -69,7 +70,6 @@ constexpr InterferenceField kInterferenceFields[] = {
     {"steal_share", &InterferenceMeasure::steal_share},
     {"others_share", &InterferenceMeasure::others_share},
     {"mdape", &InterferenceMeasure::mdape}};
-constexpr const char* kThreadsPerStream = "threads_per_stream";
 
 std::string Of(const std::string& region, const std::string& metric) {
   return region + "." + metric;

@@ -162,14 +162,13 @@ void BuildDecomposed(Builder& b, bool lstm) {
   // Batch 1-4 in f32 or bf16: ntpbench's streamed recurrence (recurrent_stream.h), unless the
   // option asks for the matmul per step.
   const std::string route = b.option("rnn");
-  if (route == "streamed" ||
-      (route == "auto" &&
-       StreamedRecurrence::Applies(n, q, b.act() == dt::f32 || b.act() == dt::bf16))) {
-    if (!StreamedRecurrence::Applies(n, q, b.act() == dt::f32 || b.act() == dt::bf16)) {
-      throw Error("", l.name, "onednn.rnn",
-                  "streamed runs f32 and bf16 at batch 1-4 only (here batch " + std::to_string(n) +
-                      ", " + (q ? "i8" : "this precision") + "); use auto or decomposed");
-    }
+  const bool streams = StreamedRecurrence::Applies(n, q, b.act() == dt::f32 || b.act() == dt::bf16);
+  if (route == "streamed" && !streams) {
+    throw Error("", l.name, "onednn.rnn",
+                "streamed runs f32 and bf16 at batch 1-4 only (here batch " + std::to_string(n) +
+                    ", " + (q ? "i8" : "this precision") + "); use auto or decomposed");
+  }
+  if (route == "streamed" || (route == "auto" && streams)) {
     auto sr = std::make_shared<StreamedRecurrence>();
     sr->n = n;
     sr->t_len = t_len;

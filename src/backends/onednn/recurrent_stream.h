@@ -45,17 +45,16 @@ struct StreamedRecurrence {
   // their bias; out [N, T, dirs * H] gets the hidden states. `threads` threads at most.
   void Run(const float* xg, float* out, int threads);
 
- private:
-  // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
-  // scalar code, whose rounding differs, so alignment would change the outputs.
-  std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
-
- public:
   // Whether this route applies: f32 or bf16 weights, batch up to 4 (beyond that a step does
   // enough arithmetic per weight byte for a GEMM to be the better route).
   static bool Applies(int64_t batch, bool quantized, bool f32_or_bf16) {
     return batch <= 4 && !quantized && f32_or_bf16;
   }
+
+ private:
+  // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
+  // scalar code, whose rounding differs, so alignment would change the outputs.
+  std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
 };
 
 }  // namespace ntpb::onednn
