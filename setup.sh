@@ -23,6 +23,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libeigen3-dev libdnnl-dev libonnx-dev libpapi-dev
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
+  # an OpenCL device on any machine: PoCL's CPU device (the opencl backend's tests run on it)
+  pocl-opencl-icd
   nlohmann-json3-dev
   # what the card's packages need to be used from CMake, and the libraries we use besides
   libprotobuf-dev protobuf-compiler

@@ -25,6 +25,9 @@ struct RunConfig {
   // batch item's, repeated for every item); the others are random from the
   // seed. i8 calibrates on these: static quantization is only as good as its calibration data.
   std::map<std::string, std::vector<float>> inputs;
+  // The device a backend with devices runs on ("opencl:PLATFORM:DEVICE", each an index or part
+  // of a name); empty: NTPB_OPENCL_DEVICE, else the first device. CPU backends ignore it.
+  std::string device;
 };
 
 // A switch of a backend that changes what is measured (oneDNN's fusion, Winograd, ...). The
@@ -74,9 +77,22 @@ class Executable {
   virtual std::vector<float> ReadTensor(const std::string& name) const = 0;
   // Memory the backend set aside besides weights and activations (im2col buffers, scratchpads).
   virtual int64_t workspace_bytes() const { return 0; }
+  // The time each step of the last Run spent on the device, by the device's own clock (OpenCL
+  // profiling events): what a per-layer breakdown shows without the host waiting after every
+  // step. Empty where the backend does not measure it (CPU backends: their wall time is it).
+  virtual std::vector<int64_t> DeviceStepNanoseconds() const { return {}; }
   // Bytes the backend allocated for the tensors layers write (after reusing buffers whose
   // tensors are no longer read); 0 when it does not say.
   virtual int64_t activation_bytes() const { return 0; }
+};
+
+// A device a backend can run on (`ntpbench devices`).
+struct DeviceDescription {
+  std::string spec;                          // what --device takes: "opencl:0:0"
+  std::string platform, name, type, driver;  // type: cpu, gpu, accelerator
+  int compute_units = 0;
+  int64_t memory_bytes = 0, max_allocation_bytes = 0, local_memory_bytes = 0;
+  std::vector<std::string> features;  // "fp16", "fp64", "int8-dot"
 };
 
 // Whether a backend can run a topology in a configuration, and why not.
@@ -100,6 +116,13 @@ class Backend {
   // inference) is the same on every machine for a topology and configuration; false where it
   // picks kernels and layouts by the CPU (oneDNN's scratchpads and blocked layouts follow the ISA).
   virtual bool MemoryPlanIsPortable() const { return true; }
+  // Whether it runs on a device chosen by RunConfig::device (`--device`), not on this CPU.
+  virtual bool HasDevices() const { return false; }
+  // Its devices; empty with the reason in *why when it has devices but finds none.
+  virtual std::vector<DeviceDescription> Devices(std::string* why) const {
+    (void)why;
+    return {};
+  }
   virtual std::string PrecisionPath(Precision precision) const {
     (void)precision;
     return "";

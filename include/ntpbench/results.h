@@ -26,6 +26,9 @@ struct RegionMeasure {
   double gflops = 0;      // the region's analytic FLOPs over its measured time
   // The counter sources' metrics by name ("page_faults", "PAPI_TOT_CYC", derived "ipc").
   std::map<std::string, double> counters;
+  // Time on the device by its own clock (OpenCL profiling events), from inferences run with no
+  // host wait between steps; 0 where the backend does not measure it (CPU backends).
+  double device_ms = 0;
 };
 
 enum class StepKind {

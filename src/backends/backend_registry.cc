@@ -1,5 +1,5 @@
 // The one place that lists the backends: adding a backend adds a line here (and its folder to
-// CMakeLists.txt). A backend the build left out (NTPBENCH_WITH_ONEDNN=OFF) has an instance of
+// CMakeLists.txt). A backend the build left out (NTPBENCH_WITH_ONEDNN=OFF, ...) has an instance of
 // null, from a stub that says why.
 #include <algorithm>
 #include <cctype>
@@ -10,6 +10,7 @@
 #include "ntpbench/machine.h"
 #include "src/backends/eigen/eigen_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
+#include "src/backends/opencl/opencl_backend.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -24,7 +25,7 @@ const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
       {"eigen", EigenBackendInstance()},
       {"onednn", OnednnBackendInstance()},
-      {"opencl", nullptr},  // issue 21
+      {"opencl", OpenclBackendInstance()},
   };
   return entries;
 }
@@ -106,7 +107,6 @@ std::vector<std::string> NonDefaultOptionSegments(
 
 std::string BackendUnavailableReason(const std::string& name) {
   if (FindBackend(name)) return "";
-  if (name == "opencl") return "the opencl backend is not part of this build yet";
   for (const Entry& e : Entries()) {
     if (e.name == name) {
       std::string option = name;
@@ -123,7 +123,7 @@ std::string UnknownBackendProblem(const std::string& name) {
   std::string known;
   for (const std::string& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
   // A near miss of a backend this build left out is still the likely intent.
-  std::vector<std::string> names = {"opencl"};
+  std::vector<std::string> names;
   for (const Entry& e : Entries()) names.push_back(e.name);
   return "unknown backend '" + name + "' (known: " + known + ")" + DidYouMean(name, names);
 }

@@ -53,6 +53,8 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
   config.seed = Options().seed >= 0 ? static_cast<uint64_t>(Options().seed) : tb.seed();
   config.inputs = Options().inputs;
+  if (const Backend* b = FindBackend(backend); b && b->HasDevices())
+    config.device = Options().device;
   std::map<std::string, std::string> asked;
   AddOptionsOf(backend, tb.backend_options(), &asked);
   AddOptionsOf(backend, Options().backend_options, &asked);
@@ -84,6 +86,7 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
   const RunConfig config = ConfigFor(tb, backend, precision, 1);
   if (config.seed != tb.seed()) name += "/seed:" + std::to_string(config.seed);
   if (config.threads != tb.threads()) name += "/nthreads:" + std::to_string(config.threads);
+  if (!config.device.empty()) name += "/device:" + config.device;
   if (const Backend* b = FindBackend(backend)) {
     std::map<std::string, std::string> registered;  // BackendOption() of the registration
     AddOptionsOf(backend, tb.backend_options(), &registered);
@@ -103,17 +106,20 @@ nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
   std::map<std::string, int64_t> params = topology.params;
   for (const auto& [param, value] : ParamOverrides(tb, topology, values)) params[param] = value;
   params.erase("N");
-  return {{"topology", topology.file},
-          {"params", params},
-          {"seed", config.seed},
-          {"threads", EffectiveThreads(config)},
-          {"threads_set", config.threads > 0},
-          {"backend_options", config.options},
-          // Whether the backend sets aside the same memory on every machine (workspace,
-          // activation buffers, allocations per inference): the perf gate checks those exactly
-          // everywhere when it does, per machine class when it does not.
-          {"portable_memory_plan",
-           FindBackend(backend) ? FindBackend(backend)->MemoryPlanIsPortable() : true}};
+  nlohmann::json j = {{"topology", topology.file},
+                      {"params", params},
+                      {"seed", config.seed},
+                      {"threads", EffectiveThreads(config)},
+                      {"threads_set", config.threads > 0},
+                      {"backend_options", config.options},
+                      // Whether the backend sets aside the same memory on every machine (workspace,
+                      // activation buffers, allocations per inference): the perf gate checks those
+                      // exactly everywhere when it does, per machine class when it does not.
+                      {"portable_memory_plan",
+                       FindBackend(backend) ? FindBackend(backend)->MemoryPlanIsPortable() : true}};
+  // Only where chosen: the configurations recorded before devices existed stay equal.
+  if (!config.device.empty()) j["device"] = config.device;
+  return j;
 }
 
 }  // namespace ntpb::bench

@@ -18,7 +18,9 @@ struct GlobalOptions {
   ParamLists set_lists;
   // --ntpb_backend_option=backend.option=value[,...] (repeatable), e.g. onednn.fusion=off
   std::map<std::string, std::string> backend_options;
-  int threads = -1;                   // --ntpb_threads=N; -1: as registered
+  int threads = -1;  // --ntpb_threads=N; -1: as registered
+  // --ntpb_device=opencl:PLATFORM:DEVICE: the device of backends that have devices.
+  std::string device;
   int64_t seed = -1;                  // --ntpb_seed=S; -1: as registered
   std::string topology_dir;           // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
   bool console_layers = false;        // --ntpb_console_layers: every counter on the console

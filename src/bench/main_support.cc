@@ -151,6 +151,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
                     std::string("expected a count from 0 to 4096, got '") + t + "'");
       }
       o.threads = static_cast<int>(threads);
+    } else if (const char* dev = value_of("--ntpb_device=")) {
+      o.device = dev;
     } else if (const char* d = value_of("--ntpb_topology_dir=")) {
       o.topology_dir = d;
     } else if (arg == "--ntpb_console_layers" || arg == "--ntpb_console_layers=true") {
@@ -174,11 +176,12 @@ void ParseNtpbFlags(int* argc, char** argv) {
                          {"--ntpb_set", "--ntpb_threads", "--ntpb_seed", "--ntpb_backend_option",
                           "--ntpb_topology_dir", "--ntpb_counters", "--ntpb_layer_counters",
                           "--ntpb_console_layers", "--ntpb_calibration", "--ntpb_inject_slowdown",
-                          "--ntpb_trace", "--ntpb_scenario_seconds"}) +
+                          "--ntpb_trace", "--ntpb_scenario_seconds", "--ntpb_device"}) +
               " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
               "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
               "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-              "--ntpb_console_layers, --ntpb_trace, --ntpb_scenario_seconds=S)");
+              "--ntpb_console_layers, --ntpb_trace, --ntpb_scenario_seconds=S, "
+              "--ntpb_device=SPEC)");
     } else {
       argv[out++] = argv[i];
     }

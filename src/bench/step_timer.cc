@@ -26,4 +26,16 @@ int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
   return t0 - start;
 }
 
+std::vector<int64_t> DeviceStepTimes(Executable& executable, int64_t runs) {
+  if (executable.DeviceStepNanoseconds().empty() || runs < 1) return {};
+  std::vector<int64_t> total(executable.steps().size(), 0);
+  for (int64_t r = 0; r < runs; ++r) {
+    executable.Run();
+    const std::vector<int64_t> ns = executable.DeviceStepNanoseconds();
+    for (size_t i = 0; i < total.size() && i < ns.size(); ++i) total[i] += ns[i];
+  }
+  for (int64_t& ns : total) ns /= runs;
+  return total;
+}
+
 }  // namespace ntpb::bench

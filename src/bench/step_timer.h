@@ -16,4 +16,9 @@ int64_t NowNanoseconds();
 int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
                       std::vector<int64_t>* stamps = nullptr);
 
+// Each step's device time per inference (Executable::DeviceStepNanoseconds), averaged over up
+// to `runs` further inferences run end to end (one wait at the end, none between steps); empty
+// when the backend does not measure it. Called after the timed loop, never inside it.
+std::vector<int64_t> DeviceStepTimes(Executable& executable, int64_t runs);
+
 }  // namespace ntpb::bench

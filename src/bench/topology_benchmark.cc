@@ -295,11 +295,20 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
                  Precision precision, const std::string& run_name,
                  const std::vector<int64_t>& step_ns, int64_t loop_ns,
                  const std::vector<int64_t>& latencies, RunTrace trace,
-                 const InterferenceMeasure& interference) {
+                 const InterferenceMeasure& interference,
+                 const std::vector<int64_t>& device_step_ns) {
   using benchmark::Counter;
   RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
                                  step_ns, loop_ns, latencies, interference);
   m.trace = std::move(trace);  // empty unless --trace
+  if (device_step_ns.size() == m.steps.size()) {
+    for (size_t s = 0; s < m.steps.size(); ++s)
+      m.steps[s].measure.device_ms = device_step_ns[s] * 1e-6;
+    for (size_t k = 0; k < m.markers.size(); ++k) {
+      for (size_t s : run.marker_steps[k])
+        m.markers[k].measure.device_ms += device_step_ns[s] * 1e-6;
+    }
+  }
   RecordRunDescription(run_name, EncodeDescription(m));
   for (const EncodedCounter& c : EncodeCounters(m)) {
     state.counters[c.name] =
@@ -371,10 +380,12 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   }
   if (counters) counters->Stop();
   const InterferenceMeasure interference = probe.Stop(static_cast<double>(iteration));
+  // Outside the measured window: a few more inferences, end to end, for the device's own times.
+  const std::vector<int64_t> device_ns = DeviceStepTimes(exe, std::min<int64_t>(iteration, 8));
   trace.iterations.resize(static_cast<size_t>(std::min(iteration, traced)));
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
   AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace),
-              interference);
+              interference, device_ns);
 }
 
 }  // namespace

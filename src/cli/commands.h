@@ -30,5 +30,6 @@ Command AddReportCommand(CLI::App* app);
 Command AddDiffCommand(CLI::App* app);
 Command AddTraceCommand(CLI::App* app);
 Command AddSweepCommand(CLI::App* app);
+Command AddDevicesCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

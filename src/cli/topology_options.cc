@@ -89,6 +89,10 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
                 "threads per run (default: the cores this process may use)")
       ->check(IntegerAtLeast(0, 4096))
       ->type_name("N");
+  c->add_option("--device", o->device,
+                "the device of the opencl backend: opencl:PLATFORM:DEVICE, each an index or part "
+                "of a name (`ntpbench devices` lists them; default the first)")
+      ->type_name("SPEC");
   c->add_option("--seed", o->seed, "seed of the random weights and inputs (default 42)")
       ->check(IntegerAtLeast(0))
       ->type_name("S");

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -191,6 +192,13 @@ void RefuseOutputOverInput(const std::string& output, const std::vector<std::str
       throw Error("", "", option, "'" + output + "' is also an input; refusing to overwrite it");
     }
   }
+}
+
+std::string CacheDirectory() {
+  if (const char* d = std::getenv("NTPB_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/ntpbench";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/ntpbench";
+  return ".ntpbench-cache";
 }
 
 }  // namespace ntpb

@@ -21,6 +21,10 @@ void WriteFileAtomically(const std::string& path, const std::string& content);
 // Benchmark's --benchmark_out): fsync `tmp`, rename it over `path`, fsync the folder.
 void CommitFile(const std::string& tmp, const std::string& path);
 
+// Where ntpbench keeps what it can measure or build again (machine ceilings, OpenCL program
+// binaries): $NTPB_CACHE_DIR, else $XDG_CACHE_HOME/ntpbench, else ~/.cache/ntpbench.
+std::string CacheDirectory();
+
 // An exclusive lock (flock) on `path`.lock, held while the object lives: writers that read,
 // merge and write one file (a baseline update, the machine cache) take it around the whole
 // sequence, so two of them at once serialise instead of one losing the other's update.

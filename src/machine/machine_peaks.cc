@@ -151,16 +151,7 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
 }
 
 std::string MachinePeaksPath(const MachineClass& machine, int threads) {
-  std::string dir;
-  if (const char* d = std::getenv("NTPB_CACHE_DIR"); d && *d) {
-    dir = d;
-  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
-    dir = std::string(x) + "/ntpbench";
-  } else if (const char* h = std::getenv("HOME"); h && *h) {
-    dir = std::string(h) + "/.cache/ntpbench";
-  } else {
-    dir = ".ntpbench-cache";
-  }
+  const std::string dir = CacheDirectory();
   return dir + "/machine/" + machine.id() + "-" + std::to_string(threads) + "t.json";
 }
 

@@ -76,11 +76,22 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   // Rows with every column; the default table keeps the first 9 (8 when no step names its
   // kernel, or when the kernel does not fit).
   using Row = std::vector<std::string>;
-  const Row header = {"layer", "op",     "output", "time",    "share",           "",      "GFLOP/s",
-                      "roof",  "kernel", "FLOPs",  "weights", "activations out", "FLOP/B"};
-  constexpr size_t kKernelColumn = 8;
-  bool any_kernel = false;
-  for (const StepMeasure& s : m.steps) any_kernel = any_kernel || !s.kernel.empty();
+  const Row header_cells = {"layer",   "op",   "output", "time",  "share",   "",
+                            "GFLOP/s", "roof", "kernel", "FLOPs", "weights", "activations out",
+                            "FLOP/B"};
+  size_t kernel_column = 8;
+  bool any_kernel = false, any_device = false;
+  double device_total_ms = 0;
+  for (const StepMeasure& s : m.steps) {
+    any_kernel = any_kernel || !s.kernel.empty();
+    any_device = any_device || s.measure.device_ms > 0;
+    device_total_ms += s.measure.device_ms;
+  }
+  // Each row ends with its device time (OpenCL profiling); it moves beside the wall time when
+  // the run measured one, and is dropped when not.
+  auto device = [&](const RegionMeasure& measure) {
+    return measure.device_ms > 0 ? FormatTime(measure.device_ms, view.time_unit) : "";
+  };
   auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
                        const RegionMeasure& measure, const Cost& cost,
                        const std::string& kernel = "") -> Row {
@@ -96,7 +107,8 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
             FormatCount(static_cast<double>(cost.flops)),
             FormatBytes(static_cast<double>(cost.weight_bytes)),
             FormatBytes(static_cast<double>(cost.output_bytes)),
-            Printf("%.1f", cost.Intensity())};
+            Printf("%.1f", cost.Intensity()),
+            device(measure)};
   };
   // A step (with the layers fused into it) or an inlay: what --sort time and --top move.
   struct Group {
@@ -117,7 +129,8 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       const double share = step.measure.time_share;
       groups.push_back(
           {{{step.name + " (inlay)", step.inlay_op, "", FormatTime(step.measure.ms, view.time_unit),
-             Printf("%.1f%%", 100 * share), bar(share), "", "", step.kernel, "", "", "", ""}},
+             Printf("%.1f%%", 100 * share), bar(share), "", "", step.kernel, "", "", "", "",
+             device(step.measure)}},
            step.measure.ms});
       continue;
     }
@@ -125,7 +138,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     if (row.kind == report::RunRow::kFusedInto) {  // no time of its own: under its step
       if (!groups.empty()) {
         groups.back().rows.push_back({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]),
-                                      "fused", "", "", "", "", "", "", "", "", ""});
+                                      "fused", "", "", "", "", "", "", "", "", "", ""});
       }
       continue;
     }
@@ -166,7 +179,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     const double share = total_ms > 0 ? hidden_ms / total_ms : 0;
     rows.push_back({"(" + std::to_string(groups.size() - shown) + " more steps)", "", "",
                     FormatTime(hidden_ms, view.time_unit), Printf("%.1f%%", 100 * share),
-                    bar(share), "", "", "", "", "", "", ""});
+                    bar(share), "", "", "", "", "", "", "", ""});
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {
@@ -193,10 +206,22 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   rows.push_back({"total", "", "", FormatTime(total_ms, view.time_unit), "100.0%", "",
                   Printf("%.1f", m.net.gflops), roof(total, total_ms), "",
                   FormatCount(static_cast<double>(total.flops)),
-                  FormatBytes(static_cast<double>(total.weight_bytes)), "", ""});
+                  FormatBytes(static_cast<double>(total.weight_bytes)), "", "",
+                  any_device ? FormatTime(device_total_ms, view.time_unit) : ""});
+  Row header = header_cells;
+  header.push_back("device");
+  auto place_device = [&](Row& r) {
+    if (r.empty()) return;  // a rule
+    std::string last = r.back();
+    r.pop_back();
+    if (any_device) r.insert(r.begin() + 4, last);
+  };
+  place_device(header);
+  for (Row& r : rows) place_device(r);
+  if (any_device) ++kernel_column;
   // The default table: the first 9 columns (8 without kernels), names (and a marker's range)
   // shortened until the table fits view.width; kernels too, then dropped if it still does not.
-  size_t columns = view.wide ? header.size() : any_kernel ? kKernelColumn + 1 : kKernelColumn;
+  size_t columns = view.wide ? header.size() : any_kernel ? kernel_column + 1 : kernel_column;
   size_t max_kernel = view.wide ? SIZE_MAX : 24;
   auto render = [&](size_t max_name) {
     TextTable table(Row(header.begin(), header.begin() + columns));
@@ -208,7 +233,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       Row cells(r.begin(), r.begin() + columns);
       cells[0] = Elide(cells[0], max_name);
       cells[2] = Elide(cells[2], max_name);
-      if (columns > kKernelColumn) cells[kKernelColumn] = Elide(cells[kKernelColumn], max_kernel);
+      if (columns > kernel_column) cells[kernel_column] = Elide(cells[kernel_column], max_kernel);
       table.Add(cells);
     }
     return table.Render(2);
@@ -236,11 +261,11 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       out = render(std::max(least, longest > excess ? longest - excess : least));
       return widest(out) <= view.width;
     };
-    if (!fit(columns > kKernelColumn ? 24 : 16) && columns > kKernelColumn) {
+    if (!fit(columns > kernel_column ? 24 : 16) && columns > kernel_column) {
       max_kernel = 16;
       out = render(SIZE_MAX);
       if (!fit(24)) {
-        columns = kKernelColumn;
+        columns = kernel_column;
         out = render(SIZE_MAX);
         fit(16);
       }

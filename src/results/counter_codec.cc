@@ -17,6 +17,7 @@ namespace {
 
 // Metrics of every timed region (steps, markers).
 constexpr const char* kMs = "ms";
+constexpr const char* kDeviceMs = "device_ms";
 constexpr const char* kTimeShare = "time_share";
 constexpr const char* kGflops = "gflops";
 // A step's description: numbers, since Google Benchmark's counters hold nothing else.
@@ -134,6 +135,8 @@ void SetRegionMetric(RegionMeasure* r, const std::string& metric, double value) 
     r->time_share = value;
   } else if (metric == kGflops) {
     r->gflops = value;
+  } else if (metric == kDeviceMs) {
+    r->device_ms = value;
   } else {
     r->counters[metric] = value;
   }
@@ -144,6 +147,7 @@ void EncodeRegion(const std::string& region, const RegionMeasure& r,
   out->push_back({Of(region, kMs), r.ms});
   out->push_back({Of(region, kTimeShare), r.time_share});
   out->push_back({Of(region, kGflops), r.gflops});
+  if (r.device_ms > 0) out->push_back({Of(region, kDeviceMs), r.device_ms});
   for (const auto& [metric, value] : r.counters) out->push_back({Of(region, metric), value});
 }
 

@@ -1,0 +1,302 @@
+// The GEMM-shaped ops: dense and matmul as one (batched) GEMM; conv2d as im2col + GEMM per chunk
+// of images (1x1 stride-1 convolutions read the input directly; depthwise a direct kernel);
+// conv_transpose as GEMM + col2im; LSTM and GRU as one GEMM for the input projection of every
+// step, then per step a GEMM of the state and a gate kernel.
+#include <algorithm>
+#include <memory>
+
+#include "src/backends/opencl/op_builder.h"
+
+namespace ntpb::opencl {
+namespace {
+
+StepRun MakeDense(OpArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  GemmCall g;
+  g.k = in.back();
+  g.n = a.layer.output_shapes[0].back();
+  g.m = NumElements(in) / g.k;
+  g.a = a.inputs[0];
+  g.lda = g.k;
+  g.b = a.weights[0];
+  g.ldb = g.n;
+  g.c = a.output;
+  g.ldc = g.n;
+  if (a.weights.size() > 1) {
+    g.bias = a.weights[1];
+    g.bias_mode = 1;
+  }
+  g.act = ActivationCode::FromAttrs(a.layer.attrs);
+  const GemmLaunch gemm = PrepareGemm(a, g);
+  return [gemm](Enqueuer& e) { gemm.Run(e); };
+}
+
+StepRun MakeMatmul(OpArgs& a) {
+  const Shape& sa = a.layer.input_shapes[0];
+  const Shape& sb = a.layer.input_shapes[1];
+  GemmCall g;
+  g.m = sa[sa.size() - 2];
+  g.k = sa.back();
+  g.n = sb.back();
+  g.batch = NumElements(sa) / (g.m * g.k);
+  g.a = a.inputs[0];
+  g.lda = g.k;
+  g.a_batch = g.m * g.k;
+  g.b = a.inputs[1];
+  g.ldb = g.n;
+  g.b_batch = sb.size() == 2 ? 0 : g.k * g.n;
+  g.c = a.output;
+  g.ldc = g.n;
+  g.c_batch = g.m * g.n;
+  const GemmLaunch gemm = PrepareGemm(a, g);
+  return [gemm](Enqueuer& e) { gemm.Run(e); };
+}
+
+struct ConvGeometry {
+  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, groups;
+};
+
+ConvGeometry Geometry(const ResolvedLayer& l) {
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding");
+  return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], k[0],
+          k[1],  s[0],  s[1],  d[0],  d[1],   p[0],   p[1],   l.attrs.Int("groups")};
+}
+
+// kernels.cl's `g` parameter block.
+std::vector<cl_int> GeometryParams(const ConvGeometry& g) {
+  return {Int(g.c),  Int(g.h),  Int(g.w),  Int(g.oh), Int(g.ow), Int(g.kh), Int(g.kw),
+          Int(g.sh), Int(g.sw), Int(g.dh), Int(g.dw), Int(g.pt), Int(g.pl)};
+}
+
+// The im2col columns of a chunk of images stay under this, so a batch-64 ResNet's first layer
+// does not need gigabytes of scratch.
+constexpr int64_t kScratchChunkBytes = int64_t{64} << 20;
+
+StepRun MakeConv2d(OpArgs& a) {
+  const ConvGeometry g = Geometry(a.layer);
+  const int64_t cg = g.c / g.groups, fg = g.f / g.groups, plane = g.oh * g.ow;
+  const ActivationCode act = ActivationCode::FromAttrs(a.layer.attrs);
+  const bool has_bias = a.weights.size() > 1;
+  const cl_mem params = a.Constant(GeometryParams(g));
+
+  if (cg == 1) {  // depthwise, with an optional channel multiplier
+    cl_kernel k = a.Kernel("depthwise_conv");
+    const int64_t total = g.n * g.f * plane;
+    SetArgs(k, a.inputs[0], a.weights[0], has_bias ? a.weights[1] : cl_mem{nullptr},
+            cl_int{has_bias ? 1 : 0}, a.output, params, Int(g.f), Int(fg), Int(total), act.kind,
+            act.clip);
+    return [k, total](Enqueuer& e) { e.Launch1D(k, total); };
+  }
+
+  const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
+                         g.pl == 0 && g.oh == g.h && g.ow == g.w;
+  const int64_t rows = cg * g.kh * g.kw;
+  // Per group: out[image][grp*fg.., plane] = W[grp] [fg, rows] * cols[image] [rows, plane],
+  // batched over the images of a chunk.
+  const int64_t chunk =
+      pointwise ? g.n : std::clamp<int64_t>(kScratchChunkBytes / (rows * plane * 4), 1, g.n);
+  struct Pass {
+    cl_kernel im2col = nullptr;  // null: the GEMM reads the input
+    int64_t first_image = 0, images = 0, group = 0;
+    GemmLaunch gemm;
+  };
+  auto passes = std::make_shared<std::vector<Pass>>();
+  if (!pointwise) a.RequireScratch(chunk * rows * plane * 4);
+  for (int64_t first = 0; first < g.n; first += chunk) {
+    const int64_t images = std::min(chunk, g.n - first);
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      Pass p;
+      p.first_image = first;
+      p.images = images;
+      p.group = grp;
+      GemmCall call;
+      call.m = fg;
+      call.n = plane;
+      call.k = rows;
+      call.batch = images;
+      call.a = a.weights[0];
+      call.a_offset = grp * fg * rows;
+      call.lda = rows;
+      call.a_batch = 0;
+      call.c = a.output;
+      call.c_offset = (first * g.f + grp * fg) * plane;
+      call.ldc = plane;
+      call.c_batch = g.f * plane;
+      if (has_bias) {
+        call.bias = a.weights[1];
+        call.bias_offset = grp * fg;
+        call.bias_mode = 2;
+      }
+      call.act = act;
+      if (pointwise) {
+        call.b = a.inputs[0];
+        call.b_offset = (first * g.c + grp * cg) * plane;
+        call.ldb = plane;
+        call.b_batch = g.c * plane;
+      } else {
+        p.im2col = a.Kernel("im2col");
+        SetArgs(p.im2col, a.inputs[0], Int((first * g.c + grp * cg) * g.h * g.w),
+                Int(g.c * g.h * g.w), Int(cg), params, cl_mem{nullptr}, Int(images));
+        call.b = nullptr;  // the scratch, set when the step runs
+        call.ldb = plane;
+        call.b_batch = rows * plane;
+      }
+      p.gemm = PrepareGemm(a, call);
+      passes->push_back(p);
+    }
+  }
+  const int64_t cols = rows * plane;
+  return [passes, cols](Enqueuer& e) {
+    for (const Pass& p : *passes) {
+      if (p.im2col) {
+        SetArg(p.im2col, 5, e.scratch);
+        e.Launch1D(p.im2col, p.images * cols);
+        p.gemm.SetB(e.scratch, 0);
+      }
+      p.gemm.Run(e);
+    }
+  };
+}
+
+StepRun MakeConvTranspose(OpArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const Shape& out = a.layer.output_shapes[0];
+  const auto k = a.layer.attrs.Ints("kernel"), s = a.layer.attrs.Ints("stride"),
+             d = a.layer.attrs.Ints("dilation"), p = a.layer.attrs.Ints("padding");
+  const int64_t n_img = in[0], c = in[1], h = in[2], w = in[3];
+  const int64_t f = out[1], oh = out[2], ow = out[3], groups = a.layer.attrs.Int("groups");
+  const int64_t cg = c / groups, fg = f / groups, rows = fg * k[0] * k[1], plane = h * w;
+  const bool has_bias = a.weights.size() > 1;
+  const cl_mem params = a.Constant(std::vector<cl_int>{Int(h), Int(w), Int(oh), Int(ow), Int(k[0]),
+                                                       Int(k[1]), Int(s[0]), Int(s[1]), Int(d[0]),
+                                                       Int(d[1]), Int(p[0]), Int(p[1])});
+  a.RequireScratch(rows * plane * 4);
+  struct Pass {
+    GemmLaunch gemm;
+    cl_kernel col2im;
+  };
+  auto passes = std::make_shared<std::vector<Pass>>();
+  for (int64_t n = 0; n < n_img; ++n) {
+    for (int64_t grp = 0; grp < groups; ++grp) {
+      // col [rows, plane] = W[grp]^T [rows, cg] * x [cg, plane]
+      GemmCall call;
+      call.m = rows;
+      call.n = plane;
+      call.k = cg;
+      call.a = a.weights[0];
+      call.a_offset = grp * cg * rows;
+      call.lda = rows;
+      call.trans_a = true;
+      call.b = a.inputs[0];
+      call.b_offset = (n * c + grp * cg) * plane;
+      call.ldb = plane;
+      call.c = nullptr;  // the scratch
+      call.ldc = plane;
+      Pass pass{PrepareGemm(a, call), a.Kernel("col2im")};
+      SetArgs(pass.col2im, cl_mem{nullptr}, a.output, Int((n * f + grp * fg) * oh * ow),
+              has_bias ? a.weights[1] : cl_mem{nullptr}, cl_int{has_bias ? 1 : 0}, Int(grp * fg),
+              params, Int(fg));
+      passes->push_back(pass);
+    }
+  }
+  const int64_t outputs = fg * oh * ow;
+  return [passes, outputs](Enqueuer& e) {
+    for (const Pass& p : *passes) {
+      p.gemm.SetC(e.scratch, 0);
+      p.gemm.Run(e);
+      SetArg(p.col2im, 0, e.scratch);
+      e.Launch1D(p.col2im, outputs);
+    }
+  };
+}
+
+template <bool kLstm>
+StepRun MakeRecurrent(OpArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const int64_t n = in[0], t_len = in[1], c = in[2], h = a.layer.attrs.Int("units");
+  const int64_t gates = kLstm ? 4 : 3;
+  const std::string dir = a.layer.attrs.Str("direction");
+  const int dirs = dir == "bidirectional" ? 2 : 1;
+  const int per_dir = kLstm ? 3 : 4;  // weights per direction
+  // Own buffers, not the shared scratch: the gate kernels' pointers are fixed at build time.
+  const cl_mem xg = a.Buffer(n * t_len * gates * h * 4);
+  const cl_mem hg = a.Buffer(n * gates * h * 4);
+  const cl_mem state = a.Buffer(n * h * 4);
+  const cl_mem cell = a.Buffer(n * h * 4);
+  cl_kernel zero = a.Kernel("unary");
+  SetArgs(zero, cl_mem{nullptr}, state, Int(n * h), cl_int{9}, cl_int{0}, cl_float{0},
+          cl_float{0});  // UNARY_FILL
+  cl_kernel zero_cell = a.Kernel("unary");
+  SetArgs(zero_cell, cl_mem{nullptr}, cell, Int(n * h), cl_int{9}, cl_int{0}, cl_float{0},
+          cl_float{0});
+  struct Direction {
+    GemmLaunch input_projection, recurrence;
+    cl_kernel gate;
+    bool reverse;
+  };
+  auto directions = std::make_shared<std::vector<Direction>>();
+  for (int d = 0; d < dirs; ++d) {
+    GemmCall x;
+    x.m = n * t_len;
+    x.n = gates * h;
+    x.k = c;
+    x.a = a.inputs[0];
+    x.lda = c;
+    x.b = a.weights[d * per_dir];
+    x.ldb = gates * h;
+    x.c = xg;
+    x.ldc = gates * h;
+    x.bias = a.weights[d * per_dir + 2];
+    x.bias_mode = 1;
+    GemmCall r;
+    r.m = n;
+    r.n = gates * h;
+    r.k = h;
+    r.a = state;
+    r.lda = h;
+    r.b = a.weights[d * per_dir + 1];
+    r.ldb = gates * h;
+    r.c = hg;
+    r.ldc = gates * h;
+    Direction dn{PrepareGemm(a, x), PrepareGemm(a, r), a.Kernel(kLstm ? "lstm_gates" : "gru_gates"),
+                 d == 1 || dir == "reverse"};
+    if (kLstm) {
+      SetArgs(dn.gate, hg, xg, state, cell, a.output, Int(n), Int(h), cl_int{0}, Int(t_len),
+              Int(h * dirs), Int(d * h));
+    } else {
+      SetArgs(dn.gate, hg, xg, state, a.weights[d * per_dir + 3], a.output, Int(n), Int(h),
+              cl_int{0}, Int(t_len), Int(h * dirs), Int(d * h));
+    }
+    directions->push_back(dn);
+  }
+  const int64_t states = n * h;
+  return [=](Enqueuer& e) {
+    for (const Direction& dn : *directions) {
+      dn.input_projection.Run(e);
+      e.Launch1D(zero, states);
+      if (kLstm) e.Launch1D(zero_cell, states);
+      for (int64_t s = 0; s < t_len; ++s) {
+        const int64_t t = dn.reverse ? t_len - 1 - s : s;
+        dn.recurrence.Run(e);
+        SetArg(dn.gate, 7, Int(t));
+        e.Launch1D(dn.gate, states);
+      }
+    }
+  };
+}
+
+}  // namespace
+
+void AddComputeOps(OpTable* table) {
+  (*table)["dense"] = MakeDense;
+  (*table)["matmul"] = MakeMatmul;
+  (*table)["conv2d"] = MakeConv2d;
+  (*table)["conv_transpose"] = MakeConvTranspose;
+  (*table)["lstm"] = MakeRecurrent<true>;
+  (*table)["gru"] = MakeRecurrent<false>;
+}
+
+}  // namespace ntpb::opencl

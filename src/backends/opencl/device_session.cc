@@ -1,0 +1,70 @@
+#include "src/backends/opencl/device_session.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "src/backends/opencl/kernel_source.h"  // generated from kernels.cl
+
+namespace ntpb::opencl {
+
+const std::string& KernelSource() {
+  static const std::string source = kKernelSource;
+  return source;
+}
+
+cl_kernel DeviceSession::NewKernel(const char* name) const {
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program.program, name, &status);
+  Check(status, (std::string("clCreateKernel ") + name).c_str());
+  return k;
+}
+
+namespace {
+
+std::unique_ptr<DeviceSession> Open(const std::string& spec) {
+  auto s = std::make_unique<DeviceSession>();
+  s->info = SelectDevice(spec);
+  cl_int status = CL_SUCCESS;
+  const cl_context_properties props[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(s->info.platform), 0};
+  s->context = Context(clCreateContext(props, 1, &s->info.device, nullptr, nullptr, &status));
+  Check(status, "clCreateContext");
+  // 256 work-items per GEMM work-group where the device allows it (16 x 16, 4 x 4 each), else
+  // 64 (8 x 8 on a 32 x 32 tile): the largest register blocking every OpenCL 1.2 device runs.
+  if (s->info.max_work_group_size < 256) s->gemm_tile = 32;
+  s->vector_gemm = s->info.type == "cpu";
+  s->reduction_local = 64;
+  while (s->reduction_local > s->info.max_work_group_size) s->reduction_local /= 2;
+  const std::string options = "-DTILE=" + std::to_string(s->gemm_tile) +
+                              " -DWPT=" + std::to_string(s->gemm_wpt) +
+                              " -DLOCAL_SIZE=" + std::to_string(s->reduction_local);
+  s->program = BuildProgram(s->info, s->context.get(), KernelSource(), options);
+  // 1-D kernels: a multiple of what the device runs in lockstep, up to 256.
+  KernelHandle probe(s->NewKernel("unary"));
+  size_t multiple = 0, most = 0;
+  clGetKernelWorkGroupInfo(probe.get(), s->info.device,
+                           CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple, &multiple,
+                           nullptr);
+  clGetKernelWorkGroupInfo(probe.get(), s->info.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
+                           &most, nullptr);
+  if (multiple > 0 && most >= multiple) {
+    size_t local = multiple;
+    while (local * 2 <= 256 && local * 2 <= most) local *= 2;
+    s->elementwise_local = local;
+  }
+  return s;
+}
+
+}  // namespace
+
+const DeviceSession& SessionFor(const std::string& spec) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<DeviceSession>> sessions;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<DeviceSession>& s = sessions[spec];
+  if (!s) s = Open(spec);
+  return *s;
+}
+
+}  // namespace ntpb::opencl

@@ -1,0 +1,33 @@
+// One OpenCL device as the backend holds it for the process: its context, the kernels' program
+// (built once, program_cache.h) and the work-group sizes chosen for it.
+#pragma once
+
+#include <string>
+
+#include "src/backends/opencl/cl_runtime.h"
+#include "src/backends/opencl/program_cache.h"
+
+namespace ntpb::opencl {
+
+struct DeviceSession {
+  DeviceInfo info;
+  Context context;
+  BuiltProgram program;
+  // GEMM: a work-group computes tile x tile of C, each work-item wpt x wpt of it.
+  int gemm_tile = 64, gemm_wpt = 4;
+  // A CPU device runs kernels.cl's gemm_vec (register blocks, no local memory), any other the
+  // tiled gemm_tiled; on PoCL's CPU device gemm_vec is 9x faster at 1024^3 (docs/opencl.md).
+  bool vector_gemm = false;
+  int reduction_local = 64;      // work-items of a tree reduction (a power of two)
+  size_t elementwise_local = 0;  // 1-D kernels' work-group size; 0: the driver's choice
+
+  cl_kernel NewKernel(const char* name) const;  // the caller owns it
+};
+
+// The session for `spec` (cl_runtime.h's SelectDevice), created on first use and kept.
+const DeviceSession& SessionFor(const std::string& spec);
+
+// The kernels' OpenCL C source (kernels.cl).
+const std::string& KernelSource();
+
+}  // namespace ntpb::opencl

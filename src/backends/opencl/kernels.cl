@@ -1,0 +1,593 @@
+// The OpenCL backend's kernels (OpenCL C 1.2), one program per device. Shapes are kernel
+// arguments, so a device builds this program once (and the disk cache keeps the binary).
+// Semantics follow the Eigen reference (src/backends/eigen/): same formulas, same order of the
+// gate math; sums may run in another order.
+
+// ---- activations (fused into GEMM epilogues, and the unary ops) ------------------------------
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_CLIPPED_RELU 2
+#define ACT_SIGMOID 3
+#define ACT_TANH 4
+#define ACT_GELU 5
+#define ACT_GELU_TANH 6
+
+inline float activate(float v, int kind, float clip) {
+  switch (kind) {
+    case ACT_RELU:
+      return fmax(v, 0.0f);
+    case ACT_CLIPPED_RELU:
+      return fmin(fmax(v, 0.0f), clip);
+    case ACT_SIGMOID:
+      return 1.0f / (1.0f + exp(-v));
+    case ACT_TANH:
+      return tanh(v);
+    case ACT_GELU:
+      return 0.5f * v * (1.0f + erf(v * 0.70710678118654752f));
+    case ACT_GELU_TANH:
+      return 0.5f * v * (1.0f + tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+    default:
+      return v;
+  }
+}
+
+// ---- unary maps ------------------------------------------------------------------------------
+#define UNARY_ACTIVATION 0  // a: activation kind, p: clip
+#define UNARY_EXP 1
+#define UNARY_SQRT 2
+#define UNARY_POW 3  // p: exponent
+#define UNARY_SQUARE 4
+#define UNARY_LEAKY_RELU 5    // p: alpha
+#define UNARY_HARD_SIGMOID 6  // p: alpha, q: beta
+#define UNARY_HARD_SWISH 7
+#define UNARY_SWISH 8
+#define UNARY_FILL 9  // y = p
+
+kernel void unary(global const float* x, global float* y, int n, int op, int a, float p,
+                  float q) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const float v = op == UNARY_FILL ? 0.0f : x[i];
+  float r;
+  switch (op) {
+    case UNARY_ACTIVATION:
+      r = activate(v, a, p);
+      break;
+    case UNARY_EXP:
+      r = exp(v);
+      break;
+    case UNARY_SQRT:
+      r = sqrt(v);
+      break;
+    case UNARY_POW:
+      r = pow(v, p);
+      break;
+    case UNARY_SQUARE:
+      r = v * v;
+      break;
+    case UNARY_LEAKY_RELU:
+      r = v > 0.0f ? v : p * v;
+      break;
+    case UNARY_HARD_SIGMOID:
+      r = fmin(1.0f, fmax(0.0f, p * v + q));
+      break;
+    case UNARY_HARD_SWISH:
+      r = v * fmin(1.0f, fmax(0.0f, v / 6.0f + 0.5f));
+      break;
+    case UNARY_SWISH:
+      r = v / (1.0f + exp(-v));
+      break;
+    default:  // UNARY_FILL
+      r = p;
+      break;
+  }
+  y[i] = r;
+}
+
+// ---- strided maps: broadcasting binaries, where, and every data movement ---------------------
+// The iteration space has `rank` axes (dims); each operand k (y, a, b, c) is addressed as
+// base[k] + sum over axes of index * stride[k][axis]. Broadcasting is a stride of 0; a transpose
+// permuted strides; a slice a base offset; a concat one map per input into the output.
+// layout: p[0] rank, p[1..8] dims, then strides of y, a, b, c (8 each), then bases (4).
+#define MAX_RANK 8
+#define MAP_COPY 0  // y = a
+#define MAP_ADD 1
+#define MAP_SUB 2
+#define MAP_MUL 3
+#define MAP_DIV 4
+#define MAP_EQUAL 5
+#define MAP_LESS 6
+#define MAP_GREATER 7
+#define MAP_WHERE 8  // y = a != 0 ? b : c
+
+kernel void strided_map(global float* y, global const float* a, global const float* b,
+                        global const float* c, constant int* p, int n, int op) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int rank = p[0];
+  int rest = i;
+  int oy = p[1 + 5 * MAX_RANK + 0], oa = p[1 + 5 * MAX_RANK + 1], ob = p[1 + 5 * MAX_RANK + 2],
+      oc = p[1 + 5 * MAX_RANK + 3];
+  for (int d = rank - 1; d >= 0; --d) {
+    const int dim = p[1 + d];
+    const int q = rest % dim;
+    rest /= dim;
+    oy += q * p[1 + 1 * MAX_RANK + d];
+    oa += q * p[1 + 2 * MAX_RANK + d];
+    ob += q * p[1 + 3 * MAX_RANK + d];
+    oc += q * p[1 + 4 * MAX_RANK + d];
+  }
+  float r;
+  switch (op) {
+    case MAP_ADD:
+      r = a[oa] + b[ob];
+      break;
+    case MAP_SUB:
+      r = a[oa] - b[ob];
+      break;
+    case MAP_MUL:
+      r = a[oa] * b[ob];
+      break;
+    case MAP_DIV:
+      r = a[oa] / b[ob];
+      break;
+    case MAP_EQUAL:
+      r = a[oa] == b[ob] ? 1.0f : 0.0f;
+      break;
+    case MAP_LESS:
+      r = a[oa] < b[ob] ? 1.0f : 0.0f;
+      break;
+    case MAP_GREATER:
+      r = a[oa] > b[ob] ? 1.0f : 0.0f;
+      break;
+    case MAP_WHERE:
+      r = a[oa] != 0.0f ? b[ob] : c[oc];
+      break;
+    default:  // MAP_COPY
+      r = a[oa];
+      break;
+  }
+  y[oy] = r;
+}
+
+// ---- GEMM: C[m, n] = op(A)[m, k] * B[k, n] (+ bias) (activation), row-major ----------------
+// Tiled: a work-group computes a TILE x TILE block of C through local memory, TILE_K columns of
+// A and rows of B at a time; each work-item keeps a WPT x WPT block of C in registers (register
+// blocking), rows ty + i * (TILE / WPT) and columns tx + j * (TILE / WPT), so neighbouring
+// work-items read neighbouring addresses. get_global_id(2) walks a batch of products, each
+// operand advancing by its own stride (0: shared).
+// bias_mode 0: none, 1: one per column (dense), 2: one per row (convolution's filters).
+#ifndef TILE
+#define TILE 64
+#endif
+#ifndef WPT
+#define WPT 4
+#endif
+#define TILE_K 16
+#define RTS (TILE / WPT)
+
+kernel __attribute__((reqd_work_group_size(RTS, RTS, 1))) void gemm_tiled(
+    int M, int N, int K, global const float* A, int a_offset, int lda, int a_batch, int trans_a,
+    global const float* B, int b_offset, int ldb, int b_batch, global float* C, int c_offset,
+    int ldc, int c_batch, global const float* bias, int bias_offset, int bias_mode, int act,
+    float clip) {
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
+  const int z = get_global_id(2);
+  A += a_offset + z * a_batch;
+  B += b_offset + z * b_batch;
+  C += c_offset + z * c_batch;
+  local float As[TILE_K][TILE + 1];  // + 1: no bank conflicts on the transposed store
+  local float Bs[TILE_K][TILE];
+  float acc[WPT][WPT];
+  for (int i = 0; i < WPT; ++i)
+    for (int j = 0; j < WPT; ++j) acc[i][j] = 0.0f;
+  const int lid = ty * RTS + tx;
+  for (int k0 = 0; k0 < K; k0 += TILE_K) {
+    for (int e = lid; e < TILE * TILE_K; e += RTS * RTS) {
+      int mm, kk;
+      if (trans_a) {
+        kk = e / TILE;
+        mm = e % TILE;
+      } else {
+        mm = e / TILE_K;
+        kk = e % TILE_K;
+      }
+      const int gm = m0 + mm, gk = k0 + kk;
+      As[kk][mm] = (gm < M && gk < K) ? (trans_a ? A[gk * lda + gm] : A[gm * lda + gk]) : 0.0f;
+      const int kb = e / TILE, nb = e % TILE;
+      const int gkb = k0 + kb, gn = n0 + nb;
+      Bs[kb][nb] = (gkb < K && gn < N) ? B[gkb * ldb + gn] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < TILE_K; ++k) {
+      float av[WPT], bv[WPT];
+      for (int i = 0; i < WPT; ++i) av[i] = As[k][ty + i * RTS];
+      for (int j = 0; j < WPT; ++j) bv[j] = Bs[k][tx + j * RTS];
+      for (int i = 0; i < WPT; ++i)
+        for (int j = 0; j < WPT; ++j) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int i = 0; i < WPT; ++i) {
+    const int m = m0 + ty + i * RTS;
+    if (m >= M) continue;
+    for (int j = 0; j < WPT; ++j) {
+      const int n = n0 + tx + j * RTS;
+      if (n >= N) continue;
+      float v = acc[i][j];
+      if (bias_mode == 1) v += bias[bias_offset + n];
+      if (bias_mode == 2) v += bias[bias_offset + m];
+      C[m * ldc + n] = activate(v, act, clip);
+    }
+  }
+}
+
+// The same product for CPU devices (PoCL): no local memory and no barriers, which a CPU
+// driver runs as plain loops; each work-item keeps VEC_ROWS x 16 of C in float16 registers
+// (one AVX-512 register per row), reading a 16-wide row of B once per k for all its rows.
+// Work-groups run along m, so the work-items of one share B's panel in cache.
+// Same arguments as gemm_tiled.
+#define VEC_ROWS 8
+inline float a_at(global const float* A, int lda, int trans_a, int m, int k) {
+  return trans_a ? A[k * lda + m] : A[m * lda + k];
+}
+kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, int lda,
+                     int a_batch, int trans_a, global const float* B, int b_offset, int ldb,
+                     int b_batch, global float* C, int c_offset, int ldc, int c_batch,
+                     global const float* bias, int bias_offset, int bias_mode, int act,
+                     float clip) {
+  const int n0 = get_global_id(0) * 16, m0 = get_global_id(1) * VEC_ROWS;
+  const int z = get_global_id(2);
+  if (n0 >= N || m0 >= M) return;
+  A += a_offset + z * a_batch;
+  B += b_offset + z * b_batch;
+  C += c_offset + z * c_batch;
+  const int rows = min(VEC_ROWS, M - m0);
+  if (n0 + 16 <= N) {
+    float16 acc[VEC_ROWS];
+    for (int i = 0; i < VEC_ROWS; ++i) acc[i] = (float16)(0.0f);
+    if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
+      for (int k = 0; k < K; ++k) {
+        const float16 b = vload16(0, B + k * ldb + n0);
+        for (int i = 0; i < VEC_ROWS; ++i)
+          acc[i] = fma((float16)(a_at(A, lda, trans_a, m0 + i, k)), b, acc[i]);
+      }
+    } else {
+      for (int k = 0; k < K; ++k) {
+        const float16 b = vload16(0, B + k * ldb + n0);
+        for (int i = 0; i < rows; ++i)
+          acc[i] = fma((float16)(a_at(A, lda, trans_a, m0 + i, k)), b, acc[i]);
+      }
+    }
+    for (int i = 0; i < rows; ++i) {
+      float v[16];
+      vstore16(acc[i], 0, v);
+      for (int j = 0; j < 16; ++j) {
+        float r = v[j];
+        if (bias_mode == 1) r += bias[bias_offset + n0 + j];
+        if (bias_mode == 2) r += bias[bias_offset + m0 + i];
+        C[(m0 + i) * ldc + n0 + j] = activate(r, act, clip);
+      }
+    }
+    return;
+  }
+  for (int i = 0; i < rows; ++i) {  // the last columns, fewer than 16
+    for (int n = n0; n < N; ++n) {
+      float r = 0.0f;
+      for (int k = 0; k < K; ++k) r = fma(a_at(A, lda, trans_a, m0 + i, k), B[k * ldb + n], r);
+      if (bias_mode == 1) r += bias[bias_offset + n];
+      if (bias_mode == 2) r += bias[bias_offset + m0 + i];
+      C[(m0 + i) * ldc + n] = activate(r, act, clip);
+    }
+  }
+}
+
+// A few rows (M <= SKINNY_ROWS: batch-1..8 dense layers, a recurrence's step): one work-item per
+// column of C reads its column of B once for all rows, and neighbouring work-items read
+// neighbouring addresses. Bound by reading B, as the product is.
+#define SKINNY_ROWS 8
+kernel void gemm_skinny(int M, int N, int K, global const float* A, int a_offset, int lda,
+                        global const float* B, int b_offset, int ldb, global float* C,
+                        int c_offset, int ldc, global const float* bias, int bias_offset,
+                        int bias_mode, int act, float clip) {
+  const int n = get_global_id(0);
+  if (n >= N) return;
+  A += a_offset;
+  B += b_offset;
+  C += c_offset;
+  float acc[SKINNY_ROWS];
+  for (int m = 0; m < SKINNY_ROWS; ++m) acc[m] = 0.0f;
+  for (int k = 0; k < K; ++k) {
+    const float b = B[k * ldb + n];
+    for (int m = 0; m < M; ++m) acc[m] = fma(A[m * lda + k], b, acc[m]);
+  }
+  for (int m = 0; m < M; ++m) {
+    float v = acc[m];
+    if (bias_mode == 1) v += bias[bias_offset + n];
+    if (bias_mode == 2) v += bias[bias_offset + m];
+    C[m * ldc + n] = activate(v, act, clip);
+  }
+}
+
+// ---- convolution helpers --------------------------------------------------------------------
+// g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl (13 ints).
+// im2col of `images` images, each channels x h x w from x + x_offset + image * image_stride, into
+// cols [image][channel * kh * kw][oh * ow].
+kernel void im2col(global const float* x, int x_offset, int image_stride, int channels,
+                   constant int* g, global float* cols, int images) {
+  const int h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
+  const int plane = oh * ow, rows = channels * kh * kw;
+  const int i = get_global_id(0);
+  if (i >= images * rows * plane) return;
+  const int o = i % plane, r = (i / plane) % rows, image = i / (plane * rows);
+  const int ox = o % ow, oy = o / ow;
+  const int kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
+  const int iy = oy * g[7] - g[11] + ky * g[9];
+  const int ix = ox * g[8] - g[12] + kx * g[10];
+  cols[i] = (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                ? x[x_offset + image * image_stride + (ch * h + iy) * w + ix]
+                : 0.0f;
+}
+
+// Depthwise (one input channel per group, `mult` filters each): one work-item per output.
+kernel void depthwise_conv(global const float* x, global const float* wt, global const float* bias,
+                           int has_bias, global float* y, constant int* g, int filters, int mult,
+                           int total, int act, float clip) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int c = g[0], h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
+  const int ox = i % ow, oy = (i / ow) % oh, f = (i / (ow * oh)) % filters,
+            n = i / (ow * oh * filters);
+  global const float* image = x + (n * c + f / mult) * h * w;
+  global const float* k = wt + f * kh * kw;
+  float acc = has_bias ? bias[f] : 0.0f;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int iy = oy * g[7] - g[11] + ky * g[9];
+    if (iy < 0 || iy >= h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int ix = ox * g[8] - g[12] + kx * g[10];
+      if (ix >= 0 && ix < w) acc = fma(k[ky * kw + kx], image[iy * w + ix], acc);
+    }
+  }
+  y[i] = activate(acc, act, clip);
+}
+
+// conv_transpose's col2im as a gather (no atomics): each output pixel of `filters` filters sums
+// the (ky, kx) columns whose input pixel lands on it. t: h, w, oh, ow, kh, kw, sh, sw, dh, dw,
+// pt, pl.
+kernel void col2im(global const float* cols, global float* y, int y_offset,
+                   global const float* bias, int has_bias, int bias_offset, constant int* t,
+                   int filters) {
+  const int h = t[0], w = t[1], oh = t[2], ow = t[3], kh = t[4], kw = t[5];
+  const int i = get_global_id(0);
+  if (i >= filters * oh * ow) return;
+  const int ox = i % ow, oy = (i / ow) % oh, f = i / (ow * oh);
+  float acc = has_bias ? bias[bias_offset + f] : 0.0f;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int ny = oy + t[10] - ky * t[8];
+    if (ny < 0 || ny % t[6] != 0) continue;
+    const int iy = ny / t[6];
+    if (iy >= h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int nx = ox + t[11] - kx * t[9];
+      if (nx < 0 || nx % t[7] != 0) continue;
+      const int ix = nx / t[7];
+      if (ix >= w) continue;
+      acc += cols[((f * kh + ky) * kw + kx) * h * w + iy * w + ix];
+    }
+  }
+  y[y_offset + i] = acc;
+}
+
+// ---- pooling, normalization, softmax, reduction ---------------------------------------------
+// q: h, w, oh, ow, kh, kw, sh, sw, pt, pl.
+kernel void window_pool(global const float* x, global float* y, constant int* q, int total,
+                        int is_max, int include_pad) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int h = q[0], w = q[1], oh = q[2], ow = q[3];
+  const int ox = i % ow, oy = (i / ow) % oh, plane = i / (ow * oh);
+  const int y0 = oy * q[6] - q[8], x0 = ox * q[7] - q[9];
+  const int ya = max(y0, 0), yb = min(y0 + q[4], h), xa = max(x0, 0), xb = min(x0 + q[5], w);
+  global const float* image = x + plane * h * w;
+  float acc = is_max ? -INFINITY : 0.0f;
+  for (int iy = ya; iy < yb; ++iy)
+    for (int ix = xa; ix < xb; ++ix)
+      acc = is_max ? fmax(acc, image[iy * w + ix]) : acc + image[iy * w + ix];
+  if (!is_max) acc /= (float)(include_pad ? q[4] * q[5] : (yb - ya) * (xb - xa));
+  y[i] = acc;
+}
+
+// One work-group per plane: a tree sum in local memory (LOCAL_SIZE work-items).
+#ifndef LOCAL_SIZE
+#define LOCAL_SIZE 64
+#endif
+kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
+    global const float* x, global float* y, int area) {
+  local float part[LOCAL_SIZE];
+  const int plane = get_group_id(0), l = get_local_id(0);
+  float acc = 0.0f;
+  for (int i = l; i < area; i += LOCAL_SIZE) acc += x[plane * area + i];
+  part[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) y[plane] = part[0] / (float)area;
+}
+
+kernel void batchnorm(global const float* x, global float* y, global const float* gamma,
+                      global const float* beta, global const float* mean,
+                      global const float* var, float eps, int channels, int inner, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int ch = (i / inner) % channels;
+  const float scale = gamma[ch] / sqrt(var[ch] + eps);
+  const float shift = beta[ch] - mean[ch] * scale;
+  y[i] = x[i] * scale + shift;
+}
+
+// One work-group per row: mean, then variance, each a tree sum in local memory.
+kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void layernorm(
+    global const float* x, global float* y, global const float* gamma, global const float* beta,
+    float eps, int c) {
+  local float part[LOCAL_SIZE];
+  const int row = get_group_id(0), l = get_local_id(0);
+  global const float* in = x + row * c;
+  float acc = 0.0f;
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i];
+  part[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float mean = part[0] / (float)c;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  acc = 0.0f;
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += (in[i] - mean) * (in[i] - mean);
+  part[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float inv = 1.0f / sqrt(part[0] / (float)c + eps);
+  for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = (in[i] - mean) * inv * gamma[i] + beta[i];
+}
+
+// One work-item per (outer, inner) line of `len` elements `inner` apart.
+kernel void softmax(global const float* x, global float* y, int len, int inner, int lines) {
+  const int i = get_global_id(0);
+  if (i >= lines) return;
+  const int base = (i / inner) * len * inner + i % inner;
+  float top = -INFINITY;
+  for (int k = 0; k < len; ++k) top = fmax(top, x[base + k * inner]);
+  float sum = 0.0f;
+  for (int k = 0; k < len; ++k) {
+    const float e = exp(x[base + k * inner] - top);
+    y[base + k * inner] = e;
+    sum += e;
+  }
+  for (int k = 0; k < len; ++k) y[base + k * inner] /= sum;
+}
+
+// One work-item per output element. p: kept rank, kept dims, kept strides (in the input),
+// reduced rank, reduced dims, reduced strides (MAX_RANK each after the rank).
+#define REDUCE_SUM 0
+#define REDUCE_MEAN 1
+#define REDUCE_MAX 2
+kernel void reduce(global const float* x, global float* y, constant int* p, int outputs,
+                   int count, int how) {
+  const int o = get_global_id(0);
+  if (o >= outputs) return;
+  const int kept = p[0];
+  int rest = o, base = 0;
+  for (int d = kept - 1; d >= 0; --d) {
+    base += (rest % p[1 + d]) * p[1 + MAX_RANK + d];
+    rest /= p[1 + d];
+  }
+  constant int* r = p + 1 + 2 * MAX_RANK;
+  const int reduced = r[0];
+  float acc = how == REDUCE_MAX ? -INFINITY : 0.0f;
+  for (int j = 0; j < count; ++j) {
+    int rj = j, off = base;
+    for (int d = reduced - 1; d >= 0; --d) {
+      off += (rj % r[1 + d]) * r[1 + MAX_RANK + d];
+      rj /= r[1 + d];
+    }
+    acc = how == REDUCE_MAX ? fmax(acc, x[off]) : acc + x[off];
+  }
+  y[o] = how == REDUCE_MEAN ? acc * (1.0f / (float)count) : acc;
+}
+
+// ---- resize, embedding, context window ------------------------------------------------------
+// Taps per output row and column (resize_taps.h): lo, hi as ints, weight as float.
+kernel void resize(global const float* x, global float* y, global const int* ty_idx,
+                   global const float* ty_w, global const int* tx_idx, global const float* tx_w,
+                   int h, int w, int oh, int ow, int linear, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int ox = i % ow, oy = (i / ow) % oh, plane = i / (ow * oh);
+  global const float* r0 = x + plane * h * w + ty_idx[2 * oy] * w;
+  global const float* r1 = x + plane * h * w + ty_idx[2 * oy + 1] * w;
+  const int lo = tx_idx[2 * ox], hi = tx_idx[2 * ox + 1];
+  if (!linear) {
+    y[i] = r0[lo];
+    return;
+  }
+  const float top = r0[lo] + tx_w[ox] * (r0[hi] - r0[lo]);
+  const float bottom = r1[lo] + tx_w[ox] * (r1[hi] - r1[lo]);
+  y[i] = top + ty_w[oy] * (bottom - top);
+}
+
+// An id that is no integer in [-vocab, vocab) writes its position + 1 to *bad (the host names
+// it after the run) and a zero row.
+kernel void embedding(global const float* ids, global const float* table, global float* y,
+                      int vocab, int dim, int total, global int* bad) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int pos = i / dim, col = i % dim;
+  const float v = ids[pos];
+  if (!(v >= -(float)vocab && v < (float)vocab) || v != trunc(v)) {
+    if (col == 0) atomic_cmpxchg(bad, 0, pos + 1);
+    y[i] = 0.0f;
+    return;
+  }
+  const int row = v < 0.0f ? (int)v + vocab : (int)v;
+  y[i] = table[row * dim + col];
+}
+
+kernel void context_window(global const float* x, global float* y, int steps, int features,
+                           int context, int total) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int f = i % features, r = i / features;
+  const int slot = r % (2 * context + 1), nt = r / (2 * context + 1);
+  const int t = nt % steps, n = nt / steps;
+  const int source = t + slot - context;
+  y[i] = (source >= 0 && source < steps) ? x[(n * steps + source) * features + f] : 0.0f;
+}
+
+// ---- recurrent gates (recurrent_gates.h's math) ---------------------------------------------
+// hg [N, 4H]: h * W_h of this step; xg: the input projection of all steps [N, T, 4H] with bias.
+// Gates i, f, g, o. One work-item per (n, j); writes the state into y [N, T, dirs * H].
+inline float sigmoid(float v) { return 1.0f / (1.0f + exp(-v)); }
+
+kernel void lstm_gates(global const float* hg, global const float* xg, global float* state,
+                       global float* cell, global float* y, int n_rows, int h, int t, int steps,
+                       int y_width, int y_offset) {
+  const int i = get_global_id(0);
+  if (i >= n_rows * h) return;
+  const int n = i / h, j = i % h;
+  global const float* r = hg + n * 4 * h;
+  global const float* xt = xg + (n * steps + t) * 4 * h;
+  const float gi = sigmoid(r[j] + xt[j]);
+  const float gf = sigmoid(r[h + j] + xt[h + j]);
+  const float gg = tanh(r[2 * h + j] + xt[2 * h + j]);
+  const float go = sigmoid(r[3 * h + j] + xt[3 * h + j]);
+  const float c = gf * cell[i] + gi * gg;
+  cell[i] = c;
+  const float s = go * tanh(c);
+  state[i] = s;
+  y[(n * steps + t) * y_width + y_offset + j] = s;
+}
+
+// Linear-before-reset GRU: gates r, z, n; hg [N, 3H] without bias_hn.
+kernel void gru_gates(global const float* hg, global const float* xg, global float* state,
+                      global const float* bias_hn, global float* y, int n_rows, int h, int t,
+                      int steps, int y_width, int y_offset) {
+  const int i = get_global_id(0);
+  if (i >= n_rows * h) return;
+  const int n = i / h, j = i % h;
+  global const float* r = hg + n * 3 * h;
+  global const float* xt = xg + (n * steps + t) * 3 * h;
+  const float gr = sigmoid(r[j] + xt[j]);
+  const float gz = sigmoid(r[h + j] + xt[h + j]);
+  const float gn = tanh(xt[2 * h + j] + gr * (r[2 * h + j] + bias_hn[j]));
+  const float s = (1.0f - gz) * gn + gz * state[i];
+  state[i] = s;
+  y[(n * steps + t) * y_width + y_offset + j] = s;
+}

@@ -1,0 +1,203 @@
+#include "src/backends/opencl/op_builder.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "ntpbench/error.h"
+
+namespace ntpb::opencl {
+
+cl_int Int(int64_t v) {
+  if (v > std::numeric_limits<cl_int>::max() || v < std::numeric_limits<cl_int>::min()) {
+    throw Error("", "", "opencl", "a size of " + std::to_string(v) + " exceeds 32-bit indexing");
+  }
+  return static_cast<cl_int>(v);
+}
+
+cl_event* Enqueuer::NextEvent() {
+  events_->push_back(nullptr);
+  return &events_->back();
+}
+
+void Enqueuer::Launch1D(cl_kernel kernel, int64_t n) {
+  size_t global = static_cast<size_t>(std::max<int64_t>(n, 1));
+  if (local_ > 0) global = (global + local_ - 1) / local_ * local_;
+  Launch(kernel, 1, &global, local_ > 0 ? &local_ : nullptr);
+}
+
+void Enqueuer::Launch(cl_kernel kernel, int dims, const size_t* global, const size_t* local) {
+  Check(clEnqueueNDRangeKernel(queue_, kernel, static_cast<cl_uint>(dims), nullptr, global, local,
+                               0, nullptr, NextEvent()),
+        "clEnqueueNDRangeKernel");
+}
+
+void Enqueuer::Copy(cl_mem from, cl_mem to, int64_t bytes) {
+  Check(clEnqueueCopyBuffer(queue_, from, to, 0, 0, static_cast<size_t>(bytes), 0, nullptr,
+                            NextEvent()),
+        "clEnqueueCopyBuffer");
+}
+
+void Enqueuer::Write(cl_mem to, const void* host, int64_t bytes) {
+  Check(clEnqueueWriteBuffer(queue_, to, CL_TRUE, 0, static_cast<size_t>(bytes), host, 0, nullptr,
+                             NextEvent()),
+        "clEnqueueWriteBuffer");
+}
+
+void Enqueuer::Read(cl_mem from, void* host, int64_t bytes) {
+  Check(clEnqueueReadBuffer(queue_, from, CL_TRUE, 0, static_cast<size_t>(bytes), host, 0, nullptr,
+                            NextEvent()),
+        "clEnqueueReadBuffer");
+}
+
+cl_kernel OpArgs::Kernel(const char* name) {
+  kernels_->emplace_back(device.NewKernel(name));
+  return kernels_->back().get();
+}
+
+cl_mem OpArgs::Constant(const void* data, int64_t bytes) {
+  cl_int status = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(device.context.get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            static_cast<size_t>(std::max<int64_t>(bytes, 4)),
+                            const_cast<void*>(data), &status);
+  Check(status, "clCreateBuffer");
+  buffers_->emplace_back(m);
+  return m;
+}
+
+cl_mem OpArgs::Buffer(int64_t bytes) {
+  const std::vector<char> zeros(static_cast<size_t>(std::max<int64_t>(bytes, 4)), 0);
+  cl_int status = CL_SUCCESS;
+  cl_mem m = clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                            zeros.size(), const_cast<char*>(zeros.data()), &status);
+  Check(status, "clCreateBuffer");
+  buffers_->emplace_back(m);
+  return m;
+}
+
+ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
+  ActivationCode act;
+  if (!attrs.Has("activation")) return act;
+  const std::string name = attrs.Str("activation");
+  const char* names[] = {"", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"};
+  for (cl_int i = 1; i < 6; ++i) {
+    if (name == names[i]) act.kind = i;
+  }
+  if (attrs.Has("clip")) act.clip = static_cast<cl_float>(attrs.Float("clip"));
+  return act;
+}
+
+namespace {
+constexpr int kSkinnyRows = 8;  // kernels.cl's SKINNY_ROWS
+// Argument indices of A, B and C (and their offsets: the next index) in each GEMM kernel.
+constexpr int kTiledA = 3, kTiledB = 8, kTiledC = 12;
+constexpr int kSkinnyA = 3, kSkinnyB = 6, kSkinnyC = 9;
+}  // namespace
+
+GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
+  GemmLaunch launch;
+  if (args.vector_gemm) {
+    constexpr size_t kRows = 8;  // kernels.cl's VEC_ROWS
+    launch.kernel = args.Kernel("gemm_vec");
+    SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda),
+            Int(g.a_batch), cl_int{g.trans_a ? 1 : 0}, g.b, Int(g.b_offset), Int(g.ldb),
+            Int(g.b_batch), g.c, Int(g.c_offset), Int(g.ldc), Int(g.c_batch), g.bias,
+            Int(g.bias_offset), cl_int{g.bias_mode}, g.act.kind, g.act.clip);
+    // Work-groups of up to 64 row blocks of one column block: they share B's panel in cache.
+    const size_t blocks = (static_cast<size_t>(g.m) + kRows - 1) / kRows;
+    size_t local = 1;
+    while (local < blocks && local < 64) local *= 2;
+    launch.dims = 3;
+    launch.global[0] = (static_cast<size_t>(g.n) + 15) / 16;
+    launch.global[1] = (blocks + local - 1) / local * local;
+    launch.global[2] = static_cast<size_t>(g.batch);
+    launch.local[0] = 1;
+    launch.local[1] = local;
+    launch.local[2] = 1;
+    return launch;
+  }
+  launch.skinny = g.m <= kSkinnyRows && g.batch == 1 && !g.trans_a;
+  const cl_mem bias = g.bias;
+  if (launch.skinny) {
+    launch.kernel = args.Kernel("gemm_skinny");
+    SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
+            Int(g.b_offset), Int(g.ldb), g.c, Int(g.c_offset), Int(g.ldc), bias, Int(g.bias_offset),
+            cl_int{g.bias_mode}, g.act.kind, g.act.clip);
+    launch.dims = 1;
+    launch.global[0] = static_cast<size_t>(g.n);
+    return launch;
+  }
+  launch.kernel = args.Kernel("gemm_tiled");
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda),
+          Int(g.a_batch), cl_int{g.trans_a ? 1 : 0}, g.b, Int(g.b_offset), Int(g.ldb),
+          Int(g.b_batch), g.c, Int(g.c_offset), Int(g.ldc), Int(g.c_batch), bias,
+          Int(g.bias_offset), cl_int{g.bias_mode}, g.act.kind, g.act.clip);
+  const size_t tile = static_cast<size_t>(args.device.gemm_tile);
+  const size_t threads = tile / static_cast<size_t>(args.device.gemm_wpt);
+  launch.dims = 3;
+  launch.global[0] = (static_cast<size_t>(g.n) + tile - 1) / tile * threads;
+  launch.global[1] = (static_cast<size_t>(g.m) + tile - 1) / tile * threads;
+  launch.global[2] = static_cast<size_t>(g.batch);
+  launch.local[0] = threads;
+  launch.local[1] = threads;
+  launch.local[2] = 1;
+  return launch;
+}
+
+void GemmLaunch::SetA(cl_mem a, int64_t offset) const {
+  const int i = skinny ? kSkinnyA : kTiledA;
+  SetArg(kernel, i, a);
+  SetArg(kernel, i + 1, Int(offset));
+}
+void GemmLaunch::SetB(cl_mem b, int64_t offset) const {
+  const int i = skinny ? kSkinnyB : kTiledB;
+  SetArg(kernel, i, b);
+  SetArg(kernel, i + 1, Int(offset));
+}
+void GemmLaunch::SetC(cl_mem c, int64_t offset) const {
+  const int i = skinny ? kSkinnyC : kTiledC;
+  SetArg(kernel, i, c);
+  SetArg(kernel, i + 1, Int(offset));
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+MapLaunch PrepareStridedMap(OpArgs& args, const StridedMap& map, cl_mem y, cl_mem a, cl_mem b,
+                            cl_mem c, MapOp op) {
+  constexpr size_t kMaxRank = 8;  // kernels.cl's MAX_RANK
+  const size_t rank = map.dims.size();
+  if (rank > kMaxRank) {
+    throw Error("", args.layer.name, "shape",
+                "the opencl backend handles tensors of up to 8 axes, not " + std::to_string(rank));
+  }
+  std::vector<cl_int> p(1 + 5 * kMaxRank + 4, 0);
+  p[0] = static_cast<cl_int>(rank);
+  for (size_t d = 0; d < rank; ++d) p[1 + d] = Int(map.dims[d]);
+  for (size_t k = 0; k < 4; ++k) {
+    for (size_t d = 0; d < map.strides[k].size() && d < rank; ++d) {
+      p[1 + (k + 1) * kMaxRank + d] = Int(map.strides[k][d]);
+    }
+    p[1 + 5 * kMaxRank + k] = Int(map.base[k]);
+  }
+  MapLaunch launch;
+  launch.kernel = args.Kernel("strided_map");
+  launch.count = NumElements(map.dims);
+  SetArgs(launch.kernel, y, a, b, c, args.Constant(p), Int(launch.count), cl_int{op});
+  return launch;
+}
+
+const OpTable& Ops() {
+  static const OpTable table = [] {
+    OpTable t;
+    AddComputeOps(&t);
+    AddElementwiseOps(&t);
+    AddLayoutOps(&t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace ntpb::opencl

@@ -1,0 +1,389 @@
+#include "src/backends/opencl/opencl_backend.h"
+
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <set>
+
+#include "ntpbench/error.h"
+#include "src/backends/eigen/kernels.h"
+#include "src/backends/opencl/op_builder.h"
+#include "src/backends/random_data.h"
+
+namespace ntpb {
+const Backend* OpenclBackendInstance();
+namespace opencl {
+namespace {
+
+// Inlays that stay on the host, as deployed speech pipelines keep them: the MFCC front end
+// (an FFT per frame) and the CTC beam search (a sequential, branching search). They run the
+// reference's host kernels; the data they read and write crosses as copy steps.
+bool RunsOnHost(const std::string& op) { return op == "mfcc" || op == "ctc_beam_decoder"; }
+
+std::string DeviceSpec(const RunConfig& config) {
+  if (!config.device.empty()) return config.device;
+  if (const char* env = std::getenv("NTPB_OPENCL_DEVICE"); env && *env) return env;
+  return "opencl";
+}
+
+// Where a tensor is: its device buffer, its host copy, or both (views share their source's).
+struct Tensor {
+  cl_mem device = nullptr;
+  std::shared_ptr<eigen::AlignedFloats> host;
+  int64_t elements = 0;
+};
+
+class OpenclExecutable : public Executable {
+ public:
+  OpenclExecutable(const ResolvedTopology& t, const RunConfig& config)
+      : session_(SessionFor(DeviceSpec(config))), threads_(EffectiveThreads(config)) {
+    const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
+    vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
+    cl_int status = CL_SUCCESS;
+    queue_ = Queue(clCreateCommandQueue(session_.context.get(), session_.info.device,
+                                        CL_QUEUE_PROFILING_ENABLE, &status));
+    Check(status, "clCreateCommandQueue");
+    for (const auto& [name, shape] : t.inputs) {
+      Tensor& in = tensors_[name];
+      in.elements = NumElements(shape);
+      in.host = std::make_shared<eigen::AlignedFloats>();
+      const std::vector<float> v = GraphInputValues(config, t, name, shape);
+      in.host->assign(v.begin(), v.end());
+      graph_inputs_.insert(name);
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      const int index = static_cast<int>(&l - t.layers.data());
+      if (l.is_view) {  // shares the input's storage
+        Tensor view = tensors_.at(l.inputs[0]);
+        tensors_[l.outputs[0]] = view;
+        AddStep(l, index, [](Enqueuer&) {});
+        continue;
+      }
+      if (RunsOnHost(l.op)) {
+        AddHostStep(t, l, index, config);
+      } else {
+        AddDeviceStep(t, l, index, config);
+      }
+    }
+    for (const std::string& out : t.outputs) {
+      Tensor& tensor = tensors_.at(out);
+      if (!tensor.host) Download(out, -1);
+    }
+    if (scratch_bytes_ > 0) {
+      scratch_ = Memory(clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE,
+                                       static_cast<size_t>(scratch_bytes_), nullptr, &status));
+      Check(status, "clCreateBuffer (scratch)");
+    }
+    host_scratch_.Allocate();
+    events_.resize(steps_.size());
+    Check(clFinish(queue_.get()), "clFinish");
+  }
+
+  ~OpenclExecutable() override {
+    if (queue_.get()) clFinish(queue_.get());
+    for (auto& step_events : events_) ReleaseEvents(step_events);
+  }
+
+  const std::vector<StepInfo>& steps() const override { return steps_; }
+
+  void RunStep(std::size_t index) override {
+    ReleaseEvents(events_[index]);
+    Enqueuer e(queue_.get(), &events_[index], session_.elementwise_local);
+    e.scratch = scratch_.get();
+    runs_[index](e);
+  }
+
+  void Wait() override {
+    Check(clFinish(queue_.get()), "clFinish");
+    for (const AfterRun& check : after_run_) check(queue_.get());
+  }
+
+  std::vector<int64_t> DeviceStepNanoseconds() const override {
+    std::vector<int64_t> ns(events_.size(), 0);
+    for (size_t i = 0; i < events_.size(); ++i) {
+      for (cl_event ev : events_[i]) {
+        cl_ulong start = 0, end = 0;
+        if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                    nullptr) == CL_SUCCESS &&
+            clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) ==
+                CL_SUCCESS &&
+            end >= start) {
+          ns[i] += static_cast<int64_t>(end - start);
+        }
+      }
+    }
+    return ns;
+  }
+
+  void WriteTensor(const std::string& name, const std::vector<float>& values) override {
+    Tensor& tensor = Find(name);
+    if (static_cast<int64_t>(values.size()) != tensor.elements) {
+      throw Error("", "", name,
+                  "expected " + std::to_string(tensor.elements) + " values, got " +
+                      std::to_string(values.size()));
+    }
+    if (tensor.host) std::copy(values.begin(), values.end(), tensor.host->begin());
+    // A graph input is uploaded by its copy step; any other tensor is written where it lives.
+    if (tensor.device && !graph_inputs_.count(name)) {
+      Check(clEnqueueWriteBuffer(queue_.get(), tensor.device, CL_TRUE, 0,
+                                 static_cast<size_t>(tensor.elements) * 4, values.data(), 0,
+                                 nullptr, nullptr),
+            "clEnqueueWriteBuffer");
+    }
+  }
+
+  std::vector<float> ReadTensor(const std::string& name) const override {
+    const Tensor& tensor = const_cast<OpenclExecutable*>(this)->Find(name);
+    if (tensor.host && (!tensor.device || graph_inputs_.count(name) || host_written_.count(name))) {
+      return std::vector<float>(tensor.host->begin(), tensor.host->end());
+    }
+    std::vector<float> values(static_cast<size_t>(tensor.elements));
+    Check(clEnqueueReadBuffer(queue_.get(), tensor.device, CL_TRUE, 0, values.size() * 4,
+                              values.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+    return values;
+  }
+
+  int64_t workspace_bytes() const override { return scratch_bytes_ + host_scratch_.bytes(); }
+  int64_t activation_bytes() const override { return activation_bytes_; }
+
+ private:
+  static void ReleaseEvents(std::vector<cl_event>& events) {
+    for (cl_event ev : events) {
+      if (ev) clReleaseEvent(ev);
+    }
+    events.clear();
+  }
+
+  Tensor& Find(const std::string& name) {
+    auto it = tensors_.find(name);
+    if (it == tensors_.end()) throw Error("", "", name, "no tensor named '" + name + "'");
+    return it->second;
+  }
+
+  cl_mem NewDeviceBuffer(int64_t elements, const float* values = nullptr) {
+    cl_int status = CL_SUCCESS;
+    const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1)) * 4;
+    std::vector<float> zeros;
+    if (!values) {
+      zeros.assign(bytes / 4, 0.0f);
+      values = zeros.data();
+    }
+    cl_mem m = clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                              bytes, const_cast<float*>(values), &status);
+    Check(status, "clCreateBuffer");
+    buffers_.emplace_back(m);
+    return m;
+  }
+
+  void AddStep(const ResolvedLayer& l, int index, StepRun run, const std::string& kernel = "") {
+    StepInfo step;
+    step.name = l.name;
+    step.op = l.op;
+    step.layer = index;
+    step.inlay = l.inlay;
+    step.kernel = kernel;
+    steps_.push_back(step);
+    runs_.push_back(std::move(run));
+  }
+
+  // A transfer step: an inlay the breakdown shows before the layer it feeds (-1: at the end).
+  void AddCopyStep(const std::string& name, int feeds, StepRun run, const char* kernel) {
+    StepInfo step;
+    step.name = name;
+    step.op = "copy";
+    step.inlay = true;
+    step.feeds = feeds;
+    step.kernel = kernel;
+    steps_.push_back(step);
+    runs_.push_back(std::move(run));
+  }
+
+  // Makes the tensor's device copy current before layer `feeds` reads it.
+  cl_mem Upload(const std::string& name, int feeds) {
+    Tensor& tensor = Find(name);
+    if (tensor.device) return tensor.device;
+    tensor.device = NewDeviceBuffer(tensor.elements, tensor.host->data());
+    const cl_mem to = tensor.device;
+    const std::shared_ptr<eigen::AlignedFloats> from = tensor.host;
+    const int64_t bytes = tensor.elements * 4;
+    AddCopyStep(
+        name + ".to_device", feeds,
+        [to, from, bytes](Enqueuer& e) { e.Write(to, from->data(), bytes); }, "host to device");
+    return to;
+  }
+
+  float* Download(const std::string& name, int feeds) {
+    Tensor& tensor = Find(name);
+    if (tensor.host) return tensor.host->data();
+    tensor.host = std::make_shared<eigen::AlignedFloats>(static_cast<size_t>(tensor.elements));
+    host_written_.insert(name);
+    const cl_mem from = tensor.device;
+    const std::shared_ptr<eigen::AlignedFloats> to = tensor.host;
+    const int64_t bytes = tensor.elements * 4;
+    AddCopyStep(
+        name + ".to_host", feeds,
+        [from, to, bytes](Enqueuer& e) { e.Read(from, to->data(), bytes); }, "device to host");
+    return tensor.host->data();
+  }
+
+  void AddDeviceStep(const ResolvedTopology& t, const ResolvedLayer& l, int index,
+                     const RunConfig& config) {
+    auto it = Ops().find(l.op);
+    if (it == Ops().end()) {
+      throw Error(t.file, l.name, "op", "the opencl backend has no kernel for op '" + l.op + "'");
+    }
+    std::vector<cl_mem> inputs;
+    for (const std::string& in : l.inputs) inputs.push_back(Upload(in, index));
+    Tensor& out = tensors_[l.outputs[0]];
+    out.elements = NumElements(l.output_shapes[0]);
+    std::vector<cl_mem> weights;
+    for (size_t i = 0; i < l.weights.size(); ++i) {
+      const bool given = i < l.weight_values.size() && l.weight_values[i];
+      const std::vector<float> v =
+          given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
+      weights.push_back(NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data()));
+    }
+    // A constant's value is its output, written once here.
+    out.device =
+        l.op == "constant" && !weights.empty() ? weights[0] : NewDeviceBuffer(out.elements);
+    activation_bytes_ += out.elements * 4;
+    OpArgs args(l, session_, inputs, out.device, weights, &kernels_, &buffers_, &scratch_bytes_,
+                &after_run_);
+    args.vector_gemm = vector_gemm_;
+    AddStep(l, index, it->second(args));
+  }
+
+  void AddHostStep(const ResolvedTopology& t, const ResolvedLayer& l, int index,
+                   const RunConfig& config) {
+    auto it = eigen::Kernels().find(l.op);
+    if (it == eigen::Kernels().end()) {
+      throw Error(t.file, l.name, "op", "no host kernel for op '" + l.op + "'");
+    }
+    std::vector<const float*> inputs;
+    for (const std::string& in : l.inputs) inputs.push_back(Download(in, index));
+    Tensor& out = tensors_[l.outputs[0]];
+    out.elements = NumElements(l.output_shapes[0]);
+    out.host = std::make_shared<eigen::AlignedFloats>(static_cast<size_t>(out.elements));
+    activation_bytes_ += out.elements * 4;
+    std::vector<const float*> weights;
+    for (size_t i = 0; i < l.weights.size(); ++i) {
+      const bool given = i < l.weight_values.size() && l.weight_values[i];
+      host_weights_.push_back(std::make_shared<eigen::AlignedFloats>());
+      const std::vector<float> v =
+          given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
+      host_weights_.back()->assign(v.begin(), v.end());
+      weights.push_back(host_weights_.back()->data());
+    }
+    eigen::KernelArgs args{l, inputs, out.host->data(), weights, threads_, &host_scratch_};
+    eigen::Kernel kernel = it->second(args);
+    AddStep(
+        l, index, [kernel](Enqueuer&) { kernel(); }, "host");
+  }
+
+  const DeviceSession& session_;
+  int threads_;
+  Queue queue_;
+  std::map<std::string, Tensor> tensors_;
+  std::set<std::string> graph_inputs_, host_written_;
+  std::vector<StepInfo> steps_;
+  std::vector<StepRun> runs_;
+  std::vector<std::vector<cl_event>> events_;
+  std::vector<KernelHandle> kernels_;
+  std::vector<Memory> buffers_;
+  std::vector<AfterRun> after_run_;
+  std::vector<std::shared_ptr<eigen::AlignedFloats>> host_weights_;
+  eigen::Scratchpad host_scratch_;
+  Memory scratch_;
+  int64_t scratch_bytes_ = 0, activation_bytes_ = 0;
+  bool vector_gemm_ = false;
+};
+
+class OpenclBackend : public Backend {
+ public:
+  std::string name() const override { return "opencl"; }
+  bool HasDevices() const override { return true; }
+
+  std::vector<BackendOption> Options() const override {
+    return {{"gemm",
+             {"auto", "tiled", "vector"},
+             "NTPB_OPENCL_GEMM",
+             "GEMM kernel: tiled (local memory, for GPUs), vector (register blocks, for CPU "
+             "devices); auto picks by the device's type"}};
+  }
+
+  std::vector<DeviceDescription> Devices(std::string* why) const override {
+    std::vector<DeviceDescription> out;
+    for (const DeviceInfo& d : ListDevices(why)) {
+      DeviceDescription& o = out.emplace_back();
+      o.spec = "opencl:" + std::to_string(d.platform_index) + ":" + std::to_string(d.device_index);
+      o.platform = d.platform_name;
+      o.name = d.device_name;
+      o.type = d.type;
+      o.driver = d.driver_version + ", " + d.opencl_version;
+      o.compute_units = d.compute_units;
+      o.memory_bytes = d.global_memory_bytes;
+      o.max_allocation_bytes = d.max_allocation_bytes;
+      o.local_memory_bytes = d.local_memory_bytes;
+      if (d.fp16) o.features.push_back("fp16");
+      if (d.fp64) o.features.push_back("fp64");
+      if (d.int8_dot) o.features.push_back("int8-dot");
+    }
+    return out;
+  }
+
+  std::string version() const override {
+    std::string why;
+    const std::vector<DeviceInfo> devices = ListDevices(&why);
+    if (devices.empty()) return "OpenCL (" + why + ")";
+    try {
+      return "OpenCL " + SelectDevice(DeviceSpec(RunConfig{})).Description();
+    } catch (const Error& e) {
+      return "OpenCL (" + e.message() + ")";
+    }
+  }
+
+  Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
+    if (config.precision != Precision::kF32) {
+      return {false, std::string("the opencl backend runs f32 only so far, not ") +
+                         PrecisionName(config.precision)};
+    }
+    try {
+      SelectDevice(DeviceSpec(config));
+    } catch (const Error& e) {
+      return {false, e.message()};
+    }
+    for (const ResolvedLayer& l : t.layers) {
+      if (l.is_view) continue;
+      if (!Ops().count(l.op) && !(RunsOnHost(l.op) && eigen::Kernels().count(l.op))) {
+        return {false,
+                "the opencl backend has no kernel for op '" + l.op + "' (layer " + l.name + ")"};
+      }
+      for (const Shape& s : l.output_shapes) {
+        if (NumElements(s) > std::numeric_limits<cl_int>::max()) {
+          return {false, "layer " + l.name +
+                             "'s output has more elements than the opencl "
+                             "kernels' 32-bit indices reach"};
+        }
+      }
+    }
+    return {};
+  }
+
+  std::unique_ptr<Executable> Compile(const ResolvedTopology& t,
+                                      const RunConfig& config) const override {
+    const Support s = Supports(t, config);
+    if (!s.ok) throw Error(t.file, "", "backend", s.reason);
+    return std::make_unique<OpenclExecutable>(t, config);
+  }
+};
+
+}  // namespace
+}  // namespace opencl
+
+const Backend* OpenclBackendInstance() {
+  static const opencl::OpenclBackend backend;
+  return &backend;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""The OpenCL backend's comparison tables, every ratio taken within one run of this script:
+
+1. opencl vs onednn latency for each shipped topology at batch 1 and 4, the two backends
+   alternating A B A B (two rounds; each backend's best round is used);
+2. the OpenCL GEMM at 1024^3 and 2048^3 (a dense layer of M=K=N) as a share of the f32 register
+   peak `ntpbench machine --refresh` measures in the same run, with oneDNN's GEMM beside it, for
+   each GEMM kernel (opencl.gemm=vector, tiled);
+3. the per-step overhead of a tiny kernel (a relu of 16 floats): host wall time per step (launch,
+   profiling event, wait) against the device's own time for it.
+
+  tools/opencl_tables.py [--build build] [--min-time 1] [--device SPEC] [--topologies a,b]
+
+Output: Markdown on stdout; progress on stderr. Needs an OpenCL device (`ntpbench devices`).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOPOLOGIES = ["tiny_cnn", "mlp", "deepspeech", "deepspeech_e2e", "mobilenet_v2", "resnet50"]
+
+
+def run(cli, topology, backends, batch, min_time, extra=()):
+    """One `ntpbench run`; returns {backend: benchmark JSON entry}."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        cmd = [cli, "run", topology, "--backend", ",".join(backends), "--batch", str(batch),
+               "--quiet", "--json", out.name, f"--benchmark_min_time={min_time}", *extra]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        doc = json.load(open(out.name))
+    found = {}
+    for b in doc["benchmarks"]:
+        backend = b["name"].split("/")[1]
+        if b.get("error_occurred"):
+            raise SystemExit(f"{b['name']}: {b.get('error_message')}")
+        found[backend] = b
+    return found
+
+
+def ms(entry):
+    return entry["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1, "s": 1e3}[entry["time_unit"]]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--min-time", default="1")
+    ap.add_argument("--device", default="")
+    ap.add_argument("--topologies", default=",".join(TOPOLOGIES))
+    a = ap.parse_args()
+    cli = os.path.join(a.build, "ntpbench")
+    device = ["--device", a.device] if a.device else []
+
+    print("### opencl vs onednn, f32 (best of 2 alternating rounds)\n")
+    print("| topology | batch | onednn ms | opencl ms | opencl / onednn |")
+    print("|---|---|---|---|---|")
+    for name in a.topologies.split(","):
+        path = os.path.join(ROOT, "topologies", name + ".json")
+        for batch in (1, 4):
+            print(f"opencl_tables: {name} batch {batch}", file=sys.stderr)
+            best = {"onednn": float("inf"), "opencl": float("inf")}
+            for _ in range(2):  # A B A B
+                for backend in ("onednn", "opencl"):
+                    r = run(cli, path, [backend], batch, a.min_time, device)
+                    best[backend] = min(best[backend], ms(r[backend]))
+            print(f"| {name} | {batch} | {best['onednn']:.2f} | {best['opencl']:.2f} | "
+                  f"{best['opencl'] / best['onednn']:.2f} |")
+
+    print("\n### GEMM as a share of the f32 register peak measured in this run\n")
+    with tempfile.TemporaryDirectory() as cache:
+        peak = json.loads(subprocess.run(
+            [cli, "machine", "--refresh", "--json"], capture_output=True, text=True, check=True,
+            env=dict(os.environ, NTPB_CACHE_DIR=cache)).stdout)["ceilings"]["register.f32"]["best"]
+    print(f"f32 register peak: {peak:.1f} GFLOP/s\n")
+    print("| M=K=N | onednn GFLOP/s | opencl vector GFLOP/s | % peak | opencl tiled GFLOP/s | % peak |")
+    print("|---|---|---|---|---|---|")
+    for n in (1024, 2048):
+        topo = {"name": "gemm", "params": {"N": n, "K": n},
+                "inputs": [{"name": "a", "shape": ["N", "K"]}],
+                "layers": [{"name": "gemm", "op": "dense", "units": "K", "bias": False}],
+                "outputs": ["gemm"]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(topo, f)
+            f.flush()
+            print(f"opencl_tables: gemm {n}", file=sys.stderr)
+            g = {}
+            g["onednn"] = run(cli, f.name, ["onednn"], n, a.min_time)["onednn"]["net.gflops"]
+            for kernel in ("vector", "tiled"):
+                r = run(cli, f.name, ["opencl"], n, a.min_time,
+                        device + ["--backend-option", f"opencl.gemm={kernel}"])
+                g[kernel] = r["opencl"]["net.gflops"]
+        print(f"| {n} | {g['onednn']:.1f} | {g['vector']:.1f} | {100 * g['vector'] / peak:.0f}% | "
+              f"{g['tiled']:.1f} | {100 * g['tiled'] / peak:.0f}% |")
+
+    print("\n### Per-step overhead of a tiny kernel (relu of 16 floats)\n")
+    topo = {"name": "tiny_kernel", "inputs": [{"name": "x", "shape": [1, 16]}],
+            "layers": [{"name": "relu", "op": "relu"}], "outputs": ["relu"]}
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        json.dump(topo, f)
+        f.flush()
+        r = run(cli, f.name, ["eigen", "opencl"], 1, a.min_time, device)
+    wall = r["opencl"]["relu.ms"] * 1e3
+    dev = r["opencl"].get("relu.device_ms", 0) * 1e3
+    print("| step | eigen wall µs | opencl wall µs (enqueue + event + wait) | opencl device µs |")
+    print("|---|---|---|---|")
+    print(f"| relu [1, 16] | {r['eigen']['relu.ms'] * 1e3:.2f} | {wall:.1f} | {dev:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
