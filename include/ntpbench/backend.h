@@ -28,6 +28,10 @@ struct RunConfig {
   // The device a backend with devices runs on ("opencl:PLATFORM:DEVICE", each an index or part
   // of a name); empty: NTPB_OPENCL_DEVICE, else the first device. CPU backends ignore it.
   std::string device;
+  // The hetero backend's placement: layer name -> backend, "default" -> the backend of every
+  // other layer, "fallback" -> where a layer goes that its backend cannot run (absent: an
+  // error). `--place bilstm=onednn,default=opencl,fallback=onednn`.
+  std::map<std::string, std::string> placement;
 };
 
 // A switch of a backend that changes what is measured (oneDNN's fusion, Winograd, ...). The
@@ -118,6 +122,8 @@ class Backend {
   virtual bool MemoryPlanIsPortable() const { return true; }
   // Whether it runs on a device chosen by RunConfig::device (`--device`), not on this CPU.
   virtual bool HasDevices() const { return false; }
+  // Whether it runs layers on other backends by RunConfig::placement (the hetero backend).
+  virtual bool UsesPlacement() const { return false; }
   // Its devices; empty with the reason in *why when it has devices but finds none.
   virtual std::vector<DeviceDescription> Devices(std::string* why) const {
     (void)why;

@@ -9,6 +9,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/machine.h"
 #include "src/backends/eigen/eigen_backend.h"
+#include "src/backends/hetero/hetero_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/opencl/opencl_backend.h"
 #include "src/common/nearest_name.h"
@@ -26,6 +27,7 @@ const std::vector<Entry>& Entries() {
       {"eigen", EigenBackendInstance()},
       {"onednn", OnednnBackendInstance()},
       {"opencl", OpenclBackendInstance()},
+      {"hetero", HeteroBackendInstance()},
   };
   return entries;
 }

@@ -1,5 +1,6 @@
 #include "src/bench/benchmark_config.h"
 
+#include "src/backends/hetero/hetero_backend.h"
 #include "src/bench/global_options.h"
 
 namespace ntpb::bench {
@@ -53,8 +54,10 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
   config.seed = Options().seed >= 0 ? static_cast<uint64_t>(Options().seed) : tb.seed();
   config.inputs = Options().inputs;
-  if (const Backend* b = FindBackend(backend); b && b->HasDevices())
-    config.device = Options().device;
+  if (const Backend* b = FindBackend(backend)) {
+    if (b->HasDevices()) config.device = Options().device;
+    if (b->UsesPlacement()) config.placement = Options().placement;
+  }
   std::map<std::string, std::string> asked;
   AddOptionsOf(backend, tb.backend_options(), &asked);
   AddOptionsOf(backend, Options().backend_options, &asked);
@@ -87,6 +90,7 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
   if (config.seed != tb.seed()) name += "/seed:" + std::to_string(config.seed);
   if (config.threads != tb.threads()) name += "/nthreads:" + std::to_string(config.threads);
   if (!config.device.empty()) name += "/device:" + config.device;
+  if (!config.placement.empty()) name += "/place:" + PlacementText(config.placement);
   if (const Backend* b = FindBackend(backend)) {
     std::map<std::string, std::string> registered;  // BackendOption() of the registration
     AddOptionsOf(backend, tb.backend_options(), &registered);
@@ -119,6 +123,7 @@ nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
                        FindBackend(backend) ? FindBackend(backend)->MemoryPlanIsPortable() : true}};
   // Only where chosen: the configurations recorded before devices existed stay equal.
   if (!config.device.empty()) j["device"] = config.device;
+  if (!config.placement.empty()) j["placement"] = PlacementText(config.placement);
   return j;
 }
 

@@ -21,6 +21,8 @@ struct GlobalOptions {
   int threads = -1;  // --ntpb_threads=N; -1: as registered
   // --ntpb_device=opencl:PLATFORM:DEVICE: the device of backends that have devices.
   std::string device;
+  // --ntpb_place=layer=backend,...,default=backend[,fallback=backend]: the hetero backend's.
+  std::map<std::string, std::string> placement;
   int64_t seed = -1;                  // --ntpb_seed=S; -1: as registered
   std::string topology_dir;           // --ntpb_topology_dir=DIR (else $NTPB_TOPOLOGY_DIR)
   bool console_layers = false;        // --ntpb_console_layers: every counter on the console

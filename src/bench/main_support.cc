@@ -18,6 +18,7 @@
 #include "ntpbench/memory_manager.h"
 #include "ntpbench/ntpbench.h"
 #include "ntpbench/reporting.h"
+#include "src/backends/hetero/hetero_backend.h"
 #include "src/bench/benchmark_flags.h"
 #include "src/bench/calibration.h"
 #include "src/bench/global_options.h"
@@ -151,6 +152,8 @@ void ParseNtpbFlags(int* argc, char** argv) {
                     std::string("expected a count from 0 to 4096, got '") + t + "'");
       }
       o.threads = static_cast<int>(threads);
+    } else if (const char* place = value_of("--ntpb_place=")) {
+      o.placement = ParsePlacement(place, "--ntpb_place");
     } else if (const char* dev = value_of("--ntpb_device=")) {
       o.device = dev;
     } else if (const char* d = value_of("--ntpb_topology_dir=")) {
@@ -172,16 +175,16 @@ void ParseNtpbFlags(int* argc, char** argv) {
       throw Error(
           "", "", name,
           "unknown flag" +
-              DidYouMean(name,
-                         {"--ntpb_set", "--ntpb_threads", "--ntpb_seed", "--ntpb_backend_option",
-                          "--ntpb_topology_dir", "--ntpb_counters", "--ntpb_layer_counters",
-                          "--ntpb_console_layers", "--ntpb_calibration", "--ntpb_inject_slowdown",
-                          "--ntpb_trace", "--ntpb_scenario_seconds", "--ntpb_device"}) +
+              DidYouMean(name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed",
+                                "--ntpb_backend_option", "--ntpb_topology_dir", "--ntpb_counters",
+                                "--ntpb_layer_counters", "--ntpb_console_layers",
+                                "--ntpb_calibration", "--ntpb_inject_slowdown", "--ntpb_trace",
+                                "--ntpb_scenario_seconds", "--ntpb_device", "--ntpb_place"}) +
               " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
               "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
               "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
               "--ntpb_console_layers, --ntpb_trace, --ntpb_scenario_seconds=S, "
-              "--ntpb_device=SPEC)");
+              "--ntpb_device=SPEC, --ntpb_place=LAYER=BACKEND,..,default=BACKEND)");
     } else {
       argv[out++] = argv[i];
     }

@@ -200,6 +200,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
   if (o.threads > 0) bench::Options().threads = o.threads;
   if (!o.device.empty()) bench::Options().device = o.device;
+  if (!o.placement.empty()) bench::Options().placement = o.placement;
   if (o.seed >= 0) bench::Options().seed = o.seed;
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).

@@ -3,6 +3,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
 #include "ntpbench/scenario.h"
+#include "src/backends/hetero/hetero_backend.h"
 #include "src/bench/global_options.h"
 #include "src/cli/option_checks.h"
 
@@ -93,6 +94,11 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
                 "the device of the opencl backend: opencl:PLATFORM:DEVICE, each an index or part "
                 "of a name (`ntpbench devices` lists them; default the first)")
       ->type_name("SPEC");
+  c->add_option_function<std::string>(
+       "--place", [o](const std::string& text) { o->placement = ParsePlacement(text, "--place"); },
+       "the hetero backend's placement: layers on other backends in one run, e.g. "
+       "bilstm=onednn,default=opencl[,fallback=onednn] (with --backend hetero)")
+      ->type_name("LAYER=BACKEND,..");
   c->add_option("--seed", o->seed, "seed of the random weights and inputs (default 42)")
       ->check(IntegerAtLeast(0))
       ->type_name("S");

@@ -25,10 +25,11 @@ struct TopologyOptions {
   std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
   std::vector<Marker> markers;
   int threads = 0;
-  std::string device;     // run: --device opencl:PLATFORM:DEVICE (backends with devices)
-  int64_t seed = -1;      // -1: the default (42)
-  std::string json_out;   // run: also write Google Benchmark JSON here
-  std::string trace_out;  // run: a Chrome trace of the measured iterations
+  std::string device;  // run: --device opencl:PLATFORM:DEVICE (backends with devices)
+  std::map<std::string, std::string> placement;    // run: --place bilstm=onednn,default=opencl
+  int64_t seed = -1;                               // -1: the default (42)
+  std::string json_out;                            // run: also write Google Benchmark JSON here
+  std::string trace_out;                           // run: a Chrome trace of the measured iterations
   std::map<std::string, std::string> input_files;  // run: --input NAME=FILE (audio)
   bool json = false;                               // inspect: print JSON
   std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
