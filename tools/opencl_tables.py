@@ -102,11 +102,11 @@ def main():
         json.dump(topo, f)
         f.flush()
         r = run(cli, f.name, ["eigen", "opencl"], 1, a.min_time, device)
-    wall = r["opencl"]["relu.ms"] * 1e3
-    dev = r["opencl"].get("relu.device_ms", 0) * 1e3
+    wall = r["opencl"]["layer.relu.ms"] * 1e3
+    dev = r["opencl"].get("layer.relu.device_ms", 0) * 1e3
     print("| step | eigen wall µs | opencl wall µs (enqueue + event + wait) | opencl device µs |")
     print("|---|---|---|---|")
-    print(f"| relu [1, 16] | {r['eigen']['relu.ms'] * 1e3:.2f} | {wall:.1f} | {dev:.1f} |")
+    print(f"| relu [1, 16] | {r['eigen']['layer.relu.ms'] * 1e3:.2f} | {wall:.1f} | {dev:.1f} |")
 
 
 if __name__ == "__main__":
