@@ -3,23 +3,11 @@
 // col2im.
 #include <algorithm>
 
+#include "src/backends/common/conv_geometry.h"
 #include "src/backends/eigen/kernels.h"
 
 namespace ntpb::eigen {
 namespace {
-
-struct ConvGeometry {
-  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, groups;
-};
-
-ConvGeometry Geometry(const ResolvedLayer& l) {
-  const Shape& in = l.input_shapes[0];
-  const Shape& out = l.output_shapes[0];
-  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
-             p = l.attrs.Ints("padding");
-  return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], k[0],
-          k[1],  s[0],  s[1],  d[0],  d[1],   p[0],   p[1],   l.attrs.Int("groups")};
-}
 
 // Rows (channel, ky, kx) x columns (oy, ox) of one group of one image.
 void Im2col(const ConvGeometry& g, const float* image, int64_t channels, float* col) {
@@ -42,7 +30,7 @@ void Im2col(const ConvGeometry& g, const float* image, int64_t channels, float* 
 }
 
 Kernel MakeConv2d(const KernelArgs& a) {
-  const ConvGeometry g = Geometry(a.layer);
+  const ConvGeometry g = ConvGeometryOf(a.layer);
   const float* x = a.inputs[0];
   const float* w = a.weights[0];
   const float* b = a.weights.size() > 1 ? a.weights[1] : nullptr;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "src/backends/common/conv_geometry.h"
 #include "src/backends/opencl/op_builder.h"
 
 namespace ntpb::opencl {
@@ -52,19 +53,6 @@ StepRun MakeMatmul(OpArgs& a) {
   return [gemm](Enqueuer& e) { gemm.Run(e); };
 }
 
-struct ConvGeometry {
-  int64_t n, c, h, w, f, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, groups;
-};
-
-ConvGeometry Geometry(const ResolvedLayer& l) {
-  const Shape& in = l.input_shapes[0];
-  const Shape& out = l.output_shapes[0];
-  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
-             p = l.attrs.Ints("padding");
-  return {in[0], in[1], in[2], in[3], out[1], out[2], out[3], k[0],
-          k[1],  s[0],  s[1],  d[0],  d[1],   p[0],   p[1],   l.attrs.Int("groups")};
-}
-
 // kernels.cl's `g` parameter block.
 std::vector<cl_int> GeometryParams(const ConvGeometry& g) {
   return {Int(g.c),  Int(g.h),  Int(g.w),  Int(g.oh), Int(g.ow), Int(g.kh), Int(g.kw),
@@ -76,7 +64,7 @@ std::vector<cl_int> GeometryParams(const ConvGeometry& g) {
 constexpr int64_t kScratchChunkBytes = int64_t{64} << 20;
 
 StepRun MakeConv2d(OpArgs& a) {
-  const ConvGeometry g = Geometry(a.layer);
+  const ConvGeometry g = ConvGeometryOf(a.layer);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, plane = g.oh * g.ow;
   const ActivationCode act = ActivationCode::FromAttrs(a.layer.attrs);
   const bool has_bias = a.weights.size() > 1;

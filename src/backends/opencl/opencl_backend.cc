@@ -26,6 +26,12 @@ std::string DeviceSpec(const RunConfig& config) {
   return "opencl";
 }
 
+// Weight i of `l`: the source's values, else drawn from the seed as every backend draws them.
+std::vector<float> WeightValues(const ResolvedLayer& l, size_t i, const RunConfig& config) {
+  const bool given = i < l.weight_values.size() && l.weight_values[i];
+  return given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
+}
+
 // Where a tensor is: its device buffer, its host copy, or both (views share their source's).
 struct Tensor {
   cl_mem device = nullptr;
@@ -239,9 +245,7 @@ class OpenclExecutable : public Executable {
     out.elements = NumElements(l.output_shapes[0]);
     std::vector<cl_mem> weights;
     for (size_t i = 0; i < l.weights.size(); ++i) {
-      const bool given = i < l.weight_values.size() && l.weight_values[i];
-      const std::vector<float> v =
-          given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
+      const std::vector<float> v = WeightValues(l, i, config);
       weights.push_back(NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data()));
     }
     // A constant's value is its output, written once here.
@@ -268,10 +272,8 @@ class OpenclExecutable : public Executable {
     activation_bytes_ += out.elements * 4;
     std::vector<const float*> weights;
     for (size_t i = 0; i < l.weights.size(); ++i) {
-      const bool given = i < l.weight_values.size() && l.weight_values[i];
       host_weights_.push_back(std::make_shared<eigen::AlignedFloats>());
-      const std::vector<float> v =
-          given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
+      const std::vector<float> v = WeightValues(l, i, config);
       host_weights_.back()->assign(v.begin(), v.end());
       weights.push_back(host_weights_.back()->data());
     }
