@@ -26,16 +26,17 @@ Command AddDevicesCommand(CLI::App* app) {
   CLI::App* c = app->add_subcommand(
       "devices", "the backends of this build and what they run on (the specs --device takes)");
   return {c, {}, [](const std::vector<std::string>&) {
+            // One line of figures per device, then what it is under it: fits 120 columns.
             const MachineFacts& m = ThisMachine();
             std::printf("%-8s %-12s %-5s %4s %9s %9s %9s %-15s %s\n", "BACKEND", "DEVICE", "TYPE",
-                        "CU", "MEMORY", "MAX ALLOC", "LOCAL", "FEATURES",
-                        "NAME (PLATFORM, DRIVER)");
+                        "CU", "MEMORY", "MAX ALLOC", "LOCAL", "FEATURES", "NAME");
             for (const std::string& name : BackendNames()) {
               const Backend* b = FindBackend(name);
+              if (b->UsesPlacement()) continue;  // hetero runs on the others' devices
               if (!b->HasDevices()) {
-                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s (%s)\n", name.c_str(), "host",
-                            "cpu", m.cores, "-", "-", "-", m.isa().c_str(), m.cpu.c_str(),
-                            b->version().c_str());
+                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s\n", name.c_str(), "host",
+                            "cpu", m.cores, "-", "-", "-", "-", m.cpu.c_str());
+                std::printf("%22s%s; ISA %s\n", "", b->version().c_str(), m.isa().c_str());
                 continue;
               }
               std::string why;
@@ -46,14 +47,16 @@ Command AddDevicesCommand(CLI::App* app) {
               }
               for (const DeviceDescription& d : devices) {
                 std::string features;
-                for (const std::string& f : d.features)
+                for (const std::string& f : d.features) {
                   features += (features.empty() ? "" : ",") + f;
-                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s (%s, %s)\n", name.c_str(),
+                }
+                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s\n", name.c_str(),
                             d.spec.c_str(), d.type.c_str(), d.compute_units,
                             GiB(d.memory_bytes).c_str(), GiB(d.max_allocation_bytes).c_str(),
                             GiB(d.local_memory_bytes).c_str(),
-                            features.empty() ? "-" : features.c_str(), d.name.c_str(),
-                            d.platform.c_str(), d.driver.c_str());
+                            features.empty() ? "-" : features.c_str(), d.name.c_str());
+                std::printf("%22s%s, driver %s\n", "", d.platform.c_str(),
+                            d.driver.substr(0, 60).c_str());
               }
             }
             return 0;

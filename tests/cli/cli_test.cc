@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "ntpbench/backend.h"
 #include "src/results/benchmark_json.h"
 #include "src/topology/op_catalog.h"
 #include "tests/command.h"
@@ -101,6 +102,26 @@ TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
        {"tiny_cnn/eigen/f32/batch:1", "tiny_cnn/eigen/f32/batch:2", "layer", "share", "GFLOP/s",
         "conv1", "residual", "[stem]", "[block]", "total", "samples/s", "peak activations"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
+// Every backend with what it runs on; a backend with devices lists each with the spec --device
+// takes, or says why it has none. Lines fit 120 columns.
+TEST(Cli, DevicesListsEveryBackendAndItsDevices) {
+  const CommandResult r = RunCommand(kCli + " devices");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("BACKEND"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("eigen    host"), std::string::npos) << r.out;
+  if (BackendUnavailableReason("opencl").empty()) {
+    EXPECT_TRUE(r.out.find("opencl   opencl:0:0") != std::string::npos ||
+                r.out.find("opencl   none") != std::string::npos)
+        << r.out;
+  }
+  EXPECT_EQ(r.out.find("hetero"), std::string::npos) << r.out;
+  for (size_t at = 0; at < r.out.size();) {
+    const size_t end = std::min(r.out.find('\n', at), r.out.size());
+    EXPECT_LE(end - at, 120u) << r.out.substr(at, end - at);
+    at = end + 1;
   }
 }
 
