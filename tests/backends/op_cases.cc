@@ -22,6 +22,9 @@ const std::vector<OpCase>& OpCases() {
       {"dense_tanh", "dense", {{2, 5}}, {{"units", 4}, {"activation", "tanh"}}},
       // Wide enough for the column-split multiply of few-row products (2 threads).
       {"dense_wide_columns_split", "dense", {{2, 20}}, {{"units", 301}, {"activation", "tanh"}}},
+      // Rows over several 8-row blocks and columns over several 32-column panels, both ending
+      // in a partial one (the OpenCL backend's packed GEMM on a CPU device).
+      {"dense_row_blocks_and_panels", "dense", {{19, 33}}, {{"units", 70}}},
       {"matmul", "matmul", {{2, 3, 4}, {2, 4, 5}}, {}},
       {"matmul_shared_rhs", "matmul", {{2, 3, 4}, {4, 2}}, {}},
       {"conv2d", "conv2d", {{2, 3, 7, 6}}, {{"filters", 4}, {"kernel", 3}, {"padding", 1}}},

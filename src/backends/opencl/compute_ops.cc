@@ -28,6 +28,10 @@ StepRun MakeDense(OpArgs& a) {
     g.bias_mode = 1;
   }
   g.act = ActivationCode::FromAttrs(a.layer.attrs);
+  if (a.vector_gemm && a.weight_values != nullptr) {
+    const GemmLaunch gemm = PreparePackedGemm(a, g, a.weight_values->at(0));
+    return [gemm](Enqueuer& e) { gemm.Run(e); };
+  }
   const GemmLaunch gemm = PrepareGemm(a, g);
   return [gemm](Enqueuer& e) { gemm.Run(e); };
 }

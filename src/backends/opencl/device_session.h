@@ -15,8 +15,9 @@ struct DeviceSession {
   BuiltProgram program;
   // GEMM: a work-group computes tile x tile of C, each work-item wpt x wpt of it.
   int gemm_tile = 64, gemm_wpt = 4;
-  // A CPU device runs kernels.cl's gemm_vec (register blocks, no local memory), any other the
-  // tiled gemm_tiled; on PoCL's CPU device gemm_vec is 9x faster at 1024^3 (docs/opencl.md).
+  // A CPU device runs kernels.cl's gemm_packed (a dense layer's weights packed in panels) and
+  // gemm_vec (register blocks, no local memory), any other the tiled gemm_tiled; on PoCL's CPU
+  // device those are about 10x faster than gemm_tiled at 1024^3 (docs/opencl.md).
   bool vector_gemm = false;
   int reduction_local = 64;      // work-items of a tree reduction (a power of two)
   size_t elementwise_local = 0;  // 1-D kernels' work-group size; 0: the driver's choice

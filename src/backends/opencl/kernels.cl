@@ -283,6 +283,54 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
   }
 }
 
+// A dense layer's product on a CPU device, its weights packed once at build time in panels of
+// PACKED_COLS columns, [N / PACKED_COLS][K][PACKED_COLS] (zero-padded): each work-item keeps
+// VEC_ROWS x 32 of C in two float16 per row (16 accumulators) and reads its panel as one
+// contiguous stream. gemm_vec's 16-wide column of B, read at a stride of N floats, maps every
+// row of B (and of A, at a stride of K) to the same L1 set once N or K is a multiple of 1024.
+#define PACKED_COLS 32
+kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset,
+                        global const float* Bp, global float* C, int c_offset,
+                        global const float* bias, int act, float clip) {
+  const int p = get_global_id(0), n0 = p * PACKED_COLS, m0 = get_global_id(1) * VEC_ROWS;
+  if (m0 >= M) return;
+  A += a_offset + m0 * K;
+  C += c_offset;
+  Bp += (size_t)p * K * PACKED_COLS;
+  const int rows = min(VEC_ROWS, M - m0);
+  float16 lo[VEC_ROWS], hi[VEC_ROWS];
+  for (int i = 0; i < VEC_ROWS; ++i) lo[i] = hi[i] = (float16)(0.0f);
+  if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
+    for (int k = 0; k < K; ++k) {
+      const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
+      for (int i = 0; i < VEC_ROWS; ++i) {
+        const float16 a = (float16)(A[i * K + k]);
+        lo[i] = fma(a, b0, lo[i]);
+        hi[i] = fma(a, b1, hi[i]);
+      }
+    }
+  } else {
+    for (int k = 0; k < K; ++k) {
+      const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
+      for (int i = 0; i < rows; ++i) {
+        const float16 a = (float16)(A[i * K + k]);
+        lo[i] = fma(a, b0, lo[i]);
+        hi[i] = fma(a, b1, hi[i]);
+      }
+    }
+  }
+  const int cols = min(PACKED_COLS, N - n0);
+  for (int i = 0; i < rows; ++i) {
+    float v[PACKED_COLS];
+    vstore16(lo[i], 0, v);
+    vstore16(hi[i], 1, v);
+    for (int j = 0; j < cols; ++j) {
+      const float r = bias ? v[j] + bias[n0 + j] : v[j];
+      C[(m0 + i) * N + n0 + j] = activate(r, act, clip);
+    }
+  }
+}
+
 // A few rows (M <= SKINNY_ROWS: batch-1..8 dense layers, a recurrence's step): one work-item per
 // column of C reads its column of B once for all rows, and neighbouring work-items read
 // neighbouring addresses. Bound by reading B, as the product is.

@@ -76,6 +76,8 @@ class OpArgs {
   cl_mem output;
   std::vector<cl_mem> weights;  // in the order of layer.weights
   bool vector_gemm = false;     // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
+  // The weights' values as uploaded (for a builder that repacks them once, at build time).
+  const std::vector<std::vector<float>>* weight_values = nullptr;
 
   cl_kernel Kernel(const char* name);  // owned by the executable
   // A read-only buffer holding `values`, owned by the executable (kernel parameters, taps).
@@ -129,6 +131,11 @@ struct GemmLaunch {
   void SetC(cl_mem c, int64_t offset) const;
 };
 GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& call);
+// The same product on a CPU device with B constant (a dense layer's weights, `b_values` [K, N]):
+// B packed once into column panels (kernels.cl's gemm_packed); A, C and the bias as in `call`
+// (no batch, no transposition, bias per column or none). The operands cannot be re-pointed.
+GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& call,
+                             const std::vector<float>& b_values);
 
 // kernels.cl's strided_map: every element of the iteration space `dims` (rank <= 8), with
 // operand k (y, a, b, c) at base[k] + sum of index * strides[k][axis] (a missing stride list is

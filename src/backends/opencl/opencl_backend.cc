@@ -244,8 +244,10 @@ class OpenclExecutable : public Executable {
     Tensor& out = tensors_[l.outputs[0]];
     out.elements = NumElements(l.output_shapes[0]);
     std::vector<cl_mem> weights;
+    std::vector<std::vector<float>> weight_values;
     for (size_t i = 0; i < l.weights.size(); ++i) {
-      const std::vector<float> v = WeightValues(l, i, config);
+      weight_values.push_back(WeightValues(l, i, config));
+      const std::vector<float>& v = weight_values.back();
       weights.push_back(NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data()));
     }
     // A constant's value is its output, written once here.
@@ -255,6 +257,7 @@ class OpenclExecutable : public Executable {
     OpArgs args(l, session_, inputs, out.device, weights, &kernels_, &buffers_, &scratch_bytes_,
                 &after_run_);
     args.vector_gemm = vector_gemm_;
+    args.weight_values = &weight_values;
     AddStep(l, index, it->second(args));
   }
 
