@@ -11,6 +11,8 @@
 #include <chrono>
 #include <memory>
 
+#include "src/common/huge_pages.h"
+
 namespace ntpb {
 namespace {
 
@@ -180,10 +182,11 @@ std::vector<double> TimeRegisterKernel(const RegisterKernel& kernel, int threads
 std::vector<double> StreamBandwidth(StreamKind kind, int threads, int64_t bytes, int reps) {
   const int arrays = kind == StreamKind::kRead ? 1 : 3;
   const int64_t n = std::max<int64_t>(bytes / arrays / static_cast<int64_t>(sizeof(float)), 1024);
-  // A read touches one array; a triad three (b and c only exist for it).
-  std::unique_ptr<float[]> a(new float[n]);
-  std::unique_ptr<float[]> b(arrays == 3 ? new float[n] : nullptr),
-      c(arrays == 3 ? new float[n] : nullptr);
+  // A read touches one array; a triad three (b and c only exist for it). On huge pages, as the
+  // buffers a topology streams are (huge_pages.h): the plateau is what memory can deliver.
+  const auto a = NewHugePageArray<float>(n);
+  const auto b = NewHugePageArray<float>(arrays == 3 ? n : 0),
+             c = NewHugePageArray<float>(arrays == 3 ? n : 0);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t i = 0; i < n; ++i) {  // first touch by the threads that stream it
     a[i] = 1.0f;

@@ -2,8 +2,8 @@
 //  - streamed (auto's choice for f32 and bf16 at batch 1-4): the input projection of all T steps
 //    and both directions as one matmul, then ntpbench's streamed recurrence
 //    (recurrent_stream.h), one direction per core over panel-packed weights read in alternating
-//    order; on a 2-core AMD EPYC VM (Zen 5) 1.2-1.6x faster than the decomposition in f32 at
-//    batch 1 (README, "Backends");
+//    order; on a 2-core AMD EPYC VM (Zen 5) 1.3-2.1x faster than the decomposition at batch 1
+//    and as fast or faster at batch 4, f32 and bf16 (README, "Backends");
 //  - decomposed (auto's choice otherwise, and i8): the same projection, then per step one
 //    matmul per direction [N, H] x [H, G*H] (it streams the recurrent weights: memory-bound)
 //    and the gate math on the CPU with Eigen's vectorised exp/tanh;

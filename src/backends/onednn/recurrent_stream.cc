@@ -79,7 +79,7 @@ void Panel(const float* x, int64_t rows, int64_t k_len, const W* panel, float* o
 
 void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
   const int64_t gh = gates() * h, p_count = panels();
-  std::vector<float> packed(static_cast<size_t>(p_count * h * kPanel), 0.0f);
+  Panels<float> packed(static_cast<size_t>(p_count * h * kPanel), 0.0f);
   for (int64_t p = 0; p < p_count; ++p) {
     for (int64_t k = 0; k < h; ++k) {
       for (int64_t j = 0; j < kPanel && p * kPanel + j < gh; ++j) {
@@ -88,7 +88,7 @@ void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
     }
   }
   if (bf16) {
-    std::vector<uint16_t> low(packed.size());
+    Panels<uint16_t> low(packed.size());
     std::transform(packed.begin(), packed.end(), low.begin(), ToBf16);
     w16.push_back(std::move(low));
   } else {

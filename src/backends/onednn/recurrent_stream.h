@@ -1,23 +1,30 @@
 // The recurrence of an LSTM/GRU at small batch, streamed by ntpbench's own kernel: at batch 1-4
 // each step is a matrix-vector product that reads all recurrent weights (128 MiB per step for
 // DeepSpeech's bidirectional LSTM, H 2048, f32) and does ~1 FLOP per byte, so memory bandwidth
-// is all that matters. What it does about that (on a 2-core AMD EPYC VM, Zen 5, 32 MiB L3, it
-// ran DeepSpeech's bilstm 1.2-1.6x faster than a oneDNN matmul per step in f32 at batch 1;
-// README, "Backends"):
+// is all that matters. What it does about that, each measured on a 2-core AMD EPYC VM (Zen 5,
+// 32 MiB L3; README, "Backends", and tools/recurrence_bandwidth.py):
 //  - one direction per core where there are as many threads as directions: each thread runs
 //    its direction's whole recurrence, with no barrier between steps (oneDNN's matmul per step
 //    splits every step over both cores and synchronises them 200 times per inference);
 //  - the weights of a direction packed in contiguous panels of 64 columns, so each thread reads
 //    one contiguous slab per step and the hardware prefetcher sees one stream;
 //  - the panels read in alternating order from one step to the next, so the tail read last is
-//    read first in the next step, while it is still in the last-level cache (its gain was
-//    within that VM's noise: kept because it costs nothing);
+//    read first in the next step, while it is still in the last-level cache: the one way past
+//    the DRAM floor, since the L3 is filled by what the L2s evict and holds the ~28 MiB read
+//    last (a pure read of 64 MiB per core ran 1.13-1.17x faster alternating than in one
+//    direction; 32 MiB per core, bf16's size, 1.45-1.5x);
+//  - the panels on 2 MiB pages (3-4% at f32 batch 1);
 //  - bf16 weights widened to f32 in registers (a shift), the state kept in f32.
+// Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
+// software prefetch 16-64 rows ahead, a fixed L3-resident slab with the rest read under
+// prefetchnta (the hint cost the stream 15%).
 #pragma once
 
 #include <Eigen/Core>
 #include <cstdint>
 #include <vector>
+
+#include "src/common/huge_pages.h"
 
 namespace ntpb::onednn {
 
@@ -26,9 +33,12 @@ struct StreamedRecurrence {
 
   int64_t n = 0, t_len = 0, h = 0, dirs = 1;
   bool lstm = true, reverse_only = false, bf16 = false;
-  // Per direction, panel-major: panel p holds W_h[k][p * kPanel + j] at [p][k][j], zero-padded.
-  std::vector<std::vector<float>> w32;
-  std::vector<std::vector<uint16_t>> w16;
+  // Per direction, panel-major: panel p holds W_h[k][p * kPanel + j] at [p][k][j], zero-padded;
+  // on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch 1).
+  template <typename T>
+  using Panels = std::vector<T, HugePageAllocator<T>>;
+  std::vector<Panels<float>> w32;
+  std::vector<Panels<uint16_t>> w16;
   std::vector<float> bias_hn;  // GRU: [dirs, H]
 
   int64_t gates() const { return lstm ? 4 : 3; }
