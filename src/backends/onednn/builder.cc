@@ -202,6 +202,11 @@ void Builder::AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::prim
   Add(p, std::move(args));
 }
 
+bool HasNativeBf16Arithmetic() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+  return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
 dnnl::primitive_attr UserScratchpad() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -276,9 +276,7 @@ class OnednnBackend : public Backend {
     const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
     switch (precision) {
       case Precision::kBf16:
-        if (isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx) {
-          return "native bf16 arithmetic (" + oneDNN + ")";
-        }
+        if (HasNativeBf16Arithmetic()) return "native bf16 arithmetic (" + oneDNN + ")";
         if (isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni) {
           return "bf16 emulated with AVX-512 f32 arithmetic: no avx512_bf16 here, or "
                  "ONEDNN_MAX_CPU_ISA caps it (" +

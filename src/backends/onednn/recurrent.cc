@@ -128,15 +128,20 @@ void BuildDecomposed(Builder& b, bool lstm) {
     }
   }
 
-  // The input projection runs in f32 (compute-bound, and this CPU emulates bf16 arithmetic) or,
-  // in i8 runs, u8/s8 x s8 like a dense layer; the recurrent matmul, which streams its weights
-  // at every step, in the run's precision; the gate math, the cell state and the output in f32.
+  // The input projection (compute-bound) runs in bf16 in a bf16 run where the CPU has bf16
+  // arithmetic (on a Zen 5 VM an LSTM of H 256 fed 2048 features, T 100, batch 16: 67-70 ms
+  // with an f32 projection, 37 ms in bf16), in f32 where oneDNN would emulate bf16 (slower than
+  // f32), and in i8 runs u8/s8 x s8 like a dense layer; the recurrent matmul, which streams its
+  // weights at every step, in the run's precision; the gate math, the cell state and the output
+  // in f32.
   const bool q = b.quantized();
-  const dt x_type = q ? QuantizedType(b.range(l.inputs[0])) : dt::f32;
+  const bool bf16_projection = b.act() == dt::bf16 && HasNativeBf16Arithmetic();
+  const dt projection_type = q ? dt::s8 : bf16_projection ? dt::bf16 : dt::f32;
+  const dt x_type = q ? QuantizedType(b.range(l.inputs[0])) : projection_type;
   const memory src = b.Input(l.inputs[0], PlainDesc(in, x_type));
   const memory::desc src_md({n * t_len, c}, x_type, tag::ab),
       xg_md({n * t_len, dirs * gh}, dt::f32, tag::ab),
-      wx_any({c, dirs * gh}, q ? dt::s8 : dt::f32, tag::any),
+      wx_any({c, dirs * gh}, projection_type, tag::any),
       wx_user({c, dirs * gh}, q ? dt::s8 : dt::f32, tag::ab),
       bias_md({1, dirs * gh}, dt::f32, tag::ab);
   const memory xg(xg_md, b.engine());
