@@ -16,7 +16,8 @@
 //  - the panels on 2 MiB pages (3-4% at f32 batch 1);
 //  - bf16 weights widened to f32 in registers (a shift), the state kept in f32.
 // Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
-// software prefetch 16-64 rows ahead, a fixed L3-resident slab with the rest read under
+// software prefetch 16-64 rows ahead or of the next panel's head, batch 4 as two passes of two
+// rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read under
 // prefetchnta (the hint cost the stream 15%).
 #pragma once
 
