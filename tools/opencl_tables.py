@@ -8,9 +8,13 @@
    measures in the same run, with oneDNN's GEMM beside it, for each GEMM kernel
    (opencl.gemm=vector: packed weights on a CPU device; tiled);
 3. the per-step overhead of a tiny kernel (a relu of 16 floats): host wall time per step (launch,
-   profiling event, wait) against the device's own time for it.
+   profiling event, wait) against the device's own time for it;
+4. i8 on opencl: per topology (--i8-topologies) opencl i8 against opencl f32 and onednn i8, the
+   three alternating (best of two rounds), and the i8 GEMM step at 1024^3 and 2048^3 against
+   the i8 and f32 register peaks of the same `ntpbench machine` run.
 
   tools/opencl_tables.py [--build build] [--min-time 1] [--device SPEC] [--topologies a,b]
+                         [--i8-topologies a,b]
 
 Output: Markdown on stdout; progress on stderr. Needs an OpenCL device (`ntpbench devices`).
 """
@@ -25,11 +29,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOPOLOGIES = ["tiny_cnn", "mlp", "deepspeech", "deepspeech_e2e", "mobilenet_v2", "resnet50"]
 
 
-def run(cli, topology, backends, batch, min_time, extra=()):
+def run(cli, topology, backends, batch, min_time, extra=(), precision="f32"):
     """One `ntpbench run`; returns {backend: benchmark JSON entry}."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         cmd = [cli, "run", topology, "--backend", ",".join(backends), "--batch", str(batch),
-               "--quiet", "--json", out.name, f"--benchmark_min_time={min_time}", *extra]
+               "--precision", precision, "--quiet", "--json", out.name,
+               f"--benchmark_min_time={min_time}", *extra]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         doc = json.load(open(out.name))
     found = {}
@@ -39,6 +44,18 @@ def run(cli, topology, backends, batch, min_time, extra=()):
             raise SystemExit(f"{b['name']}: {b.get('error_message')}")
         found[backend] = b
     return found
+
+
+def gemm_topology(n):
+    """A file holding a dense layer of M=K=N=n (M is the batch)."""
+    topo = {"name": "gemm", "params": {"N": n, "K": n},
+            "inputs": [{"name": "a", "shape": ["N", "K"]}],
+            "layers": [{"name": "gemm", "op": "dense", "units": "K", "bias": False}],
+            "outputs": ["gemm"]}
+    f = tempfile.NamedTemporaryFile("w", suffix=".json")
+    json.dump(topo, f)
+    f.flush()
+    return f
 
 
 def ms(entry):
@@ -51,6 +68,7 @@ def main():
     ap.add_argument("--min-time", default="1")
     ap.add_argument("--device", default="")
     ap.add_argument("--topologies", default=",".join(TOPOLOGIES))
+    ap.add_argument("--i8-topologies", default="mlp,mobilenet_v2,resnet50")
     a = ap.parse_args()
     cli = os.path.join(a.build, "ntpbench")
     device = ["--device", a.device] if a.device else []
@@ -72,20 +90,15 @@ def main():
 
     print("\n### GEMM as a share of the f32 register peak measured in this run\n")
     with tempfile.TemporaryDirectory() as cache:
-        peak = json.loads(subprocess.run(
+        ceilings = json.loads(subprocess.run(
             [cli, "machine", "--refresh", "--json"], capture_output=True, text=True, check=True,
-            env=dict(os.environ, NTPB_CACHE_DIR=cache)).stdout)["ceilings"]["register.f32"]["best"]
+            env=dict(os.environ, NTPB_CACHE_DIR=cache)).stdout)["ceilings"]
+    peak = ceilings["register.f32"]["best"]
     print(f"f32 register peak: {peak:.1f} GFLOP/s\n")
     print("| M=K=N | onednn GFLOP/s | opencl vector GFLOP/s | % peak | opencl tiled GFLOP/s | % peak |")
     print("|---|---|---|---|---|---|")
     for n in (1024, 2048):
-        topo = {"name": "gemm", "params": {"N": n, "K": n},
-                "inputs": [{"name": "a", "shape": ["N", "K"]}],
-                "layers": [{"name": "gemm", "op": "dense", "units": "K", "bias": False}],
-                "outputs": ["gemm"]}
-        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
-            json.dump(topo, f)
-            f.flush()
+        with gemm_topology(n) as f:
             print(f"opencl_tables: gemm {n}", file=sys.stderr)
             # The GEMM step's own rate (its upload and download are steps of their own), best
             # of three rounds: PoCL's run-to-run spread on this VM was up to 2x.
@@ -112,6 +125,37 @@ def main():
     print("| step | eigen wall µs | opencl wall µs (enqueue + event + wait) | opencl device µs |")
     print("|---|---|---|---|")
     print(f"| relu [1, 16] | {r['eigen']['layer.relu.ms'] * 1e3:.2f} | {wall:.1f} | {dev:.1f} |")
+
+    print("\n### i8 on opencl (best of 2 rounds, the three alternating)\n")
+    print("| topology | batch | opencl f32 ms | opencl i8 ms | i8 / f32 | onednn i8 ms |")
+    print("|---|---|---|---|---|---|")
+    for name in filter(None, a.i8_topologies.split(",")):
+        path = os.path.join(ROOT, "topologies", name + ".json")
+        for batch in (1, 4):
+            print(f"opencl_tables: i8 {name} batch {batch}", file=sys.stderr)
+            best = {"f32": float("inf"), "i8": float("inf"), "onednn": float("inf")}
+            for _ in range(2):
+                for key, backend, precision in (("f32", "opencl", "f32"), ("i8", "opencl", "i8"),
+                                                ("onednn", "onednn", "i8")):
+                    extra = device if backend == "opencl" else []
+                    r = run(cli, path, [backend], batch, a.min_time, extra, precision)
+                    best[key] = min(best[key], ms(r[backend]))
+            print(f"| {name} | {batch} | {best['f32']:.2f} | {best['i8']:.2f} | "
+                  f"{best['i8'] / best['f32']:.2f} | {best['onednn']:.2f} |")
+    i8_peak = ceilings.get("register.i8", {}).get("best", 0)
+    print(f"\ni8 register peak: {i8_peak:.1f} GOP/s; f32: {peak:.1f} GFLOP/s\n")
+    print("| M=K=N | opencl f32 GFLOP/s | opencl i8 GOP/s | % i8 peak | % f32 peak |")
+    print("|---|---|---|---|---|")
+    for n in (1024, 2048):
+        with gemm_topology(n) as f:
+            print(f"opencl_tables: i8 gemm {n}", file=sys.stderr)
+            g = {"f32": 0.0, "i8": 0.0}
+            for _ in range(3):
+                for precision in ("f32", "i8"):
+                    r = run(cli, f.name, ["opencl"], n, a.min_time, device, precision)
+                    g[precision] = max(g[precision], r["opencl"]["layer.gemm.gflops"])
+        share = f"{100 * g['i8'] / i8_peak:.0f}%" if i8_peak else "-"
+        print(f"| {n} | {g['f32']:.1f} | {g['i8']:.1f} | {share} | {100 * g['i8'] / peak:.0f}% |")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,11 @@ struct RunConfig {
   // other layer, "fallback" -> where a layer goes that its backend cannot run (absent: an
   // error). `--place bilstm=onednn,default=opencl,fallback=onednn`.
   std::map<std::string, std::string> placement;
+  // i8: the range (min, max) of every tensor in a reference f32 run of the whole topology. The
+  // hetero backend sets it, so that each part it compiles quantizes as the whole would (a part's
+  // own inputs are not the values the layers before it give); null: a backend calibrates on the
+  // topology it compiles.
+  std::shared_ptr<const std::map<std::string, std::pair<float, float>>> calibration;
 };
 
 // A switch of a backend that changes what is measured (oneDNN's fusion, Winograd, ...). The

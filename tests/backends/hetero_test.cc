@@ -4,6 +4,9 @@
 // Eigen this build has (oneDNN, OpenCL), and skips, saying so, where it has none.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -93,6 +96,45 @@ TEST(HeteroBackend, ALayerItsBackendCannotRunIsNamedUnlessItMayFallBack) {
     EXPECT_EQ(s.kernel.rfind("fallback from eigen", 0), 0u) << s.name << ": " << s.kernel;
   }
   EXPECT_NO_THROW(exe->Run());
+}
+
+// i8 split across two backends: each part quantizes with the ranges of the whole topology's
+// reference run, not those of its own inputs (random there). Inputs 50x the usual scale make
+// the difference decisive: a part calibrated on random inputs would clip fc2's input at a small
+// fraction of its range.
+TEST(HeteroBackend, AnI8SplitQuantizesEachPartWithTheWholeTopologysRanges) {
+  const ResolvedTopology t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")),
+                                     {{"N", 2}, {"n_hidden", 64}});
+  RunConfig config;
+  config.seed = 5;
+  std::vector<float> pixels(2 * 784);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = 50.0f * std::sin(0.37f * i);
+  config.inputs["pixels"] = pixels;
+  const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = Precision::kI8;
+  std::vector<std::string> i8;
+  for (const std::string& name : BackendNames()) {
+    const Backend* b = FindBackend(name);
+    if (!b->UsesPlacement() && b->Supports(t, config).ok) i8.push_back(name);
+  }
+  if (i8.size() < 2) {
+    GTEST_SKIP() << "needs two backends that run i8 here, has " << ::testing::PrintToString(i8);
+  }
+  config.placement = ParsePlacement("fc2=" + i8[1] + ",default=" + i8[0], "--place");
+  const std::unique_ptr<Executable> exe = FindBackend("hetero")->Compile(t, config);
+  reference->Run();
+  exe->Run();
+  // Errors relative to the tensor's largest magnitude: 8 bits resolve a range, not each value.
+  for (const char* out : {"fc1", "fc2", "fc3"}) {
+    const std::vector<float> got = exe->ReadTensor(out), want = reference->ReadTensor(out);
+    ASSERT_EQ(got.size(), want.size());
+    float largest = 0, error = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      largest = std::max(largest, std::abs(want[i]));
+      error = std::max(error, std::abs(got[i] - want[i]));
+    }
+    EXPECT_LT(error / largest, 2e-2) << out << " (largest " << largest << ")";
+  }
 }
 
 TEST(HeteroBackend, BadPlacementsAreNamed) {

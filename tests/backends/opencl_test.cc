@@ -7,13 +7,16 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/opencl/cl_runtime.h"
 #include "src/backends/opencl/program_cache.h"
+#include "src/bench/accuracy.h"
 #include "src/topology/numeric_outputs.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
@@ -188,13 +191,143 @@ TEST(OpenclBackend, RefusesPrecisionsItHasNoKernelsFor) {
   SKIP_WITHOUT_OPENCL();
   const ResolvedTopology t =
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {{"N", 1}, {"n_hidden", 8}});
-  for (Precision p : {Precision::kBf16, Precision::kF16, Precision::kI8}) {
+  for (Precision p : {Precision::kBf16, Precision::kF16}) {
     RunConfig config;
     config.precision = p;
     const Support s = FindBackend("opencl")->Supports(t, config);
     EXPECT_FALSE(s.ok) << PrecisionName(p);
     EXPECT_NE(s.reason.find(PrecisionName(p)), std::string::npos) << s.reason;
   }
+}
+
+// i8: u8/s8 activations (per-tensor scales from the calibration run) and s8 weights (per output
+// channel, 127 levels), summed exactly in 32-bit integers: the same scheme as oneDNN's with VNNI,
+// so the same tolerance (tests/backends/onednn_test.cc). Ops that do not quantize run f32.
+constexpr double kI8Tolerance = 2e-2;
+
+// The reference and the opencl executable at `precision`, from one config, each run once.
+struct RanBoth {
+  std::unique_ptr<Executable> reference, opencl;
+};
+RanBoth RunBoth(const ResolvedTopology& t, RunConfig config, Precision precision) {
+  RanBoth r;
+  r.reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = precision;
+  r.opencl = FindBackend("opencl")->Compile(t, config);
+  r.reference->Run();
+  r.opencl->Run();
+  return r;
+}
+void ExpectClose(const RanBoth& r, const std::string& tensor, double tolerance, double min_cosine,
+                 const std::string& what) {
+  const AccuracyDelta d =
+      CompareOutputs(r.opencl->ReadTensor(tensor), r.reference->ReadTensor(tensor));
+  EXPECT_LT(d.max_rel_err, tolerance) << what;
+  EXPECT_GT(d.cosine, min_cosine) << what;
+}
+
+class OpenclOpTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(OpenclOpTest, InI8StaysCloseToTheEigenF32Reference) {
+  SKIP_WITHOUT_OPENCL();
+  const OpCase& c = GetParam();
+  const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
+  RunConfig config;
+  config.seed = 7;
+  const RanBoth r = RunBoth(t, config, Precision::kI8);
+  ExpectClose(r, "y", kI8Tolerance, 0.999, c.label);
+  // A quantized layer computes from an 8-bit copy of its input, made by a quantize step.
+  int quantize_steps = 0;
+  for (const StepInfo& s : r.opencl->steps()) {
+    if (s.op != "quantize") continue;
+    ++quantize_steps;
+    EXPECT_TRUE(s.inlay && s.layer < 0 && s.feeds >= 0) << s.name;
+  }
+  EXPECT_EQ(quantize_steps, c.op == "dense" || c.op == "conv2d" ? 1 : 0) << c.label;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllOps, OpenclOpTest, ::testing::ValuesIn(OpCases()),
+                         [](const ::testing::TestParamInfo<OpCase>& info) {
+                           return info.param.label;
+                         });
+
+// Every layer's result of every shipped topology in i8 (convolutions of every kind: standard,
+// pointwise, depthwise, grouped, strided), against the reference.
+TEST_P(OpenclTopology, InI8EveryTensorStaysCloseToTheEigenF32Reference) {
+  SKIP_WITHOUT_OPENCL();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + GetParam().file)), GetParam().params);
+  RunConfig config;
+  config.seed = 3;
+  const RanBoth r = RunBoth(t, config, Precision::kI8);
+  // MFCC features have heavier tails than random normal inputs (onednn_test.cc says the same).
+  const double tolerance = GetParam().file == "deepspeech_e2e.json" ? 0.03 : kI8Tolerance;
+  for (const ResolvedLayer& l : t.layers) {
+    ExpectClose(r, NumericStandIn(t, l.outputs[0]), tolerance, 0.99, "layer " + l.name);
+  }
+  // Each tensor is quantized once however many layers read it.
+  std::set<std::string> quantized;
+  for (const StepInfo& s : r.opencl->steps()) {
+    if (s.op != "quantize") continue;
+    const std::string marker = ".quantize.";  // the step is "<layer>.quantize.<tensor>"
+    const std::string tensor = s.name.substr(s.name.find(marker) + marker.size());
+    EXPECT_TRUE(quantized.insert(tensor).second) << s.name;
+  }
+}
+
+// The i8 kernels' integer arithmetic, exactly: a layer whose weights are exact in 8 bits (every
+// output channel's largest is 1, every weight a multiple of 1/127) fed an input exact at the
+// scale the calibration gives (multiples of 1/scale, positive and negative), so quantizing loses
+// nothing and the i8 result equals the f32 one up to f32 rounding of the sums. A wrong sign
+// extension, panel packing or channel offset is off by far more than 1e-5.
+void ExpectI8ExactOn(const std::string& op, const Shape& input, const nlohmann::json& attrs) {
+  Topology topology = SingleLayer(op, {input}, attrs);
+  const ResolvedTopology plain = Resolve(topology, {});
+  const Shape w_shape = plain.layers[0].weights[0].shape;
+  // Channels: a dense kernel's [K, units] columns, a conv kernel's [filters, ...] rows.
+  const bool dense = op == "dense";
+  const int64_t channels = dense ? w_shape[1] : w_shape[0];
+  const int64_t per_channel = NumElements(w_shape) / channels;
+  auto w = std::make_shared<std::vector<float>>(NumElements(w_shape));
+  for (int64_t i = 0; i < static_cast<int64_t>(w->size()); ++i) {
+    const int64_t c = dense ? i % channels : i / per_channel;
+    const int64_t within = dense ? i / channels : i % per_channel;
+    const int q = within == 0 ? 127 : static_cast<int>((i * 37 + c * 11) % 255) - 127;
+    (*w)[i] = static_cast<float>(q) / 127.0f;
+  }
+  topology.layers[0].weights["kernel"] = {w_shape, w};
+  const ResolvedTopology t = Resolve(topology, {});
+  RunConfig config;
+  config.seed = 5;
+  const TensorRange range = CalibrateWithReference(t, config).at("x0");
+  ASSERT_FALSE(range.unsigned_8bit());  // the seed's input is normal: s8
+  const float scale = QuantizationScale(range);
+  std::vector<float> x(NumElements(input));
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(static_cast<int>((i * 53) % 255) - 127) / scale;
+  }
+  const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(t, config);
+  config.precision = Precision::kI8;
+  const std::unique_ptr<Executable> exe = FindBackend("opencl")->Compile(t, config);
+  reference->WriteTensor("x0", x);
+  exe->WriteTensor("x0", x);
+  reference->Run();
+  exe->Run();
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), reference->ReadTensor("y")), 1e-5) << op;
+}
+
+TEST(OpenclBackend, I8KernelsSumExactlyInIntegers) {
+  SKIP_WITHOUT_OPENCL();
+  // 37 units: a full and a partial panel of 32; 9 rows: a full and a partial block of 8.
+  ExpectI8ExactOn("dense", {9, 40}, {{"units", 37}, {"bias", false}});
+  // Standard (im2col + gemm_i8 with a partial 16-column tail: 5x5 outputs), pointwise, grouped,
+  // depthwise.
+  ExpectI8ExactOn("conv2d", {2, 6, 7, 7}, {{"filters", 11}, {"kernel", {3, 3}}, {"bias", false}});
+  ExpectI8ExactOn("conv2d", {1, 6, 5, 6}, {{"filters", 10}, {"kernel", {1, 1}}, {"bias", false}});
+  ExpectI8ExactOn("conv2d", {1, 8, 6, 6},
+                  {{"filters", 8}, {"kernel", {3, 3}}, {"groups", 2}, {"bias", false}});
+  ExpectI8ExactOn("conv2d", {1, 4, 6, 6},
+                  {{"filters", 8}, {"kernel", {3, 3}}, {"groups", 4}, {"bias", false}});
 }
 
 TEST(OpenclBackend, AnIdOutsideTheTableIsNamedAfterTheRun) {

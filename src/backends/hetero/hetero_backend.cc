@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/backends/reference_run.h"
 
 namespace ntpb {
 namespace {
@@ -104,8 +105,12 @@ Plan MakePlan(const ResolvedTopology& t, const RunConfig& config) {
 
 class HeteroExecutable : public Executable {
  public:
-  HeteroExecutable(const ResolvedTopology& t, const RunConfig& config) {
+  HeteroExecutable(const ResolvedTopology& t, RunConfig config) {
     const Plan plan = MakePlan(t, config);
+    if (config.precision == Precision::kI8 && !config.calibration) {
+      config.calibration = std::make_shared<const std::map<std::string, std::pair<float, float>>>(
+          EigenReference(t, config)->ranges);
+    }
     std::map<std::string, size_t> producer;  // tensor -> segment that writes it
     for (const Plan::Part& part : plan.parts) {
       const size_t index = segments_.size();

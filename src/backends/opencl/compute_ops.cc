@@ -1,11 +1,13 @@
 // The GEMM-shaped ops: dense and matmul as one (batched) GEMM; conv2d as im2col + GEMM per chunk
 // of images (1x1 stride-1 convolutions read the input directly; depthwise a direct kernel);
 // conv_transpose as GEMM + col2im; LSTM and GRU as one GEMM for the input projection of every
-// step, then per step a GEMM of the state and a gate kernel.
+// step, then per step a GEMM of the state and a gate kernel. In i8 runs dense and conv2d compute
+// on 8-bit integers and the others stay f32 (oneDNN quantizes LSTM and GRU weights too).
 #include <algorithm>
 #include <memory>
 
 #include "src/backends/common/conv_geometry.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/opencl/op_builder.h"
 
 namespace ntpb::opencl {
@@ -17,22 +19,26 @@ StepRun MakeDense(OpArgs& a) {
   g.k = in.back();
   g.n = a.layer.output_shapes[0].back();
   g.m = NumElements(in) / g.k;
-  g.a = a.inputs[0];
   g.lda = g.k;
-  g.b = a.weights[0];
   g.ldb = g.n;
   g.c = a.output;
   g.ldc = g.n;
-  if (a.weights.size() > 1) {
-    g.bias = a.weights[1];
+  if (a.WeightCount() > 1) {
+    g.bias = a.Weight(1);
     g.bias_mode = 1;
   }
   g.act = ActivationCode::FromAttrs(a.layer.attrs);
-  if (a.vector_gemm && a.weight_values != nullptr) {
-    const GemmLaunch gemm = PreparePackedGemm(a, g, a.weight_values->at(0));
-    return [gemm](Enqueuer& e) { gemm.Run(e); };
+  GemmLaunch gemm;
+  if (a.quantized()) {
+    gemm = PrepareI8PackedGemm(a, g, a.quantize(a.layer.inputs[0]), a.WeightValues(0));
+  } else if (a.vector_gemm) {
+    g.a = a.inputs[0];
+    gemm = PreparePackedGemm(a, g, a.WeightValues(0));
+  } else {
+    g.a = a.inputs[0];
+    g.b = a.Weight(0);
+    gemm = PrepareGemm(a, g);
   }
-  const GemmLaunch gemm = PrepareGemm(a, g);
   return [gemm](Enqueuer& e) { gemm.Run(e); };
 }
 
@@ -70,33 +76,55 @@ constexpr int64_t kScratchChunkBytes = int64_t{64} << 20;
 StepRun MakeConv2d(OpArgs& a) {
   const ConvGeometry g = ConvGeometryOf(a.layer);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, plane = g.oh * g.ow;
+  const int64_t rows = cg * g.kh * g.kw;
   const ActivationCode act = ActivationCode::FromAttrs(a.layer.attrs);
-  const bool has_bias = a.weights.size() > 1;
+  const bool has_bias = a.WeightCount() > 1;
+  const cl_mem bias = has_bias ? a.Weight(1) : cl_mem{nullptr};
   const cl_mem params = a.Constant(GeometryParams(g));
+  // i8: the input quantized per tensor, the weights per filter (src/backends/common/
+  // quantization.h); im2col copies bytes, the GEMM sums in integers and dequantizes per filter.
+  const bool i8 = a.quantized();
+  QuantizedTensor xq;
+  cl_mem weights = nullptr, filter_scales = nullptr;
+  if (i8) {
+    xq = a.quantize(a.layer.inputs[0]);
+    const QuantizedWeights q = QuantizeWeights(a.WeightValues(0), g.f, rows, 127);
+    weights = a.Constant(q.values.data(), static_cast<int64_t>(q.values.size()));
+    filter_scales = a.Constant(DequantizeScales(xq.scale, q.scales));
+  } else {
+    weights = a.Weight(0);
+  }
+  const cl_mem input = i8 ? xq.data : a.inputs[0];
+  const cl_int flip = xq.is_signed ? 1 : 0;
 
   if (cg == 1) {  // depthwise, with an optional channel multiplier
-    cl_kernel k = a.Kernel("depthwise_conv");
+    cl_kernel k = a.Kernel(i8 ? "depthwise_conv_i8" : "depthwise_conv");
     const int64_t total = g.n * g.f * plane;
-    SetArgs(k, a.inputs[0], a.weights[0], has_bias ? a.weights[1] : cl_mem{nullptr},
-            cl_int{has_bias ? 1 : 0}, a.output, params, Int(g.f), Int(fg), Int(total), act.kind,
-            act.clip);
+    if (i8) {
+      SetArgs(k, input, flip, weights, filter_scales, bias, cl_int{has_bias ? 1 : 0}, a.output,
+              params, Int(g.f), Int(fg), Int(total), act.kind, act.clip);
+    } else {
+      SetArgs(k, input, weights, bias, cl_int{has_bias ? 1 : 0}, a.output, params, Int(g.f),
+              Int(fg), Int(total), act.kind, act.clip);
+    }
     return [k, total](Enqueuer& e) { e.Launch1D(k, total); };
   }
 
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
                          g.pl == 0 && g.oh == g.h && g.ow == g.w;
-  const int64_t rows = cg * g.kh * g.kw;
+  const int64_t element_bytes = i8 ? 1 : 4;
   // Per group: out[image][grp*fg.., plane] = W[grp] [fg, rows] * cols[image] [rows, plane],
   // batched over the images of a chunk.
   const int64_t chunk =
-      pointwise ? g.n : std::clamp<int64_t>(kScratchChunkBytes / (rows * plane * 4), 1, g.n);
+      pointwise ? g.n
+                : std::clamp<int64_t>(kScratchChunkBytes / (rows * plane * element_bytes), 1, g.n);
   struct Pass {
     cl_kernel im2col = nullptr;  // null: the GEMM reads the input
     int64_t first_image = 0, images = 0, group = 0;
     GemmLaunch gemm;
   };
   auto passes = std::make_shared<std::vector<Pass>>();
-  if (!pointwise) a.RequireScratch(chunk * rows * plane * 4);
+  if (!pointwise) a.RequireScratch(chunk * rows * plane * element_bytes);
   for (int64_t first = 0; first < g.n; first += chunk) {
     const int64_t images = std::min(chunk, g.n - first);
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -109,7 +137,7 @@ StepRun MakeConv2d(OpArgs& a) {
       call.n = plane;
       call.k = rows;
       call.batch = images;
-      call.a = a.weights[0];
+      call.a = weights;
       call.a_offset = grp * fg * rows;
       call.lda = rows;
       call.a_batch = 0;
@@ -117,26 +145,24 @@ StepRun MakeConv2d(OpArgs& a) {
       call.c_offset = (first * g.f + grp * fg) * plane;
       call.ldc = plane;
       call.c_batch = g.f * plane;
-      if (has_bias) {
-        call.bias = a.weights[1];
-        call.bias_offset = grp * fg;
-        call.bias_mode = 2;
-      }
+      call.bias = bias;
+      call.bias_offset = grp * fg;  // i8: the filter scales' offset too
+      call.bias_mode = has_bias ? 2 : 0;
       call.act = act;
       if (pointwise) {
-        call.b = a.inputs[0];
+        call.b = input;
         call.b_offset = (first * g.c + grp * cg) * plane;
         call.ldb = plane;
         call.b_batch = g.c * plane;
       } else {
-        p.im2col = a.Kernel("im2col");
-        SetArgs(p.im2col, a.inputs[0], Int((first * g.c + grp * cg) * g.h * g.w),
-                Int(g.c * g.h * g.w), Int(cg), params, cl_mem{nullptr}, Int(images));
+        p.im2col = a.Kernel(i8 ? "im2col_i8" : "im2col");
+        SetArgs(p.im2col, input, Int((first * g.c + grp * cg) * g.h * g.w), Int(g.c * g.h * g.w),
+                Int(cg), params, cl_mem{nullptr}, Int(images));
         call.b = nullptr;  // the scratch, set when the step runs
         call.ldb = plane;
         call.b_batch = rows * plane;
       }
-      p.gemm = PrepareGemm(a, call);
+      p.gemm = i8 ? PrepareI8Gemm(a, call, xq.is_signed, filter_scales) : PrepareGemm(a, call);
       passes->push_back(p);
     }
   }
@@ -161,7 +187,7 @@ StepRun MakeConvTranspose(OpArgs& a) {
   const int64_t n_img = in[0], c = in[1], h = in[2], w = in[3];
   const int64_t f = out[1], oh = out[2], ow = out[3], groups = a.layer.attrs.Int("groups");
   const int64_t cg = c / groups, fg = f / groups, rows = fg * k[0] * k[1], plane = h * w;
-  const bool has_bias = a.weights.size() > 1;
+  const bool has_bias = a.WeightCount() > 1;
   const cl_mem params = a.Constant(std::vector<cl_int>{Int(h), Int(w), Int(oh), Int(ow), Int(k[0]),
                                                        Int(k[1]), Int(s[0]), Int(s[1]), Int(d[0]),
                                                        Int(d[1]), Int(p[0]), Int(p[1])});
@@ -178,7 +204,7 @@ StepRun MakeConvTranspose(OpArgs& a) {
       call.m = rows;
       call.n = plane;
       call.k = cg;
-      call.a = a.weights[0];
+      call.a = a.Weight(0);
       call.a_offset = grp * cg * rows;
       call.lda = rows;
       call.trans_a = true;
@@ -189,7 +215,7 @@ StepRun MakeConvTranspose(OpArgs& a) {
       call.ldc = plane;
       Pass pass{PrepareGemm(a, call), a.Kernel("col2im")};
       SetArgs(pass.col2im, cl_mem{nullptr}, a.output, Int((n * f + grp * fg) * oh * ow),
-              has_bias ? a.weights[1] : cl_mem{nullptr}, cl_int{has_bias ? 1 : 0}, Int(grp * fg),
+              has_bias ? a.Weight(1) : cl_mem{nullptr}, cl_int{has_bias ? 1 : 0}, Int(grp * fg),
               params, Int(fg));
       passes->push_back(pass);
     }
@@ -237,11 +263,11 @@ StepRun MakeRecurrent(OpArgs& a) {
     x.k = c;
     x.a = a.inputs[0];
     x.lda = c;
-    x.b = a.weights[d * per_dir];
+    x.b = a.Weight(d * per_dir);
     x.ldb = gates * h;
     x.c = xg;
     x.ldc = gates * h;
-    x.bias = a.weights[d * per_dir + 2];
+    x.bias = a.Weight(d * per_dir + 2);
     x.bias_mode = 1;
     GemmCall r;
     r.m = n;
@@ -249,7 +275,7 @@ StepRun MakeRecurrent(OpArgs& a) {
     r.k = h;
     r.a = state;
     r.lda = h;
-    r.b = a.weights[d * per_dir + 1];
+    r.b = a.Weight(d * per_dir + 1);
     r.ldb = gates * h;
     r.c = hg;
     r.ldc = gates * h;
@@ -259,7 +285,7 @@ StepRun MakeRecurrent(OpArgs& a) {
       SetArgs(dn.gate, hg, xg, state, cell, a.output, Int(n), Int(h), cl_int{0}, Int(t_len),
               Int(h * dirs), Int(d * h));
     } else {
-      SetArgs(dn.gate, hg, xg, state, a.weights[d * per_dir + 3], a.output, Int(n), Int(h),
+      SetArgs(dn.gate, hg, xg, state, a.Weight(d * per_dir + 3), a.output, Int(n), Int(h),
               cl_int{0}, Int(t_len), Int(h * dirs), Int(d * h));
     }
     directions->push_back(dn);

@@ -91,7 +91,7 @@ StepRun MakeBatchnorm(OpArgs& a) {
   const Shape& in = a.layer.input_shapes[0];
   const int64_t n = NumElements(in), c = in[1], inner = n / (in[0] * c);
   cl_kernel k = a.Kernel("batchnorm");
-  SetArgs(k, a.inputs[0], a.output, a.weights[0], a.weights[1], a.weights[2], a.weights[3],
+  SetArgs(k, a.inputs[0], a.output, a.Weight(0), a.Weight(1), a.Weight(2), a.Weight(3),
           static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c), Int(inner), Int(n));
   return [k, n](Enqueuer& e) { e.Launch1D(k, n); };
 }
@@ -108,7 +108,7 @@ StepRun MakeLayernorm(OpArgs& a) {
   const Shape& in = a.layer.input_shapes[0];
   const int64_t c = in.back(), rows = NumElements(in) / c;
   cl_kernel k = a.Kernel("layernorm");
-  SetArgs(k, a.inputs[0], a.output, a.weights[0], a.weights[1],
+  SetArgs(k, a.inputs[0], a.output, a.Weight(0), a.Weight(1),
           static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c));
   return PerGroup(k, rows, static_cast<size_t>(a.device.reduction_local));
 }
@@ -206,7 +206,7 @@ StepRun MakeEmbedding(OpArgs& a) {
   const cl_mem bad = a.Buffer(sizeof(cl_int));
   const cl_mem ids = a.inputs[0];
   cl_kernel k = a.Kernel("embedding");
-  SetArgs(k, ids, a.weights[0], a.output, Int(vocab), Int(dim), Int(total), bad);
+  SetArgs(k, ids, a.Weight(0), a.output, Int(vocab), Int(dim), Int(total), bad);
   const std::string layer = a.layer.name;
   a.CheckAfterRun([bad, ids, layer, vocab](cl_command_queue queue) {
     cl_int position = 0;

@@ -358,24 +358,181 @@ kernel void gemm_skinny(int M, int N, int K, global const float* A, int a_offset
   }
 }
 
+// Which element of the images (from their start) im2col's column entry i reads; -1 for padding.
+// g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl (13 ints).
+inline int im2col_source(int i, int image_stride, int channels, constant int* g) {
+  const int h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
+  const int plane = oh * ow, rows = channels * kh * kw;
+  const int o = i % plane, r = (i / plane) % rows, image = i / (plane * rows);
+  const int ox = o % ow, oy = o / ow;
+  const int kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
+  const int iy = oy * g[7] - g[11] + ky * g[9];
+  const int ix = ox * g[8] - g[12] + kx * g[10];
+  return (iy >= 0 && iy < h && ix >= 0 && ix < w) ? image * image_stride + (ch * h + iy) * w + ix
+                                                  : -1;
+}
+
+// ---- i8: dense and conv2d on 8-bit integers ---------------------------------------------------
+// An activation is quantized per tensor to u8 (a tensor never negative in the calibration run)
+// or s8; the weights to s8 per output channel (src/backends/common/quantization.h). Products
+// are summed exactly in 32-bit integers and dequantized by one scale per output channel.
+// u8 and s8 activations share each kernel: their bytes are read as uchar and sign-extended
+// with (v ^ flip) - flip, flip 128 for s8 and 0 for u8 (a uniform value, cheaper than a second
+// copy of every kernel).
+
+kernel void quantize(global const float* x, global uchar* q, float scale, int is_signed, int n) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const float v = rint(x[i] * scale);
+  q[i] = is_signed ? (uchar)(char)clamp(v, -127.0f, 127.0f) : (uchar)clamp(v, 0.0f, 255.0f);
+}
+
+// im2col of quantized bytes (as im2col; padding is 0 in u8 and s8 alike).
+kernel void im2col_i8(global const uchar* x, int x_offset, int image_stride, int channels,
+                      constant int* g, global uchar* cols, int images) {
+  const int i = get_global_id(0);
+  if (i >= images * channels * g[5] * g[6] * g[3] * g[4]) return;
+  const int from = im2col_source(i, image_stride, channels, g);
+  cols[i] = from >= 0 ? x[x_offset + from] : (uchar)0;
+}
+
+// A convolution's product: C[z] = dequantize(A * B[z]) per row, A the s8 weights [M, K], B the
+// u8/s8 columns [K, N] of image z. Each work-item keeps VEC_ROWS x 16 of C in int16 registers,
+// as gemm_vec does in float16. scales and bias are per row, from channel_offset; bias may be 0.
+kernel void gemm_i8(int M, int N, int K, global const char* A, int a_offset, int lda,
+                    global const uchar* B, int b_offset, int ldb, int b_batch, int b_signed,
+                    global float* C, int c_offset, int ldc, int c_batch,
+                    global const float* scales, global const float* bias, int channel_offset,
+                    int act, float clip) {
+  const int n0 = get_global_id(0) * 16, m0 = get_global_id(1) * VEC_ROWS;
+  const int z = get_global_id(2);
+  if (n0 >= N || m0 >= M) return;
+  A += a_offset + m0 * lda;
+  B += b_offset + z * b_batch;
+  C += c_offset + z * c_batch;
+  const int flip = b_signed ? 128 : 0;
+  const int rows = min(VEC_ROWS, M - m0);
+  int16 acc[VEC_ROWS];
+  for (int i = 0; i < VEC_ROWS; ++i) acc[i] = (int16)(0);
+  if (n0 + 16 <= N) {
+    if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
+      for (int k = 0; k < K; ++k) {
+        const int16 b = (convert_int16(vload16(0, B + k * ldb + n0)) ^ flip) - flip;
+        for (int i = 0; i < VEC_ROWS; ++i) acc[i] += (int)A[i * lda + k] * b;
+      }
+    } else {
+      for (int k = 0; k < K; ++k) {
+        const int16 b = (convert_int16(vload16(0, B + k * ldb + n0)) ^ flip) - flip;
+        for (int i = 0; i < rows; ++i) acc[i] += (int)A[i * lda + k] * b;
+      }
+    }
+  }
+  const int cols = min(16, N - n0);
+  for (int i = 0; i < rows; ++i) {
+    int v[16];
+    if (cols == 16) {
+      vstore16(acc[i], 0, v);
+    } else {  // the last columns, fewer than 16
+      for (int j = 0; j < cols; ++j) {
+        int sum = 0;
+        for (int k = 0; k < K; ++k) {
+          sum += (int)A[i * lda + k] * (((int)B[k * ldb + n0 + j] ^ flip) - flip);
+        }
+        v[j] = sum;
+      }
+    }
+    const int channel = channel_offset + m0 + i;
+    const float add = bias ? bias[channel] : 0.0f;
+    for (int j = 0; j < cols; ++j) {
+      C[(m0 + i) * ldc + n0 + j] = activate((float)v[j] * scales[channel] + add, act, clip);
+    }
+  }
+}
+
+// A dense layer's product: A the u8/s8 activations [M, K], Bp the s8 weights packed as
+// gemm_packed's; VEC_ROWS x 32 of C per work-item in two int16 per row; scales and bias per
+// column (bias may be 0).
+kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_signed,
+                           global const char* Bp, global float* C, int c_offset,
+                           global const float* scales, global const float* bias, int act,
+                           float clip) {
+  const int p = get_global_id(0), n0 = p * PACKED_COLS, m0 = get_global_id(1) * VEC_ROWS;
+  if (m0 >= M) return;
+  A += m0 * K;
+  C += c_offset;
+  Bp += (size_t)p * K * PACKED_COLS;
+  const int flip = a_signed ? 128 : 0;
+  const int rows = min(VEC_ROWS, M - m0);
+  int16 lo[VEC_ROWS], hi[VEC_ROWS];
+  for (int i = 0; i < VEC_ROWS; ++i) lo[i] = hi[i] = (int16)(0);
+  if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
+    for (int k = 0; k < K; ++k) {
+      const int16 b0 = convert_int16(vload16(0, Bp + k * PACKED_COLS)),
+                  b1 = convert_int16(vload16(1, Bp + k * PACKED_COLS));
+      for (int i = 0; i < VEC_ROWS; ++i) {
+        const int a = ((int)A[i * K + k] ^ flip) - flip;
+        lo[i] += a * b0;
+        hi[i] += a * b1;
+      }
+    }
+  } else {
+    for (int k = 0; k < K; ++k) {
+      const int16 b0 = convert_int16(vload16(0, Bp + k * PACKED_COLS)),
+                  b1 = convert_int16(vload16(1, Bp + k * PACKED_COLS));
+      for (int i = 0; i < rows; ++i) {
+        const int a = ((int)A[i * K + k] ^ flip) - flip;
+        lo[i] += a * b0;
+        hi[i] += a * b1;
+      }
+    }
+  }
+  const int cols = min(PACKED_COLS, N - n0);
+  for (int i = 0; i < rows; ++i) {
+    int v[PACKED_COLS];
+    vstore16(lo[i], 0, v);
+    vstore16(hi[i], 1, v);
+    for (int j = 0; j < cols; ++j) {
+      const float r = (float)v[j] * scales[n0 + j] + (bias ? bias[n0 + j] : 0.0f);
+      C[(m0 + i) * N + n0 + j] = activate(r, act, clip);
+    }
+  }
+}
+
+// Depthwise on 8-bit integers: as depthwise_conv, dequantized per filter.
+kernel void depthwise_conv_i8(global const uchar* x, int x_signed, global const char* wt,
+                              global const float* scales, global const float* bias, int has_bias,
+                              global float* y, constant int* g, int filters, int mult, int total,
+                              int act, float clip) {
+  const int i = get_global_id(0);
+  if (i >= total) return;
+  const int c = g[0], h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
+  const int ox = i % ow, oy = (i / ow) % oh, f = (i / (ow * oh)) % filters,
+            n = i / (ow * oh * filters);
+  const int flip = x_signed ? 128 : 0;
+  global const uchar* image = x + (n * c + f / mult) * h * w;
+  global const char* k = wt + f * kh * kw;
+  int acc = 0;
+  for (int ky = 0; ky < kh; ++ky) {
+    const int iy = oy * g[7] - g[11] + ky * g[9];
+    if (iy < 0 || iy >= h) continue;
+    for (int kx = 0; kx < kw; ++kx) {
+      const int ix = ox * g[8] - g[12] + kx * g[10];
+      if (ix >= 0 && ix < w) acc += (int)k[ky * kw + kx] * (((int)image[iy * w + ix] ^ flip) - flip);
+    }
+  }
+  y[i] = activate((float)acc * scales[f] + (has_bias ? bias[f] : 0.0f), act, clip);
+}
+
 // ---- convolution helpers --------------------------------------------------------------------
 // g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl (13 ints).
 // im2col of `images` images, each channels x h x w from x + x_offset + image * image_stride, into
 // cols [image][channel * kh * kw][oh * ow].
 kernel void im2col(global const float* x, int x_offset, int image_stride, int channels,
                    constant int* g, global float* cols, int images) {
-  const int h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
-  const int plane = oh * ow, rows = channels * kh * kw;
   const int i = get_global_id(0);
-  if (i >= images * rows * plane) return;
-  const int o = i % plane, r = (i / plane) % rows, image = i / (plane * rows);
-  const int ox = o % ow, oy = o / ow;
-  const int kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
-  const int iy = oy * g[7] - g[11] + ky * g[9];
-  const int ix = ox * g[8] - g[12] + kx * g[10];
-  cols[i] = (iy >= 0 && iy < h && ix >= 0 && ix < w)
-                ? x[x_offset + image * image_stride + (ch * h + iy) * w + ix]
-                : 0.0f;
+  if (i >= images * channels * g[5] * g[6] * g[3] * g[4]) return;
+  const int from = im2col_source(i, image_stride, channels, g);
+  cols[i] = from >= 0 ? x[x_offset + from] : 0.0f;
 }
 
 // Depthwise (one input channel per group, `mult` filters each): one work-item per output.

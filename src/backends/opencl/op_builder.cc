@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/quantization.h"
 
 namespace ntpb::opencl {
 
@@ -49,6 +50,11 @@ void Enqueuer::Read(cl_mem from, void* host, int64_t bytes) {
         "clEnqueueReadBuffer");
 }
 
+cl_mem OpArgs::Weight(size_t i) {
+  if (!weights_.at(i)) weights_[i] = upload_weight_(i);
+  return weights_[i];
+}
+
 cl_kernel OpArgs::Kernel(const char* name) {
   kernels_->emplace_back(device.NewKernel(name));
   return kernels_->back().get();
@@ -87,52 +93,102 @@ ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
 }
 
 namespace {
-constexpr int kSkinnyRows = 8;  // kernels.cl's SKINNY_ROWS
-// Argument indices of A, B and C (and their offsets: the next index) in each GEMM kernel.
-constexpr int kTiledA = 3, kTiledB = 8, kTiledC = 12;
-constexpr int kSkinnyA = 3, kSkinnyB = 6, kSkinnyC = 9;
+constexpr int kSkinnyRows = 8;      // kernels.cl's SKINNY_ROWS
+constexpr int64_t kPanelCols = 32;  // kernels.cl's PACKED_COLS
+constexpr size_t kVecRows = 8;      // kernels.cl's VEC_ROWS
+
+// B [K, N] as panels of kPanelCols columns, [N / kPanelCols][K][kPanelCols], zero-padded.
+template <typename T>
+std::vector<T> PackPanels(const std::vector<T>& b, int64_t k_size, int64_t n) {
+  const int64_t panels = (n + kPanelCols - 1) / kPanelCols;
+  std::vector<T> packed(static_cast<size_t>(panels * k_size * kPanelCols), T{0});
+  for (int64_t p = 0; p < panels; ++p) {
+    const int64_t cols = std::min(kPanelCols, n - p * kPanelCols);
+    for (int64_t k = 0; k < k_size; ++k) {
+      std::copy_n(&b[k * n + p * kPanelCols], cols, &packed[(p * k_size + k) * kPanelCols]);
+    }
+  }
+  return packed;
+}
+
+// The packed kernels' work size: work-groups of up to 8 row blocks of one panel, which read the
+// panel while it is in cache (8 measured faster than 16-64 on PoCL's CPU device at 1024^3 and
+// 2048^3; docs/opencl.md).
+void SetPackedWorkSize(int64_t m, int64_t n, GemmLaunch* launch) {
+  const size_t blocks = (static_cast<size_t>(m) + kVecRows - 1) / kVecRows;
+  size_t local = 1;
+  while (local < blocks && local < 8) local *= 2;
+  launch->dims = 2;
+  launch->global[0] = static_cast<size_t>((n + kPanelCols - 1) / kPanelCols);
+  launch->global[1] = (blocks + local - 1) / local * local;
+  launch->local[0] = 1;
+  launch->local[1] = local;
+}
 }  // namespace
 
 GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& g, const std::vector<float>& b) {
-  constexpr int64_t kCols = 32;  // kernels.cl's PACKED_COLS
-  constexpr size_t kRows = 8;    // kernels.cl's VEC_ROWS
-  const int64_t panels = (g.n + kCols - 1) / kCols;
-  std::vector<float> packed(static_cast<size_t>(panels * g.k * kCols), 0.0f);
-  for (int64_t p = 0; p < panels; ++p) {
-    for (int64_t k = 0; k < g.k; ++k) {
-      const int64_t cols = std::min(kCols, g.n - p * kCols);
-      std::copy_n(&b[k * g.n + p * kCols], cols, &packed[(p * g.k + k) * kCols]);
-    }
-  }
+  const std::vector<float> packed = PackPanels(b, g.k, g.n);
   GemmLaunch launch;
   launch.kernel = args.Kernel("gemm_packed");
-  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset),
-          args.Constant(packed.data(), static_cast<int64_t>(packed.size() * sizeof(float))), g.c,
-          Int(g.c_offset), g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, g.act.kind, g.act.clip);
-  // Work-groups of up to 8 row blocks of one panel: they read the panel while it is in cache
-  // (8 measured faster than 16-64 on PoCL's CPU device at 1024^3 and 2048^3; docs/opencl.md).
-  const size_t blocks = (static_cast<size_t>(g.m) + kRows - 1) / kRows;
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), args.Constant(packed),
+          g.c, Int(g.c_offset), g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, g.act.kind,
+          g.act.clip);
+  launch.b_arg = -1;  // constant
+  launch.c_arg = 6;
+  SetPackedWorkSize(g.m, g.n, &launch);
+  return launch;
+}
+
+GemmLaunch PrepareI8PackedGemm(OpArgs& args, const GemmCall& g, const QuantizedTensor& a,
+                               const std::vector<float>& b) {
+  const QuantizedWeights q = QuantizeWeights(b, g.n, 1, 127);
+  const std::vector<int8_t> packed = PackPanels(q.values, g.k, g.n);
+  GemmLaunch launch;
+  launch.kernel = args.Kernel("gemm_i8_packed");
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), a.data, cl_int{a.is_signed ? 1 : 0},
+          args.Constant(packed.data(), static_cast<int64_t>(packed.size())), g.c, Int(g.c_offset),
+          args.Constant(DequantizeScales(a.scale, q.scales)),
+          g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, g.act.kind, g.act.clip);
+  launch.a_arg = launch.b_arg = -1;
+  launch.c_arg = 6;
+  SetPackedWorkSize(g.m, g.n, &launch);
+  return launch;
+}
+
+GemmLaunch PrepareI8Gemm(OpArgs& args, const GemmCall& g, bool b_signed, cl_mem row_scales) {
+  GemmLaunch launch;
+  launch.kernel = args.Kernel("gemm_i8");
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
+          Int(g.b_offset), Int(g.ldb), Int(g.b_batch), cl_int{b_signed ? 1 : 0}, g.c,
+          Int(g.c_offset), Int(g.ldc), Int(g.c_batch), row_scales, g.bias, Int(g.bias_offset),
+          g.act.kind, g.act.clip);
+  launch.a_arg = 3;
+  launch.b_arg = 6;
+  launch.c_arg = 11;
+  // As gemm_vec: work-groups of up to 64 row blocks of one column block.
+  const size_t blocks = (static_cast<size_t>(g.m) + kVecRows - 1) / kVecRows;
   size_t local = 1;
-  while (local < blocks && local < 8) local *= 2;
-  launch.dims = 2;
-  launch.global[0] = static_cast<size_t>(panels);
+  while (local < blocks && local < 64) local *= 2;
+  launch.dims = 3;
+  launch.global[0] = (static_cast<size_t>(g.n) + 15) / 16;
   launch.global[1] = (blocks + local - 1) / local * local;
+  launch.global[2] = static_cast<size_t>(g.batch);
   launch.local[0] = 1;
   launch.local[1] = local;
+  launch.local[2] = 1;
   return launch;
 }
 
 GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
   GemmLaunch launch;
   if (args.vector_gemm) {
-    constexpr size_t kRows = 8;  // kernels.cl's VEC_ROWS
     launch.kernel = args.Kernel("gemm_vec");
     SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda),
             Int(g.a_batch), cl_int{g.trans_a ? 1 : 0}, g.b, Int(g.b_offset), Int(g.ldb),
             Int(g.b_batch), g.c, Int(g.c_offset), Int(g.ldc), Int(g.c_batch), g.bias,
             Int(g.bias_offset), cl_int{g.bias_mode}, g.act.kind, g.act.clip);
     // Work-groups of up to 64 row blocks of one column block: they share B's panel in cache.
-    const size_t blocks = (static_cast<size_t>(g.m) + kRows - 1) / kRows;
+    const size_t blocks = (static_cast<size_t>(g.m) + kVecRows - 1) / kVecRows;
     size_t local = 1;
     while (local < blocks && local < 64) local *= 2;
     launch.dims = 3;
@@ -151,6 +207,8 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
     SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
             Int(g.b_offset), Int(g.ldb), g.c, Int(g.c_offset), Int(g.ldc), bias, Int(g.bias_offset),
             cl_int{g.bias_mode}, g.act.kind, g.act.clip);
+    launch.b_arg = 6;
+    launch.c_arg = 9;
     launch.dims = 1;
     launch.global[0] = static_cast<size_t>(g.n);
     return launch;
@@ -173,19 +231,16 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
 }
 
 void GemmLaunch::SetA(cl_mem a, int64_t offset) const {
-  const int i = skinny ? kSkinnyA : kTiledA;
-  SetArg(kernel, i, a);
-  SetArg(kernel, i + 1, Int(offset));
+  SetArg(kernel, a_arg, a);
+  SetArg(kernel, a_arg + 1, Int(offset));
 }
 void GemmLaunch::SetB(cl_mem b, int64_t offset) const {
-  const int i = skinny ? kSkinnyB : kTiledB;
-  SetArg(kernel, i, b);
-  SetArg(kernel, i + 1, Int(offset));
+  SetArg(kernel, b_arg, b);
+  SetArg(kernel, b_arg + 1, Int(offset));
 }
 void GemmLaunch::SetC(cl_mem c, int64_t offset) const {
-  const int i = skinny ? kSkinnyC : kTiledC;
-  SetArg(kernel, i, c);
-  SetArg(kernel, i + 1, Int(offset));
+  SetArg(kernel, c_arg, c);
+  SetArg(kernel, c_arg + 1, Int(offset));
 }
 
 std::vector<int64_t> RowMajorStrides(const Shape& shape) {

@@ -55,16 +55,29 @@ void SetArgs(cl_kernel kernel, const T&... values) {
   (SetArg(kernel, index++, values), ...);
 }
 
+// An activation quantized to 8 bits for an i8 layer (src/backends/common/quantization.h): its
+// device buffer of u8 or s8 values, one byte each, and the scale that maps reals onto it.
+struct QuantizedTensor {
+  cl_mem data = nullptr;
+  float scale = 1.0f;
+  bool is_signed = false;  // s8, else u8
+};
+
 class OpArgs {
  public:
+  using WeightUpload = std::function<cl_mem(size_t)>;
+  using Quantizer = std::function<QuantizedTensor(const std::string&)>;
   OpArgs(const ResolvedLayer& layer, const DeviceSession& device, std::vector<cl_mem> inputs,
-         cl_mem output, std::vector<cl_mem> weights, std::vector<KernelHandle>* kernels,
+         cl_mem output, const std::vector<std::vector<float>>* weight_values,
+         WeightUpload upload_weight, std::vector<KernelHandle>* kernels,
          std::vector<Memory>* buffers, int64_t* scratch_bytes, std::vector<AfterRun>* after_run)
       : layer(layer),
         device(device),
         inputs(std::move(inputs)),
         output(output),
-        weights(std::move(weights)),
+        weight_values_(weight_values),
+        upload_weight_(std::move(upload_weight)),
+        weights_(weight_values->size(), nullptr),
         kernels_(kernels),
         buffers_(buffers),
         scratch_bytes_(scratch_bytes),
@@ -74,10 +87,18 @@ class OpArgs {
   const DeviceSession& device;
   std::vector<cl_mem> inputs;
   cl_mem output;
-  std::vector<cl_mem> weights;  // in the order of layer.weights
-  bool vector_gemm = false;     // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
-  // The weights' values as uploaded (for a builder that repacks them once, at build time).
-  const std::vector<std::vector<float>>* weight_values = nullptr;
+  bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
+  // Set in i8 runs: quantizes a tensor once per inference (a "quantize" inlay step in front of
+  // the first layer that asks), returning its 8-bit copy. Null in f32 runs.
+  Quantizer quantize;
+
+  // Weight i (in the order of layer.weights) on the device, uploaded when first asked for: a
+  // builder that repacks or quantizes a weight leaves the f32 original on the host.
+  cl_mem Weight(size_t i);
+  size_t WeightCount() const { return weights_.size(); }
+  // Weight i's values (the source's, else drawn from the seed).
+  const std::vector<float>& WeightValues(size_t i) const { return weight_values_->at(i); }
+  bool quantized() const { return static_cast<bool>(quantize); }
 
   cl_kernel Kernel(const char* name);  // owned by the executable
   // A read-only buffer holding `values`, owned by the executable (kernel parameters, taps).
@@ -85,11 +106,17 @@ class OpArgs {
   cl_mem Constant(const std::vector<cl_int>& values) {
     return Constant(values.data(), static_cast<int64_t>(values.size() * sizeof(cl_int)));
   }
+  cl_mem Constant(const std::vector<float>& values) {
+    return Constant(values.data(), static_cast<int64_t>(values.size() * sizeof(float)));
+  }
   cl_mem Buffer(int64_t bytes);  // zero-filled, owned by the executable
   void RequireScratch(int64_t bytes) { *scratch_bytes_ = std::max(*scratch_bytes_, bytes); }
   void CheckAfterRun(AfterRun check) { after_run_->push_back(std::move(check)); }
 
  private:
+  const std::vector<std::vector<float>>* weight_values_;
+  WeightUpload upload_weight_;
+  std::vector<cl_mem> weights_;
   std::vector<KernelHandle>* kernels_;
   std::vector<Memory>* buffers_;
   int64_t* scratch_bytes_;
@@ -122,10 +149,10 @@ struct GemmLaunch {
   cl_kernel kernel = nullptr;
   int dims = 1;
   size_t global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
-  bool skinny = false;
+  bool skinny = false;                   // leaves the work-group size to the driver
+  int a_arg = 3, b_arg = 8, c_arg = 12;  // the kernel's argument indices of A, B and C
   void Run(Enqueuer& e) const { e.Launch(kernel, dims, global, skinny ? nullptr : local); }
-  // Re-points an operand (the scratch, a step's slice) before Run: argument indices of both
-  // kernels.
+  // Re-points an operand (the scratch, a step's slice) before Run: its buffer and offset.
   void SetA(cl_mem a, int64_t offset) const;
   void SetB(cl_mem b, int64_t offset) const;
   void SetC(cl_mem c, int64_t offset) const;
@@ -136,6 +163,15 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& call);
 // (no batch, no transposition, bias per column or none). The operands cannot be re-pointed.
 GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& call,
                              const std::vector<float>& b_values);
+// The same product in an i8 run: A quantized (`a`), B (`b_values` [K, N]) quantized per column
+// and packed into panels as above (kernels.cl's gemm_i8_packed), sums in 32-bit integers,
+// dequantized per column; C f32.
+// kernels.cl's gemm_i8, a convolution's product in an i8 run: A s8 (quantized weights, [M, K]),
+// B u8 or s8 (`b_signed`: the quantized columns, batched over images), sums in 32-bit integers;
+// row m dequantized by row_scales[bias_offset + m], plus the bias per row (or none), activated.
+GemmLaunch PrepareI8Gemm(OpArgs& args, const GemmCall& call, bool b_signed, cl_mem row_scales);
+GemmLaunch PrepareI8PackedGemm(OpArgs& args, const GemmCall& call, const QuantizedTensor& a,
+                               const std::vector<float>& b_values);
 
 // kernels.cl's strided_map: every element of the iteration space `dims` (rank <= 8), with
 // operand k (y, a, b, c) at base[k] + sum of index * strides[k][axis] (a missing stride list is

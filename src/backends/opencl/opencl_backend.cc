@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/eigen/kernels.h"
 #include "src/backends/opencl/op_builder.h"
 #include "src/backends/random_data.h"
@@ -43,6 +44,7 @@ class OpenclExecutable : public Executable {
  public:
   OpenclExecutable(const ResolvedTopology& t, const RunConfig& config)
       : session_(SessionFor(DeviceSpec(config))), threads_(EffectiveThreads(config)) {
+    if (config.precision == Precision::kI8) calibration_ = CalibrateWithReference(t, config);
     const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
     vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
     cl_int status = CL_SUCCESS;
@@ -243,22 +245,62 @@ class OpenclExecutable : public Executable {
     for (const std::string& in : l.inputs) inputs.push_back(Upload(in, index));
     Tensor& out = tensors_[l.outputs[0]];
     out.elements = NumElements(l.output_shapes[0]);
-    std::vector<cl_mem> weights;
     std::vector<std::vector<float>> weight_values;
-    for (size_t i = 0; i < l.weights.size(); ++i) {
+    for (size_t i = 0; i < l.weights.size(); ++i)
       weight_values.push_back(WeightValues(l, i, config));
-      const std::vector<float>& v = weight_values.back();
-      weights.push_back(NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data()));
-    }
+    auto upload_weight = [this, &weight_values](size_t i) {
+      const std::vector<float>& v = weight_values[i];
+      return NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data());
+    };
     // A constant's value is its output, written once here.
     out.device =
-        l.op == "constant" && !weights.empty() ? weights[0] : NewDeviceBuffer(out.elements);
+        l.op == "constant" && !l.weights.empty() ? upload_weight(0) : NewDeviceBuffer(out.elements);
     activation_bytes_ += out.elements * 4;
-    OpArgs args(l, session_, inputs, out.device, weights, &kernels_, &buffers_, &scratch_bytes_,
-                &after_run_);
+    OpArgs args(l, session_, inputs, out.device, &weight_values, upload_weight, &kernels_,
+                &buffers_, &scratch_bytes_, &after_run_);
     args.vector_gemm = vector_gemm_;
-    args.weight_values = &weight_values;
+    if (!calibration_.empty()) {
+      args.quantize = [this, &t, index](const std::string& tensor) {
+        return Quantized(t, tensor, index);
+      };
+    }
     AddStep(l, index, it->second(args));
+  }
+
+  // The 8-bit copy of `tensor` for an i8 layer: made by a "quantize" inlay step in front of the
+  // first layer that asks (layer `feeds`), then shared by the others.
+  QuantizedTensor Quantized(const ResolvedTopology& t, const std::string& name, int feeds) {
+    auto found = quantized_.find(name);
+    if (found != quantized_.end()) return found->second;
+    auto range = calibration_.find(name);
+    if (range == calibration_.end()) {
+      throw Error(t.file, t.layers[feeds].name, name,
+                  "no calibrated range for tensor '" + name + "' (i8 needs the reference run)");
+    }
+    const cl_mem from = Upload(name, feeds);
+    const int64_t elements = Find(name).elements;
+    QuantizedTensor q;
+    q.scale = QuantizationScale(range->second);
+    q.is_signed = !range->second.unsigned_8bit();
+    cl_int status = CL_SUCCESS;
+    q.data = clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE,
+                            static_cast<size_t>(std::max<int64_t>(elements, 1)), nullptr, &status);
+    Check(status, "clCreateBuffer (quantized)");
+    buffers_.emplace_back(q.data);
+    activation_bytes_ += elements;
+    kernels_.emplace_back(session_.NewKernel("quantize"));
+    cl_kernel kernel = kernels_.back().get();
+    SetArgs(kernel, from, q.data, cl_float{q.scale}, cl_int{q.is_signed ? 1 : 0}, Int(elements));
+    StepInfo step;
+    step.name = t.layers[feeds].name + ".quantize." + name;
+    step.op = "quantize";
+    step.inlay = true;
+    step.feeds = feeds;
+    step.kernel = q.is_signed ? "f32 to s8" : "f32 to u8";
+    steps_.push_back(step);
+    runs_.push_back([kernel, elements](Enqueuer& e) { e.Launch1D(kernel, elements); });
+    quantized_[name] = q;
+    return q;
   }
 
   void AddHostStep(const ResolvedTopology& t, const ResolvedLayer& l, int index,
@@ -290,6 +332,8 @@ class OpenclExecutable : public Executable {
   int threads_;
   Queue queue_;
   std::map<std::string, Tensor> tensors_;
+  Calibration calibration_;  // i8 runs: every tensor's range in the reference run
+  std::map<std::string, QuantizedTensor> quantized_;
   std::set<std::string> graph_inputs_, host_written_;
   std::vector<StepInfo> steps_;
   std::vector<StepRun> runs_;
@@ -349,8 +393,10 @@ class OpenclBackend : public Backend {
   }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
-    if (config.precision != Precision::kF32) {
-      return {false, std::string("the opencl backend runs f32 only so far, not ") +
+    if (config.precision != Precision::kF32 && config.precision != Precision::kI8) {
+      // f16 wants cl_khr_fp16 arithmetic (PoCL's CPU device has none, so nothing could test
+      // it); bf16 has no OpenCL type.
+      return {false, std::string("the opencl backend runs f32 and i8, not ") +
                          PrecisionName(config.precision)};
     }
     try {
@@ -373,6 +419,12 @@ class OpenclBackend : public Backend {
       }
     }
     return {};
+  }
+
+  std::string PrecisionPath(Precision precision) const override {
+    if (precision != Precision::kI8) return "";
+    return "dense and conv2d on 8-bit integers (u8/s8 activations per tensor, s8 weights per "
+           "channel, 32-bit sums), other ops f32";
   }
 
   std::unique_ptr<Executable> Compile(const ResolvedTopology& t,
