@@ -35,7 +35,8 @@ Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLim
     Add(&r.seen, FormatNumber("the hypervisor took %.0f%% (steal)", 100 * m.steal_share));
   }
   if (m.involuntary_switches_per_core_second > limits.involuntary_switches_per_core_second &&
-      m.involuntary_switches_per_core_second * m.seconds >= limits.min_switches_per_core) {
+      m.involuntary_switches_per_core_second * m.seconds >= limits.min_switches_per_core &&
+      m.others_share > limits.switches_need_others_share) {
     Add(&r.seen, FormatNumber("%.0f", m.involuntary_switches_per_core_second) +
                      " involuntary context switches per core-second (" +
                      FormatNumber("%.2g", m.involuntary_switches) + " per iteration or query)");

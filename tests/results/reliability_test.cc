@@ -56,12 +56,20 @@ TEST(Reliability, EachLimitAloneMarksARun) {
   others.others_share = 0.11;
   steal.steal_share = 0.06;
   switches.involuntary_switches_per_core_second = 51;  // over 3 s: 153 per core
+  switches.others_share = 0.03;  // a small neighbour, preempting the run's threads
   for (const InterferenceMeasure& m : {others, steal, switches}) {
     const Reliability r = JudgeInterference(m);
     EXPECT_FALSE(r.reliable);
     EXPECT_TRUE(r.busy);
   }
   EXPECT_NE(JudgeInterference(steal).seen.find("hypervisor took 6% (steal)"), std::string::npos);
+  // Switches with nothing else running are the process's own threads preempting each other
+  // (PoCL's pool beside the host thread): no neighbour.
+  InterferenceMeasure own_threads = Quiet();
+  own_threads.involuntary_switches_per_core_second = 4400;
+  own_threads.involuntary_switches = 4.7;
+  own_threads.others_share = 0.0;
+  EXPECT_TRUE(JudgeInterference(own_threads).reliable);
   // A short measurement's few start-up switches make no rate: 70 per core-second over 0.2 s.
   InterferenceMeasure short_run = Quiet();
   short_run.seconds = 0.2;
