@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "ntpbench/reporting.h"
@@ -33,6 +34,34 @@ void SayWhenUnreliable(const std::vector<benchmark::BenchmarkReporter::Run>& run
 }
 
 }  // namespace
+
+bool ConsoleReporter::ReportContext(const Context& context) {
+  name_field_width_ = context.name_field_width;
+  printed_header_ = false;
+  prev_counters_.clear();
+  std::ostringstream header;
+  PrintBasicContext(&header, context);
+  std::istringstream lines(header.str());
+  std::string json_keys;
+  std::ostream& out = GetErrorStream();
+  for (std::string line; std::getline(lines, line);) {
+    const size_t colon = line.find(": ");
+    const bool json = line.rfind("ntpbench_", 0) == 0 && colon != std::string::npos &&
+                      colon + 2 < line.size() && (line[colon + 2] == '{' || line[colon + 2] == '[');
+    if (json) {
+      json_keys += (json_keys.empty() ? "" : ", ") + line.substr(0, colon);
+      continue;
+    }
+    if (line.rfind("***WARNING***", 0) == 0 && !json_keys.empty()) {
+      out << "in the JSON output only: " << json_keys << "\n";
+      json_keys.clear();
+    }
+    out << line << "\n";
+  }
+  if (!json_keys.empty()) out << "in the JSON output only: " << json_keys << "\n";
+  out.flush();
+  return true;
+}
 
 void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
   if (show_all_counters_) {

@@ -103,6 +103,12 @@ TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
         "conv1", "residual", "[stem]", "[block]", "total", "samples/s", "peak activations"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   }
+  // The header names the context's JSON values (they are for the JSON output) instead of
+  // printing them: no line of it is a JSON document.
+  EXPECT_NE(r.err.find("in the JSON output only: ntpbench_config.tiny_cnn/eigen/f32"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("ntpbench_machine_facts: {"), std::string::npos) << r.err;
 }
 
 // Every backend with what it runs on; a backend with devices lists each with the spec --device
