@@ -1,5 +1,6 @@
 // The GEMM-shaped ops: dense and matmul as one (batched) GEMM; conv2d as im2col + GEMM per chunk
-// of images (1x1 stride-1 convolutions read the input directly; depthwise a direct kernel);
+// of images, or on CPU devices and in i8 as im2row + a GEMM with its weights packed, as a dense
+// layer's (1x1 stride-1 convolutions read the input directly; depthwise a direct kernel);
 // conv_transpose as GEMM + col2im; LSTM and GRU as one GEMM for the input projection of every
 // step, then per step a GEMM of the state and a gate kernel. In i8 runs dense and conv2d compute
 // on 8-bit integers and the others stay f32 (oneDNN quantizes LSTM and GRU weights too).
@@ -73,6 +74,17 @@ std::vector<cl_int> GeometryParams(const ConvGeometry& g) {
 // does not need gigabytes of scratch.
 constexpr int64_t kScratchChunkBytes = int64_t{64} << 20;
 
+// A group's weights [fg, rows] (filters grp * fg.. of `w` [f, rows]) transposed to [rows, fg]:
+// the constant B of the packed kernels.
+std::vector<float> GroupWeightsTransposed(const std::vector<float>& w, int64_t grp, int64_t fg,
+                                          int64_t rows) {
+  std::vector<float> t(static_cast<size_t>(rows * fg));
+  for (int64_t f = 0; f < fg; ++f) {
+    for (int64_t r = 0; r < rows; ++r) t[r * fg + f] = w[(grp * fg + f) * rows + r];
+  }
+  return t;
+}
+
 StepRun MakeConv2d(OpArgs& a) {
   const ConvGeometry g = ConvGeometryOf(a.layer);
   const int64_t cg = g.c / g.groups, fg = g.f / g.groups, plane = g.oh * g.ow;
@@ -82,29 +94,22 @@ StepRun MakeConv2d(OpArgs& a) {
   const cl_mem bias = has_bias ? a.Weight(1) : cl_mem{nullptr};
   const cl_mem params = a.Constant(GeometryParams(g));
   // i8: the input quantized per tensor, the weights per filter (src/backends/common/
-  // quantization.h); im2col copies bytes, the GEMM sums in integers and dequantizes per filter.
+  // quantization.h), summed in integers and dequantized per filter.
   const bool i8 = a.quantized();
-  QuantizedTensor xq;
-  cl_mem weights = nullptr, filter_scales = nullptr;
-  if (i8) {
-    xq = a.quantize(a.layer.inputs[0]);
-    const QuantizedWeights q = QuantizeWeights(a.WeightValues(0), g.f, rows, 127);
-    weights = a.Constant(q.values.data(), static_cast<int64_t>(q.values.size()));
-    filter_scales = a.Constant(DequantizeScales(xq.scale, q.scales));
-  } else {
-    weights = a.Weight(0);
-  }
+  const QuantizedTensor xq = i8 ? a.quantize(a.layer.inputs[0]) : QuantizedTensor{};
   const cl_mem input = i8 ? xq.data : a.inputs[0];
-  const cl_int flip = xq.is_signed ? 1 : 0;
 
   if (cg == 1) {  // depthwise, with an optional channel multiplier
     cl_kernel k = a.Kernel(i8 ? "depthwise_conv_i8" : "depthwise_conv");
     const int64_t total = g.n * g.f * plane;
     if (i8) {
-      SetArgs(k, input, flip, weights, filter_scales, bias, cl_int{has_bias ? 1 : 0}, a.output,
-              params, Int(g.f), Int(fg), Int(total), act.kind, act.clip);
+      const QuantizedWeights q = QuantizeWeights(a.WeightValues(0), g.f, rows, 127);
+      SetArgs(k, input, cl_int{xq.is_signed ? 1 : 0},
+              a.Constant(q.values.data(), static_cast<int64_t>(q.values.size())),
+              a.Constant(DequantizeScales(xq.scale, q.scales)), bias, cl_int{has_bias ? 1 : 0},
+              a.output, params, Int(g.f), Int(fg), Int(total), act.kind, act.clip);
     } else {
-      SetArgs(k, input, weights, bias, cl_int{has_bias ? 1 : 0}, a.output, params, Int(g.f),
+      SetArgs(k, input, a.Weight(0), bias, cl_int{has_bias ? 1 : 0}, a.output, params, Int(g.f),
               Int(fg), Int(total), act.kind, act.clip);
     }
     return [k, total](Enqueuer& e) { e.Launch1D(k, total); };
@@ -112,67 +117,98 @@ StepRun MakeConv2d(OpArgs& a) {
 
   const bool pointwise = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 &&
                          g.pl == 0 && g.oh == g.h && g.ow == g.w;
+  // Packed: per group, out^T [plane, fg] = cols^T [plane, rows] (im2row, or the input itself
+  // read transposed) x W^T [rows, fg] packed once (gemm_packed, as a dense layer; on a CPU
+  // device, and in i8 everywhere). Else out [fg, plane] = W [fg, rows] x cols [rows, plane]
+  // (im2col + gemm_tiled or gemm_vec).
+  const bool packed = i8 || a.vector_gemm;
   const int64_t element_bytes = i8 ? 1 : 4;
-  // Per group: out[image][grp*fg.., plane] = W[grp] [fg, rows] * cols[image] [rows, plane],
-  // batched over the images of a chunk.
   const int64_t chunk =
       pointwise ? g.n
                 : std::clamp<int64_t>(kScratchChunkBytes / (rows * plane * element_bytes), 1, g.n);
   struct Pass {
-    cl_kernel im2col = nullptr;  // null: the GEMM reads the input
-    int64_t first_image = 0, images = 0, group = 0;
+    cl_kernel columns = nullptr;  // im2col / im2row; null: the GEMM reads the input
+    int64_t images = 0;
     GemmLaunch gemm;
   };
   auto passes = std::make_shared<std::vector<Pass>>();
   if (!pointwise) a.RequireScratch(chunk * rows * plane * element_bytes);
+  std::vector<std::vector<float>> group_weights;
+  if (packed) {
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      group_weights.push_back(GroupWeightsTransposed(a.WeightValues(0), grp, fg, rows));
+    }
+  }
   for (int64_t first = 0; first < g.n; first += chunk) {
     const int64_t images = std::min(chunk, g.n - first);
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       Pass p;
-      p.first_image = first;
       p.images = images;
-      p.group = grp;
+      const int64_t input_offset = (first * g.c + grp * cg) * g.h * g.w;
+      if (!pointwise) {
+        p.columns = a.Kernel(packed ? (i8 ? "im2row_i8" : "im2row") : "im2col");
+        SetArgs(p.columns, input, Int(input_offset), Int(g.c * g.h * g.w), Int(cg), params,
+                cl_mem{nullptr}, Int(images));
+      }
       GemmCall call;
-      call.m = fg;
-      call.n = plane;
-      call.k = rows;
       call.batch = images;
-      call.a = weights;
-      call.a_offset = grp * fg * rows;
-      call.lda = rows;
-      call.a_batch = 0;
+      call.bias = bias;
+      call.bias_offset = grp * fg;
+      call.act = act;
       call.c = a.output;
       call.c_offset = (first * g.f + grp * fg) * plane;
-      call.ldc = plane;
       call.c_batch = g.f * plane;
-      call.bias = bias;
-      call.bias_offset = grp * fg;  // i8: the filter scales' offset too
-      call.bias_mode = has_bias ? 2 : 0;
-      call.act = act;
-      if (pointwise) {
-        call.b = input;
-        call.b_offset = (first * g.c + grp * cg) * plane;
-        call.ldb = plane;
-        call.b_batch = g.c * plane;
+      if (packed) {
+        call.m = plane;
+        call.n = fg;
+        call.k = rows;
+        // A: the im2row columns [image][pixel][row] (the scratch, set when the step runs), or
+        // the input [image][channel][pixel] read transposed.
+        call.a = pointwise ? input : nullptr;
+        call.a_offset = pointwise ? input_offset : 0;
+        call.trans_a = pointwise;
+        call.lda = pointwise ? plane : rows;
+        call.a_batch = pointwise ? g.c * plane : rows * plane;
+        call.trans_c = true;
+        call.ldc = plane;
+        call.bias_mode = has_bias ? 1 : 0;
+        if (i8) {
+          QuantizedTensor columns = xq;
+          columns.data = call.a;
+          p.gemm = PrepareI8PackedGemm(a, call, columns, group_weights[grp]);
+        } else {
+          p.gemm = PreparePackedGemm(a, call, group_weights[grp]);
+        }
       } else {
-        p.im2col = a.Kernel(i8 ? "im2col_i8" : "im2col");
-        SetArgs(p.im2col, input, Int((first * g.c + grp * cg) * g.h * g.w), Int(g.c * g.h * g.w),
-                Int(cg), params, cl_mem{nullptr}, Int(images));
-        call.b = nullptr;  // the scratch, set when the step runs
+        call.m = fg;
+        call.n = plane;
+        call.k = rows;
+        call.a = a.Weight(0);
+        call.a_offset = grp * fg * rows;
+        call.lda = rows;
+        call.ldc = plane;
+        call.bias_mode = has_bias ? 2 : 0;
+        call.b = pointwise ? input : nullptr;  // else the scratch, set when the step runs
+        call.b_offset = pointwise ? (first * g.c + grp * cg) * plane : 0;
         call.ldb = plane;
-        call.b_batch = rows * plane;
+        call.b_batch = pointwise ? g.c * plane : rows * plane;
+        p.gemm = PrepareGemm(a, call);
       }
-      p.gemm = i8 ? PrepareI8Gemm(a, call, xq.is_signed, filter_scales) : PrepareGemm(a, call);
       passes->push_back(p);
     }
   }
-  const int64_t cols = rows * plane;
-  return [passes, cols](Enqueuer& e) {
+  // im2row: a work-item per pixel; im2col: per column entry.
+  const int64_t per_image = packed ? plane : rows * plane;
+  return [passes, per_image, packed](Enqueuer& e) {
     for (const Pass& p : *passes) {
-      if (p.im2col) {
-        SetArg(p.im2col, 5, e.scratch);
-        e.Launch1D(p.im2col, p.images * cols);
-        p.gemm.SetB(e.scratch, 0);
+      if (p.columns) {
+        SetArg(p.columns, 5, e.scratch);
+        e.Launch1D(p.columns, p.images * per_image);
+        if (packed) {
+          p.gemm.SetA(e.scratch, 0);
+        } else {
+          p.gemm.SetB(e.scratch, 0);
+        }
       }
       p.gemm.Run(e);
     }

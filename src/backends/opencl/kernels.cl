@@ -283,19 +283,26 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
   }
 }
 
-// A dense layer's product on a CPU device, its weights packed once at build time in panels of
-// PACKED_COLS columns, [N / PACKED_COLS][K][PACKED_COLS] (zero-padded): each work-item keeps
-// VEC_ROWS x 32 of C in two float16 per row (16 accumulators) and reads its panel as one
-// contiguous stream. gemm_vec's 16-wide column of B, read at a stride of N floats, maps every
-// row of B (and of A, at a stride of K) to the same L1 set once N or K is a multiple of 1024.
+// A product whose B is constant (a dense layer's weights; a convolution's, transposed), on a CPU
+// device: B packed once at build time in panels of PACKED_COLS columns,
+// [N / PACKED_COLS][K][PACKED_COLS] (zero-padded); each work-item keeps VEC_ROWS x 32 of C in
+// two float16 per row (16 accumulators) and reads its panel as one contiguous stream.
+// gemm_vec's 16-wide column of B, read at a stride of N floats, maps every row of B (and of A,
+// at a stride of K) to the same L1 set once N or K is a multiple of 1024.
+// A's element (m, k) is at A[m * a_ms + k * a_ks] and C's (m, n) at C[m * c_ms + n * c_ns]:
+// a dense layer's row-major A and C; a convolution's im2row columns ([pixel][row]) as A and its
+// output transposed ([filter][pixel]) as C. get_global_id(2) steps over images by a_batch and
+// c_batch. The bias (optional) is per column, from bias_offset.
 #define PACKED_COLS 32
-kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset,
-                        global const float* Bp, global float* C, int c_offset,
-                        global const float* bias, int act, float clip) {
+kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset, int a_ms,
+                        int a_ks, int a_batch, global const float* Bp, global float* C,
+                        int c_offset, int c_ms, int c_ns, int c_batch, global const float* bias,
+                        int bias_offset, int act, float clip) {
   const int p = get_global_id(0), n0 = p * PACKED_COLS, m0 = get_global_id(1) * VEC_ROWS;
+  const int z = get_global_id(2);
   if (m0 >= M) return;
-  A += a_offset + m0 * K;
-  C += c_offset;
+  A += a_offset + z * a_batch + m0 * a_ms;
+  C += c_offset + z * c_batch;
   Bp += (size_t)p * K * PACKED_COLS;
   const int rows = min(VEC_ROWS, M - m0);
   float16 lo[VEC_ROWS], hi[VEC_ROWS];
@@ -304,7 +311,7 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
     for (int k = 0; k < K; ++k) {
       const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
       for (int i = 0; i < VEC_ROWS; ++i) {
-        const float16 a = (float16)(A[i * K + k]);
+        const float16 a = (float16)(A[i * a_ms + k * a_ks]);
         lo[i] = fma(a, b0, lo[i]);
         hi[i] = fma(a, b1, hi[i]);
       }
@@ -313,7 +320,7 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
     for (int k = 0; k < K; ++k) {
       const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
       for (int i = 0; i < rows; ++i) {
-        const float16 a = (float16)(A[i * K + k]);
+        const float16 a = (float16)(A[i * a_ms + k * a_ks]);
         lo[i] = fma(a, b0, lo[i]);
         hi[i] = fma(a, b1, hi[i]);
       }
@@ -325,8 +332,8 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
     vstore16(lo[i], 0, v);
     vstore16(hi[i], 1, v);
     for (int j = 0; j < cols; ++j) {
-      const float r = bias ? v[j] + bias[n0 + j] : v[j];
-      C[(m0 + i) * N + n0 + j] = activate(r, act, clip);
+      const float r = bias ? v[j] + bias[bias_offset + n0 + j] : v[j];
+      C[(m0 + i) * c_ms + (n0 + j) * c_ns] = activate(r, act, clip);
     }
   }
 }
@@ -358,12 +365,10 @@ kernel void gemm_skinny(int M, int N, int K, global const float* A, int a_offset
   }
 }
 
-// Which element of the images (from their start) im2col's column entry i reads; -1 for padding.
-// g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl (13 ints).
-inline int im2col_source(int i, int image_stride, int channels, constant int* g) {
-  const int h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
-  const int plane = oh * ow, rows = channels * kh * kw;
-  const int o = i % plane, r = (i / plane) % rows, image = i / (plane * rows);
+// Which element of the images (from their start) the column entry (image, row r, pixel o) of
+// im2col / im2row reads; -1 for padding. g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl.
+inline int im2col_source(int image, int r, int o, int image_stride, constant int* g) {
+  const int h = g[1], w = g[2], ow = g[4], kh = g[5], kw = g[6];
   const int ox = o % ow, oy = o / ow;
   const int kx = r % kw, ky = (r / kw) % kh, ch = r / (kw * kh);
   const int iy = oy * g[7] - g[11] + ky * g[9];
@@ -371,6 +376,28 @@ inline int im2col_source(int i, int image_stride, int channels, constant int* g)
   return (iy >= 0 && iy < h && ix >= 0 && ix < w) ? image * image_stride + (ch * h + iy) * w + ix
                                                   : -1;
 }
+
+// im2row's body for either element type: work-item (image, pixel) writes that pixel's row of
+// channels * kh * kw columns, its coordinates computed once and the (channel, ky, kx) walk free
+// of divisions (one work-item per element, dividing for every one, ran a 3x3 convolution's
+// im2row slower than its GEMM on PoCL's CPU device). `zero`: the padding's value.
+#define IM2ROW_BODY(zero)                                                              \
+  const int h = g[1], w = g[2], ow = g[4], kh = g[5], kw = g[6], plane = g[3] * ow;  \
+  const int i = get_global_id(0);                                                    \
+  if (i >= images * plane) return;                                                   \
+  const int o = i % plane, y0 = (o / ow) * g[7] - g[11], x0 = (o % ow) * g[8] - g[12]; \
+  const int src0 = x_offset + (i / plane) * image_stride;                            \
+  int dst = i * channels * kh * kw;                                                  \
+  for (int ch = 0; ch < channels; ++ch) {                                            \
+    for (int ky = 0; ky < kh; ++ky) {                                                \
+      const int iy = y0 + ky * g[9];                                                 \
+      const bool row_in = iy >= 0 && iy < h;                                         \
+      for (int kx = 0; kx < kw; ++kx, ++dst) {                                       \
+        const int ix = x0 + kx * g[10];                                              \
+        cols[dst] = row_in && ix >= 0 && ix < w ? x[src0 + (ch * h + iy) * w + ix] : zero; \
+      }                                                                              \
+    }                                                                                \
+  }
 
 // ---- i8: dense and conv2d on 8-bit integers ---------------------------------------------------
 // An activation is quantized per tensor to u8 (a tensor never negative in the calibration run)
@@ -387,79 +414,26 @@ kernel void quantize(global const float* x, global uchar* q, float scale, int is
   q[i] = is_signed ? (uchar)(char)clamp(v, -127.0f, 127.0f) : (uchar)clamp(v, 0.0f, 255.0f);
 }
 
-// im2col of quantized bytes (as im2col; padding is 0 in u8 and s8 alike).
-kernel void im2col_i8(global const uchar* x, int x_offset, int image_stride, int channels,
+// im2row of quantized bytes (as im2row; padding is 0 in u8 and s8 alike).
+kernel void im2row_i8(global const uchar* x, int x_offset, int image_stride, int channels,
                       constant int* g, global uchar* cols, int images) {
-  const int i = get_global_id(0);
-  if (i >= images * channels * g[5] * g[6] * g[3] * g[4]) return;
-  const int from = im2col_source(i, image_stride, channels, g);
-  cols[i] = from >= 0 ? x[x_offset + from] : (uchar)0;
+  IM2ROW_BODY((uchar)0)
 }
 
-// A convolution's product: C[z] = dequantize(A * B[z]) per row, A the s8 weights [M, K], B the
-// u8/s8 columns [K, N] of image z. Each work-item keeps VEC_ROWS x 16 of C in int16 registers,
-// as gemm_vec does in float16. scales and bias are per row, from channel_offset; bias may be 0.
-kernel void gemm_i8(int M, int N, int K, global const char* A, int a_offset, int lda,
-                    global const uchar* B, int b_offset, int ldb, int b_batch, int b_signed,
-                    global float* C, int c_offset, int ldc, int c_batch,
-                    global const float* scales, global const float* bias, int channel_offset,
-                    int act, float clip) {
-  const int n0 = get_global_id(0) * 16, m0 = get_global_id(1) * VEC_ROWS;
-  const int z = get_global_id(2);
-  if (n0 >= N || m0 >= M) return;
-  A += a_offset + m0 * lda;
-  B += b_offset + z * b_batch;
-  C += c_offset + z * c_batch;
-  const int flip = b_signed ? 128 : 0;
-  const int rows = min(VEC_ROWS, M - m0);
-  int16 acc[VEC_ROWS];
-  for (int i = 0; i < VEC_ROWS; ++i) acc[i] = (int16)(0);
-  if (n0 + 16 <= N) {
-    if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
-      for (int k = 0; k < K; ++k) {
-        const int16 b = (convert_int16(vload16(0, B + k * ldb + n0)) ^ flip) - flip;
-        for (int i = 0; i < VEC_ROWS; ++i) acc[i] += (int)A[i * lda + k] * b;
-      }
-    } else {
-      for (int k = 0; k < K; ++k) {
-        const int16 b = (convert_int16(vload16(0, B + k * ldb + n0)) ^ flip) - flip;
-        for (int i = 0; i < rows; ++i) acc[i] += (int)A[i * lda + k] * b;
-      }
-    }
-  }
-  const int cols = min(16, N - n0);
-  for (int i = 0; i < rows; ++i) {
-    int v[16];
-    if (cols == 16) {
-      vstore16(acc[i], 0, v);
-    } else {  // the last columns, fewer than 16
-      for (int j = 0; j < cols; ++j) {
-        int sum = 0;
-        for (int k = 0; k < K; ++k) {
-          sum += (int)A[i * lda + k] * (((int)B[k * ldb + n0 + j] ^ flip) - flip);
-        }
-        v[j] = sum;
-      }
-    }
-    const int channel = channel_offset + m0 + i;
-    const float add = bias ? bias[channel] : 0.0f;
-    for (int j = 0; j < cols; ++j) {
-      C[(m0 + i) * ldc + n0 + j] = activate((float)v[j] * scales[channel] + add, act, clip);
-    }
-  }
-}
-
-// A dense layer's product: A the u8/s8 activations [M, K], Bp the s8 weights packed as
-// gemm_packed's; VEC_ROWS x 32 of C per work-item in two int16 per row; scales and bias per
-// column (bias may be 0).
-kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_signed,
-                           global const char* Bp, global float* C, int c_offset,
-                           global const float* scales, global const float* bias, int act,
-                           float clip) {
+// gemm_packed on 8-bit integers: A the u8/s8 activations (strides as gemm_packed's: a dense
+// layer's input, a convolution's im2row columns), Bp the s8 weights packed as gemm_packed's;
+// VEC_ROWS x 32 of C per work-item in two int16 per row; scales per column, the bias (optional)
+// per column from bias_offset.
+kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_offset, int a_ms,
+                           int a_ks, int a_batch, int a_signed, global const char* Bp,
+                           global float* C, int c_offset, int c_ms, int c_ns, int c_batch,
+                           global const float* scales, global const float* bias, int bias_offset,
+                           int act, float clip) {
   const int p = get_global_id(0), n0 = p * PACKED_COLS, m0 = get_global_id(1) * VEC_ROWS;
+  const int z = get_global_id(2);
   if (m0 >= M) return;
-  A += m0 * K;
-  C += c_offset;
+  A += a_offset + z * a_batch + m0 * a_ms;
+  C += c_offset + z * c_batch;
   Bp += (size_t)p * K * PACKED_COLS;
   const int flip = a_signed ? 128 : 0;
   const int rows = min(VEC_ROWS, M - m0);
@@ -470,7 +444,7 @@ kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_sig
       const int16 b0 = convert_int16(vload16(0, Bp + k * PACKED_COLS)),
                   b1 = convert_int16(vload16(1, Bp + k * PACKED_COLS));
       for (int i = 0; i < VEC_ROWS; ++i) {
-        const int a = ((int)A[i * K + k] ^ flip) - flip;
+        const int a = ((int)A[i * a_ms + k * a_ks] ^ flip) - flip;
         lo[i] += a * b0;
         hi[i] += a * b1;
       }
@@ -480,7 +454,7 @@ kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_sig
       const int16 b0 = convert_int16(vload16(0, Bp + k * PACKED_COLS)),
                   b1 = convert_int16(vload16(1, Bp + k * PACKED_COLS));
       for (int i = 0; i < rows; ++i) {
-        const int a = ((int)A[i * K + k] ^ flip) - flip;
+        const int a = ((int)A[i * a_ms + k * a_ks] ^ flip) - flip;
         lo[i] += a * b0;
         hi[i] += a * b1;
       }
@@ -492,8 +466,8 @@ kernel void gemm_i8_packed(int M, int N, int K, global const uchar* A, int a_sig
     vstore16(lo[i], 0, v);
     vstore16(hi[i], 1, v);
     for (int j = 0; j < cols; ++j) {
-      const float r = (float)v[j] * scales[n0 + j] + (bias ? bias[n0 + j] : 0.0f);
-      C[(m0 + i) * N + n0 + j] = activate(r, act, clip);
+      const float r = (float)v[j] * scales[n0 + j] + (bias ? bias[bias_offset + n0 + j] : 0.0f);
+      C[(m0 + i) * c_ms + (n0 + j) * c_ns] = activate(r, act, clip);
     }
   }
 }
@@ -529,10 +503,18 @@ kernel void depthwise_conv_i8(global const uchar* x, int x_signed, global const 
 // cols [image][channel * kh * kw][oh * ow].
 kernel void im2col(global const float* x, int x_offset, int image_stride, int channels,
                    constant int* g, global float* cols, int images) {
+  const int plane = g[3] * g[4], rows = channels * g[5] * g[6];
   const int i = get_global_id(0);
-  if (i >= images * channels * g[5] * g[6] * g[3] * g[4]) return;
-  const int from = im2col_source(i, image_stride, channels, g);
+  if (i >= images * rows * plane) return;
+  const int from = im2col_source(i / (plane * rows), (i / plane) % rows, i % plane, image_stride, g);
   cols[i] = from >= 0 ? x[x_offset + from] : 0.0f;
+}
+
+// The same columns transposed, [image][oh * ow][channel * kh * kw] (im2row): A of gemm_packed,
+// whose B is the convolution's weights.
+kernel void im2row(global const float* x, int x_offset, int image_stride, int channels,
+                   constant int* g, global float* cols, int images) {
+  IM2ROW_BODY(0.0f)
 }
 
 // Depthwise (one input channel per group, `mult` filters each): one work-item per output.

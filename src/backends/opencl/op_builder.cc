@@ -113,29 +113,42 @@ std::vector<T> PackPanels(const std::vector<T>& b, int64_t k_size, int64_t n) {
 
 // The packed kernels' work size: work-groups of up to 8 row blocks of one panel, which read the
 // panel while it is in cache (8 measured faster than 16-64 on PoCL's CPU device at 1024^3 and
-// 2048^3; docs/opencl.md).
-void SetPackedWorkSize(int64_t m, int64_t n, GemmLaunch* launch) {
-  const size_t blocks = (static_cast<size_t>(m) + kVecRows - 1) / kVecRows;
+// 2048^3; docs/opencl.md), and the batch along the third axis.
+void SetPackedWorkSize(const GemmCall& g, GemmLaunch* launch) {
+  const size_t blocks = (static_cast<size_t>(g.m) + kVecRows - 1) / kVecRows;
   size_t local = 1;
   while (local < blocks && local < 8) local *= 2;
-  launch->dims = 2;
-  launch->global[0] = static_cast<size_t>((n + kPanelCols - 1) / kPanelCols);
+  launch->dims = 3;
+  launch->global[0] = static_cast<size_t>((g.n + kPanelCols - 1) / kPanelCols);
   launch->global[1] = (blocks + local - 1) / local * local;
+  launch->global[2] = static_cast<size_t>(g.batch);
   launch->local[0] = 1;
   launch->local[1] = local;
+  launch->local[2] = 1;
+}
+
+// The packed kernels' operand layout arguments: A's strides and batch stride, then (after B)
+// C's offset, strides and batch stride.
+struct PackedLayout {
+  cl_int a_ms, a_ks, a_batch, c_offset, c_ms, c_ns, c_batch;
+};
+PackedLayout LayoutOf(const GemmCall& g) {
+  return {Int(g.trans_a ? 1 : g.lda), Int(g.trans_a ? g.lda : 1), Int(g.a_batch), Int(g.c_offset),
+          Int(g.trans_c ? 1 : g.ldc), Int(g.trans_c ? g.ldc : 1), Int(g.c_batch)};
 }
 }  // namespace
 
 GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& g, const std::vector<float>& b) {
   const std::vector<float> packed = PackPanels(b, g.k, g.n);
+  const PackedLayout l = LayoutOf(g);
   GemmLaunch launch;
   launch.kernel = args.Kernel("gemm_packed");
-  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), args.Constant(packed),
-          g.c, Int(g.c_offset), g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, g.act.kind,
-          g.act.clip);
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), l.a_ms, l.a_ks,
+          l.a_batch, args.Constant(packed), g.c, l.c_offset, l.c_ms, l.c_ns, l.c_batch,
+          g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, Int(g.bias_offset), g.act.kind, g.act.clip);
   launch.b_arg = -1;  // constant
-  launch.c_arg = 6;
-  SetPackedWorkSize(g.m, g.n, &launch);
+  launch.c_arg = 9;
+  SetPackedWorkSize(g, &launch);
   return launch;
 }
 
@@ -143,39 +156,18 @@ GemmLaunch PrepareI8PackedGemm(OpArgs& args, const GemmCall& g, const QuantizedT
                                const std::vector<float>& b) {
   const QuantizedWeights q = QuantizeWeights(b, g.n, 1, 127);
   const std::vector<int8_t> packed = PackPanels(q.values, g.k, g.n);
+  const PackedLayout l = LayoutOf(g);
   GemmLaunch launch;
   launch.kernel = args.Kernel("gemm_i8_packed");
-  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), a.data, cl_int{a.is_signed ? 1 : 0},
-          args.Constant(packed.data(), static_cast<int64_t>(packed.size())), g.c, Int(g.c_offset),
-          args.Constant(DequantizeScales(a.scale, q.scales)),
-          g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, g.act.kind, g.act.clip);
-  launch.a_arg = launch.b_arg = -1;
-  launch.c_arg = 6;
-  SetPackedWorkSize(g.m, g.n, &launch);
-  return launch;
-}
-
-GemmLaunch PrepareI8Gemm(OpArgs& args, const GemmCall& g, bool b_signed, cl_mem row_scales) {
-  GemmLaunch launch;
-  launch.kernel = args.Kernel("gemm_i8");
-  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
-          Int(g.b_offset), Int(g.ldb), Int(g.b_batch), cl_int{b_signed ? 1 : 0}, g.c,
-          Int(g.c_offset), Int(g.ldc), Int(g.c_batch), row_scales, g.bias, Int(g.bias_offset),
-          g.act.kind, g.act.clip);
+  SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), a.data, Int(g.a_offset), l.a_ms, l.a_ks,
+          l.a_batch, cl_int{a.is_signed ? 1 : 0},
+          args.Constant(packed.data(), static_cast<int64_t>(packed.size())), g.c, l.c_offset,
+          l.c_ms, l.c_ns, l.c_batch, args.Constant(DequantizeScales(a.scale, q.scales)),
+          g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, Int(g.bias_offset), g.act.kind, g.act.clip);
   launch.a_arg = 3;
-  launch.b_arg = 6;
-  launch.c_arg = 11;
-  // As gemm_vec: work-groups of up to 64 row blocks of one column block.
-  const size_t blocks = (static_cast<size_t>(g.m) + kVecRows - 1) / kVecRows;
-  size_t local = 1;
-  while (local < blocks && local < 64) local *= 2;
-  launch.dims = 3;
-  launch.global[0] = (static_cast<size_t>(g.n) + 15) / 16;
-  launch.global[1] = (blocks + local - 1) / local * local;
-  launch.global[2] = static_cast<size_t>(g.batch);
-  launch.local[0] = 1;
-  launch.local[1] = local;
-  launch.local[2] = 1;
+  launch.b_arg = -1;  // constant
+  launch.c_arg = 10;
+  SetPackedWorkSize(g, &launch);
   return launch;
 }
 
@@ -249,9 +241,39 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape) {
   return strides;
 }
 
-MapLaunch PrepareStridedMap(OpArgs& args, const StridedMap& map, cl_mem y, cl_mem a, cl_mem b,
-                            cl_mem c, MapOp op) {
+namespace {
+// The same map over fewer axes: axes of size 1 dropped, and an axis merged into the one before it
+// where every operand steps over the pair as over one axis (a same-shape add becomes one flat
+// axis). The kernel divides its index once per axis, which on PoCL's CPU device made a
+// [1, 256, 56, 56] add take 9 ms.
+StridedMap Collapsed(const StridedMap& map) {
+  StridedMap out;
+  out.base = map.base;
+  auto stride = [&](size_t k, size_t d) {
+    return d < map.strides[k].size() ? map.strides[k][d] : int64_t{0};
+  };
+  for (size_t d = 0; d < map.dims.size(); ++d) {
+    if (map.dims[d] == 1) continue;
+    bool merges = !out.dims.empty();
+    for (size_t k = 0; k < 4 && merges; ++k) {
+      merges = out.strides[k].back() == stride(k, d) * map.dims[d];
+    }
+    if (merges) {
+      out.dims.back() *= map.dims[d];
+      for (size_t k = 0; k < 4; ++k) out.strides[k].back() = stride(k, d);
+    } else {
+      out.dims.push_back(map.dims[d]);
+      for (size_t k = 0; k < 4; ++k) out.strides[k].push_back(stride(k, d));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+MapLaunch PrepareStridedMap(OpArgs& args, const StridedMap& uncollapsed, cl_mem y, cl_mem a,
+                            cl_mem b, cl_mem c, MapOp op) {
   constexpr size_t kMaxRank = 8;  // kernels.cl's MAX_RANK
+  const StridedMap map = Collapsed(uncollapsed);
   const size_t rank = map.dims.size();
   if (rank > kMaxRank) {
     throw Error("", args.layer.name, "shape",

@@ -141,7 +141,8 @@ struct GemmCall {
   int64_t a_offset = 0, lda = 0, a_batch = 0, b_offset = 0, ldb = 0, b_batch = 0, c_offset = 0,
           ldc = 0, c_batch = 0, bias_offset = 0;
   bool trans_a = false;
-  int bias_mode = 0;  // 0 none, 1 per column, 2 per row
+  bool trans_c = false;  // C stored transposed, (m, n) at n * ldc + m (the packed kernels only)
+  int bias_mode = 0;     // 0 none, 1 per column, 2 per row
   ActivationCode act;
 };
 // A prepared GEMM: its kernel with every argument set, and the work size.
@@ -158,18 +159,15 @@ struct GemmLaunch {
   void SetC(cl_mem c, int64_t offset) const;
 };
 GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& call);
-// The same product on a CPU device with B constant (a dense layer's weights, `b_values` [K, N]):
-// B packed once into column panels (kernels.cl's gemm_packed); A, C and the bias as in `call`
-// (no batch, no transposition, bias per column or none). The operands cannot be re-pointed.
+// The same product on a CPU device with B constant (a dense layer's weights; a convolution's,
+// transposed), `b_values` [K, N]: B packed once into column panels (kernels.cl's gemm_packed);
+// A (transposed or not), C (trans_c or not), their batch strides and the bias (per column, or
+// none) as in `call`. B cannot be re-pointed.
 GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& call,
                              const std::vector<float>& b_values);
-// The same product in an i8 run: A quantized (`a`), B (`b_values` [K, N]) quantized per column
-// and packed into panels as above (kernels.cl's gemm_i8_packed), sums in 32-bit integers,
-// dequantized per column; C f32.
-// kernels.cl's gemm_i8, a convolution's product in an i8 run: A s8 (quantized weights, [M, K]),
-// B u8 or s8 (`b_signed`: the quantized columns, batched over images), sums in 32-bit integers;
-// row m dequantized by row_scales[bias_offset + m], plus the bias per row (or none), activated.
-GemmLaunch PrepareI8Gemm(OpArgs& args, const GemmCall& call, bool b_signed, cl_mem row_scales);
+// The same product in an i8 run, on any device: A quantized (`a`, whose buffer replaces
+// call.a), B quantized per column (per output channel) and packed as above (gemm_i8_packed),
+// sums in 32-bit integers, dequantized per column; C f32.
 GemmLaunch PrepareI8PackedGemm(OpArgs& args, const GemmCall& call, const QuantizedTensor& a,
                                const std::vector<float>& b_values);
 
