@@ -79,6 +79,8 @@ const std::vector<OpCase>& OpCases() {
       {"global_avg_pool", "global_avg_pool", {{2, 3, 4, 5}}, {}},
       {"batchnorm", "batchnorm", {{2, 3, 4, 4}}, {}},
       {"batchnorm_2d", "batchnorm", {{4, 6}}, {{"epsilon", 0.001}}},
+      // Planes of 9: the OpenCL kernel's chunks of 16 cross channels and images.
+      {"batchnorm_odd_planes", "batchnorm", {{2, 5, 3, 3}}, {}},
       {"layernorm", "layernorm", {{2, 3, 8}}, {}},
       {"relu", "relu", {{2, 9}}, {}},
       {"clipped_relu", "clipped_relu", {{2, 9}}, {{"clip", 0.5}}},

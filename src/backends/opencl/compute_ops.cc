@@ -330,8 +330,8 @@ StepRun MakeRecurrent(OpArgs& a) {
   return [=](Enqueuer& e) {
     for (const Direction& dn : *directions) {
       dn.input_projection.Run(e);
-      e.Launch1D(zero, states);
-      if (kLstm) e.Launch1D(zero_cell, states);
+      e.LaunchChunks(zero, states);
+      if (kLstm) e.LaunchChunks(zero_cell, states);
       for (int64_t s = 0; s < t_len; ++s) {
         const int64_t t = dn.reverse ? t_len - 1 - s : s;
         dn.recurrence.Run(e);

@@ -34,11 +34,13 @@ std::unique_ptr<DeviceSession> Open(const std::string& spec) {
   // 64 (8 x 8 on a 32 x 32 tile): the largest register blocking every OpenCL 1.2 device runs.
   if (s->info.max_work_group_size < 256) s->gemm_tile = 32;
   s->vector_gemm = s->info.type == "cpu";
+  s->elementwise_chunk = s->info.type == "cpu" ? 16 : 1;
   s->reduction_local = 64;
   while (s->reduction_local > s->info.max_work_group_size) s->reduction_local /= 2;
   const std::string options = "-DTILE=" + std::to_string(s->gemm_tile) +
                               " -DWPT=" + std::to_string(s->gemm_wpt) +
-                              " -DLOCAL_SIZE=" + std::to_string(s->reduction_local);
+                              " -DLOCAL_SIZE=" + std::to_string(s->reduction_local) +
+                              " -DCHUNK=" + std::to_string(s->elementwise_chunk);
   s->program = BuildProgram(s->info, s->context.get(), KernelSource(), options);
   // 1-D kernels: a multiple of what the device runs in lockstep, up to 256.
   KernelHandle probe(s->NewKernel("unary"));

@@ -1,5 +1,6 @@
 // Activations and maps, broadcasting arithmetic and comparisons, where, softmax, batchnorm and
 // layernorm, pooling, reductions, resize and embedding.
+#include <cmath>
 #include <limits>
 #include <memory>
 
@@ -28,7 +29,7 @@ StepRun Unary(OpArgs& a, UnaryOp op, cl_int act, float p, float q) {
   cl_kernel k = a.Kernel("unary");
   const int64_t n = NumElements(a.layer.output_shapes[0]);
   SetArgs(k, a.inputs[0], a.output, Int(n), cl_int{op}, act, cl_float{p}, cl_float{q});
-  return [k, n](Enqueuer& e) { e.Launch1D(k, n); };
+  return [k, n](Enqueuer& e) { e.LaunchChunks(k, n); };
 }
 
 template <cl_int kAct>
@@ -90,10 +91,20 @@ StepRun MakeSoftmax(OpArgs& a) {
 StepRun MakeBatchnorm(OpArgs& a) {
   const Shape& in = a.layer.input_shapes[0];
   const int64_t n = NumElements(in), c = in[1], inner = n / (in[0] * c);
+  // y = x * scale + shift per channel, scale = gamma / sqrt(var + eps) and shift = beta - mean *
+  // scale computed once here (the reference's formula) rather than for every element.
+  const float eps = static_cast<float>(a.layer.attrs.Float("epsilon"));
+  const std::vector<float>&gamma = a.WeightValues(0), &beta = a.WeightValues(1),
+        &mean = a.WeightValues(2), &var = a.WeightValues(3);
+  std::vector<float> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
+  for (size_t ch = 0; ch < scale.size(); ++ch) {
+    scale[ch] = gamma[ch] / std::sqrt(var[ch] + eps);
+    shift[ch] = beta[ch] - mean[ch] * scale[ch];
+  }
   cl_kernel k = a.Kernel("batchnorm");
-  SetArgs(k, a.inputs[0], a.output, a.Weight(0), a.Weight(1), a.Weight(2), a.Weight(3),
-          static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c), Int(inner), Int(n));
-  return [k, n](Enqueuer& e) { e.Launch1D(k, n); };
+  SetArgs(k, a.inputs[0], a.output, a.Constant(scale), a.Constant(shift), Int(c), Int(inner),
+          Int(n));
+  return [k, n](Enqueuer& e) { e.LaunchChunks(k, n); };
 }
 
 // One work-group per row (layernorm) or plane (global average pooling).

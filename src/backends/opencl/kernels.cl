@@ -43,10 +43,8 @@ inline float activate(float v, int kind, float clip) {
 #define UNARY_SWISH 8
 #define UNARY_FILL 9  // y = p
 
-kernel void unary(global const float* x, global float* y, int n, int op, int a, float p,
-                  float q) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
+inline void unary_at(global const float* x, global float* y, int i, int op, int a, float p,
+                     float q) {
   const float v = op == UNARY_FILL ? 0.0f : x[i];
   float r;
   switch (op) {
@@ -84,6 +82,40 @@ kernel void unary(global const float* x, global float* y, int n, int op, int a, 
   y[i] = r;
 }
 
+// Elements per work-item of the elementwise kernels (a build option: DeviceSession's
+// elementwise_chunk; Enqueuer::LaunchChunks launches n / CHUNK work-items).
+#ifndef CHUNK
+#define CHUNK 1
+#endif
+
+// The common ops as plain loops, chosen once per work-item (a switch per element kept PoCL from
+// vectorising); the others element by element.
+#define UNARY_LOOP(f)                                    \
+  for (int i = i0; i < end; ++i) y[i] = f(x[i], p, q); \
+  return;
+inline float relu_of(float v, float p, float q) { return fmax(v, 0.0f); }
+inline float clipped_relu_of(float v, float p, float q) { return fmin(fmax(v, 0.0f), p); }
+inline float square_of(float v, float p, float q) { return v * v; }
+
+kernel void unary(global const float* x, global float* y, int n, int op, int a, float p,
+                  float q) {
+  const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
+  if (op == UNARY_ACTIVATION && a == ACT_RELU) {
+    UNARY_LOOP(relu_of)
+  }
+  if (op == UNARY_ACTIVATION && a == ACT_CLIPPED_RELU) {
+    UNARY_LOOP(clipped_relu_of)
+  }
+  if (op == UNARY_SQUARE) {
+    UNARY_LOOP(square_of)
+  }
+  if (op == UNARY_FILL) {
+    for (int i = i0; i < end; ++i) y[i] = p;
+    return;
+  }
+  for (int i = i0; i < end; ++i) unary_at(x, y, i, op, a, p, q);
+}
+
 // ---- strided maps: broadcasting binaries, where, and every data movement ---------------------
 // The iteration space has `rank` axes (dims); each operand k (y, a, b, c) is addressed as
 // base[k] + sum over axes of index * stride[k][axis]. Broadcasting is a stride of 0; a transpose
@@ -100,22 +132,27 @@ kernel void unary(global const float* x, global float* y, int n, int op, int a, 
 #define MAP_GREATER 7
 #define MAP_WHERE 8  // y = a != 0 ? b : c
 
-kernel void strided_map(global float* y, global const float* a, global const float* b,
-                        global const float* c, constant int* p, int n, int op) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
+inline void strided_map_at(global float* y, global const float* a, global const float* b,
+                           global const float* c, constant int* p, int i, int op) {
   const int rank = p[0];
-  int rest = i;
   int oy = p[1 + 5 * MAX_RANK + 0], oa = p[1 + 5 * MAX_RANK + 1], ob = p[1 + 5 * MAX_RANK + 2],
       oc = p[1 + 5 * MAX_RANK + 3];
-  for (int d = rank - 1; d >= 0; --d) {
-    const int dim = p[1 + d];
-    const int q = rest % dim;
-    rest /= dim;
-    oy += q * p[1 + 1 * MAX_RANK + d];
-    oa += q * p[1 + 2 * MAX_RANK + d];
-    ob += q * p[1 + 3 * MAX_RANK + d];
-    oc += q * p[1 + 4 * MAX_RANK + d];
+  if (rank == 1) {  // one flat axis (PrepareStridedMap collapses what it can): no division
+    oy += i * p[1 + MAX_RANK];
+    oa += i * p[1 + 2 * MAX_RANK];
+    ob += i * p[1 + 3 * MAX_RANK];
+    oc += i * p[1 + 4 * MAX_RANK];
+  } else {
+    int rest = i;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int dim = p[1 + d];
+      const int q = rest % dim;
+      rest /= dim;
+      oy += q * p[1 + 1 * MAX_RANK + d];
+      oa += q * p[1 + 2 * MAX_RANK + d];
+      ob += q * p[1 + 3 * MAX_RANK + d];
+      oc += q * p[1 + 4 * MAX_RANK + d];
+    }
   }
   float r;
   switch (op) {
@@ -148,6 +185,29 @@ kernel void strided_map(global float* y, global const float* a, global const flo
       break;
   }
   y[oy] = r;
+}
+
+kernel void strided_map(global float* y, global const float* a, global const float* b,
+                        global const float* c, constant int* p, int n, int op) {
+  const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
+  if (p[0] == 1 && (op == MAP_COPY || op == MAP_ADD || op == MAP_MUL)) {
+    // One flat axis (PrepareStridedMap collapses what it can), the op chosen once: plain loops.
+    global float* yy = y + p[1 + 5 * MAX_RANK];
+    global const float* aa = a + p[1 + 5 * MAX_RANK + 1];
+    const int sy = p[1 + MAX_RANK], sa = p[1 + 2 * MAX_RANK], sb = p[1 + 3 * MAX_RANK];
+    if (op == MAP_COPY) {
+      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa];
+      return;
+    }
+    global const float* bb = b + p[1 + 5 * MAX_RANK + 2];
+    if (op == MAP_ADD) {
+      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa] + bb[i * sb];
+    } else {
+      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa] * bb[i * sb];
+    }
+    return;
+  }
+  for (int i = i0; i < end; ++i) strided_map_at(y, a, b, c, p, i, op);
 }
 
 // ---- GEMM: C[m, n] = op(A)[m, k] * B[k, n] (+ bias) (activation), row-major ----------------
@@ -605,15 +665,17 @@ kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
   if (l == 0) y[plane] = part[0] / (float)area;
 }
 
-kernel void batchnorm(global const float* x, global float* y, global const float* gamma,
-                      global const float* beta, global const float* mean,
-                      global const float* var, float eps, int channels, int inner, int total) {
-  const int i = get_global_id(0);
-  if (i >= total) return;
-  const int ch = (i / inner) % channels;
-  const float scale = gamma[ch] / sqrt(var[ch] + eps);
-  const float shift = beta[ch] - mean[ch] * scale;
-  y[i] = x[i] * scale + shift;
+kernel void batchnorm(global const float* x, global float* y, global const float* scale,
+                      global const float* shift, int channels, int inner, int total) {
+  const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, total);
+  int ch = (i0 / inner) % channels;
+  // Runs of one channel: plain loops, which PoCL vectorises.
+  for (int i = i0, run_end = min(end, i0 + inner - i0 % inner); i < end;
+       run_end = min(end, i + inner)) {
+    const float s = scale[ch], t = shift[ch];
+    for (; i < run_end; ++i) y[i] = x[i] * s + t;
+    ch = ch + 1 == channels ? 0 : ch + 1;
+  }
 }
 
 // One work-group per row: mean, then variance, each a tree sum in local memory.

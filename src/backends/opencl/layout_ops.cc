@@ -76,7 +76,7 @@ StepRun MakePad(OpArgs& a) {
   SetArgs(fill, cl_mem{nullptr}, a.output, Int(n), cl_int{9},  // UNARY_FILL
           cl_int{0}, static_cast<cl_float>(a.layer.attrs.Float("value")), cl_float{0});
   return [fill, n, inside](Enqueuer& e) {
-    e.Launch1D(fill, n);
+    e.LaunchChunks(fill, n);
     inside.Run(e);
   };
 }

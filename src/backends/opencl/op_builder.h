@@ -21,10 +21,13 @@ namespace ntpb::opencl {
 // can be read from the profiling counters after the run.
 class Enqueuer {
  public:
-  Enqueuer(cl_command_queue queue, std::vector<cl_event>* events, size_t local)
-      : queue_(queue), events_(events), local_(local) {}
+  Enqueuer(cl_command_queue queue, std::vector<cl_event>* events, size_t local, int chunk)
+      : queue_(queue), events_(events), local_(local), chunk_(chunk) {}
   // A 1-D kernel over n work-items (rounded up to the device's work-group size).
   void Launch1D(cl_kernel kernel, int64_t n);
+  // An elementwise kernel over n elements, CHUNK per work-item (DeviceSession's
+  // elementwise_chunk): unary, batchnorm, strided_map.
+  void LaunchChunks(cl_kernel kernel, int64_t n) { Launch1D(kernel, (n + chunk_ - 1) / chunk_); }
   // Any work-group shape; local null leaves it to the driver.
   void Launch(cl_kernel kernel, int dims, const size_t* global, const size_t* local);
   void Copy(cl_mem from, cl_mem to, int64_t bytes);
@@ -37,6 +40,7 @@ class Enqueuer {
   cl_command_queue queue_;
   std::vector<cl_event>* events_;
   size_t local_;
+  int chunk_;
 };
 
 using StepRun = std::function<void(Enqueuer&)>;
@@ -193,7 +197,7 @@ enum MapOp : cl_int {  // kernels.cl's MAP_*
 struct MapLaunch {
   cl_kernel kernel = nullptr;
   int64_t count = 0;
-  void Run(Enqueuer& e) const { e.Launch1D(kernel, count); }
+  void Run(Enqueuer& e) const { e.LaunchChunks(kernel, count); }
 };
 MapLaunch PrepareStridedMap(OpArgs& args, const StridedMap& map, cl_mem y, cl_mem a, cl_mem b,
                             cl_mem c, MapOp op);

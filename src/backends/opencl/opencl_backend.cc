@@ -96,7 +96,8 @@ class OpenclExecutable : public Executable {
 
   void RunStep(std::size_t index) override {
     ReleaseEvents(events_[index]);
-    Enqueuer e(queue_.get(), &events_[index], session_.elementwise_local);
+    Enqueuer e(queue_.get(), &events_[index], session_.elementwise_local,
+               session_.elementwise_chunk);
     e.scratch = scratch_.get();
     runs_[index](e);
   }
