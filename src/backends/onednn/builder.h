@@ -223,6 +223,9 @@ void AddInlayOps(OpTable* table);
 // Whether oneDNN runs bf16 arithmetic natively here (avx512_bf16 or AMX, after
 // ONEDNN_MAX_CPU_ISA); elsewhere it emulates bf16 with f32 arithmetic, slower than f32 itself.
 bool HasNativeBf16Arithmetic();
+// Whether the streamed recurrence's bf16 dot-product kernel (vdpbf16ps) is built in: the library
+// was compiled for avx512_bf16 (recurrent_stream.h).
+bool HasBf16DotProductKernel();
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

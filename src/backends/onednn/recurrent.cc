@@ -182,6 +182,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
     sr->lstm = lstm;
     sr->reverse_only = reverse_only;
     sr->bf16 = b.act() == dt::bf16;
+    sr->bf16_dot = sr->bf16 && HasNativeBf16Arithmetic() && HasBf16DotProductKernel();
     for (int64_t d = 0; d < dirs; ++d) sr->PackDirection(b.WeightValues(d * per_dir + 1));
     if (!lstm) sr->bias_hn = *bias_hn;
     sr->Allocate();
@@ -192,7 +193,11 @@ void BuildDecomposed(Builder& b, bool lstm) {
     b.AddHost([sr, xg_p, out_p, threads, keep = std::vector<memory>{xg, out}] {
       sr->Run(xg_p, out_p, threads);
     });
-    b.SetKernel(std::string("ntpbench streamed ") + (sr->bf16 ? "bf16" : "f32") + " recurrence");
+    b.SetKernel(std::string("ntpbench streamed ") +
+                (sr->bf16_dot ? "bf16 dot-product"
+                 : sr->bf16   ? "bf16"
+                              : "f32") +
+                " recurrence");
     return;
   }
 

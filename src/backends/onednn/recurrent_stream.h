@@ -14,14 +14,17 @@
 //    last (a pure read of 64 MiB per core ran 1.13-1.17x faster alternating than in one
 //    direction; 32 MiB per core, bf16's size, 1.45-1.5x);
 //  - the panels on 2 MiB pages (3-4% at f32 batch 1);
-//  - bf16 weights widened to f32 in registers (a shift), the state kept in f32;
+//  - bf16 on a CPU with bf16 dot products (avx512_bf16, after ONEDNN_MAX_CPU_ISA): vdpbf16ps
+//    on k in pairs, the state rounded to bf16 once per step (as oneDNN's bf16 matmul rounds
+//    its source); with the weights all in the L3 (H 1024) it read them at 63-83 GB/s at batch
+//    4 against 34-48 widened to f32, 82-157 against 88-102 at batch 1. Elsewhere bf16 weights
+//    are widened to f32 in registers (a shift) and the state stays f32;
 //  - the accumulators as GCC vector types, which stay in registers (float arrays stayed on the
 //    stack at f32 batch 4: 0.96-0.98x the DRAM read, against 1.04-1.10x now).
 // Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
 // software prefetch 16-64 rows ahead or of the next panel's head, batch 4 as two passes of two
 // rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read under
-// prefetchnta (the hint cost the stream 15%), and for bf16 vdpbf16ps on the state rounded to
-// bf16 (half the instructions; no faster at batch 1 or 4, alternating in one binary).
+// prefetchnta (the hint cost the stream 15%).
 #pragma once
 
 #include <Eigen/Core>
@@ -37,6 +40,10 @@ struct StreamedRecurrence {
 
   int64_t n = 0, t_len = 0, h = 0, dirs = 1;
   bool lstm = true, reverse_only = false, bf16 = false;
+  // bf16 on a CPU with bf16 dot products (vdpbf16ps; set where HasNativeBf16Arithmetic and
+  // HasBf16DotProductKernel, builder.h): the state rounded to bf16 once per step and multiplied
+  // in pairs of k. Set before PackDirection.
+  bool bf16_dot = false;
   // Per direction, panel-major: panel p holds W_h[k][p * kPanel + j] at [p][k][j], zero-padded;
   // on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch 1).
   template <typename T>
@@ -47,6 +54,7 @@ struct StreamedRecurrence {
 
   int64_t gates() const { return lstm ? 4 : 3; }
   int64_t panels() const { return (gates() * h + kPanel - 1) / kPanel; }
+  int64_t pairs() const { return (h + 1) / 2; }
 
   // Packs direction `d`'s W_h [H, G*H] (row-major, as the IR holds it): f32, or bf16 rounded to
   // nearest even.
@@ -69,6 +77,7 @@ struct StreamedRecurrence {
   // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
   // scalar code, whose rounding differs, so alignment would change the outputs.
   std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
+  std::vector<uint32_t> state_pairs_;  // bf16_dot: the state as bf16 pairs (k, k + 1)
 };
 
 }  // namespace ntpb::onednn
