@@ -467,11 +467,14 @@ inline int im2col_source(int image, int r, int o, int image_stride, constant int
 // with (v ^ flip) - flip, flip 128 for s8 and 0 for u8 (a uniform value, cheaper than a second
 // copy of every kernel).
 
+// CHUNK elements per work-item, as the other elementwise kernels; the signedness chosen once.
 kernel void quantize(global const float* x, global uchar* q, float scale, int is_signed, int n) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float v = rint(x[i] * scale);
-  q[i] = is_signed ? (uchar)(char)clamp(v, -127.0f, 127.0f) : (uchar)clamp(v, 0.0f, 255.0f);
+  const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
+  if (is_signed) {
+    for (int i = i0; i < end; ++i) q[i] = (uchar)(char)clamp(rint(x[i] * scale), -127.0f, 127.0f);
+  } else {
+    for (int i = i0; i < end; ++i) q[i] = (uchar)clamp(rint(x[i] * scale), 0.0f, 255.0f);
+  }
 }
 
 // im2row of quantized bytes (as im2row; padding is 0 in u8 and s8 alike).

@@ -247,8 +247,9 @@ class OpenclExecutable : public Executable {
     Tensor& out = tensors_[l.outputs[0]];
     out.elements = NumElements(l.output_shapes[0]);
     std::vector<std::vector<float>> weight_values;
-    for (size_t i = 0; i < l.weights.size(); ++i)
+    for (size_t i = 0; i < l.weights.size(); ++i) {
       weight_values.push_back(WeightValues(l, i, config));
+    }
     auto upload_weight = [this, &weight_values](size_t i) {
       const std::vector<float>& v = weight_values[i];
       return NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data());
@@ -299,7 +300,7 @@ class OpenclExecutable : public Executable {
     step.feeds = feeds;
     step.kernel = q.is_signed ? "f32 to s8" : "f32 to u8";
     steps_.push_back(step);
-    runs_.push_back([kernel, elements](Enqueuer& e) { e.Launch1D(kernel, elements); });
+    runs_.push_back([kernel, elements](Enqueuer& e) { e.LaunchChunks(kernel, elements); });
     quantized_[name] = q;
     return q;
   }
