@@ -15,7 +15,9 @@
 # Run by the default tests (include_flow):  cmake -DSOURCE_DIR=<repo> -P check_include_flow.cmake
 # A file under src/<module>/ belongs to <module> (src/ops to topology); a public header
 # include/ntpbench/<name>.h to the module in the table below. A new public header must be added
-# to the table: an unknown one fails the check.
+# to the table: an unknown one fails the check. A header with a same-named .cc under src/ must be
+# placed in that file's module (the table cannot put a header where its code is not); one with
+# none (results.h, backend.h, ntpbench.h, ...) is placed by the table alone, and checked alike.
 
 cmake_minimum_required(VERSION 3.25)
 
@@ -45,6 +47,9 @@ set(NTPB_HEADER_bench ntpbench reporting)
 set(NTPB_HEADER_results results run_file sweep_results reliability)
 # Modules that may include only these others (besides their own).
 set(NTPB_ONLY_results common machine)
+# Counter sources and the interference probe measure; they do not know the results model (bench
+# puts what they read into it), nor ops or backends.
+set(NTPB_ONLY_instrument common machine)
 set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace
@@ -118,8 +123,34 @@ foreach(file IN LISTS files)
   endforeach()
 endforeach()
 
+# The table against the code: a public header and its same-named .cc belong to one module.
+file(GLOB_RECURSE implementations RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/src/*.cc)
+set(unpaired 0)
+foreach(file IN LISTS files)
+  if(NOT file MATCHES "^include/ntpbench/([A-Za-z0-9_]+)\\.h$")
+    continue()
+  endif()
+  set(name ${CMAKE_MATCH_1})
+  ntpb_module_of(${file} placed)
+  set(found "")
+  foreach(impl IN LISTS implementations)
+    if(impl MATCHES "/${name}\\.cc$")
+      ntpb_module_of(${impl} impl_module)
+      list(APPEND found ${impl_module})
+      if(NOT impl_module STREQUAL placed)
+        string(APPEND problems
+               "${file}: the table places it in ${placed}, its code ${impl} is in ${impl_module}\n")
+      endif()
+    endif()
+  endforeach()
+  if(found STREQUAL "")
+    math(EXPR unpaired "${unpaired} + 1")
+  endif()
+endforeach()
+
 list(LENGTH files count)
 if(problems)
   message(FATAL_ERROR "include flow: back-edges or unplaced headers\n${problems}")
 endif()
-message(STATUS "include flow: ${count} files, ${edges} includes across modules, no back-edge")
+message(STATUS "include flow: ${count} files, ${edges} includes across modules, no back-edge; "
+               "${unpaired} public headers without a same-named .cc, placed by the table")

@@ -1,13 +1,38 @@
 #include "tests/test_util.h"
 
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "ntpbench/counters.h"
 #include "ntpbench/json_format.h"
 
 namespace ntpb::testing {
+
+std::string TestDir() {
+  struct Dir {
+    std::string path;
+    Dir() {
+      std::string pattern = ::testing::TempDir();
+      if (pattern.empty() || pattern.back() != '/') pattern += '/';
+      pattern += "ntpb_test_XXXXXX";
+      if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot make " + pattern);
+      path = pattern;
+    }
+    ~Dir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Dir dir;
+  return dir.path;
+}
+
+std::string MissingPath(const std::string& name) { return TestDir() + "/missing/" + name; }
 
 Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
                      const nlohmann::json& attrs) {

@@ -15,6 +15,13 @@ namespace ntpb::testing {
 Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
                      const nlohmann::json& attrs);
 
+// This test process's own folder (made under GoogleTest's TempDir() on first use, removed at
+// exit): tests write only there, so parallel tests and other users' files never meet.
+std::string TestDir();
+// A path under TestDir() that is never created: a missing file or folder that no machine can
+// happen to have (unlike /nonexistent).
+std::string MissingPath(const std::string& name);
+
 // Path of a file in the source tree (NTPBENCH_SOURCE_DIR/relative).
 std::string SourcePath(const std::string& relative);
 

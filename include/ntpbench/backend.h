@@ -14,7 +14,7 @@
 namespace ntpb {
 
 struct RunConfig {
-  int64_t batch = 1;
+  // No batch: a backend reads N from the resolved shapes.
   Precision precision = Precision::kF32;
   int threads = 0;     // 0: one per available core
   uint64_t seed = 42;  // weights and inputs are drawn from it (same seed -> same numbers)

@@ -88,4 +88,9 @@ struct AllocationCounts {
 };
 AllocationCounts CurrentAllocations();
 
+// The "memory" source's metrics, per region: heap allocations and bytes allocated. The
+// network's pair becomes the results model's memory signature.
+inline constexpr const char* kAllocationsMetric = "allocs";
+inline constexpr const char* kAllocatedBytesMetric = "alloc_bytes";
+
 }  // namespace ntpb

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@
 
 namespace benchmark::internal {
 class Benchmark;
+}
+namespace ntpb::bench {
+struct RunSettings;  // src/bench/run_settings.h
 }
 
 namespace ntpb {
@@ -59,6 +63,10 @@ class TopologyBenchmark {
   // "sde", "perf", "rusage", "memory", "PAPI_TOT_CYC", "perf::TASK-CLOCK", ... Joined with
   // --ntpb_counters (default $NTPB_COUNTERS).
   TopologyBenchmark* Counters(std::vector<std::string> counters);
+  // What the command line changes from the registration (a suite's --ntpb_* flags, or
+  // `ntpbench run`'s options); Initialize gives every registered benchmark the flags'.
+  TopologyBenchmark* Settings(std::shared_ptr<const bench::RunSettings> settings);
+  const bench::RunSettings& settings() const;
 
   const std::string& name() const { return name_; }
   const std::string& path() const { return path_; }
@@ -108,6 +116,7 @@ class TopologyBenchmark {
   uint64_t seed_ = 42;
   std::map<std::string, std::string> backend_options_;
   std::vector<std::string> counters_;
+  std::shared_ptr<const bench::RunSettings> settings_;
   std::vector<Family> families_;
 };
 
@@ -118,11 +127,13 @@ TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
 // Strips and applies the --ntpb_* flags, registers every topology benchmark, then calls
 // benchmark::Initialize. Prints each problem as one line and returns false on any.
 bool Initialize(int* argc, char** argv);
-// Adds ntpbench's entries to Google Benchmark's JSON context: version, threads and each built-in
-// backend with what it runs on. Called by Initialize.
+// Adds ntpbench's entries to Google Benchmark's JSON context: version, threads (`threads` as
+// --ntpb_threads: 0 is one per core) and each built-in backend with what it runs on. Called by
+// Initialize.
 // Probes the counter requests (printing what is unavailable, once) and registers the
 // allocation MemoryManager when one asks for "memory". Throws ntpb::Error on a misspelled event.
-void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests);
+void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests,
+                         int threads = 0);
 // Initialize, then run the selected benchmarks with ntpbench's console reporter.
 int Main(int argc, char** argv);
 

@@ -1,7 +1,7 @@
 #include "src/bench/benchmark_config.h"
 
 #include "src/backends/hetero/hetero_backend.h"
-#include "src/bench/global_options.h"
+#include "src/bench/run_settings.h"
 
 namespace ntpb::bench {
 namespace {
@@ -20,7 +20,7 @@ void AddOptionsOf(const std::string& backend, const std::map<std::string, std::s
 ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology,
                         const ParamEnv& values) {
   ParamEnv env = tb.params();
-  for (const auto& [k, v] : Options().sets) {
+  for (const auto& [k, v] : tb.settings().sets) {
     if (k == "T" || topology.params.count(k)) env[k] = v;
   }
   for (const auto& [k, v] : values) env[k] = v;
@@ -29,7 +29,7 @@ ParamEnv ParamOverrides(const TopologyBenchmark& tb, const Topology& topology,
 
 std::vector<ParamEnv> ValueCombinations(const TopologyBenchmark& tb, const Topology& topology) {
   ParamLists lists = tb.values();
-  for (const auto& [k, v] : Options().set_lists) {
+  for (const auto& [k, v] : tb.settings().set_lists) {
     if (k == "T" || topology.params.count(k)) lists[k] = v;
   }
   std::vector<ParamEnv> combinations = {{}};
@@ -46,21 +46,19 @@ std::vector<ParamEnv> ValueCombinations(const TopologyBenchmark& tb, const Topol
   return combinations;
 }
 
-RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
-                    int64_t batch) {
+RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision) {
   RunConfig config;
-  config.batch = batch;
   config.precision = precision;
-  config.threads = Options().threads >= 0 ? Options().threads : tb.threads();
-  config.seed = Options().seed >= 0 ? static_cast<uint64_t>(Options().seed) : tb.seed();
-  config.inputs = Options().inputs;
+  config.threads = tb.settings().threads >= 0 ? tb.settings().threads : tb.threads();
+  config.seed = tb.settings().seed >= 0 ? static_cast<uint64_t>(tb.settings().seed) : tb.seed();
+  config.inputs = tb.settings().inputs;
   if (const Backend* b = FindBackend(backend)) {
-    if (b->HasDevices()) config.device = Options().device;
-    if (b->UsesPlacement()) config.placement = Options().placement;
+    if (b->HasDevices()) config.device = tb.settings().device;
+    if (b->UsesPlacement()) config.placement = tb.settings().placement;
   }
   std::map<std::string, std::string> asked;
   AddOptionsOf(backend, tb.backend_options(), &asked);
-  AddOptionsOf(backend, Options().backend_options, &asked);
+  AddOptionsOf(backend, tb.settings().backend_options, &asked);
   config.options = asked;
   if (const Backend* b = FindBackend(backend)) config.options = BackendOptionValues(*b, config);
   return config;
@@ -71,7 +69,7 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
   // The registration (the macro's Set, Seed, Threads, BackendOption) defines the benchmark; what
   // the command line or the environment changes from it is named, and a listed value always.
   std::string name = tb.name() + "/" + backend + "/" + PrecisionName(precision);
-  ParamEnv named = Options().sets;
+  ParamEnv named = tb.settings().sets;
   for (const auto& [param, value] : values) named[param] = value;
   for (const auto& [param, value] : named) {
     if (param == "N" || !(param == "T" || topology.params.count(param))) continue;
@@ -86,7 +84,7 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
                           : in_file != topology.params.end() && in_file->second == value;
     if (!same) name += "/" + param + ":" + std::to_string(value);
   }
-  const RunConfig config = ConfigFor(tb, backend, precision, 1);
+  const RunConfig config = ConfigFor(tb, backend, precision);
   if (config.seed != tb.seed()) name += "/seed:" + std::to_string(config.seed);
   if (config.threads != tb.threads()) name += "/nthreads:" + std::to_string(config.threads);
   if (!config.device.empty()) name += "/device:" + config.device;
@@ -106,7 +104,7 @@ std::string FamilyName(const TopologyBenchmark& tb, const Topology& topology,
 
 nlohmann::json ConfigJson(const TopologyBenchmark& tb, const Topology& topology,
                           const std::string& backend, Precision precision, const ParamEnv& values) {
-  const RunConfig config = ConfigFor(tb, backend, precision, 1);
+  const RunConfig config = ConfigFor(tb, backend, precision);
   std::map<std::string, int64_t> params = topology.params;
   for (const auto& [param, value] : ParamOverrides(tb, topology, values)) params[param] = value;
   params.erase("N");

@@ -10,6 +10,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/expression.h"
 #include "ntpbench/ntpbench.h"
+#include "src/bench/run_settings.h"
 
 namespace ntpb::bench {
 
@@ -26,8 +27,7 @@ std::vector<ParamEnv> ValueCombinations(const TopologyBenchmark& tb, const Topol
 // (--ntpb_seed over Seed()), and the backend's options (--ntpb_backend_option over
 // BackendOption(), then the backend's environment variables and defaults, resolved: every option
 // has its value). Throws ntpb::Error naming an unknown option or value.
-RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision,
-                    int64_t batch);
+RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Precision precision);
 
 // `<name>/<backend>/<precision>` followed by what the command line or the environment changed
 // from the benchmark as registered (its file, Set, Seed, Threads, BackendOption), in this order:

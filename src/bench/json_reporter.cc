@@ -2,8 +2,10 @@
 
 #include <map>
 
+#include "ntpbench/error.h"
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
+#include "src/results/benchmark_json.h"
 
 namespace ntpb::bench {
 
@@ -28,26 +30,19 @@ const nlohmann::json* FindRunDescription(const std::string& run_name) {
 bool JsonReporter::ReportContext(const Context& context) {
   json_.SetOutputStream(&buffer_);
   json_.SetErrorStream(&GetErrorStream());
-  const bool ok = json_.ReportContext(context);
-  Pass();
-  return ok;
+  return json_.ReportContext(context);
 }
 
 void JsonReporter::ReportRuns(const std::vector<Run>& runs) {
   json_.ReportRuns(runs);
-  std::string text = buffer_.str();
-  buffer_.str("");
-  // Google Benchmark's JSONReporter ends each run's object with a line "    }" (its fields are
-  // flat and indented further): the description goes in as the object's last field.
-  std::size_t at = 0;
+  // Google Benchmark writes one entry per run, in this order; each gets its description.
   for (const Run& run : runs) {
-    at = text.find("\n    }", at);
-    if (at == std::string::npos) break;
     const nlohmann::json* description =
         FindRunDescription(run.run_name.function_name + "/" + run.run_name.args);
+    nlohmann::json d;  // null: nothing to add
     if (run.run_type == Run::RT_Iteration && !run.error_occurred && description) {
       // Each repetition says whether the machine let it measure (JudgeInterference).
-      nlohmann::json d = *description;
+      d = *description;
       std::map<std::string, double> counters;
       for (const auto& [name, counter] : run.counters) counters[name] = counter.value;
       const RunMeasurement m = DecodeCounters(counters);
@@ -56,23 +51,36 @@ void JsonReporter::ReportRuns(const std::vector<Run>& runs) {
         d["reliable"] = r.reliable;
         if (!r.reliable) d["unreliable"] = r.Verdict();
       }
-      const std::string field = ",\n      \"ntpbench\": " + d.dump();
-      text.insert(at, field);
-      at += field.size();
     }
-    at += 6;
+    additions_.push_back({run.benchmark_name(), std::move(d)});
   }
-  GetOutputStream() << text;
 }
 
 void JsonReporter::Finalize() {
   json_.Finalize();
-  Pass();
-}
-
-void JsonReporter::Pass() {
-  GetOutputStream() << buffer_.str();
+  // The whole document, read as JSON (its bare NaN and Infinity as null, which strict readers
+  // require), the descriptions added to their entries, written once.
+  nlohmann::json document;
+  try {
+    document = ParseBenchmarkJson(buffer_.str(), "Google Benchmark's JSON");
+  } catch (const Error& e) {
+    // Not JSON: passed on as written, so what Google Benchmark said is not lost.
+    GetErrorStream() << "ntpbench: " << e.what() << "\n";
+    GetOutputStream() << buffer_.str();
+    buffer_.str("");
+    return;
+  }
   buffer_.str("");
+  nlohmann::json& benchmarks = document["benchmarks"];
+  for (std::size_t i = 0; i < additions_.size() && i < benchmarks.size(); ++i) {
+    const auto& [name, description] = additions_[i];
+    if (description.is_null() || benchmarks[i].value("name", "") != name) continue;
+    benchmarks[i]["ntpbench"] = description;
+  }
+  additions_.clear();
+  GetOutputStream() << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                    << "\n";
+  GetOutputStream().flush();
 }
 
 bool JsonToConsoleRequested(int argc, char** argv) {

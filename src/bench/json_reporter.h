@@ -1,7 +1,9 @@
 // Google Benchmark's JSON, with each benchmark's description (results.h's EncodeDescription:
 // its setup, and each step's op, shape, kernel and analytic cost) added to its entry as
-// "ntpbench". Everything Google Benchmark writes stays as it writes it, so its tools
-// (compare.py) read the file as before; ntpbench's readers (run_file.h) find the rest.
+// "ntpbench". Google Benchmark's JSONReporter writes the document; this reporter reads it back as
+// JSON when the runs are done and adds the descriptions to the entries, so every field Google
+// Benchmark writes stays (compare.py reads the file as before) and nothing depends on its layout.
+// Non-numbers (NaN, Infinity), which Google Benchmark writes as bare words, become null.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -26,9 +28,10 @@ class JsonReporter : public benchmark::BenchmarkReporter {
   void Finalize() override;
 
  private:
-  void Pass();  // what Google Benchmark's reporter wrote, on to the output stream
   benchmark::JSONReporter json_;
-  std::ostringstream buffer_;
+  std::ostringstream buffer_;  // what json_ wrote, until Finalize
+  // Per reported run, in order: its benchmark name and its description (null: none).
+  std::vector<std::pair<std::string, nlohmann::json>> additions_;
 };
 
 // Whether argv asks Google Benchmark for JSON: to the console (--benchmark_format=json), or to

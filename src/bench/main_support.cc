@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <set>
 
@@ -21,10 +22,10 @@
 #include "src/backends/hetero/hetero_backend.h"
 #include "src/bench/benchmark_flags.h"
 #include "src/bench/calibration.h"
-#include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/openmp_wait_policy.h"
+#include "src/bench/run_settings.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -32,11 +33,6 @@ namespace ntpb {
 std::vector<std::unique_ptr<TopologyBenchmark>>& RegisteredTopologyBenchmarks();
 
 namespace bench {
-
-GlobalOptions& Options() {
-  static GlobalOptions options;
-  return options;
-}
 
 void ParseAssignments(const std::string& text, const std::string& field, ParamEnv* env,
                       ParamLists* lists) {
@@ -114,87 +110,115 @@ void ParseBackendOptions(const std::string& text, const std::string& field,
   }
 }
 
-void ParseNtpbFlags(int* argc, char** argv) {
-  GlobalOptions& o = Options();
-  if (const char* env = std::getenv("NTPB_COUNTERS")) o.counters = ParseCounterList(env);
+namespace {
+
+int64_t IntegerFlag(const std::string& value, const std::string& option, int64_t lo, int64_t hi,
+                    const char* what) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(value.c_str(), &end, 10);  // checked before any cast
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    throw Error("", "", option, std::string("expected ") + what + ", got '" + value + "'");
+  }
+  return v;
+}
+
+bool SwitchFlag(const std::string& value, const std::string& option) {
+  if (value.empty() || value == "true") return true;
+  if (value == "false") return false;
+  throw Error("", "", option, "expected no value, =true or =false, got '" + value + "'");
+}
+
+}  // namespace
+
+const std::vector<RunSettingFlag>& RunSettingFlags() {
+  using S = RunSettings;
+  using V = const std::string&;
+  static const std::vector<RunSettingFlag> flags = {
+      {"set", "NAME=V[,V..][,NAME=V..]", "topology params; a list runs one family per value",
+       [](V v, V o, S* s) { ParseAssignments(v, o, &s->sets, &s->set_lists); }},
+      {"threads", "N", "threads per run (0: one per core)",
+       [](V v, V o, S* s) {
+         s->threads = static_cast<int>(IntegerFlag(v, o, 0, 4096, "a count from 0 to 4096"));
+       }},
+      {"seed", "S", "seed of the random weights and inputs",
+       [](V v, V o, S* s) {
+         s->seed = IntegerFlag(v, o, 0, std::numeric_limits<int64_t>::max(), "a seed >= 0");
+       }},
+      {"backend_option", "BACKEND.OPTION=VALUE[,..]", "e.g. onednn.fusion=off",
+       [](V v, V o, S* s) { ParseBackendOptions(v, o, &s->backend_options); }},
+      {"device", "SPEC", "the device of backends that have devices: opencl:PLATFORM:DEVICE",
+       [](V v, V, S* s) { s->device = v; }},
+      {"place", "LAYER=BACKEND,..,default=BACKEND", "the hetero backend's placement",
+       [](V v, V o, S* s) { s->placement = ParsePlacement(v, o); }},
+      {"topology_dir", "DIR", "where topology files are looked for ($NTPB_TOPOLOGY_DIR)",
+       [](V v, V, S* s) { s->topology_dir = v; }},
+      {"counters", "LIST", "counter sources and events per region ($NTPB_COUNTERS)",
+       [](V v, V, S* s) { s->counters = ParseCounterList(v); }},
+      {"layer_counters", nullptr, "the counters per layer too, not only time",
+       [](V v, V o, S* s) { s->layer_counters = SwitchFlag(v, o); }},
+      {"console_layers", nullptr, "every counter on the console",
+       [](V v, V o, S* s) { s->console_layers = SwitchFlag(v, o); }},
+      {"trace", nullptr, "each run's first measured iterations' step times in its description",
+       [](V v, V o, S* s) { s->trace = SwitchFlag(v, o); }},
+      {"scenario_seconds", "S", "a scenario measurement starts no query after S seconds",
+       [](V v, V o, S* s) {
+         char* end = nullptr;
+         const double seconds = std::strtod(v.c_str(), &end);
+         if (v.empty() || *end != '\0' || !(seconds > 0 && seconds <= 86400)) {
+           throw Error("", "", o, "expected seconds from 0 to 86400, got '" + v + "'");
+         }
+         s->scenario_seconds = seconds;
+       }},
+      {"calibration", nullptr, "also run the machine calibration benchmarks",
+       [](V v, V o, S* s) { s->calibration = SwitchFlag(v, o); }},
+      {"inject_slowdown", "LAYER:FACTOR", "slow one layer down (validating the perf gate)",
+       [](V v, V, S* s) { s->inject_slowdown = v; }},
+  };
+  return flags;
+}
+
+RunSettings ParseNtpbFlags(int* argc, char** argv) {
+  RunSettings settings;
+  if (const char* env = std::getenv("NTPB_COUNTERS")) settings.counters = ParseCounterList(env);
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     const std::string arg = argv[i];
-    auto value_of = [&](const char* flag) -> const char* {
-      const size_t n = std::strlen(flag);
-      return arg.compare(0, n, flag) == 0 ? argv[i] + n : nullptr;
-    };
-    if (const char* v = value_of("--ntpb_set=")) {
-      ParseAssignments(v, "--ntpb_set", &o.sets, &o.set_lists);
-    } else if (const char* sec = value_of("--ntpb_scenario_seconds=")) {
-      char* end = nullptr;
-      o.scenario_seconds = std::strtod(sec, &end);
-      if (*sec == '\0' || *end != '\0' ||
-          !(o.scenario_seconds > 0 && o.scenario_seconds <= 86400)) {
-        throw Error("", "", "--ntpb_scenario_seconds",
-                    std::string("expected seconds from 0 to 86400, got '") + sec + "'");
-      }
-    } else if (const char* seed = value_of("--ntpb_seed=")) {
-      char* end = nullptr;
-      errno = 0;
-      o.seed = std::strtoll(seed, &end, 10);
-      if (*seed == '\0' || *end != '\0' || errno == ERANGE || o.seed < 0) {
-        throw Error("", "", "--ntpb_seed", std::string("expected a seed >= 0, got '") + seed + "'");
-      }
-    } else if (const char* bo = value_of("--ntpb_backend_option=")) {
-      ParseBackendOptions(bo, "--ntpb_backend_option", &o.backend_options);
-    } else if (const char* t = value_of("--ntpb_threads=")) {
-      char* end = nullptr;
-      errno = 0;
-      const long threads = std::strtol(t, &end, 10);  // checked before the int cast wraps it
-      if (*t == '\0' || *end != '\0' || errno == ERANGE || threads < 0 || threads > 4096) {
-        throw Error("", "", "--ntpb_threads",
-                    std::string("expected a count from 0 to 4096, got '") + t + "'");
-      }
-      o.threads = static_cast<int>(threads);
-    } else if (const char* place = value_of("--ntpb_place=")) {
-      o.placement = ParsePlacement(place, "--ntpb_place");
-    } else if (const char* dev = value_of("--ntpb_device=")) {
-      o.device = dev;
-    } else if (const char* d = value_of("--ntpb_topology_dir=")) {
-      o.topology_dir = d;
-    } else if (arg == "--ntpb_console_layers" || arg == "--ntpb_console_layers=true") {
-      o.console_layers = true;
-    } else if (const char* c = value_of("--ntpb_counters=")) {
-      o.counters = ParseCounterList(c);
-    } else if (arg == "--ntpb_calibration" || arg == "--ntpb_calibration=true") {
-      o.calibration = true;
-    } else if (arg == "--ntpb_trace" || arg == "--ntpb_trace=true") {
-      o.trace = true;
-    } else if (const char* slow = value_of("--ntpb_inject_slowdown=")) {
-      o.inject_slowdown = slow;
-    } else if (arg == "--ntpb_layer_counters" || arg == "--ntpb_layer_counters=true") {
-      o.layer_counters = true;
-    } else if (arg.rfind("--ntpb_", 0) == 0) {
-      const std::string name = arg.substr(0, arg.find('='));
-      throw Error(
-          "", "", name,
-          "unknown flag" +
-              DidYouMean(name, {"--ntpb_set", "--ntpb_threads", "--ntpb_seed",
-                                "--ntpb_backend_option", "--ntpb_topology_dir", "--ntpb_counters",
-                                "--ntpb_layer_counters", "--ntpb_console_layers",
-                                "--ntpb_calibration", "--ntpb_inject_slowdown", "--ntpb_trace",
-                                "--ntpb_scenario_seconds", "--ntpb_device", "--ntpb_place"}) +
-              " (ntpbench flags: --ntpb_set=name=value, --ntpb_threads=N, "
-              "--ntpb_seed=S, --ntpb_backend_option=backend.option=value, "
-              "--ntpb_topology_dir=DIR, --ntpb_counters=LIST, --ntpb_layer_counters, "
-              "--ntpb_console_layers, --ntpb_trace, --ntpb_scenario_seconds=S, "
-              "--ntpb_device=SPEC, --ntpb_place=LAYER=BACKEND,..,default=BACKEND)");
-    } else {
+    if (arg.rfind("--ntpb_", 0) != 0) {
       argv[out++] = argv[i];
+      continue;
     }
+    const size_t eq = arg.find('=');
+    const std::string option = arg.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    const RunSettingFlag* flag = nullptr;
+    for (const RunSettingFlag& f : RunSettingFlags()) {
+      if (option == std::string("--ntpb_") + f.name) flag = &f;
+    }
+    if (!flag) {
+      std::vector<std::string> names;
+      std::string usage;
+      for (const RunSettingFlag& f : RunSettingFlags()) {
+        names.push_back(std::string("--ntpb_") + f.name);
+        usage += (usage.empty() ? "" : ", ") + names.back() + (f.value ? "=" : "") +
+                 (f.value ? f.value : "");
+      }
+      throw Error("", "", option,
+                  "unknown flag" + DidYouMean(option, names) + " (ntpbench flags: " + usage + ")");
+    }
+    if (flag->value && eq == std::string::npos) {
+      throw Error("", "", option, std::string("needs a value: ") + option + "=" + flag->value);
+    }
+    flag->apply(value, option, &settings);
   }
   *argc = out;
+  return settings;
 }
 
 }  // namespace bench
 
-void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests) {
+void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests,
+                         int threads) {
   benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
   const MachineClass machine = DetectMachineClass();
   benchmark::AddCustomContext("ntpbench_machine_class", machine.id());
@@ -236,34 +260,49 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
     }
   }
   RunConfig config;
-  config.threads = std::max(bench::Options().threads, 0);
+  config.threads = std::max(threads, 0);
   benchmark::AddCustomContext("ntpbench_openmp_wait", bench::OpenMpWaitPolicy());
   benchmark::AddCustomContext("ntpbench_threads", std::to_string(EffectiveThreads(config)));
   // The ceilings `ntpbench machine` measured for this machine and thread count, if it has: a
   // report draws every run's roofline under its own machine's.
-  try {
-    if (const auto peaks = ReadMachinePeaks(MachinePeaksPath(machine, EffectiveThreads(config)))) {
-      benchmark::AddCustomContext("ntpbench_machine_peaks", peaks->ToJson().dump());
-      bench::Options().peaks = peaks;
-    }
-  } catch (const Error&) {
-    // A corrupt cache is said by `ntpbench run` and rewritten by `ntpbench machine`.
+  if (const auto peaks = bench::MeasuredPeaks(threads)) {
+    benchmark::AddCustomContext("ntpbench_machine_peaks", peaks->ToJson().dump());
   }
 }
 
-bool Initialize(int* argc, char** argv) {
-  bool ok = true;
+namespace bench {
+
+std::optional<MachinePeaks> MeasuredPeaks(int threads) {
+  RunConfig config;
+  config.threads = std::max(threads, 0);
   try {
-    bench::ParseNtpbFlags(argc, argv);
-    bench::CheckBenchmarkFlags(std::vector<std::string>(argv + 1, argv + *argc));
+    return ReadMachinePeaks(MachinePeaksPath(DetectMachineClass(), EffectiveThreads(config)));
+  } catch (const Error&) {
+    // A corrupt cache is said by `ntpbench run` and rewritten by `ntpbench machine`.
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+// Initialize, keeping the settings for Main's reporters.
+bool InitializeWith(int* argc, char** argv, std::shared_ptr<RunSettings>* out) {
+  auto settings = std::make_shared<RunSettings>();
+  try {
+    *settings = ParseNtpbFlags(argc, argv);
+    CheckBenchmarkFlags(std::vector<std::string>(argv + 1, argv + *argc));
   } catch (const Error& e) {
     std::fprintf(stderr, "ntpbench: %s\n", e.what());
     return false;
   }
+  settings->peaks = MeasuredPeaks(settings->threads);
+  *out = settings;
+  bool ok = true;
   std::set<std::string> known_params = {"N", "T"};
   std::vector<std::vector<std::string>> counter_requests;
   for (const auto& tb : RegisteredTopologyBenchmarks()) {
     try {
+      tb->Settings(settings);
       counter_requests.push_back(tb->EffectiveCounters());
       for (const auto& [name, value] : tb->RegisterFamilies()) known_params.insert(name);
     } catch (const std::exception& e) {
@@ -272,8 +311,8 @@ bool Initialize(int* argc, char** argv) {
     }
   }
   std::vector<std::string> set_names;
-  for (const auto& [name, value] : bench::Options().sets) set_names.push_back(name);
-  for (const auto& [name, values] : bench::Options().set_lists) set_names.push_back(name);
+  for (const auto& [name, value] : settings->sets) set_names.push_back(name);
+  for (const auto& [name, values] : settings->set_lists) set_names.push_back(name);
   for (const std::string& name : set_names) {
     if (name == "N") {
       std::fprintf(stderr, "ntpbench: --ntpb_set: N is the batch; choose it per benchmark\n");
@@ -288,18 +327,26 @@ bool Initialize(int* argc, char** argv) {
       ok = false;
     }
   }
-  if (bench::Options().calibration) bench::RegisterCalibrationBenchmarks();
+  if (settings->calibration) RegisterCalibrationBenchmarks();
   // A topology iteration takes milliseconds: ms unless --benchmark_time_unit says otherwise
   // (Initialize applies the flag over this default).
   benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
   try {
-    AddBenchmarkContext(counter_requests);
+    AddBenchmarkContext(counter_requests, settings->threads);
   } catch (const Error& e) {
     std::fprintf(stderr, "ntpbench: %s\n", e.what());
     return false;
   }
   benchmark::Initialize(argc, argv);
   return ok;
+}
+
+}  // namespace
+}  // namespace bench
+
+bool Initialize(int* argc, char** argv) {
+  std::shared_ptr<bench::RunSettings> settings;
+  return bench::InitializeWith(argc, argv, &settings);
 }
 
 int Main(int argc, char** argv) {
@@ -309,11 +356,12 @@ int Main(int argc, char** argv) {
   const bool json_display = bench::JsonToConsoleRequested(argc, argv);
   const bool json_file = bench::JsonFileRequested(argc, argv);
   const auto console_options = ConsoleOptionsFromArgs(argc, argv);
-  if (!Initialize(&argc, argv)) return 1;
+  std::shared_ptr<bench::RunSettings> settings;
+  if (!bench::InitializeWith(&argc, argv, &settings)) return 1;
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   // JSON, to the console or a file, carries each run's description (json_reporter.h).
   bench::JsonReporter json_to_console, json_to_file;
-  ConsoleReporter console_reporter(console_options, bench::Options().console_layers);
+  ConsoleReporter console_reporter(console_options, settings->console_layers);
   benchmark::BenchmarkReporter* display = nullptr;
   if (console) display = &console_reporter;
   if (json_display) display = &json_to_console;

@@ -10,10 +10,11 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_config.h"
-#include "src/bench/global_options.h"
+#include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/load_generator.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/run_settings.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
 
@@ -56,7 +57,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     state.SkipWithError(("skipped: " + BackendUnavailableReason(family.backend)).c_str());
     return;
   }
-  RunConfig config = ConfigFor(tb, family.backend, family.precision, batch);
+  RunConfig config = ConfigFor(tb, family.backend, family.precision);
   const int threads = EffectiveThreads(config);
   // The threads split evenly; more streams than threads oversubscribe the cores, one each.
   const int per_stream = std::max(1, threads / streams);
@@ -84,7 +85,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
 
   const int64_t needed = QueriesForPercentile(99);
   const int64_t asked = scenario.queries > 0 ? scenario.queries : needed;
-  const double limit_s = Options().scenario_seconds;
+  const double limit_s = tb.settings().scenario_seconds;
   const uint64_t seed = config.seed;
   ScenarioMeasure sm;
   sm.kind = scenario.kind;
@@ -139,7 +140,8 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     }
     state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);
   }
-  InterferenceMeasure interference = probe.Stop(static_cast<double>(result.queries));
+  InterferenceMeasure interference =
+      InterferenceOf(probe.Stop(static_cast<double>(result.queries)));
   if (result.queries == 0) {
     state.SkipWithError("no query completed within the time limit (--ntpb_scenario_seconds)");
     return;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "ntpbench/counters.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
@@ -16,9 +17,10 @@
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
-#include "src/bench/global_options.h"
+#include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/run_settings.h"
 #include "src/bench/scenario_run.h"
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_timer.h"
@@ -87,9 +89,18 @@ TopologyBenchmark* TopologyBenchmark::Counters(std::vector<std::string> counters
   return this;
 }
 
+TopologyBenchmark* TopologyBenchmark::Settings(std::shared_ptr<const bench::RunSettings> settings) {
+  settings_ = std::move(settings);
+  return this;
+}
+const bench::RunSettings& TopologyBenchmark::settings() const {
+  static const bench::RunSettings registered;  // nothing changed from the registration
+  return settings_ ? *settings_ : registered;
+}
+
 std::vector<std::string> TopologyBenchmark::EffectiveCounters() const {
   std::vector<std::string> all = counters_;
-  for (const std::string& c : bench::Options().counters) {
+  for (const std::string& c : settings().counters) {
     if (std::find(all.begin(), all.end(), c) == all.end()) all.push_back(c);
   }
   return all;
@@ -101,14 +112,14 @@ namespace {
 // Iterations traced per benchmark run (--trace): the first of each run Google Benchmark reports.
 constexpr int64_t kTracedIterations = 100;
 
-std::string FindTopologyFile(const std::string& path, const std::string& source_file) {
+std::string FindTopologyFile(const std::string& path, const std::string& source_file,
+                             std::string dir) {
   std::vector<std::string> tried;
   auto exists = [&](const std::string& p) {
     tried.push_back(p);
     return access(p.c_str(), R_OK) == 0;
   };
   if (exists(path) || (!path.empty() && path[0] == '/')) return path;
-  std::string dir = Options().topology_dir;
   if (dir.empty() && std::getenv("NTPB_TOPOLOGY_DIR")) dir = std::getenv("NTPB_TOPOLOGY_DIR");
   if (!dir.empty() && exists(dir + "/" + path)) return dir + "/" + path;
 #ifdef NTPBENCH_DATADIR
@@ -145,7 +156,7 @@ std::unique_ptr<RegionCounters> MakeRegionCounters(const TopologyBenchmark& tb,
     regions.push_back(
         {Region::kMarker, m, run.marker_steps[m].front(), run.marker_steps[m].back() + 1});
   }
-  if (Options().layer_counters) {
+  if (tb.settings().layer_counters) {
     for (std::size_t s = 0; s < steps.size(); ++s) regions.push_back({Region::kStep, s, s, s + 1});
   }
   std::vector<StepCounts> counts(steps.size());
@@ -187,7 +198,7 @@ AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
 RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precision precision,
                            double iterations, const std::vector<int64_t>& step_ns, int64_t loop_ns,
                            const std::vector<int64_t>& latencies,
-                           const InterferenceMeasure& interference) {
+                           const InterferenceMeasure& interference, const MachinePeaks* peaks) {
   const auto& steps = run.executable->steps();
   int64_t steps_total = 0;
   for (int64_t ns : step_ns) steps_total += ns;
@@ -262,10 +273,9 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
       step.inlay_layer = a.layers[info.layer].inlay;
     }
     step.measure = region(step_ns[s], static_cast<int64_t>(step.cost.flops));
-    if (info.layer >= 0 && Options().peaks) {
-      const RooflineBound bound =
-          Roofline(FusedCost(a, info.layer, info.fused), precision, *Options().peaks,
-                   a.total.weight_bytes + a.peak_activation_bytes);
+    if (info.layer >= 0 && peaks) {
+      const RooflineBound bound = Roofline(FusedCost(a, info.layer, info.fused), precision, *peaks,
+                                           a.total.weight_bytes + a.peak_activation_bytes);
       step.roof_ms = bound.ms;
       step.bound = !bound.memory_bound ? "compute" : MemoryLevelName(bound.level);
     }
@@ -275,8 +285,8 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
   if (run.counters) {
     run.counters->Report(iterations, &m);
     // The memory source's network counters belong to the memory signature.
-    for (auto [metric, field] : {std::pair{kAllocsMetric, &m.memory.allocs},
-                                 std::pair{kAllocBytesMetric, &m.memory.alloc_bytes}}) {
+    for (auto [metric, field] : {std::pair{kAllocationsMetric, &m.memory.allocs},
+                                 std::pair{kAllocatedBytesMetric, &m.memory.alloc_bytes}}) {
       auto it = m.net.counters.find(metric);
       if (it == m.net.counters.end()) continue;
       *field = it->second;
@@ -296,10 +306,10 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
                  const std::vector<int64_t>& step_ns, int64_t loop_ns,
                  const std::vector<int64_t>& latencies, RunTrace trace,
                  const InterferenceMeasure& interference,
-                 const std::vector<int64_t>& device_step_ns) {
+                 const std::vector<int64_t>& device_step_ns, const MachinePeaks* peaks) {
   using benchmark::Counter;
   RunMeasurement m = Measurement(run, setup, precision, static_cast<double>(state.iterations()),
-                                 step_ns, loop_ns, latencies, interference);
+                                 step_ns, loop_ns, latencies, interference, peaks);
   m.trace = std::move(trace);  // empty unless --trace
   if (device_step_ns.size() == m.steps.size()) {
     for (size_t s = 0; s < m.steps.size(); ++s)
@@ -358,7 +368,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   // in the timed loop.
   RunTrace trace;
   const int64_t traced =
-      Options().trace ? std::min<int64_t>(kTracedIterations, state.max_iterations) : 0;
+      tb->settings().trace ? std::min<int64_t>(kTracedIterations, state.max_iterations) : 0;
   if (traced > 0) {
     trace.thread_id = static_cast<int64_t>(syscall(SYS_gettid));
     trace.iterations.resize(static_cast<size_t>(traced));
@@ -379,13 +389,14 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
     }
   }
   if (counters) counters->Stop();
-  const InterferenceMeasure interference = probe.Stop(static_cast<double>(iteration));
+  const InterferenceMeasure interference =
+      InterferenceOf(probe.Stop(static_cast<double>(iteration)));
   // Outside the measured window: a few more inferences, end to end, for the device's own times.
   const std::vector<int64_t> device_ns = DeviceStepTimes(exe, std::min<int64_t>(iteration, 8));
   trace.iterations.resize(static_cast<size_t>(std::min(iteration, traced)));
   const RunSetup setup{run->topology.name, backend, PrecisionName(precision), batch};
   AddCounters(state, *run, setup, precision, label, step_ns, loop_ns, latencies, std::move(trace),
-              interference, device_ns);
+              interference, device_ns, tb->settings().peaks ? &*tb->settings().peaks : nullptr);
 }
 
 }  // namespace
@@ -401,7 +412,7 @@ ResolvedTopology ResolveFor(const TopologyBenchmark& tb, const Topology& topolog
 PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
                      const TopologyBenchmark::Family& family, int64_t batch) {
   const Precision precision = family.precision;
-  const RunConfig config = ConfigFor(tb, family.backend, precision, batch);
+  const RunConfig config = ConfigFor(tb, family.backend, precision);
   // The name (FamilyName) holds everything that changes what is measured.
   const std::string key = family.name + "/batch:" + std::to_string(batch);
   std::unique_ptr<PreparedRun>& cached = CachedRun();
@@ -422,8 +433,8 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   if (run->support.ok) {
     const int64_t start = NowNanoseconds();
     run->executable = be->Compile(run->topology, config);
-    if (!Options().inject_slowdown.empty()) {
-      run->executable = InjectSlowdown(std::move(run->executable), Options().inject_slowdown);
+    if (!tb.settings().inject_slowdown.empty()) {
+      run->executable = InjectSlowdown(std::move(run->executable), tb.settings().inject_slowdown);
     }
     run->executable->Run();  // warm-up: first-touch page faults and cold caches stay out
     if (precision != Precision::kF32) run->accuracy = AgainstEigenF32(*run, config);
@@ -474,7 +485,7 @@ void TopologyBenchmark::RegisterArgs(benchmark::internal::Benchmark* b,
 
 std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   auto topology = std::make_shared<const Topology>(
-      ReadTopologyFile(bench::FindTopologyFile(path_, source_file_)));
+      ReadTopologyFile(bench::FindTopologyFile(path_, source_file_, settings().topology_dir)));
   std::map<std::string, int64_t> params = topology->params;
   // Check params and markers now, at batch 1 and every listed value, so mistakes surface before
   // any run.

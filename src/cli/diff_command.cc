@@ -6,7 +6,7 @@
 #include "ntpbench/resolve.h"
 #include "ntpbench/topology_diff.h"
 #include "ntpbench/topology_file.h"
-#include "src/bench/global_options.h"
+#include "src/bench/run_settings.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 

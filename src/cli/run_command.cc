@@ -19,10 +19,10 @@
 #include "ntpbench/scenario_report.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/benchmark_config.h"
-#include "src/bench/global_options.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
+#include "src/bench/run_settings.h"
 #include "src/cli/audio_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
@@ -81,7 +81,8 @@ Reliability JudgeCaptured(const std::vector<benchmark::BenchmarkReporter::Run>& 
 
 // --input NAME=FILE: the recording, checked against the input it feeds (one batch item's samples,
 // the sample rate of the mfcc layers that read it); a shorter one is zero-padded, and said.
-void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const ResolvedTopology& r) {
+void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const ResolvedTopology& r,
+                    std::map<std::string, std::vector<float>>* inputs) {
   for (const auto& [name, path] : o.input_files) {
     const auto input = std::find_if(r.inputs.begin(), r.inputs.end(),
                                     [&](const auto& in) { return in.first == name; });
@@ -93,8 +94,8 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
     }
     const Shape& shape = input->second;
     const int64_t item = shape.empty() || shape[0] <= 0 ? 0 : NumElements(shape) / shape[0];
-    const auto loaded = bench::Options().inputs.find(name);
-    if (loaded != bench::Options().inputs.end()) {  // loaded for another listed --set value
+    const auto loaded = inputs->find(name);
+    if (loaded != inputs->end()) {  // loaded for another listed --set value
       if (static_cast<int64_t>(loaded->second.size()) == item) continue;
       throw Error("", "", "--input",
                   "input '" + name + "' takes " + std::to_string(loaded->second.size()) +
@@ -130,7 +131,7 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
                    static_cast<long long>(item));
       audio.samples.resize(static_cast<size_t>(item), 0.0f);
     }
-    bench::Options().inputs[name] = std::move(audio.samples);
+    (*inputs)[name] = std::move(audio.samples);
   }
 }
 
@@ -190,18 +191,25 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
 int Run(const std::string& program, const TopologyOptions& o,
         const std::vector<std::string>& passthrough) {
   const Topology topology = ReadTopologyFile(o.file);
-  TopologyBenchmark tb(topology.name, o.file);
+  TopologyBenchmark tb(o.name.empty() ? topology.name : o.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
   for (const Scenario& s : ScenariosFrom(o)) tb.Scenario(s);
   if (!o.streams.empty()) tb.Streams(o.streams);
-  if (o.scenario_seconds > 0) bench::Options().scenario_seconds = o.scenario_seconds;
   // The topology file defines the benchmark; what the command line changes is set as a suite's
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
-  if (o.threads > 0) bench::Options().threads = o.threads;
-  if (!o.device.empty()) bench::Options().device = o.device;
-  if (!o.placement.empty()) bench::Options().placement = o.placement;
-  if (o.seed >= 0) bench::Options().seed = o.seed;
+  auto settings = std::make_shared<bench::RunSettings>();
+  if (o.scenario_seconds > 0) settings->scenario_seconds = o.scenario_seconds;
+  if (o.threads > 0) settings->threads = o.threads;
+  settings->device = o.device;
+  settings->placement = o.placement;
+  settings->seed = o.seed;
+  settings->sets = o.sets;
+  settings->backend_options = o.backend_options;
+  settings->layer_counters = o.layer_counters;
+  settings->trace = !o.trace_out.empty();
+  settings->peaks = bench::MeasuredPeaks(o.threads);
+  tb.Settings(settings);
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).
   for (const ParamEnv& values : bench::ValueCombinations(tb, topology)) {
@@ -213,7 +221,7 @@ int Run(const std::string& program, const TopologyOptions& o,
     }
     try {
       // Audio is one batch item's samples: every listed value must take the same.
-      LoadInputFiles(o, topology, Resolve(topology, sets));
+      LoadInputFiles(o, topology, Resolve(topology, sets), &settings->inputs);
     } catch (const Error& e) {
       if (listed.empty()) throw;
       throw Error(e.file(), e.layer(), e.field(), e.message() + " (at" + listed.substr(1) + ")");
@@ -229,10 +237,7 @@ int Run(const std::string& program, const TopologyOptions& o,
       }
     }
   }
-  bench::Options().sets = o.sets;
-  bench::Options().backend_options = o.backend_options;
   tb.Counters(o.counters);
-  bench::Options().layer_counters = o.layer_counters;
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
@@ -258,7 +263,6 @@ int Run(const std::string& program, const TopologyOptions& o,
   }
   if (!o.trace_out.empty()) {
     RefuseOutputOverInput(o.trace_out, {o.file, o.json_out}, "--trace");
-    bench::Options().trace = true;
   }
   const std::string json_tmp =
       o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
@@ -274,7 +278,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   const bool json_display = bench::JsonToConsoleRequested(argc, argv.data());
 
   tb.RegisterFamilies();
-  AddBenchmarkContext({tb.EffectiveCounters()});
+  AddBenchmarkContext({tb.EffectiveCounters()}, o.threads);
   benchmark::AddCustomContext("ntpbench_topology", o.file);
   // ms unless --benchmark_time_unit says otherwise (Initialize applies the flag over this).
   benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);

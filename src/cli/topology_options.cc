@@ -1,10 +1,13 @@
 #include "src/cli/topology_options.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
 #include "ntpbench/scenario.h"
 #include "src/backends/hetero/hetero_backend.h"
-#include "src/bench/global_options.h"
+#include "src/bench/run_settings.h"
 #include "src/cli/option_checks.h"
 
 namespace ntpb::cli {
@@ -86,6 +89,24 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
     return;
   }
   c->add_flag("--layer-counters", o->layer_counters, "the --counters per layer too");
+  c->add_option_function<std::string>(
+       "--name",
+       [o](const std::string& name) {
+         const bool ok = !name.empty() && name.size() <= 128 &&
+                         std::all_of(name.begin(), name.end(), [](char ch) {
+                           return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
+                                  ch == '-' || ch == '.';
+                         });
+         if (!ok) {
+           throw Error(
+               "", "", "--name",
+               "expected letters, digits, '_', '-' or '.' (at most 128), got '" + name + "'");
+         }
+         o->name = name;
+       },
+       "the benchmark's name, first part of every benchmark name (default: the topology's "
+       "name, or the file's stem where an exporter gave its default, such as torch_jit)")
+      ->type_name("NAME");
   c->add_option("--threads", o->threads,
                 "threads per run (default: the cores this process may use)")
       ->check(IntegerAtLeast(0, 4096))

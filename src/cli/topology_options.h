@@ -17,6 +17,7 @@ namespace ntpb::cli {
 
 struct TopologyOptions {
   std::string file;
+  std::string name;  // run: --name, the benchmark's name (default the topology's)
   std::vector<std::string> backends = {"eigen"};
   std::vector<int64_t> batches = {1};
   std::vector<Precision> precisions = {Precision::kF32};

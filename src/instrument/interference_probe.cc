@@ -87,9 +87,8 @@ InterferenceProbe::Sample InterferenceProbe::Read() {
   return s;
 }
 
-InterferenceMeasure InterferenceProbe::Between(const Sample& a, const Sample& b,
-                                               double iterations) {
-  InterferenceMeasure m;
+MachineActivity InterferenceProbe::Between(const Sample& a, const Sample& b, double iterations) {
+  MachineActivity m;
   m.seconds = (b.ns - a.ns) * 1e-9;
   const double switches = static_cast<double>(b.involuntary - a.involuntary);
   m.involuntary_switches = iterations > 0 ? switches / iterations : 0;
@@ -108,7 +107,7 @@ InterferenceMeasure InterferenceProbe::Between(const Sample& a, const Sample& b,
 
 void InterferenceProbe::Start() { start_ = Read(); }
 
-InterferenceMeasure InterferenceProbe::Stop(double iterations) const {
+MachineActivity InterferenceProbe::Stop(double iterations) const {
   return Between(start_, Read(), iterations);
 }
 

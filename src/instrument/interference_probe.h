@@ -5,17 +5,28 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "ntpbench/results.h"
-
 namespace ntpb::instrument {
+
+// What the probe saw over a span. Its own type, not the results model's: the measuring side
+// (bench) puts it into the model (InterferenceMeasure), so instrument needs nothing above it.
+struct MachineActivity {
+  double seconds = 0;  // the span observed
+  // Involuntary context switches of all this process's threads: per iteration (or query), and
+  // per second per core.
+  double involuntary_switches = 0;
+  double involuntary_switches_per_core_second = 0;
+  double steal_share = 0;   // of the cores' time: the hypervisor ran another guest
+  double others_share = 0;  // of the cores' time: other processes ran
+};
 
 class InterferenceProbe {
  public:
   void Start();
-  // Since Start, over `iterations` iterations (queries); the MdAPE is left to the caller.
-  InterferenceMeasure Stop(double iterations) const;
+  // Since Start, over `iterations` iterations (queries).
+  MachineActivity Stop(double iterations) const;
 
   // One reading; public for tests.
   struct Sample {
@@ -28,7 +39,7 @@ class InterferenceProbe {
     int cores = 0;            // CPUs in this process's affinity mask
   };
   static Sample Read();
-  static InterferenceMeasure Between(const Sample& a, const Sample& b, double iterations);
+  static MachineActivity Between(const Sample& a, const Sample& b, double iterations);
 
  private:
   Sample start_;

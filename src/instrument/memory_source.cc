@@ -1,8 +1,6 @@
 // Heap allocations (count and bytes) per region, and Google Benchmark's MemoryManager for the
 // whole run (allocations per iteration, peak heap, heap growth).
-#include <benchmark/benchmark.h>
-
-#include "ntpbench/results.h"
+#include "ntpbench/counters.h"
 #include "src/instrument/allocation_counter.h"
 #include "src/instrument/sources.h"
 
@@ -13,8 +11,8 @@ class MemorySource : public CounterSource {
  public:
   std::string name() const override { return "memory"; }
   const std::vector<std::string>& metrics() const override {
-    // The network's pair is the memory signature's (results.h).
-    static const std::vector<std::string> m = {kAllocsMetric, kAllocBytesMetric};
+    // The network's pair becomes the memory signature's (bench puts it in the results model).
+    static const std::vector<std::string> m = {kAllocationsMetric, kAllocatedBytesMetric};
     return m;
   }
   void Start() override { start_ = CurrentAllocations(); }

@@ -165,6 +165,21 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
       marker->first_step = static_cast<int>(first);
       marker->last_step = static_cast<int>(last);
     }
+    // The counters come back keyed by name; the description lists the markers as the topology
+    // does: that order is the one readers show.
+    std::vector<MarkerMeasure> ordered;
+    for (const json& j : d[kMarkers]) {
+      for (MarkerMeasure& mk : m->markers) {
+        if (mk.name == j[kName].get<std::string>() && !mk.name.empty()) {
+          ordered.push_back(std::move(mk));
+          mk.name.clear();
+        }
+      }
+    }
+    for (MarkerMeasure& mk : m->markers) {
+      if (!mk.name.empty()) ordered.push_back(std::move(mk));
+    }
+    m->markers = std::move(ordered);
   }
   if (!d.contains(kTrace)) return;
   const json& t = d[kTrace];

@@ -192,7 +192,7 @@ TEST(Roofline, AnEmbeddingReadsOnlyTheRowsItsIdsPick) {
 }
 
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "ntpb_roofline_" + std::to_string(getpid()) + "_" + name;
+  return TestDir() + "/ntpb_roofline_" + std::to_string(getpid()) + "_" + name;
 }
 
 TEST(MachinePeaksFile, RoundTripsThroughTheCache) {

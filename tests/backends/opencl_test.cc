@@ -358,7 +358,7 @@ TEST(OpenclBackend, AnIdOutsideTheTableIsNamedAfterTheRun) {
 // and an entry the driver refuses is rebuilt from source and replaced.
 TEST(OpenclProgramCache, ANewContextLoadsTheBinaryFromDiskAndABadEntryIsRebuilt) {
   SKIP_WITHOUT_OPENCL();
-  const std::string dir = ::testing::TempDir() + "ntpb_opencl_cache_" + std::to_string(getpid());
+  const std::string dir = TestDir() + "/ntpb_opencl_cache_" + std::to_string(getpid());
   setenv("NTPB_CACHE_DIR", dir.c_str(), 1);
   const opencl::DeviceInfo device = opencl::SelectDevice("");
   const std::string source = "kernel void one(global float* x) { x[get_global_id(0)] = 1.0f; }";

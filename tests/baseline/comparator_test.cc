@@ -14,6 +14,7 @@
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
 #include "src/cli/comparison_table.h"
+#include "tests/test_util.h"
 
 namespace ntpb {
 namespace {
@@ -410,7 +411,7 @@ TEST(BaselineStore, RoundTripsAndNamesTheFileOnBadInput) {
 }
 
 TEST(BaselineStore, AnInterruptedWriteLeavesACompleteBaseline) {
-  const std::string dir = ::testing::TempDir() + "/ntpb_baselines_" + std::to_string(getpid());
+  const std::string dir = testing::TestDir() + "/ntpb_baselines_" + std::to_string(getpid());
   Baseline b;
   b.suite = "s";
   b.machine = Machine();

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "ntpbench/error.h"
-#include "src/bench/global_options.h"
+#include "src/bench/run_settings.h"
 
 namespace ntpb::bench {
 namespace {
@@ -48,18 +50,64 @@ TEST(Flags, StripsNtpbFlagsAndKeepsTheRest) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
-  ParseNtpbFlags(&argc, argv.data());
+  const RunSettings settings = ParseNtpbFlags(&argc, argv.data());
   ASSERT_EQ(argc, 2);
   EXPECT_STREQ(argv[1], "--benchmark_filter=x");
-  EXPECT_EQ(Options().sets.at("T"), 7);
-  EXPECT_EQ(Options().threads, 1);
-  EXPECT_TRUE(Options().console_layers);
-  Options() = GlobalOptions{};
+  EXPECT_EQ(settings.sets.at("T"), 7);
+  EXPECT_EQ(settings.threads, 1);
+  EXPECT_TRUE(settings.console_layers);
+  EXPECT_FALSE(settings.trace) << "a flag not given keeps its default";
 
   std::vector<std::string> bad = {"suite", "--ntpb_sett=T=7"};
   std::vector<char*> bad_argv = {bad[0].data(), bad[1].data()};
   int bad_argc = 2;
   EXPECT_THROW(ParseNtpbFlags(&bad_argc, bad_argv.data()), Error);
+}
+
+// Every flag is declared once, in the table: each one given parses, and the usage line of an
+// unknown flag names them all.
+TEST(Flags, EveryFlagOfTheTableParsesAndIsListed) {
+  const std::map<std::string, std::string> values = {{"set", "T=3"},
+                                                     {"threads", "2"},
+                                                     {"seed", "7"},
+                                                     {"device", "opencl:0:0"},
+                                                     {"place", "default=eigen"},
+                                                     {"topology_dir", "/t"},
+                                                     {"counters", "rusage"},
+                                                     {"scenario_seconds", "2.5"},
+                                                     {"inject_slowdown", "fc1:2"}};
+  std::string usage;
+  try {
+    std::vector<std::string> args = {"suite", "--ntpb_nope"};
+    std::vector<char*> argv = {args[0].data(), args[1].data()};
+    int argc = 2;
+    ParseNtpbFlags(&argc, argv.data());
+  } catch (const Error& e) {
+    usage = e.what();
+  }
+  for (const RunSettingFlag& f : RunSettingFlags()) {
+    const std::string flag = std::string("--ntpb_") + f.name;
+    EXPECT_NE(usage.find(flag), std::string::npos) << flag << " missing from: " << usage;
+    std::string arg = flag;
+    if (f.value) {
+      const auto v = values.find(f.name);
+      if (v == values.end()) continue;  // a value that needs a real backend option
+      arg += "=" + v->second;
+    }
+    std::vector<std::string> args = {"suite", arg};
+    std::vector<char*> argv = {args[0].data(), args[1].data()};
+    int argc = 2;
+    try {
+      ParseNtpbFlags(&argc, argv.data());
+    } catch (const Error& e) {
+      ADD_FAILURE() << arg << ": " << e.what();
+    }
+    EXPECT_EQ(argc, 1) << arg << " was not taken";
+  }
+  std::vector<std::string> args = {"suite", "--ntpb_threads"};
+  std::vector<char*> argv = {args[0].data(), args[1].data()};
+  int argc = 2;
+  EXPECT_THROW(ParseNtpbFlags(&argc, argv.data()), Error) << "a value flag without its value";
 }
 
 }  // namespace

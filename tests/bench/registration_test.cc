@@ -185,6 +185,17 @@ TEST(Registration, GoogleBenchmarkFlagsKeepWorking) {
   EXPECT_NE(std::find(names.begin(), names.end(), "mlp_small/eigen/f32/batch:4/real_time_median"),
             names.end());
   for (const std::string& n : names) EXPECT_EQ(n.rfind("mlp_small/", 0), 0u) << n;
+  // Repetitions' aggregates hold non-numbers (the CV of a counter that is always 0): the JSON
+  // stays strict JSON, and each repetition carries its description.
+  const CommandResult strict = RunCommand(kSuite + kFast +
+                                          " --benchmark_format=json --benchmark_filter=mlp_small"
+                                          " --benchmark_repetitions=2");
+  ASSERT_EQ(strict.exit_code, 0) << strict.err;
+  const json parsed = json::parse(strict.out, nullptr, false);
+  ASSERT_FALSE(parsed.is_discarded()) << "not strict JSON: " << strict.out.substr(0, 2000);
+  int described = 0;
+  for (const json& b : parsed["benchmarks"]) described += b.contains("ntpbench");
+  EXPECT_EQ(described, 2) << "one description per repetition, none on aggregates";
 
   const CommandResult list = RunCommand(kSuite + " --benchmark_list_tests");
   EXPECT_EQ(list.exit_code, 0);
@@ -330,7 +341,7 @@ TEST(RegionCounters, SdeFlopsOfEachMarkerEqualTheAnalyticFlops) {
     // The timed loop allocates nothing; Google Benchmark's MemoryManager run is reported too.
     EXPECT_EQ((*b)["net.allocs"].get<double>(), 0.0);
     EXPECT_TRUE(b->contains("allocs_per_iter"));
-    EXPECT_GE((*b)["net.minor_faults"].get<double>(), 0.0);
+    EXPECT_TRUE(b->contains("net.minor_faults")) << "rusage counted per net";
     for (const char* p : {"net.p50_ms", "net.p90_ms", "net.p99_ms"}) {
       EXPECT_GT((*b)[p].get<double>(), 0.0) << p;
     }

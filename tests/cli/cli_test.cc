@@ -21,7 +21,7 @@ const std::string kCli = NTPBENCH_CLI;
 std::string Topo(const std::string& name) { return SourcePath("topologies/" + name); }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = TestDir() + "/" + name;
   std::ofstream(path) << content;
   return path;
 }
@@ -43,7 +43,7 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
     "base": {"n_hidden": 16}, "min_time": 0.01,
     "factors": [{"name": "n_hidden", "values": [16, 32]},
                 {"name": "precision", "values": ["f32", "f16"]}]})");
-  const std::string results = ::testing::TempDir() + "/ntpb_sweep.results.json";
+  const std::string results = TestDir() + "/ntpb_sweep.results.json";
   std::remove(results.c_str());
   const CommandResult dry = RunCommand(kCli + " sweep " + sweep + " --dry-run");
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
@@ -84,7 +84,7 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
   EXPECT_TRUE(r["points"][1]["ok"].get<bool>());
 
   // The page plots it; a changed sweep does not resume into the old file.
-  const std::string page = ::testing::TempDir() + "/ntpb_sweep.html";
+  const std::string page = TestDir() + "/ntpb_sweep.html";
   const CommandResult report = RunCommand(kCli + " report " + results + " -o " + page);
   ASSERT_EQ(report.exit_code, 0) << report.err;
   EXPECT_NE(ReadFile(page).find("Throughput against operation density"), std::string::npos);
@@ -143,7 +143,7 @@ TEST(Cli, RunWithCountersPrintsThemPerMarker) {
 }
 
 TEST(Cli, RunWritesGoogleBenchmarkJson) {
-  const std::string out = ::testing::TempDir() + "/ntpb_cli_run.json";
+  const std::string out = TestDir() + "/ntpb_cli_run.json";
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=32 --marker head=fc3:probs --json " + out +
                                      " --benchmark_min_time=0.01");
@@ -163,8 +163,8 @@ TEST(Cli, RunWritesGoogleBenchmarkJson) {
 // Two real runs, another backend and precision: the network, the marker and every layer side by
 // side, the executed kernels that differ, in the three formats; bad files are one line.
 TEST(Cli, CompareTwoRunsLayerByLayer) {
-  const std::string a = ::testing::TempDir() + "/ntpb_cmp_a.json";
-  const std::string b = ::testing::TempDir() + "/ntpb_cmp_b.json";
+  const std::string a = TestDir() + "/ntpb_cmp_a.json";
+  const std::string b = TestDir() + "/ntpb_cmp_b.json";
   const std::string run = kCli + " run " + Topo("mlp.json") +
                           " --set n_hidden=64 --benchmark_min_time=0.01 --benchmark_repetitions=2";
   ASSERT_EQ(RunCommand(run + " --json " + a).exit_code, 0);
@@ -250,7 +250,7 @@ TEST(Cli, TraceValidatorCatchesWhatViewersReject) {
 // --trace: the measured iterations, each step a slice inside its markers and iteration, the
 // inlays marked, valid for a trace viewer.
 TEST(Cli, RunTraceIsAValidChromeTrace) {
-  const std::string trace = ::testing::TempDir() + "/ntpb_run.trace.json";
+  const std::string trace = TestDir() + "/ntpb_run.trace.json";
   const CommandResult r =
       RunCommand(kCli + " run " + Topo("tiny_cnn.json") +
                  " --backend eigen,onednn --marker tail=conv2:probs --marker head=conv1:relu1"
@@ -281,8 +281,8 @@ TEST(Cli, RunTraceIsAValidChromeTrace) {
 // Suites: --ntpb_trace keeps the traced iterations in the run file, `ntpbench trace` writes the
 // Chrome trace from it; a file without them is one line saying how to get them.
 TEST(Cli, SuiteTraceGoesThroughTheRunFile) {
-  const std::string run = ::testing::TempDir() + "/ntpb_traced_run.json";
-  const std::string trace = ::testing::TempDir() + "/ntpb_suite.trace.json";
+  const std::string run = TestDir() + "/ntpb_traced_run.json";
+  const std::string trace = TestDir() + "/ntpb_suite.trace.json";
   const CommandResult suite =
       RunCommand(std::string(REGISTRATION_SUITE) +
                  " --benchmark_filter=mlp_small --benchmark_min_time=0.01 --ntpb_trace"
@@ -339,7 +339,7 @@ TEST(Cli, DiffShowsWhatChangedBetweenTwoTopologies) {
   EXPECT_NE(same.out.find("rows: 4 same"), std::string::npos) << same.out;
   EXPECT_EQ(RunCommand(kCli + " diff " + a + " " + b + " --fail-on-difference").exit_code, 1);
   EXPECT_EQ(RunCommand(kCli + " diff " + a + " " + a + " --fail-on-difference").exit_code, 0);
-  const CommandResult missing = RunCommand(kCli + " diff " + a + " /nonexistent.json");
+  const CommandResult missing = RunCommand(kCli + " diff " + a + " " + MissingPath("x.json"));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_EQ(Lines(missing.err), 1) << missing.err;
 }
@@ -372,7 +372,7 @@ TEST(Cli, ARecordingFeedsTheSpeechPipeline) {
   EXPECT_EQ(too_long.exit_code, 1);
   EXPECT_EQ(Lines(too_long.err), 1) << too_long.err;
   EXPECT_NE(too_long.err.find("--set seconds=4"), std::string::npos) << too_long.err;
-  const std::string slow = ::testing::TempDir() + "/ntpb_8k.wav";
+  const std::string slow = TestDir() + "/ntpb_8k.wav";
   WriteWav(slow, 8000, 8000);
   const CommandResult rate = RunCommand(e2e + " --input audio=" + slow);
   EXPECT_EQ(rate.exit_code, 1);
@@ -539,7 +539,7 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       R"({"name": "u", "inputs": [{"name": "x", "shape": [1, 4]}], "layers": [{"name": "l1", "op": "dens"}]})");
   const std::string truncated = WriteTemp("ntpb_truncated.json", R"({"name": "u", "inputs": [)");
   const std::vector<BadCli> cases = {
-      {"run /nonexistent/x.json", "/nonexistent/x.json: cannot read"},
+      {"run " + MissingPath("x.json"), MissingPath("x.json") + ": cannot read"},
       {"run " + unknown_op, unknown_op + ": layer 'l1', field 'op': unknown op 'dens'"},
       {"inspect " + truncated, truncated + ": malformed JSON"},
       {"run " + Topo("mlp.json") + " --set n_hiden=3", "cannot set unknown param 'n_hiden'"},
@@ -554,8 +554,9 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --frobnicate", "unknown option"},
       {"inspect " + Topo("mlp.json") + " --set n_hidden=-5", "must be positive"},
       {"launch", "unknown command 'launch'"},
-      {"run " + Topo("mlp.json") + " --json /nonexistent/x.json",
-       "/nonexistent/x.json: cannot write the JSON report: no writable folder /nonexistent/"},
+      {"run " + Topo("mlp.json") + " --json " + MissingPath("x.json"),
+       MissingPath("x.json") + ": cannot write the JSON report: no writable folder " +
+           MissingPath("")},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);
@@ -670,7 +671,7 @@ TEST(Cli, GateAgainstAControlBuildFindsWhatChanged) {
 // holds a suite of the same name, the stored baseline otherwise. --confirm re-measures only the
 // doubtful benchmarks, and a regression must show twice.
 TEST(Cli, GateControlDirUsesTheControlBuildWhenThereIsOne) {
-  const std::string dir = ::testing::TempDir() + "/ntpb_control_" + std::to_string(getpid());
+  const std::string dir = TestDir() + "/ntpb_control_" + std::to_string(getpid());
   ASSERT_EQ(RunCommand("mkdir -p " + dir).exit_code, 0);
   const std::string gate = kCli + " gate --suite-binary " + REGISTRATION_SUITE + " --control-dir " +
                            dir + " --baseline-dir " + dir +
@@ -699,7 +700,7 @@ TEST(Cli, GateControlDirUsesTheControlBuildWhenThereIsOne) {
 
 // `ntpbench machine` measures once and caches; `run` then shows each layer's roofline share.
 TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
-  const std::string cache = ::testing::TempDir() + "/ntpb_cache_" + std::to_string(getpid());
+  const std::string cache = TestDir() + "/ntpb_cache_" + std::to_string(getpid());
   const std::string env = "NTPB_CACHE_DIR=" + cache + " ";
   const CommandResult first = RunCommand(env + kCli + " machine --threads 1");
   ASSERT_EQ(first.exit_code, 0) << first.err;

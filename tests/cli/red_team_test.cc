@@ -36,7 +36,7 @@ struct HostileCase {
 class RedTeam : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = ::testing::TempDir() + "/ntpb_red_team_" + std::to_string(getpid());
+    dir_ = TestDir() + "/ntpb_red_team_" + std::to_string(getpid());
     ASSERT_EQ(RunCommand("rm -rf " + dir_ + " && mkdir -p " + dir_ + "/folder").exit_code, 0);
     ASSERT_EQ(mkfifo((dir_ + "/fifo.json").c_str(), 0600), 0);
     Write("empty.json", "");

@@ -43,7 +43,7 @@ TEST(InterferenceProbe, DerivesSharesAndRates) {
   b.busy_ticks = 300;
   b.own_ticks = 100;  // this process: the rest of the busy time was others'
   b.steal_ticks = 20;
-  const InterferenceMeasure m = InterferenceProbe::Between(a, b, 100);
+  const MachineActivity m = InterferenceProbe::Between(a, b, 100);
   EXPECT_DOUBLE_EQ(m.seconds, 2);
   EXPECT_DOUBLE_EQ(m.involuntary_switches, 4);
   EXPECT_DOUBLE_EQ(m.involuntary_switches_per_core_second, 100);
@@ -67,7 +67,7 @@ TEST(InterferenceProbe, SeesAnotherProcessBurnACore) {
   InterferenceProbe probe;
   probe.Start();
   std::this_thread::sleep_for(std::chrono::milliseconds(600));
-  const InterferenceMeasure m = probe.Stop(1);
+  const MachineActivity m = probe.Stop(1);
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   const int cores = InterferenceProbe::Read().cores;

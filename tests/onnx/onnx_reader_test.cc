@@ -49,6 +49,21 @@ std::string ErrorOf(const std::string& bytes, const OnnxLimits& limits = {}) {
   return "(no error)";
 }
 
+// Every PyTorch export is called torch_jit (every tf2onnx one tf2onnx): two such models must not
+// share a benchmark name, so the file's stem names them.
+TEST(OnnxReader, AnExportersDefaultGraphNameGivesWayToTheFileName) {
+  onnx::ModelProto model = TestModel("mlp");
+  for (const char* generic : {"torch_jit", "main_graph", "tf2onnx"}) {
+    model.mutable_graph()->set_name(generic);
+    EXPECT_EQ(ParseOnnx(model.SerializeAsString(), "models/resnet-18.v2.onnx").name, "resnet_18_v2")
+        << "graph named '" << generic << "'";
+    EXPECT_EQ(ParseOnnx(model.SerializeAsString(), "<stdin>").name, "onnx_model");
+  }
+  model.mutable_graph()->set_name("encoder");
+  EXPECT_EQ(ParseOnnx(model.SerializeAsString(), "models/resnet.onnx").name, "encoder")
+      << "a name the author chose is kept";
+}
+
 TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {
   const Topology t = Import("mlp");
   ASSERT_EQ(t.inputs.size(), 1u);

@@ -230,6 +230,22 @@ TEST(DescriptionCodec, CarriesTheTraceAndTheMarkersSteps) {
   EXPECT_THROW(DecodeDescription(bad, &back), Error);
 }
 
+// The counters are keyed by name; the markers come back in the topology's order all the same.
+TEST(DescriptionCodec, MarkersComeBackInTheTopologysOrderNotByName) {
+  RunMeasurement m = Sample();
+  m.markers = {{"zeta", {0.3, 0.6, 1.0, {}}, 0, 0},
+               {"alpha", {0.1, 0.2, 2.0, {}}, 1, 2},
+               {"mid", {0.1, 0.2, 3.0, {}}, 0, 2}};
+  RunMeasurement back = DecodeCounters(Flat(m));
+  DecodeDescription(EncodeDescription(m), &back);
+  ASSERT_EQ(back.markers.size(), 3u);
+  EXPECT_EQ(back.markers[0].name, "zeta");
+  EXPECT_EQ(back.markers[1].name, "alpha");
+  EXPECT_EQ(back.markers[2].name, "mid");
+  EXPECT_EQ(back.markers[1].measure.gflops, 2.0) << "each keeps its own counters";
+  EXPECT_EQ(back.markers[2].first_step, 0);
+}
+
 TEST(DescriptionCodec, AWrongFieldIsNamedWithItsFile) {
   const std::string run =
       R"({"benchmarks": [{"name": "a/batch:1", "run_name": "a/batch:1", "run_type": "iteration",

@@ -62,14 +62,14 @@ TEST(JsonFormat, FillsDefaultsAndLeavesThemOutWhenWriting) {
 
 TEST(JsonFormat, WritesFilesAtomically) {
   const Topology t = ReadTopologyJsonFile(SourcePath("topologies/mlp.json"));
-  const std::string path = ::testing::TempDir() + "/ntpb_written_mlp.json";
+  const std::string path = TestDir() + "/ntpb_written_mlp.json";
   WriteTopologyJsonFile(t, path);
   EXPECT_EQ(ReadTopologyJsonFile(path), t);
   // Overwriting leaves no temporary files behind.
   WriteTopologyJsonFile(t, path);
   std::ifstream in(path);
   EXPECT_TRUE(in.good());
-  EXPECT_THROW(WriteTopologyJsonFile(t, "/nonexistent-dir/x.json"), Error);
+  EXPECT_THROW(WriteTopologyJsonFile(t, MissingPath("x.json")), Error);
   std::remove(path.c_str());
 }
 

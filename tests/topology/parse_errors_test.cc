@@ -218,13 +218,14 @@ TEST(BadTopologyFile, NumberOverflowIsMalformedJson) {
 
 TEST(BadTopologyFile, MissingDirectoryAndOversizedFilesNameThePath) {
   try {
-    ReadTopologyJsonFile("/nonexistent/t.json");
+    ReadTopologyJsonFile(MissingPath("t.json"));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/t.json: cannot read: No such file or directory");
+    EXPECT_EQ(std::string(e.what()),
+              MissingPath("t.json") + ": cannot read: No such file or directory");
   }
-  EXPECT_THROW(ReadTopologyJsonFile(::testing::TempDir()), Error);
-  const std::string big = ::testing::TempDir() + "/ntpb_big.json";
+  EXPECT_THROW(ReadTopologyJsonFile(TestDir()), Error);
+  const std::string big = TestDir() + "/ntpb_big.json";
   {
     std::ofstream out(big);
     out << std::string(kMaxTopologyFileBytes + 1, ' ');

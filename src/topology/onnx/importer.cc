@@ -9,6 +9,22 @@
 
 namespace ntpb::onnx_import {
 
+std::string ModelName(const std::string& graph_name, const std::string& file) {
+  // Names exporters give every graph: two different models would share a benchmark name (and
+  // a baseline entry), so the file says which model it is.
+  static const char* const kExporterDefaults[] = {
+      "", "torch_jit", "torch-jit-export", "main_graph", "tf2onnx", "onnx_model", "graph", "model"};
+  bool generic = false;
+  for (const char* d : kExporterDefaults) generic = generic || graph_name == d;
+  if (!generic) return Identifier(graph_name);
+  const size_t slash = file.find_last_of('/');
+  std::string stem = slash == std::string::npos ? file : file.substr(slash + 1);
+  const size_t dot = stem.rfind('.');
+  if (dot != std::string::npos && dot > 0) stem = stem.substr(0, dot);
+  if (stem.empty() || stem == "-" || stem.front() == '<') return "onnx_model";
+  return Identifier(stem);
+}
+
 Topology OnnxImporter::Import() {
   CheckLimits();
   CheckOpset();
@@ -49,7 +65,7 @@ Topology OnnxImporter::Import() {
   FindLayerNormPatterns();
   FindGatePatterns();
   t_.file = file_;
-  t_.name = Identifier(g.name().empty() ? "onnx_model" : g.name());
+  t_.name = ModelName(g.name(), file_);
   t_.description =
       "imported from " + file_ +
       (m_.producer_name().empty()

@@ -37,6 +37,10 @@ inline std::string Identifier(const std::string& s) {
   return out;
 }
 
+// The topology's name: the graph's, or the file's stem where the graph has a name exporters give
+// every model (`torch_jit`, `main_graph`, `tf2onnx`, none).
+std::string ModelName(const std::string& graph_name, const std::string& file);
+
 inline bool ToInt(const std::string& s, int64_t* v) {
   if (s.empty() || s.size() > 19) return false;
   size_t i = s[0] == '-' ? 1 : 0;

@@ -1,4 +1,7 @@
-// Process-wide settings from the --ntpb_* flags (ntpb::Initialize strips them from argv).
+// What a run is given besides its registration: the --ntpb_* flags of a suite (ntpb::Initialize
+// strips them from argv) or `ntpbench run`'s options. A value, handed to each TopologyBenchmark
+// (TopologyBenchmark::Settings): no process-wide state. The flags are declared once, in
+// RunSettingFlags(): their parsing, "did you mean" and the usage line all come from that table.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +15,7 @@
 
 namespace ntpb::bench {
 
-struct GlobalOptions {
+struct RunSettings {
   ParamEnv sets;  // --ntpb_set=name=value[,name=value...] (repeatable)
   // --ntpb_set=name=v1,v2,...: one family per value (per combination when several), each named.
   ParamLists set_lists;
@@ -43,7 +46,15 @@ struct GlobalOptions {
   std::optional<MachinePeaks> peaks;
 };
 
-GlobalOptions& Options();
+// One --ntpb_<name> flag: its value's name (null for a switch, which also takes =true), its
+// help, and how it sets RunSettings (throws ntpb::Error naming `option` on a bad value).
+struct RunSettingFlag {
+  const char* name;
+  const char* value;
+  const char* help;
+  void (*apply)(const std::string& value, const std::string& option, RunSettings* settings);
+};
+const std::vector<RunSettingFlag>& RunSettingFlags();
 
 // Parses "name=value[,name=value...]"; a bare value extends the list of the name before it
 // ("n_hidden=512,1024,T=50"). A param with one value goes into `env`, one with several into
@@ -55,7 +66,12 @@ void ParseAssignments(const std::string& text, const std::string& field, ParamEn
 void ParseBackendOptions(const std::string& text, const std::string& field,
                          std::map<std::string, std::string>* options);
 
-// Removes the --ntpb_* flags from argv and applies them; throws ntpb::Error on a bad one.
-void ParseNtpbFlags(int* argc, char** argv);
+// Removes the --ntpb_* flags from argv and returns what they set ($NTPB_COUNTERS under
+// --ntpb_counters); throws ntpb::Error on a bad one.
+RunSettings ParseNtpbFlags(int* argc, char** argv);
+
+// The ceilings `ntpbench machine` measured for this machine and `threads` (0: one per core), if
+// it has; RunSettings::peaks.
+std::optional<MachinePeaks> MeasuredPeaks(int threads);
 
 }  // namespace ntpb::bench
