@@ -122,6 +122,15 @@ MachineFacts ReadMachineFacts() {
   }
   hwloc_topology_destroy(topology);
   if (m.cpu.empty()) m.cpu = kernel_model;
+  // Some hypervisors pad the model name with spaces ("... Processor             "): trimmed, and
+  // runs of spaces made one, so tables and the machine class read it as a name.
+  std::string cpu;
+  for (const char c : m.cpu) {
+    if (c == ' ' && (cpu.empty() || cpu.back() == ' ')) continue;
+    cpu += c;
+  }
+  while (!cpu.empty() && cpu.back() == ' ') cpu.pop_back();
+  m.cpu = cpu;
   if (m.cores <= 0) m.cores = 1;
   std::sort(m.caches.begin(), m.caches.end(),
             [](const CacheLevel& a, const CacheLevel& b) { return a.level < b.level; });

@@ -233,6 +233,19 @@ std::string StepsName(const RunMeasurement& m, const std::vector<int>& steps) {
   return name;
 }
 
+// What makes `b` measure something else than `a` ("" when nothing): another topology, or
+// another batch size. Backend, precision, threads and machine are what a comparison is for.
+std::string Mismatch(const RunSetup& a, const RunSetup& b) {
+  if (!a.topology.empty() && !b.topology.empty() && a.topology != b.topology) {
+    return "another topology (" + b.topology + "; A: " + a.topology + ")";
+  }
+  if (a.batch > 0 && b.batch > 0 && a.batch != b.batch) {
+    return "another batch size (" + std::to_string(b.batch) + "; A: " + std::to_string(a.batch) +
+           ")";
+  }
+  return "";
+}
+
 RunComparison ComparePair(const std::vector<const RunResults*>& files,
                           const std::vector<std::string>& names, const RunCompareOptions& options) {
   RunComparison c;
@@ -245,10 +258,25 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
     sides[i] = Load(files[i]->benchmarks.at(names[i]));
     c.runs.push_back(Letter(i) + ": " + Describe(*files[i], names[i]));
   }
+  // A run of another model or batch size is shown beside A, not judged against it: a time per
+  // batch of 16 is no regression of one per batch of 4, nor a CNN of an MLP.
+  std::vector<std::string> mismatch(files.size());
+  for (size_t i = 1; i < files.size(); ++i) {
+    if (names[i].empty() || names[0].empty()) continue;
+    mismatch[i] = Mismatch(sides[0].median.setup, sides[i].median.setup);
+    if (!mismatch[i].empty()) {
+      c.notes.push_back(Letter(i) + " measures " + mismatch[i] + ": shown, not judged");
+    }
+  }
   auto judged = [&](RunComparisonRow row) {
     for (size_t i = 1; i < row.sides.size(); ++i) {
-      row.judgements.push_back(names[i].empty() ? RowJudgement{}
-                                                : Judge(row.sides[0], row.sides[i], i, options));
+      RowJudgement j =
+          names[i].empty() ? RowJudgement{} : Judge(row.sides[0], row.sides[i], i, options);
+      if (!mismatch[i].empty() && row.sides[0].present && row.sides[i].present) {
+        j.verdict = "n/a";
+        j.p_value = -1;
+      }
+      row.judgements.push_back(j);
     }
     return row;
   };
@@ -396,7 +424,7 @@ std::vector<RunComparison> CompareRuns(const std::vector<RunResults>& files,
     }
     out.push_back(ComparePair(all, names, options));
   }
-  if (!out.empty()) out.back().notes = notes;
+  if (!out.empty()) out.back().notes.insert(out.back().notes.end(), notes.begin(), notes.end());
   return out;
 }
 
@@ -525,9 +553,7 @@ std::string FormatRunComparisons(const std::vector<RunComparison>& comparisons,
       out += table.Render(left);
     }
     out += "\n";
-  }
-  if (!comparisons.empty()) {
-    for (const std::string& note : comparisons.back().notes) out += "note: " + note + "\n";
+    for (const std::string& note : c.notes) out += "note: " + note + "\n";
   }
   out += std::string(kLegend) + " (" + FormatNumber("%.0f%%", 100 * options.threshold) +
          ", alpha " + FormatNumber("%.2g", options.alpha) + "); * aligned by op and shape\n";

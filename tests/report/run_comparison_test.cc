@@ -25,10 +25,12 @@ struct FakeStep {
 
 // A run file with one benchmark, `reps` repetitions, each step's time scaled per repetition.
 std::string RunFile(const std::string& benchmark, const std::vector<FakeStep>& steps, int reps,
-                    double scale = 1.0, double spread = 0.01) {
+                    double scale = 1.0, double spread = 0.01, int batch = 1,
+                    const std::string& topology = "") {
   json doc = {{"context", json::object()}, {"benchmarks", json::array()}};
   json description = {
-      {"backend", "x"}, {"precision", "f32"}, {"batch", 1}, {"steps", json::array()}};
+      {"backend", "x"}, {"precision", "f32"}, {"batch", batch}, {"steps", json::array()}};
+  if (!topology.empty()) description["topology"] = topology;
   for (const FakeStep& s : steps) {
     json d = {{"name", s.name}, {"op", s.op}, {"shape", s.shape}, {"flops", s.flops}};
     if (!s.layers.empty()) d["layers"] = s.layers;
@@ -118,6 +120,36 @@ TEST(RunComparison, RepetitionsTellASignificantChangeFromNoise) {
   ASSERT_NE(told, nullptr);
   EXPECT_EQ(told->judgements[0].verdict, "slower?");
   EXPECT_EQ(told->judgements[0].p_value, -1);
+}
+
+// Another batch size or another model is shown beside A, never judged against it.
+TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[4, 8]", {}, 2}};
+  const std::vector<RunResults> batches = {
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:4", steps, 6, 1.0, 0.01, 4, "mlp"), "b4.json"),
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:16", steps, 6, 3.0, 0.01, 16, "mlp"),
+                      "b16.json")};
+  const std::vector<RunComparison> c = CompareRuns(batches, {});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(Row(c[0], "network")->judgements[0].verdict, "n/a");
+  EXPECT_EQ(Row(c[0], "fc1")->judgements[0].verdict, "n/a");
+  ASSERT_EQ(c[0].notes.size(), 1u);
+  EXPECT_NE(c[0].notes[0].find("another batch size (16; A: 4)"), std::string::npos)
+      << c[0].notes[0];
+  const std::string text = FormatRunComparisons(c, CompareFormat::kText, {});
+  EXPECT_NE(text.find("note: B measures another batch size"), std::string::npos) << text;
+
+  const std::vector<RunResults> models = {
+      ParseRunResults(RunFile("a/eigen/f32/batch:1", steps, 1, 1.0, 0.01, 1, "mlp_export"),
+                      "a.json"),
+      ParseRunResults(RunFile("b/eigen/f32/batch:1", steps, 1, 9.0, 0.01, 1, "cnn_export"),
+                      "b.json")};
+  const std::vector<RunComparison> m = CompareRuns(models, {});
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(Row(m[0], "network")->judgements[0].verdict, "n/a");
+  ASSERT_EQ(m[0].notes.size(), 1u);
+  EXPECT_NE(m[0].notes[0].find("another topology (cnn_export; A: mlp_export)"), std::string::npos)
+      << m[0].notes[0];
 }
 
 TEST(RunComparison, BenchmarksPairByNameElseByTheMostAlikeAndTheRestIsSaid) {
