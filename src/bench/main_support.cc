@@ -135,33 +135,39 @@ const std::vector<RunSettingFlag>& RunSettingFlags() {
   using S = RunSettings;
   using V = const std::string&;
   static const std::vector<RunSettingFlag> flags = {
-      {"set", "NAME=V[,V..][,NAME=V..]", "topology params; a list runs one family per value",
-       [](V v, V o, S* s) { ParseAssignments(v, o, &s->sets, &s->set_lists); }},
-      {"threads", "N", "threads per run (0: one per core)",
+      {"set", "NAME=V[,V..][,NAME=V..]", "topology params; a list runs one family per value", false,
+       true, [](V v, V o, S* s) { ParseAssignments(v, o, &s->sets, &s->set_lists); }},
+      {"threads", "N", "threads per run (default: the cores this process may use)", true, false,
        [](V v, V o, S* s) {
          s->threads = static_cast<int>(IntegerFlag(v, o, 0, 4096, "a count from 0 to 4096"));
        }},
-      {"seed", "S", "seed of the random weights and inputs",
+      {"seed", "S", "seed of the random weights and inputs (default 42)", true, false,
        [](V v, V o, S* s) {
          s->seed = IntegerFlag(v, o, 0, std::numeric_limits<int64_t>::max(), "a seed >= 0");
        }},
-      {"backend_option", "BACKEND.OPTION=VALUE[,..]", "e.g. onednn.fusion=off",
+      {"backend_option", "BACKEND.OPTION=VALUE[,..]",
+       "e.g. onednn.fusion=off; `ntpbench --help` lists them (repeatable)", true, true,
        [](V v, V o, S* s) { ParseBackendOptions(v, o, &s->backend_options); }},
-      {"device", "SPEC", "the device of backends that have devices: opencl:PLATFORM:DEVICE",
-       [](V v, V, S* s) { s->device = v; }},
-      {"place", "LAYER=BACKEND,..,default=BACKEND", "the hetero backend's placement",
-       [](V v, V o, S* s) { s->placement = ParsePlacement(v, o); }},
-      {"topology_dir", "DIR", "where topology files are looked for ($NTPB_TOPOLOGY_DIR)",
-       [](V v, V, S* s) { s->topology_dir = v; }},
-      {"counters", "LIST", "counter sources and events per region ($NTPB_COUNTERS)",
+      {"device", "SPEC",
+       "the device of the opencl backend: opencl:PLATFORM:DEVICE, each an index or part of a "
+       "name (`ntpbench devices` lists them; default the first)",
+       true, false, [](V v, V, S* s) { s->device = v; }},
+      {"place", "LAYER=BACKEND,..",
+       "the hetero backend's placement: layers on other backends in one run, e.g. "
+       "bilstm=onednn,default=opencl[,fallback=onednn] (with --backend hetero)",
+       true, false, [](V v, V o, S* s) { s->placement = ParsePlacement(v, o); }},
+      {"topology_dir", "DIR", "where topology files are looked for ($NTPB_TOPOLOGY_DIR)", false,
+       false, [](V v, V, S* s) { s->topology_dir = v; }},
+      {"counters", "LIST", "counter sources and events per region ($NTPB_COUNTERS)", false, false,
        [](V v, V, S* s) { s->counters = ParseCounterList(v); }},
-      {"layer_counters", nullptr, "the counters per layer too, not only time",
+      {"layer_counters", nullptr, "the counters per layer too, not only time", true, false,
        [](V v, V o, S* s) { s->layer_counters = SwitchFlag(v, o); }},
-      {"console_layers", nullptr, "every counter on the console",
+      {"console_layers", nullptr, "every counter on the console", false, false,
        [](V v, V o, S* s) { s->console_layers = SwitchFlag(v, o); }},
       {"trace", nullptr, "each run's first measured iterations' step times in its description",
-       [](V v, V o, S* s) { s->trace = SwitchFlag(v, o); }},
-      {"scenario_seconds", "S", "a scenario measurement starts no query after S seconds",
+       false, false, [](V v, V o, S* s) { s->trace = SwitchFlag(v, o); }},
+      {"scenario_seconds", "S", "a scenario measurement starts no query after S seconds", false,
+       false,
        [](V v, V o, S* s) {
          char* end = nullptr;
          const double seconds = std::strtod(v.c_str(), &end);
@@ -170,10 +176,10 @@ const std::vector<RunSettingFlag>& RunSettingFlags() {
          }
          s->scenario_seconds = seconds;
        }},
-      {"calibration", nullptr, "also run the machine calibration benchmarks",
+      {"calibration", nullptr, "also run the machine calibration benchmarks", false, false,
        [](V v, V o, S* s) { s->calibration = SwitchFlag(v, o); }},
-      {"inject_slowdown", "LAYER:FACTOR", "slow one layer down (validating the perf gate)",
-       [](V v, V, S* s) { s->inject_slowdown = v; }},
+      {"inject_slowdown", "LAYER:FACTOR", "slow one layer down (validating the perf gate)", false,
+       false, [](V v, V, S* s) { s->inject_slowdown = v; }},
   };
   return flags;
 }

@@ -46,12 +46,17 @@ struct RunSettings {
   std::optional<MachinePeaks> peaks;
 };
 
-// One --ntpb_<name> flag: its value's name (null for a switch, which also takes =true), its
-// help, and how it sets RunSettings (throws ntpb::Error naming `option` on a bad value).
+// One setting: the suite flag --ntpb_<name> and, where `run_option`, `ntpbench run`'s option
+// --<name with '-' for '_'> (cli/topology_options.cc declares those from this table). Its
+// value's name (null for a switch, which also takes =true), its help, whether it may be given
+// again to add to it, and how it sets
+// RunSettings (throws ntpb::Error naming `option` on a bad value).
 struct RunSettingFlag {
   const char* name;
   const char* value;
   const char* help;
+  bool run_option;
+  bool repeatable;  // each occurrence adds to what the others set (otherwise the last counts)
   void (*apply)(const std::string& value, const std::string& option, RunSettings* settings);
 };
 const std::vector<RunSettingFlag>& RunSettingFlags();

@@ -198,17 +198,12 @@ int Run(const std::string& program, const TopologyOptions& o,
   if (!o.streams.empty()) tb.Streams(o.streams);
   // The topology file defines the benchmark; what the command line changes is set as a suite's
   // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
-  auto settings = std::make_shared<bench::RunSettings>();
+  auto settings = std::make_shared<bench::RunSettings>(o.settings);
   if (o.scenario_seconds > 0) settings->scenario_seconds = o.scenario_seconds;
-  if (o.threads > 0) settings->threads = o.threads;
-  settings->device = o.device;
-  settings->placement = o.placement;
-  settings->seed = o.seed;
   settings->sets = o.sets;
-  settings->backend_options = o.backend_options;
-  settings->layer_counters = o.layer_counters;
   settings->trace = !o.trace_out.empty();
-  settings->peaks = bench::MeasuredPeaks(o.threads);
+  const int threads = std::max(settings->threads, 0);  // 0: one per core
+  settings->peaks = bench::MeasuredPeaks(threads);
   tb.Settings(settings);
   // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
   // Benchmark starts (not a failed row per benchmark).
@@ -278,7 +273,7 @@ int Run(const std::string& program, const TopologyOptions& o,
   const bool json_display = bench::JsonToConsoleRequested(argc, argv.data());
 
   tb.RegisterFamilies();
-  AddBenchmarkContext({tb.EffectiveCounters()}, o.threads);
+  AddBenchmarkContext({tb.EffectiveCounters()}, threads);
   benchmark::AddCustomContext("ntpbench_topology", o.file);
   // ms unless --benchmark_time_unit says otherwise (Initialize applies the flag over this).
   benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
@@ -314,7 +309,7 @@ int Run(const std::string& program, const TopologyOptions& o,
 
   // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
   RunConfig threads_config;
-  threads_config.threads = o.threads;
+  threads_config.threads = threads;
   const MachineClass machine = DetectMachineClass();
   const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
   std::optional<MachinePeaks> peaks;
@@ -327,7 +322,7 @@ int Run(const std::string& program, const TopologyOptions& o,
     std::fprintf(stderr,
                  "ntpbench: no roofline for this machine and thread count yet; `ntpbench machine%s`"
                  " measures it once (seconds) and adds a \"roof\" column\n",
-                 o.threads > 0 ? (" --threads " + std::to_string(o.threads)).c_str() : "");
+                 threads > 0 ? (" --threads " + std::to_string(threads)).c_str() : "");
   }
 
   int ran = 0, failed = 0;

@@ -54,15 +54,6 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
            : "topology params, e.g. n_hidden=512,T=50 (repeatable)")
       ->type_name(run ? "NAME=V[,V..][,NAME=V..]" : "NAME=VALUE[,..]");
   c->add_option_function<std::vector<std::string>>(
-       "--backend-option",
-       [o](const std::vector<std::string>& items) {
-         for (const std::string& item : items) {
-           bench::ParseBackendOptions(item, "--backend-option", &o->backend_options);
-         }
-       },
-       "e.g. onednn.fusion=off; `ntpbench --help` lists them (repeatable)")
-      ->type_name("BACKEND.OPTION=VALUE[,..]");
-  c->add_option_function<std::vector<std::string>>(
        "--marker",
        [o](const std::vector<std::string>& items) {
          for (const std::string& m : items) {
@@ -88,7 +79,32 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
     c->add_flag("--json", o->json, "print JSON instead of the table");
     return;
   }
-  c->add_flag("--layer-counters", o->layer_counters, "the --counters per layer too");
+  // The settings a suite's --ntpb_* flags set too, declared once (bench/run_settings.h).
+  for (const bench::RunSettingFlag& f : bench::RunSettingFlags()) {
+    if (!f.run_option) continue;
+    std::string option = std::string("--") + f.name;
+    std::replace(option.begin(), option.end(), '_', '-');
+    if (!f.value) {
+      c->add_flag_function(
+          option, [o, &f, option](int64_t) { f.apply("", option, &o->settings); }, f.help);
+      continue;
+    }
+    if (!f.repeatable) {  // given twice, the last value counts (main.cc's policy)
+      c->add_option_function<std::string>(
+           option, [o, &f, option](const std::string& v) { f.apply(v, option, &o->settings); },
+           f.help)
+          ->type_name(f.value);
+      continue;
+    }
+    c->add_option_function<std::vector<std::string>>(
+         option,
+         [o, &f, option](const std::vector<std::string>& values) {
+           for (const std::string& v : values) f.apply(v, option, &o->settings);
+         },
+         f.help)
+        ->type_name(f.value)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  }
   c->add_option_function<std::string>(
        "--name",
        [o](const std::string& name) {
@@ -107,22 +123,6 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
        "the benchmark's name, first part of every benchmark name (default: the topology's "
        "name, or the file's stem where an exporter gave its default, such as torch_jit)")
       ->type_name("NAME");
-  c->add_option("--threads", o->threads,
-                "threads per run (default: the cores this process may use)")
-      ->check(IntegerAtLeast(0, 4096))
-      ->type_name("N");
-  c->add_option("--device", o->device,
-                "the device of the opencl backend: opencl:PLATFORM:DEVICE, each an index or part "
-                "of a name (`ntpbench devices` lists them; default the first)")
-      ->type_name("SPEC");
-  c->add_option_function<std::string>(
-       "--place", [o](const std::string& text) { o->placement = ParsePlacement(text, "--place"); },
-       "the hetero backend's placement: layers on other backends in one run, e.g. "
-       "bilstm=onednn,default=opencl[,fallback=onednn] (with --backend hetero)")
-      ->type_name("LAYER=BACKEND,..");
-  c->add_option("--seed", o->seed, "seed of the random weights and inputs (default 42)")
-      ->check(IntegerAtLeast(0))
-      ->type_name("S");
   c->add_option("--json", o->json_out, "also write Google Benchmark's JSON here (atomically)")
       ->type_name("FILE");
   c->add_option_function<std::vector<std::string>>(

@@ -12,6 +12,7 @@
 #include "ntpbench/precision.h"
 #include "ntpbench/report.h"
 #include "ntpbench/topology.h"
+#include "src/bench/run_settings.h"
 
 namespace ntpb::cli {
 
@@ -23,18 +24,16 @@ struct TopologyOptions {
   std::vector<Precision> precisions = {Precision::kF32};
   ParamEnv sets;
   ParamLists set_lists;  // run: --set n_hidden=512,1024 runs each value as its own family
-  std::map<std::string, std::string> backend_options;  // --backend-option onednn.fusion=off
   std::vector<Marker> markers;
-  int threads = 0;
-  std::string device;  // run: --device opencl:PLATFORM:DEVICE (backends with devices)
-  std::map<std::string, std::string> placement;    // run: --place bilstm=onednn,default=opencl
-  int64_t seed = -1;                               // -1: the default (42)
+  // run: --threads, --seed, --backend-option, --device, --place, --layer-counters (declared from
+  // bench::RunSettingFlags(), as a suite's --ntpb_* flags); sets, inputs and the trace switch are
+  // filled in by the run.
+  bench::RunSettings settings;
   std::string json_out;                            // run: also write Google Benchmark JSON here
   std::string trace_out;                           // run: a Chrome trace of the measured iterations
   std::map<std::string, std::string> input_files;  // run: --input NAME=FILE (audio)
   bool json = false;                               // inspect: print JSON
   std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
-  bool layer_counters = false;        // --layer-counters
   std::string table = "text";         // --table: a RunReportFormat
   TableView view;                     // --wide, --top (and --sort, --benchmark_time_unit)
   std::string sort = "order";         // --sort order|time
