@@ -2,11 +2,12 @@
 // their values, and the settings held fixed. `ntpbench sweep SWEEP.json` runs its points; this
 // header reads the file (JSON, or NTP-style XML like topologies) and lists the points.
 //
-// A setting is one of the run's choices: "backend", "precision", "batch", "threads", or any
-// param the topology declares (`--set`: a layer size, a kernel size, the input size, a param
+// A setting is one of the run's choices: "backend", "precision", "batch", "threads", a further
+// run setting the caller declares (SweepSetting), or any param the topology declares (`--set`: a layer size, a kernel size, the input size, a param
 // that switches the convolution type through layers' `when`).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -60,6 +61,16 @@ struct SweepPoint {
   bool base = false;   // every factor at its base value (a grid's or a list's may be missing)
 };
 
+// A further run setting a sweep may vary or hold (`ntpbench sweep` passes every setting of
+// `ntpbench run` that its run-settings table declares: seed, device, backend_option, place): a
+// point has it only where the base or a factor gives it (otherwise the run's default holds); a
+// factor without a base value starts from its first value. `check` throws ntpb::Error on a bad
+// value, naming `field`.
+struct SweepSetting {
+  std::string name;
+  std::function<void(const std::string& value, const std::string& field)> check;
+};
+
 // Throws ntpb::Error naming the file and the field (factors[2].values, base.batch).
 Sweep ParseSweepJson(const std::string& text, const std::string& file);
 Sweep ParseSweepXml(const std::string& text, const std::string& file);
@@ -67,8 +78,10 @@ Sweep ParseSweepXml(const std::string& text, const std::string& file);
 Sweep ReadSweepFile(const std::string& path);
 
 // The points, in run order. Checks every factor and base setting against the topology (a name
-// that is neither a run setting nor one of its params, a value that is not an integer where one
-// is needed, a precision that does not exist) and throws ntpb::Error naming the sweep file.
-std::vector<SweepPoint> SweepPoints(const Sweep& sweep, const Topology& topology);
+// that is neither a run setting, one of `settings`, nor one of its params, a value that is not an
+// integer where one is needed, a precision that does not exist) and throws ntpb::Error naming the
+// sweep file.
+std::vector<SweepPoint> SweepPoints(const Sweep& sweep, const Topology& topology,
+                                    const std::vector<SweepSetting>& settings = {});
 
 }  // namespace ntpb

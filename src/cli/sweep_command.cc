@@ -20,6 +20,7 @@
 #include "ntpbench/sweep_results.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/machine_class_detect.h"
+#include "src/bench/run_settings.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
@@ -109,6 +110,20 @@ PointEstimate Estimate(const Topology& topology, const SweepPoint& p, const Swee
   return e;
 }
 
+// `ntpbench run`'s options from the run-settings table that take a value, "threads" aside
+// (a setting of every point): any of them may be a factor or a base setting of a sweep.
+std::vector<SweepSetting> TableSettings() {
+  std::vector<SweepSetting> out;
+  for (const bench::RunSettingFlag& f : bench::RunSettingFlags()) {
+    if (!f.run_option || !f.value || std::string(f.name) == "threads") continue;
+    out.push_back({f.name, [&f](const std::string& value, const std::string& field) {
+                     bench::RunSettings probe;
+                     f.apply(value, field, &probe);
+                   }});
+  }
+  return out;
+}
+
 std::vector<std::string> RunArgs(const Sweep& sweep, const Topology& topology, const SweepPoint& p,
                                  const std::string& json_out) {
   std::vector<std::string> args = {"run",
@@ -133,6 +148,14 @@ std::vector<std::string> RunArgs(const Sweep& sweep, const Topology& topology, c
       args.push_back("--set");
       args.push_back(name + "=" + value);
     }
+  }
+  for (const SweepSetting& s : TableSettings()) {
+    const auto it = p.settings.find(s.name);
+    if (it == p.settings.end() || it->second.empty()) continue;
+    std::string option = "--" + s.name;
+    std::replace(option.begin(), option.end(), '_', '-');
+    args.push_back(option);
+    args.push_back(it->second);
   }
   return args;
 }
@@ -190,7 +213,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     sweep.base[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   const Topology topology = ReadTopologyFile(sweep.topology_path);
-  const std::vector<SweepPoint> points = SweepPoints(sweep, topology);
+  const std::vector<SweepPoint> points = SweepPoints(sweep, topology, TableSettings());
   for (const SweepPoint& p : points) {
     if (const std::string problem = UnknownBackendProblem(p.settings.at("backend"));
         !problem.empty()) {

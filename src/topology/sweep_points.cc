@@ -20,7 +20,8 @@ bool IsRunSetting(const std::string& name) {
 
 class PointMaker {
  public:
-  PointMaker(const Sweep& s, const Topology& t) : s_(s), t_(t) {}
+  PointMaker(const Sweep& s, const Topology& t, const std::vector<SweepSetting>& settings)
+      : s_(s), t_(t), settings_(settings) {}
 
   std::vector<SweepPoint> Make() {
     for (const auto& [name, value] : s_.base) CheckSetting(name, value, "base." + name);
@@ -88,10 +89,23 @@ class PointMaker {
                     " (one-at-a-time needs far fewer than a grid)");
   }
 
+  const SweepSetting* Further(const std::string& name) const {
+    for (const SweepSetting& s : settings_) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
+
   // Every setting a run needs: the topology's defaults are the params' base values.
   std::string BaseValue(const std::string& name) const {
     auto it = s_.base.find(name);
     if (it != s_.base.end()) return it->second;
+    if (Further(name)) {  // the run's default is not known here: the factor's first value
+      for (const SweepFactor& f : s_.factors) {
+        if (f.name == name && !f.values.empty()) return f.values.front();
+      }
+      return "";
+    }
     if (name == "backend") return "eigen";
     if (name == "precision") return "f32";
     if (name == "batch") return "1";
@@ -115,8 +129,17 @@ class PointMaker {
 
   void CheckSetting(const std::string& name, const std::string& value,
                     const std::string& field) const {
+    if (const SweepSetting* further = Further(name)) {
+      try {
+        further->check(value, field);
+      } catch (const Error& e) {
+        throw Error(s_.file, "", field, e.message());
+      }
+      return;
+    }
     if (!IsRunSetting(name) && !t_.params.count(name) && name != "T") {
       std::string known = "backend, precision, batch, threads";
+      for (const SweepSetting& s : settings_) known += ", " + s.name;
       for (const auto& p : t_.params) known += ", " + p.first;
       throw Error(s_.file, "", field,
                   "'" + name + "' is neither a run setting nor a param of " + t_.name + " (" +
@@ -145,12 +168,14 @@ class PointMaker {
 
   const Sweep& s_;
   const Topology& t_;
+  const std::vector<SweepSetting>& settings_;
 };
 
 }  // namespace
 
-std::vector<SweepPoint> SweepPoints(const Sweep& sweep, const Topology& topology) {
-  return PointMaker(sweep, topology).Make();
+std::vector<SweepPoint> SweepPoints(const Sweep& sweep, const Topology& topology,
+                                    const std::vector<SweepSetting>& settings) {
+  return PointMaker(sweep, topology, settings).Make();
 }
 
 }  // namespace ntpb

@@ -49,6 +49,25 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
   ASSERT_EQ(dry.exit_code, 0) << dry.err;
   EXPECT_NE(dry.out.find("3 points (one-at-a-time)"), std::string::npos) << dry.out;
   EXPECT_NE(dry.out.find("n_hidden=32,precision=f32"), std::string::npos) << dry.out;
+  // Any setting of `ntpbench run` is a factor without new code: seed, a backend option, ...
+  const std::string seeds = WriteTemp("ntpb_sweep_seeds.json", R"({"name": "mlp_seeds",
+    "topology": ")" + Topo("mlp.json") + R"(", "base": {"n_hidden": 16}, "min_time": 0.01,
+    "factors": [{"name": "seed", "values": [1, 2]}]})");
+  const std::string seeds_results = TestDir() + "/ntpb_sweep_seeds.results.json";
+  const CommandResult seeded = RunCommand(kCli + " sweep " + seeds + " -o " + seeds_results);
+  ASSERT_EQ(seeded.exit_code, 0) << seeded.err;
+  const std::string seeded_file = ReadFile(seeds_results);
+  EXPECT_NE(seeded_file.find("mlp/eigen/f32/n_hidden:16/seed:2/batch:1"), std::string::npos)
+      << "the second point ran with --seed 2: " << seeded_file.substr(0, 3000);
+  const std::string bad_seed = WriteTemp(
+      "ntpb_sweep_bad_seed.json", R"({"name": "bad",
+    "topology": ")" + Topo("mlp.json") +
+                                      R"(", "factors": [{"name": "seed", "values": [1, "x"]}]})");
+  const CommandResult refused = RunCommand(kCli + " sweep " + bad_seed + " --dry-run");
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("field 'factors[0].values[1]': expected a seed >= 0, got 'x'"),
+            std::string::npos)
+      << refused.err;
 
   const CommandResult first = RunCommand(kCli + " sweep " + sweep + " -o " + results);
   ASSERT_EQ(first.exit_code, 0) << first.err;

@@ -33,6 +33,37 @@ std::string ErrorOf(const std::string& text) {
   return "(no error)";
 }
 
+// A run setting the caller declares (ntpbench sweep: the run-settings table's) is a factor like
+// any other, its values checked by the caller's check, and the base point starts at its first.
+TEST(Sweep, AFurtherRunSettingIsAFactorCheckedByItsOwner) {
+  const std::vector<SweepSetting> further = {
+      {"seed", [](const std::string& value, const std::string& field) {
+         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
+           throw Error("", "", field, "expected a seed >= 0, got '" + value + "'");
+         }
+       }}};
+  const Sweep s = ParseSweepJson(SweepJson(R"([{"name": "seed", "values": [7, 8, 9]}])"), "s.json");
+  const std::vector<SweepPoint> points = SweepPoints(s, TestTopology(), further);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[0].id, "seed=7");
+  EXPECT_TRUE(points[0].base);
+  EXPECT_EQ(points[2].settings.at("seed"), "9");
+  EXPECT_EQ(points[2].varied, "seed");
+  try {
+    SweepPoints(ParseSweepJson(SweepJson(R"([{"name": "seed", "values": [1, -2]}])"), "s.json"),
+                TestTopology(), further);
+    ADD_FAILURE() << "a bad seed was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "s.json: field 'factors[0].values[1]': expected a seed >= 0, got '-2'");
+  }
+  EXPECT_NE(ErrorOf(SweepJson(R"([{"name": "seed", "values": [1, 2]}])"))
+                .find("neither a run "
+                      "setting"),
+            std::string::npos)
+      << "without the caller's table, seed is unknown";
+}
+
 TEST(Sweep, OneAtATimeVariesEachFactorAroundTheBase) {
   const Sweep s = ParseSweepJson(SweepJson(R"([{"name": "n_hidden", "values": [4, 8, 16]},
                     {"name": "batch", "values": [1, 2, 4, 8]},
