@@ -17,6 +17,7 @@
 #include "src/bench/run_settings.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
+#include "src/results/run_key.h"
 
 namespace ntpb::bench {
 namespace {
@@ -43,8 +44,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   const Scenario& scenario = family.scenario;
   const int streams = static_cast<int>(state.range(0));
   const int64_t batch = state.range(1);
-  const std::string label =
-      family.name + "/streams:" + std::to_string(streams) + "/batch:" + std::to_string(batch);
+  const std::string label = RunKey{family.name, streams, batch}.Encode();
   if (batch <= 0) {
     state.SkipWithError(("skipped: " + std::to_string(scenario.samples_per_query) +
                          " samples per query do not split over " + std::to_string(streams) +

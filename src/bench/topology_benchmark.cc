@@ -26,6 +26,7 @@
 #include "src/bench/step_timer.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
+#include "src/results/run_key.h"
 #include "src/topology/numeric_outputs.h"
 
 namespace ntpb {
@@ -337,7 +338,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   const std::string& backend = family.backend;
   const Precision precision = family.precision;
   const int64_t batch = state.range(0);
-  const std::string label = family.name + "/batch:" + std::to_string(batch);
+  const std::string label = RunKey{family.name, 0, batch}.Encode();
   if (!FindBackend(backend)) {
     state.SkipWithError(("skipped: " + BackendUnavailableReason(backend)).c_str());
     return;
@@ -414,7 +415,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
   const Precision precision = family.precision;
   const RunConfig config = ConfigFor(tb, family.backend, precision);
   // The name (FamilyName) holds everything that changes what is measured.
-  const std::string key = family.name + "/batch:" + std::to_string(batch);
+  const std::string key = RunKey{family.name, 0, batch}.Encode();
   std::unique_ptr<PreparedRun>& cached = CachedRun();
   if (cached && cached->key == key) return *cached;
   cached.reset();  // free the previous executable before building the next one

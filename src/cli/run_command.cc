@@ -29,6 +29,7 @@
 #include "src/cli/trace_file.h"
 #include "src/common/file_io.h"
 #include "src/results/benchmark_json.h"
+#include "src/results/run_key.h"
 
 namespace ntpb::cli {
 namespace {
@@ -347,9 +348,8 @@ int Run(const std::string& program, const TopologyOptions& o,
     if (format->heading) {
       ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, measurement,
                       EffectiveThreads(threads_config)};
-      if (row.measured.setup.batch == 0 && run.run_name.args.rfind("batch:", 0) == 0) {
-        row.measured.setup.batch = std::stoll(run.run_name.args.substr(6));
-      }
+      const std::optional<RunKey> key = RunKey::Parse(row.name);
+      if (row.measured.setup.batch == 0 && key) row.measured.setup.batch = key->batch;
       streamed |= row.measured.scenario.has_value();
       scenario_runs.push_back(std::move(row));
     }
@@ -357,11 +357,11 @@ int Run(const std::string& program, const TopologyOptions& o,
     const auto family = std::find_if(
         tb.families().begin(), tb.families().end(),
         [&](const TopologyBenchmark::Family& f) { return f.name == run.run_name.function_name; });
-    const std::string& args = run.run_name.args;
-    if (family == tb.families().end() || args.rfind("batch:", 0) != 0) continue;
+    const std::optional<RunKey> key =
+        RunKey::Parse(run.run_name.function_name + "/" + run.run_name.args);
+    if (family == tb.families().end() || !key || key->streams > 0) continue;
     const Precision precision = family->precision;
-    const ResolvedTopology resolved =
-        bench::ResolveFor(tb, topology, std::stoll(args.substr(6)), family->values);
+    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, key->batch, family->values);
     const TopologyAnalysis analysis =
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     const char* unit = benchmark::GetTimeUnitString(run.time_unit);

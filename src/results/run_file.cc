@@ -8,6 +8,7 @@
 #include "src/common/file_io.h"
 #include "src/common/statistics.h"
 #include "src/results/benchmark_json.h"
+#include "src/results/run_key.h"
 
 namespace ntpb {
 
@@ -157,13 +158,11 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
     for (auto& [key, values] : counters) run.benchmarks[name].counters[key] = Median(values);
   }
   // Each family's configuration, recorded in the context under its name: the run name up to
-  // its arguments ("/batch:N", or a scenario's "/streams:S/batch:N").
+  // its arguments (run_key.h).
   for (auto& [name, result] : run.benchmarks) {
-    std::string family = name.substr(0, name.find("/batch:"));
-    const size_t streams = family.rfind("/streams:");
-    if (streams != std::string::npos && family.find('/', streams + 1) == std::string::npos) {
-      family.resize(streams);
-    }
+    const std::optional<RunKey> key = RunKey::Parse(name);
+    if (!key) continue;
+    const std::string& family = key->family;
     auto it = run.context.find("ntpbench_config." + family);
     if (it == run.context.end() || !it->is_string()) continue;
     result.config = json::parse(it->get<std::string>(), nullptr, false);

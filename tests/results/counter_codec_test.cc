@@ -3,6 +3,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/results.h"
 #include "ntpbench/run_file.h"
+#include "src/results/run_key.h"
 
 namespace ntpb::testing {
 namespace {
@@ -269,6 +270,30 @@ TEST(DescriptionCodec, AWrongFieldIsNamedWithItsFile) {
   EXPECT_EQ(m.steps[0].op, "dense");
   EXPECT_EQ(m.steps[0].cost.flops, 8);
   EXPECT_EQ(m.steps[0].measure.ms, 1.0);
+}
+
+// The run name is spelled in one place: what Encode writes, Parse reads back, with Google
+// Benchmark's suffixes; a family whose params look like arguments stays whole.
+TEST(RunKey, ParsesWhatItEncodesAndNothingElse) {
+  const RunKey single{"mlp/onednn/bf16/n_hidden:512", 0, 4};
+  EXPECT_EQ(single.Encode(), "mlp/onednn/bf16/n_hidden:512/batch:4");
+  const RunKey scenario{"mlp/eigen/f32/offline", 2, 8};
+  EXPECT_EQ(scenario.Encode(), "mlp/eigen/f32/offline/streams:2/batch:8");
+  for (const RunKey& k : {single, scenario}) {
+    for (const std::string suffix :
+         {"", "/real_time", "/manual_time", "/real_time_median", "/iterations:1/manual_time"}) {
+      const std::optional<RunKey> back = RunKey::Parse(k.Encode() + suffix);
+      ASSERT_TRUE(back) << k.Encode() + suffix;
+      EXPECT_EQ(back->family, k.family);
+      EXPECT_EQ(back->streams, k.streams);
+      EXPECT_EQ(back->batch, k.batch);
+    }
+  }
+  EXPECT_EQ(RunKey::Parse("net/streams:x/batch:2")->family, "net/streams:x");
+  EXPECT_FALSE(RunKey::Parse("BM_Other/1024"));
+  EXPECT_FALSE(RunKey::Parse("net/batch:"));
+  EXPECT_FALSE(RunKey::Parse("net/batch:-1"));
+  EXPECT_FALSE(RunKey::Parse("/batch:3"));
 }
 
 }  // namespace
