@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
+#include "src/ops/activations.h"
+
 namespace ntpb::ops {
 
 std::vector<AttrDef> ActivationAttrs() {
+  std::vector<std::string> names;
+  for (const ActivationDef& d : Activations()) {
+    if (d.fusable) names.push_back(d.name);
+  }
   std::vector<AttrDef> attrs = {
-      EnumAttr("activation", {"none", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"}, "none",
-               "activation fused after the op"),
+      EnumAttr("activation", names, "none", "activation fused after the op"),
       OptionalAttr("clip", AttrType::kFloat, 20.0,
                    "upper bound of clipped_relu (DeepSpeech clips at 20)")};
   attrs[1].at_least = 0;

@@ -1,11 +1,13 @@
 // Every op of the Eigen backend against the naive loop implementation, on small shapes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "src/backends/random_data.h"
+#include "src/ops/activations.h"
 #include "src/topology/op_catalog.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/backends/op_cases.h"
@@ -59,6 +61,43 @@ TEST(EigenOpCoverage, EveryOpInTheCatalogHasACase) {
   std::set<std::string> covered;
   for (const OpCase& c : OpCases()) covered.insert(c.op);
   for (const OpDef& op : AllOps()) EXPECT_TRUE(covered.count(op.name)) << op.name;
+}
+
+// One activation table (src/ops/activations.h): the catalogue's "activation" values, the ops, and
+// a fused activation computing what the op of the same name computes.
+TEST(ActivationTable, TheCatalogAndTheKernelsFollowIt) {
+  std::vector<std::string> fusable;
+  for (const ActivationDef& d : Activations()) {
+    if (d.fusable) fusable.push_back(d.name);
+    if (d.op) EXPECT_NE(FindOp(d.name), nullptr) << d.name;
+  }
+  for (const char* host : {"dense", "conv2d"}) {
+    const OpDef* op = FindOp(host);
+    ASSERT_NE(op, nullptr);
+    const auto attr = std::find_if(op->attrs.begin(), op->attrs.end(),
+                                   [](const AttrDef& a) { return a.name == "activation"; });
+    ASSERT_NE(attr, op->attrs.end()) << host;
+    EXPECT_EQ(attr->choices, fusable) << host;
+  }
+  RunConfig config;
+  config.seed = 3;
+  const ResolvedTopology plain = Resolve(SingleLayer("dense", {{2, 8}}, {{"units", 4}}), {});
+  auto plain_exe = FindBackend("eigen")->Compile(plain, config);
+  plain_exe->Run();
+  const std::vector<float> linear = plain_exe->ReadTensor("y");
+  for (const ActivationDef& d : Activations()) {
+    if (!d.fusable || !d.op) continue;
+    const ResolvedTopology fused =
+        Resolve(SingleLayer("dense", {{2, 8}}, {{"units", 4}, {"activation", d.name}}), {});
+    auto fused_exe = FindBackend("eigen")->Compile(fused, config);
+    fused_exe->Run();
+    const ResolvedTopology alone = Resolve(SingleLayer(d.name, {{2, 4}}, {}), {});
+    auto alone_exe = FindBackend("eigen")->Compile(alone, config);
+    alone_exe->WriteTensor("x0", linear);
+    alone_exe->Run();
+    EXPECT_EQ(fused_exe->ReadTensor("y"), alone_exe->ReadTensor("y")) << d.name;
+  }
+  EXPECT_NE(ActivationCodeDefines().find("#define ACT_GELU_TANH 6\n"), std::string::npos);
 }
 
 TEST(EigenBackend, RefusesLowerPrecisionsWithAReason) {

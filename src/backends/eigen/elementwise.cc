@@ -10,16 +10,8 @@
 namespace ntpb::eigen {
 
 Activation Activation::FromAttrs(const Attrs& attrs) {
-  Activation act;
-  if (!attrs.Has("activation")) return act;
-  const std::string name = attrs.Str("activation");
-  if (name == "relu") act.kind = Kind::kRelu;
-  if (name == "clipped_relu") act.kind = Kind::kClippedRelu;
-  if (name == "sigmoid") act.kind = Kind::kSigmoid;
-  if (name == "tanh") act.kind = Kind::kTanh;
-  if (name == "gelu") act.kind = Kind::kGelu;
-  if (attrs.Has("clip")) act.clip = static_cast<float>(attrs.Float("clip"));
-  return act;
+  const ActivationChoice choice = FusedActivation(attrs);
+  return {choice.kind, choice.clip};
 }
 
 void Activation::Apply(float* data, int64_t n) const {
@@ -65,15 +57,10 @@ Kernel MakeUnary(const KernelArgs& a, Activation act) {
   };
 }
 
-template <Activation::Kind kKind>
+// relu, sigmoid, ...: the activation table's ops (src/ops/activations.h).
 Kernel MakeActivation(const KernelArgs& a) {
-  Activation act;
-  act.kind = kKind;
-  if (a.layer.attrs.Has("clip")) act.clip = static_cast<float>(a.layer.attrs.Float("clip"));
-  if (kKind == Activation::Kind::kGelu && a.layer.attrs.Str("approximate") == "tanh") {
-    act.kind = Activation::Kind::kGeluTanh;
-  }
-  return MakeUnary(a, act);
+  const ActivationChoice choice = ActivationOp(a.layer.op, a.layer.attrs);
+  return MakeUnary(a, {choice.kind, choice.clip});
 }
 
 Kernel MakeSoftmax(const KernelArgs& a) {
@@ -212,11 +199,9 @@ Kernel MakeWhere(const KernelArgs& a) {
 }  // namespace
 
 void AddElementwiseKernels(KernelTable* table) {
-  (*table)["relu"] = MakeActivation<Activation::Kind::kRelu>;
-  (*table)["clipped_relu"] = MakeActivation<Activation::Kind::kClippedRelu>;
-  (*table)["sigmoid"] = MakeActivation<Activation::Kind::kSigmoid>;
-  (*table)["tanh"] = MakeActivation<Activation::Kind::kTanh>;
-  (*table)["gelu"] = MakeActivation<Activation::Kind::kGelu>;
+  for (const ActivationDef& d : Activations()) {
+    if (d.op) (*table)[d.name] = MakeActivation;
+  }
   (*table)["softmax"] = MakeSoftmax;
   (*table)["leaky_relu"] = MakeLeakyRelu;
   (*table)["hard_sigmoid"] = MakeHardSigmoid;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ntpbench/resolve.h"
+#include "src/ops/activations.h"
 
 namespace ntpb::eigen {
 
@@ -55,15 +56,8 @@ using KernelTable = std::map<std::string, KernelFactory>;
 
 // The fused activation of dense and conv2d ("activation", "clip").
 struct Activation {
-  enum class Kind {
-    kNone,
-    kRelu,
-    kClippedRelu,
-    kSigmoid,
-    kTanh,
-    kGelu,
-    kGeluTanh
-  } kind = Kind::kNone;
+  using Kind = ActivationKind;  // src/ops/activations.h
+  Kind kind = Kind::kNone;
   float clip = 20.0f;
   static Activation FromAttrs(const Attrs& attrs);
   void Apply(float* data, int64_t n) const;

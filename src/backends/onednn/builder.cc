@@ -4,6 +4,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/random_data.h"
+#include "src/ops/activations.h"
 
 namespace ntpb::onednn {
 
@@ -214,21 +215,29 @@ dnnl::primitive_attr UserScratchpad() {
 }
 
 bool ActivationPostOps(const Attrs& attrs, dnnl::post_ops* ops) {
-  if (!attrs.Has("activation")) return false;
-  const std::string a = attrs.Str("activation");
+  const ActivationChoice a = FusedActivation(attrs);  // src/ops/activations.h
   using alg = dnnl::algorithm;
-  if (a == "relu") {
-    ops->append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
-  } else if (a == "clipped_relu") {
-    ops->append_eltwise(1.0f, alg::eltwise_clip, 0.0f, static_cast<float>(attrs.Float("clip")));
-  } else if (a == "sigmoid") {
-    ops->append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
-  } else if (a == "tanh") {
-    ops->append_eltwise(1.0f, alg::eltwise_tanh, 0.0f, 0.0f);
-  } else if (a == "gelu") {
-    ops->append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
-  } else {
-    return false;
+  switch (a.kind) {
+    case ActivationKind::kNone:
+      return false;
+    case ActivationKind::kRelu:
+      ops->append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kClippedRelu:
+      ops->append_eltwise(1.0f, alg::eltwise_clip, 0.0f, a.clip);
+      break;
+    case ActivationKind::kSigmoid:
+      ops->append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kTanh:
+      ops->append_eltwise(1.0f, alg::eltwise_tanh, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kGelu:
+      ops->append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kGeluTanh:
+      ops->append_eltwise(1.0f, alg::eltwise_gelu_tanh, 0.0f, 0.0f);
+      break;
   }
   return true;
 }

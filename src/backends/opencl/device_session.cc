@@ -5,11 +5,13 @@
 #include <mutex>
 
 #include "src/backends/opencl/kernel_source.h"  // generated from kernels.cl
+#include "src/ops/activations.h"
 
 namespace ntpb::opencl {
 
 const std::string& KernelSource() {
-  static const std::string source = kKernelSource;
+  // The activation codes come from the one table the host code reads too.
+  static const std::string source = ActivationCodeDefines() + kKernelSource;
   return source;
 }
 

@@ -8,6 +8,7 @@
 #include "src/backends/common/broadcast.h"
 #include "src/backends/common/resize_taps.h"
 #include "src/backends/opencl/op_builder.h"
+#include "src/ops/activations.h"
 
 namespace ntpb::opencl {
 namespace {
@@ -32,15 +33,11 @@ StepRun Unary(OpArgs& a, UnaryOp op, cl_int act, float p, float q) {
   return [k, n](Enqueuer& e) { e.LaunchChunks(k, n); };
 }
 
-template <cl_int kAct>
+// relu, sigmoid, ...: the activation table's ops (src/ops/activations.h); the kernel's ACT_* codes
+// are the table's kinds.
 StepRun MakeActivation(OpArgs& a) {
-  cl_int act = kAct;
-  if (kAct == 5 && a.layer.attrs.Has("approximate") && a.layer.attrs.Str("approximate") == "tanh") {
-    act = 6;  // ACT_GELU_TANH
-  }
-  const float clip =
-      a.layer.attrs.Has("clip") ? static_cast<float>(a.layer.attrs.Float("clip")) : 20.0f;
-  return Unary(a, kActivation, act, clip, 0);
+  const ActivationChoice choice = ActivationOp(a.layer.op, a.layer.attrs);
+  return Unary(a, kActivation, static_cast<cl_int>(choice.kind), choice.clip, 0);
 }
 
 StepRun MakeExp(OpArgs& a) { return Unary(a, kExp, 0, 0, 0); }
@@ -241,11 +238,9 @@ StepRun MakeEmbedding(OpArgs& a) {
 }  // namespace
 
 void AddElementwiseOps(OpTable* table) {
-  (*table)["relu"] = MakeActivation<1>;
-  (*table)["clipped_relu"] = MakeActivation<2>;
-  (*table)["sigmoid"] = MakeActivation<3>;
-  (*table)["tanh"] = MakeActivation<4>;
-  (*table)["gelu"] = MakeActivation<5>;
+  for (const ActivationDef& d : Activations()) {
+    if (d.op) (*table)[d.name] = MakeActivation;
+  }
   (*table)["exp"] = MakeExp;
   (*table)["sqrt"] = MakeSqrt;
   (*table)["pow"] = MakePow;

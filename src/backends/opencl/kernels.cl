@@ -4,13 +4,8 @@
 // gate math; sums may run in another order.
 
 // ---- activations (fused into GEMM epilogues, and the unary ops) ------------------------------
-#define ACT_NONE 0
-#define ACT_RELU 1
-#define ACT_CLIPPED_RELU 2
-#define ACT_SIGMOID 3
-#define ACT_TANH 4
-#define ACT_GELU 5
-#define ACT_GELU_TANH 6
+// ACT_NONE, ACT_RELU, ...: defined before this source from the activation table
+// (src/ops/activations.h, ActivationCodeDefines).
 
 inline float activate(float v, int kind, float clip) {
   switch (kind) {

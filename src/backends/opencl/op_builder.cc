@@ -5,6 +5,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/common/quantization.h"
+#include "src/ops/activations.h"
 
 namespace ntpb::opencl {
 
@@ -81,14 +82,10 @@ cl_mem OpArgs::Buffer(int64_t bytes) {
 }
 
 ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
+  const ActivationChoice choice = FusedActivation(attrs);  // src/ops/activations.h
   ActivationCode act;
-  if (!attrs.Has("activation")) return act;
-  const std::string name = attrs.Str("activation");
-  const char* names[] = {"", "relu", "clipped_relu", "sigmoid", "tanh", "gelu"};
-  for (cl_int i = 1; i < 6; ++i) {
-    if (name == names[i]) act.kind = i;
-  }
-  if (attrs.Has("clip")) act.clip = static_cast<cl_float>(attrs.Float("clip"));
+  act.kind = static_cast<cl_int>(choice.kind);
+  act.clip = static_cast<cl_float>(choice.clip);
   return act;
 }
 
