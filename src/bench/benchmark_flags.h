@@ -12,6 +12,10 @@ namespace ntpb::bench {
 // misread. Flags it does not know are left for its own "unrecognized flag" message.
 void CheckBenchmarkFlags(const std::vector<std::string>& args);
 
+// The flag as the Google Benchmark linked here reads it: "--benchmark_min_time=0.5s" (newer
+// Google Benchmarks' form) becomes "--benchmark_min_time=0.5"; any other argument is unchanged.
+std::string NormalizeBenchmarkFlag(const std::string& arg);
+
 // The value of the last --name=value in argv; "" when absent (read before Google Benchmark's
 // Initialize removes its flags).
 std::string FlagValue(int argc, char** argv, const char* name);

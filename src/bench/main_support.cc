@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <set>
@@ -139,7 +140,8 @@ const std::vector<RunSettingFlag>& RunSettingFlags() {
        true, [](V v, V o, S* s) { ParseAssignments(v, o, &s->sets, &s->set_lists); }},
       {"threads", "N", "threads per run (default: the cores this process may use)", true, false,
        [](V v, V o, S* s) {
-         s->threads = static_cast<int>(IntegerFlag(v, o, 0, 4096, "a count from 0 to 4096"));
+         s->threads = static_cast<int>(
+             IntegerFlag(v, o, 1, 4096, "a count from 1 to 4096 (leave it out for one per core)"));
        }},
       {"seed", "S", "seed of the random weights and inputs (default 42)", true, false,
        [](V v, V o, S* s) {
@@ -226,6 +228,13 @@ RunSettings ParseNtpbFlags(int* argc, char** argv) {
 void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests,
                          int threads) {
   benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
+  // Google Benchmark's library_build_type is its own (Debian's is built without NDEBUG); this is
+  // ntpbench's, which compiles the timed code.
+#ifdef NDEBUG
+  benchmark::AddCustomContext("ntpbench_build_type", "release");
+#else
+  benchmark::AddCustomContext("ntpbench_build_type", "debug");
+#endif
   const MachineClass machine = DetectMachineClass();
   benchmark::AddCustomContext("ntpbench_machine_class", machine.id());
   benchmark::AddCustomContext("ntpbench_machine", machine.human());
@@ -294,6 +303,14 @@ namespace {
 // Initialize, keeping the settings for Main's reporters.
 bool InitializeWith(int* argc, char** argv, std::shared_ptr<RunSettings>* out) {
   auto settings = std::make_shared<RunSettings>();
+  // Newer Google Benchmarks' forms (--benchmark_min_time=0.5s) as the linked one reads them.
+  static std::deque<std::string> normalized;  // argv points into it: elements never move
+  for (int i = 1; i < *argc; ++i) {
+    const std::string n = NormalizeBenchmarkFlag(argv[i]);
+    if (n == argv[i]) continue;
+    normalized.push_back(n);
+    argv[i] = normalized.back().data();
+  }
   try {
     *settings = ParseNtpbFlags(argc, argv);
     CheckBenchmarkFlags(std::vector<std::string>(argv + 1, argv + *argc));

@@ -19,6 +19,7 @@
 #include "ntpbench/scenario_report.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/benchmark_config.h"
+#include "src/bench/benchmark_flags.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/prepared_run.h"
@@ -28,6 +29,7 @@
 #include "src/cli/topology_options.h"
 #include "src/cli/trace_file.h"
 #include "src/common/file_io.h"
+#include "src/common/nearest_name.h"
 #include "src/results/benchmark_json.h"
 #include "src/results/run_key.h"
 
@@ -192,6 +194,17 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
 int Run(const std::string& program, const TopologyOptions& o,
         const std::vector<std::string>& passthrough) {
   const Topology topology = ReadTopologyFile(o.file);
+  // A placement names layers: a typo is said now, with the nearest, not as a skipped row later.
+  for (const auto& [layer, backend] : o.settings.placement) {
+    if (layer == "default" || layer == "fallback") continue;
+    if (std::none_of(topology.layers.begin(), topology.layers.end(),
+                     [&](const Layer& l) { return l.name == layer; })) {
+      std::vector<std::string> names;
+      for (const Layer& l : topology.layers) names.push_back(l.name);
+      throw Error(o.file, layer, "--place",
+                  "no layer named '" + layer + "' in the topology" + DidYouMean(layer, names));
+    }
+  }
   TopologyBenchmark tb(o.name.empty() ? topology.name : o.name, o.file);
   tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
   for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
@@ -241,27 +254,62 @@ int Run(const std::string& program, const TopologyOptions& o,
   bool console = true;
   TableView view = o.view;
   view.by_time = o.sort == "time";
-  for (const std::string& a : passthrough) {
+  // The JSON files asked for: --json, and Google Benchmark's own --benchmark_out in JSON. Both get
+  // the same document, with ntpbench's descriptions (one reporter writes it once; Google
+  // Benchmark alone would write one file and drop the other).
+  std::vector<std::string> json_outs;
+  if (!o.json_out.empty()) json_outs.push_back(o.json_out);
+  std::string gb_out, gb_out_format;
+  bool list_only = false;
+  for (const std::string& given : passthrough) {
+    const std::string a = bench::NormalizeBenchmarkFlag(given);  // 0.5s: seconds, as 1.7 reads
     const std::string unit_flag = "--benchmark_time_unit=";
     if (a.rfind(unit_flag, 0) == 0) view.time_unit = a.substr(unit_flag.size());
     if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")
       console = false;
+    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true") list_only = true;
+    if (a.rfind("--benchmark_out=", 0) == 0) {
+      gb_out = a.substr(16);
+      continue;
+    }
+    if (a.rfind("--benchmark_out_format=", 0) == 0) {
+      gb_out_format = a.substr(23);
+      continue;
+    }
     gb_args.push_back(a);
   }
-  if (!o.json_out.empty()) {
-    RefuseOutputOverInput(o.json_out, {o.file}, "--json");
+  if (!gb_out.empty() && (gb_out_format.empty() || gb_out_format == "json")) {
+    if (std::find(json_outs.begin(), json_outs.end(), gb_out) == json_outs.end()) {
+      json_outs.push_back(gb_out);
+    }
+  } else if (!gb_out.empty()) {  // console or csv: Google Benchmark's own file
+    if (!o.json_out.empty()) {
+      throw Error("", "", "--json",
+                  "and --benchmark_out_format=" + gb_out_format +
+                      " ask for two files of two formats; Google Benchmark writes one: give "
+                      "one, or --benchmark_out in JSON");
+    }
+    gb_args.push_back("--benchmark_out=" + gb_out);
+    gb_args.push_back("--benchmark_out_format=" + gb_out_format);
+  } else if (!gb_out_format.empty()) {
+    gb_args.push_back("--benchmark_out_format=" + gb_out_format);
+  }
+  for (const std::string& out : json_outs) {
+    RefuseOutputOverInput(out, {o.file}, out == o.json_out ? "--json" : "--benchmark_out");
     // Said now, naming the file asked for, not after the runs and naming the temporary file.
-    const size_t slash = o.json_out.find_last_of('/');
-    const std::string folder = slash == std::string::npos ? "." : o.json_out.substr(0, slash + 1);
+    const size_t slash = out.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : out.substr(0, slash + 1);
     if (access(folder.c_str(), W_OK) != 0) {
-      throw Error(o.json_out, "", "", "cannot write the JSON report: no writable folder " + folder);
+      throw Error(out, "", "", "cannot write the JSON report: no writable folder " + folder);
     }
   }
   if (!o.trace_out.empty()) {
-    RefuseOutputOverInput(o.trace_out, {o.file, o.json_out}, "--trace");
+    std::vector<std::string> inputs = {o.file};
+    inputs.insert(inputs.end(), json_outs.begin(), json_outs.end());
+    RefuseOutputOverInput(o.trace_out, inputs, "--trace");
   }
   const std::string json_tmp =
-      o.json_out.empty() ? "" : o.json_out + ".tmp." + std::to_string(getpid());
+      json_outs.empty() ? "" : json_outs.front() + ".tmp." + std::to_string(getpid());
   if (!json_tmp.empty()) {
     gb_args.push_back("--benchmark_out=" + json_tmp);
     gb_args.push_back("--benchmark_out_format=json");
@@ -293,19 +341,26 @@ int Run(const std::string& program, const TopologyOptions& o,
   benchmark::BenchmarkReporter* display = &reporter;
   if (!console) display = json_display ? &json_to_console : nullptr;
   benchmark::RunSpecifiedBenchmarks(display, json_tmp.empty() ? nullptr : &json_to_file);
+  if (list_only) {  // --benchmark_list_tests: the names, as Google Benchmark lists them; no run
+    if (!json_tmp.empty()) std::remove(json_tmp.c_str());
+    benchmark::Shutdown();
+    return 0;
+  }
   if (!json_tmp.empty()) {
     // Google Benchmark wrote the temporary file and does not report a write error (a full
     // disk): it replaces the report only when it reads back as complete JSON.
+    std::string text;
     try {
-      const nlohmann::json written =
-          ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
+      text = ReadTextFile(json_tmp, std::size_t{1} << 30);
+      const nlohmann::json written = ParseBenchmarkJson(text, json_tmp);
       if (!written.contains("benchmarks")) throw Error(json_tmp, "", "", "no benchmarks");
     } catch (const Error& e) {
       std::remove(json_tmp.c_str());
-      throw Error(o.json_out, "", "",
+      throw Error(json_outs.front(), "", "",
                   "the JSON report was not written completely (disk full?): " + e.message());
     }
-    CommitFile(json_tmp, o.json_out);
+    for (size_t i = 1; i < json_outs.size(); ++i) WriteFileAtomically(json_outs[i], text);
+    CommitFile(json_tmp, json_outs.front());
   }
 
   // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
@@ -418,6 +473,30 @@ int Run(const std::string& program, const TopologyOptions& o,
 
 }  // namespace
 
+// Options that cannot apply to what was asked: a usage error (exit 2) before anything runs.
+void CheckRunOptions(const TopologyOptions& o) {
+  const auto any_backend = [&](auto&& has) {
+    return std::any_of(o.backends.begin(), o.backends.end(), [&](const std::string& name) {
+      const Backend* b = FindBackend(name);
+      return b && has(*b);
+    });
+  };
+  std::string backends;
+  for (const std::string& b : o.backends) backends += (backends.empty() ? "" : ",") + b;
+  if (!o.settings.placement.empty() &&
+      !any_backend([](const Backend& b) { return b.UsesPlacement(); })) {
+    throw Error("", "", "--place",
+                "applies to --backend hetero, which places layers on others (asked: --backend " +
+                    backends + ")");
+  }
+  if (!o.settings.device.empty() && !any_backend([](const Backend& b) { return b.HasDevices(); })) {
+    throw Error(
+        "", "", "--device",
+        "applies to a backend with devices, such as opencl (asked: --backend " + backends + ")");
+  }
+  ScenariosFrom(o);  // the scenario options that do not apply
+}
+
 Command AddRunCommand(CLI::App* app, const std::string& program) {
   auto o = std::make_shared<TopologyOptions>();
   CLI::App* c = app->add_subcommand(
@@ -427,6 +506,7 @@ Command AddRunCommand(CLI::App* app, const std::string& program) {
       "backend options other than the defaults are part of each benchmark's name "
       "(/n_hidden:512).");
   AddTopologyOptions(c, o.get(), TopologyCommand::kRun);
+  c->parse_complete_callback([o] { CheckRunOptions(*o); });
   c->footer(
       "Any Google Benchmark flag passes through: --benchmark_min_time=S (default 2 here), "
       "--benchmark_repetitions=N, --benchmark_filter=REGEX, --benchmark_format=json, ...");

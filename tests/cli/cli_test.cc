@@ -552,6 +552,42 @@ struct BadCli {
   std::string message;
 };
 
+// Google Benchmark's conventions hold through `ntpbench run`: --benchmark_list_tests exits 0,
+// --benchmark_out and --json both get the document, newer GBs' "0.5s" is read as seconds.
+TEST(Cli, RunKeepsGoogleBenchmarkConventions) {
+  const CommandResult list =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --batch 1,2 --benchmark_list_tests");
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("mlp/eigen/f32/batch:2/real_time"), std::string::npos) << list.out;
+  const std::string a = TestDir() + "/ntpb_both_a.json", b = TestDir() + "/ntpb_both_b.json";
+  const CommandResult both =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --json " + a + " --benchmark_out=" + b +
+                 " --benchmark_min_time=0.01s --quiet");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const std::string a_text = ReadFile(a), b_text = ReadFile(b);
+  EXPECT_EQ(a_text, b_text);
+  const nlohmann::json doc = nlohmann::json::parse(b_text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << "strict JSON";
+  ASSERT_EQ(doc["benchmarks"].size(), 1u);
+  EXPECT_TRUE(doc["benchmarks"][0].contains("ntpbench")) << "ntpbench's descriptions in both";
+  // Debian's Google Benchmark warns that it is a DEBUG build: said once in ntpbench's words, with
+  // ntpbench's own build type in the JSON.
+  const CommandResult plain =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --benchmark_min_time=0.01");
+  EXPECT_EQ(plain.err.find("***WARNING*** Library was built as DEBUG"), std::string::npos);
+  if (doc["context"]["library_build_type"] == "debug") {  // Debian's libbenchmark
+    EXPECT_NE(plain.err.find("The code ntpbench times is built release"), std::string::npos)
+        << plain.err;
+  }
+  EXPECT_EQ(doc["context"]["ntpbench_build_type"], "release");
+  const CommandResult two_formats =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --json " + a + " --benchmark_out=" + b +
+                 " --benchmark_out_format=csv");
+  EXPECT_EQ(two_formats.exit_code, 1) << two_formats.err;
+  EXPECT_NE(two_formats.err.find("Google Benchmark writes one"), std::string::npos)
+      << two_formats.err;
+}
+
 TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
   const std::string unknown_op = WriteTemp(
       "ntpb_unknown_op.json",
@@ -576,6 +612,14 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --json " + MissingPath("x.json"),
        MissingPath("x.json") + ": cannot write the JSON report: no writable folder " +
            MissingPath("")},
+      // Options that cannot apply to what was asked: usage errors, before anything runs.
+      {"run " + Topo("mlp.json") + " --place fc1=onednn,default=eigen",
+       "option '--place': applies to --backend hetero"},
+      {"run " + Topo("mlp.json") + " --device opencl:0", "option '--device': applies to a backend"},
+      {"run " + Topo("mlp.json") + " --threads 0", "expected a count from 1 to 4096"},
+      {"run " + Topo("mlp.json") + " --backend hetero --place fc9=eigen,default=eigen",
+       "layer 'fc9', field '--place': no layer named 'fc9' in the topology (did you mean 'fc1'?)"},
+      {"run " + Topo("mlp.json") + " --benchmark_min_time=10x", "counts iterations"},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);
