@@ -61,6 +61,12 @@ struct MachinePeaks {
   // read.l2.
   std::map<std::string, Ceiling> ceilings;
 
+  // What no machine can show, in this measurement's bests: a cache read slower than the memory
+  // behind it (L2 >= L3 >= DRAM, read and triad each, 10% leeway for noise), a library GEMM
+  // faster than the register-only loop of its precision (5% leeway). Each a sentence; a busy
+  // machine makes them (a thread preempted mid-measurement), and such figures are not cached.
+  std::vector<std::string> Impossible() const;
+
   nlohmann::json ToJson() const;
   // Throws ntpb::Error naming `file` and the field on anything malformed.
   static MachinePeaks FromJson(const nlohmann::json& json, const std::string& file);

@@ -8,19 +8,38 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
+#include "ntpbench/results.h"
 #include "ntpbench/roofline.h"
+#include "src/bench/interference.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
 #include "src/common/file_io.h"
+#include "src/instrument/interference_probe.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::cli {
 
 namespace {
 
-int Machine(int threads, bool refresh, bool json) {
+// Why a measurement was not cached (or was, under --force), on stderr; the exit code.
+int Refusal(const std::vector<std::string>& refused, bool force, bool cached_before) {
+  if (refused.empty()) return 0;
+  for (const std::string& why : refused) {
+    std::fprintf(stderr, "ntpbench machine: %s: %s\n",
+                 force ? "cached anyway (--force)" : "not cached", why.c_str());
+  }
+  if (force) return 0;
+  // Shown, not kept: `run`'s roof column would rest on them.
+  std::fprintf(stderr,
+               "ntpbench machine: measure again with nothing else running on these cores; the "
+               "roof column keeps %s\n",
+               cached_before ? "the ceilings cached before" : "no ceilings until then");
+  return 1;
+}
+
+int Machine(int threads, bool refresh, bool json, bool force) {
   RunConfig config;
   config.threads = threads;
   threads = EffectiveThreads(config);
@@ -38,17 +57,28 @@ int Machine(int threads, bool refresh, bool json) {
   }
   std::optional<MachinePeaks> peaks = refresh ? std::nullopt : cached_peaks;
   const bool cached = peaks.has_value();
+  // Why this measurement is not cached (a busy machine, figures no machine can show); empty
+  // when it is.
+  std::vector<std::string> refused;
   if (!peaks) {
+    instrument::InterferenceProbe probe;
+    probe.Start();
     peaks = MeasureMachinePeaks(machine, threads, cached_peaks ? &*cached_peaks : nullptr);
-    WriteMachinePeaks(*peaks, path);
+    const Reliability quiet = JudgeInterference(bench::InterferenceOf(probe.Stop(1)));
+    if (!quiet.reliable) refused.push_back(quiet.Verdict());
+    for (const std::string& why : peaks->Impossible()) refused.push_back(why);
+    if (refused.empty() || force) WriteMachinePeaks(*peaks, path);
   }
   if (json) {
     std::printf("%s\n", peaks->ToJson().dump(2).c_str());
-    return 0;
+    return Refusal(refused, force, cached_peaks.has_value());
   }
   std::printf("%s, %d threads\n%s %s (%s)\n\n", peaks->machine.c_str(), peaks->threads,
-              cached ? "cached in" : "measured now, cached in", path.c_str(),
-              peaks->measured.c_str());
+              cached            ? "cached in"
+              : refused.empty() ? "measured now, cached in"
+              : force           ? "measured now, cached (--force, though doubtful: below) in"
+                                : "measured now, NOT cached (below) in",
+              path.c_str(), peaks->measured.c_str());
   // Every ceiling: this measurement's best of its runs and their spread, the previous
   // measurements, and the figure the roofline uses.
   report::TextTable table(
@@ -105,12 +135,12 @@ int Machine(int threads, bool refresh, bool json) {
       peaks->bandwidth_gbs, FormatBytes(static_cast<double>(peaks->cache_bytes)).c_str(),
       peaks->cache_bandwidth_gbs, FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(),
       peaks->l2_bandwidth_gbs);
-  return 0;
+  return Refusal(refused, force, cached_peaks.has_value());
 }
 
 struct MachineOptions {
   int threads = 0;
-  bool refresh = false, json = false;
+  bool refresh = false, json = false, force = false;
 };
 
 }  // namespace
@@ -130,8 +160,12 @@ Command AddMachineCommand(CLI::App* app) {
               "measure again, continuing each ceiling's history (the roofline keeps the best "
               "figure two consecutive measurements agree on)");
   c->add_flag("--json", o->json, "print JSON");
+  c->add_flag("--force", o->force,
+              "cache the measurement even when the machine was busy or a figure is impossible "
+              "(a cache slower than memory), said on stderr; without it such a one is not "
+              "cached (exit 1)");
   return {c, {}, [o](const std::vector<std::string>&) {
-            return Machine(o->threads, o->refresh, o->json);
+            return Machine(o->threads, o->refresh, o->json, o->force);
           }};
 }
 

@@ -159,24 +159,37 @@ void CommitFile(const std::string& tmp, const std::string& path) {
   Rename(tmp, path);
 }
 
-FileLock::FileLock(const std::string& path) {
-  const std::string lock = path + ".lock";
+FileLock::FileLock(const std::string& path) : lock_(path + ".lock") {
   std::error_code ignored;  // a folder that cannot be made fails at open, with its reason
   std::filesystem::create_directories(FolderOf(path), ignored);
-  fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    throw Error(path, "", "", std::string("cannot create the lock file: ") + std::strerror(errno));
-  }
-  while (flock(fd_, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
-    close(fd_);
-    throw Error(path, "", "", std::string("cannot lock: ") + std::strerror(err));
+  // The holder removes the lock file when done, so none is left beside the file it guards. A
+  // writer that opened it before the removal and then gets the lock holds a file no longer at
+  // the path (another writer may have made a new one): it opens the path again.
+  for (;;) {
+    fd_ = open(lock_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
+      throw Error(path, "", "",
+                  std::string("cannot create the lock file: ") + std::strerror(errno));
+    }
+    while (flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      close(fd_);
+      throw Error(path, "", "", std::string("cannot lock: ") + std::strerror(err));
+    }
+    struct stat held, now;
+    if (fstat(fd_, &held) == 0 && stat(lock_.c_str(), &now) == 0 && held.st_dev == now.st_dev &&
+        held.st_ino == now.st_ino) {
+      return;  // the lock file at the path, locked
+    }
+    close(fd_);  // removed by the holder before us: try the path's current one
   }
 }
 
 FileLock::~FileLock() {
-  if (fd_ >= 0) close(fd_);  // releases the lock; the file stays for the next writer
+  if (fd_ < 0) return;
+  unlink(lock_.c_str());  // while still held: a waiter sees it gone and opens the path again
+  close(fd_);             // releases the lock
 }
 
 bool SameFile(const std::string& a, const std::string& b) {

@@ -36,6 +36,7 @@ class FileLock {
   FileLock& operator=(const FileLock&) = delete;
 
  private:
+  std::string lock_;  // `path`.lock, removed when released: no lock file stays behind
   int fd_ = -1;
 };
 

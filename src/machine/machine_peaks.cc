@@ -9,6 +9,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/format_number.h"
 
 namespace ntpb {
 
@@ -80,6 +81,40 @@ Ceiling ContinueHistory(const Ceiling& before, Ceiling now) {
   }
   now.history = std::move(history);
   return now;
+}
+
+std::vector<std::string> MachinePeaks::Impossible() const {
+  std::vector<std::string> out;
+  auto best = [&](const std::string& name) {
+    const auto it = ceilings.find(name);
+    return it == ceilings.end() ? 0.0 : it->second.best;
+  };
+  auto say = [](const std::string& what, double v, const char* unit) {
+    return what + " " + FormatNumber("%.1f", v) + " " + unit;
+  };
+  const std::pair<const char*, const char*> levels[] = {
+      {"l2", "l3"}, {"l3", "dram"}, {"l2", "dram"}};
+  for (const char* kind : {"read", "triad"}) {
+    for (const auto& [near, far] : levels) {
+      const double n = best(std::string(kind) + "." + near),
+                   f = best(std::string(kind) + "." + far);
+      if (n > 0 && f > 0 && n < 0.9 * f) {
+        out.push_back(say(std::string(kind) + "." + near, n, "GB/s") + " below " +
+                      say(std::string(kind) + "." + far, f, "GB/s") +
+                      ": a cache cannot be slower than the memory behind it");
+      }
+    }
+  }
+  for (const auto& [name, c] : ceilings) {
+    if (name.rfind("gemm.", 0) != 0) continue;
+    const double reg = best("register." + name.substr(5));
+    if (reg > 0 && c.best > 1.05 * reg) {
+      out.push_back(say(name, c.best, "GFLOP/s") + " above " +
+                    say("register." + name.substr(5), reg, "GFLOP/s") +
+                    ": a GEMM cannot beat the register-only peak");
+    }
+  }
+  return out;
 }
 
 nlohmann::json MachinePeaks::ToJson() const {

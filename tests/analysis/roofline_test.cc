@@ -160,6 +160,39 @@ TEST(Ceilings, TwoMeasurementsThatAgreeAreKeptAndOnesThatDoNotAreUnreliable) {
   EXPECT_FALSE(edge.Unreliable());
 }
 
+// What no machine can show is named, and only that: a cache read below the memory behind it
+// (a busy machine measured a 2-core L2 read at 4 GB/s beside 31 GB/s from DRAM), a GEMM above
+// the register-only peak.
+TEST(Ceilings, ImpossibleOrderingsAreNamed) {
+  auto ceiling = [](double best) {
+    Ceiling c;
+    c.best = best;
+    c.history = {best};
+    return c;
+  };
+  MachinePeaks p;
+  p.ceilings["read.l2"] = ceiling(102);
+  p.ceilings["read.l3"] = ceiling(60);
+  p.ceilings["read.dram"] = ceiling(31);
+  p.ceilings["gemm.f32"] = ceiling(180);
+  p.ceilings["register.f32"] = ceiling(200);
+  EXPECT_TRUE(p.Impossible().empty());
+  p.ceilings["read.l3"] = ceiling(33);  // within the 10% leeway of DRAM's 31: noise, not absurd
+  EXPECT_TRUE(p.Impossible().empty());
+  p.ceilings["read.l2"] = ceiling(4.0);
+  const std::vector<std::string> busy = p.Impossible();
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_EQ(busy[0],
+            "read.l2 4.0 GB/s below read.l3 33.0 GB/s: a cache cannot be slower than "
+            "the memory behind it");
+  EXPECT_NE(busy[1].find("read.l2 4.0 GB/s below read.dram 31.0 GB/s"), std::string::npos);
+  p.ceilings["read.l2"] = ceiling(102);
+  p.ceilings["gemm.f32"] = ceiling(260);
+  ASSERT_EQ(p.Impossible().size(), 1u);
+  EXPECT_NE(p.Impossible()[0].find("gemm.f32 260.0 GFLOP/s above register.f32 200.0 GFLOP/s"),
+            std::string::npos);
+}
+
 TEST(Roofline, NoBoundWithoutAPeakForThePrecision) {
   Cost c;
   c.flops = 100;

@@ -765,9 +765,11 @@ TEST(Cli, GateControlDirUsesTheControlBuildWhenThereIsOne) {
 TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   const std::string cache = TestDir() + "/ntpb_cache_" + std::to_string(getpid());
   const std::string env = "NTPB_CACHE_DIR=" + cache + " ";
-  const CommandResult first = RunCommand(env + kCli + " machine --threads 1");
+  const CommandResult first = RunCommand(env + kCli + " machine --threads 1 --force");
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.out.find("measured now"), std::string::npos) << first.out;
+  EXPECT_EQ(RunCommand("ls " + cache + "/machine").out.find(".lock"), std::string::npos)
+      << "the lock file goes with the lock";
   EXPECT_NE(first.out.find("f32"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("memory read"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("last-level cache"), std::string::npos) << first.out;
@@ -776,14 +778,15 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
        {"gemm.f32", "read.dram", "triad.dram", "read.256MiB", "spread", "one measurement so far"}) {
     EXPECT_NE(first.out.find(ceiling), std::string::npos) << ceiling << "\n" << first.out;
   }
-  const CommandResult again = RunCommand(env + kCli + " machine --threads 1 --json");
+  const CommandResult again = RunCommand(env + kCli + " machine --threads 1 --json --force");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   const nlohmann::json j = nlohmann::json::parse(again.out);
   EXPECT_GT(j.at("peak_gflops").at("f32").get<double>(), 0);
   EXPECT_GT(j.at("bandwidth_gbs").get<double>(), 0);
   EXPECT_EQ(j.at("ceilings").at("read.dram").at("history").size(), 1u) << "read from the cache";
   // A refresh continues each ceiling's history, and the roofline takes the kept figures.
-  const CommandResult refreshed = RunCommand(env + kCli + " machine --threads 1 --refresh --json");
+  const CommandResult refreshed =
+      RunCommand(env + kCli + " machine --threads 1 --refresh --json --force");
   ASSERT_EQ(refreshed.exit_code, 0) << refreshed.err;
   const nlohmann::json r = nlohmann::json::parse(refreshed.out);
   EXPECT_EQ(r.at("ceilings").at("read.dram").at("history").size(), 2u);

@@ -522,7 +522,8 @@ TEST_F(RedTeam, AFifoInTheMachineCacheDoesNotHangARun) {
 // with a whole cache file.
 TEST_F(RedTeam, MachineRefreshesMeasureOneAtATime) {
   const std::string cache = dir_ + "/refresh_cache";
-  const std::string machine = "env NTPB_CACHE_DIR=" + cache + " " + kCli + " machine --threads 1";
+  const std::string machine =
+      "env NTPB_CACHE_DIR=" + cache + " " + kCli + " machine --threads 1 --force";
   ASSERT_EQ(RunCommand(machine + " --refresh >/dev/null 2>&1").exit_code, 0);
   const std::string file = RunCommand("ls " + cache + "/machine/*-1t.json").out;
   ASSERT_FALSE(file.empty());
