@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "src/common/statistics.h"
 #include "src/report/step_alignment.h"
@@ -268,12 +269,28 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
       c.notes.push_back(Letter(i) + " measures " + mismatch[i] + ": shown, not judged");
     }
   }
+  // A run the machine disturbed (reliability.h) gets no verdict, nor does any run against it: a
+  // "slower" on a busy machine's numbers would be the neighbour's doing.
+  std::vector<bool> disturbed(files.size(), false);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (names[i].empty()) continue;
+    const Reliability r = JudgeBenchmark(*sides[i].result);
+    if (r.reliable) continue;
+    disturbed[i] = true;
+    c.notes.push_back(Letter(i) + "'s verdicts withheld: " + r.Verdict());
+  }
+  for (size_t i = 1; i < files.size(); ++i) {
+    if (disturbed[0] && !disturbed[i] && !names[i].empty() && mismatch[i].empty()) {
+      mismatch[i] = "a disturbed reference";
+    }
+    if (disturbed[i] && mismatch[i].empty()) mismatch[i] = "disturbed";
+  }
   auto judged = [&](RunComparisonRow row) {
     for (size_t i = 1; i < row.sides.size(); ++i) {
       RowJudgement j =
           names[i].empty() ? RowJudgement{} : Judge(row.sides[0], row.sides[i], i, options);
       if (!mismatch[i].empty() && row.sides[0].present && row.sides[i].present) {
-        j.verdict = "n/a";
+        j.verdict = disturbed[0] || disturbed[i] ? "withheld" : "n/a";
         j.p_value = -1;
       }
       row.judgements.push_back(j);
@@ -464,8 +481,9 @@ std::string MarkdownField(const std::string& s) {
 constexpr const char* kLegend =
     "verdict: faster/slower: beyond the threshold and significant over the repetitions\n"
     "  (Mann-Whitney U); noise: beyond the threshold, not significant; faster?/slower?: beyond\n"
-    "  the threshold, too few repetitions to test (--benchmark_repetitions); same: within the\n"
-    "  threshold";
+    "  the threshold, too few repetitions to test (--benchmark_repetitions); n/a: another\n"
+    "  topology or batch size, shown beside A; withheld: a run the machine disturbed (notes);\n"
+    "  same: within the threshold";
 
 }  // namespace
 

@@ -152,6 +152,29 @@ TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
       << m[0].notes[0];
 }
 
+// A run the machine disturbed gets no verdict, nor does a run judged against it.
+TEST(RunComparison, VerdictsOnADisturbedRunAreWithheld) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2}};
+  json busy = json::parse(RunFile("mlp/eigen/f32/batch:1", steps, 1, 2.0));
+  busy["benchmarks"][0]["interference.others_share"] = 0.5;
+  busy["benchmarks"][0]["interference.seconds"] = 2.0;
+  const std::vector<RunResults> files = {
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:1", steps, 1), "quiet.json"),
+      ParseRunResults(busy.dump(), "busy.json")};
+  const std::vector<RunComparison> c = CompareRuns(files, {});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(Row(c[0], "network")->judgements[0].verdict, "withheld");
+  EXPECT_EQ(Row(c[0], "fc1")->judgements[0].verdict, "withheld");
+  EXPECT_NEAR(Row(c[0], "fc1")->judgements[0].change, 1.0, 1e-9) << "the change is still shown";
+  ASSERT_EQ(c[0].notes.size(), 1u);
+  EXPECT_NE(c[0].notes[0].find("B's verdicts withheld: unreliable: the machine was busy"),
+            std::string::npos)
+      << c[0].notes[0];
+  // The other way round: the reference disturbed.
+  const std::vector<RunResults> reversed = {files[1], files[0]};
+  EXPECT_EQ(Row(CompareRuns(reversed, {})[0], "network")->judgements[0].verdict, "withheld");
+}
+
 TEST(RunComparison, BenchmarksPairByNameElseByTheMostAlikeAndTheRestIsSaid) {
   const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2}};
   std::vector<FakeStep> bigger = steps;
