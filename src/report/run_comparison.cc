@@ -557,18 +557,34 @@ std::string FormatRunComparisons(const std::vector<RunComparison>& comparisons,
       out += rule + "\n";
       for (const auto& row : rows) out += line(row);
     } else {
-      // 120 columns: names shortened in the middle, notes at the end.
-      for (auto& row : rows) {
-        row[0] = report::Elide(row[0], 34);
-        row.back() = report::Elide(row.back(), n > 2 ? 30 : 44);
+      // 120 columns: names shortened in the middle, notes at the end, shorter still until the
+      // widest line fits.
+      for (auto& row : rows) row[0] = report::Elide(row[0], 34);
+      auto render = [&](size_t note_width) {
+        report::TextTable table(header);
+        size_t k = 0;
+        for (const RunComparisonRow& r : c.rows) {
+          if (k > 0 && r.kind != c.rows[k - 1].kind) table.Rule();
+          std::vector<std::string> cells = rows[k++];
+          cells.back() = report::Elide(cells.back(), note_width);
+          table.Add(cells);
+        }
+        return table.Render(left);
+      };
+      size_t note_width = n > 2 ? 30 : 44;
+      std::string text = render(note_width);
+      for (;;) {
+        size_t widest = 0;
+        for (size_t at = 0; at < text.size();) {
+          const size_t end = std::min(text.find('\n', at), text.size());
+          widest = std::max(widest, report::DisplayLength(text.substr(at, end - at)));
+          at = end + 1;
+        }
+        if (widest <= 120 || note_width <= 12) break;
+        note_width -= std::min(note_width - 12, widest - 120);
+        text = render(note_width);
       }
-      report::TextTable table(header);
-      size_t k = 0;
-      for (const RunComparisonRow& r : c.rows) {
-        if (k > 0 && r.kind != c.rows[k - 1].kind) table.Rule();
-        table.Add(rows[k++]);
-      }
-      out += table.Render(left);
+      out += text;
     }
     out += "\n";
     for (const std::string& note : c.notes) out += "note: " + note + "\n";

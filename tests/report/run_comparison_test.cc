@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "ntpbench/error.h"
 #include "ntpbench/html_report.h"
@@ -138,6 +139,10 @@ TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
       << c[0].notes[0];
   const std::string text = FormatRunComparisons(c, CompareFormat::kText, {});
   EXPECT_NE(text.find("note: B measures another batch size"), std::string::npos) << text;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    EXPECT_LE(line.size(), 120u) << "the text table fits 120 columns: " << line;
+  }
 
   const std::vector<RunResults> models = {
       ParseRunResults(RunFile("a/eigen/f32/batch:1", steps, 1, 1.0, 0.01, 1, "mlp_export"),
