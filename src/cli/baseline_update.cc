@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "ntpbench/error.h"
+#include "ntpbench/reliability.h"
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
 #include "src/common/file_io.h"
@@ -137,6 +138,27 @@ int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const 
   b.peak_rss_bytes = run.peak_rss_bytes;
   const std::regex filter(o.filter.empty() ? ".*" : o.filter);
   if (o.filter.empty()) b.benchmarks.clear();
+  // Thresholds come from the sessions' noise: taken while other processes ran, they would be the
+  // neighbour's noise (thresholds of 65-86% were stored so), and the gate would let through
+  // regressions of that size. Refused unless --force.
+  if (sessions.size() >= 2 && !o.force) {
+    std::vector<std::string> disturbed;
+    for (const RunResults& s : sessions) {
+      for (const auto& [name, r] : s.benchmarks) {
+        if (!std::regex_search(name, filter)) continue;
+        const Reliability judged = JudgeBenchmark(r);
+        if (!judged.reliable) disturbed.push_back(s.file + ": " + name + ": " + judged.Verdict());
+      }
+    }
+    if (!disturbed.empty()) {
+      throw Error(path, "", "thresholds",
+                  "the sessions that set the noise thresholds were disturbed (" +
+                      std::to_string(disturbed.size()) + " benchmark runs; first " +
+                      disturbed.front() +
+                      "): run the update again on a quiet machine, or --force to store "
+                      "thresholds from that noise");
+    }
+  }
   std::map<std::string, NoiseThreshold> noise =
       DeriveNoiseThresholds(sessions, o.compare.threshold);
   for (const auto& [name, r] : run.benchmarks) {

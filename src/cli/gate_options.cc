@@ -79,7 +79,8 @@ void AddGateOptions(CLI::App* c, GateOptions* o) {
       ->check(IntegerAtLeast(1, 1000))
       ->type_name("N");
   c->add_flag("--force", o->force,
-              "with --update: replace a baseline that is unreadable or of another machine class");
+              "with --update: replace a baseline that is unreadable or of another machine class, "
+              "or store noise thresholds from sessions the machine disturbed");
   c->add_option("--control-binary", o->control_binary,
                 "A/B: the same suite built from the baseline commit; the two alternate round by "
                 "round and the candidate is judged against it (no stored baseline needed)")
@@ -109,7 +110,8 @@ void AddBaselineUpdateOptions(CLI::App* c, GateOptions* o) {
       ->check(RegexText())
       ->type_name("REGEX");
   c->add_flag("--force", o->force,
-              "replace a baseline that is unreadable or of another machine class");
+              "replace a baseline that is unreadable or of another machine class, or store noise "
+              "thresholds from sessions (several --run) the machine disturbed");
   c->add_flag("--signature-only", o->signature_only,
               "only the machine-independent signature (<dir>/any-machine/)");
 }

@@ -541,6 +541,31 @@ TEST_F(RedTeam, MachineRefreshesMeasureOneAtATime) {
   EXPECT_NO_THROW(nlohmann::json::parse(RunCommand("cat " + path).out));
 }
 
+// Noise thresholds from sessions a busy machine disturbed would be the neighbour's noise: the
+// update refuses them, naming a disturbed run, unless --force.
+TEST_F(RedTeam, ABaselineUpdateRefusesThresholdsFromDisturbedSessions) {
+  nlohmann::json busy = nlohmann::json::parse(RunCommand("cat " + dir_ + "/run.json").out);
+  for (nlohmann::json& b : busy["benchmarks"]) {
+    b["interference.others_share"] = 0.6;
+    b["interference.seconds"] = 1.0;
+  }
+  Write("busy_run.json", busy.dump());
+  const std::string update = kCli + " baseline update --run " + dir_ + "/run.json --run " + dir_ +
+                             "/busy_run.json --suite s --baseline " + dir_ + "/busy_baseline.json";
+  const CommandResult refused = RunCommand(update);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("the sessions that set the noise thresholds were disturbed"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("busy_run.json: mlp/eigen/f32/batch:"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(RunCommand("test -e " + dir_ + "/busy_baseline.json").exit_code, 0)
+      << "nothing written";
+  EXPECT_NE(RunCommand("test -e " + dir_ + "/busy_baseline.json.lock").exit_code, 0)
+      << "no lock file left";
+  EXPECT_EQ(RunCommand(update + " --force").exit_code, 0);
+}
+
 // A temporary that a killed writer left beside a baseline (older than ten minutes) is removed
 // by the next write; a fresh one (a writer still at work) is kept.
 TEST_F(RedTeam, TheNextWriteRemovesAKilledWritersTemporary) {
