@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
+#include "ntpbench/counters.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
@@ -216,6 +218,10 @@ int Run(const std::string& program, const TopologyOptions& o,
   if (o.scenario_seconds > 0) settings->scenario_seconds = o.scenario_seconds;
   settings->sets = o.sets;
   settings->trace = !o.trace_out.empty();
+  // As for a suite: $NTPB_COUNTERS joins --counters (the run never read it before).
+  if (const char* env = std::getenv("NTPB_COUNTERS"); env && *env) {
+    settings->counters = ParseCounterList(env);
+  }
   const int threads = std::max(settings->threads, 0);  // 0: one per core
   settings->peaks = bench::MeasuredPeaks(threads);
   tb.Settings(settings);
