@@ -97,7 +97,10 @@ struct NetworkMeasure {
   double flops = 0;                           // analytic, exact
   double params = 0;                          // analytic, exact
   double p50_ms = 0, p90_ms = 0, p99_ms = 0;  // per-iteration latency percentiles
-  std::map<std::string, double> counters;     // the counter sources' metrics over the network
+  // The fastest and slowest of those iterations, and how many there were (0: not recorded, as
+  // in files from before they were): a p99 of 12 iterations is their slowest, not a p99.
+  double min_ms = 0, max_ms = 0, latency_samples = 0;
+  std::map<std::string, double> counters;  // the counter sources' metrics over the network
 };
 
 // The memory signature (DESIGN.md): analytic parts exact, the backend's plan, and what the
@@ -167,6 +170,9 @@ struct InterferenceMeasure {
 struct ReliabilityLimits {
   double others_share = 0.10;  // other processes took over 10% of the cores' time
   double steal_share = 0.05;   // the hypervisor gave over 5% of it to other guests
+  // Shares are read from /proc/stat in clock ticks (10 ms): over a span shorter than this they
+  // are a tick or two either way, not a share (a 1 ms run read "100% taken by others").
+  double min_seconds_for_shares = 0.25;
   // Preemptions of this process's threads, per second per core: a quiet machine shows 15-18
   // (kernel threads), a neighbour on the same cores one per scheduler slice. Judged from 50
   // per core on: a short measurement's few start-up switches make no rate.

@@ -225,6 +225,12 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
   m.net.p50_ms = Percentile(latency_ns, 50) * 1e-6;
   m.net.p90_ms = Percentile(latency_ns, 90) * 1e-6;
   m.net.p99_ms = Percentile(latency_ns, 99) * 1e-6;
+  if (!latency_ns.empty()) {
+    const auto [lo, hi] = std::minmax_element(latency_ns.begin(), latency_ns.end());
+    m.net.min_ms = *lo * 1e-6;
+    m.net.max_ms = *hi * 1e-6;
+    m.net.latency_samples = static_cast<double>(latency_ns.size());
+  }
   m.interference = interference;
   m.interference->mdape = Mdape(latency_ns);
   m.memory.weight_bytes = static_cast<double>(a.total.weight_bytes);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ntpbench/report.h"
+#include "ntpbench/scenario.h"
 #include "src/report/run_rows.h"
 #include "src/report/text_table.h"
 
@@ -49,7 +50,28 @@ std::string FormatTime(double ms, const std::string& unit) {
   return ms < 1.0 ? Printf("%.1f \u00b5s", ms * 1e3) : Printf("%.2f ms", ms);
 }
 
-namespace {}  // namespace
+namespace {
+
+// "latency min 1.2 ms, max 3.4 ms over 57 iterations (too few for a p90: it needs 100)", on a line
+// of its own: the range behind the percentiles,
+// and which of them rest on too few iterations to be more than the slowest one.
+std::string LatencySpread(const NetworkMeasure& n, const TableView& view) {
+  if (n.latency_samples <= 0) return "";
+  std::string out = "\nlatency min " + FormatTime(n.min_ms, view.time_unit) + ", max " +
+                    FormatTime(n.max_ms, view.time_unit) + " over " +
+                    Printf("%.0f", n.latency_samples) +
+                    (n.latency_samples == 1 ? " iteration" : " iterations");
+  for (const int p : {90, 99}) {  // the lowest percentile short of iterations
+    const int64_t needed = QueriesForPercentile(p);
+    if (n.latency_samples < static_cast<double>(needed)) {
+      return out + " (too few for a p" + std::to_string(p) + ": it needs " +
+             std::to_string(needed) + ")";
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                            const RunMeasurement& m, Precision precision, const MachinePeaks* peaks,
@@ -275,8 +297,8 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
          FormatCount(static_cast<double>(a.total.params)) + "   p50/p90/p99 " +
          FormatTime(m.net.p50_ms, view.time_unit) + " / " +
          FormatTime(m.net.p90_ms, view.time_unit) + " / " +
-         FormatTime(m.net.p99_ms, view.time_unit) + "\npeak activations " +
-         FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
+         FormatTime(m.net.p99_ms, view.time_unit) + LatencySpread(m.net, view) +
+         "\npeak activations " + FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
          (m.memory.activation_bytes ? " (allocated " + FormatBytes(*m.memory.activation_bytes) + ")"
                                     : "") +
          "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "\n";

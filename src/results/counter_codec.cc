@@ -35,6 +35,9 @@ constexpr const char* kSamplesPerSecond = "samples_per_second";
 constexpr const char* kP50Ms = "p50_ms";
 constexpr const char* kP90Ms = "p90_ms";
 constexpr const char* kP99Ms = "p99_ms";
+constexpr const char* kMinMs = "min_ms";
+constexpr const char* kMaxMs = "max_ms";
+constexpr const char* kLatencySamples = "latency_samples";
 // The memory signature's.
 constexpr const char* kActivationBytes = "activation_bytes";
 constexpr const char* kPeakRssBytes = "peak_rss_bytes";
@@ -234,6 +237,11 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
   out.push_back({Of(rn::kNet, kP50Ms), n.p50_ms});
   out.push_back({Of(rn::kNet, kP90Ms), n.p90_ms});
   out.push_back({Of(rn::kNet, kP99Ms), n.p99_ms});
+  if (n.latency_samples > 0) {
+    out.push_back({Of(rn::kNet, kMinMs), n.min_ms});
+    out.push_back({Of(rn::kNet, kMaxMs), n.max_ms});
+    out.push_back({Of(rn::kNet, kLatencySamples), n.latency_samples});
+  }
   for (const auto& [metric, value] : n.counters) out.push_back({Of(rn::kNet, metric), value});
   if (const std::optional<ScenarioMeasure>& sc = m.scenario) {
     out.push_back({Of(rn::kScenario, kScenarioKind), static_cast<double>(sc->kind)});
@@ -362,6 +370,12 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
         m.net.p90_ms = value;
       } else if (metric_name == kP99Ms) {
         m.net.p99_ms = value;
+      } else if (metric_name == kMinMs) {
+        m.net.min_ms = value;
+      } else if (metric_name == kMaxMs) {
+        m.net.max_ms = value;
+      } else if (metric_name == kLatencySamples) {
+        m.net.latency_samples = value;
       } else {
         m.net.counters[metric_name] = value;
       }

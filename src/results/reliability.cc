@@ -27,11 +27,12 @@ std::string Reliability::Verdict() const {
 
 Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLimits& limits) {
   Reliability r;
-  if (m.others_share > limits.others_share) {
+  const bool shares = m.seconds >= limits.min_seconds_for_shares;
+  if (shares && m.others_share > limits.others_share) {
     Add(&r.seen,
         FormatNumber("other processes took %.0f%% of the cores' time", 100 * m.others_share));
   }
-  if (m.steal_share > limits.steal_share) {
+  if (shares && m.steal_share > limits.steal_share) {
     Add(&r.seen, FormatNumber("the hypervisor took %.0f%% (steal)", 100 * m.steal_share));
   }
   if (m.involuntary_switches_per_core_second > limits.involuntary_switches_per_core_second &&

@@ -613,7 +613,7 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
        MissingPath("x.json") + ": cannot write the JSON report: no writable folder " +
            MissingPath("")},
       // Options that cannot apply to what was asked: usage errors, before anything runs.
-      {"run " + Topo("mlp.json") + " --place fc1=onednn,default=eigen",
+      {"run " + Topo("mlp.json") + " --place fc1=eigen,default=eigen",
        "option '--place': applies to --backend hetero"},
       {"run " + Topo("mlp.json") + " --device opencl:0", "option '--device': applies to a backend"},
       {"run " + Topo("mlp.json") + " --threads 0", "expected a count from 1 to 4096"},

@@ -39,6 +39,23 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
     EXPECT_NE(all.find(text), std::string::npos) << text << "\n" << all;
   }
   EXPECT_EQ(table.find("FLOP/B"), std::string::npos) << table;
+  EXPECT_EQ(table.find("latency min"), std::string::npos) << "no range when none was recorded";
+  // The range behind the percentiles, and which percentile has too few iterations to be one.
+  std::map<std::string, double> with_range = counters;
+  with_range["net.min_ms"] = 0.4;
+  with_range["net.max_ms"] = 2.5;
+  with_range["net.latency_samples"] = 57;
+  const std::string ranged = FormatRunTable(t, a, DecodeCounters(with_range));
+  EXPECT_NE(ranged.find("\nlatency min 400.0 \u00b5s, max 2.50 ms over 57 iterations (too few for "
+                        "a p90: it needs 100)"),
+            std::string::npos)
+      << ranged;
+  with_range["net.latency_samples"] = 500;
+  EXPECT_NE(FormatRunTable(t, a, DecodeCounters(with_range))
+                .find("over 500 iterations (too few for a p99: it needs 1000)"),
+            std::string::npos);
+  with_range["net.latency_samples"] = 1000;
+  EXPECT_EQ(FormatRunTable(t, a, DecodeCounters(with_range)).find("too few"), std::string::npos);
 }
 
 // Display columns of the widest line (UTF-8 continuation bytes take none).

@@ -75,6 +75,15 @@ TEST(Reliability, EachLimitAloneMarksARun) {
   short_run.seconds = 0.2;
   short_run.involuntary_switches_per_core_second = 70;
   EXPECT_TRUE(JudgeInterference(short_run).reliable);
+  // Shares come in 10 ms clock ticks: over a few milliseconds one tick reads as 100%. Not judged
+  // below a quarter second; from there on they are.
+  InterferenceMeasure blink = Quiet();
+  blink.seconds = 0.003;
+  blink.others_share = 1.0;
+  blink.steal_share = 1.0;
+  EXPECT_TRUE(JudgeInterference(blink).reliable);
+  blink.seconds = 0.25;
+  EXPECT_FALSE(JudgeInterference(blink).reliable);
   // The iterations' spread is recorded, not judged (single iterations move 1-9% when quiet).
   InterferenceMeasure spread = Quiet();
   spread.mdape = 0.09;
