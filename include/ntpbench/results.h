@@ -171,7 +171,8 @@ struct ReliabilityLimits {
   double others_share = 0.10;  // other processes took over 10% of the cores' time
   double steal_share = 0.05;   // the hypervisor gave over 5% of it to other guests
   // Shares are read from /proc/stat in clock ticks (10 ms): over a span shorter than this they
-  // are a tick or two either way, not a share (a 1 ms run read "100% taken by others").
+  // are a tick or two either way, not a share (a 1 ms run read "100% taken by others"). A span
+  // of 0 (not recorded) is judged.
   double min_seconds_for_shares = 0.25;
   // Preemptions of this process's threads, per second per core: a quiet machine shows 15-18
   // (kernel threads), a neighbour on the same cores one per scheduler slice. Judged from 50

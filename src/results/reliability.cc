@@ -27,7 +27,8 @@ std::string Reliability::Verdict() const {
 
 Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLimits& limits) {
   Reliability r;
-  const bool shares = m.seconds >= limits.min_seconds_for_shares;
+  // A span of 0 is one not recorded: judged as before spans were.
+  const bool shares = m.seconds <= 0 || m.seconds >= limits.min_seconds_for_shares;
   if (shares && m.others_share > limits.others_share) {
     Add(&r.seen,
         FormatNumber("other processes took %.0f%% of the cores' time", 100 * m.others_share));
