@@ -3,8 +3,9 @@
 // header reads the file (JSON, or NTP-style XML like topologies) and lists the points.
 //
 // A setting is one of the run's choices: "backend", "precision", "batch", "threads", a further
-// run setting the caller declares (SweepSetting), or any param the topology declares (`--set`: a layer size, a kernel size, the input size, a param
-// that switches the convolution type through layers' `when`).
+// run setting the caller declares (SweepSetting), or any param the topology declares (`--set`: a
+// layer size, a kernel size, the input size, a param that switches the convolution type through
+// layers' `when`).
 #pragma once
 
 #include <functional>
