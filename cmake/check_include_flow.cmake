@@ -38,7 +38,7 @@ set(NTPB_RANK_cli 9)
 
 set(NTPB_HEADER_common error precision scenario)
 set(NTPB_HEADER_machine machine machine_class machine_peaks)
-set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file
+set(NTPB_HEADER_topology topology json_format xml_format onnx_format topology_file tensor_file
                          attrs shape expression resolve sweep)
 set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)

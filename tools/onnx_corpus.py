@@ -8,11 +8,14 @@ extra code:
 
   OUT/<model>_op<opset>/model.onnx
   OUT/<model>_op<opset>/test_data_set_0/input_0.pb    (onnx.TensorProto)
-  OUT/<model>_op<opset>/test_data_set_0/output_0.pb
+  OUT/<model>_op<opset>/test_data_set_0/output_0.pb    (output_1.pb ...: further outputs)
+  OUT/<model>_dyn_op<opset>/...                        exported with dynamic axes (DYNAMIC),
+                                                        test_data_set_1 at other sizes
   OUT/corpus.json   one entry per model: name, opset, exporter, kind, params (PyTorch's count),
                     params_folded_by_exporter (batchnorm scale and shift merged into a conv),
                     input_sensitivity (how much the output moves with the input), input
-                    shape, bytes
+                    shape, bytes, dynamic_axes (dim name -> axis), data_sets (each one's
+                    values of the dynamic dims, by their ONNX names)
 
 Weights are seeded: PyTorch's initialisation, then Kaiming for convolutions and batchnorm
 statistics away from the identity, so that the signal reaches the output (no download: nothing
@@ -50,6 +53,18 @@ class Mlp(nn.Module):
 
     def forward(self, x):
         return torch.softmax(self.fc2(torch.relu(self.fc1(x))), dim=-1)
+
+
+class GruState(nn.Module):
+    """The usual recurrent signature: the sequence and the final hidden state (Y and Y_h)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(20, 24, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        y, h = self.rnn(x)
+        return y, h
 
 
 class Recurrent(nn.Module):
@@ -133,7 +148,9 @@ class TinyBert(nn.Module):
         self.register_buffer("position_ids", torch.arange(seq).unsqueeze(0))
 
     def forward(self, ids):
-        x = self.norm(self.tokens(ids) + self.positions(self.position_ids))
+        # The positions of the sequence as given (a shorter one with a dynamic axis).
+        positions = self.position_ids[:, :ids.shape[1]]
+        x = self.norm(self.tokens(ids) + self.positions(positions))
         mask = ids == 0  # padding tokens are not attended to
         x = self.encoder(x, src_key_padding_mask=mask)
         return self.classify(torch.tanh(x[:, 0]))
@@ -154,6 +171,7 @@ MODELS = [
      "rnn", "small"),
     ("gru", lambda: Recurrent("gru", 1, False, True), (1, 10, 20), [11, 13], "rnn", "small"),
     ("gru_bi2", lambda: Recurrent("gru", 2, True, False), (10, 2, 20), [13], "rnn", "small"),
+    ("gru_state", GruState, (10, 2, 20), [13, 17], "rnn", "small"),
     ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
     ("encoder_block", EncoderBlock, (2, 16, 32), [13, 17], "transformer", "small"),
@@ -174,6 +192,23 @@ MODELS = [
     ("alexnet", lambda: torchvision_model("alexnet"), IMAGE, [13], "cnn", "all"),
     ("vgg11", lambda: torchvision_model("vgg11"), IMAGE, [13], "cnn", "all"),
 ]
+
+
+# Dynamic axes, as the torch.onnx.export tutorial exports them: model -> (the input's symbolic
+# dims, a second input of other sizes). The `<name>_dyn` models are exported with these and
+# checked at both sizes (test_data_set_0 at the model's own input, test_data_set_1 at the other).
+DYNAMIC = {
+    "mlp": ({0: "batch"}, (3, 64)),
+    "lstm": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "lstm_bi2_batch_first": ({0: "batch", 1: "seq"}, (3, 7, 20)),
+    "gru": ({0: "batch", 1: "seq_len"}, (3, 7, 20)),
+    "gru_bi2": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "gru_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "deepspeech_like": ({0: "batch", 1: "time"}, (3, 9, 26 * 19)),
+    "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),
+    "encoder_block": ({0: "batch", 1: "seq"}, (3, 9, 32)),
+    "tiny_bert": ({0: "batch", 1: "sequence"}, ("tokens", (3, 9), 100)),
+}
 
 
 def make_input(spec, generator):
@@ -211,7 +246,7 @@ def input_sensitivity(model, x, y, spec):
     output ignores its input cannot show that an implementation computes it right."""
     other = make_input(spec, torch.Generator().manual_seed(3))
     with torch.no_grad():
-        y2 = model(other)
+        y2 = outputs_of(model(other))[0]
     return float((y2 - y).norm() / max(float(y.norm()), 1e-30))
 
 
@@ -232,32 +267,55 @@ def params_folded_by_exporter(model, onnx_model):
     return folded
 
 
-def export(name, builder, spec, opset, kind, out_dir):
-    import onnx
+def outputs_of(y):
+    return list(y) if isinstance(y, tuple) else [y]
+
+
+def write_data_set(folder, index, x, y):
     from onnx import numpy_helper
+    data = os.path.join(folder, f"test_data_set_{index}")
+    os.makedirs(data, exist_ok=True)
+    tensors = [("input_0", x)] + [(f"output_{i}", t) for i, t in enumerate(outputs_of(y))]
+    for kind_name, tensor in tensors:
+        with open(os.path.join(data, kind_name + ".pb"), "wb") as f:
+            f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
+
+
+def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
+    import onnx
     torch.manual_seed(0)
     model = builder().eval()
     make_signal_flow(model)
     x = make_input(spec, torch.Generator().manual_seed(1))
     with torch.no_grad():
         y = model(x)
-    sensitivity = input_sensitivity(model, x, y, spec)
+    sensitivity = input_sensitivity(model, x, outputs_of(y)[0], spec)
     # Ten times the tests' tolerance (1e-4): an output computed from the wrong input would fail.
     if sensitivity < 1e-3:
         raise SystemExit(f"{name}: the output hardly depends on the input ({sensitivity:.1e})")
-    folder = os.path.join(out_dir, f"{name}_op{opset}")
-    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    stem = f"{name}_dyn_op{opset}" if dynamic else f"{name}_op{opset}"
+    folder = os.path.join(out_dir, stem)
+    os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
+    output_names = [f"output_{i}" if i else "output" for i in range(len(outputs_of(y)))]
     torch.onnx.export(model, (x,), path, opset_version=opset, input_names=["input"],
-                      output_names=["output"], do_constant_folding=True)
+                      output_names=output_names, do_constant_folding=True,
+                      dynamic_axes={"input": dynamic[0]} if dynamic else None)
     onnx_model = onnx.load(path)
     onnx.checker.check_model(onnx_model)
-    for kind_name, tensor in (("input_0", x), ("output_0", y)):
-        with open(os.path.join(folder, "test_data_set_0", kind_name + ".pb"), "wb") as f:
-            f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
+    write_data_set(folder, 0, x, y)
+    data_sets = [{"bind": {dim: x.shape[axis] for axis, dim in dynamic[0].items()}}] if dynamic \
+        else [{"bind": {}}]
+    if dynamic:
+        other = make_input(dynamic[1], torch.Generator().manual_seed(4))
+        with torch.no_grad():
+            write_data_set(folder, 1, other, model(other))
+        data_sets.append({"bind": {dim: other.shape[axis] for axis, dim in dynamic[0].items()}})
     return {
         "name": name,
-        "folder": f"{name}_op{opset}",
+        "folder": stem,
+        "dynamic_axes": {dim: axis for axis, dim in dynamic[0].items()} if dynamic else {},
+        "data_sets": data_sets,
         "opset": opset,
         "exporter": f"torch.onnx.export (torch {torch.__version__})",
         "kind": kind,
@@ -277,13 +335,19 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(2)
     only = set(filter(None, args.only.split(",")))
-    todo = [(m, o) for m in MODELS for o in m[3]
-            if (args.set == "all" or m[5] == "small") and (not only or m[0] in only)]
+    todo = []
+    for m in MODELS:
+        if (args.set != "all" and m[5] != "small") or (only and m[0] not in only):
+            continue
+        todo += [(m, opset, None) for opset in m[3]]
+        dynamic = DYNAMIC.get(m[0]) or (({0: "batch"}, (2,) + IMAGE[1:]) if m[2] == IMAGE else None)
+        if dynamic:  # at the newest opset the model is exported with
+            todo.append((m, max(m[3]), dynamic))
     os.makedirs(args.out, exist_ok=True)
     entries = []
-    for i, ((name, builder, spec, _, kind, _), opset) in enumerate(todo):
-        progress(f"{i + 1}/{len(todo)} {name} opset {opset}")
-        entries.append(export(name, builder, spec, opset, kind, args.out))
+    for i, ((name, builder, spec, _, kind, _), opset, dynamic) in enumerate(todo):
+        progress(f"{i + 1}/{len(todo)} {name}{' dynamic' if dynamic else ''} opset {opset}")
+        entries.append(export(name, builder, spec, opset, kind, args.out, dynamic))
     manifest = os.path.join(args.out, "corpus.json")
     with open(manifest + ".tmp", "w") as f:
         json.dump({"schema": "ntpbench.onnx_corpus", "version": 1, "models": entries}, f, indent=1)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -82,6 +83,17 @@ struct Topology {
   std::vector<Layer> layers;
   std::vector<std::string> outputs;
   std::vector<Marker> markers;
+
+  // Other names a param answers to in `--set` (an ONNX input's dim `seq` read as T).
+  std::map<std::string, std::string> param_aliases;
+  // Where a param comes from, for `inspect` ("dim 1 'seq' of ONNX input 'input'").
+  std::map<std::string, std::string> param_sources;
+
+  // A topology whose layers depend on its params beyond what shape expressions say (an ONNX
+  // model's shape computations fold only once its symbolic dims have values) is read at the
+  // values in `bound`; Resolve reads it again through `rebind` when a run binds others.
+  std::map<std::string, int64_t> bound;
+  std::function<Topology(const std::map<std::string, int64_t>& values)> rebind;
 
   // Equality of content (the source file name is not content).
   bool operator==(const Topology& o) const {

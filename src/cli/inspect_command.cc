@@ -39,8 +39,32 @@ nlohmann::ordered_json MachineView(const TopologyOptions& o, Precision precision
   return view;
 }
 
-int Inspect(const TopologyOptions& o, bool backend_given) {
-  const Topology topology = ReadTopologyFile(o.file);
+// The params the sizes were bound with, each with where it comes from (an ONNX dim) and the
+// other name `--set` takes for it: what a user must know to run the model at other sizes.
+std::string ParamsLine(const Topology& topology, const ResolvedTopology& r) {
+  std::string line;
+  for (const auto& [name, value] : r.params) {
+    if (name == "N" && !topology.param_sources.count("N")) continue;  // the batch, said above
+    line += (line.empty() ? "params: " : ", ") + name + "=" + std::to_string(value);
+    auto source = topology.param_sources.find(name);
+    std::string also;
+    for (const auto& [alias, param] : topology.param_aliases) {
+      if (param == name) also += (also.empty() ? "" : ", ") + std::string("--set ") + alias;
+    }
+    if (source != topology.param_sources.end() || !also.empty()) {
+      line += " (" + (source == topology.param_sources.end() ? "" : source->second) +
+              (also.empty() ? "" : (source == topology.param_sources.end() ? "" : "; ") + also) +
+              ")";
+    }
+  }
+  return line.empty() ? "" : line + "\n";
+}
+
+int Inspect(const TopologyOptions& given, bool backend_given) {
+  const Topology topology = ReadTopologyFile(given.file);
+  TopologyOptions canonical = given;
+  CanonicalizeParams(topology, &canonical);
+  const TopologyOptions& o = canonical;
   ParamEnv env = o.sets;
   env["N"] = o.batches.front();
   const ResolvedTopology r = Resolve(topology, env);
@@ -49,6 +73,7 @@ int Inspect(const TopologyOptions& o, bool backend_given) {
   if (!o.json) {
     std::printf("%s (%s), batch %lld, %zu layers\n", r.name.c_str(), o.file.c_str(),
                 static_cast<long long>(r.params.at("N")), r.layers.size());
+    std::fputs(ParamsLine(topology, r).c_str(), stdout);
     std::fputs(FormatInspectTable(r, a).c_str(), stdout);
     const nlohmann::ordered_json view = MachineView(o, a.precision);
     if (backend_given) {

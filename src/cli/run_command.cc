@@ -19,6 +19,7 @@
 #include "ntpbench/roofline.h"
 #include "ntpbench/scenario.h"
 #include "ntpbench/scenario_report.h"
+#include "ntpbench/tensor_file.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/benchmark_config.h"
 #include "src/bench/benchmark_flags.h"
@@ -28,6 +29,7 @@
 #include "src/bench/run_settings.h"
 #include "src/cli/audio_file.h"
 #include "src/cli/commands.h"
+#include "src/cli/output_check.h"
 #include "src/cli/topology_options.h"
 #include "src/cli/trace_file.h"
 #include "src/common/file_io.h"
@@ -86,6 +88,35 @@ Reliability JudgeCaptured(const std::vector<benchmark::BenchmarkReporter::Run>& 
 
 // --input NAME=FILE: the recording, checked against the input it feeds (one batch item's samples,
 // the sample rate of the mfcc layers that read it); a shorter one is zero-padded, and said.
+bool IsTensorFile(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+  return ext == ".pb" || ext == ".npy";
+}
+
+// A tensor file given for a graph input (`shape` at batch 1): one batch item (with or without
+// its batch dim), repeated for every item, or a whole batch of the one batch size run.
+std::vector<float> TensorInput(const std::string& path, const std::string& name, const Shape& shape,
+                               const std::vector<int64_t>& batches) {
+  TensorValues t = ReadTensorFile(path);
+  const Shape item(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
+  Shape batch_of = t.dims;
+  if (!batch_of.empty()) batch_of[0] = 1;
+  if (t.dims == item || (batch_of == shape && t.dims[0] == 1)) return std::move(t.values);
+  if (batch_of == shape && batches.size() == 1 && batches[0] == t.dims[0]) {
+    return std::move(t.values);
+  }
+  std::string batch_list;
+  for (int64_t b : batches) batch_list += (batch_list.empty() ? "" : ",") + std::to_string(b);
+  Shape whole = shape;
+  if (!whole.empty() && batches.size() == 1) whole[0] = batches[0];
+  throw Error(path, "", "--input",
+              "holds a " + ShapeToString(t.dims) + " tensor; input '" + name + "' is " +
+                  ShapeToString(whole) + " at --batch " + batch_list + " (give " +
+                  (batches.size() == 1 ? "that shape or " : "") + "one batch item " +
+                  ShapeToString(shape) + ", or bind the sizes with --batch and --set)");
+}
+
 void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const ResolvedTopology& r,
                     std::map<std::string, std::vector<float>>* inputs) {
   for (const auto& [name, path] : o.input_files) {
@@ -106,6 +137,10 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
                   "input '" + name + "' takes " + std::to_string(loaded->second.size()) +
                       " samples per batch item at one listed --set value and " +
                       std::to_string(item) + " at another: run those values one at a time");
+    }
+    if (IsTensorFile(path)) {
+      (*inputs)[name] = TensorInput(path, name, shape, o.batches);
+      continue;
     }
     Audio audio = ReadAudioFile(path);
     for (const ResolvedLayer& l : r.layers) {
@@ -193,9 +228,12 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
   return out;
 }
 
-int Run(const std::string& program, const TopologyOptions& o,
+int Run(const std::string& program, const TopologyOptions& given,
         const std::vector<std::string>& passthrough) {
-  const Topology topology = ReadTopologyFile(o.file);
+  const Topology topology = ReadTopologyFile(given.file);
+  TopologyOptions canonical = given;
+  CanonicalizeParams(topology, &canonical);
+  const TopologyOptions& o = canonical;
   // A placement names layers: a typo is said now, with the nearest, not as a skipped row later.
   for (const auto& [layer, backend] : o.settings.placement) {
     if (layer == "default" || layer == "fallback") continue;
@@ -253,6 +291,13 @@ int Run(const std::string& program, const TopologyOptions& o,
     }
   }
   tb.Counters(o.counters);
+  if (!o.check_outputs.empty() && !CheckOutputs(tb, topology, o, stdout)) {
+    std::fprintf(stderr,
+                 "ntpbench: not benchmarked: an output differs from --check-output's beyond "
+                 "--check-tolerance %.1e\n",
+                 o.check_tolerance);
+    return 1;
+  }
 
   // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
   // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.

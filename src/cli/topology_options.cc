@@ -12,6 +12,35 @@
 
 namespace ntpb::cli {
 
+void CanonicalizeParams(const Topology& topology, TopologyOptions* o) {
+  auto canonical = [&](const std::string& name) {
+    auto alias = topology.param_aliases.find(name);
+    if (alias == topology.param_aliases.end()) return name;
+    if (alias->second == "N") {
+      throw Error("", "", "--set",
+                  "'" + name + "' is the batch (" +
+                      (topology.param_sources.count("N") ? topology.param_sources.at("N") : "N") +
+                      "): give it with --batch");
+    }
+    return alias->second;
+  };
+  auto rename = [&](auto* map) {
+    std::remove_reference_t<decltype(*map)> out;
+    for (auto& [name, value] : *map) {
+      const std::string param = canonical(name);
+      if (out.count(param) && out.at(param) != value) {
+        throw Error("", "", "--set",
+                    "'" + param + "' is set twice with different values ('" + name +
+                        "' is another name of it)");
+      }
+      out[param] = value;
+    }
+    *map = std::move(out);
+  };
+  rename(&o->sets);
+  rename(&o->set_lists);
+}
+
 void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) {
   const bool run = which == TopologyCommand::kRun;
   c->add_option("FILE", o->file, "the topology: .json, NTP-style .xml or an .onnx model")
@@ -136,9 +165,32 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
            o->input_files[item.substr(0, eq)] = item.substr(eq + 1);
          }
        },
-       "a graph input from a file instead of random values: an audio file (WAV, FLAC, ...: "
-       "mono or mixed down) for an audio input, every batch item the same (repeatable)")
+       "a graph input from a file instead of random values: a tensor (ONNX TensorProto .pb as "
+       "in a model's test_data_set_0/input_0.pb, or NumPy .npy) of the input's shape or of one "
+       "batch item, or an audio file (WAV, FLAC, ...: mono or mixed down) for an audio input; "
+       "one batch item is repeated for every item (repeatable)")
       ->type_name("NAME=FILE");
+  c->add_option_function<std::vector<std::string>>(
+       "--check-output",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& item : items) {
+           const size_t eq = item.find('=');
+           if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+             throw Error("", "", "--check-output", "expected NAME=FILE, got '" + item + "'");
+           }
+           o->check_outputs[item.substr(0, eq)] = item.substr(eq + 1);
+         }
+       },
+       "before benchmarking, compare output NAME on each backend and precision with a stored "
+       "tensor (.pb or .npy, e.g. test_data_set_0/output_0.pb, with --input for the inputs): "
+       "prints the relative error (max |diff| / max |expected|) and cosine; exit 1 beyond "
+       "--check-tolerance (repeatable)")
+      ->type_name("NAME=FILE");
+  c->add_option("--check-tolerance", o->check_tolerance,
+                "the largest relative error --check-output accepts (default 1e-4: f32 against a "
+                "framework's f32; bf16 and i8 need more)")
+      ->check(CLI::Range(0.0, 1e30))
+      ->type_name("X");
   c->add_option("--trace", o->trace_out,
                 "a Chrome trace-event file of the first measured iterations (chrome://tracing, "
                 "ui.perfetto.dev): steps, markers, inlays, per-iteration counters")

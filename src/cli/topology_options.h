@@ -31,8 +31,10 @@ struct TopologyOptions {
   bench::RunSettings settings;
   std::string json_out;                            // run: also write Google Benchmark JSON here
   std::string trace_out;                           // run: a Chrome trace of the measured iterations
-  std::map<std::string, std::string> input_files;  // run: --input NAME=FILE (audio)
-  bool json = false;                               // inspect: print JSON
+  std::map<std::string, std::string> input_files;  // run: --input NAME=FILE (audio, .pb, .npy)
+  std::map<std::string, std::string> check_outputs;  // run: --check-output NAME=FILE
+  double check_tolerance = 1e-4;                     // run: --check-tolerance
+  bool json = false;                                 // inspect: print JSON
   std::vector<std::string> counters;  // --counters sde,perf,rusage,memory,PAPI_TOT_CYC,...
   std::string table = "text";         // --table: a RunReportFormat
   TableView view;                     // --wide, --top (and --sort, --benchmark_time_unit)
@@ -50,6 +52,11 @@ struct TopologyOptions {
 };
 
 enum class TopologyCommand { kRun, kInspect };
+
+// `--set` may name a param by another name it answers to (an ONNX dim's own: `seq` for T): from
+// here on the param's own name, so that benchmark names, checks and files see one name. The
+// batch is `--batch`'s; `--set batch=...` for it is refused.
+void CanonicalizeParams(const Topology& topology, TopologyOptions* o);
 
 // Declares the options of `which` on `command`, parsed into `o`. A bad value is a CLI11
 // validation error or an ntpb::Error naming the option.

@@ -7,6 +7,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
+#include "ntpbench/tensor_file.h"
 
 namespace ntpb {
 namespace {
@@ -26,6 +27,10 @@ Topology ReadOnnxFile(const std::string& path, const OnnxLimits&) {
 }
 
 Topology ParseOnnx(const std::string&, const std::string& file, const OnnxLimits&) {
+  throw Error(file, "", "", kWhy);
+}
+
+TensorValues ParseOnnxTensor(const std::string&, const std::string& file) {
   throw Error(file, "", "", kWhy);
 }
 

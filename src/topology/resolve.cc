@@ -31,9 +31,12 @@ class Resolver {
       if (k != "N" && k != "T" && !t_.params.count(k)) {
         std::string known;
         for (const auto& p : t_.params) known += (known.empty() ? "" : ", ") + p.first;
+        std::string aliases;
+        for (const auto& [alias, param] : t_.param_aliases)
+          aliases += (aliases.empty() ? "; also " : ", ") + alias + " for " + param;
         throw Error(t_.file, "", "params",
-                    "cannot set unknown param '" + k +
-                        "' (params: " + (known.empty() ? "none" : known) + ", N, T)");
+                    "cannot set unknown param '" + k + "' (params: " +
+                        (known.empty() ? "none" : known) + ", N, T" + aliases + ")");
       }
       env_[k] = v;
     }
@@ -499,8 +502,38 @@ Topology WithoutSkippedLayers(const Topology& t, const ParamEnv& overrides) {
 
 }  // namespace
 
-ResolvedTopology Resolve(const Topology& topology, const ParamEnv& overrides,
+ResolvedTopology Resolve(const Topology& topology, const ParamEnv& given,
                          const ResolveLimits& limits) {
+  ParamEnv overrides;
+  for (const auto& [k, v] : given) {
+    auto alias = topology.param_aliases.find(k);
+    const std::string& name = alias == topology.param_aliases.end() ? k : alias->second;
+    auto [it, fresh] = overrides.emplace(name, v);
+    if (!fresh && it->second != v) {
+      throw Error(topology.file, "", "params." + name,
+                  "set twice with different values (" + k + " is another name of " + name + ")");
+    }
+  }
+  if (topology.rebind) {
+    std::map<std::string, int64_t> values = topology.bound;
+    for (auto& [k, v] : values) {
+      auto o = overrides.find(k);
+      if (o == overrides.end()) continue;
+      if (o->second < 1 || o->second > limits.max_dimension) {
+        auto source = topology.param_sources.find(k);
+        throw Error(
+            topology.file, "", "params." + k,
+            "must be 1 to " + std::to_string(limits.max_dimension) + ", got " +
+                std::to_string(o->second) +
+                (source == topology.param_sources.end() ? "" : " (" + source->second + ")"));
+      }
+      v = o->second;
+    }
+    // No layers: the model did not read at its default sizes; these may be the ones it needs.
+    if (values != topology.bound || topology.layers.empty()) {
+      return Resolve(topology.rebind(values), overrides, limits);
+    }
+  }
   const bool conditional = std::any_of(topology.layers.begin(), topology.layers.end(),
                                        [](const Layer& l) { return !l.when.empty(); });
   if (!conditional) return Resolver(topology, limits).Run(overrides);

@@ -40,6 +40,9 @@ Topology ReadTopologyFile(const std::string& path) {
 }
 
 void WriteTopologyFile(const Topology& topology, const std::string& path) {
+  if (topology.rebind && topology.layers.empty()) {  // an ONNX model its default sizes break
+    throw Error(topology.file, "", "", topology.description);
+  }
   const std::string ext = Extension(path);
   if (ext == "json") return WriteTopologyJsonFile(topology, path);
   if (ext == "xml") return WriteTopologyXmlFile(topology, path);

@@ -471,6 +471,41 @@ TEST(Cli, RunTableCsvWritesOnlyCsvToStdout) {
 }
 
 // --set with a list: one benchmark per value, each named, each table with its own shapes.
+// An ONNX model exported with dynamic axes and its test data (the ONNX layout): the stored input
+// at other sizes than the export's, bound by the dims' own names; the stored output checked on
+// every backend before anything is measured, a wrong one exit 1, a misfit file one line.
+TEST(Cli, RunChecksAnOnnxTestDataSetAtTheSizesItWasMadeAt) {
+  const std::string dir = SourcePath("tests/onnx/corpus/encoder_block_dyn_op17");
+  const std::string set = dir + "/test_data_set_1";
+  const CommandResult r =
+      RunCommand(kCli + " run " + dir + "/model.onnx --backend eigen --batch 3 --set seq=9" +
+                 " --input input=" + set + "/input_0.pb --check-output output=" + set +
+                 "/output_0.pb --benchmark_min_time=0.01 --quiet");
+  if (r.err.find("without ONNX support") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("check-output eigen f32 output 'output': relative error "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(tolerance 1.0e-04): ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model/eigen/f32/T:9/batch:3"), std::string::npos) << r.out;
+  // The other set's output (batch 2, seq 16) at these sizes: a misfit file, named.
+  const CommandResult misfit =
+      RunCommand(kCli + " run " + dir + "/model.onnx --backend eigen --batch 3 --set seq=9" +
+                 " --check-output output=" + dir + "/test_data_set_0/output_0.pb");
+  EXPECT_NE(misfit.exit_code, 0);
+  EXPECT_NE(misfit.err.find("test_data_set_0/output_0.pb: field '--check-output': holds a [2, "
+                            "16, 32] tensor; output 'output' is [3, 9, 32] at batch 3"),
+            std::string::npos)
+      << misfit.err;
+  // Random inputs instead of the stored ones: the output differs, exit 1, nothing measured.
+  const CommandResult wrong =
+      RunCommand(kCli + " run " + dir + "/model.onnx --backend eigen --batch 3 --set seq=9" +
+                 " --check-output output=" + set + "/output_0.pb");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.err;
+  EXPECT_NE(wrong.out.find("BEYOND TOLERANCE"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("batch:3"), std::string::npos) << wrong.out;
+}
+
 TEST(Cli, RunSetListRunsEachValue) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=32,48 --table csv --benchmark_min_time=0.01");

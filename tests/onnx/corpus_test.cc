@@ -133,12 +133,81 @@ std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p,
   return s;
 }
 
+// One test_data_set_<set> of a corpus model, the model's symbolic dims bound to the sizes the
+// set was made at (by their ONNX names: `batch`, `seq`, `T`), every output compared.
+void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::string& dir,
+                  int set, const nlohmann::json& bind) {
+  const std::string data = dir + "/test_data_set_" + std::to_string(set);
+  SCOPED_TRACE(data);
+  ParamEnv env;
+  for (const auto& [dim, value] : bind.items()) env[dim] = value.get<int64_t>();
+  std::vector<int64_t> in_dims;
+  const std::vector<float> input = ReadTensorFile(data + "/input_0.pb", &in_dims);
+  const ResolvedTopology t = Resolve(topology, env);
+  ASSERT_EQ(t.inputs.size(), 1u);
+  EXPECT_EQ(t.shapes.at(t.inputs[0].first), in_dims);
+  std::vector<std::vector<float>> want(t.outputs.size());
+  for (size_t o = 0; o < t.outputs.size(); ++o) {
+    std::vector<int64_t> out_dims;
+    want[o] = ReadTensorFile(data + "/output_" + std::to_string(o) + ".pb", &out_dims);
+    EXPECT_EQ(t.shapes.at(t.outputs[o]), out_dims) << "output " << o;
+  }
+  const TopologyAnalysis a = Analyze(t, Precision::kF32);
+  // PyTorch's count, less what the exporter folded away (a batchnorm merged into a conv) and
+  // the recurrent biases the IR merges (b_x + b_h is one bias).
+  const int64_t framework = m["params"].get<int64_t>();
+  EXPECT_EQ(a.total.params, framework - m.value("params_folded_by_exporter", int64_t{0}) -
+                                MergedRecurrentBiases(t));
+  // An output that ignores its input would show nothing (tools/onnx_corpus.py checks this).
+  EXPECT_GE(m.value("input_sensitivity", 0.0), 10 * kTolerance);
+  std::smatch folded;
+  const bool has_folded =
+      std::regex_search(topology.description, folded, std::regex("(\\d+) of \\d+ nodes folded"));
+  EXPECT_TRUE(has_folded) << topology.description;
+  std::map<std::string, double> error;
+  for (const std::string& backend : BackendNames()) {
+    if (FindBackend(backend)->UsesPlacement()) continue;  // hetero: by a placement only
+    RunConfig config;
+    const Support support = FindBackend(backend)->Supports(t, config);
+    if (!support.ok) {
+      ADD_FAILURE() << backend << " cannot run it: " << support.reason;
+      continue;
+    }
+    auto exe = FindBackend(backend)->Compile(t, config);
+    exe->WriteTensor(t.inputs[0].first, input);
+    exe->Run();
+    exe->Wait();
+    for (size_t o = 0; o < t.outputs.size(); ++o) {
+      const double e = RelativeError(exe->ReadTensor(t.outputs[o]), want[o]);
+      error[backend] = std::max(error[backend], e);
+      EXPECT_LE(e, kTolerance) << backend << " output " << o << FirstDivergence(t, backend, input);
+    }
+  }
+  auto shown = [&](const std::string& b) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.1e", error.count(b) ? error[b] : NAN);
+    return std::string(error.count(b) ? s : "-");
+  };
+  const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, input, want[0]);
+  const std::string i8 = LowPrecisionColumn(t, Precision::kI8, input, want[0]);
+  const std::string shape = ShapeToString(in_dims);
+  std::printf("%-30s %5d %-7s %-15s %9lld %9lld %8lld %6s %9s %9s %9s %9s\n",
+              m["folder"].get<std::string>().c_str(), m["opset"].get<int>(),
+              m.value("dynamic_axes", nlohmann::json::object()).empty() ? "static" : "dynamic",
+              shape.c_str(), static_cast<long long>(a.total.params),
+              static_cast<long long>(framework),
+              static_cast<long long>(m.value("params_folded_by_exporter", int64_t{0})),
+              has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(),
+              shown("onednn").c_str(), bf16.c_str(), i8.c_str());
+}
+
 void CheckCorpus(const std::string& folder) {
   std::ifstream manifest_in(folder + "/corpus.json");
   ASSERT_TRUE(manifest_in) << folder << "/corpus.json is missing";
   const nlohmann::json manifest = nlohmann::json::parse(manifest_in);
-  std::printf("%-26s %5s %10s %10s %9s %9s %11s %11s %9s %9s\n", "model", "opset", "params",
-              "PyTorch", "exp.fold", "folded", "eigen err", "onednn err", "bf16 cos", "i8 cos");
+  std::printf("%-30s %5s %-7s %-15s %9s %9s %8s %6s %9s %9s %9s %9s\n", "model", "opset", "axes",
+              "input", "params", "PyTorch", "exp.fold", "folded", "eigen err", "onednn err",
+              "bf16 cos", "i8 cos");
   int checked = 0;
   for (const nlohmann::json& m : manifest["models"]) {
     const std::string dir = folder + "/" + m["folder"].get<std::string>();
@@ -150,54 +219,11 @@ void CheckCorpus(const std::string& folder) {
       ADD_FAILURE() << "does not load: " << e.what();
       continue;
     }
-    std::vector<int64_t> in_dims, out_dims;
-    const std::vector<float> input = ReadTensorFile(dir + "/test_data_set_0/input_0.pb", &in_dims);
-    const std::vector<float> want = ReadTensorFile(dir + "/test_data_set_0/output_0.pb", &out_dims);
-    const ResolvedTopology t = Resolve(topology, {});
-    ASSERT_EQ(t.inputs.size(), 1u);
-    EXPECT_EQ(t.shapes.at(t.inputs[0].first), in_dims);
-    EXPECT_EQ(t.shapes.at(t.outputs.at(0)), out_dims);
-    const TopologyAnalysis a = Analyze(t, Precision::kF32);
-    // PyTorch's count, less what the exporter folded away (a batchnorm merged into a conv) and
-    // the recurrent biases the IR merges (b_x + b_h is one bias).
-    const int64_t framework = m["params"].get<int64_t>();
-    EXPECT_EQ(a.total.params, framework - m.value("params_folded_by_exporter", int64_t{0}) -
-                                  MergedRecurrentBiases(t));
-    // An output that ignores its input would show nothing (tools/onnx_corpus.py checks this).
-    EXPECT_GE(m.value("input_sensitivity", 0.0), 10 * kTolerance);
-    std::smatch folded;
-    const bool has_folded =
-        std::regex_search(topology.description, folded, std::regex("(\\d+) of \\d+ nodes folded"));
-    EXPECT_TRUE(has_folded) << topology.description;
-    std::map<std::string, double> error;
-    for (const std::string& backend : BackendNames()) {
-      if (FindBackend(backend)->UsesPlacement()) continue;  // hetero: by a placement only
-      RunConfig config;
-      const Support support = FindBackend(backend)->Supports(t, config);
-      if (!support.ok) {
-        ADD_FAILURE() << backend << " cannot run it: " << support.reason;
-        continue;
-      }
-      auto exe = FindBackend(backend)->Compile(t, config);
-      exe->WriteTensor(t.inputs[0].first, input);
-      exe->Run();
-      exe->Wait();
-      error[backend] = RelativeError(exe->ReadTensor(t.outputs[0]), want);
-      EXPECT_LE(error[backend], kTolerance) << backend << FirstDivergence(t, backend, input);
+    const nlohmann::json data_sets =
+        m.value("data_sets", nlohmann::json::array({{{"bind", nlohmann::json::object()}}}));
+    for (size_t set = 0; set < data_sets.size(); ++set) {
+      CheckDataSet(m, topology, dir, static_cast<int>(set), data_sets[set]["bind"]);
     }
-    auto shown = [&](const std::string& b) {
-      char s[32];
-      std::snprintf(s, sizeof s, "%.1e", error.count(b) ? error[b] : NAN);
-      return std::string(error.count(b) ? s : "-");
-    };
-    const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, input, want);
-    const std::string i8 = LowPrecisionColumn(t, Precision::kI8, input, want);
-    std::printf("%-26s %5d %10lld %10lld %9lld %9s %11s %11s %9s %9s\n",
-                m["folder"].get<std::string>().c_str(), m["opset"].get<int>(),
-                static_cast<long long>(a.total.params), static_cast<long long>(framework),
-                static_cast<long long>(m.value("params_folded_by_exporter", int64_t{0})),
-                has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(),
-                shown("onednn").c_str(), bf16.c_str(), i8.c_str());
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(manifest["models"].size()));

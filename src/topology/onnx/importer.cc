@@ -26,6 +26,35 @@ std::string ModelName(const std::string& graph_name, const std::string& file) {
 }
 
 Topology OnnxImporter::Import() {
+  if (!bindings_) return ImportGraph();
+  try {
+    return ImportGraph();
+  } catch (const Error& e) {
+    // A dim left at its default (1 for anything but a sequence) is the likely cause: the
+    // message says which and how to give them.
+    std::string defaults;
+    for (const std::string& name : defaulted_) defaults += (defaults.empty() ? "" : ", ") + name;
+    if (defaults.empty()) throw;
+    if (defer_) {
+      Topology deferred;
+      deferred.file = file_;
+      deferred.name = ModelName(m_.graph().name(), file_);
+      deferred.description = "not read yet: " + e.message();
+      for (const auto& [name, value] : symbolic_) {
+        if (name != "N") deferred.params[name] = value;
+      }
+      deferred.param_aliases = t_.param_aliases;
+      deferred.param_sources = t_.param_sources;
+      deferred.bound = symbolic_;
+      return deferred;
+    }
+    throw Error(e.file(), e.layer(), e.field(),
+                e.message() + " (read with the default sizes of the model's symbolic dims " +
+                    defaults + ": give them with --set NAME=VALUE)");
+  }
+}
+
+Topology OnnxImporter::ImportGraph() {
   CheckLimits();
   CheckOpset();
   try {
@@ -35,6 +64,7 @@ Topology OnnxImporter::Import() {
   }
   CheckGraphOutputsAreDefined();
   RefuseUnknownOpTypes();
+  NameSymbolicInputDims();
   PrecheckForShapeInference();
   InferShapes();  // the version converter's adapters read shapes (Softmax 12 -> 13)
   if (opset_ < kOldestMapped) {
@@ -45,8 +75,17 @@ Topology OnnxImporter::Import() {
   // Identity, Shape -> Gather -> Concat, ConstantOfShape, Expand, Range or weight transposes.
   const int nodes_read = m_.graph().node_size();
   for (const onnx::TensorProto& t : m_.graph().initializer()) model_initializers_.insert(t.name());
-  folded_ = FoldConstants(&m_, file_);
-  if (folded_ > 0) InferShapes();
+  // Folding feeds shape inference and back: a Reshape to a folded shape has a known output, whose
+  // Shape then folds too (an exported attention's head split; a ShuffleNet's channel shuffles,
+  // one round per unit).
+  int more = FoldConstants(&m_, file_);
+  folded_ = more;
+  for (int round = 0; more > 0; ++round) {
+    InferShapes();
+    if (round == 256) break;  // each round folds at least one node: a bound, not a limit
+    more = FoldConstants(&m_, file_);
+    folded_ += more;
+  }
   const onnx::GraphProto& g = m_.graph();
   for (const onnx::TensorProto& t : g.initializer()) {
     init_[t.name()] = &t;
@@ -77,6 +116,12 @@ Topology OnnxImporter::Import() {
                            : "") +
       ", " + std::to_string(folded_) + " of " + std::to_string(nodes_read) +
       " nodes folded into constants";
+  if (bindings_) {
+    std::string values;
+    for (const auto& [name, value] : symbolic_)
+      values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    t_.description += "; its shape computations fold only with sizes, so it was read at " + values;
+  }
   int index = 0;
   for (const onnx::NodeProto& n : g.node()) {
     auto pattern = patterns_.find(&n);
@@ -112,6 +157,7 @@ Topology OnnxImporter::Import() {
   for (const auto& [name, value] : symbolic_) {
     if (name != "N") t_.params[name] = value;
   }
+  if (bindings_) t_.bound = symbolic_;
   return t_;
 }
 
@@ -136,12 +182,22 @@ void OnnxImporter::CheckOpset() const {
   for (const onnx::OperatorSetIdProto& o : m_.opset_import()) {
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
   }
-  if (opset < kOldestOpset || opset > kNewestOpset) {
+  const std::string read = "ntpbench reads opsets " + std::to_string(kOldestMapped) + " to " +
+                           std::to_string(kNewestOpset) + " as they are and converts opsets " +
+                           std::to_string(kOldestOpset) + " to " +
+                           std::to_string(kOldestMapped - 1) + " to opset " +
+                           std::to_string(kConvertTo) + " with libonnx's version converter";
+  if (opset > kNewestOpset) {
     Fail("", "opset_import",
-         "opset " + std::to_string(opset) + " is not supported (ntpbench reads opset " +
-             std::to_string(kOldestOpset) + " to " + std::to_string(kNewestOpset) +
-             ", the opsets this build's libonnx knows; older ones are converted to " +
-             std::to_string(kConvertTo) + ")");
+         "opset " + std::to_string(opset) + " is newer than this build's libonnx knows (" + read +
+             "); export at opset " + std::to_string(kNewestOpset) + " or older");
+  }
+  if (opset < kOldestOpset) {
+    Fail("", "opset_import",
+         (opset < 0 ? std::string("the model imports no default-domain opset")
+                    : "opset " + std::to_string(opset) + " is older than ntpbench converts") +
+             " (" + read + "); re-export the model at opset " + std::to_string(kConvertTo) +
+             " (torch.onnx.export(..., opset_version=" + std::to_string(kConvertTo) + "))");
   }
   opset_ = opset;
 }
@@ -159,6 +215,25 @@ void OnnxImporter::ConvertOldOpset() {
 }
 
 void OnnxImporter::InferShapes() {
+  // libonnx keeps a value's recorded type as it is: one recorded without a shape (the indices
+  // of a lookup were not known yet) would stay so after folding made them known.
+  // With the dims bound, every shape is static in the end: one inferred before folding made
+  // it known (`unk__1`) would stay too, in value_info as in the graph's outputs.
+  auto partial = [&](const onnx::ValueInfoProto& v) {
+    if (!v.type().tensor_type().has_shape()) return true;
+    if (!bindings_) return false;
+    for (const auto& d : v.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value()) return true;
+    }
+    return false;
+  };
+  auto* info = m_.mutable_graph()->mutable_value_info();
+  for (int i = info->size(); i-- > 0;) {
+    if (partial(info->Get(i))) info->DeleteSubrange(i, 1);
+  }
+  for (onnx::ValueInfoProto& v : *m_.mutable_graph()->mutable_output()) {
+    if (bindings_ && partial(v)) v.mutable_type()->mutable_tensor_type()->clear_shape();
+  }
   try {
     onnx::shape_inference::InferShapes(m_);
   } catch (const std::exception& e) {
@@ -398,7 +473,20 @@ int64_t OnnxImporter::Elements(const onnx::TensorProto& t, const std::string& wh
   return n;
 }
 
-std::string OnnxImporter::Symbol(const std::string& param, int axis) {
+std::string OnnxImporter::Symbol(const std::string& param, int axis, const std::string& input) {
+  const std::string name = SymbolName(param, axis, input);
+  symbolic_.emplace(name, name == "T" ? 16 : 1);
+  return name;
+}
+
+std::string OnnxImporter::KnownSymbol(const std::string& param) const {
+  auto alias = t_.param_aliases.find(Identifier(param));
+  if (alias != t_.param_aliases.end()) return alias->second;
+  const std::string name = SymbolName(param, -1, "");
+  return symbolic_.count(name) ? name : "";
+}
+
+std::string OnnxImporter::SymbolName(const std::string& param, int axis, const std::string& input) {
   const std::string l = Lower(param);
   std::string name;
   if (l == "n" || l.find("batch") != std::string::npos) {
@@ -408,11 +496,52 @@ std::string OnnxImporter::Symbol(const std::string& param, int axis) {
     name = "T";
   } else if (axis == 0) {
     name = "N";
+  } else if (param.empty()) {
+    name = Identifier(input + "_dim" + std::to_string(axis));
   } else {
     name = Identifier(param);
   }
-  symbolic_.emplace(name, name == "T" ? 16 : 1);
   return name;
+}
+
+void OnnxImporter::NameSymbolicInputDims() {
+  onnx::GraphProto* g = m_.mutable_graph();
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : g->initializer()) initializers.insert(t.name());
+  for (onnx::ValueInfoProto& v : *g->mutable_input()) {
+    if (initializers.count(v.name()) || !v.type().has_tensor_type() ||
+        !v.type().tensor_type().has_shape()) {
+      continue;
+    }
+    auto* shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    for (int i = 0; i < shape->dim_size(); ++i) {
+      auto* d = shape->mutable_dim(i);
+      if (d->has_dim_value()) continue;
+      const std::string param = d->has_dim_param() ? d->dim_param() : "";
+      const std::string name = Symbol(param, i, v.name());
+      if (!param.empty() && Identifier(param) != name) t_.param_aliases[Identifier(param)] = name;
+      t_.param_sources.emplace(name, "dim " + std::to_string(i) +
+                                         (param.empty() ? "" : " '" + param + "'") +
+                                         " of ONNX input '" + v.name() + "'");
+      if (!bindings_) continue;
+      auto bound = bindings_->find(name);
+      if (bound != bindings_->end()) {
+        symbolic_[name] = bound->second;
+      } else if (name != "N") {
+        defaulted_.insert(name);
+      }
+      d->set_dim_value(symbolic_.at(name));
+    }
+  }
+  if (!bindings_) return;
+  // What the exporter declared with symbols would contradict what inference now finds.
+  g->clear_value_info();
+  for (onnx::ValueInfoProto& v : *g->mutable_output()) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape()) continue;
+    for (auto& d : *v.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (d.has_dim_param()) d.clear_dim_param();
+    }
+  }
 }
 
 void OnnxImporter::RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
@@ -434,10 +563,14 @@ void OnnxImporter::RecordDims(const onnx::ValueInfoProto& v, bool graph_input) {
              "'" + v.name() + "' has an impossible dimension " + std::to_string(d.dim_value()));
       }
       dims.push_back(std::to_string(d.dim_value()));
-    } else if (d.has_dim_param() && !d.dim_param().empty()) {
-      dims.push_back(Symbol(d.dim_param(), i));
+    } else if (d.has_dim_param() && !d.dim_param().empty() && graph_input) {
+      dims.push_back(Symbol(d.dim_param(), i, v.name()));
+    } else if (d.has_dim_param() && !KnownSymbol(d.dim_param()).empty()) {
+      // Inside the graph a name is a known input dim or nothing: libonnx names what it cannot
+      // infer `unk__0`, which is no size a user could set.
+      dims.push_back(KnownSymbol(d.dim_param()));
     } else if (graph_input) {
-      dims.push_back(Symbol("", i));
+      dims.push_back(Symbol("", i, v.name()));
     } else {
       return;  // unknown: not recorded
     }
@@ -742,6 +875,14 @@ void OnnxImporter::MapNode(const onnx::NodeProto& n, int /*index*/) {
 nlohmann::json OnnxImporter::ToJson(const std::string& dim) {
   int64_t v = 0;
   return ToInt(dim, &v) ? nlohmann::json(v) : nlohmann::json(dim);
+}
+
+bool OnnxImporter::IsUsed(const std::string& tensor) const {
+  if (consumers_.count(tensor)) return true;
+  for (const auto& v : m_.graph().output()) {
+    if (v.name() == tensor) return true;
+  }
+  return false;
 }
 
 bool OnnxImporter::IsGraphInput(const std::string& name) const {

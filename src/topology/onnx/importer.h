@@ -67,14 +67,24 @@ inline std::string Out(const onnx::NodeProto& n) {
 // mappings (src/topology/onnx/map_*.cc) use; the graph's state stays private.
 class OnnxImporter {
  public:
-  OnnxImporter(onnx::ModelProto& model, std::string file, const OnnxLimits& limits)
-      : m_(model), file_(std::move(file)), limits_(limits) {}
+  // With `bindings`, the graph inputs' symbolic dims get those values (a dim not named there its
+  // default) before shape inference and folding, so that every shape computation folds; without,
+  // they stay symbols (N, T, ...) in the topology's shapes.
+  OnnxImporter(onnx::ModelProto& model, std::string file, const OnnxLimits& limits,
+               const std::map<std::string, int64_t>* bindings = nullptr)
+      : m_(model), file_(std::move(file)), limits_(limits), bindings_(bindings) {}
 
   Topology Import();
+  Topology ImportGraph();
+  // A model that does not read with its dims' default sizes (an image's height and width of 1)
+  // comes back without layers but with its params, to be read again with sizes given (`--set`).
+  void DeferFailureOfDefaults() { defer_ = true; }
 
  public:  // the mapping interface
   int64_t opset() const { return opset_; }
   bool IsConsumed(const std::string& tensor) const { return consumers_.count(tensor) > 0; }
+  // Consumed by a node or a graph output.
+  bool IsUsed(const std::string& tensor) const;
   bool IsInitializer(const std::string& tensor) const { return init_.count(tensor) > 0; }
 
   struct Unsupported {
@@ -122,8 +132,15 @@ class OnnxImporter {
 
   int64_t Elements(const onnx::TensorProto& t, const std::string& what) const;
 
-  // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1).
-  std::string Symbol(const std::string& param, int axis);
+  // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1)
+  // named after the dim (or after the input and axis when the dim has no name).
+  std::string Symbol(const std::string& param, int axis, const std::string& input = "");
+  static std::string SymbolName(const std::string& param, int axis, const std::string& input);
+  // The param a dim name inside the graph stands for: an input dim's, or "" (none).
+  std::string KnownSymbol(const std::string& param) const;
+  // Names the graph inputs' symbolic dims as params (with their ONNX names as aliases) and, when
+  // binding, gives them their values.
+  void NameSymbolicInputDims();
 
   void RecordDims(const onnx::ValueInfoProto& v, bool graph_input);
 
@@ -217,6 +234,7 @@ class OnnxImporter {
   onnx::ModelProto& m_;
   std::string file_;
   const OnnxLimits& limits_;
+  const std::map<std::string, int64_t>* bindings_;
   mutable int64_t opset_ = 0;
   int64_t converted_from_ = 0;  // the model's own opset when it was converted, else 0
   int folded_ = 0;              // nodes folded into constants
@@ -237,6 +255,8 @@ class OnnxImporter {
   std::set<std::string> constant_layers_;
   std::set<std::string> model_initializers_;  // as the model carries them, before folding
   std::map<std::string, int64_t> symbolic_;
+  bool defer_ = false;
+  std::set<std::string> defaulted_;  // symbolic dims read at their default size (bound mode)
   std::map<std::string, int32_t> types_;
   std::map<std::string, int64_t> id_rows_;  // graph inputs of ids: the smallest table's rows
 };

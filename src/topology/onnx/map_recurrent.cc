@@ -7,11 +7,54 @@ namespace {
 
 using Weight = OnnxImporter::Weight;
 
+// Y_h [dirs, N, H]: each direction's last step of Y [T, dirs, N, H] (a reverse direction's
+// last step is the sequence's first).
+void AddFinalState(OnnxImporter& im, const onnx::NodeProto& n, const std::string& y,
+                   const std::string& direction, int64_t steps) {
+  const std::string name = im.LayerName(n);
+  const int dirs = direction == "bidirectional" ? 2 : 1;
+  std::vector<std::string> parts;
+  for (int d = 0; d < dirs; ++d) {
+    const bool reverse = d == 1 || direction == "reverse";
+    const std::string suffix = std::string(".last_") + (reverse ? "reverse" : "forward");
+    Layer& step = im.Add(n, "slice", suffix + "_step", {y}, name + suffix + "_step");
+    step.attrs["axis"] = 0;
+    step.attrs["start"] = reverse ? 0 : steps - 1;
+    step.attrs["size"] = 1;
+    Layer& dir = im.Add(n, "slice", suffix, {name + suffix + "_step"}, name + suffix);
+    dir.attrs["axis"] = 1;
+    dir.attrs["start"] = d;
+    dir.attrs["size"] = 1;
+    parts.push_back(name + suffix);
+  }
+  std::string joined = parts[0];
+  if (dirs == 2) {
+    joined = name + ".last";
+    im.Add(n, "concat", ".last", parts, joined).attrs["axis"] = 1;
+  }
+  const Dims& x = im.DimsOf(In(n, 0), n);
+  im.Add(n, "reshape", ".y_h", {joined}, n.output(1)).attrs["shape"] = {
+      dirs, im.ToJson(x[1]), im.Int(n, "hidden_size", 0)};
+}
+
 void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   const bool lstm = n.op_type() == "LSTM";
   const int gates = lstm ? 4 : 3;
   if (im.Int(n, "layout", 0) != 0) return im.Refuse(n, "layout 1");
-  if (!In(n, 4).empty()) return im.Refuse(n, "sequence_lens");
+  const Dims& x = im.DimsOf(In(n, 0), n);  // [T, N, C]
+  if (x.size() != 3) im.Fail(im.LayerName(n), "X", "expected a [T, N, C] input");
+  int64_t steps = 0;
+  const bool fixed_steps = ToInt(x[0], &steps);
+  if (!In(n, 4).empty()) {
+    // Lengths that are all the sequence's own (what an exporter passes for a full batch) change
+    // nothing; per-sequence lengths would need a masked layer.
+    if (!im.IsWeight(In(n, 4)) || !fixed_steps) return im.Refuse(n, "sequence_lens");
+    const Weight lens = im.WeightInput(n, 4);
+    if (!lens.values || std::any_of(lens.values->begin(), lens.values->end(),
+                                    [&](float v) { return v != static_cast<float>(steps); })) {
+      return im.Refuse(n, "sequence_lens shorter than the sequence");
+    }
+  }
   // Exporters pass the zero initial state explicitly (folded to a constant by now); the IR's
   // layers start from zero, so only a non-zero or computed state is refused.
   for (int state : {5, 6}) {
@@ -29,9 +72,11 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   if (!lstm && im.Int(n, "linear_before_reset", 0) != 1) {
     return im.Refuse(n, "linear_before_reset=0 (PyTorch exports 1)");
   }
-  for (int o = 1; o < n.output_size(); ++o) {
-    if (im.IsConsumed(n.output(o))) return im.Refuse(n, "the final state outputs are used");
+  if (n.output_size() > 2 && im.IsUsed(n.output(2))) {
+    return im.Refuse(n, "the final cell state Y_c is used (the IR's lstm does not output it)");
   }
+  const bool final_state = n.output_size() > 1 && im.IsUsed(n.output(1));
+  if (final_state && !fixed_steps) return im.Refuse(n, "Y_h with a symbolic sequence length");
   const std::string direction = im.Str(n, "direction", "forward");
   const int dirs = direction == "bidirectional" ? 2 : 1;
   const int64_t h = im.Int(n, "hidden_size", 0);
@@ -41,8 +86,6 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
     im.Fail(im.LayerName(n), "W", "weights do not match hidden_size and direction");
   }
   const int64_t c = w.dims[2];
-  const Dims& x = im.DimsOf(In(n, 0), n);  // [T, N, C]
-  if (x.size() != 3) im.Fail(im.LayerName(n), "X", "expected a [T, N, C] input");
   const std::string name = im.LayerName(n), y = n.output_size() > 0 ? n.output(0) : name + ".y";
   im.Add(n, "transpose", ".to_ntc", {In(n, 0)}, name + ".ntc").attrs["perm"] = {1, 0, 2};
   Layer& l = im.Add(n, Lower(n.op_type()), "", {name + ".ntc"}, name + ".out");
@@ -88,23 +131,26 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, "reshape", ".split_dirs", {name + ".out"}, name + ".ntdh").attrs["shape"] = {
       im.ToJson(x[1]), im.ToJson(x[0]), dirs, h};
   im.Add(n, "transpose", ".to_tdnh", {name + ".ntdh"}, y).attrs["perm"] = {1, 2, 0, 3};
+  if (final_state) AddFinalState(im, n, y, direction, steps);
 }
 
 }  // namespace
 
 void AddRecurrentMappings(std::vector<OnnxOpMapping>* table) {
-  table->insert(table->end(),
-                {
-                    {"LSTM", MapRecurrent, "", "`transpose` + `lstm` + `reshape` + `transpose`",
-                     "forward, reverse, bidirectional; gates i, o, f, c reordered to i, f, g, o; "
-                     "`B` = Wb + Rb; `[T, N, C]` in and `Y` `[T, dirs, N, H]` out as in ONNX; "
-                     "initial states that are constant zeros (what exporters pass) are accepted, "
-                     "others unsupported; `sequence_lens`, `layout` 1, custom activations, `clip` "
-                     "unsupported; `Y_h`/`Y_c` only when unused"},
-                    {"GRU", MapRecurrent, "", "as LSTM, `gru`",
-                     "`linear_before_reset` = 1 (PyTorch's export); gates z, r, h reordered to r, "
-                     "z, n; the recurrent `n` bias stays inside the reset product"},
-                });
+  table->insert(
+      table->end(),
+      {
+          {"LSTM", MapRecurrent, "", "`transpose` + `lstm` + `reshape` + `transpose`",
+           "forward, reverse, bidirectional; gates i, o, f, c reordered to i, f, g, o; "
+           "`B` = Wb + Rb; `[T, N, C]` in and `Y` `[T, dirs, N, H]` out as in ONNX; "
+           "initial states that are constant zeros (what exporters pass) are accepted, "
+           "others unsupported; `sequence_lens`, `layout` 1, custom activations, `clip` "
+           "unsupported; `Y_h` read from `Y`'s last steps (fixed or bound sequence length), `Y_c` "
+           "only when unused"},
+          {"GRU", MapRecurrent, "", "as LSTM, `gru`",
+           "`linear_before_reset` = 1 (PyTorch's export); gates z, r, h reordered to r, "
+           "z, n; the recurrent `n` bias stays inside the reset product"},
+      });
 }
 
 }  // namespace ntpb::onnx_import
