@@ -156,6 +156,96 @@ class TinyBert(nn.Module):
         return self.classify(torch.tanh(x[:, 0]))
 
 
+class Gpt2Block(nn.Module):
+    """A GPT-2 block as its reference code writes it (plain PyTorch, no nn.MultiheadAttention):
+    pre-LayerNorm, one qkv projection split into heads, a causal mask from a lower-triangular
+    buffer cut to the sequence, softmax, GELU in its tanh form."""
+
+    def __init__(self, d, heads, positions):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.register_buffer("causal", torch.tril(torch.ones(positions, positions))
+                             .view(1, 1, positions, positions))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(c // self.heads))
+        att = att.masked_fill(self.causal[:, :, :t, :t] == 0, float("-inf"))
+        y = (torch.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = x + self.proj(y)
+        h = self.fc(self.ln2(x))
+        h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0))))
+        return x + self.out(h)
+
+
+class Gpt2(nn.Module):
+    """GPT-2's shape: token and learned position embeddings, blocks, a final LayerNorm and the
+    language-model head tied to the token embedding (as GPT-2 ties it)."""
+
+    def __init__(self, vocab=100, d=32, heads=4, layers=2, positions=32):
+        super().__init__()
+        self.tokens, self.positions = nn.Embedding(vocab, d), nn.Embedding(positions, d)
+        self.blocks = nn.ModuleList(Gpt2Block(d, heads, positions) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        self.head.weight = self.tokens.weight
+
+    def forward(self, ids):
+        x = self.tokens(ids) + self.positions(torch.arange(ids.size(1)))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+
+class BertLayer(nn.Module):
+    """A BERT layer as its reference code writes it: separate q, k, v projections, the attention
+    mask added as (1 - mask) * -10000, post-LayerNorm, GELU (erf form)."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.q, self.k, self.v = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
+        self.o, self.ln1 = nn.Linear(d, d), nn.LayerNorm(d, eps=1e-12)
+        self.fc, self.out, self.ln2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d), nn.LayerNorm(d, eps=1e-12)
+
+    def forward(self, x, bias):
+        b, t, c = x.shape
+        def heads(z):
+            return z.view(b, t, self.heads, c // self.heads).permute(0, 2, 1, 3)
+        q, k, v = heads(self.q(x)), heads(self.k(x)), heads(self.v(x))
+        scores = q @ k.transpose(-1, -2) / math.sqrt(c // self.heads) + bias
+        y = (torch.softmax(scores, dim=-1) @ v).permute(0, 2, 1, 3).reshape(b, t, c)
+        x = self.ln1(x + self.o(y))
+        return self.ln2(x + self.out(F.gelu(self.fc(x))))
+
+
+class Bert(nn.Module):
+    """BERT's shape: word, position and token-type embeddings, the padding mask as an additive
+    bias, layers, the pooled [CLS] classifier."""
+
+    def __init__(self, vocab=100, d=32, heads=4, layers=2, positions=32):
+        super().__init__()
+        self.words, self.positions = nn.Embedding(vocab, d), nn.Embedding(positions, d)
+        self.types = nn.Embedding(2, d)
+        self.ln = nn.LayerNorm(d, eps=1e-12)
+        self.layers = nn.ModuleList(BertLayer(d, heads) for _ in range(layers))
+        self.pool, self.classify = nn.Linear(d, d), nn.Linear(d, 2)
+
+    def forward(self, ids):
+        t = ids.size(1)
+        x = self.words(ids) + self.positions(torch.arange(t)) + self.types(torch.zeros_like(ids))
+        x = self.ln(x)
+        bias = (1.0 - (ids != 0).float()[:, None, None, :]) * -10000.0
+        for layer in self.layers:
+            x = layer(x, bias)
+        return self.classify(torch.tanh(self.pool(x[:, 0])))
+
+
 def torchvision_model(name):
     import torchvision.models as tv
     return getattr(tv, name)(weights=None) if name != "googlenet" else tv.googlenet(
@@ -176,6 +266,12 @@ MODELS = [
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
     ("encoder_block", EncoderBlock, (2, 16, 32), [13, 17], "transformer", "small"),
     ("tiny_bert", TinyBert, ("tokens", (2, 16), 100), [13, 17], "transformer", "small"),
+    ("gpt2_tiny", Gpt2, ("tokens", (2, 16), 100), [13, 17], "transformer", "small"),
+    ("bert_tiny", Bert, ("tokens", (2, 16), 100), [13], "transformer", "small"),
+    ("gpt2_small", lambda: Gpt2(50257, 768, 12, 12, 1024), ("tokens", (1, 32), 50257), [13],
+     "transformer", "all"),
+    ("bert_base", lambda: Bert(30522, 768, 12, 12, 512), ("tokens", (1, 32), 30522), [13],
+     "transformer", "all"),
     ("resnet18", lambda: torchvision_model("resnet18"), IMAGE, [9, 11, 13, 17], "cnn", "all"),
     ("resnet50", lambda: torchvision_model("resnet50"), IMAGE, [13], "cnn", "all"),
     ("mobilenet_v2", lambda: torchvision_model("mobilenet_v2"), IMAGE, [11, 13], "cnn", "all"),
@@ -208,6 +304,10 @@ DYNAMIC = {
     "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),
     "encoder_block": ({0: "batch", 1: "seq"}, (3, 9, 32)),
     "tiny_bert": ({0: "batch", 1: "sequence"}, ("tokens", (3, 9), 100)),
+    "gpt2_tiny": ({0: "batch", 1: "seq"}, ("tokens", (3, 9), 100)),
+    "bert_tiny": ({0: "batch", 1: "seq"}, ("tokens", (3, 9), 100)),
+    "gpt2_small": ({0: "batch", 1: "seq"}, ("tokens", (2, 20), 50257)),
+    "bert_base": ({0: "batch", 1: "seq"}, ("tokens", (2, 20), 30522)),
 }
 
 
@@ -281,6 +381,20 @@ def write_data_set(folder, index, x, y):
             f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
 
 
+def params_exporter_changed(model, onnx_model):
+    """What makes the file's parameter count differ from PyTorch's in ways a reader cannot undo:
+    an embedding table the exporter folded away (a lookup of constant position ids becomes the
+    rows looked up) and a tied weight written twice (GPT-2's head, transposed beside the token
+    table). The reader's count lies between PyTorch's less the tables and PyTorch's plus the
+    tied copies."""
+    names = {t.name for t in onnx_model.graph.initializer}
+    tables = sum(m.weight.numel() for n, m in model.named_modules()
+                 if isinstance(m, nn.Embedding) and f"{n}.weight" not in names)
+    every = sum(p.numel() for m in model.modules() for p in m._parameters.values()
+                if p is not None)  # a parameter two modules share, counted for each
+    return tables, every - sum(p.numel() for p in model.parameters())
+
+
 def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
     import onnx
     torch.manual_seed(0)
@@ -321,6 +435,8 @@ def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
         "kind": kind,
         "params": sum(p.numel() for p in model.parameters()),
         "params_folded_by_exporter": params_folded_by_exporter(model, onnx_model),
+        "tables_folded_by_exporter": params_exporter_changed(model, onnx_model)[0],
+        "params_tied": params_exporter_changed(model, onnx_model)[1],
         "input_sensitivity": round(sensitivity, 4),
         "input_shape": list(x.shape),
         "bytes": os.path.getsize(path),

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -67,16 +68,23 @@ void Rename(const std::string& tmp, const std::string& path) {
 }
 
 // Everything `fd` holds, up to `max_bytes`; more is an error naming `name`.
-std::string ReadBounded(int fd, std::size_t max_bytes, const std::string& name) {
-  std::string text;
-  char buffer[1 << 16];
+// Reads straight into the string, sized from `expected` (what fstat saw): a large model is not
+// copied chunk by chunk as the string grows.
+std::string ReadBounded(int fd, std::size_t max_bytes, const std::string& name,
+                        std::size_t expected = 0) {
+  std::string text(std::min(expected, max_bytes) + 1, '\0');  // +1: a file that grew shows
+  std::size_t used = 0;
   for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (used == text.size()) text.resize(std::min(max_bytes + 1, 2 * text.size() + (1 << 16)));
+    const ssize_t n = read(fd, text.data() + used, text.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(name, "", "", std::string("cannot read: ") + std::strerror(errno));
-    if (n == 0) return text;
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
+    if (n == 0) {
+      text.resize(used);
+      return text;
+    }
+    used += static_cast<std::size_t>(n);
+    if (used > max_bytes) {
       throw Error(name, "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
     }
   }
@@ -107,7 +115,7 @@ std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
   }
   // Read with the bound, not the size stat saw: a file that grows meanwhile is still cut off.
   try {
-    std::string text = ReadBounded(fd, max_bytes, path);
+    std::string text = ReadBounded(fd, max_bytes, path, static_cast<std::size_t>(st.st_size));
     close(fd);
     return text;
   } catch (...) {

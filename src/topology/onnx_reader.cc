@@ -1,5 +1,10 @@
 // Reads ONNX files: the bytes are parsed here, the graph mapped by the importer
 // (src/topology/onnx/importer.h).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -61,7 +66,10 @@ Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::
 
 }  // namespace
 
-Topology ParseOnnx(const std::string& bytes, const std::string& file, const OnnxLimits& limits) {
+namespace {
+
+onnx::ModelProto ParseModel(const std::string& bytes, const std::string& file,
+                            const OnnxLimits& limits) {
   if (bytes.size() > limits.max_file_bytes) {
     throw Error(file, "", "",
                 "larger than the limit of " + std::to_string(limits.max_file_bytes) +
@@ -75,6 +83,84 @@ Topology ParseOnnx(const std::string& bytes, const std::string& file, const Onnx
   if (!model.has_graph() || model.graph().node_size() == 0) {
     throw Error(file, "", "graph", "the ONNX model has no graph nodes");
   }
+  return model;
+}
+
+// ONNX external data (a model over protobuf's 2 GiB, or saved with save_as_external_data): each
+// initializer's bytes are read from its file beside the model into the initializer itself, once.
+// Locations are relative paths inside the model's folder (the ONNX rule); any other is refused.
+void LoadExternalData(onnx::ModelProto* model, const std::string& file, const OnnxLimits& limits) {
+  const size_t slash = file.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : file.substr(0, slash);
+  int64_t total = 0;
+  for (onnx::TensorProto& t : *model->mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    auto fail = [&](const std::string& field, const std::string& message) {
+      throw Error(file, "", "initializer",
+                  "initializer '" + t.name() + "' external data " + field + ": " + message);
+    };
+    if (file == "<stdin>" || file == "-") {
+      fail("location", "is a file beside the model: give the model's path, not standard input");
+    }
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      int64_t v = 0;
+      if (e.key() == "location") location = e.value();
+      if ((e.key() == "offset" || e.key() == "length") &&
+          (!onnx_import::ToInt(e.value(), &v) || v < 0)) {
+        fail(e.key(), "'" + e.value() + "' is not a byte count");
+      }
+      if (e.key() == "offset") offset = v;
+      if (e.key() == "length") length = v;
+    }
+    if (location.empty()) fail("location", "missing");
+    if (location.front() == '/' || location == ".." || location.rfind("../", 0) == 0 ||
+        location.find("/../") != std::string::npos ||
+        (location.size() >= 3 && location.compare(location.size() - 3, 3, "/..") == 0)) {
+      fail("location", "'" + location + "' leaves the model's folder");
+    }
+    const std::string path = folder + "/" + location;
+    const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) fail("location", "cannot read " + path + ": " + std::strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      close(fd);
+      fail("location", path + " is not a regular file");
+    }
+    if (length < 0) length = st.st_size - offset;
+    if (offset > st.st_size || length > st.st_size - offset) {
+      close(fd);
+      fail("length", std::to_string(length) + " bytes at offset " + std::to_string(offset) +
+                         " run past the end of " + path + " (" + std::to_string(st.st_size) +
+                         " bytes)");
+    }
+    if (length > limits.max_weight_bytes - total) {
+      close(fd);
+      fail("length", "brings the weights over the limit of " +
+                         std::to_string(limits.max_weight_bytes) +
+                         " bytes (OnnxLimits::max_weight_bytes)");
+    }
+    total += length;
+    std::string* raw = t.mutable_raw_data();
+    raw->resize(static_cast<size_t>(length));
+    for (int64_t done = 0; done < length;) {
+      const ssize_t got = pread(fd, raw->data() + done, static_cast<size_t>(length - done),
+                                static_cast<off_t>(offset + done));
+      if (got <= 0) {
+        close(fd);
+        fail("location", "reading " + path + " failed");
+      }
+      done += got;
+    }
+    close(fd);
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+}
+
+Topology ImportModel(onnx::ModelProto& model, const std::string& file, const OnnxLimits& limits) {
+  LoadExternalData(&model, file, limits);
   if (!HasSymbolicInputDims(model)) return OnnxImporter(model, file, limits).Import();
   auto source = std::make_shared<const onnx::ModelProto>(model);
   try {
@@ -86,8 +172,22 @@ Topology ParseOnnx(const std::string& bytes, const std::string& file, const Onnx
   return BoundImport(source, file, limits, {});
 }
 
+}  // namespace
+
+Topology ParseOnnx(const std::string& bytes, const std::string& file, const OnnxLimits& limits) {
+  onnx::ModelProto model = ParseModel(bytes, file, limits);
+  return ImportModel(model, file, limits);
+}
+
 Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits) {
-  return ParseOnnx(ReadTextFile(path, limits.max_file_bytes), path, limits);
+  onnx::ModelProto model;
+  {
+    // The file's bytes are dropped once parsed, before the model is read. (Parsing from a stream
+    // instead grows each large tensor's string piece by piece: slower, and no smaller at peak.)
+    const std::string bytes = ReadTextFile(path, limits.max_file_bytes);
+    model = ParseModel(bytes, path, limits);
+  }
+  return ImportModel(model, path, limits);
 }
 
 TensorValues ParseOnnxTensor(const std::string& bytes, const std::string& file) {

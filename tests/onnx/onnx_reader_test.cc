@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -133,6 +134,64 @@ TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
   }
   EXPECT_THROW(Resolve(t, {{"seq", 5}, {"T", 6}}), Error);  // two values for one dim
   EXPECT_THROW(Resolve(t, {{"seq", 0}}), Error);
+}
+
+// ONNX external data (onnx.save_model(..., save_as_external_data=True), every model over 2 GiB):
+// the weights come from files beside the model, read once; a location outside the model's
+// folder or a range past a file's end is one clear error.
+TEST(OnnxReader, ExternalDataIsReadFromBesideTheModel) {
+  const Topology inline_weights = Import("mlp");
+  const std::string dir = TestDir() + "/external";
+  std::filesystem::create_directories(dir);
+  auto with_external = [&](const std::string& location, int64_t extra_offset) {
+    onnx::ModelProto m = TestModel("mlp");
+    std::string blob;
+    for (onnx::TensorProto& t : *m.mutable_graph()->mutable_initializer()) {
+      if (t.data_type() != onnx::TensorProto::FLOAT) continue;
+      std::string raw = t.raw_data();
+      if (raw.empty()) {
+        raw.assign(reinterpret_cast<const char*>(t.float_data().data()), 4 * t.float_data_size());
+      }
+      t.clear_float_data();
+      t.clear_raw_data();
+      t.set_data_location(onnx::TensorProto::EXTERNAL);
+      for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", location},
+                                       {"offset", std::to_string(blob.size() + extra_offset)},
+                                       {"length", std::to_string(raw.size())}}) {
+        auto* e = t.add_external_data();
+        e->set_key(key);
+        e->set_value(value);
+      }
+      blob += raw;
+    }
+    std::ofstream(dir + "/weights.bin", std::ios::binary) << blob;
+    std::ofstream(dir + "/model.onnx", std::ios::binary) << m.SerializeAsString();
+    return dir + "/model.onnx";
+  };
+  const Topology t = ReadOnnxFile(with_external("weights.bin", 0));
+  ASSERT_EQ(t.layers.size(), inline_weights.layers.size());
+  for (size_t i = 0; i < t.layers.size(); ++i) {
+    for (const auto& [name, w] : inline_weights.layers[i].weights) {
+      ASSERT_TRUE(w.data) << name;
+      EXPECT_EQ(*t.layers[i].weights.at(name).data, *w.data) << t.layers[i].name << " " << name;
+    }
+  }
+  auto error = [&](const std::string& path) {
+    try {
+      ReadOnnxFile(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(
+      error(with_external("../weights.bin", 0)).find("'../weights.bin' leaves the model's folder"),
+      std::string::npos);
+  EXPECT_NE(error(with_external("/etc/passwd", 0)).find("leaves the model's folder"),
+            std::string::npos);
+  EXPECT_NE(error(with_external("weights.bin", 4)).find("run past the end of"), std::string::npos)
+      << error(with_external("weights.bin", 4));
+  EXPECT_NE(error(with_external("missing.bin", 0)).find("cannot read"), std::string::npos);
 }
 
 TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {

@@ -186,7 +186,7 @@ class Folder {
     std::set<std::string> tables;  // the model's float matrices: embedding tables
     for (const TensorProto& t : g->initializer()) {
       if (t.data_type() == TensorProto::FLOAT && t.dims_size() == 2) tables.insert(t.name());
-      if (auto v = FromProto(t)) known_[t.name()] = std::move(*v);
+      initializers_[t.name()] = &t;  // converted when a node folds over it (Known)
     }
     for (const auto* list : {&g->input(), &g->value_info(), &g->output()}) {
       for (const onnx::ValueInfoProto& v : *list) RecordStaticDims(v);
@@ -279,12 +279,23 @@ class Folder {
   }
 
   // Input k's value; null when it is not known (or absent and not optional).
+  // An initializer's values are converted the first time a node folds over it: a model's weights
+  // (most of a large model's bytes) are never copied here unless folding reads them.
   const Value* Known(const onnx::NodeProto& n, int k) const {
     if (k >= n.input_size() || n.input(k).empty()) return nullptr;
     auto it = known_.find(n.input(k));
-    return it == known_.end() ? nullptr : &it->second;
+    if (it != known_.end()) return &it->second;
+    auto init = initializers_.find(n.input(k));
+    if (init == initializers_.end()) return nullptr;
+    std::optional<Value> v = FromProto(*init->second);
+    if (!v) return nullptr;
+    return &known_.emplace(n.input(k), std::move(*v)).first->second;
   }
   bool AllKnown(const onnx::NodeProto& n) const {
+    for (int k = 0; k < n.input_size(); ++k) {  // names first: nothing converted for a miss
+      if (!n.input(k).empty() && !known_.count(n.input(k)) && !initializers_.count(n.input(k)))
+        return false;
+    }
     for (int k = 0; k < n.input_size(); ++k) {
       if (!n.input(k).empty() && !Known(n, k)) return false;
     }
@@ -809,7 +820,8 @@ class Folder {
   const FoldingLimits& limits_;
   int64_t opset_ = 0;
   int64_t total_bytes_ = 0;
-  std::map<std::string, Value> known_;
+  mutable std::map<std::string, Value> known_;
+  std::map<std::string, const TensorProto*> initializers_;
   std::map<std::string, std::vector<int64_t>> static_dims_;
 };
 

@@ -427,6 +427,27 @@ void OnnxImporter::CheckAxesAgainstRank(const onnx::NodeProto& n,
   }
 }
 
+// Bytes per element of raw_data (the ONNX types; BOOL is one byte, as numpy writes it).
+size_t OnnxImporter::ElementBytes(int32_t type) {
+  switch (type) {
+    case onnx::TensorProto::BOOL:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+      return 1;
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+      return 2;
+    case onnx::TensorProto::INT64:
+    case onnx::TensorProto::UINT64:
+    case onnx::TensorProto::DOUBLE:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
 void OnnxImporter::CheckLimits() const {
   const onnx::GraphProto& g = m_.graph();
   if (g.node_size() > limits_.max_nodes) {
@@ -446,9 +467,7 @@ void OnnxImporter::CheckLimits() const {
     if (t.data_location() == onnx::TensorProto::EXTERNAL) {
       Fail("", "initializer", "initializer '" + t.name() + "' keeps its data in an external file");
     }
-    const size_t width =
-        t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::DOUBLE ? 8
-                                                                                                : 4;
+    const size_t width = ElementBytes(t.data_type());
     const bool raw = !t.raw_data().empty();
     const int64_t have = raw ? static_cast<int64_t>(t.raw_data().size() / width)
                              : t.float_data_size() + t.int64_data_size() + t.int32_data_size() +
@@ -632,6 +651,8 @@ void OnnxImporter::DeclareIds(const std::string& input, int64_t rows) {
 
 std::vector<float> OnnxImporter::Floats(const onnx::TensorProto& t,
                                         const onnx::NodeProto& n) const {
+  auto converted = converted_.find(t.name());
+  if (converted != converted_.end()) return *converted->second;  // its bytes were released
   Dims ints;
   if ((t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::INT32) &&
       IntConst(t.name(), &ints)) {
@@ -646,6 +667,32 @@ std::vector<float> OnnxImporter::Floats(const onnx::TensorProto& t,
                  ", beyond what a float holds exactly");
       }
       v.push_back(static_cast<float>(i));
+    }
+    return v;
+  }
+  const int32_t type = t.data_type();
+  if (type == onnx::TensorProto::BOOL || type == onnx::TensorProto::INT8 ||
+      type == onnx::TensorProto::UINT8) {
+    // A mask the exporter folded (a causal mask's `== 0`): 0 and 1 as floats.
+    const int64_t count = Elements(t, "'" + t.name() + "'");
+    std::vector<float> v;
+    if (!t.raw_data().empty()) {
+      if (static_cast<int64_t>(t.raw_data().size()) != count) {
+        Fail(n.name(), "inputs",
+             "'" + t.name() + "' declares " + std::to_string(count) + " values and carries " +
+                 std::to_string(t.raw_data().size()));
+      }
+      for (char c : t.raw_data()) {
+        v.push_back(type == onnx::TensorProto::INT8 ? static_cast<float>(static_cast<int8_t>(c))
+                                                    : static_cast<float>(static_cast<uint8_t>(c)));
+      }
+    } else {
+      if (t.int32_data_size() != count) {
+        Fail(n.name(), "inputs",
+             "'" + t.name() + "' declares " + std::to_string(count) + " values and carries " +
+                 std::to_string(t.int32_data_size()));
+      }
+      for (int32_t x : t.int32_data()) v.push_back(static_cast<float>(x));
     }
     return v;
   }
@@ -665,12 +712,14 @@ std::vector<float> OnnxImporter::Floats(const onnx::TensorProto& t,
          "'" + t.name() + "' declares " + std::to_string(count) + " values and carries " +
              std::to_string(carried));
   }
-  std::vector<float> v(count);
-  if (!t.raw_data().empty()) {
-    std::memcpy(v.data(), t.raw_data().data(), 4 * v.size());
-  } else {
-    std::copy(t.float_data().begin(), t.float_data().end(), v.begin());
+  if (t.raw_data().empty()) return std::vector<float>(t.float_data().begin(), t.float_data().end());
+  const char* raw = t.raw_data().data();
+  if (reinterpret_cast<uintptr_t>(raw) % alignof(float) == 0) {  // one pass, no zero-fill first
+    const float* f = reinterpret_cast<const float*>(raw);
+    return std::vector<float>(f, f + count);
   }
+  std::vector<float> v(count);
+  std::memcpy(v.data(), raw, 4 * v.size());
   return v;
 }
 
@@ -683,7 +732,18 @@ OnnxImporter::Weight OnnxImporter::WeightInput(const onnx::NodeProto& n, int ind
   auto it = init_.find(name);
   if (it != init_.end()) {
     w.dims.assign(it->second->dims().begin(), it->second->dims().end());
+    auto converted = converted_.find(name);
+    if (converted != converted_.end()) {  // a weight two nodes share: one copy
+      w.values = converted->second;
+      return w;
+    }
     w.values = std::make_shared<std::vector<float>>(Floats(*it->second, n));
+    if (w.values->size() >= (size_t{1} << 16)) {
+      // A large weight's bytes in the model are dead once converted: released now, a large
+      // model is held about once while it is read, not twice.
+      converted_[name] = w.values;
+      std::string().swap(*const_cast<onnx::TensorProto*>(it->second)->mutable_raw_data());
+    }
     return w;
   }
   auto c = float_consts_.find(name);
@@ -900,8 +960,14 @@ bool OnnxImporter::IsActivationInput(const std::string& name) const {
 std::shared_ptr<std::vector<float>> OnnxImporter::Transposed(const std::vector<float>& v,
                                                              int64_t rows, int64_t cols) {
   auto out = std::make_shared<std::vector<float>>(v.size());
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t c = 0; c < cols; ++c) (*out)[c * rows + r] = v[r * cols + c];
+  constexpr int64_t kTile = 32;  // in tiles: a large weight's columns are far apart in memory
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile), c1 = std::min(cols, c0 + kTile);
+      for (int64_t r = r0; r < r1; ++r) {
+        for (int64_t c = c0; c < c1; ++c) (*out)[c * rows + r] = v[r * cols + c];
+      }
+    }
   }
   return out;
 }

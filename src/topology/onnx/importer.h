@@ -131,6 +131,7 @@ class OnnxImporter {
   void CheckLimits() const;
 
   int64_t Elements(const onnx::TensorProto& t, const std::string& what) const;
+  static size_t ElementBytes(int32_t type);
 
   // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1)
   // named after the dim (or after the input and axis when the dim has no name).
@@ -258,7 +259,11 @@ class OnnxImporter {
   bool defer_ = false;
   std::set<std::string> defaulted_;  // symbolic dims read at their default size (bound mode)
   std::map<std::string, int32_t> types_;
-  std::map<std::string, int64_t> id_rows_;  // graph inputs of ids: the smallest table's rows
+  std::map<std::string, int64_t> id_rows_;
+  // Large initializers converted to floats, their bytes in the model released (WeightInput).
+  std::map<std::string, std::shared_ptr<std::vector<float>>> converted_;
+  int InitializerIndex(
+      const std::string& name) const;  // graph inputs of ids: the smallest table's rows
 };
 
 }  // namespace ntpb::onnx_import

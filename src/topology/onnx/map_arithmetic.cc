@@ -27,6 +27,16 @@ void MapWhere(OnnxImporter& im, const onnx::NodeProto& n) {
       Out(n));
 }
 
+// Not(x) on a 0/1 tensor computed at run time (`ids != 0` is exported as Not(Equal)): x == 0.
+void MapNot(OnnxImporter& im, const onnx::NodeProto& n) {
+  const std::string zero = im.LayerName(n) + ".zero";
+  Layer& c = im.Add(n, "constant", ".zero", {}, zero);
+  c.attrs["shape"] = {1};
+  c.attrs["parameter"] = false;
+  im.SetWeight(c, "value", {1}, std::make_shared<std::vector<float>>(1, 0.0f));
+  im.Add(n, "equal", "", {In(n, 0), zero}, Out(n));
+}
+
 void MapPow(OnnxImporter& im, const onnx::NodeProto& n) {
   const float exponent = im.ScalarConst(In(n, 1));
   if (!std::isfinite(exponent)) return im.Refuse(n, "an exponent that is not a constant scalar");
@@ -57,6 +67,9 @@ void AddArithmeticMappings(std::vector<OnnxOpMapping>* table) {
                     {"Less", MapArithmetic, "", "`less`", "as Equal"},
                     {"Greater", MapArithmetic, "", "`greater`", "as Equal"},
                     {"Where", MapWhere, "", "`where`", "NumPy broadcasting over the three inputs"},
+                    {"Not", MapNot, "", "`equal` to a constant 0",
+                     "on a 0/1 tensor computed at run time (`ids != 0` as exported); over "
+                     "constants: folded"},
                 });
 }
 
