@@ -134,6 +134,22 @@ class EncoderBlock(nn.Module):
         return self.layer(x)
 
 
+class DecoderBlock(nn.Module):
+    """nn.TransformerDecoderLayer with the causal mask a decoder is run with (torch.triu:
+    exported as Trilu, opset 14 and later) and a memory computed from the input."""
+
+    def __init__(self, d=32, heads=4):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(d, heads, dim_feedforward=2 * d, dropout=0.0,
+                                                batch_first=True)
+        self.memory = nn.Linear(d, d)
+
+    def forward(self, x):
+        t = x.size(1)
+        causal = torch.triu(torch.full((t, t), float("-inf")), diagonal=1)
+        return self.layer(x, self.memory(x), tgt_mask=causal)
+
+
 class TinyBert(nn.Module):
     """Token and position embeddings, a padding mask, two encoder layers, a pooled classifier."""
 
@@ -265,6 +281,7 @@ MODELS = [
     ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
     ("encoder_block", EncoderBlock, (2, 16, 32), [13, 17], "transformer", "small"),
+    ("decoder_block", DecoderBlock, (2, 16, 32), [14, 17], "transformer", "small"),
     ("tiny_bert", TinyBert, ("tokens", (2, 16), 100), [13, 17], "transformer", "small"),
     ("gpt2_tiny", Gpt2, ("tokens", (2, 16), 100), [13, 17], "transformer", "small"),
     ("bert_tiny", Bert, ("tokens", (2, 16), 100), [13], "transformer", "small"),
@@ -304,6 +321,7 @@ DYNAMIC = {
     "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),
     "encoder_block": ({0: "batch", 1: "seq"}, (3, 9, 32)),
     "tiny_bert": ({0: "batch", 1: "sequence"}, ("tokens", (3, 9), 100)),
+    "decoder_block": ({0: "batch", 1: "seq"}, (3, 9, 32)),
     "gpt2_tiny": ({0: "batch", 1: "seq"}, ("tokens", (3, 9), 100)),
     "bert_tiny": ({0: "batch", 1: "seq"}, ("tokens", (3, 9), 100)),
     "gpt2_small": ({0: "batch", 1: "seq"}, ("tokens", (2, 20), 50257)),

@@ -117,6 +117,28 @@ TEST(ConstantFolding, SliceRangeWhereAreExact) {
   EXPECT_EQ(OpTypes(b.model), (std::vector<std::string>{"Slice", "Concat"}));
 }
 
+// A causal mask as torch.triu exports it (opset 14+): Trilu over a constant, both triangles and
+// an offset k, on the last two axes of a batch of matrices.
+TEST(ConstantFolding, TriluKeepsOneTriangle) {
+  OnnxBuilder b("trilu", 14);
+  b.Input("x", {"2", "3", "3"});
+  b.Weight("m", {2, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -2, -3, -4, -5, -6, -7, -8, -9});
+  b.Ints("one", {1});
+  b.Node("Trilu", {"m", "one"}, {"upper1"}, "upper1");  // torch.triu(m, diagonal=1)
+  OnnxBuilder::SetInt(b.Node("Trilu", {"m"}, {"lower"}, "lower"), "upper", 0);
+  b.Node("Add", {"x", "upper1"}, {"a"}, "add");
+  b.Node("Add", {"a", "lower"}, {"y"}, "add2");
+  b.Output("y", {"2", "3", "3"});
+  for (onnx::TensorProto& t : *b.model.mutable_graph()->mutable_initializer()) {
+    if (t.name() == "one") t.clear_dims();  // k is a scalar
+  }
+  FoldConstants(&b.model, "trilu.onnx");
+  EXPECT_EQ(FloatsOf(*Initializer(b.model, "upper1")),
+            (std::vector<float>{0, 2, 3, 0, 0, 6, 0, 0, 0, 0, -2, -3, 0, 0, -6, 0, 0, 0}));
+  EXPECT_EQ(FloatsOf(*Initializer(b.model, "lower")),
+            (std::vector<float>{1, 0, 0, 4, 5, 0, 7, 8, 9, -1, 0, 0, -4, -5, 0, -7, -8, -9}));
+}
+
 TEST(ConstantFolding, AnIndexOutOfRangeNamesTheNode) {
   OnnxBuilder b("bad");
   b.Input("x", {"2", "3"});

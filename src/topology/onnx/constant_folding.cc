@@ -171,6 +171,7 @@ const std::set<std::string>& FoldedOps() {
                                             "Squeeze",
                                             "Sub",
                                             "Transpose",
+                                            "Trilu",
                                             "Unsqueeze",
                                             "Where"};
   return ops;
@@ -574,6 +575,23 @@ class Folder {
         op == "And" || op == "Or") {
       if (n.input_size() != 2) return std::nullopt;
       return Binary(n, x, *Known(n, 1));
+    }
+    if (op == "Trilu") {  // a causal mask: triu(full(-inf), 1) over the bound sequence
+      if (x.dims.size() < 2) Fail(n, "Trilu needs a tensor of rank 2 or more");
+      int64_t k = 0;
+      if (const Value* kv = Known(n, 1)) {
+        const std::vector<int64_t> ks = Ints(*kv);
+        if (ks.size() != 1) Fail(n, "k must be one value");
+        k = ks[0];
+      }
+      const bool upper = IntAttr(n, "upper", 1) != 0;
+      Value out = Like(x, x.dims);
+      const int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
+      for (int64_t e = 0; e < out.size(); ++e) {
+        const int64_t j = e % cols, i = (e / cols) % rows;
+        if (upper ? j - i >= k : j - i <= k) CopyElement(x, e, &out, e);
+      }
+      return out;
     }
     if (op == "Where") {
       if (n.input_size() != 3) return std::nullopt;
