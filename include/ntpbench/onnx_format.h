@@ -17,6 +17,10 @@ struct OnnxLimits {
   int max_nodes = 100000;
   int64_t max_weight_bytes = int64_t{8} << 30;
   int max_rank = 8;
+  // false: large weights (64 Ki elements and more) are not converted and large external data is
+  // not read; their shapes are. Enough for `inspect` and `diff` (params, FLOPs, bytes), not for a
+  // run: such a topology's large weights are random.
+  bool read_weights = true;
 };
 
 // Throws ntpb::Error naming the file, the node (as the layer) and the field on any problem;

@@ -61,7 +61,7 @@ std::string ParamsLine(const Topology& topology, const ResolvedTopology& r) {
 }
 
 int Inspect(const TopologyOptions& given, bool backend_given) {
-  const Topology topology = ReadTopologyFile(given.file);
+  const Topology topology = ReadTopologyShapes(given.file);  // no run: no weights needed
   TopologyOptions canonical = given;
   CanonicalizeParams(topology, &canonical);
   const TopologyOptions& o = canonical;

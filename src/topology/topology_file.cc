@@ -39,6 +39,13 @@ Topology ReadTopologyFile(const std::string& path) {
               "unknown topology format '." + ext + "' (expected .json, .xml or .onnx)");
 }
 
+Topology ReadTopologyShapes(const std::string& path) {
+  if (path == "-" || Extension(path) != "onnx") return ReadTopologyFile(path);
+  OnnxLimits shapes_only;
+  shapes_only.read_weights = false;
+  return ReadOnnxFile(path, shapes_only);
+}
+
 void WriteTopologyFile(const Topology& topology, const std::string& path) {
   if (topology.rebind && topology.layers.empty()) {  // an ONNX model its default sizes break
     throw Error(topology.file, "", "", topology.description);

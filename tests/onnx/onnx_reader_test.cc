@@ -12,6 +12,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
 #include "ntpbench/resolve.h"
+#include "ntpbench/topology_file.h"
 #include "src/backends/random_data.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/onnx/onnx_test_models.h"
@@ -192,6 +193,46 @@ TEST(OnnxReader, ExternalDataIsReadFromBesideTheModel) {
   EXPECT_NE(error(with_external("weights.bin", 4)).find("run past the end of"), std::string::npos)
       << error(with_external("weights.bin", 4));
   EXPECT_NE(error(with_external("missing.bin", 0)).find("cannot read"), std::string::npos);
+}
+
+// `inspect` of a large model: its large weights' shapes without their values, the external file
+// not read (its range still checked), the analysis the same as with them.
+TEST(OnnxReader, ShapesOnlyLeavesLargeExternalWeightsUnread) {
+  const std::string dir = TestDir() + "/shapes_only";
+  std::filesystem::create_directories(dir);
+  OnnxBuilder b("big");
+  b.Input("x", {"batch", "256"});
+  b.Output("y", {"batch", "256"});
+  b.RandomWeight("w", {256, 256}, 0.1f, 3);
+  OnnxBuilder::SetInt(b.Node("Gemm", {"x", "w"}, {"y"}, "fc"), "transB", 1);
+  onnx::TensorProto& w = *b.model.mutable_graph()->mutable_initializer(0);
+  std::string raw = w.raw_data();
+  if (raw.empty()) {
+    raw.assign(reinterpret_cast<const char*>(w.float_data().data()), 4 * w.float_data_size());
+  }
+  w.clear_float_data();
+  w.clear_raw_data();
+  w.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = w.add_external_data();
+  location->set_key("location");
+  location->set_value("w.bin");
+  std::ofstream(dir + "/w.bin", std::ios::binary) << raw;
+  std::ofstream(dir + "/big.onnx", std::ios::binary) << b.model.SerializeAsString();
+  const Topology shapes = ReadTopologyShapes(dir + "/big.onnx");
+  const Topology full = ReadTopologyFile(dir + "/big.onnx");
+  ASSERT_EQ(shapes.layers.size(), 1u);
+  const auto& unread = shapes.layers[0].weights;
+  EXPECT_TRUE(!unread.count("kernel") || !unread.at("kernel").data) << "not read";
+  ASSERT_NE(full.layers[0].weights.at("kernel").data, nullptr);
+  EXPECT_EQ(full.layers[0].weights.at("kernel").data->size(), 256u * 256u);
+  const TopologyAnalysis a = Analyze(Resolve(shapes, {{"N", 2}}), Precision::kF32);
+  const TopologyAnalysis f = Analyze(Resolve(full, {{"N", 2}}), Precision::kF32);
+  EXPECT_EQ(a.total.params, 65536);
+  EXPECT_EQ(a.total.params, f.total.params);
+  EXPECT_EQ(a.total.flops, f.total.flops);
+  // A file shorter than the tensor: said even when the bytes are not read.
+  std::ofstream(dir + "/w.bin", std::ios::binary) << raw.substr(0, 100);
+  EXPECT_THROW(ReadTopologyShapes(dir + "/big.onnx"), Error);
 }
 
 TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {

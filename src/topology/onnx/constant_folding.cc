@@ -58,6 +58,8 @@ std::optional<Value> FromProto(const TensorProto& t) {
   }
   const int64_t n = Count(v.dims);
   if (n > (int64_t{1} << 31)) return std::nullopt;
+  // Data not read (a large external weight when only shapes are asked for): not a constant.
+  if (t.data_location() == TensorProto::EXTERNAL) return std::nullopt;
   const std::string& raw = t.raw_data();
   if (v.type == TensorProto::FLOAT) {
     if (!raw.empty()) {
@@ -65,6 +67,7 @@ std::optional<Value> FromProto(const TensorProto& t) {
       v.f.resize(n);
       std::memcpy(v.f.data(), raw.data(), raw.size());
     } else {
+      if (t.float_data_size() != n) return std::nullopt;
       v.f.assign(t.float_data().begin(), t.float_data().end());
     }
   } else if (v.type == TensorProto::DOUBLE) {

@@ -465,6 +465,7 @@ void OnnxImporter::CheckLimits() const {
     }
     total += 4 * n;
     if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+      if (!limits_.read_weights) continue;  // its shape is what is read (LoadExternalData)
       Fail("", "initializer", "initializer '" + t.name() + "' keeps its data in an external file");
     }
     const size_t width = ElementBytes(t.data_type());
@@ -736,6 +737,10 @@ OnnxImporter::Weight OnnxImporter::WeightInput(const onnx::NodeProto& n, int ind
     if (converted != converted_.end()) {  // a weight two nodes share: one copy
       w.values = converted->second;
       return w;
+    }
+    const bool unread = it->second->data_location() == onnx::TensorProto::EXTERNAL;
+    if (unread || (!limits_.read_weights && Elements(*it->second, name) >= (int64_t{1} << 16))) {
+      return w;  // shapes only (OnnxLimits::read_weights): no values
     }
     w.values = std::make_shared<std::vector<float>>(Floats(*it->second, n));
     if (w.values->size() >= (size_t{1} << 16)) {
