@@ -42,22 +42,25 @@ nlohmann::ordered_json MachineView(const TopologyOptions& o, Precision precision
 // The params the sizes were bound with, each with where it comes from (an ONNX dim) and the
 // other name `--set` takes for it: what a user must know to run the model at other sizes.
 std::string ParamsLine(const Topology& topology, const ResolvedTopology& r) {
-  std::string line;
+  std::vector<std::string> entries;
   for (const auto& [name, value] : r.params) {
     if (name == "N" && !topology.param_sources.count("N")) continue;  // the batch, said above
-    line += (line.empty() ? "params: " : ", ") + name + "=" + std::to_string(value);
-    auto source = topology.param_sources.find(name);
-    std::string also;
+    std::string how = name == "N" ? "--batch" : "";
     for (const auto& [alias, param] : topology.param_aliases) {
-      if (param == name) also += (also.empty() ? "" : ", ") + std::string("--set ") + alias;
+      if (param == name && name != "N") how += (how.empty() ? "--set " : ", --set ") + alias;
     }
-    if (source != topology.param_sources.end() || !also.empty()) {
-      line += " (" + (source == topology.param_sources.end() ? "" : source->second) +
-              (also.empty() ? "" : (source == topology.param_sources.end() ? "" : "; ") + also) +
-              ")";
-    }
+    auto source = topology.param_sources.find(name);
+    std::string note = source == topology.param_sources.end() ? "" : source->second;
+    if (!how.empty()) note += (note.empty() ? "" : "; ") + how;
+    entries.push_back(name + "=" + std::to_string(value) + (note.empty() ? "" : " (" + note + ")"));
   }
-  return line.empty() ? "" : line + "\n";
+  if (entries.empty()) return "";
+  std::string line = "params:";
+  for (size_t i = 0; i < entries.size(); ++i) line += (i ? ", " : " ") + entries[i];
+  if (line.size() <= 120) return line + "\n";
+  line = "params:\n";  // one per line: a model with several symbolic dims
+  for (const std::string& e : entries) line += "  " + e + "\n";
+  return line;
 }
 
 int Inspect(const TopologyOptions& given, bool backend_given) {
