@@ -17,9 +17,11 @@
 #  - perf.<target>.<backend>, also labelled `backend:<backend>`: the suite with repetitions and
 #    random interleaving, its latency and the memory that depends on the machine against
 #    <BASELINE_DIR>/<machine class>/<suite>.json.
-# A test passes, fails on a regression or a changed signature, or is skipped (exit 77) when there
-# is nothing to compare with (no baseline for this machine class: the output says so and how to
-# record one) or the verdict is inconclusive. `cmake --build . --target update-baselines`
+# A test passes; fails on a regression, a changed signature, or no latency baseline for this
+# machine class (the output says how to record one; NTPB_ALLOW_NO_BASELINE=1 in the environment
+# makes that a skip instead); or is skipped (exit 77) when there is no signature file or the
+# verdict is inconclusive. The machine class is the hardware: after a library upgrade the class's
+# baseline still judges, and the verdict names the environment change. `cmake --build . --target update-baselines`
 # rewrites the machine class's baseline and the signature, printing what changed.
 #
 # With -DNTPBENCH_PERF_CONTROL_REF=<git ref> (e.g. HEAD, origin/main, a merge base), the tests

@@ -38,6 +38,10 @@ struct CompareOptions {
   bool busy_is_inconclusive = true;
   // Benchmark name (or prefix) -> latency threshold; overrides the baseline's own.
   std::map<std::string, double> thresholds;
+  // A machine class without a latency baseline fails (exit 1, with the command that creates
+  // one) unless this is set (gate --allow-no-baseline, NTPB_ALLOW_NO_BASELINE=1): then it is
+  // skipped (kSkipReturnCode). Never a silent "100% passed".
+  bool allow_no_baseline = false;
 };
 
 enum class Verdict {
@@ -67,7 +71,11 @@ struct ComparisonRow {
 
 struct Comparison {
   bool no_baseline = false;  // no latency baseline for this machine class (or it was not asked)
-  std::string message;       // for no_baseline: why, and the command that creates one
+  bool no_baseline_allowed = false;  // CompareOptions::allow_no_baseline
+  std::string message;               // for no_baseline: why, and the command that creates one
+  // The baseline's environment (libraries, build) where it differs from the run's: judged
+  // against the class's baseline all the same, and said.
+  std::string environment_change;
   bool signature_judged = false;
   int signature_benchmarks = 0;   // benchmarks the checked signature holds
   std::string signature_file;     // the signature checked
@@ -81,15 +89,20 @@ struct Comparison {
   bool HasRegression() const;
   bool HasInconclusive() const;
   // 0 pass: everything asked for was judged and holds. 1: a regression, a changed signature or
-  // configuration, or a missing benchmark. kSkipReturnCode: part of what was asked could not be
-  // judged (no baseline for this machine class, no signature file) or a verdict is
-  // inconclusive: never a false pass, never a false failure.
+  // configuration, a missing benchmark, or no latency baseline for this machine class (unless
+  // allowed). kSkipReturnCode: part of what was asked could not be judged (no signature file, no
+  // baseline where allowed) or a verdict is inconclusive: never a false pass.
   int ExitCode() const;
   // The rows as a table, the summary and the verdict: src/report/comparison_table.h.
   nlohmann::json ToJson() const;
 };
 
 inline constexpr int kSkipReturnCode = 77;
+
+// What differs in the environment (library versions, ntpbench's build) between a baseline's
+// machine class and a run's: "since the baseline: onednn oneDNN 2.6.2 -> oneDNN 2.6.3"; "" when
+// nothing does.
+std::string EnvironmentChange(const MachineClass& baseline, const MachineClass& now);
 
 struct Signature;
 

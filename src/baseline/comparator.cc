@@ -211,6 +211,51 @@ void CompareLatency(const Baseline* baseline, const RunResults& run, const Compa
 
 }  // namespace
 
+namespace {
+
+// "eigen=Eigen 3.4.0, onednn=oneDNN 2.6.3, OpenMP, opencl=OpenCL ... (PoCL, driver 3.1)" by
+// library: a new entry starts after ", " where a name and '=' (or the end) follow, not inside
+// a version's parentheses.
+std::map<std::string, std::string> LibraryEntries(const std::string& libraries) {
+  std::map<std::string, std::string> out;
+  size_t start = 0;
+  int depth = 0;
+  for (size_t i = 0; i <= libraries.size(); ++i) {
+    if (i < libraries.size() && libraries[i] == '(') ++depth;
+    if (i < libraries.size() && libraries[i] == ')') --depth;
+    if (i < libraries.size() && !(depth == 0 && libraries.compare(i, 2, ", ") == 0)) continue;
+    const std::string entry = libraries.substr(start, i - start);
+    const size_t eq = entry.find('=');
+    if (!entry.empty()) {
+      out[eq == std::string::npos ? entry : entry.substr(0, eq)] =
+          eq == std::string::npos ? "" : entry.substr(eq + 1);
+    }
+    start = i + 2;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EnvironmentChange(const MachineClass& baseline, const MachineClass& now) {
+  std::string out;
+  auto add = [&](const std::string& what) { out += (out.empty() ? "" : "; ") + what; };
+  const auto before = LibraryEntries(baseline.libraries), after = LibraryEntries(now.libraries);
+  for (const auto& [name, version] : before) {
+    auto it = after.find(name);
+    if (it == after.end()) {
+      add(name + " " + version + " no longer built in");
+    } else if (it->second != version) {
+      add(name + " " + version + " -> " + it->second);
+    }
+  }
+  for (const auto& [name, version] : after) {
+    if (!before.count(name)) add(name + (version.empty() ? "" : " " + version) + " built in since");
+  }
+  if (baseline.build != now.build) add("build " + baseline.build + " -> " + now.build);
+  return out.empty() ? "" : "since the baseline: " + out;
+}
+
 Comparison Compare(const Baseline* baseline, const RunResults& run, const CompareOptions& o,
                    const std::string& update_command, const Signature* signature) {
   Comparison c;
@@ -228,6 +273,7 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
     }
   }
   if (o.judge == Judge::kSignature) return c;
+  c.no_baseline_allowed = o.allow_no_baseline;
   if (!baseline || !run.has_machine || !(baseline->machine == run.machine)) {
     c.no_baseline = true;
     c.message = std::string("no baseline for this machine class, so latency is not judged") +
@@ -240,6 +286,7 @@ Comparison Compare(const Baseline* baseline, const RunResults& run, const Compar
   }
   c.latency_judged = true;
   c.latency_file = baseline->file;
+  c.environment_change = EnvironmentChange(baseline->machine, run.machine);
   // Without a signature (compare of two files, say), the baseline's exact values stand in.
   CompareLatency(baseline, run, o, o.judge == Judge::kAll && !signature, c);
   return c;
@@ -415,6 +462,7 @@ bool Comparison::HasInconclusive() const {
 
 int Comparison::ExitCode() const {
   if (HasRegression()) return 1;
+  if (no_baseline && !no_baseline_allowed) return 1;
   if (no_baseline || !signature_message.empty()) return kSkipReturnCode;
   if (HasInconclusive()) return kSkipReturnCode;
   return 0;
@@ -433,15 +481,24 @@ std::string Comparison::Summary() const {
   if (latency_judged) {
     out += "judged:     latency and this machine's memory of " + std::to_string(timed.size()) +
            " benchmarks (" + latency_file + ")\n";
+    if (!environment_change.empty())
+      out += "            environment changed: " + environment_change + "\n";
   }
   if (!signature_message.empty()) out += "not judged: signature: " + signature_message + "\n";
-  if (no_baseline && !message.empty()) out += "not judged: latency: " + message + "\n";
+  if (no_baseline && !message.empty()) {
+    out += "not judged: latency: " + message +
+           (no_baseline_allowed ? " (allowed: --allow-no-baseline)\n"
+                                : "\n            a failure until there is one (--allow-no-baseline "
+                                  "or NTPB_ALLOW_NO_BASELINE=1 skips it instead)\n");
+  }
   return out;
 }
 
 nlohmann::json Comparison::ToJson() const {
   nlohmann::json j;
   j["no_baseline"] = no_baseline;
+  j["no_baseline_allowed"] = no_baseline_allowed;
+  if (!environment_change.empty()) j["environment_change"] = environment_change;
   if (!message.empty()) j["message"] = message;
   j["signature_judged"] = signature_judged;
   j["latency_judged"] = latency_judged;

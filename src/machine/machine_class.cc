@@ -38,7 +38,10 @@ std::string MachineClass::id() const {
     for (size_t p; (p = name.find(noise)) != std::string::npos;) name.erase(p, std::strlen(noise));
   }
   return Slug(name) + "-" + std::to_string(cores) + "c-" + (hardware_counters ? "pmu" : "nopmu") +
-         "-" + Hash6(ToJson().dump());
+         "-" +
+         Hash6(nlohmann::json{
+             {"cpu", cpu}, {"cores", cores}, {"isa", isa}, {"hardware_counters", hardware_counters}}
+                   .dump());
 }
 
 std::string MachineClass::human() const {

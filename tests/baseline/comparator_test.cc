@@ -354,16 +354,54 @@ TEST(Comparator, NewMissingAndRenamedBenchmarksAreReported) {
   EXPECT_EQ(Latency(g.Compare()).verdict, Verdict::kMissing) << "ran before, fails now";
 }
 
+// No latency baseline for the class is a failure that says how to record one, never a silent
+// pass through a skip; a skip only where the user allows it.
 TEST(Comparator, OtherMachineClassIsNoBaselineWithTheCommand) {
   Fixture f;
   f.run.machine = Machine("Other CPU");
   f.run.benchmarks["a"] = Result({100, 100, 100, 100, 100, 100});
   const Comparison c = f.Compare();
   EXPECT_TRUE(c.no_baseline);
-  EXPECT_EQ(c.ExitCode(), kSkipReturnCode);
+  EXPECT_EQ(c.ExitCode(), 1);
   EXPECT_NE(c.message.find("no baseline for this machine"), std::string::npos);
   EXPECT_NE(c.message.find("create one with: CMD"), std::string::npos);
+  EXPECT_NE(c.Summary().find("a failure until there is one"), std::string::npos) << c.Summary();
   EXPECT_TRUE(Compare(nullptr, f.run, {}).no_baseline);
+  CompareOptions allowed;
+  allowed.allow_no_baseline = true;
+  EXPECT_EQ(f.Compare(allowed).ExitCode(), kSkipReturnCode);
+  EXPECT_EQ(Compare(nullptr, f.run, allowed).ExitCode(), kSkipReturnCode);
+}
+
+// The class is the hardware: a library upgrade on the same machine is judged against the class's
+// baseline (a layer it slowed is a regression), and the verdict names the environment change.
+TEST(Comparator, ALibraryUpgradeIsJudgedAgainstTheClassBaseline) {
+  Fixture f;
+  f.run.machine.libraries = "eigen=Eigen 3.4.0, onednn=oneDNN 3.0";
+  ASSERT_EQ(f.run.machine.id(), f.baseline.machine.id()) << "the same hardware, the same class";
+  f.run.benchmarks["a"] = Result({13.0, 13.1, 12.9, 13.05, 12.95, 13.0});  // 30% slower
+  const Comparison c = f.Compare();
+  EXPECT_FALSE(c.no_baseline);
+  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression);
+  EXPECT_EQ(c.ExitCode(), 1);
+  EXPECT_EQ(c.environment_change, "since the baseline: onednn oneDNN 3.0 built in since");
+  EXPECT_NE(c.Summary().find("environment changed: since the baseline: onednn"), std::string::npos)
+      << c.Summary();
+  MachineClass before = f.baseline.machine, after = f.baseline.machine;
+  before.libraries =
+      "eigen=Eigen 3.4.0, onednn=oneDNN 2.6.2, OpenMP, opencl=OpenCL x (PoCL, "
+      "driver 3.1)";
+  after.libraries =
+      "eigen=Eigen 3.4.0, onednn=oneDNN 2.6.3, OpenMP, opencl=OpenCL x (PoCL, "
+      "driver 3.2)";
+  after.build = "debug";
+  EXPECT_EQ(EnvironmentChange(before, after),
+            "since the baseline: onednn oneDNN 2.6.2 -> oneDNN 2.6.3; opencl OpenCL x (PoCL, "
+            "driver 3.1) -> OpenCL x (PoCL, driver 3.2); build release -> debug");
+  EXPECT_EQ(EnvironmentChange(before, before), "");
+  MachineClass other_isa = f.baseline.machine;
+  other_isa.isa = "avx2";
+  EXPECT_NE(other_isa.id(), f.baseline.machine.id()) << "other hardware, another class";
 }
 
 TEST(BaselineStore, RoundTripsAndNamesTheFileOnBadInput) {
