@@ -596,10 +596,17 @@ TEST(Signature, NothingToJudgeIsNotAPass) {
       << cli::ComparisonTable(none);
   EXPECT_NE(cli::ComparisonTable(none).find("create one with: CMD"), std::string::npos)
       << cli::ComparisonTable(none);
+  // No latency baseline either: a failure unless allowed, then not judged; never a pass.
   const Comparison latency = Compare(nullptr, f.run, {}, "CMD", nullptr);
-  EXPECT_EQ(latency.ExitCode(), kSkipReturnCode);
-  EXPECT_NE(cli::ComparisonTable(latency).find("NOT JUDGED"), std::string::npos)
+  EXPECT_EQ(latency.ExitCode(), 1);
+  EXPECT_NE(cli::ComparisonTable(latency).find("verdict: FAIL"), std::string::npos)
       << cli::ComparisonTable(latency);
+  CompareOptions allowed;
+  allowed.allow_no_baseline = true;
+  const Comparison skipped = Compare(nullptr, f.run, allowed, "CMD", nullptr);
+  EXPECT_EQ(skipped.ExitCode(), kSkipReturnCode);
+  EXPECT_NE(cli::ComparisonTable(skipped).find("NOT JUDGED"), std::string::npos)
+      << cli::ComparisonTable(skipped);
 }
 
 TEST(Signature, RoundTripsAndDiffs) {
