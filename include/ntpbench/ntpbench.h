@@ -104,6 +104,9 @@ class TopologyBenchmark {
   void RegisterArgs(benchmark::internal::Benchmark* b, const ntpb::Scenario& scenario) const;
 
   std::string name_, path_, source_file_;
+  std::string installed_data_dir_;  // RegisterTopologyBenchmark's data_dir
+  friend TopologyBenchmark* RegisterTopologyBenchmark(const char*, const char*, const char*,
+                                                      const char*);
   std::vector<std::string> backends_ = {"eigen"};
   std::vector<int64_t> batches_ = {1};
   std::vector<ntpb::Scenario> scenarios_;
@@ -120,9 +123,13 @@ class TopologyBenchmark {
   std::vector<Family> families_;
 };
 
-// What NTPB_TOPOLOGY_BENCHMARK expands to; the object lives until the process ends.
+// What NTPB_TOPOLOGY_BENCHMARK expands to; the object lives until the process ends. `data_dir`:
+// where the installed ntpbench that the suite was built against keeps its shipped topologies
+// (<prefix>/share/ntpbench, which find_package(ntpbench) passes as NTPB_INSTALLED_DATADIR,
+// whatever prefix it was installed to); searched after the topology dir, before the folders
+// above the suite's source.
 TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
-                                             const char* source_file);
+                                             const char* source_file, const char* data_dir = "");
 
 // Strips and applies the --ntpb_* flags, registers every topology benchmark, then calls
 // benchmark::Initialize. Prints each problem as one line and returns false on any.
@@ -141,8 +148,12 @@ int Main(int argc, char** argv);
 
 #define NTPB_CONCAT_INNER(a, b) a##b
 #define NTPB_CONCAT(a, b) NTPB_CONCAT_INNER(a, b)
-#define NTPB_TOPOLOGY_BENCHMARK(id, path)                               \
-  [[maybe_unused]] static ::ntpb::TopologyBenchmark* const NTPB_CONCAT( \
-      ntpb_topology_benchmark_, id) = ::ntpb::RegisterTopologyBenchmark(#id, path, __FILE__)
+#ifndef NTPB_INSTALLED_DATADIR
+#define NTPB_INSTALLED_DATADIR ""
+#endif
+#define NTPB_TOPOLOGY_BENCHMARK(id, path)                                                        \
+  [[maybe_unused]] static ::ntpb::TopologyBenchmark* const NTPB_CONCAT(ntpb_topology_benchmark_, \
+                                                                       id) =                     \
+      ::ntpb::RegisterTopologyBenchmark(#id, path, __FILE__, NTPB_INSTALLED_DATADIR)
 #define NTPB_MAIN() \
   int main(int argc, char** argv) { return ::ntpb::Main(argc, argv); }

@@ -114,7 +114,7 @@ namespace {
 constexpr int64_t kTracedIterations = 100;
 
 std::string FindTopologyFile(const std::string& path, const std::string& source_file,
-                             std::string dir) {
+                             std::string dir, const std::string& installed_data_dir) {
   std::vector<std::string> tried;
   auto exists = [&](const std::string& p) {
     tried.push_back(p);
@@ -123,8 +123,12 @@ std::string FindTopologyFile(const std::string& path, const std::string& source_
   if (exists(path) || (!path.empty() && path[0] == '/')) return path;
   if (dir.empty() && std::getenv("NTPB_TOPOLOGY_DIR")) dir = std::getenv("NTPB_TOPOLOGY_DIR");
   if (!dir.empty() && exists(dir + "/" + path)) return dir + "/" + path;
+  // The installed copies of the shipped topologies the suite was built against, wherever the
+  // prefix is (the package config passes it), then the prefix this library was configured for.
+  if (!installed_data_dir.empty() && exists(installed_data_dir + "/" + path)) {
+    return installed_data_dir + "/" + path;
+  }
 #ifdef NTPBENCH_DATADIR
-  // Installed copies of the shipped topologies (share/ntpbench/topologies/...).
   if (exists(std::string(NTPBENCH_DATADIR) + "/" + path)) {
     return std::string(NTPBENCH_DATADIR) + "/" + path;
   }
@@ -491,8 +495,8 @@ void TopologyBenchmark::RegisterArgs(benchmark::internal::Benchmark* b,
 }
 
 std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
-  auto topology = std::make_shared<const Topology>(
-      ReadTopologyFile(bench::FindTopologyFile(path_, source_file_, settings().topology_dir)));
+  auto topology = std::make_shared<const Topology>(ReadTopologyFile(
+      bench::FindTopologyFile(path_, source_file_, settings().topology_dir, installed_data_dir_)));
   std::map<std::string, int64_t> params = topology->params;
   // Check params and markers now, at batch 1 and every listed value, so mistakes surface before
   // any run.
@@ -560,9 +564,10 @@ std::vector<std::unique_ptr<TopologyBenchmark>>& RegisteredTopologyBenchmarks() 
 }
 
 TopologyBenchmark* RegisterTopologyBenchmark(const char* name, const char* path,
-                                             const char* source_file) {
+                                             const char* source_file, const char* data_dir) {
   auto& all = RegisteredTopologyBenchmarks();
   all.push_back(std::make_unique<TopologyBenchmark>(name, path, source_file));
+  all.back()->installed_data_dir_ = data_dir ? data_dir : "";
   return all.back().get();
 }
 

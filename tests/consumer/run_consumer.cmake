@@ -25,6 +25,15 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "build failed:\n${out}\n${err}")
 endif()
+# Installed to a prefix of its own, ntpbench's shipped topologies are found there, not under the
+# prefix it was configured with (/usr/local): the package config passes the path to the suite.
+if(MODE STREQUAL "installed")
+  file(GLOB_RECURSE flags ${WORK_DIR}/build/CMakeFiles/consumer_suite.dir/flags.make)
+  file(READ ${flags} text)
+  if(NOT text MATCHES "NTPB_INSTALLED_DATADIR=[^ ]*${WORK_DIR}/prefix/share/ntpbench")
+    message(FATAL_ERROR "the consumer suite is not told where the installed topologies are:\n${text}")
+  endif()
+endif()
 # --ntpb_console_layers: every counter on the console, the marker's among them.
 execute_process(COMMAND ${WORK_DIR}/build/consumer_suite --benchmark_min_time=0.01
                         --ntpb_topology_dir=${NTPBENCH_SOURCE_DIR} --ntpb_console_layers
