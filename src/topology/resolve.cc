@@ -30,13 +30,15 @@ class Resolver {
     for (const auto& [k, v] : overrides) {
       if (k != "N" && k != "T" && !t_.params.count(k)) {
         std::string known;
-        for (const auto& p : t_.params) known += (known.empty() ? "" : ", ") + p.first;
+        for (const auto& p : t_.params) {
+          if (p.first != "N" && p.first != "T") known += (known.empty() ? "" : ", ") + p.first;
+        }
         std::string aliases;
         for (const auto& [alias, param] : t_.param_aliases)
           aliases += (aliases.empty() ? "; also " : ", ") + alias + " for " + param;
         throw Error(t_.file, "", "params",
                     "cannot set unknown param '" + k + "' (params: " +
-                        (known.empty() ? "none" : known) + ", N, T" + aliases + ")");
+                        (known.empty() ? "" : known + ", ") + "N, T" + aliases + ")");
       }
       env_[k] = v;
     }
