@@ -25,6 +25,8 @@ struct OnnxLimits {
 
 // Throws ntpb::Error naming the file, the node (as the layer) and the field on any problem;
 // unsupported ops are listed together, each with its count and first node.
+// ReadOnnxFile reads external data from beside the model; ParseOnnx (bytes with no folder: standard
+// input) refuses a model that has some.
 Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits = {});
 Topology ParseOnnx(const std::string& bytes, const std::string& file,
                    const OnnxLimits& limits = {});

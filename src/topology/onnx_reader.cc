@@ -103,9 +103,6 @@ void LoadExternalData(onnx::ModelProto* model, const std::string& file, const On
       throw Error(file, "", "initializer",
                   "initializer '" + t.name() + "' external data " + field + ": " + message);
     };
-    if (file == "<stdin>" || file == "-") {
-      fail("location", "is a file beside the model: give the model's path, not standard input");
-    }
     std::string location;
     int64_t offset = 0, length = -1;
     for (const onnx::StringStringEntryProto& e : t.external_data()) {
@@ -172,8 +169,11 @@ void LoadExternalData(onnx::ModelProto* model, const std::string& file, const On
   }
 }
 
-Topology ImportModel(onnx::ModelProto& model, const std::string& file, const OnnxLimits& limits) {
-  LoadExternalData(&model, file, limits);
+// `from_file`: the model was read from `file`, so external data beside it can be read; bytes
+// from elsewhere (standard input, a caller's buffer) have no folder to read it from.
+Topology ImportModel(onnx::ModelProto& model, const std::string& file, const OnnxLimits& limits,
+                     bool from_file) {
+  if (from_file) LoadExternalData(&model, file, limits);
   if (!HasSymbolicInputDims(model)) return OnnxImporter(model, file, limits).Import();
   auto source = std::make_shared<const onnx::ModelProto>(model);
   try {
@@ -189,7 +189,7 @@ Topology ImportModel(onnx::ModelProto& model, const std::string& file, const Onn
 
 Topology ParseOnnx(const std::string& bytes, const std::string& file, const OnnxLimits& limits) {
   onnx::ModelProto model = ParseModel(bytes, file, limits);
-  return ImportModel(model, file, limits);
+  return ImportModel(model, file, limits, /*from_file=*/false);
 }
 
 namespace {
@@ -260,7 +260,7 @@ Topology ReadOnnxFile(const std::string& path, const OnnxLimits& limits) {
     const std::string bytes = ReadTextFile(path, limits.max_file_bytes);
     model = ParseModel(bytes, path, limits);
   }
-  return ImportModel(model, path, limits);
+  return ImportModel(model, path, limits, /*from_file=*/true);
 }
 
 TensorValues ParseOnnxTensor(const std::string& bytes, const std::string& file) {

@@ -194,6 +194,12 @@ TEST(OnnxReader, ExternalDataIsReadFromBesideTheModel) {
   EXPECT_NE(error(with_external("weights.bin", 4)).find("run past the end of"), std::string::npos)
       << error(with_external("weights.bin", 4));
   EXPECT_NE(error(with_external("missing.bin", 0)).find("cannot read"), std::string::npos);
+  // Bytes with no folder (standard input): external data cannot be read, and is not looked for.
+  std::ifstream model(with_external("weights.bin", 0), std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(model)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(ErrorOf(bytes).find("read only beside a model given by its path"), std::string::npos)
+      << ErrorOf(bytes);
 }
 
 // `inspect` of a large model: its large weights' shapes without their values, the external file

@@ -466,7 +466,10 @@ void OnnxImporter::CheckLimits() const {
     total += 4 * n;
     if (t.data_location() == onnx::TensorProto::EXTERNAL) {
       if (!limits_.read_weights) continue;  // its shape is what is read (LoadExternalData)
-      Fail("", "initializer", "initializer '" + t.name() + "' keeps its data in an external file");
+      Fail("", "initializer",
+           "initializer '" + t.name() +
+               "' keeps its data in an external file, read only beside a model given by its path "
+               "(not from standard input)");
     }
     const size_t width = ElementBytes(t.data_type());
     const bool raw = !t.raw_data().empty();
