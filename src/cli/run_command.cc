@@ -129,6 +129,10 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
                   "the topology has no input '" + name + "' (inputs: " + names + ")");
     }
     const Shape& shape = input->second;
+    if (IsTensorFile(path)) {  // read for each listed value: it must fit each one's shape
+      (*inputs)[name] = TensorInput(path, name, shape, o.batches);
+      continue;
+    }
     const int64_t item = shape.empty() || shape[0] <= 0 ? 0 : NumElements(shape) / shape[0];
     const auto loaded = inputs->find(name);
     if (loaded != inputs->end()) {  // loaded for another listed --set value
@@ -137,10 +141,6 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
                   "input '" + name + "' takes " + std::to_string(loaded->second.size()) +
                       " samples per batch item at one listed --set value and " +
                       std::to_string(item) + " at another: run those values one at a time");
-    }
-    if (IsTensorFile(path)) {
-      (*inputs)[name] = TensorInput(path, name, shape, o.batches);
-      continue;
     }
     Audio audio = ReadAudioFile(path);
     for (const ResolvedLayer& l : r.layers) {

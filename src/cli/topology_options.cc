@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 
 #include "ntpbench/error.h"
 #include "ntpbench/report.h"
@@ -11,6 +12,24 @@
 #include "src/cli/option_checks.h"
 
 namespace ntpb::cli {
+
+namespace {
+
+// NAME=FILE items of a repeatable option into `into` (--input, --check-output).
+std::function<void(const std::vector<std::string>&)> NameFileItems(
+    const std::string& option, std::map<std::string, std::string>* into) {
+  return [option, into](const std::vector<std::string>& items) {
+    for (const std::string& item : items) {
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+        throw Error("", "", option, "expected NAME=FILE, got '" + item + "'");
+      }
+      (*into)[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+  };
+}
+
+}  // namespace
 
 void CanonicalizeParams(const Topology& topology, TopologyOptions* o) {
   auto canonical = [&](const std::string& name) {
@@ -155,32 +174,14 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   c->add_option("--json", o->json_out, "also write Google Benchmark's JSON here (atomically)")
       ->type_name("FILE");
   c->add_option_function<std::vector<std::string>>(
-       "--input",
-       [o](const std::vector<std::string>& items) {
-         for (const std::string& item : items) {
-           const size_t eq = item.find('=');
-           if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-             throw Error("", "", "--input", "expected NAME=FILE, got '" + item + "'");
-           }
-           o->input_files[item.substr(0, eq)] = item.substr(eq + 1);
-         }
-       },
+       "--input", NameFileItems("--input", &o->input_files),
        "a graph input from a file instead of random values: a tensor (ONNX TensorProto .pb as "
        "in a model's test_data_set_0/input_0.pb, or NumPy .npy) of the input's shape or of one "
        "batch item, or an audio file (WAV, FLAC, ...: mono or mixed down) for an audio input; "
        "one batch item is repeated for every item (repeatable)")
       ->type_name("NAME=FILE");
   c->add_option_function<std::vector<std::string>>(
-       "--check-output",
-       [o](const std::vector<std::string>& items) {
-         for (const std::string& item : items) {
-           const size_t eq = item.find('=');
-           if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-             throw Error("", "", "--check-output", "expected NAME=FILE, got '" + item + "'");
-           }
-           o->check_outputs[item.substr(0, eq)] = item.substr(eq + 1);
-         }
-       },
+       "--check-output", NameFileItems("--check-output", &o->check_outputs),
        "before benchmarking, compare output NAME on each backend and precision with a stored "
        "tensor (.pb or .npy, e.g. test_data_set_0/output_0.pb, with --input for the inputs): "
        "prints the relative error (max |diff| / max |expected|) and cosine; exit 1 beyond "

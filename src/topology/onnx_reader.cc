@@ -68,10 +68,6 @@ Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::
   return t;
 }
 
-}  // namespace
-
-namespace {
-
 onnx::ModelProto ParseModel(const std::string& bytes, const std::string& file,
                             const OnnxLimits& limits) {
   if (bytes.size() > limits.max_file_bytes) {
