@@ -12,10 +12,13 @@ struct AccuracyDelta {
   // equivalence tests measure it.
   double max_rel_err = 0;
   double cosine = 1;  // actual . reference / (|actual| |reference|)
+  // max |actual - reference| / max |reference|: relative to the output's scale (a stored
+  // framework output, --check-output), not element by element.
+  double norm_rel_err = 0;
 };
 
 // Both the same length (throws std::invalid_argument otherwise). NaN anywhere gives
-// max_rel_err = infinity and cosine = 0.
+// max_rel_err = norm_rel_err = infinity and cosine = 0.
 AccuracyDelta CompareOutputs(const std::vector<float>& actual, const std::vector<float>& reference);
 
 }  // namespace ntpb

@@ -9,35 +9,10 @@
 #include "ntpbench/precision.h"
 #include "ntpbench/resolve.h"
 #include "ntpbench/tensor_file.h"
+#include "src/bench/accuracy.h"
 #include "src/bench/benchmark_config.h"
 
 namespace ntpb::cli {
-namespace {
-
-struct Agreement {
-  double rel_err = 0;  // max |got - want| / max |want|
-  double cosine = 1;
-};
-
-Agreement Compare(const std::vector<float>& got, const std::vector<float>& want) {
-  double diff = 0, scale = 0, dot = 0, gg = 0, ww = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i], w = want[i];
-    diff = std::max(diff, std::fabs(g - w));
-    if (!std::isfinite(g)) diff = INFINITY;
-    scale = std::max(scale, std::fabs(w));
-    dot += g * w;
-    gg += g * g;
-    ww += w * w;
-  }
-  Agreement a;
-  a.rel_err = diff / std::max(scale, 1e-30);
-  a.cosine = gg > 0 && ww > 0 ? dot / std::sqrt(gg * ww) : (gg == ww ? 1.0 : 0.0);
-  if (!std::isfinite(a.rel_err)) a.cosine = 0;
-  return a;
-}
-
-}  // namespace
 
 bool CheckOutputs(const TopologyBenchmark& tb, const Topology& topology, const TopologyOptions& o,
                   std::FILE* out) {
@@ -78,13 +53,13 @@ bool CheckOutputs(const TopologyBenchmark& tb, const Topology& topology, const T
       exe->Run();
       exe->Wait();
       for (const auto& [name, want] : expected) {
-        const Agreement a = Compare(exe->ReadTensor(name), want);
-        const bool ok = a.rel_err <= o.check_tolerance;
+        const AccuracyDelta a = CompareOutputs(exe->ReadTensor(name), want);
+        const bool ok = a.norm_rel_err <= o.check_tolerance;
         all_ok = all_ok && ok;
         std::fprintf(out,
                      "check-output %s %s output '%s': relative error %.2e, cosine %.6f "
                      "(tolerance %.1e): %s\n",
-                     backend_name.c_str(), PrecisionName(precision), name.c_str(), a.rel_err,
+                     backend_name.c_str(), PrecisionName(precision), name.c_str(), a.norm_rel_err,
                      a.cosine, o.check_tolerance, ok ? "ok" : "BEYOND TOLERANCE");
       }
     }

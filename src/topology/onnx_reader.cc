@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <set>
 
 #include "ntpbench/error.h"
@@ -68,21 +69,28 @@ Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::
   return t;
 }
 
-onnx::ModelProto ParseModel(const std::string& bytes, const std::string& file,
-                            const OnnxLimits& limits) {
-  if (bytes.size() > limits.max_file_bytes) {
+// `size` bytes at `data` (the file's, mapped or read) as a model with a graph; `model` parses in
+// place, so a caller that maps the file can tell a fault from a parse error.
+void ParseModelInto(const void* data, size_t size, const std::string& file,
+                    const OnnxLimits& limits, onnx::ModelProto* model) {
+  if (size > limits.max_file_bytes) {
     throw Error(file, "", "",
                 "larger than the limit of " + std::to_string(limits.max_file_bytes) +
                     " bytes (OnnxLimits::max_file_bytes)");
   }
-  onnx::ModelProto model;
-  if (bytes.empty() || !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (size == 0 || !model->ParseFromArray(data, static_cast<int>(size))) {
     throw Error(file, "", "",
                 "not an ONNX model: the protobuf does not parse (truncated, or another format)");
   }
-  if (!model.has_graph() || model.graph().node_size() == 0) {
+  if (!model->has_graph() || model->graph().node_size() == 0) {
     throw Error(file, "", "graph", "the ONNX model has no graph nodes");
   }
+}
+
+onnx::ModelProto ParseModel(const std::string& bytes, const std::string& file,
+                            const OnnxLimits& limits) {
+  onnx::ModelProto model;
+  ParseModelInto(bytes.data(), bytes.size(), file, limits, &model);
   return model;
 }
 
@@ -221,10 +229,15 @@ bool ParseMapped(const std::string& path, const OnnxLimits& limits, onnx::ModelP
   sigemptyset(&handler.sa_mask);
   sigaction(SIGBUS, &handler, &previous);
   sigjmp_buf jump;
-  bool parsed = false, truncated = false;
+  bool truncated = false;
+  std::optional<Error> error;
   if (sigsetjmp(jump, 1) == 0) {
     g_parse_jump = &jump;
-    parsed = model->ParseFromArray(bytes, static_cast<int>(st.st_size));
+    try {
+      ParseModelInto(bytes, static_cast<size_t>(st.st_size), path, limits, model);
+    } catch (const Error& e) {
+      error = e;
+    }
   } else {
     truncated = true;
   }
@@ -236,13 +249,7 @@ bool ParseMapped(const std::string& path, const OnnxLimits& limits, onnx::ModelP
     new (model) onnx::ModelProto();
     throw Error(path, "", "", "the file was truncated while it was read");
   }
-  if (!parsed) {
-    throw Error(path, "", "",
-                "not an ONNX model: the protobuf does not parse (truncated, or another format)");
-  }
-  if (!model->has_graph() || model->graph().node_size() == 0) {
-    throw Error(path, "", "graph", "the ONNX model has no graph nodes");
-  }
+  if (error) throw *error;
   return true;
 }
 

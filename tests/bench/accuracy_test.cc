@@ -22,6 +22,14 @@ TEST(AccuracyDelta, RelativeAboveOneAbsoluteBelow) {
   EXPECT_NEAR(CompareOutputs({10, 0.3f}, {10, 0.2f}).max_rel_err, 0.1, 1e-7);
 }
 
+// Relative to the output's scale: the largest difference over the largest reference value.
+TEST(AccuracyDelta, NormWiseErrorIsRelativeToTheOutputsScale) {
+  // max |diff| = 0.1 (at 0.2 -> 0.3), max |reference| = 10.
+  EXPECT_NEAR(CompareOutputs({10, 0.3f}, {10, 0.2f}).norm_rel_err, 0.01, 1e-7);
+  EXPECT_EQ(CompareOutputs({1, -2, 3}, {1, -2, 3}).norm_rel_err, 0);
+  EXPECT_TRUE(std::isinf(CompareOutputs({1, std::nanf("")}, {1, 2}).norm_rel_err));
+}
+
 TEST(AccuracyDelta, CosineOfOrthogonalAndOppositeOutputs) {
   EXPECT_NEAR(CompareOutputs({1, 0}, {0, 1}).cosine, 0, 1e-12);
   EXPECT_NEAR(CompareOutputs({1, 2}, {-1, -2}).cosine, -1, 1e-12);
