@@ -21,7 +21,7 @@ namespace ntpb {
 
 // Time and measured counters of one region (the network, a marker or a step), per iteration.
 struct RegionMeasure {
-  double ms = 0;
+  double ms = 0;          // mean: what the shares and Google Benchmark's time add up
   double time_share = 0;  // of the sum of all step times
   double gflops = 0;      // the region's analytic FLOPs over its measured time
   // The counter sources' metrics by name ("page_faults", "PAPI_TOT_CYC", derived "ipc").
@@ -29,6 +29,12 @@ struct RegionMeasure {
   // Time on the device by its own clock (OpenCL profiling events), from inferences run with no
   // host wait between steps; 0 where the backend does not measure it (CPU backends).
   double device_ms = 0;
+  // The median, fastest and slowest of its iterations (NetworkMeasure::step_samples of them); 0
+  // where not recorded (files from before they were).
+  double p50_ms = 0, min_ms = 0, max_ms = 0;
+
+  // Its headline time: the median where recorded, else (older files) the mean.
+  double Typical() const { return max_ms > 0 ? p50_ms : ms; }
 };
 
 enum class StepKind {
@@ -100,7 +106,14 @@ struct NetworkMeasure {
   // The fastest and slowest of those iterations, and how many there were (0: not recorded, as
   // in files from before they were): a p99 of 12 iterations is their slowest, not a p99.
   double min_ms = 0, max_ms = 0, latency_samples = 0;
+  // The iterations behind the steps' and markers' p50_ms, min_ms and max_ms (the first of the
+  // timed loop, at most StepSamples keeps; 0: not recorded).
+  double step_samples = 0;
   std::map<std::string, double> counters;  // the counter sources' metrics over the network
+  // The counters come from a pass of their own after the timed loop (reading them costs time the
+  // timed numbers must not hold): its iterations and its mean time per iteration, counting
+  // included (0: no counters).
+  double counted_iterations = 0, counted_ms = 0;
 };
 
 // The memory signature (DESIGN.md): analytic parts exact, the backend's plan, and what the
@@ -259,9 +272,10 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters);
 
 // A per-step counter ("layer.<step>.<metric>").
 bool IsStepCounter(const std::string& counter);
-// What Google Benchmark's console line shows by default (samples/s, GFLOP/s, p99, and the
-// cosine to the f32 reference of a lower precision), so that it
-// stays one readable line: every counter is in the JSON, the markers in ntpbench's table.
+// What Google Benchmark's console line shows by default (samples/s, the p50 and p99 latency
+// beside Google Benchmark's mean time, and the cosine to the f32 reference of a lower
+// precision), so that it stays one readable line: every counter is in the JSON, the markers in
+// ntpbench's table.
 bool IsHeadlineCounter(const std::string& counter);
 
 // The part of the model Google Benchmark's counters cannot hold (strings: the setup, each step's

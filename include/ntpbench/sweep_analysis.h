@@ -20,8 +20,12 @@ struct SweepPointSummary {
   bool base = false;  // every factor at its base value
   bool ok = false;
   std::string reason;
-  double latency_ms = 0;          // median time per inference over the repetitions
-  double p99_ms = 0;              // per-iteration latency percentile
+  // The median of the repetitions' per-iteration medians (older files: of their mean times).
+  double latency_ms = 0;
+  double p99_ms = 0;  // per-iteration latency percentile
+  // Reliability's verdict where the machine disturbed the point's run ("" when reliable): its
+  // numbers are shown, marked, and not read as the factor's effect.
+  std::string unreliable;
   double samples_per_second = 0;  // batch / latency
   double gflops = 0;              // analytic FLOPs / latency
   double flops = 0;               // analytic, per inference
@@ -55,7 +59,8 @@ struct DensityContradiction {
 
 // For each point, the contradiction with the largest GFLOP/s ratio (if any): a point of its
 // group whose density is lower by more than `margin` yet whose GFLOP/s is higher by more than
-// `margin` (a margin above the run-to-run noise). Ordered by gflops_ratio, largest first.
+// `margin` (a margin above the run-to-run noise). Points whose runs were unreliable are not
+// judged, either way. Ordered by gflops_ratio, largest first.
 std::vector<DensityContradiction> FindDensityContradictions(
     const std::vector<SweepPointSummary>& points, double margin = 0.1);
 

@@ -26,28 +26,17 @@ void RegionCounters::Start() {
   counters_->Start();
 }
 
-int64_t RegionCounters::RunTimed(Executable& executable, std::vector<int64_t>& step_ns,
-                                 std::vector<int64_t>* stamps) {
+int64_t RegionCounters::RunCounted(Executable& executable) {
   const std::size_t m = counters_->metrics().size();
-  const std::size_t n = step_ns.size();
+  const std::size_t n = sample_at_.size() - 1;
   const bool steps = counters_->wants_steps();
+  const int64_t start = NowNanoseconds();
   if (sample_at_[0]) counters_->Read(&samples_[0]);
-  int64_t total = 0;
-  int64_t t0 = NowNanoseconds();
   for (std::size_t i = 0; i < n; ++i) {
     executable.RunStep(i);
     executable.Wait();
-    const int64_t t1 = NowNanoseconds();
-    step_ns[i] += t1 - t0;
-    total += t1 - t0;
-    if (stamps) stamps->insert(stamps->end(), {t0, t1});
     if (steps) counters_->OnStep(step_counts_[i]);
-    if (sample_at_[i + 1]) {
-      counters_->Read(&samples_[(i + 1) * m]);
-      t0 = NowNanoseconds();
-    } else {
-      t0 = t1;
-    }
+    if (sample_at_[i + 1]) counters_->Read(&samples_[(i + 1) * m]);
   }
   for (std::size_t r = 0; r < regions_.size(); ++r) {
     const double* begin = &samples_[regions_[r].first_step * m];
@@ -55,7 +44,7 @@ int64_t RegionCounters::RunTimed(Executable& executable, std::vector<int64_t>& s
     double* sum = &sums_[r * m];
     for (std::size_t k = 0; k < m; ++k) sum[k] += end[k] - begin[k];
   }
-  return total;
+  return NowNanoseconds() - start;
 }
 
 namespace {

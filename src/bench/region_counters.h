@@ -1,5 +1,6 @@
 // Counters per region (net, markers, and layers when asked): which step boundaries to sample,
-// the timed run that samples them, and the per-iteration averages it reports.
+// the counted run that samples them (a pass of its own after the timed loop), and the
+// per-iteration averages it reports.
 #pragma once
 
 #include <memory>
@@ -24,11 +25,10 @@ class RegionCounters {
   RegionCounters(std::unique_ptr<CounterSet> counters, std::vector<Region> regions,
                  std::vector<StepCounts> step_counts, std::size_t steps);
 
-  // Runs every step once, timing each (as RunTimedSteps) and sampling the counters at the
-  // boundaries of the regions; reading them is kept out of the step times. Returns the sum of
-  // the step times.
-  int64_t RunTimed(Executable& executable, std::vector<int64_t>& step_ns,
-                   std::vector<int64_t>* stamps = nullptr);
+  // Runs every step once, sampling the counters at the boundaries of the regions; returns the
+  // iteration's wall time, counting included. Never inside the timed loop: the counted pass
+  // runs after it (its cost is reported beside the timed numbers, not in them).
+  int64_t RunCounted(Executable& executable);
   // Starts the sources and clears the sums (Google Benchmark calls a benchmark once per trial).
   void Start();
   void Stop() { counters_->Stop(); }

@@ -10,7 +10,7 @@ int64_t NowNanoseconds() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
+int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns, int64_t* row,
                       std::vector<int64_t>* stamps) {
   const int64_t start = NowNanoseconds();
   int64_t t0 = start;
@@ -20,6 +20,7 @@ int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
     executable.Wait();
     const int64_t t1 = NowNanoseconds();
     step_ns[i] += t1 - t0;
+    if (row) row[i] = t1 - t0;
     if (stamps) stamps->insert(stamps->end(), {t0, t1});
     t0 = t1;
   }

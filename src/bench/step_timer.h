@@ -11,9 +11,10 @@ namespace ntpb::bench {
 int64_t NowNanoseconds();
 
 // Adds each step's wall time to step_ns[i]; returns the total. Each step ends with Wait() so
-// asynchronous backends are charged to the step that did the work. `stamps` (--trace): each
-// step's begin and end are appended.
-int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns,
+// asynchronous backends are charged to the step that did the work. `row` (when not null): each
+// step's time is also written to row[i] (StepSamples). `stamps` (--trace): each step's begin and
+// end are appended.
+int64_t RunTimedSteps(Executable& executable, std::vector<int64_t>& step_ns, int64_t* row,
                       std::vector<int64_t>* stamps = nullptr);
 
 // Each step's device time per inference (Executable::DeviceStepNanoseconds), averaged over up

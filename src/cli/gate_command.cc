@@ -232,8 +232,8 @@ Command AddGateCommand(CLI::App* app) {
   CLI::App* c = app->add_subcommand(
       "gate",
       "run a suite and compare it with its baseline (what ctest -L perf runs). Exit 0 pass, 1 "
-      "regression or changed signature, 77 part of it not judged (no baseline for this machine "
-      "class) or inconclusive; the output says which.");
+      "regression, changed signature or no baseline for this machine class, 77 inconclusive or "
+      "(--allow-no-baseline) no baseline; the output says which.");
   AddGateOptions(c, o.get());
   AddJudgingOptions(c, o.get());
   c->footer(

@@ -472,11 +472,13 @@ int Run(const std::string& program, const TopologyOptions& given,
         Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     const char* unit = benchmark::GetTimeUnitString(run.time_unit);
     if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
-      std::printf("\n%s  (%.3f %s per iteration, median of %lld repetitions)\n", name.c_str(),
-                  run.GetAdjustedRealTime(), unit, static_cast<long long>(run.repetitions));
+      std::printf("\n%s  (%.3f %s per iteration = one batch of %lld, median of %lld repetitions)\n",
+                  name.c_str(), run.GetAdjustedRealTime(), unit, static_cast<long long>(key->batch),
+                  static_cast<long long>(run.repetitions));
     } else if (format->heading) {
-      std::printf("\n%s  (%.3f %s per iteration, %lld iterations)\n", name.c_str(),
-                  run.GetAdjustedRealTime(), unit, static_cast<long long>(run.iterations));
+      std::printf("\n%s  (mean %.3f %s per iteration = one batch of %lld, %lld iterations)\n",
+                  name.c_str(), run.GetAdjustedRealTime(), unit, static_cast<long long>(key->batch),
+                  static_cast<long long>(run.iterations));
     }
     if (format->heading) {
       const Reliability reliability =

@@ -30,7 +30,7 @@ struct Entry {
   std::string variant;  // the name less the topology and "/real_time": "onednn/bf16/batch:1"
   std::string machine;  // "AMD EPYC, 2 threads": what a fleet differs in
   RunMeasurement m;
-  double ms = 0;           // median real time per iteration
+  double ms = 0;           // median over the repetitions of each one's median iteration
   std::string unreliable;  // reliability.h's verdict; "" when the run could be trusted
 };
 
@@ -153,8 +153,8 @@ std::string RunsSection(const std::vector<Entry>& entries) {
   }
   if (!notes.empty()) notes = "<ul class=\"unreliable\">" + notes + "</ul>";
   return "<h2>Runs</h2>" +
-         Table({"topology", "configuration", "machine", "time", "samples/s", "GFLOP/s", "p99",
-                "cosine to f32", "max rel. error"},
+         Table({"topology", "configuration", "machine", "p50 per batch", "samples/s", "GFLOP/s",
+                "p99", "cosine to f32", "max rel. error"},
                rows) +
          notes;
 }
@@ -171,7 +171,19 @@ std::string ComparisonSection(const std::string& topology, const std::vector<con
       variants.push_back(e->variant);
     }
   }
-  const double reference = runs.front()->ms;
+  // The reference: the first run the machine did not disturb (else the first). Speed-ups are in
+  // samples per second, so that a batch of 16 is not "slower" than one of 4 for its 4x work.
+  const Entry* ref = runs.front();
+  for (const Entry* e : runs) {
+    if (e->unreliable.empty()) {
+      ref = e;
+      break;
+    }
+  }
+  auto batch = [](const Entry* e) {
+    return static_cast<double>(std::max<int64_t>(1, e->m.setup.batch));
+  };
+  const double ref_rate = batch(ref) / ref->ms;
   std::vector<report::BarGroup> groups;
   for (const std::string& v : variants) {
     report::BarGroup g{v, {}};
@@ -181,8 +193,14 @@ std::string ComparisonSection(const std::string& topology, const std::vector<con
       for (const Entry* e : runs) {
         if (e->variant != v || e->machine != machines[k]) continue;
         b.value = e->ms;
-        b.text = Ms(e->ms) + "  x" + FormatNumber("%.2f", reference / e->ms);
-        b.title = e->name + " on " + e->machine;
+        const std::string per_sample = batch(e) > 1 ? " (" + Ms(e->ms / batch(e)) + "/sample)" : "";
+        b.text =
+            Ms(e->ms) + per_sample +
+            (e == ref                 ? "  reference"
+             : !e->unreliable.empty() ? "  x? unreliable"
+                                      : "  x" + FormatNumber("%.2f", batch(e) / e->ms / ref_rate));
+        b.title =
+            e->name + " on " + e->machine + (e->unreliable.empty() ? "" : ": " + e->unreliable);
       }
       g.bars.push_back(b);
     }
@@ -190,8 +208,11 @@ std::string ComparisonSection(const std::string& topology, const std::vector<con
   }
   std::vector<std::pair<std::string, std::string>> legend;
   for (size_t k = 0; k < machines.size(); ++k) legend.push_back({machines[k], SeriesColor(k)});
-  return "<h3>" + Escape(topology) + ": time per inference</h3><p>x: speed-up over " +
-         Escape(runs.front()->variant + " on " + runs.front()->machine) + "</p>" +
+  return "<h3>" + Escape(topology) +
+         ": time per inference of a batch</h3><p>x: samples per second over " +
+         Escape(ref->variant + " on " + ref->machine) +
+         " (the same as its time's ratio at the same batch); x? where the run was unreliable "
+         "(not judged)</p>" +
          report::GroupedBarChart(groups, legend);
 }
 
@@ -245,7 +266,7 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
   for (const report::AlignedSteps& g : aligned[1]) {
     if (g.a.empty()) continue;
     Row r{g.a, 0};
-    for (int s : g.a) r.ref_ms += ref.steps[s].measure.ms;
+    for (int s : g.a) r.ref_ms += ref.steps[s].measure.Typical();
     rows.push_back(r);
   }
   std::stable_sort(rows.begin(), rows.end(),
@@ -267,7 +288,7 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
     for (size_t i = 0; i < runs.size(); ++i) {
       const std::vector<int> facing = report::StepsFacing(aligned[i], r.ref_steps);
       double ms = 0;
-      for (int s : facing) ms += runs[i]->m.steps[s].measure.ms;
+      for (int s : facing) ms += runs[i]->m.steps[s].measure.Typical();
       const bool any = !facing.empty();
       times.push_back(any ? ms : -1);
     }
@@ -315,9 +336,12 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
     if (s.inlay_layer) label += " [inlay]";
     shown += s.measure.time_share;
     bars.push_back(
-        {label, s.measure.ms, KindColor(s),
-         Ms(s.measure.ms) + "  " + FormatNumber("%.1f%%", 100 * s.measure.time_share),
+        {label, s.measure.Typical(), KindColor(s),
+         Ms(s.measure.Typical()) + "  " + FormatNumber("%.1f%%", 100 * s.measure.time_share),
          label + ": " + s.op + " " + s.shape + (s.kernel.empty() ? "" : ", " + s.kernel) + ", " +
+             (s.measure.max_ms > 0 ? "min " + Ms(s.measure.min_ms) + ", max " +
+                                         Ms(s.measure.max_ms) + ", mean " + Ms(s.measure.ms) + ", "
+                                   : "") +
              FormatNumber("%.1f GFLOP/s", s.measure.gflops) +
              (s.roof_ms > 0 ? ", " + FormatNumber("%.0f%%", 100 * s.roof_ms / s.measure.ms) +
                                   " of its " + s.bound + " roof"
@@ -333,13 +357,15 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
     for (const MarkerMeasure& mk : m.markers) {
       for (const auto& [k, v] : mk.measure.counters) counters.insert(k);
     }
-    std::vector<std::string> header = {"marker", "time", "share", "GFLOP/s"};
+    std::vector<std::string> header = {"marker", "p50", "min..max", "share", "GFLOP/s"};
     header.insert(header.end(), counters.begin(), counters.end());
     std::vector<std::vector<std::string>> rows;
     for (const MarkerMeasure& mk : m.markers) {
-      std::vector<std::string> row = {Escape(mk.name), Ms(mk.measure.ms),
-                                      FormatNumber("%.1f%%", 100 * mk.measure.time_share),
-                                      FormatNumber("%.1f", mk.measure.gflops)};
+      std::vector<std::string> row = {
+          Escape(mk.name), Ms(mk.measure.Typical()),
+          mk.measure.max_ms > 0 ? Ms(mk.measure.min_ms) + ".." + Ms(mk.measure.max_ms) : "",
+          FormatNumber("%.1f%%", 100 * mk.measure.time_share),
+          FormatNumber("%.1f", mk.measure.gflops)};
       for (const std::string& c : counters) {
         const auto it = mk.measure.counters.find(c);
         row.push_back(it == mk.measure.counters.end() ? "" : FormatNumber("%.4g", it->second));
@@ -447,6 +473,7 @@ std::string ScenarioSection(const std::string& topology, const std::vector<const
 std::string RenderHtmlReport(const std::vector<RunResults>& files,
                              const HtmlReportOptions& options) {
   std::vector<Entry> entries;
+  std::vector<std::string> duplicates;  // configurations seen twice on one machine
   for (const RunResults& f : files) {
     for (const std::string& name : f.order) {
       const BenchmarkResult& r = f.benchmarks.at(name);
@@ -457,8 +484,26 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
       e.variant = Variant(name);
       e.machine = MachineLabel(f);
       e.m = r.Measurement();
-      e.ms = Median(r.real_time_ms);
+      // The repetitions' medians (their means in files from before medians were kept).
+      std::vector<double> p50s;
+      for (std::size_t k = 0; k < r.repetitions.size(); ++k) {
+        const double p50 = r.RepetitionMeasurement(k).net.p50_ms;
+        if (p50 > 0) p50s.push_back(p50);
+      }
+      e.ms = p50s.size() == r.repetitions.size() && !p50s.empty() ? Median(p50s)
+                                                                  : Median(r.real_time_ms);
       e.unreliable = JudgeBenchmark(r).Verdict();
+      // The same configuration on the same machine twice (two files of one machine, or one file
+      // given twice): both shown, told apart by their file, never one hidden behind the other.
+      int copies = 0;
+      for (const Entry& seen : entries) {
+        copies += seen.variant == e.variant && MachineLabel(*seen.file) == e.machine;
+      }
+      if (copies > 0) {
+        duplicates.push_back(e.variant + " on " + e.machine + " (" + f.file + ")");
+        e.machine +=
+            " (" + f.file + (copies > 1 ? ", copy " + std::to_string(copies + 1) : "") + ")";
+      }
       entries.push_back(std::move(e));
     }
   }
@@ -472,7 +517,17 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
                      Escape(options.title) + "</h1>";
   html += "<p>" + std::to_string(entries.size()) + " runs from " + std::to_string(files.size()) +
           " file" + (files.size() == 1 ? "" : "s") +
-          ". Times are the median real time per inference over the repetitions.</p>";
+          ". Times are medians: each repetition's median iteration (one inference of a batch), the "
+          "median "
+          "of those over the repetitions; a step's is its median iteration, with its range in "
+          "its tooltip.</p>";
+  if (!duplicates.empty()) {
+    html +=
+        "<p class=\"bad\">The same configuration on the same machine more than once, each "
+        "shown with its file:";
+    for (const std::string& d : duplicates) html += " " + Escape(d) + ";";
+    html += "</p>";
+  }
   html += MachinesSection(files);
   html += RunsSection(entries) + SkippedSection(files);
   std::vector<std::string> topologies;

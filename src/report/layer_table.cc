@@ -52,6 +52,15 @@ std::string FormatTime(double ms, const std::string& unit) {
 
 namespace {
 
+// "35.2..780.3 µs", or "29.0 µs..2.27 ms" when the ends need different units.
+std::string FormatRange(double min_ms, double max_ms, const std::string& unit) {
+  if (max_ms <= 0) return "";
+  const std::string lo = FormatTime(min_ms, unit), hi = FormatTime(max_ms, unit);
+  const size_t lo_space = lo.rfind(' '), hi_space = hi.rfind(' ');
+  if (lo.substr(lo_space) == hi.substr(hi_space)) return lo.substr(0, lo_space) + ".." + hi;
+  return lo + ".." + hi;
+}
+
 // "latency min 1.2 ms, max 3.4 ms over 57 iterations (too few for a p90: it needs 100)", on a line
 // of its own: the range behind the percentiles,
 // and which of them rest on too few iterations to be more than the slowest one.
@@ -64,9 +73,12 @@ std::string LatencySpread(const NetworkMeasure& n, const TableView& view) {
   for (const int p : {90, 99}) {  // the lowest percentile short of iterations
     const int64_t needed = QueriesForPercentile(p);
     if (n.latency_samples < static_cast<double>(needed)) {
-      return out + " (too few for a p" + std::to_string(p) + ": it needs " +
-             std::to_string(needed) + ")";
+      out += " (too few for a p" + std::to_string(p) + ": it needs " + std::to_string(needed) + ")";
+      break;
     }
+  }
+  if (n.step_samples > 0 && n.step_samples < n.latency_samples) {
+    out += "; rows over the first " + Printf("%.0f", n.step_samples);
   }
   return out;
 }
@@ -98,10 +110,23 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   // Rows with every column; the default table keeps the first 9 (8 when no step names its
   // kernel, or when the kernel does not fit).
   using Row = std::vector<std::string>;
-  const Row header_cells = {"layer",   "op",   "output", "time",  "share",   "",
-                            "GFLOP/s", "roof", "kernel", "FLOPs", "weights", "activations out",
+  // Medians with their range where the run kept each step's iterations; means in older files.
+  const bool medians = m.net.step_samples > 0;
+  const Row header_cells = {"layer",
+                            "op",
+                            "output",
+                            medians ? "p50" : "mean",
+                            medians ? "min..max" : "",
+                            "share",
+                            "",
+                            "GFLOP/s",
+                            "roof",
+                            "kernel",
+                            "FLOPs",
+                            "weights",
+                            "activations out",
                             "FLOP/B"};
-  size_t kernel_column = 8;
+  size_t kernel_column = 9;
   bool any_kernel = false, any_device = false;
   double device_total_ms = 0;
   for (const StepMeasure& s : m.steps) {
@@ -117,14 +142,16 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
                        const RegionMeasure& measure, const Cost& cost,
                        const std::string& kernel = "") -> Row {
+    const double ms = measure.Typical();
     return {name,
             op,
             what,
-            FormatTime(measure.ms, view.time_unit),
+            FormatTime(ms, view.time_unit),
+            FormatRange(measure.min_ms, measure.max_ms, view.time_unit),
             Printf("%.1f%%", 100 * measure.time_share),
             bar(measure.time_share),
-            Printf("%.1f", measure.gflops),
-            roof(cost, measure.ms),
+            Printf("%.1f", ms > 0 ? static_cast<double>(cost.flops) / (ms * 1e6) : 0.0),
+            roof(cost, ms),
             kernel,
             FormatCount(static_cast<double>(cost.flops)),
             FormatBytes(static_cast<double>(cost.weight_bytes)),
@@ -149,18 +176,19 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       const StepMeasure& step = *row.step;
       total_ms += step.measure.ms;
       const double share = step.measure.time_share;
-      groups.push_back(
-          {{{step.name + " (inlay)", step.inlay_op, "", FormatTime(step.measure.ms, view.time_unit),
-             Printf("%.1f%%", 100 * share), bar(share), "", "", step.kernel, "", "", "", "",
-             device(step.measure)}},
-           step.measure.ms});
+      groups.push_back({{{step.name + " (inlay)", step.inlay_op, "",
+                          FormatTime(step.measure.Typical(), view.time_unit),
+                          FormatRange(step.measure.min_ms, step.measure.max_ms, view.time_unit),
+                          Printf("%.1f%%", 100 * share), bar(share), "", "", step.kernel, "", "",
+                          "", "", device(step.measure)}},
+                        step.measure.ms});
       continue;
     }
     const ResolvedLayer& l = t.layers[row.layer];
     if (row.kind == report::RunRow::kFusedInto) {  // no time of its own: under its step
       if (!groups.empty()) {
         groups.back().rows.push_back({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]),
-                                      "fused", "", "", "", "", "", "", "", "", "", ""});
+                                      "fused", "", "", "", "", "", "", "", "", "", "", ""});
       }
       continue;
     }
@@ -200,8 +228,8 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   if (shown < groups.size()) {
     const double share = total_ms > 0 ? hidden_ms / total_ms : 0;
     rows.push_back({"(" + std::to_string(groups.size() - shown) + " more steps)", "", "",
-                    FormatTime(hidden_ms, view.time_unit), Printf("%.1f%%", 100 * share),
-                    bar(share), "", "", "", "", "", "", "", ""});
+                    FormatTime(hidden_ms, view.time_unit), "(sum of means)",
+                    Printf("%.1f%%", 100 * share), bar(share), "", "", "", "", "", "", "", ""});
   }
   // Fusion never crosses a marker boundary: a marker holds whole steps.
   auto steps_cost = [&](int first, int last) {
@@ -225,23 +253,36 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   }
   rows.push_back(rule);
   const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
-  rows.push_back({"total", "", "", FormatTime(total_ms, view.time_unit), "100.0%", "",
-                  Printf("%.1f", m.net.gflops), roof(total, total_ms), "",
-                  FormatCount(static_cast<double>(total.flops)),
-                  FormatBytes(static_cast<double>(total.weight_bytes)), "", "",
-                  any_device ? FormatTime(device_total_ms, view.time_unit) : ""});
+  // The whole iteration's median and range (its latencies), else the steps' summed means.
+  const double total_headline = medians && m.net.p50_ms > 0 ? m.net.p50_ms : total_ms;
+  rows.push_back(
+      {"total", "", "", FormatTime(total_headline, view.time_unit),
+       medians ? FormatRange(m.net.min_ms, m.net.max_ms, view.time_unit) : "", "100.0%", "",
+       Printf("%.1f", total_headline > 0 ? static_cast<double>(total.flops) / (total_headline * 1e6)
+                                         : m.net.gflops),
+       roof(total, total_headline), "", FormatCount(static_cast<double>(total.flops)),
+       FormatBytes(static_cast<double>(total.weight_bytes)), "", "",
+       any_device ? FormatTime(device_total_ms, view.time_unit) : ""});
   Row header = header_cells;
   header.push_back("device");
   auto place_device = [&](Row& r) {
     if (r.empty()) return;  // a rule
     std::string last = r.back();
     r.pop_back();
-    if (any_device) r.insert(r.begin() + 4, last);
+    if (any_device) r.insert(r.begin() + 5, last);
   };
   place_device(header);
   for (Row& r : rows) place_device(r);
   if (any_device) ++kernel_column;
-  // The default table: the first 9 columns (8 without kernels), names (and a marker's range)
+  // Without medians (an older file) the range column is empty: dropped.
+  if (!medians) {
+    header.erase(header.begin() + 4);
+    for (Row& r : rows) {
+      if (!r.empty()) r.erase(r.begin() + 4);
+    }
+    --kernel_column;
+  }
+  // The default table: the first 10 columns (9 without kernels), names (and a marker's range)
   // shortened until the table fits view.width; kernels too, then dropped if it still does not.
   size_t columns = view.wide ? header.size() : any_kernel ? kernel_column + 1 : kernel_column;
   size_t max_kernel = view.wide ? SIZE_MAX : 24;
@@ -293,8 +334,15 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
       }
     }
   }
+  // Times are per iteration, one batch; at a batch above 1 the per-sample median too.
+  const double batch = m.setup.batch > 1 ? static_cast<double>(m.setup.batch) : 1.0;
+  const std::string per_sample = batch > 1 && m.net.p50_ms > 0
+                                     ? "   per sample (batch " + Printf("%.0f", batch) + ") p50 " +
+                                           FormatTime(m.net.p50_ms / batch, view.time_unit)
+                                     : "";
   out += "samples/s " + Printf("%.2f", m.net.samples_per_second) + "   params " +
-         FormatCount(static_cast<double>(a.total.params)) + "   p50/p90/p99 " +
+         FormatCount(static_cast<double>(a.total.params)) + "   mean " +
+         FormatTime(total_ms, view.time_unit) + per_sample + "\np50/p90/p99 " +
          FormatTime(m.net.p50_ms, view.time_unit) + " / " +
          FormatTime(m.net.p90_ms, view.time_unit) + " / " +
          FormatTime(m.net.p99_ms, view.time_unit) + LatencySpread(m.net, view) +
@@ -322,7 +370,16 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
            Printf("%.2e", m.accuracy->max_rel_err) + ", cosine similarity " +
            Printf("%.6f", m.accuracy->cosine) + "\n";
   }
-  return out + FormatCounterTable(m);
+  out += FormatCounterTable(m);
+  if (m.net.counted_iterations > 0 && !m.net.counters.empty()) {
+    const double over = total_ms > 0 ? m.net.counted_ms / total_ms - 1 : 0;
+    out += "counters from a pass of their own after the timed one: " +
+           Printf("%.0f", m.net.counted_iterations) + " iterations at " +
+           FormatTime(m.net.counted_ms, view.time_unit) + " each,\n  counting included (" +
+           Printf("%+.0f%%", 100 * over) +
+           " over the timed mean); the times above hold none of it\n";
+  }
+  return out;
 }
 
 namespace {

@@ -118,7 +118,7 @@ SideValue StepsValue(const Side& side, const std::vector<int>& steps) {
   v.present = true;
   const auto& all = side.median.steps;
   for (int s : steps) {
-    v.ms += all[s].measure.ms;
+    v.ms += all[s].measure.Typical();
     v.cost = Sum(v.cost, all[s].cost);
   }
   const StepMeasure& first = all[steps.front()];
@@ -134,18 +134,32 @@ SideValue StepsValue(const Side& side, const std::vector<int>& steps) {
     double ms = 0;
     for (int s : steps) {
       const StepMeasure* step = rep.FindStep(all[s].name);
-      ms += step ? step->measure.ms : 0;
+      ms += step ? step->measure.Typical() : 0;
     }
     v.samples.push_back(ms);
   }
   return v;
 }
 
+// Each repetition's median iteration, where every repetition recorded one; else (older files)
+// each repetition's mean, as Google Benchmark's time.
+std::vector<double> RepetitionTimes(const Side& side) {
+  std::vector<double> p50s;
+  const BenchmarkResult& r = *side.result;
+  for (std::size_t i = 0; i < r.repetitions.size(); ++i) {
+    const double p50 = r.RepetitionMeasurement(i).net.p50_ms;
+    if (p50 <= 0) return r.real_time_ms;
+    p50s.push_back(p50);
+  }
+  return p50s.empty() ? r.real_time_ms : p50s;
+}
+
 SideValue NetworkValue(const Side& side) {
   SideValue v;
   v.present = true;
-  v.ms = Median(side.result->real_time_ms);
-  if (side.result->real_time_ms.size() > 1) v.samples = side.result->real_time_ms;
+  const std::vector<double> times = RepetitionTimes(side);
+  v.ms = Median(times);
+  if (times.size() > 1) v.samples = times;
   const RunMeasurement& m = side.median;
   v.cost.flops = m.net.flops;
   v.cost.params = m.net.params;
@@ -163,11 +177,11 @@ SideValue MarkerValue(const Side& side, const std::string& name) {
   const MarkerMeasure* marker = side.median.FindMarker(name);
   if (!marker) return v;
   v.present = true;
-  v.ms = marker->measure.ms;
+  v.ms = marker->measure.Typical();
   v.op = "marker";
   for (const RunMeasurement& rep : side.repetitions) {
     const MarkerMeasure* r = rep.FindMarker(name);
-    v.samples.push_back(r ? r->measure.ms : 0);
+    v.samples.push_back(r ? r->measure.Typical() : 0);
   }
   return v;
 }
@@ -234,17 +248,73 @@ std::string StepsName(const RunMeasurement& m, const std::vector<int>& steps) {
   return name;
 }
 
-// What makes `b` measure something else than `a` ("" when nothing): another topology, or
-// another batch size. Backend, precision, threads and machine are what a comparison is for.
-std::string Mismatch(const RunSetup& a, const RunSetup& b) {
-  if (!a.topology.empty() && !b.topology.empty() && a.topology != b.topology) {
-    return "another topology (" + b.topology + "; A: " + a.topology + ")";
+// A run's spec beyond its name: its params' values and seed (the run's configuration, where the
+// file recorded it) and its scenario.
+struct Spec {
+  RunSetup setup;
+  std::map<std::string, std::string> params;
+  std::string seed, backend_options, scenario;
+};
+
+Spec SpecOf(const Side& side) {
+  Spec spec;
+  spec.setup = side.median.setup;
+  const nlohmann::json& config = side.result->config;
+  if (config.is_object()) {
+    if (config.contains("params") && config["params"].is_object()) {
+      for (const auto& [name, value] : config["params"].items()) spec.params[name] = value.dump();
+    }
+    if (config.contains("seed")) spec.seed = config["seed"].dump();
+    if (config.contains("backend_options")) {
+      spec.backend_options = config["backend_options"].dump();
+    }
   }
-  if (a.batch > 0 && b.batch > 0 && a.batch != b.batch) {
-    return "another batch size (" + std::to_string(b.batch) + "; A: " + std::to_string(a.batch) +
-           ")";
+  if (const std::optional<ScenarioMeasure>& sc = side.median.scenario) {
+    spec.scenario =
+        std::string(ScenarioName(sc->kind)) + " x" + std::to_string(sc->streams) + " streams";
+  }
+  return spec;
+}
+
+// What makes `b` measure something else than `a` ("" when nothing): another topology, batch
+// size, size (a param's value) or scenario. Backend, precision, threads, backend options and
+// machine are what a comparison is for; a seed only changes the random weights.
+std::string Mismatch(const Spec& a, const Spec& b) {
+  if (!a.setup.topology.empty() && !b.setup.topology.empty() &&
+      a.setup.topology != b.setup.topology) {
+    return "another topology (" + b.setup.topology + "; A: " + a.setup.topology + ")";
+  }
+  if (a.setup.batch > 0 && b.setup.batch > 0 && a.setup.batch != b.setup.batch) {
+    return "another batch size (" + std::to_string(b.setup.batch) +
+           "; A: " + std::to_string(a.setup.batch) + ")";
+  }
+  std::string sizes, theirs;
+  for (const auto& [name, value] : b.params) {
+    const auto it = a.params.find(name);
+    if (it == a.params.end() || it->second == value) continue;
+    sizes += (sizes.empty() ? "" : ", ") + name + " " + value;
+    theirs += (theirs.empty() ? "" : ", ") + name + " " + it->second;
+  }
+  if (!sizes.empty()) return "other sizes (" + sizes + "; A: " + theirs + ")";
+  if (a.scenario != b.scenario) {
+    return "another scenario (" + (b.scenario.empty() ? "single-stream" : b.scenario) +
+           "; A: " + (a.scenario.empty() ? "single-stream" : a.scenario) + ")";
   }
   return "";
+}
+
+// What differs and is compared on purpose, said once: "B differs in seed 7 (A: 42)".
+std::string Differs(const Spec& a, const Spec& b) {
+  std::string out;
+  if (!a.seed.empty() && !b.seed.empty() && a.seed != b.seed) {
+    out += "seed " + b.seed + " (A: " + a.seed + ")";
+  }
+  if (!a.backend_options.empty() && !b.backend_options.empty() &&
+      a.backend_options != b.backend_options) {
+    out += (out.empty() ? "" : ", ") + std::string("backend options ") + b.backend_options +
+           " (A: " + a.backend_options + ")";
+  }
+  return out;
 }
 
 RunComparison ComparePair(const std::vector<const RunResults*>& files,
@@ -262,12 +332,18 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
   // A run of another model or batch size is shown beside A, not judged against it: a time per
   // batch of 16 is no regression of one per batch of 4, nor a CNN of an MLP.
   std::vector<std::string> mismatch(files.size());
+  bool batches_differ = false;
   for (size_t i = 1; i < files.size(); ++i) {
     if (names[i].empty() || names[0].empty()) continue;
-    mismatch[i] = Mismatch(sides[0].median.setup, sides[i].median.setup);
+    const Spec a = SpecOf(sides[0]), b = SpecOf(sides[i]);
+    mismatch[i] = Mismatch(a, b);
     if (!mismatch[i].empty()) {
       c.notes.push_back(Letter(i) + " measures " + mismatch[i] + ": shown, not judged");
     }
+    if (const std::string d = Differs(a, b); !d.empty()) {
+      c.notes.push_back(Letter(i) + " differs in " + d);
+    }
+    batches_differ |= a.setup.batch > 0 && b.setup.batch > 0 && a.setup.batch != b.setup.batch;
   }
   // A run the machine disturbed (reliability.h) gets no verdict, nor does any run against it: a
   // "slower" on a busy machine's numbers would be the neighbour's doing.
@@ -305,6 +381,26 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
     net.sides.push_back(names[i].empty() ? SideValue{} : NetworkValue(sides[i]));
   }
   c.rows.push_back(judged(net));
+  // Times are per iteration, one batch: where batches differ, the network per sample too (what
+  // batching buys), shown beside A and not judged.
+  if (batches_differ) {
+    RunComparisonRow per_sample = net;
+    per_sample.name = "network per sample";
+    for (size_t i = 0; i < per_sample.sides.size(); ++i) {
+      const double batch = static_cast<double>(std::max<int64_t>(1, sides[i].median.setup.batch));
+      SideValue& v = per_sample.sides[i];
+      v.ms /= batch;
+      for (double& x : v.samples) x /= batch;
+      v.cost = StepCost{};
+    }
+    RunComparisonRow shown = judged(per_sample);
+    for (size_t i = 0; i < shown.judgements.size(); ++i) {
+      const SideValue &x = per_sample.sides[0], &y = per_sample.sides[i + 1];
+      if (!x.present || !y.present || x.ms <= 0) continue;
+      shown.judgements[i].change = y.ms / x.ms - 1;
+    }
+    c.rows.push_back(shown);
+  }
   // Markers, by name.
   std::vector<std::string> markers;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -479,10 +575,13 @@ std::string MarkdownField(const std::string& s) {
 }
 
 constexpr const char* kLegend =
+    "times: medians per iteration (one batch; 'per sample' divides by the batch), over the\n"
+    "  repetitions' medians\n"
     "verdict: faster/slower: beyond the threshold and significant over the repetitions\n"
     "  (Mann-Whitney U); noise: beyond the threshold, not significant; faster?/slower?: beyond\n"
     "  the threshold, too few repetitions to test (--benchmark_repetitions); n/a: another\n"
-    "  topology or batch size, shown beside A; withheld: a run the machine disturbed (notes);\n"
+    "  topology, batch size, size or scenario, shown beside A; withheld: a run the machine\n"
+    "  disturbed (notes);\n"
     "  same: within the threshold";
 
 }  // namespace

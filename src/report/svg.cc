@@ -95,7 +95,7 @@ std::string GroupedBarChart(const std::vector<BarGroup>& groups,
     for (const Bar& b : g.bars) most = std::max(most, b.value);
   }
   const int height = static_cast<int>(top + rows * bar + gap * groups.size() + 8);
-  const double span = width - kLabelWidth - 170;
+  const double span = width - kLabelWidth - 230;  // room for "223.8 µs (28.0 µs/sample)  x2.44"
   std::string svg = Open(width, height);
   double x = 10;
   for (const auto& [name, color] : legend) {
@@ -298,7 +298,10 @@ std::string LineChart(const std::vector<std::string>& categories,
         svg += Text(X(i), Y(0) - 4, "x", "middle", " fill=\"#c0392b\"");
         continue;
       }
-      svg += "<circle cx=\"" + Num(X(i)) + "\" cy=\"" + Num(Y(s.y[i])) + "\" r=\"3.5\" fill=\"" +
+      const bool doubtful = i < s.unreliable.size() && s.unreliable[i];
+      svg += "<circle cx=\"" + Num(X(i)) + "\" cy=\"" + Num(Y(s.y[i])) +
+             (doubtful ? "\" r=\"4.5\" fill=\"#fff\" stroke-dasharray=\"2 2\" stroke=\""
+                       : "\" r=\"3.5\" fill=\"") +
              s.color + "\">" +
              (i < s.titles.size() ? "<title>" + Escape(s.titles[i]) + "</title>" : "") +
              "</circle>";

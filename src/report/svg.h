@@ -56,6 +56,8 @@ struct LineSeries {
   std::string color;
   std::vector<double> y;            // one per category; NaN: absent (a failed point)
   std::vector<std::string> titles;  // tooltips, one per category (optional)
+  // Points whose measurement was unreliable (optional, one per category): drawn hollow, dashed.
+  std::vector<bool> unreliable;
 };
 std::string LineChart(const std::vector<std::string>& categories,
                       const std::vector<LineSeries>& series, const std::string& x_label,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ntpbench/error.h"
+#include "ntpbench/reliability.h"
 #include "src/common/statistics.h"
 
 namespace ntpb {
@@ -39,7 +40,14 @@ SweepPointSummary SummarizePoint(const SweepPointResult& p, const std::string& f
     return s;
   }
   const RunMeasurement m = b.Measurement();
-  s.latency_ms = Median(b.real_time_ms);
+  std::vector<double> p50s;
+  for (std::size_t r = 0; r < b.repetitions.size(); ++r) {
+    const double p50 = b.RepetitionMeasurement(r).net.p50_ms;
+    if (p50 > 0) p50s.push_back(p50);
+  }
+  s.latency_ms = !p50s.empty() ? Median(p50s) : Median(b.real_time_ms);
+  const Reliability reliability = JudgeBenchmark(b);
+  if (!reliability.reliable) s.unreliable = reliability.Verdict();
   s.p99_ms = m.net.p99_ms;
   s.flops = m.net.flops;
   for (const StepMeasure& step : m.steps) s.bytes += step.cost.Bytes();
@@ -99,11 +107,14 @@ std::vector<DensityContradiction> FindDensityContradictions(
   std::vector<DensityContradiction> out;
   for (std::size_t a = 0; a < points.size(); ++a) {
     const SweepPointSummary& dense = points[a];
-    if (!dense.ok || dense.density <= 0 || dense.gflops <= 0) continue;
+    if (!dense.ok || !dense.unreliable.empty() || dense.density <= 0 || dense.gflops <= 0) continue;
     DensityContradiction best;
     for (std::size_t b = 0; b < points.size(); ++b) {
       const SweepPointSummary& other = points[b];
-      if (b == a || !other.ok || other.density <= 0 || other.Group() != dense.Group()) continue;
+      if (b == a || !other.ok || !other.unreliable.empty() || other.density <= 0 ||
+          other.Group() != dense.Group()) {
+        continue;
+      }
       const double density_ratio = dense.density / other.density;
       const double gflops_ratio = other.gflops / dense.gflops;
       if (density_ratio > 1 + margin && gflops_ratio > 1 + margin &&

@@ -83,7 +83,7 @@ std::string RenderSweepTable(const SweepResults& results) {
   std::string out =
       sweep.name + " (" + std::to_string(points.size()) + " points, " + results.file + ")\n";
   for (const SweepFactor& factor : sweep.factors) {
-    TextTable t({factor.name, "latency ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
+    TextTable t({factor.name, "p50 ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
                  "vs base", "note"});
     const auto series = FactorSeries(points, sweep, factor.name);
     double base_ms = 0;
@@ -93,7 +93,8 @@ std::string RenderSweepTable(const SweepResults& results) {
     for (const SweepPointSummary* p : series) {
       const std::string value = ValueLabel(factor, p->settings.at(factor.name));
       if (!p->ok) {
-        t.Add({value, "-", "-", "-", "-", "-", "-", "-", "failed: " + p->reason.substr(0, 60)});
+        t.Add(
+            {value, "-", "-", "-", "-", "-", "-", "-", report::Elide("failed: " + p->reason, 44)});
         continue;
       }
       bool flagged = false;
@@ -104,7 +105,8 @@ std::string RenderSweepTable(const SweepResults& results) {
              FormatNumber("%.1f", p->gflops), FormatNumber("%.3f", p->flops * 1e-9),
              FormatNumber("%.1f", p->density),
              base_ms > 0 ? FormatNumber("x%.2f", p->latency_ms / base_ms) : "-",
-             std::string(p->base ? "base " : "") + (flagged ? "denser, slower (see below)" : "")});
+             std::string(p->base ? "base " : "") + (flagged ? "denser, slower (see below)" : "") +
+                 (p->unreliable.empty() ? "" : "unreliable (see below)")});
     }
     out += "\n" + t.Render();
   }
@@ -126,15 +128,17 @@ std::string RenderSweepTable(const SweepResults& results) {
           if (p.settings.at(rows.name) == a && p.settings.at(columns.name) == b) found = &p;
         }
         ms.push_back(found && found->ok ? found->latency_ms : 0);
-        row.push_back(found && found->ok ? Ms(found->latency_ms) + " ms" : "failed");
+        row.push_back(!found || !found->ok ? "failed"
+                                           : Ms(found->latency_ms) + " ms" +
+                                                 (found->unreliable.empty() ? "" : " ?"));
       }
       for (double m : ms) {
         row.push_back(m > 0 && ms.front() > 0 ? FormatNumber("x%.2f", ms.front() / m) : "-");
       }
       t.Add(row);
     }
-    out += "\nevery combination (median latency; speed-up over " + columns.name + " " +
-           ShortLabel(columns, columns.values.front()) + "):\n" + t.Render();
+    out += "\nevery combination (median latency, ? where unreliable; speed-up over " +
+           columns.name + " " + ShortLabel(columns, columns.values.front()) + "):\n" + t.Render();
   }
   size_t failed = 0;
   for (const SweepPointSummary& p : points) failed += p.ok ? 0 : 1;
@@ -142,6 +146,16 @@ std::string RenderSweepTable(const SweepResults& results) {
     out += "\nfailed points:\n";
     for (const SweepPointSummary& p : points) {
       if (!p.ok) out += "  " + p.id + ": " + p.reason + "\n";
+    }
+  }
+  size_t unreliable = 0;
+  for (const SweepPointSummary& p : points) unreliable += p.ok && !p.unreliable.empty();
+  if (unreliable > 0) {
+    out +=
+        "\nunreliable points (shown, not judged: their times may hold the machine's other "
+        "work):\n";
+    for (const SweepPointSummary& p : points) {
+      if (p.ok && !p.unreliable.empty()) out += "  " + p.id + ": " + p.unreliable + "\n";
     }
   }
   if (!contradictions.empty()) {
@@ -182,7 +196,9 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
   html += "<p><b>" + Escape(sweep.name) + "</b>: " + Escape(sweep.description) +
           "</p><p>Topology <code>" + Escape(sweep.topology) + "</code>, " +
           SweepModeName(sweep.mode) + "; base " + Escape(base) +
-          ". Latency is the median time per inference; throughput = batch / latency; GFLOP/s "
+          ". Latency is the median time per inference (the median of the repetitions' medians); "
+          "hollow dashed points and cells marked unreliable were measured while the machine was "
+          "busy or spread too much, and are not judged; throughput = batch / latency; GFLOP/s "
           "= analytic FLOPs / latency; operation density = FLOPs / bytes moved (weights read, "
           "activations in and out).</p>";
   html +=
@@ -241,8 +257,17 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
         }
         s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
         q.y[v] = p->p99_ms;
-        for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p->id);
-        rows[v] += "<td>" + Ms(p->latency_ms) + "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
+        const bool doubtful = !p->unreliable.empty();
+        for (auto* x : {&s, &g, &l, &q}) {
+          x->titles.push_back(p->id + (doubtful ? " (" + p->unreliable + ")" : ""));
+          x->unreliable.resize(values.size());
+          x->unreliable[v] = doubtful;
+        }
+        rows[v] += "<td>" + Ms(p->latency_ms) +
+                   (doubtful ? " <span class=\"bad\" title=\"" + Escape(p->unreliable) +
+                                   "\">unreliable</span>"
+                             : "") +
+                   "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
                    FormatNumber("%.1f", p->samples_per_second) + "</td><td>" +
                    FormatNumber("%.1f", p->gflops) + "</td><td>" +
                    FormatNumber("%.1f", p->density) + "</td>";
@@ -263,7 +288,7 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
           "first series' peak for its precision, memory and last-level-cache bandwidth). By the "
           "roofline a denser configuration runs at least as many GFLOP/s; points in red ran "
           "more than 10% slower than a configuration more than 10% less dense (same backend "
-          "and precision).</p>";
+          "and precision); grey points were unreliable and are not judged.</p>";
   std::vector<report::RooflinePoint> dots;
   std::vector<report::RooflineCeiling> ceilings;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -274,10 +299,14 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
       for (const DensityContradiction& c : files[i].contradictions) {
         flagged = flagged || c.denser == k;
       }
+      // An unreliable point is grey: drawn where it was measured, not read as the series'.
       dots.push_back({p.density, p.gflops, flagged ? 6.0 : 4.0,
-                      flagged ? "#c0392b" : report::SeriesColor(i),
+                      flagged                 ? "#c0392b"
+                      : !p.unreliable.empty() ? "#aaa"
+                                              : report::SeriesColor(i),
                       files[i].series + " " + p.id + FormatNumber(": %.1f FLOP/B, ", p.density) +
-                          FormatNumber("%.1f GFLOP/s", p.gflops)});
+                          FormatNumber("%.1f GFLOP/s", p.gflops) +
+                          (p.unreliable.empty() ? "" : " (" + p.unreliable + ")")});
     }
   }
   for (const SweepPointResult& p : results.front().points) {

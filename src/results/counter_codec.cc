@@ -17,6 +17,7 @@ namespace {
 
 // Metrics of every timed region (steps, markers).
 constexpr const char* kMs = "ms";
+constexpr const char* kRegionP50Ms = "p50_ms";  // with kMinMs, kMaxMs below
 constexpr const char* kDeviceMs = "device_ms";
 constexpr const char* kTimeShare = "time_share";
 constexpr const char* kGflops = "gflops";
@@ -38,6 +39,9 @@ constexpr const char* kP99Ms = "p99_ms";
 constexpr const char* kMinMs = "min_ms";
 constexpr const char* kMaxMs = "max_ms";
 constexpr const char* kLatencySamples = "latency_samples";
+constexpr const char* kStepSamples = "step_samples";
+constexpr const char* kCountedIterations = "counted_iterations";
+constexpr const char* kCountedMs = "counted_ms";
 // The memory signature's.
 constexpr const char* kActivationBytes = "activation_bytes";
 constexpr const char* kPeakRssBytes = "peak_rss_bytes";
@@ -140,6 +144,12 @@ void SetRegionMetric(RegionMeasure* r, const std::string& metric, double value) 
     r->gflops = value;
   } else if (metric == kDeviceMs) {
     r->device_ms = value;
+  } else if (metric == kRegionP50Ms) {
+    r->p50_ms = value;
+  } else if (metric == kMinMs) {
+    r->min_ms = value;
+  } else if (metric == kMaxMs) {
+    r->max_ms = value;
   } else {
     r->counters[metric] = value;
   }
@@ -151,6 +161,11 @@ void EncodeRegion(const std::string& region, const RegionMeasure& r,
   out->push_back({Of(region, kTimeShare), r.time_share});
   out->push_back({Of(region, kGflops), r.gflops});
   if (r.device_ms > 0) out->push_back({Of(region, kDeviceMs), r.device_ms});
+  if (r.max_ms > 0) {
+    out->push_back({Of(region, kRegionP50Ms), r.p50_ms});
+    out->push_back({Of(region, kMinMs), r.min_ms});
+    out->push_back({Of(region, kMaxMs), r.max_ms});
+  }
   for (const auto& [metric, value] : r.counters) out->push_back({Of(region, metric), value});
 }
 
@@ -221,7 +236,7 @@ bool IsStepCounter(const std::string& counter) {
 }
 
 bool IsHeadlineCounter(const std::string& counter) {
-  for (const char* metric : {kSamplesPerSecond, kGflops, kP99Ms}) {
+  for (const char* metric : {kSamplesPerSecond, kP50Ms, kP99Ms}) {
     if (counter == Of(rn::kNet, metric)) return true;
   }
   return counter == Of(rn::kAcc, kCosine);  // a lower precision's cost in accuracy
@@ -241,6 +256,11 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
     out.push_back({Of(rn::kNet, kMinMs), n.min_ms});
     out.push_back({Of(rn::kNet, kMaxMs), n.max_ms});
     out.push_back({Of(rn::kNet, kLatencySamples), n.latency_samples});
+  }
+  if (n.step_samples > 0) out.push_back({Of(rn::kNet, kStepSamples), n.step_samples});
+  if (n.counted_iterations > 0) {
+    out.push_back({Of(rn::kNet, kCountedIterations), n.counted_iterations});
+    out.push_back({Of(rn::kNet, kCountedMs), n.counted_ms});
   }
   for (const auto& [metric, value] : n.counters) out.push_back({Of(rn::kNet, metric), value});
   if (const std::optional<ScenarioMeasure>& sc = m.scenario) {
@@ -376,6 +396,12 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
         m.net.max_ms = value;
       } else if (metric_name == kLatencySamples) {
         m.net.latency_samples = value;
+      } else if (metric_name == kStepSamples) {
+        m.net.step_samples = value;
+      } else if (metric_name == kCountedIterations) {
+        m.net.counted_iterations = value;
+      } else if (metric_name == kCountedMs) {
+        m.net.counted_ms = value;
       } else {
         m.net.counters[metric_name] = value;
       }

@@ -58,6 +58,49 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
   EXPECT_EQ(FormatRunTable(t, a, DecodeCounters(with_range)).find("too few"), std::string::npos);
 }
 
+// Where the run kept each step's iterations, every row's headline is its median with its range
+// (a mean above the median is one slow iteration's doing); the mean is in the footer; counters
+// measured in a pass of their own say so, with what counting cost.
+TEST(Report, RunTableHeadlinesAreMediansWithTheirRange) {
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {{"N", 4}});
+  const TopologyAnalysis a = Analyze(t, f32);
+  std::map<std::string, double> counters = {
+      {"layer.fc1.ms", 0.5},          {"layer.fc1.p50_ms", 0.2},   {"layer.fc1.min_ms", 0.19},
+      {"layer.fc1.max_ms", 31.0},     {"layer.fc1.time_share", 1}, {"hidden.ms", 0.5},
+      {"hidden.p50_ms", 0.21},        {"hidden.min_ms", 0.2},      {"hidden.max_ms", 0.4},
+      {"net.p50_ms", 0.25},           {"net.min_ms", 0.24},        {"net.max_ms", 31.2},
+      {"net.latency_samples", 2000},  {"net.step_samples", 1500},  {"net.net_counter", 1},
+      {"net.counted_iterations", 40}, {"net.counted_ms", 0.75}};
+  RunMeasurement m = DecodeCounters(counters);
+  m.setup.batch = 4;
+  const std::string table = FormatRunTable(t, a, m);
+  auto row = [&](const std::string& start) {
+    const size_t at = table.find("\n" + start);
+    return at == std::string::npos ? std::string()
+                                   : table.substr(at + 1, table.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(table.find(" p50 "), std::string::npos) << table;
+  EXPECT_NE(table.find("min..max"), std::string::npos) << table;
+  EXPECT_NE(row("fc1").find("200.0 \u00b5s"), std::string::npos) << row("fc1");
+  EXPECT_NE(row("fc1").find("190.0 \u00b5s..31.00 ms"), std::string::npos) << row("fc1");
+  EXPECT_EQ(row("fc1").find("500.0"), std::string::npos) << "not the mean: " << row("fc1");
+  EXPECT_NE(row("[hidden]").find("200.0..400.0 \u00b5s"), std::string::npos) << row("[hidden]");
+  EXPECT_NE(row("total").find("250.0 \u00b5s"), std::string::npos) << row("total");
+  EXPECT_NE(table.find("mean 500.0 \u00b5s"), std::string::npos) << table;
+  EXPECT_NE(table.find("per sample (batch 4) p50 62.5 \u00b5s"), std::string::npos) << table;
+  EXPECT_NE(table.find("rows over the first 1500"), std::string::npos) << table;
+  EXPECT_NE(table.find("counters from a pass of their own after the timed one: 40 iterations at "
+                       "750.0 \u00b5s each,\n  counting included (+50% over the timed mean)"),
+            std::string::npos)
+      << table;
+  // A file from before medians were kept: means, said so, and no range column.
+  const std::string old = FormatRunTable(
+      t, a, DecodeCounters({{"layer.fc1.ms", 0.5}, {"net.samples_per_second", 2000}}));
+  EXPECT_NE(old.find(" mean "), std::string::npos) << old;
+  EXPECT_EQ(old.find("min..max"), std::string::npos) << old;
+}
+
 // Display columns of the widest line (UTF-8 continuation bytes take none).
 size_t Widest(const std::string& text) {
   size_t widest = 0, n = 0;

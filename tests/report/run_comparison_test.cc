@@ -137,8 +137,17 @@ TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
   ASSERT_EQ(c[0].notes.size(), 1u);
   EXPECT_NE(c[0].notes[0].find("another batch size (16; A: 4)"), std::string::npos)
       << c[0].notes[0];
+  // Per sample (what batching buys), shown beside the per-batch time, not judged: 2 ms for 4
+  // samples against 6 ms for 16 (x1.025, the repetitions' median jitter).
+  const RunComparisonRow* per_sample = Row(c[0], "network per sample");
+  ASSERT_NE(per_sample, nullptr);
+  EXPECT_NEAR(per_sample->sides[0].ms, 0.5 * 1.025, 1e-9);
+  EXPECT_NEAR(per_sample->sides[1].ms, 0.375 * 1.025, 1e-9);
+  EXPECT_NEAR(per_sample->judgements[0].change, -0.25, 1e-9);
+  EXPECT_EQ(per_sample->judgements[0].verdict, "n/a");
   const std::string text = FormatRunComparisons(c, CompareFormat::kText, {});
   EXPECT_NE(text.find("note: B measures another batch size"), std::string::npos) << text;
+  EXPECT_NE(text.find("medians per iteration (one batch"), std::string::npos) << text;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     EXPECT_LE(line.size(), 120u) << "the text table fits 120 columns: " << line;
@@ -155,6 +164,34 @@ TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
   ASSERT_EQ(m[0].notes.size(), 1u);
   EXPECT_NE(m[0].notes[0].find("another topology (cnn_export; A: mlp_export)"), std::string::npos)
       << m[0].notes[0];
+}
+
+// The run's configuration is part of what pairs: another size (a param's value) is shown, not
+// judged; a seed is compared on purpose and said.
+TEST(RunComparison, AnotherSizeIsShownNotJudgedAndASeedIsNamed) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2}};
+  auto with_config = [&](const std::string& params, int seed, double scale) {
+    json doc = json::parse(RunFile("mlp/eigen/f32/batch:1", steps, 1, scale));
+    doc["context"]["ntpbench_config.mlp/eigen/f32"] =
+        json{{"params", json::parse(params)}, {"seed", seed}}.dump();
+    return doc.dump();
+  };
+  const std::vector<RunResults> sizes = {
+      ParseRunResults(with_config(R"({"n_hidden": 1024})", 42, 1.0), "a.json"),
+      ParseRunResults(with_config(R"({"n_hidden": 512})", 42, 0.5), "b.json")};
+  const std::vector<RunComparison> c = CompareRuns(sizes, {});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(Row(c[0], "network")->judgements[0].verdict, "n/a");
+  ASSERT_EQ(c[0].notes.size(), 1u);
+  EXPECT_NE(c[0].notes[0].find("other sizes (n_hidden 512; A: n_hidden 1024)"), std::string::npos)
+      << c[0].notes[0];
+  const std::vector<RunResults> seeds = {
+      ParseRunResults(with_config(R"({"n_hidden": 1024})", 42, 1.0), "a.json"),
+      ParseRunResults(with_config(R"({"n_hidden": 1024})", 7, 1.5), "b.json")};
+  const std::vector<RunComparison> s = CompareRuns(seeds, {});
+  EXPECT_EQ(Row(s[0], "network")->judgements[0].verdict, "slower?");
+  ASSERT_EQ(s[0].notes.size(), 1u);
+  EXPECT_NE(s[0].notes[0].find("B differs in seed 7 (A: 42)"), std::string::npos) << s[0].notes[0];
 }
 
 // A run the machine disturbed gets no verdict, nor does a run judged against it.
@@ -331,6 +368,26 @@ TEST(HtmlReport, ARunOnABusyMachineIsMarkedUnreliable) {
             std::string::npos)
       << html;
   EXPECT_EQ(html.find("quiet/eigen/f32/batch:1: unreliable"), std::string::npos);
+}
+
+// One configuration twice on one machine (a file given twice) is shown twice, told apart by file
+// and said, never one hidden as the other's reference; batches compare in samples per second.
+TEST(HtmlReport, DuplicatesAreShownAndBatchesCompareInSamplesPerSecond) {
+  const std::vector<FakeStep> steps = {{"fc", "dense", "[1, 8]", {}, 2}};
+  const RunResults b4 =
+      ParseRunResults(RunFile("mlp/eigen/f32/batch:4", steps, 1, 1.0, 0.01, 4, "mlp"), "b4.json");
+  const RunResults b16 = ParseRunResults(
+      RunFile("mlp/eigen/f32/batch:16", steps, 1, 2.0, 0.01, 16, "mlp"), "b16.json");
+  const std::string html = RenderHtmlReport({b4, b16, b4});
+  EXPECT_NE(html.find("The same configuration on the same machine more than once"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("(b4.json)"), std::string::npos) << "the copy is told apart by its file";
+  // 2 ms per batch of 4 against 4 ms per batch of 16: twice the samples per second.
+  EXPECT_NE(html.find("x2.00"), std::string::npos) << html;
+  EXPECT_NE(html.find("/sample)"), std::string::npos);
+  EXPECT_NE(html.find("x1.00"), std::string::npos) << "the copy against the reference";
+  EXPECT_EQ(Count(html, "  reference"), 1u);
 }
 
 }  // namespace

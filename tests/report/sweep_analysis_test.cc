@@ -43,6 +43,40 @@ TEST(DensityContradictions, PicksTheStrongestPartnerAndSkipsFailedPoints) {
   EXPECT_TRUE(FindDensityContradictions({Point("a", 1, 1), Point("b", 2, 2)}).empty());
 }
 
+TEST(DensityContradictions, AnUnreliablePointIsNotJudged) {
+  std::vector<SweepPointSummary> points = {Point("b", 20, 180), Point("c", 40, 150)};
+  ASSERT_EQ(FindDensityContradictions(points, 0.1).size(), 1u);
+  points[1].unreliable = "unreliable: the machine was busy";
+  EXPECT_TRUE(FindDensityContradictions(points, 0.1).empty()) << "the denser one was disturbed";
+  points[1].unreliable.clear();
+  points[0].unreliable = "unreliable: its repetitions spread 9.0%";
+  EXPECT_TRUE(FindDensityContradictions(points, 0.1).empty()) << "so was the faster one";
+}
+
+// A point's latency is the median of its repetitions' per-iteration medians; a point the machine
+// disturbed carries the verdict.
+TEST(SweepPoint, LatencyIsTheMedianIterationAndDisturbedPointsSaySo) {
+  SweepPointResult p;
+  p.id = "batch=1";
+  p.ok = true;
+  nlohmann::json bench = {{"name", "mlp/eigen/f32/batch:1"},
+                          {"run_name", "mlp/eigen/f32/batch:1"},
+                          {"run_type", "iteration"},
+                          {"time_unit", "ms"},
+                          {"real_time", 3.0},
+                          {"net.p50_ms", 2.0},
+                          {"net.flops", 4e6},
+                          {"interference.seconds", 2.0},
+                          {"interference.others_share", 0.4}};
+  p.run = {{"context", nlohmann::json::object()}, {"benchmarks", {bench}}};
+  const SweepPointSummary s = SummarizePoint(p, "sweep.json");
+  EXPECT_DOUBLE_EQ(s.latency_ms, 2.0) << "the median iteration, not the 3 ms mean";
+  EXPECT_NE(s.unreliable.find("busy"), std::string::npos) << s.unreliable;
+  bench["interference.others_share"] = 0.0;
+  p.run["benchmarks"][0] = bench;
+  EXPECT_EQ(SummarizePoint(p, "sweep.json").unreliable, "");
+}
+
 TEST(FactorSeries, IsTheLineThroughTheBasePoint) {
   Sweep sweep;
   sweep.mode = SweepMode::kGrid;

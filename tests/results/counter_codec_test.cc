@@ -27,6 +27,12 @@ RunMeasurement Sample() {
   m.memory.peak_rss_bytes = 1 << 20;
   m.accuracy = OutputAccuracy{1e-3, 0.9999};
   m.markers.push_back({"stage.1", {0.2, 0.4, 9.0, {{"allocs", 1}}}});
+  m.markers[0].measure.p50_ms = 0.18;
+  m.markers[0].measure.min_ms = 0.15;
+  m.markers[0].measure.max_ms = 0.9;
+  m.net.step_samples = 4096;
+  m.net.counted_iterations = 120;
+  m.net.counted_ms = 0.8;
   StepMeasure inlay;
   inlay.name = "conv1.reorder.image";
   inlay.kind = StepKind::kInlay;
@@ -40,6 +46,9 @@ RunMeasurement Sample() {
   fused.order = 1;
   fused.fused_layers = 2;
   fused.measure = {0.3, 0.6, 20, {{"page_faults", 1}}};
+  fused.measure.p50_ms = 0.29;
+  fused.measure.min_ms = 0.27;
+  fused.measure.max_ms = 1.5;
   StepMeasure layer;
   layer.name = "fc";
   layer.order = 2;
@@ -93,13 +102,20 @@ TEST(CounterCodec, WritesGoogleBenchmarksFlatNames) {
       {"my_counter", 7},
       {"interference.others_share", 0.5},
       {"interference.involuntary_switches", 1.25},
-      {"interference.mdape", 0.12}};
+      {"interference.mdape", 0.12},
+      {"stage.1.p50_ms", 0.18},
+      {"layer.conv1.min_ms", 0.27},
+      {"layer.conv1.max_ms", 1.5},
+      {"net.step_samples", 4096},
+      {"net.counted_iterations", 120},
+      {"net.counted_ms", 0.8}};
   for (const auto& [name, value] : expected_subset) {
     ASSERT_TRUE(flat.count(name)) << name;
     EXPECT_EQ(flat.at(name), value) << name;
   }
   EXPECT_FALSE(flat.count("layer.fc.fused_layers")) << "an unfused layer has none";
   EXPECT_FALSE(flat.count("layer.fc.inlay"));
+  EXPECT_FALSE(flat.count("layer.fc.p50_ms")) << "no median where none was recorded";
 }
 
 TEST(CounterCodec, ReadsBackWhatItWrote) {
@@ -118,6 +134,13 @@ TEST(CounterCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(m.markers[0].name, "stage.1") << "a marker's name may hold dots";
   EXPECT_EQ(m.markers[0].measure.gflops, 9.0);
   EXPECT_EQ(m.markers[0].measure.counters.at("allocs"), 1);
+  EXPECT_EQ(m.markers[0].measure.p50_ms, 0.18);
+  EXPECT_EQ(m.markers[0].measure.max_ms, 0.9);
+  EXPECT_EQ(m.markers[0].measure.counters.count("p50_ms"), 0u) << "a field, not a counter";
+  EXPECT_EQ(m.net.step_samples, 4096);
+  EXPECT_EQ(m.net.counted_iterations, 120);
+  EXPECT_EQ(m.net.counted_ms, 0.8);
+  EXPECT_EQ(m.net.counters.count("counted_ms"), 0u);
   ASSERT_EQ(m.steps.size(), 3u);
   EXPECT_EQ(m.steps[0].name, "conv1.reorder.image") << "execution order, not by name";
   EXPECT_EQ(m.steps[0].kind, StepKind::kInlay);
