@@ -84,6 +84,12 @@ class Executable {
   // Replaces a graph input (or reads any tensor) in logical row-major order, as f32.
   virtual void WriteTensor(const std::string& name, const std::vector<float>& values) = 0;
   virtual std::vector<float> ReadTensor(const std::string& name) const = 0;
+  // A tensor read right after the step that writes it, before a later step can reuse its memory
+  // (the per-step accuracy reads each step's output so): a tensor whose memory is reused later
+  // reads as well. Default: ReadTensor.
+  virtual std::vector<float> ReadFreshTensor(const std::string& name) const {
+    return ReadTensor(name);
+  }
   // Memory the backend set aside besides weights and activations (im2col buffers, scratchpads).
   virtual int64_t workspace_bytes() const { return 0; }
   // The time each step of the last Run spent on the device, by the device's own clock (OpenCL

@@ -80,6 +80,9 @@ struct StepMeasure {
   // "l2", "l3", "memory").
   double roof_ms = 0;
   std::string bound;
+  // Runs below f32: its output's RMS-scaled error against the same layer's in the f32 reference
+  // (the first seeded input); -1 where not measured (f32, an inlay, a discrete output).
+  double rms_rel_err = -1;
 };
 
 // A marker: a named range of layers, timed as the sum of its steps.
@@ -128,10 +131,23 @@ struct MemorySignature {
   std::optional<double> alloc_bytes;       // bytes allocated per inference (memory source)
 };
 
-// Outputs against the Eigen f32 reference (runs in a lower precision).
+// Outputs against the Eigen f32 reference (runs in a lower precision), with the same weights and
+// inputs. Relative errors are RMS-scaled, ||actual - reference|| / ||reference||: a scale that
+// means something for any tensor (an element-wise max(1, |r|) is an absolute error on
+// probabilities, and a saturated softmax hides what went before it).
 struct OutputAccuracy {
-  double max_rel_err = 0;
+  double max_rel_err = 0;  // max |a - r| / max(1, |r|) over the outputs' elements
   double cosine = 0;
+  double rms_rel_err = 0;  // of the outputs
+  // The logits: the input of a final softmax (its name in the run's description; 0 and "" when
+  // the outputs are no softmax's), where a lower precision's loss shows.
+  double logits_rms_rel_err = 0, logits_cosine = 0;
+  std::string logits;
+  // Classifier outputs (last axis the classes): the share of predictions whose argmax agrees with
+  // the reference's, and the mean overlap of their 5 best classes (with more than 5 classes),
+  // over `predictions` rows of `inputs` seeded inputs; -1 where not measured.
+  double top1_agreement = -1, top5_overlap = -1;
+  double predictions = 0, inputs = 0;
 };
 
 // What ran, as the run's description records it.

@@ -26,9 +26,10 @@ struct PreparedRun {
   std::vector<std::vector<std::size_t>> marker_steps;
   // Counter sources per region; null when only time is measured.
   std::unique_ptr<RegionCounters> counters;
-  // Below f32: the outputs against the Eigen f32 reference (same seed, so the same weights and
-  // inputs).
-  std::optional<AccuracyDelta> accuracy;
+  // Below f32: the outputs, logits and steps against the Eigen f32 reference (same seed, so the
+  // same weights and inputs; precision_accuracy.h), each step's error indexed as its steps.
+  std::optional<OutputAccuracy> accuracy;
+  std::vector<double> step_errors;
 };
 
 // The topology of a benchmark with its params (file < Set() < --ntpb_set < the family's listed

@@ -19,6 +19,7 @@
 #include "src/bench/benchmark_config.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
+#include "src/bench/precision_accuracy.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
 #include "src/bench/scenario_run.h"
@@ -185,20 +186,6 @@ void PrintProgress(const char* fmt, const std::string& what, double seconds) {
   std::fflush(stderr);
 }
 
-// The run's outputs (after its warm-up inference) against the Eigen reference in f32 (shared
-// with i8 calibration: reference_run.h).
-AccuracyDelta AgainstEigenF32(const PreparedRun& run, const RunConfig& config) {
-  const std::shared_ptr<const ReferenceRun> reference = EigenReference(run.topology, config);
-  std::vector<float> actual, expected;
-  for (const std::string& out : NumericOutputs(run.topology)) {
-    const std::vector<float> a = run.executable->ReadTensor(out);
-    const std::vector<float>& r = reference->outputs.at(out);
-    actual.insert(actual.end(), a.begin(), a.end());
-    expected.insert(expected.end(), r.begin(), r.end());
-  }
-  return CompareOutputs(actual, expected);
-}
-
 // The counted pass: its iterations and their wall time, counting included.
 struct CountedPass {
   int64_t iterations = 0;
@@ -321,7 +308,10 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
     }
     m.steps.push_back(std::move(step));
   }
-  if (run.accuracy) m.accuracy = OutputAccuracy{run.accuracy->max_rel_err, run.accuracy->cosine};
+  if (run.accuracy) m.accuracy = *run.accuracy;
+  for (size_t s = 0; s < m.steps.size() && s < run.step_errors.size(); ++s) {
+    m.steps[s].rms_rel_err = run.step_errors[s];
+  }
   if (run.counters && counted.iterations > 0) {
     run.counters->Report(static_cast<double>(counted.iterations), &m);
     m.net.counted_iterations = static_cast<double>(counted.iterations);
@@ -483,7 +473,9 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
       run->executable = InjectSlowdown(std::move(run->executable), tb.settings().inject_slowdown);
     }
     run->executable->Run();  // warm-up: first-touch page faults and cold caches stay out
-    if (precision != Precision::kF32) run->accuracy = AgainstEigenF32(*run, config);
+    if (precision != Precision::kF32) {
+      run->accuracy = MeasureAccuracy(run->topology, *run->executable, config, &run->step_errors);
+    }
     const double seconds = (NowNanoseconds() - start) * 1e-9;
     if (seconds > 1.0) {
       PrintProgress("ntpbench: %s: compiled and warmed up in %.1f s\n", key, seconds);

@@ -40,6 +40,7 @@ std::string FormatCount(double count) {
 
 namespace {
 std::string FormatCounterTable(const RunMeasurement& m);
+std::string FormatAccuracy(const RunMeasurement& m);
 }  // namespace
 
 std::string FormatTime(double ms, const std::string& unit) {
@@ -365,11 +366,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
            "; a layer that re-reads its weights in an inference, by its weights' plateau; from "
            "`ntpbench machine`\n";
   }
-  if (m.accuracy) {
-    out += "outputs vs the Eigen f32 reference: max relative error " +
-           Printf("%.2e", m.accuracy->max_rel_err) + ", cosine similarity " +
-           Printf("%.6f", m.accuracy->cosine) + "\n";
-  }
+  if (m.accuracy) out += FormatAccuracy(m);
   out += FormatCounterTable(m);
   if (m.net.counted_iterations > 0 && !m.net.counters.empty()) {
     const double over = total_ms > 0 ? m.net.counted_ms / total_ms - 1 : 0;
@@ -383,6 +380,46 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
 }
 
 namespace {
+
+// A lower precision against the Eigen f32 reference: the outputs, the logits, a classifier's
+// agreement, and the steps that lose most.
+std::string FormatAccuracy(const RunMeasurement& m) {
+  const OutputAccuracy& a = *m.accuracy;
+  std::string out =
+      "accuracy vs the Eigen f32 reference (same weights and inputs; relative error = "
+      "||x - ref|| / ||ref||):\n  outputs: relative error " +
+      Printf("%.2e", a.rms_rel_err) + ", cosine " + Printf("%.6f", a.cosine) +
+      ", largest element error " + Printf("%.2e", a.max_rel_err) + " (of max(1, |ref|))\n";
+  if (!a.logits.empty()) {
+    out += "  logits (" + a.logits + ", before the softmax): relative error " +
+           Printf("%.2e", a.logits_rms_rel_err) + ", cosine " + Printf("%.6f", a.logits_cosine) +
+           "\n";
+  }
+  if (a.top1_agreement >= 0) {
+    out +=
+        "  top-1 agreement " + Printf("%.1f%%", 100 * a.top1_agreement) +
+        (a.top5_overlap >= 0 ? ", top-5 overlap " + Printf("%.1f%%", 100 * a.top5_overlap) : "") +
+        " over " + Printf("%.0f", a.predictions) + " predictions of " + Printf("%.0f", a.inputs) +
+        (a.inputs == 1 ? " input" : " seeded inputs") +
+        (a.logits.empty() ? "" : " (argmax of the logits)") + "\n";
+  }
+  std::vector<const StepMeasure*> worst;
+  for (const StepMeasure& s : m.steps) {
+    if (s.rms_rel_err >= 0) worst.push_back(&s);
+  }
+  std::stable_sort(worst.begin(), worst.end(), [](const StepMeasure* x, const StepMeasure* y) {
+    return x->rms_rel_err > y->rms_rel_err;
+  });
+  if (!worst.empty()) {
+    out += "  steps losing most (their output's relative error):";
+    for (size_t i = 0; i < worst.size() && i < 3; ++i) {
+      out += std::string(i ? "," : "") + " " + worst[i]->name + " " +
+             Printf("%.2e", worst[i]->rms_rel_err);
+    }
+    out += "\n";
+  }
+  return out;
+}
 
 // Measured counters (sde, perf, rusage, PAPI, ...) of net and each marker: one row a metric, one
 // column a region; empty when none was measured.

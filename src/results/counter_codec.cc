@@ -48,6 +48,22 @@ constexpr const char* kPeakRssBytes = "peak_rss_bytes";
 // The accuracy delta's.
 constexpr const char* kMaxRelErr = "max_rel_err";
 constexpr const char* kCosine = "cosine";
+struct AccuracyField {
+  const char* name;
+  double OutputAccuracy::*value;
+};
+constexpr AccuracyField kAccuracyFields[] = {
+    {kMaxRelErr, &OutputAccuracy::max_rel_err},
+    {kCosine, &OutputAccuracy::cosine},
+    {"rms_rel_err", &OutputAccuracy::rms_rel_err},
+    {"logits_rms_rel_err", &OutputAccuracy::logits_rms_rel_err},
+    {"logits_cosine", &OutputAccuracy::logits_cosine},
+    {"top1_agreement", &OutputAccuracy::top1_agreement},
+    {"top5_overlap", &OutputAccuracy::top5_overlap},
+    {"predictions", &OutputAccuracy::predictions},
+    {"inputs", &OutputAccuracy::inputs}};
+// A step's error against the reference's same layer.
+constexpr const char* kStepRmsRelErr = "rms_rel_err";
 
 // A scenario's numbers, "scenario.<name>"; its kind as the enum's value.
 constexpr const char* kScenarioKind = "kind";
@@ -292,8 +308,9 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
   if (mem.allocs) out.push_back({MetricName(Metric::kAllocs), *mem.allocs});
   if (mem.alloc_bytes) out.push_back({MetricName(Metric::kAllocBytes), *mem.alloc_bytes});
   if (m.accuracy) {
-    out.push_back({Of(rn::kAcc, kMaxRelErr), m.accuracy->max_rel_err});
-    out.push_back({Of(rn::kAcc, kCosine), m.accuracy->cosine});
+    for (const AccuracyField& f : kAccuracyFields) {
+      out.push_back({Of(rn::kAcc, f.name), (*m.accuracy).*f.value});
+    }
   }
   for (const MarkerMeasure& marker : m.markers) EncodeRegion(marker.name, marker.measure, &out);
   for (const StepMeasure& s : m.steps) {
@@ -307,6 +324,7 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
       out.push_back({Of(region, kInlay), static_cast<double>(InlayOpCode(s.inlay_op))});
       if (s.feeds >= 0) out.push_back({Of(region, kFeeds), static_cast<double>(s.feeds)});
     }
+    if (s.rms_rel_err >= 0) out.push_back({Of(region, kStepRmsRelErr), s.rms_rel_err});
   }
   for (const auto& [name, value] : m.other) out.push_back({name, value});
   return out;
@@ -375,6 +393,8 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
         s.inlay_op = InlayOpName(value);
       } else if (metric == kFeeds) {
         s.feeds = ToInt(value);
+      } else if (metric == kStepRmsRelErr) {
+        s.rms_rel_err = value;
       } else {
         SetRegionMetric(&s.measure, metric, value);
       }
@@ -431,8 +451,9 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
       if (!known) m.other[name] = value;
     } else if (name.rfind(acc, 0) == 0) {
       if (!m.accuracy) m.accuracy.emplace();
-      if (name.substr(acc.size()) == kMaxRelErr) m.accuracy->max_rel_err = value;
-      if (name.substr(acc.size()) == kCosine) m.accuracy->cosine = value;
+      for (const AccuracyField& f : kAccuracyFields) {
+        if (name.substr(acc.size()) == f.name) (*m.accuracy).*f.value = value;
+      }
     } else if (split && marker_names.count(region)) {
       MarkerMeasure& marker = markers[region];
       marker.name = region;

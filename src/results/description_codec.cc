@@ -12,6 +12,7 @@ using nlohmann::json;
 
 // Field names of the description, spelled once.
 constexpr const char* kTopology = "topology";
+constexpr const char* kLogits = "logits";  // the accuracy's logits tensor
 constexpr const char* kBackend = "backend";
 constexpr const char* kPrecision = "precision";
 constexpr const char* kBatch = "batch";
@@ -70,6 +71,7 @@ json EncodeDescription(const RunMeasurement& m) {
   d[kBackend] = m.setup.backend;
   d[kPrecision] = m.setup.precision;
   d[kBatch] = m.setup.batch;
+  if (m.accuracy && !m.accuracy->logits.empty()) d[kLogits] = m.accuracy->logits;
   json steps = json::array();
   for (const StepMeasure& s : m.steps) {
     json step = {{kName, s.name}, {kOp, s.op}};
@@ -107,6 +109,10 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
   const double batch = Number(d, kBatch, "");
   if (batch > 1e12) Wrong(kBatch, "a batch size", d[kBatch]);
   m->setup.batch = static_cast<int64_t>(batch);
+  if (d.contains(kLogits)) {
+    if (!m->accuracy) m->accuracy.emplace();
+    m->accuracy->logits = String(d, kLogits, "");
+  }
   if (!d.contains(kSteps)) return;
   if (!d[kSteps].is_array()) Wrong(kSteps, "an array", d[kSteps]);
   int index = 0;

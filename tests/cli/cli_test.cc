@@ -465,8 +465,12 @@ TEST(Cli, LowerPrecisionRunsReportTheirAccuracyDelta) {
                                      " --benchmark_min_time=0.01");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("mlp/onednn/bf16/batch:1"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("outputs vs the Eigen f32 reference: max relative error"), std::string::npos)
-      << r.out;
+  for (const char* text : {"accuracy vs the Eigen f32 reference", "  outputs: relative error ",
+                           "  logits (fc3, before the softmax): relative error ",
+                           "predictions of 64 seeded inputs (argmax of the logits)",
+                           "  steps losing most (their output's relative error): "}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
   EXPECT_NE(r.out.find("acc.cosine"), std::string::npos) << r.out;  // the console counter
   const size_t i8 = r.out.find("mlp/onednn/i8/batch:1");
   ASSERT_NE(i8, std::string::npos) << r.out;

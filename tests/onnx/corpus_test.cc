@@ -106,8 +106,12 @@ std::string FirstDivergence(const ResolvedTopology& t, const std::string& backen
 // bf16 and i8 on the onednn backend, against PyTorch's f32 output: the accuracy a user trades
 // for speed, i8 calibrated on the model's own input. Bounds (cosine similarity) below the worst
 // measured (docs/onnx.md: bf16 0.99885 MobileNet v2, i8 0.98298 MobileNet v3 small) with room
-// for another machine's kernels; a precision the machine lacks is skipped with the reason.
-constexpr double kMinCosine[] = {0.998, 0.97};  // bf16, i8
+// for another machine's kernels; a precision the machine lacks is skipped with the reason. i8's
+// bound is the path's: without VNNI oneDNN's u8 x s8 products go through 16-bit pair sums with
+// 7-bit weights, which costs MobileNet v3 small a cosine of 0.943 (ONEDNN_MAX_CPU_ISA=AVX2 on an
+// AVX-512 VNNI machine): a property of that path, reported, not a failure.
+constexpr double kMinCosine[] = {0.998, 0.97};  // bf16, i8 with VNNI dot products
+constexpr double kMinCosineI8WithoutVnni = 0.90;
 
 std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p,
                                const std::vector<float>& input, const std::vector<float>& want) {
@@ -126,8 +130,15 @@ std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p,
   exe->Run();
   exe->Wait();
   const AccuracyDelta d = CompareOutputs(exe->ReadTensor(t.outputs[0]), want);
-  EXPECT_GE(d.cosine, kMinCosine[p == Precision::kBf16 ? 0 : 1])
-      << PrecisionName(p) << ": max relative error " << d.max_rel_err;
+  const std::string path = onednn->PrecisionPath(p);
+  const double bound = p == Precision::kBf16                         ? kMinCosine[0]
+                       : path.find("with VNNI") != std::string::npos ? kMinCosine[1]
+                                                                     : kMinCosineI8WithoutVnni;
+  EXPECT_GE(d.cosine, bound) << PrecisionName(p) << " (" << path << "): max relative error "
+                             << d.max_rel_err;
+  if (d.cosine < kMinCosine[1]) {
+    std::printf("  (%s cosine %.4f on this path: %s)\n", PrecisionName(p), d.cosine, path.c_str());
+  }
   char s[32];
   std::snprintf(s, sizeof s, "%.6f", d.cosine);
   return s;

@@ -101,6 +101,41 @@ TEST(Report, RunTableHeadlinesAreMediansWithTheirRange) {
   EXPECT_EQ(old.find("min..max"), std::string::npos) << old;
 }
 
+// Below f32 the table says where accuracy went: the outputs, the logits, the agreement of the
+// predictions and the three steps that lost most.
+TEST(Report, RunTableShowsTheAccuracyBlock) {
+  const ResolvedTopology t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {});
+  const TopologyAnalysis a = Analyze(t, f32);
+  RunMeasurement m = DecodeCounters({{"layer.fc1.ms", 0.1},
+                                     {"layer.fc1.rms_rel_err", 2e-3},
+                                     {"layer.fc2.ms", 0.1},
+                                     {"layer.fc2.rms_rel_err", 5e-3},
+                                     {"layer.fc3.ms", 0.1},
+                                     {"layer.fc3.rms_rel_err", 8e-3},
+                                     {"layer.probs.ms", 0.1},
+                                     {"layer.probs.rms_rel_err", 1e-4},
+                                     {"acc.max_rel_err", 1e-5},
+                                     {"acc.cosine", 0.999999},
+                                     {"acc.rms_rel_err", 1.2e-4},
+                                     {"acc.logits_rms_rel_err", 8e-3},
+                                     {"acc.logits_cosine", 0.99997},
+                                     {"acc.top1_agreement", 0.984375},
+                                     {"acc.top5_overlap", 0.99},
+                                     {"acc.predictions", 64},
+                                     {"acc.inputs", 64}});
+  m.accuracy->logits = "fc3";
+  const std::string table = FormatRunTable(t, a, m, Precision::kI8);
+  for (const char* text :
+       {"outputs: relative error 1.20e-04",
+        "logits (fc3, before the softmax): relative error "
+        "8.00e-03",
+        "top-1 agreement 98.4%, top-5 overlap 99.0% over 64 predictions of 64 seeded inputs",
+        "steps losing most (their output's relative error): fc3 8.00e-03, fc2 5.00e-03, fc1 "
+        "2.00e-03\n"}) {
+    EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
+  }
+}
+
 // Display columns of the widest line (UTF-8 continuation bytes take none).
 size_t Widest(const std::string& text) {
   size_t widest = 0, n = 0;

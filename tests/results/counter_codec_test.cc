@@ -26,6 +26,10 @@ RunMeasurement Sample() {
   m.memory.alloc_bytes = 16;
   m.memory.peak_rss_bytes = 1 << 20;
   m.accuracy = OutputAccuracy{1e-3, 0.9999};
+  m.accuracy->rms_rel_err = 2e-3;
+  m.accuracy->logits_rms_rel_err = 8e-3;
+  m.accuracy->top1_agreement = 0.98;
+  m.accuracy->predictions = 128;
   m.markers.push_back({"stage.1", {0.2, 0.4, 9.0, {{"allocs", 1}}}});
   m.markers[0].measure.p50_ms = 0.18;
   m.markers[0].measure.min_ms = 0.15;
@@ -53,6 +57,7 @@ RunMeasurement Sample() {
   layer.name = "fc";
   layer.order = 2;
   layer.measure = {0.19, 0.38, 5, {}};
+  layer.rms_rel_err = 4e-3;
   m.steps = {inlay, fused, layer};
   m.other = {{"my_counter", 7}};
   InterferenceMeasure interference;
@@ -108,7 +113,13 @@ TEST(CounterCodec, WritesGoogleBenchmarksFlatNames) {
       {"layer.conv1.max_ms", 1.5},
       {"net.step_samples", 4096},
       {"net.counted_iterations", 120},
-      {"net.counted_ms", 0.8}};
+      {"net.counted_ms", 0.8},
+      {"acc.rms_rel_err", 2e-3},
+      {"acc.logits_rms_rel_err", 8e-3},
+      {"acc.top1_agreement", 0.98},
+      {"acc.top5_overlap", -1},
+      {"acc.predictions", 128},
+      {"layer.fc.rms_rel_err", 4e-3}};
   for (const auto& [name, value] : expected_subset) {
     ASSERT_TRUE(flat.count(name)) << name;
     EXPECT_EQ(flat.at(name), value) << name;
@@ -130,6 +141,12 @@ TEST(CounterCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(m.memory.peak_rss_bytes, 1 << 20);
   ASSERT_TRUE(m.accuracy.has_value());
   EXPECT_EQ(m.accuracy->max_rel_err, 1e-3);
+  EXPECT_EQ(m.accuracy->logits_rms_rel_err, 8e-3);
+  EXPECT_EQ(m.accuracy->top1_agreement, 0.98);
+  EXPECT_EQ(m.accuracy->top5_overlap, -1) << "not measured stays not measured";
+  ASSERT_NE(m.FindStep("fc"), nullptr);
+  EXPECT_EQ(m.FindStep("fc")->rms_rel_err, 4e-3);
+  EXPECT_EQ(m.FindStep("conv1")->rms_rel_err, -1);
   ASSERT_EQ(m.markers.size(), 1u);
   EXPECT_EQ(m.markers[0].name, "stage.1") << "a marker's name may hold dots";
   EXPECT_EQ(m.markers[0].measure.gflops, 9.0);

@@ -189,6 +189,12 @@ class HeteroExecutable : public Executable {
       return segments_[it->second.front()].executable->ReadTensor(name);
     return const_cast<HeteroExecutable*>(this)->Owner(name).ReadTensor(name);
   }
+  std::vector<float> ReadFreshTensor(const std::string& name) const override {
+    auto it = graph_inputs_.find(name);
+    if (it != graph_inputs_.end())
+      return segments_[it->second.front()].executable->ReadFreshTensor(name);
+    return const_cast<HeteroExecutable*>(this)->Owner(name).ReadFreshTensor(name);
+  }
 
   std::vector<int64_t> DeviceStepNanoseconds() const override {
     std::vector<std::vector<int64_t>> inner;

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "ntpbench/error.h"
@@ -127,6 +128,7 @@ class OnednnExecutable : public Executable {
     for (const auto& [name, mem] : tensors_) {
       const std::string successor = b.pool().ReusedBy(name);
       if (successor.empty() || not_kept_.count(name)) continue;
+      reused_.insert(name);
       not_kept_[name] = {"", "its memory holds '" + successor +
                                  "' after its last reader (onednn.reuse=off keeps every "
                                  "tensor)"};
@@ -171,7 +173,17 @@ class OnednnExecutable : public Executable {
   }
 
   std::vector<float> ReadTensor(const std::string& name) const override {
-    memory m = Find(name);
+    return Read(Find(name), name);
+  }
+  std::vector<float> ReadFreshTensor(const std::string& name) const override {
+    return Read(Find(name, /*fresh=*/true), name);
+  }
+
+  int64_t workspace_bytes() const override { return workspace_; }
+  int64_t activation_bytes() const override { return activation_bytes_; }
+
+ private:
+  std::vector<float> Read(memory m, const std::string& name) const {
     const Shape shape(m.get_desc().dims());
     std::vector<float> out(NumElements(shape));
     memory dst(PlainDesc(shape), engine_, out.data());
@@ -185,13 +197,12 @@ class OnednnExecutable : public Executable {
     return out;
   }
 
-  int64_t workspace_bytes() const override { return workspace_; }
-  int64_t activation_bytes() const override { return activation_bytes_; }
-
- private:
-  memory Find(const std::string& name) const {
+  // `fresh`: read right after the step writing it, when memory reused later still holds it.
+  memory Find(const std::string& name, bool fresh = false) const {
     auto it = tensors_.find(name);
-    if (it != tensors_.end() && !not_kept_.count(name)) return it->second;
+    if (it != tensors_.end() && (!not_kept_.count(name) || (fresh && reused_.count(name)))) {
+      return it->second;
+    }
     auto gone = not_kept_.find(name);
     if (gone != not_kept_.end()) {
       throw Error("", gone->second.first, name,
@@ -209,6 +220,7 @@ class OnednnExecutable : public Executable {
   std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales
   // Tensors not readable after a run: the step responsible (if one), and why.
   std::map<std::string, std::pair<std::string, std::string>> not_kept_;
+  std::set<std::string> reused_;  // not kept only because a later tensor reuses the memory
   int64_t workspace_ = 0, activation_bytes_ = 0;
   std::vector<std::shared_ptr<void>> activation_storage_;  // what the tensors' memories point into
 };
