@@ -12,6 +12,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/ntpbench.h"
+#include "ntpbench/precision_report.h"
 #include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "ntpbench/reporting.h"
@@ -433,7 +434,8 @@ int Run(const std::string& program, const TopologyOptions& given,
   }
 
   int ran = 0, failed = 0;
-  std::vector<ScenarioRun> scenario_runs;  // the batching decision's table, after the others
+  std::vector<ScenarioRun> scenario_runs;    // the batching decision's table, after the others
+  std::vector<PrecisionRun> precision_runs;  // speed against accuracy, after the others
   bool streamed = false;
   std::fputs(format->header, stdout);
   for (const auto& run : Representative(reporter.captured)) {
@@ -450,6 +452,9 @@ int Run(const std::string& program, const TopologyOptions& given,
     if (const nlohmann::json* d =
             bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
       DecodeDescription(*d, &measurement);
+    }
+    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
+      precision_runs.push_back({name, measurement});
     }
     if (format->heading) {
       ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, measurement,
@@ -498,6 +503,7 @@ int Run(const std::string& program, const TopologyOptions& given,
                   path.c_str());
     }
   }
+  std::fputs(RenderPrecisionTable(precision_runs).c_str(), stdout);
   if (streamed) {
     std::printf("\nScenarios: throughput against p99 latency per streams x batch\n%s",
                 RenderScenarioTable(scenario_runs).c_str());

@@ -227,6 +227,8 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
     by_key[key + " on " + e->machine].push_back(e);
   }
   std::string html;
+  std::vector<report::ScatterPoint> points;
+  size_t series = 0;
   for (const auto& [key, list] : by_key) {
     if (list.size() < 2) continue;
     const Entry* f32 = nullptr;
@@ -235,16 +237,42 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
     }
     std::vector<std::vector<std::string>> rows;
     for (const Entry* e : list) {
+      const std::optional<OutputAccuracy>& a = e->m.accuracy;
+      auto percent = [](double share) {
+        return share >= 0 ? FormatNumber("%.1f%%", 100 * share) : std::string("-");
+      };
       rows.push_back({Escape(e->m.setup.precision), Ms(e->ms),
                       f32 ? "x" + FormatNumber("%.2f", f32->ms / e->ms) : "",
-                      e->m.accuracy ? FormatNumber("%.6f", e->m.accuracy->cosine) : "1 (reference)",
-                      e->m.accuracy ? FormatNumber("%.2e", e->m.accuracy->max_rel_err) : "0",
+                      a ? percent(a->top1_agreement) : "1 (reference)",
+                      a && !a->logits.empty() ? FormatNumber("%.2e", a->logits_rms_rel_err) : "",
+                      a ? FormatNumber("%.2e", a->rms_rel_err) : "0",
+                      a ? FormatNumber("%.6f", a->cosine) : "1 (reference)",
                       FormatBytes(e->m.memory.weight_bytes)});
+      // Speed-up against the error of the logits (of the outputs where there are none), labelled
+      // with the top-1 agreement: one point per precision, joined over this configuration.
+      if (f32 && e->ms > 0) {
+        const double error = !a ? 0.0 : !a->logits.empty() ? a->logits_rms_rel_err : a->rms_rel_err;
+        const std::string agreement = a && a->top1_agreement >= 0
+                                          ? FormatNumber(" (top-1 %.1f%%)", 100 * a->top1_agreement)
+                                          : "";
+        points.push_back({100 * error, f32->ms / e->ms, report::SeriesColor(series),
+                          e->m.setup.precision + agreement,
+                          key + " " + e->m.setup.precision + agreement, true});
+      }
     }
+    ++series;
     html += "<h4>" + Escape(key) + "</h4>" +
-            Table({"precision", "time", "speed-up over f32", "cosine to f32 outputs",
-                   "max rel. error", "weights"},
+            Table({"precision", "time", "speed-up over f32", "top-1 agreement", "logits error",
+                   "outputs error", "cosine to f32 outputs", "weights"},
                   rows);
+  }
+  if (!points.empty()) {
+    html +=
+        "<p>Speed-up over f32 against the error of the logits (the input of the final "
+        "softmax; the outputs' where there is none), ||x - ref|| / ||ref|| in percent, each "
+        "point labelled with its top-1 agreement with f32 (argmax of the logits); one line "
+        "per configuration.</p>" +
+        report::ScatterChart(points, "error of the logits against f32 (%)", "speed-up over f32");
   }
   return html.empty() ? "" : "<h3>Precisions: speed against accuracy</h3>" + html;
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ntpbench/json_format.h"
+#include "ntpbench/precision_report.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
@@ -134,6 +135,32 @@ TEST(Report, RunTableShowsTheAccuracyBlock) {
         "2.00e-03\n"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
   }
+}
+
+// Each precision of one configuration against its f32 run: speed-up at the median next to the
+// accuracy; a configuration with one precision gets no table.
+TEST(Report, PrecisionTablePutsSpeedNextToAccuracy) {
+  auto run = [](const std::string& precision, double p50, double top1, double logits) {
+    PrecisionRun r;
+    r.name = "mlp/onednn/" + precision + "/batch:1/real_time";
+    r.measured.setup.precision = precision;
+    r.measured.net.p50_ms = p50;
+    if (precision != "f32") {
+      r.measured.accuracy.emplace();
+      r.measured.accuracy->top1_agreement = top1;
+      r.measured.accuracy->logits = "fc3";
+      r.measured.accuracy->logits_rms_rel_err = logits;
+    }
+    return r;
+  };
+  EXPECT_EQ(PrecisionGroup("mlp/onednn/bf16/batch:1/real_time", "bf16"), "mlp/onednn/batch:1");
+  const std::string table = RenderPrecisionTable(
+      {run("f32", 0.08, 0, 0), run("bf16", 0.04, 0.998, 5e-3), run("i8", 0.032, 0.97, 2.5e-2)});
+  for (const char* text : {"mlp/onednn/batch:1", "reference", "x2.00", "99.8%", "5.00e-03", "x2.50",
+                           "97.0%", "2.50e-02"}) {
+    EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
+  }
+  EXPECT_EQ(RenderPrecisionTable({run("f32", 0.08, 0, 0)}), "");
 }
 
 // Display columns of the widest line (UTF-8 continuation bytes take none).
