@@ -25,11 +25,21 @@ nlohmann::ordered_json CostJson(const Cost& c) {
 
 // What --backend and --counters ask of this machine: how each backend runs the precision, and
 // which counters a run would get (an inspect before a long run).
-nlohmann::ordered_json MachineView(const TopologyOptions& o, Precision precision) {
+nlohmann::ordered_json MachineView(const TopologyOptions& o, const ResolvedTopology& r,
+                                   Precision precision) {
   nlohmann::ordered_json view = nlohmann::ordered_json::object();
   for (const std::string& b : o.backends) {
     const Backend* backend = FindBackend(b);
-    view["backends"][b] = backend ? backend->PrecisionPath(precision) : BackendUnavailableReason(b);
+    if (!backend) {
+      view["backends"][b] = BackendUnavailableReason(b);
+      continue;
+    }
+    // What `run` would do: a precision the backend refuses here is said so, with its reason.
+    RunConfig config;
+    config.precision = precision;
+    const Support support = backend->Supports(r, config);
+    view["backends"][b] =
+        support.ok ? backend->PrecisionPath(precision) : "not run: " + support.reason;
   }
   if (!o.counters.empty()) {
     const std::unique_ptr<CounterSet> probe = CounterSet::Create(o.counters);
@@ -78,7 +88,7 @@ int Inspect(const TopologyOptions& given, bool backend_given) {
                 static_cast<long long>(r.params.at("N")), r.layers.size());
     std::fputs(ParamsLine(topology, r).c_str(), stdout);
     std::fputs(FormatInspectTable(r, a).c_str(), stdout);
-    const nlohmann::ordered_json view = MachineView(o, a.precision);
+    const nlohmann::ordered_json view = MachineView(o, r, a.precision);
     if (backend_given) {
       for (const auto& [backend, path] : view["backends"].items()) {
         const std::string how = path.get<std::string>();
@@ -125,7 +135,7 @@ int Inspect(const TopologyOptions& given, bool backend_given) {
   }
   doc["total"] = CostJson(a.total);
   doc["peak_activation_bytes"] = a.peak_activation_bytes;
-  const nlohmann::ordered_json view = MachineView(o, a.precision);
+  const nlohmann::ordered_json view = MachineView(o, r, a.precision);
   for (const auto& [key, value] : view.items()) {
     if (key != "backends" || backend_given) doc[key] = value;
   }

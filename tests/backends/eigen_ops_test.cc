@@ -100,14 +100,37 @@ TEST(ActivationTable, TheCatalogAndTheKernelsFollowIt) {
   EXPECT_NE(ActivationCodeDefines().find("#define ACT_GELU_TANH 6\n"), std::string::npos);
 }
 
-TEST(EigenBackend, RefusesLowerPrecisionsWithAReason) {
+TEST(EigenBackend, RefusesI8WithAReason) {
   const ResolvedTopology t = Resolve(SingleLayer("relu", {{2, 2}}, {}), {});
   RunConfig config;
-  config.precision = Precision::kBf16;
+  config.precision = Precision::kI8;
   const Support s = FindBackend("eigen")->Supports(t, config);
   EXPECT_FALSE(s.ok);
-  EXPECT_NE(s.reason.find("f32 only"), std::string::npos) << s.reason;
+  EXPECT_NE(s.reason.find("not i8"), std::string::npos) << s.reason;
   EXPECT_THROW(FindBackend("eigen")->Compile(t, config), Error);
+}
+
+// f16 and bf16 are stored values: a step's output is the f32 result rounded to the format
+// (round to nearest even), and so is a graph input written later.
+TEST(EigenBackend, F16AndBf16RoundWhatTheyStore) {
+  const ResolvedTopology t = Resolve(SingleLayer("relu", {{1, 3}}, {}), {});
+  // 1 + 2^-9 is an f16 (10-bit mantissa), not a bf16 (7 bits); pi rounds to 3.140625 in both.
+  const std::vector<float> in = {1.0f + 1.0f / 512, 3.14159265f, -2.0f};
+  for (const auto& [precision, one] :
+       {std::pair{Precision::kF16, 1.0f + 1.0f / 512}, std::pair{Precision::kBf16, 1.0f}}) {
+    RunConfig config;
+    config.precision = precision;
+    const auto exe = FindBackend("eigen")->Compile(t, config);
+    exe->WriteTensor(t.inputs[0].first, in);
+    exe->Run();
+    const std::vector<float> out = exe->ReadTensor(t.outputs[0]);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0], one) << PrecisionName(precision);
+    EXPECT_EQ(out[1], 3.140625f) << PrecisionName(precision);
+    EXPECT_EQ(out[2], 0.0f);
+    EXPECT_NE(FindBackend("eigen")->PrecisionPath(precision).find("f32 arithmetic"),
+              std::string::npos);
+  }
 }
 
 TEST(EigenBackend, SameSeedSameOutputsDifferentSeedDifferent) {

@@ -80,7 +80,7 @@ TEST(HeteroBackend, ASplitTopologyMatchesTheReferenceWithItsTransfersShown) {
 TEST(HeteroBackend, ALayerItsBackendCannotRunIsNamedUnlessItMayFallBack) {
   const ResolvedTopology t = Speech();
   RunConfig config;
-  config.precision = Precision::kBf16;  // eigen runs f32 only
+  config.precision = Precision::kI8;  // eigen has no i8
   config.placement = ParsePlacement("default=eigen", "--place");
   const Support refused = FindBackend("hetero")->Supports(t, config);
   EXPECT_FALSE(refused.ok);
@@ -88,7 +88,7 @@ TEST(HeteroBackend, ALayerItsBackendCannotRunIsNamedUnlessItMayFallBack) {
   EXPECT_NE(refused.reason.find("fallback=BACKEND"), std::string::npos) << refused.reason;
   const Backend* onednn = FindBackend("onednn");
   if (!onednn || !onednn->Supports(t, config).ok) {
-    GTEST_SKIP() << "no backend here runs bf16 to fall back on";
+    GTEST_SKIP() << "no backend here runs i8 to fall back on";
   }
   config.placement = ParsePlacement("default=eigen,fallback=onednn", "--place");
   const std::unique_ptr<Executable> exe = FindBackend("hetero")->Compile(t, config);

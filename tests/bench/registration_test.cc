@@ -70,11 +70,11 @@ TEST(Registration, FamiliesAreNamedBackendPrecisionBatch) {
 
 TEST(Registration, UnsupportedPairsAreSkippedWithAReason) {
   const json doc = RunJson("");
+  // Eigen runs bf16 as stored values (rounded where stored, f32 arithmetic), with its accuracy.
   const json* bf16 = Find(doc, "tiny/eigen/bf16/batch:1/real_time");
   ASSERT_NE(bf16, nullptr);
-  EXPECT_EQ((*bf16)["error_occurred"], true);
-  EXPECT_EQ((*bf16)["error_message"],
-            "skipped: the eigen reference backend runs f32 only, not bf16");
+  EXPECT_FALSE(bf16->value("error_occurred", false)) << *bf16;
+  EXPECT_TRUE(bf16->contains("acc.rms_rel_err")) << *bf16;
   // OpenCL runs f32 where the build and the machine have a device, and skips it saying why
   // where not; it has no bf16 kernels, so that is skipped everywhere, with the reason.
   const json* opencl = Find(doc, "tiny/opencl/f32/batch:1/real_time");

@@ -42,7 +42,7 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
     "topology": ")" + Topo("mlp.json") + R"(",
     "base": {"n_hidden": 16}, "min_time": 0.01,
     "factors": [{"name": "n_hidden", "values": [16, 32]},
-                {"name": "precision", "values": ["f32", "f16"]}]})");
+                {"name": "precision", "values": ["f32", "i8"]}]})");
   const std::string results = TestDir() + "/ntpb_sweep.results.json";
   std::remove(results.c_str());
   const CommandResult dry = RunCommand(kCli + " sweep " + sweep + " --dry-run");
@@ -78,11 +78,11 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
   ASSERT_EQ(r["points"].size(), 3u);
   EXPECT_TRUE(r["points"][0]["ok"].get<bool>());
   EXPECT_FALSE(r["points"][0]["run"]["benchmarks"].empty());
-  const nlohmann::json& f16 = r["points"][2];
-  EXPECT_EQ(f16["id"], "n_hidden=16,precision=f16");
-  // Eigen computes in f32 only: the point failed, with the reason, and the sweep went on.
-  EXPECT_FALSE(f16["ok"].get<bool>());
-  EXPECT_NE(f16["reason"].get<std::string>().find("f16"), std::string::npos) << f16;
+  const nlohmann::json& i8 = r["points"][2];
+  EXPECT_EQ(i8["id"], "n_hidden=16,precision=i8");
+  // Eigen has no i8: the point failed, with the reason, and the sweep went on.
+  EXPECT_FALSE(i8["ok"].get<bool>());
+  EXPECT_NE(i8["reason"].get<std::string>().find("not i8"), std::string::npos) << i8;
 
   // As if stopped after the first point: it stays as it was; the others run again.
   r["points"].erase(1);
@@ -445,15 +445,15 @@ TEST(Cli, BenchmarkFormatJsonKeepsStdoutPureJson) {
 
 TEST(Cli, SkippedPrecisionsSayWhy) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
-                                     " --set n_hidden=16 --precision f32,bf16"
+                                     " --set n_hidden=16 --precision f32,i8"
                                      " --benchmark_min_time=0.01");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("skipped: the eigen reference backend runs f32 only, not bf16"),
+  EXPECT_NE(r.out.find("skipped: the eigen reference backend runs f32, and bf16 and f16 as stored "
+                       "values, not i8"),
             std::string::npos)
       << r.out;
-  const CommandResult only_bf16 =
-      RunCommand(kCli + " run " + Topo("mlp.json") + " --precision bf16");
-  EXPECT_EQ(only_bf16.exit_code, 1) << "nothing ran";
+  const CommandResult only_i8 = RunCommand(kCli + " run " + Topo("mlp.json") + " --precision i8");
+  EXPECT_EQ(only_i8.exit_code, 1) << "nothing ran";
 }
 
 // A lower precision reports how far its outputs are from the Eigen f32 reference; i8 shows its

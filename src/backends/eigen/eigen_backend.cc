@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 #include <cstring>
 #include <memory>
+#include <set>
 
 #include "ntpbench/error.h"
 #include "src/backends/eigen/kernels.h"
@@ -32,14 +33,29 @@ const KernelTable& Kernels() {
 
 namespace {
 
+// bf16 and f16 are stored, not computed: every value is rounded to the format (round to nearest
+// even) where it is stored — weights, graph inputs, each step's output — and the arithmetic is
+// f32, as a framework's f16 storage with f32 accumulation. The other backends' reference for
+// accuracy, not for speed (the rounding costs time an f32 run does not spend).
+void RoundToStorage(Precision precision, float* data, int64_t n) {
+  Eigen::Map<Eigen::ArrayXf> values(data, n);
+  if (precision == Precision::kF16) {
+    values = values.cast<Eigen::half>().cast<float>();
+  } else if (precision == Precision::kBf16) {
+    values = values.cast<Eigen::bfloat16>().cast<float>();
+  }
+}
+
 class EigenExecutable : public Executable {
  public:
   EigenExecutable(const ResolvedTopology& t, const RunConfig& config)
-      : threads_(EffectiveThreads(config)) {
+      : threads_(EffectiveThreads(config)), precision_(config.precision) {
     for (const auto& [name, shape] : t.inputs) {
       float* p = Allocate(name, NumElements(shape));
       const std::vector<float> v = GraphInputValues(config, t, name, shape);
       std::copy(v.begin(), v.end(), p);
+      RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
+      inputs_.insert(name);
     }
     for (const ResolvedLayer& l : t.layers) {
       const int index = static_cast<int>(&l - t.layers.data());
@@ -52,17 +68,20 @@ class EigenExecutable : public Executable {
       if (l.is_view) {  // shares the input's storage
         tensors_[l.outputs[0]] = tensors_.at(l.inputs[0]);
         kernels_.push_back([] {});
+        stored_.push_back({});
         continue;
       }
       KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_};
       for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
       args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
+      stored_.push_back(tensors_.at(l.outputs[0]));
       for (size_t i = 0; i < l.weights.size(); ++i) {
         const bool given = i < l.weight_values.size() && l.weight_values[i];
         const std::vector<float> v =
             given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
         float* p = NewBuffer(v.size());
         std::copy(v.begin(), v.end(), p);
+        RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
         args.weights.push_back(p);
       }
       auto it = Kernels().find(l.op);
@@ -79,6 +98,9 @@ class EigenExecutable : public Executable {
   void RunStep(std::size_t index) override {
     if (index == 0) Eigen::setNbThreads(threads_);
     kernels_[index]();
+    if (precision_ != Precision::kF32 && stored_[index].data) {
+      RoundToStorage(precision_, stored_[index].data, stored_[index].size);
+    }
   }
 
   void WriteTensor(const std::string& name, const std::vector<float>& values) override {
@@ -89,6 +111,7 @@ class EigenExecutable : public Executable {
           "expected " + std::to_string(b.size) + " values, got " + std::to_string(values.size()));
     }
     std::copy(values.begin(), values.end(), b.data);
+    if (inputs_.count(name)) RoundToStorage(precision_, b.data, b.size);
   }
 
   std::vector<float> ReadTensor(const std::string& name) const override {
@@ -120,6 +143,9 @@ class EigenExecutable : public Executable {
   }
 
   int threads_;
+  Precision precision_;
+  std::set<std::string> inputs_;  // graph inputs: rounded where they are written
+  std::vector<Buffer> stored_;    // per step, its output (none for a view)
   Scratchpad scratch_;
   std::vector<AlignedFloats> storage_;
   std::map<std::string, Buffer> tensors_;
@@ -136,9 +162,9 @@ class EigenBackend : public Backend {
   }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
-    if (config.precision != Precision::kF32) {
-      return {false, std::string("the eigen reference backend runs f32 only, not ") +
-                         PrecisionName(config.precision)};
+    if (config.precision == Precision::kI8) {
+      return {false,
+              "the eigen reference backend runs f32, and bf16 and f16 as stored values, not i8"};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!l.is_view && !Kernels().count(l.op)) {
@@ -147,6 +173,12 @@ class EigenBackend : public Backend {
       }
     }
     return {};
+  }
+
+  std::string PrecisionPath(Precision precision) const override {
+    if (precision != Precision::kF16 && precision != Precision::kBf16) return "";
+    return std::string(PrecisionName(precision)) +
+           " storage, f32 arithmetic (values rounded where " + "stored; for accuracy, not speed)";
   }
 
   std::unique_ptr<Executable> Compile(const ResolvedTopology& t,

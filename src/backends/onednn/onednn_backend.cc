@@ -1,5 +1,6 @@
 #include "src/backends/onednn/onednn_backend.h"
 
+#include <cpuid.h>
 #include <omp.h>
 
 #include <cstring>
@@ -13,6 +14,17 @@
 #include "src/backends/random_data.h"
 
 namespace ntpb {
+namespace {
+
+// AVX512-FP16 (CPUID leaf 7, EDX bit 23): what oneDNN's f16 kernels compute with.
+bool CpuHasAvx512Fp16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  return (edx >> 23) & 1u;
+}
+
+}  // namespace
+
 namespace onednn {
 namespace {
 
@@ -239,9 +251,17 @@ class OnednnBackend : public Backend {
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
     if (config.precision == Precision::kF16) {
-      // Whatever the CPU: there is no f16 path in this backend (oneDNN 2.6's own f16 kernels
-      // would also need avx512_fp16).
-      return {false, "the onednn backend has no f16 path yet"};
+      // oneDNN's f16 CPU kernels need AVX512-FP16 or AMX-FP16 and arrived in oneDNN 3.0; the
+      // reason names what is missing here: the ISA, the library, or both.
+      const dnnl_version_t* v = dnnl_version();
+      const bool library = v->major >= 3;
+      const bool isa = CpuHasAvx512Fp16();
+      return {false, std::string("f16 on onednn needs AVX512-FP16 or AMX-FP16 and oneDNN 3.0 or "
+                                 "later; here ") +
+                         (isa ? "the CPU has AVX512-FP16" : "the CPU has neither") + " and " +
+                         (library ? "oneDNN is " : "oneDNN is only ") + std::to_string(v->major) +
+                         "." + std::to_string(v->minor) +
+                         (library ? " (this backend has no f16 path yet)" : "")};
     }
     if (config.precision == Precision::kBf16 && !HasBf16Kernels()) {
       return {false, std::string("oneDNN has no bf16 kernels for ISA ") + EffectiveIsaName() +
