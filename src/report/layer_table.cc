@@ -411,12 +411,20 @@ std::string FormatAccuracy(const RunMeasurement& m) {
     return x->rms_rel_err > y->rms_rel_err;
   });
   if (!worst.empty()) {
-    out += "  steps losing most (their output's relative error):";
-    for (size_t i = 0; i < worst.size() && i < 3; ++i) {
-      out += std::string(i ? "," : "") + " " + worst[i]->name + " " +
-             Printf("%.2e", worst[i]->rms_rel_err);
+    // On one line where it fits 120 columns, else one step a line (exported names are long).
+    std::string line = "  steps losing most (their output's relative error):";
+    const size_t shown = std::min<size_t>(worst.size(), 3);
+    for (size_t i = 0; i < shown; ++i) {
+      line += std::string(i ? "," : "") + " " + worst[i]->name + " " +
+              Printf("%.2e", worst[i]->rms_rel_err);
     }
-    out += "\n";
+    if (DisplayLength(line) > 120) {
+      line = "  steps losing most (their output's relative error):";
+      for (size_t i = 0; i < shown; ++i) {
+        line += "\n    " + Printf("%.2e", worst[i]->rms_rel_err) + "  " + Elide(worst[i]->name, 100);
+      }
+    }
+    out += line + "\n";
   }
   return out;
 }
