@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 #include <malloc.h>
 
+#include <cmath>
+
 #include "ntpbench/backend.h"
 #include "ntpbench/json_format.h"
 #include "src/backends/random_data.h"
+#include "src/topology/op_catalog.h"
 #include "tests/backends/naive_ops.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
@@ -64,6 +67,29 @@ TEST(EigenBackend, ResultsDoNotDependOnWhereTheHeapPutsBuffers) {
   second->Run();
   for (const ResolvedLayer& l : t.layers) {
     ASSERT_EQ(first->ReadTensor(l.outputs[0]), second->ReadTensor(l.outputs[0])) << l.name;
+  }
+}
+
+// Random weights behave like a network's (README, "Random weights"): through every layer of the
+// deep shipped networks the activations neither vanish nor blow up (RMS between 0.01 and 3 at
+// every layer output; measured 0.03-0.33 for ResNet-50's 174 steps at seed 42).
+TEST_P(EigenTopology, ActivationsNeitherVanishNorSaturate) {
+  const TopologyCase& c = GetParam();
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  auto exe = FindBackend("eigen")->Compile(t, config);
+  for (std::size_t s = 0; s < exe->steps().size(); ++s) {
+    exe->RunStep(s);
+    const ResolvedLayer& l = t.layers[static_cast<std::size_t>(exe->steps()[s].layer)];
+    const OpDef* def = FindOp(l.op);
+    if (l.is_view || (def && def->discrete_output) || l.inlay) continue;
+    const std::vector<float> v = exe->ReadTensor(l.outputs[0]);
+    double sum = 0;
+    for (float x : v) sum += static_cast<double>(x) * x;
+    const double rms = std::sqrt(sum / static_cast<double>(std::max<std::size_t>(v.size(), 1)));
+    EXPECT_GT(rms, 0.01) << l.name << " (" << l.op << ")";
+    EXPECT_LT(rms, 3.0) << l.name << " (" << l.op << ")";
   }
 }
 
