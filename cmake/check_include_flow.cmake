@@ -53,7 +53,8 @@ set(NTPB_ONLY_instrument common machine)
 set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace
-                       sweep_analysis sweep_report scenario_report)
+                       sweep_analysis sweep_report scenario_report
+                       precision_report)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")
