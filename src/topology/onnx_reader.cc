@@ -20,6 +20,7 @@
 #include "ntpbench/onnx_format.h"
 #include "ntpbench/tensor_file.h"
 #include "src/common/file_io.h"
+#include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb {
@@ -274,86 +275,28 @@ TensorValues ParseOnnxTensor(const std::string& bytes, const std::string& file) 
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
     throw Error(file, "", "data_location", "keeps its data in an external file");
   }
-  TensorValues out;
   int64_t count = 1;
   for (int64_t d : t.dims()) {
     if (d < 0 || d > (int64_t{1} << 40) || __builtin_mul_overflow(count, d, &count)) {
       throw Error(file, "", "dims", "an impossible dimension " + std::to_string(d));
     }
-    out.dims.push_back(d);
   }
-  const std::string& raw = t.raw_data();
-  auto from_raw = [&](size_t width, auto convert) {
-    if (raw.size() / width != static_cast<uint64_t>(count) || raw.size() % width != 0) {
-      throw Error(file, "", "raw_data",
-                  "holds " + std::to_string(raw.size() / width) + " elements; its dims declare " +
-                      std::to_string(count));
-    }
-    out.values.resize(static_cast<size_t>(count));
-    for (int64_t i = 0; i < count; ++i) out.values[i] = convert(raw.data() + i * width);
-  };
-  auto expect = [&](int64_t have) {
-    if (have != count) {
-      throw Error(
-          file, "", "data",
-          "holds " + std::to_string(have) + " elements; its dims declare " + std::to_string(count));
-    }
-  };
-  switch (t.data_type()) {
-    case onnx::TensorProto::FLOAT:
-      if (!raw.empty()) {
-        from_raw(4, [](const char* p) {
-          float v;
-          std::memcpy(&v, p, 4);
-          return v;
-        });
-      } else {
-        expect(t.float_data_size());
-        out.values.assign(t.float_data().begin(), t.float_data().end());
-      }
-      break;
-    case onnx::TensorProto::DOUBLE:
-      if (!raw.empty()) {
-        from_raw(8, [](const char* p) {
-          double v;
-          std::memcpy(&v, p, 8);
-          return static_cast<float>(v);
-        });
-      } else {
-        expect(t.double_data_size());
-        for (double v : t.double_data()) out.values.push_back(static_cast<float>(v));
-      }
-      break;
-    case onnx::TensorProto::INT64:
-      if (!raw.empty()) {
-        from_raw(8, [](const char* p) {
-          int64_t v;
-          std::memcpy(&v, p, 8);
-          return static_cast<float>(v);
-        });
-      } else {
-        expect(t.int64_data_size());
-        for (int64_t v : t.int64_data()) out.values.push_back(static_cast<float>(v));
-      }
-      break;
-    case onnx::TensorProto::INT32:
-      if (!raw.empty()) {
-        from_raw(4, [](const char* p) {
-          int32_t v;
-          std::memcpy(&v, p, 4);
-          return static_cast<float>(v);
-        });
-      } else {
-        expect(t.int32_data_size());
-        for (int32_t v : t.int32_data()) out.values.push_back(static_cast<float>(v));
-      }
-      break;
-    default:
-      throw Error(file, "", "data_type",
-                  "element type " + std::to_string(t.data_type()) +
-                      " is not read (float, double, int32, int64)");
+  const bool known =
+      t.data_type() == onnx::TensorProto::FLOAT || t.data_type() == onnx::TensorProto::DOUBLE ||
+      t.data_type() == onnx::TensorProto::BOOL || onnx_import::IsIntegerElementType(t.data_type());
+  if (!known) {
+    throw Error(file, "", "data_type",
+                "element type " + std::to_string(t.data_type()) +
+                    " is not read (float, double, integers, bool)");
   }
-  return out;
+  // The constant folder's reading of initializers (one reader for both).
+  std::optional<onnx_import::TensorFloats> read = onnx_import::ReadTensorFloats(t);
+  if (!read) {
+    throw Error(
+        file, "", "data",
+        "its data does not hold the " + std::to_string(count) + " elements its dims declare");
+  }
+  return {std::move(read->dims), std::move(read->values)};
 }
 
 }  // namespace ntpb

@@ -12,6 +12,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
 #include "ntpbench/resolve.h"
+#include "ntpbench/tensor_file.h"
 #include "ntpbench/topology_file.h"
 #include "src/backends/random_data.h"
 #include "tests/backends/naive_ops.h"
@@ -761,6 +762,51 @@ TEST(OnnxCoverageDoc, IsTheGeneratedTable) {
   // Every op of the mapping table has a row, with the IR op it becomes where it is mapped.
   EXPECT_NE(section.find("| ConvTranspose | `conv_transpose` |"), std::string::npos);
   EXPECT_NE(section.find("| Erf | — | refused: only inside the GELU pattern"), std::string::npos);
+}
+
+// A test-data tensor (`--input x.pb`, `--check-output`): read as the constant folder reads
+// initializers, every malformed one a clear error naming the file and field.
+TEST(OnnxTensorFile, ReadsFloatsAndIntegersAndNamesWhatIsWrong) {
+  auto error_of = [](const std::string& bytes) {
+    try {
+      ParseOnnxTensor(bytes, "t.pb");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  onnx::TensorProto f;
+  f.set_data_type(onnx::TensorProto::FLOAT);
+  f.add_dims(2);
+  f.add_dims(2);
+  const std::vector<float> values = {1.5f, -2, 3, 4};
+  f.set_raw_data(std::string(reinterpret_cast<const char*>(values.data()), 16));
+  TensorValues read = ParseOnnxTensor(f.SerializeAsString(), "t.pb");
+  EXPECT_EQ(read.dims, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(read.values, values);
+  onnx::TensorProto ids;
+  ids.set_data_type(onnx::TensorProto::INT64);
+  ids.add_dims(3);
+  for (int64_t id : {7, 0, 16777216}) ids.add_int64_data(id);
+  read = ParseOnnxTensor(ids.SerializeAsString(), "t.pb");
+  EXPECT_EQ(read.values, (std::vector<float>{7, 0, 16777216}));
+  onnx::TensorProto short_data = f;
+  short_data.set_raw_data(short_data.raw_data().substr(0, 12));
+  EXPECT_NE(error_of(short_data.SerializeAsString())
+                .find("t.pb: field 'data': its data does not hold the 4 elements its dims declare"),
+            std::string::npos)
+      << error_of(short_data.SerializeAsString());
+  onnx::TensorProto text = f;
+  text.set_data_type(onnx::TensorProto::STRING);
+  EXPECT_NE(error_of(text.SerializeAsString()).find("element type 8 is not read"),
+            std::string::npos);
+  onnx::TensorProto external = f;
+  external.set_data_location(onnx::TensorProto::EXTERNAL);
+  EXPECT_NE(error_of(external.SerializeAsString()).find("external file"), std::string::npos);
+  onnx::TensorProto huge = f;
+  huge.add_dims(int64_t{1} << 41);
+  EXPECT_NE(error_of(huge.SerializeAsString()).find("impossible dimension"), std::string::npos);
+  EXPECT_NE(error_of("not a protobuf at all").find("not an ONNX TensorProto"), std::string::npos);
 }
 
 }  // namespace

@@ -118,6 +118,24 @@ std::optional<Value> FromProto(const TensorProto& t) {
   return v;
 }
 
+}  // namespace
+
+std::optional<TensorFloats> ReadTensorFloats(const TensorProto& tensor) {
+  std::optional<Value> v = FromProto(tensor);
+  if (!v) return std::nullopt;
+  TensorFloats out;
+  out.dims = v->dims;
+  if (v->is_float()) {
+    out.values = std::move(v->f);
+  } else {
+    out.values.reserve(v->i.size());
+    for (int64_t x : v->i) out.values.push_back(static_cast<float>(x));
+  }
+  return out;
+}
+
+namespace {
+
 TensorProto ToProto(const Value& v, const std::string& name) {
   TensorProto t;
   t.set_name(name);

@@ -10,6 +10,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ struct FoldingLimits {
 // broadcast).
 int FoldConstants(onnx::ModelProto* model, const std::string& file,
                   const FoldingLimits& limits = {});
+
+// A tensor's values as floats, with its dims: FLOAT, DOUBLE and the integer types the folder
+// reads (converted; exact up to 2^24), from raw_data or the typed fields. Null when the type is
+// another, the data is external, or its element count does not match its dims. The folder's
+// reading of initializers, shared with tensor files (tensor_file.h).
+struct TensorFloats {
+  std::vector<int64_t> dims;
+  std::vector<float> values;
+};
+std::optional<TensorFloats> ReadTensorFloats(const onnx::TensorProto& tensor);
 
 // An ONNX integer element type (INT8 .. UINT64; BOOL is not one): values the IR's float tensors
 // hold exactly up to 2^24, shared by the folder and the importer.
