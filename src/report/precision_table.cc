@@ -30,7 +30,11 @@ std::string RenderPrecisionTable(const std::vector<PrecisionRun>& runs) {
   }
   report::TextTable table({"configuration", "precision", "p50", "speed-up", "top-1", "top-5",
                            "logits err", "outputs err", "cosine"});
-  bool any = false;
+  bool any = false, disturbed = false;
+  // A run the machine disturbed (results.h's judgement) gets its speed-up marked, not read.
+  auto unreliable = [](const RunMeasurement& m) {
+    return m.interference && !JudgeInterference(*m.interference).reliable;
+  };
   for (const std::string& g : order) {
     const std::vector<const PrecisionRun*>& list = groups[g];
     if (list.size() < 2) continue;
@@ -47,10 +51,13 @@ std::string RenderPrecisionTable(const std::vector<PrecisionRun>& runs) {
       auto percent = [](double share) {
         return share >= 0 ? FormatNumber("%.1f%%", 100 * share) : std::string("-");
       };
+      const bool doubtful = unreliable(m) || (f32 && unreliable(f32->measured));
+      disturbed |= doubtful;
       table.Add({g, m.setup.precision, FormatTime(ms),
-                 f32 && ms > 0 && f32 != r ? FormatNumber("x%.2f", f32->measured.net.p50_ms / ms)
-                 : f32 == r                ? "reference"
-                                           : "-",
+                 f32 && ms > 0 && f32 != r
+                     ? FormatNumber("x%.2f", f32->measured.net.p50_ms / ms) + (doubtful ? "?" : "")
+                 : f32 == r ? std::string("reference") + (doubtful ? "?" : "")
+                            : "-",
                  a ? percent(a->top1_agreement) : "", a ? percent(a->top5_overlap) : "",
                  a && !a->logits.empty() ? FormatNumber("%.2e", a->logits_rms_rel_err) : "",
                  a ? FormatNumber("%.2e", a->rms_rel_err) : "",
@@ -61,7 +68,10 @@ std::string RenderPrecisionTable(const std::vector<PrecisionRun>& runs) {
   return "\nPrecisions: speed against accuracy (p50 per iteration; speed-up over the same "
          "configuration in f32;\nerrors ||x - ref|| / ||ref|| against the Eigen f32 reference, "
          "top-1 and top-5 on the argmax of the logits)\n" +
-         table.Render();
+         table.Render() +
+         (disturbed ? "? the machine disturbed this run or its f32 reference (see its verdict "
+                      "above): the speed-up is shown, not to be read as the precision's\n"
+                    : "");
 }
 
 }  // namespace ntpb

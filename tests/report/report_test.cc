@@ -161,6 +161,15 @@ TEST(Report, PrecisionTablePutsSpeedNextToAccuracy) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
   }
   EXPECT_EQ(RenderPrecisionTable({run("f32", 0.08, 0, 0)}), "");
+  EXPECT_EQ(table.find("disturbed"), std::string::npos);
+  // A run the machine disturbed: its speed-up marked and said, not read.
+  PrecisionRun busy = run("bf16", 0.04, 0.998, 5e-3);
+  busy.measured.interference.emplace();
+  busy.measured.interference->seconds = 3;
+  busy.measured.interference->others_share = 0.5;
+  const std::string marked = RenderPrecisionTable({run("f32", 0.08, 0, 0), busy});
+  EXPECT_NE(marked.find("x2.00?"), std::string::npos) << marked;
+  EXPECT_NE(marked.find("? the machine disturbed this run"), std::string::npos) << marked;
 }
 
 // Display columns of the widest line (UTF-8 continuation bytes take none).
