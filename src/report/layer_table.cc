@@ -140,25 +140,31 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   auto device = [&](const RegionMeasure& measure) {
     return measure.device_ms > 0 ? FormatTime(measure.device_ms, view.time_unit) : "";
   };
+  // A step's relative error against the f32 reference (below f32) rides at the end of its row
+  // and is moved before the kernel column once every row is built.
+  bool any_error = false;
+  for (const StepMeasure& s : m.steps) any_error = any_error || s.rms_rel_err >= 0;
   auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
                        const RegionMeasure& measure, const Cost& cost,
-                       const std::string& kernel = "") -> Row {
+                       const std::string& kernel = "", double error = -1) -> Row {
     const double ms = measure.Typical();
-    return {name,
-            op,
-            what,
-            FormatTime(ms, view.time_unit),
-            FormatRange(measure.min_ms, measure.max_ms, view.time_unit),
-            Printf("%.1f%%", 100 * measure.time_share),
-            bar(measure.time_share),
-            Printf("%.1f", ms > 0 ? static_cast<double>(cost.flops) / (ms * 1e6) : 0.0),
-            roof(cost, ms),
-            kernel,
-            FormatCount(static_cast<double>(cost.flops)),
-            FormatBytes(static_cast<double>(cost.weight_bytes)),
-            FormatBytes(static_cast<double>(cost.output_bytes)),
-            Printf("%.1f", cost.Intensity()),
-            device(measure)};
+    Row r = {name,
+             op,
+             what,
+             FormatTime(ms, view.time_unit),
+             FormatRange(measure.min_ms, measure.max_ms, view.time_unit),
+             Printf("%.1f%%", 100 * measure.time_share),
+             bar(measure.time_share),
+             Printf("%.1f", ms > 0 ? static_cast<double>(cost.flops) / (ms * 1e6) : 0.0),
+             roof(cost, ms),
+             kernel,
+             FormatCount(static_cast<double>(cost.flops)),
+             FormatBytes(static_cast<double>(cost.weight_bytes)),
+             FormatBytes(static_cast<double>(cost.output_bytes)),
+             Printf("%.1f", cost.Intensity()),
+             device(measure)};
+    if (error >= 0) r.push_back(Printf("%.2e", error));
+    return r;
   };
   // A step (with the layers fused into it) or an inlay: what --sort time and --top move.
   struct Group {
@@ -207,7 +213,8 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
     total_ms += measure.ms;
     groups.push_back(
         {{timed_row(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op, ShapeToString(out),
-                    measure, cost, row.step ? row.step->kernel : "")},
+                    measure, cost, row.step ? row.step->kernel : "",
+                    row.step ? row.step->rms_rel_err : -1)},
          measure.ms});
   }
   const bool by_time = view.by_time || view.top > 0;
@@ -266,6 +273,20 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
        any_device ? FormatTime(device_total_ms, view.time_unit) : ""});
   Row header = header_cells;
   header.push_back("device");
+  // Below f32: each step's output error against the reference, before the kernel column.
+  if (any_error) {
+    header.insert(header.begin() + 9, "rel. err");
+    for (Row& r : rows) {
+      if (r.empty()) continue;
+      std::string error;
+      if (r.size() > header.size() - 1) {
+        error = r.back();
+        r.pop_back();
+      }
+      r.insert(r.begin() + 9, error);
+    }
+    ++kernel_column;
+  }
   auto place_device = [&](Row& r) {
     if (r.empty()) return;  // a rule
     std::string last = r.back();
@@ -421,7 +442,8 @@ std::string FormatAccuracy(const RunMeasurement& m) {
     if (DisplayLength(line) > 120) {
       line = "  steps losing most (their output's relative error):";
       for (size_t i = 0; i < shown; ++i) {
-        line += "\n    " + Printf("%.2e", worst[i]->rms_rel_err) + "  " + Elide(worst[i]->name, 100);
+        line +=
+            "\n    " + Printf("%.2e", worst[i]->rms_rel_err) + "  " + Elide(worst[i]->name, 100);
       }
     }
     out += line + "\n";

@@ -135,6 +135,15 @@ TEST(Report, RunTableShowsTheAccuracyBlock) {
         "2.00e-03\n"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
   }
+  // Every step's error in the table itself, in its own column.
+  EXPECT_NE(table.find("rel. err"), std::string::npos) << table;
+  const size_t fc2 = table.find("\nfc2 ");
+  ASSERT_NE(fc2, std::string::npos) << table;
+  EXPECT_NE(table.substr(fc2, table.find('\n', fc2 + 1) - fc2).find("5.00e-03"), std::string::npos)
+      << table;
+  EXPECT_EQ(FormatRunTable(t, a, DecodeCounters({{"layer.fc1.ms", 0.1}})).find("rel. err"),
+            std::string::npos)
+      << "no column where no error was measured";
 }
 
 // Each precision of one configuration against its f32 run: speed-up at the median next to the
