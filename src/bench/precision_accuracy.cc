@@ -168,24 +168,41 @@ OutputAccuracy MeasureAccuracy(const ResolvedTopology& t, Executable& exe, const
     }
   };
 
+  const std::vector<std::string> outputs = NumericOutputs(t);
+  std::string logits;
+  for (const std::string& out : outputs) {
+    if (logits.empty()) logits = LogitsOf(t, out);
+  }
   // Step by step on the first input: each step's output against the same layer's in the
-  // reference, read before a later step can reuse its buffer.
+  // reference, read before a later step can reuse its buffer (the logits too).
   write_inputs(0);
+  std::vector<float> first_logits[2];
+  auto writes_logits = [&](const StepInfo& step) {
+    if (logits.empty() || step.layer < 0) return false;
+    const std::vector<std::string>& outs =
+        t.layers[static_cast<std::size_t>(step.layer + step.fused)].outputs;
+    return std::find(outs.begin(), outs.end(), logits) != outs.end();
+  };
   const std::vector<StepInfo>& steps = exe.steps();
   const std::vector<StepInfo>& ref_steps = ref->steps();
   auto last_layer = [](const StepInfo& s) { return s.layer < 0 ? -1 : s.layer + s.fused; };
   if (step_errors) step_errors->assign(steps.size(), -1.0);
   std::size_t r = 0;
   int done = -1;  // the last layer the reference has computed
+  auto ref_step = [&] {
+    ref->RunStep(r);
+    done = std::max(done, last_layer(ref_steps[r]));
+    if (writes_logits(ref_steps[r])) first_logits[1] = ReadOrEmpty(*ref, logits);
+    ++r;
+  };
   for (std::size_t i = 0; i < steps.size(); ++i) {
     exe.RunStep(i);
     exe.Wait();
+    if (writes_logits(steps[i])) first_logits[0] = ReadOrEmpty(exe, logits);
     const int layer = last_layer(steps[i]);
     if (layer < 0) continue;
     while (r < ref_steps.size() && (ref_steps[r].layer < 0 || last_layer(ref_steps[r]) <= layer)) {
-      ref->RunStep(r);
-      done = std::max(done, last_layer(ref_steps[r]));
-      ++r;
+      ref_step();
     }
     const ResolvedLayer& l = t.layers[static_cast<std::size_t>(layer)];
     const OpDef* def = FindOp(l.op);
@@ -196,15 +213,11 @@ OutputAccuracy MeasureAccuracy(const ResolvedTopology& t, Executable& exe, const
     const std::vector<float> b = ReadOrEmpty(*ref, l.outputs[0]);
     if (!a.empty() && a.size() == b.size()) (*step_errors)[i] = RmsRelativeError(a, b);
   }
-  while (r < ref_steps.size()) ref->RunStep(r++);
+  while (r < ref_steps.size()) ref_step();
   exe.Wait();
 
-  // End to end over seeded inputs: the outputs, the logits, and the agreement of a classifier.
-  const std::vector<std::string> outputs = NumericOutputs(t);
-  std::string logits;
-  for (const std::string& out : outputs) {
-    if (logits.empty()) logits = LogitsOf(t, out);
-  }
+  // End to end over seeded inputs: the outputs, the logits, and the agreement of a classifier
+  // (the first input's from the step-by-step run above).
   int64_t rows_per_input = 0, classes = 0;
   for (const std::string& out : outputs) {
     Shape shape;
@@ -226,9 +239,9 @@ OutputAccuracy MeasureAccuracy(const ResolvedTopology& t, Executable& exe, const
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (k > 0 && elapsed > budget.seconds) break;
-    write_inputs(k);
-    const std::vector<float> a_logits = RunReading(exe, t, logits);
-    const std::vector<float> b_logits = RunReading(*ref, t, logits);
+    if (k > 0) write_inputs(k);
+    const std::vector<float> a_logits = k == 0 ? first_logits[0] : RunReading(exe, t, logits);
+    const std::vector<float> b_logits = k == 0 ? first_logits[1] : RunReading(*ref, t, logits);
     const bool have_logits = !a_logits.empty() && a_logits.size() == b_logits.size();
     if (have_logits) logit_error.Add(a_logits, b_logits);
     for (const std::string& out : outputs) {
