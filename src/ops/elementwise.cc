@@ -1,4 +1,5 @@
-// Unary elementwise ops (activations, sqrt, exp, pow by a constant) and softmax.
+// Unary elementwise ops (activations, sqrt, exp, pow by a constant), softmax and the gated
+// activation of transformer MLPs (swiglu).
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -12,6 +13,18 @@ InferResult InferSoftmax(const InferContext& ctx) {
   NormalizeAxis(ctx, ctx.attrs.Int("axis"), ctx.inputs[0].size(), "axis");
   return {{ctx.inputs[0]}, {}, {}};
 }
+
+InferResult InferSwiglu(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  ctx.Require(
+      in.back() % 2 == 0, "inputs",
+      "swiglu halves the last axis into gate and value; " + ShapeToString(in) + " has an odd one");
+  Shape out = in;
+  out.back() /= 2;
+  return {{out}, {}, {}};
+}
+// The activation and the product: two per output element.
+int64_t TwoPerOutput(const OpCostInput& c) { return 2 * NumElements(c.outputs[0]); }
 
 OpDef Unary(const std::string& name, const std::string& summary) {
   OpDef op;
@@ -57,6 +70,17 @@ void AddElementwiseOps(std::vector<OpDef>* ops) {
   softmax.flops = ThreePerElement;
   softmax.summary = "exp(x - max) / sum(exp(x - max)) along axis";
   ops->push_back(softmax);
+
+  OpDef swiglu;
+  swiglu.name = "swiglu";
+  swiglu.attrs = {EnumAttr("activation", {"silu", "gelu"}, "silu",
+                           "of the gate: silu (SwiGLU, Llama) or gelu (GeGLU)")};
+  swiglu.infer = InferSwiglu;
+  swiglu.flops = TwoPerOutput;
+  swiglu.summary =
+      "gated activation of a transformer MLP: [..., 2F] = [gate | value] -> act(gate) * value "
+      "[..., F] (one dense layer computes both halves)";
+  ops->push_back(swiglu);
 }
 
 }  // namespace ntpb::ops

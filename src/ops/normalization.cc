@@ -1,4 +1,4 @@
-// batchnorm (inference, running statistics, channel axis 1) and layernorm (last axis).
+// batchnorm (inference, running statistics, channel axis 1), layernorm and rms_norm (last axis).
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -28,8 +28,17 @@ InferResult InferLayernorm(const InferContext& ctx) {
   return r;
 }
 
+InferResult InferRmsNorm(const InferContext& ctx) {
+  InferResult r;
+  r.outputs = {ctx.inputs[0]};
+  r.weights = {{"gamma", {ctx.inputs[0].back()}, true, WeightInit::kOnes, 1}};
+  return r;
+}
+
 int64_t BatchnormFlops(const OpCostInput& c) { return 2 * NumElements(c.inputs[0]); }
 int64_t LayernormFlops(const OpCostInput& c) { return 7 * NumElements(c.inputs[0]); }
+// Square and sum, then scale by 1/rms and by gamma.
+int64_t RmsNormFlops(const OpCostInput& c) { return 4 * NumElements(c.inputs[0]); }
 
 }  // namespace
 
@@ -51,6 +60,15 @@ void AddNormalizationOps(std::vector<OpDef>* ops) {
   ln.flops = LayernormFlops;
   ln.summary = "layer normalization over the last axis, with gamma and beta";
   ops->push_back(ln);
+
+  OpDef rms;
+  rms.name = "rms_norm";
+  rms.attrs = {OptionalAttr("epsilon", AttrType::kFloat, 1e-6, "added to the mean square")};
+  rms.attrs[0].greater_than = 0;
+  rms.infer = InferRmsNorm;
+  rms.flops = RmsNormFlops;
+  rms.summary = "x / sqrt(mean(x^2) + epsilon) * gamma over the last axis (Llama's RMSNorm)";
+  ops->push_back(rms);
 }
 
 }  // namespace ntpb::ops

@@ -68,6 +68,7 @@ const std::vector<OpDef>& AllOps() {
     ops::AddShapeOps(&v);
     ops::AddEmbeddingOps(&v);
     ops::AddRecurrentOps(&v);
+    ops::AddAttentionOps(&v);
     ops::AddInlayOps(&v);
     return v;
   }();

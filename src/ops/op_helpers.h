@@ -39,6 +39,7 @@ void AddReduceOps(std::vector<OpDef>* ops);
 void AddResizeOps(std::vector<OpDef>* ops);
 void AddShapeOps(std::vector<OpDef>* ops);
 void AddRecurrentOps(std::vector<OpDef>* ops);
+void AddAttentionOps(std::vector<OpDef>* ops);
 void AddInlayOps(std::vector<OpDef>* ops);
 
 }  // namespace ntpb::ops

@@ -94,6 +94,39 @@ const std::vector<CostCase>& Cases() {
       {"batchnorm", "batchnorm", {{2, 3, 4, 4}}, {}, {2, 3, 4, 4}, 192, 6, 12},
       // 7 per element; gamma, beta
       {"layernorm", "layernorm", {{2, 3, 8}}, {}, {2, 3, 8}, 336, 16, 16},
+      // 4 per element; gamma
+      {"rms_norm", "rms_norm", {{2, 3, 8}}, {}, {2, 3, 8}, 192, 8, 8},
+      // 2 per output element, half the input's
+      {"swiglu", "swiglu", {{2, 3, 10}}, {}, {2, 3, 5}, 60, 0, 0},
+      // head size 4; 2 items x 2 heads x 3 x 3 pairs, each 2*4 + 2*4 + 3
+      {"attention",
+       "attention",
+       {{2, 3, 8}, {2, 3, 8}, {2, 3, 8}},
+       {{"heads", 2}},
+       {2, 3, 8},
+       684,
+       0,
+       0},
+      // causal, 2 queries at positions 3 and 4 of 5 keys: 4 + 5 pairs per head
+      {"attention_causal_cached",
+       "attention",
+       {{2, 2, 8}, {2, 5, 8}, {2, 5, 8}},
+       {{"heads", 2}, {"causal", true}},
+       {2, 2, 8},
+       684,
+       0,
+       0},
+      // grouped-query, D 4, Dv 3: 4 heads x (3 + 4 + 5 + 6) pairs, each 2*4 + 2*3 + 3
+      {"attention_grouped_query",
+       "attention",
+       {{1, 4, 16}, {1, 6, 8}, {1, 6, 6}},
+       {{"heads", 4}, {"kv_heads", 2}, {"causal", true}},
+       {1, 4, 12},
+       1224,
+       0,
+       0},
+      // 3 per element
+      {"rotary", "rotary", {{2, 3, 8}}, {{"heads", 2}}, {2, 3, 8}, 144, 0, 0},
       {"relu", "relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
       {"clipped_relu", "clipped_relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
       {"sigmoid", "sigmoid", {{2, 9}}, {}, {2, 9}, 18, 0, 0},

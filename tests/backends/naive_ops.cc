@@ -151,6 +151,101 @@ Values Layernorm(const ResolvedLayer& l, const Values& x, const std::vector<Valu
   return y;
 }
 
+Values RmsNorm(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w) {
+  const int64_t c = l.input_shapes[0].back(), rows = static_cast<int64_t>(x.size()) / c;
+  Values y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double ms = 0;
+    for (int64_t i = 0; i < c; ++i) ms += double{x[r * c + i]} * x[r * c + i];
+    const double inv = 1.0 / std::sqrt(ms / c + l.attrs.Float("epsilon"));
+    for (int64_t i = 0; i < c; ++i) y[r * c + i] = static_cast<float>(x[r * c + i] * inv * w[0][i]);
+  }
+  return y;
+}
+
+Values Swiglu(const ResolvedLayer& l, const Values& x) {
+  const int64_t f = l.output_shapes[0].back(), rows = static_cast<int64_t>(x.size()) / (2 * f);
+  const bool gelu = l.attrs.Str("activation") == "gelu";
+  Values y(rows * f);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t i = 0; i < f; ++i) {
+      const double z = x[r * 2 * f + i];
+      const double act =
+          gelu ? 0.5 * z * (1 + std::erf(z / std::sqrt(2.0))) : z / (1 + std::exp(-z));
+      y[r * f + i] = static_cast<float>(act * x[r * 2 * f + f + i]);
+    }
+  }
+  return y;
+}
+
+// Query i of item n, head h: the keys it sees, scored, softmaxed and averaged over v, in double.
+Values Attention(const ResolvedLayer& l, const std::vector<Values>& in) {
+  const Shape &sq = l.input_shapes[0], &sk = l.input_shapes[1], &sv = l.input_shapes[2];
+  const int64_t n_items = sq[0], nq = sq[1], nk = sk[1], heads = l.attrs.Int("heads");
+  const int64_t kv_heads = l.attrs.Int("kv_heads"), d = sq[2] / heads, dv = sv[2] / kv_heads;
+  const double scale = l.attrs.Float("scale");
+  const bool causal = l.attrs.Bool("causal");
+  Values y(n_items * nq * heads * dv, 0.0f);
+  for (int64_t n = 0; n < n_items; ++n) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t kvh = h * kv_heads / heads;
+      for (int64_t i = 0; i < nq; ++i) {
+        std::vector<double> score(nk);
+        std::vector<bool> seen(nk, false);
+        double top = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < nk; ++j) {
+          if (causal && j > nk - nq + i) continue;
+          if (in.size() == 4 && in[3][n * nk + j] == 0.0f) continue;
+          double dot = 0;
+          for (int64_t e = 0; e < d; ++e) {
+            dot += double{in[0][(n * nq + i) * heads * d + h * d + e]} *
+                   in[1][(n * nk + j) * kv_heads * d + kvh * d + e];
+          }
+          score[j] = dot * scale;
+          seen[j] = true;
+          top = std::max(top, score[j]);
+        }
+        double sum = 0;
+        for (int64_t j = 0; j < nk; ++j) sum += seen[j] ? std::exp(score[j] - top) : 0.0;
+        if (sum == 0) continue;  // no key seen: zeros
+        for (int64_t e = 0; e < dv; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < nk; ++j) {
+            if (seen[j])
+              acc += std::exp(score[j] - top) / sum *
+                     in[2][(n * nk + j) * kv_heads * dv + kvh * dv + e];
+          }
+          y[(n * nq + i) * heads * dv + h * dv + e] = static_cast<float>(acc);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+Values Rotary(const ResolvedLayer& l, const Values& x) {
+  const Shape& s = l.input_shapes[0];
+  const int64_t heads = l.attrs.Int("heads"), d = s[2] / heads;
+  const bool interleaved = l.attrs.Str("style") == "interleaved";
+  Values y = x;
+  for (int64_t n = 0; n < s[0]; ++n) {
+    for (int64_t p = 0; p < s[1]; ++p) {
+      const double pos = static_cast<double>(l.attrs.Int("offset") + p);
+      for (int64_t h = 0; h < heads; ++h) {
+        const int64_t base = ((n * s[1] + p) * heads + h) * d;
+        for (int64_t j = 0; j < d / 2; ++j) {
+          const double theta = pos / std::pow(l.attrs.Float("base"), 2.0 * j / d);
+          const int64_t i0 = interleaved ? base + 2 * j : base + j;
+          const int64_t i1 = interleaved ? i0 + 1 : i0 + d / 2;
+          y[i0] = static_cast<float>(x[i0] * std::cos(theta) - x[i1] * std::sin(theta));
+          y[i1] = static_cast<float>(x[i1] * std::cos(theta) + x[i0] * std::sin(theta));
+        }
+      }
+    }
+  }
+  return y;
+}
+
 Values Softmax(const ResolvedLayer& l, const Values& x) {
   const Shape& s = l.input_shapes[0];
   int64_t axis = l.attrs.Int("axis");
@@ -613,6 +708,10 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "global_avg_pool") return GlobalAvgPool(l, in[0]);
   if (op == "batchnorm") return Batchnorm(l, in[0], w);
   if (op == "layernorm") return Layernorm(l, in[0], w);
+  if (op == "rms_norm") return RmsNorm(l, in[0], w);
+  if (op == "swiglu") return Swiglu(l, in[0]);
+  if (op == "attention") return Attention(l, in);
+  if (op == "rotary") return Rotary(l, in[0]);
   if (op == "relu" || op == "sigmoid" || op == "tanh") return Unary(op, 0, in[0]);
   if (op == "clipped_relu") return Unary(op, static_cast<float>(l.attrs.Float("clip")), in[0]);
   if (op == "gelu")

@@ -103,6 +103,22 @@ const std::vector<BadCase>& Cases() {
       {"negative_size",
        WithLayers(R"({"name": "f", "op": "flatten"}, {"name": "d", "op": "dense", "units": -3})"),
        "d", "units", "must be positive, got -3"},
+      {"attention_heads_not_dividing_width",
+       WithLayers(
+           R"({"name": "r", "op": "reshape", "shape": ["N", 24, 8]}, {"name": "a", "op": "attention", "inputs": ["r", "r", "r"], "heads": 3})"),
+       "a", "heads", "3 heads do not divide the query width 8"},
+      {"attention_kv_heads_not_dividing_heads",
+       WithLayers(
+           R"({"name": "r", "op": "reshape", "shape": ["N", 24, 8]}, {"name": "a", "op": "attention", "inputs": ["r", "r", "r"], "heads": 4, "kv_heads": 3})"),
+       "a", "kv_heads", "3 key/value heads do not divide the 4 query heads"},
+      {"attention_causal_more_queries_than_keys",
+       WithLayers(
+           R"({"name": "r", "op": "reshape", "shape": ["N", 24, 8]}, {"name": "k", "op": "slice", "axis": 1, "start": 0, "size": 4}, {"name": "a", "op": "attention", "inputs": ["r", "k", "k"], "heads": 2, "causal": true})"),
+       "a", "causal", "needs at least as many keys as queries"},
+      {"rotary_odd_head_size",
+       WithLayers(
+           R"({"name": "r", "op": "reshape", "shape": ["N", 24, 8]}, {"name": "p", "op": "rotary", "heads": 8})"),
+       "p", "heads", "the head size 1 is odd"},
       {"negative_input_dim",
        R"({"name": "bad", "inputs": [{"name": "x", "shape": ["N", -2]}], "layers": [{"name": "r", "op": "relu"}]})",
        "", "inputs.x.shape", "dimensions must be positive"},

@@ -26,6 +26,7 @@ const KernelTable& Kernels() {
     AddEmbeddingKernels(&t);
     AddInlayKernels(&t);
     AddRecurrentKernels(&t);
+    AddAttentionKernels(&t);
     return t;
   }();
   return table;

@@ -63,6 +63,28 @@ Kernel MakeActivation(const KernelArgs& a) {
   return MakeUnary(a, {choice.kind, choice.clip});
 }
 
+// swiglu: act(gate) * value, the gate the first half of each row.
+Kernel MakeSwiglu(const KernelArgs& a) {
+  const Shape& out = a.layer.output_shapes[0];
+  const int64_t f = out.back(), rows = NumElements(out) / f;
+  const bool gelu = a.layer.attrs.Str("activation") == "gelu";
+  const float* x = a.inputs[0];
+  float* y = a.output;
+  return [=] {
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* gate = x + r * 2 * f;
+      const float* value = gate + f;
+      float* dst = y + r * f;
+      for (int64_t i = 0; i < f; ++i) {
+        const float z = gate[i];
+        const float act = gelu ? 0.5f * z * (1.0f + std::erf(z * 0.70710678118654752f))
+                               : z / (1.0f + std::exp(-z));
+        dst[i] = act * value[i];
+      }
+    }
+  };
+}
+
 Kernel MakeSoftmax(const KernelArgs& a) {
   const Shape& s = a.layer.input_shapes[0];
   int64_t axis = a.layer.attrs.Int("axis");
@@ -203,6 +225,7 @@ void AddElementwiseKernels(KernelTable* table) {
     if (d.op) (*table)[d.name] = MakeActivation;
   }
   (*table)["softmax"] = MakeSoftmax;
+  (*table)["swiglu"] = MakeSwiglu;
   (*table)["leaky_relu"] = MakeLeakyRelu;
   (*table)["hard_sigmoid"] = MakeHardSigmoid;
   (*table)["hard_swish"] = MakeHardSwish;

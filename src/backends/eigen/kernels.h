@@ -81,6 +81,7 @@ void AddReduceKernels(KernelTable* table);
 void AddResizeKernels(KernelTable* table);
 void AddEmbeddingKernels(KernelTable* table);
 void AddInlayKernels(KernelTable* table);
+void AddAttentionKernels(KernelTable* table);
 
 const KernelTable& Kernels();
 

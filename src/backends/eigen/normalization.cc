@@ -41,11 +41,27 @@ Kernel MakeLayernorm(const KernelArgs& a) {
   };
 }
 
+Kernel MakeRmsNorm(const KernelArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const int64_t c = in.back(), rows = NumElements(in) / c;
+  const float eps = static_cast<float>(a.layer.attrs.Float("epsilon"));
+  const float *x = a.inputs[0], *gamma = a.weights[0];
+  float* y = a.output;
+  return [=] {
+    for (int64_t r = 0; r < rows; ++r) {
+      ConstArrayMap row(x + r * c, c);
+      const float inv = 1.0f / std::sqrt(row.square().mean() + eps);
+      ArrayMap(y + r * c, c) = row * inv * ConstArrayMap(gamma, c);
+    }
+  };
+}
+
 }  // namespace
 
 void AddNormalizationKernels(KernelTable* table) {
   (*table)["batchnorm"] = MakeBatchnorm;
   (*table)["layernorm"] = MakeLayernorm;
+  (*table)["rms_norm"] = MakeRmsNorm;
 }
 
 }  // namespace ntpb::eigen

@@ -219,6 +219,7 @@ void AddReduceOps(OpTable* table);
 void AddResizeOps(OpTable* table);
 void AddEmbeddingOps(OpTable* table);
 void AddInlayOps(OpTable* table);
+void AddAttentionOps(OpTable* table);
 
 // Whether oneDNN runs bf16 arithmetic natively here (avx512_bf16 or AMX, after
 // ONEDNN_MAX_CPU_ISA); elsewhere it emulates bf16 with f32 arithmetic, slower than f32 itself.

@@ -1,5 +1,6 @@
 // Activations (eltwise), softmax, add/sub/mul/div and comparisons with NumPy broadcasting
 // (binary), and where.
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -179,6 +180,56 @@ void BuildWhere(Builder& b) {
   b.ConvertHostOutput(dst, out);
 }
 
+// swiglu: where the step may write over its input (the dense layer in front of it has no other
+// reader), the gate half's activation by an eltwise primitive in place ([rows, F] with stride 2F;
+// oneDNN 2.6's eltwise writes in its source's layout), then a binary primitive multiplying it by
+// the value half into the output. Else host code.
+void BuildSwiglu(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& out = l.output_shapes[0];
+  const memory::dim f = out.back(), rows = NumElements(out) / f;
+  const bool gelu = l.attrs.Str("activation") == "gelu";
+  if (!b.CanOverwrite(l.inputs[0])) {
+    const memory src = b.Input(l.inputs[0], PlainDesc(l.input_shapes[0], dt::f32));
+    const memory dst = b.HostOutputF32(out);
+    b.AddHost([=] {
+      const float* x = static_cast<const float*>(src.get_data_handle());
+      float* y = static_cast<float*>(dst.get_data_handle());
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t i = 0; i < f; ++i) {
+          const float z = x[r * 2 * f + i];
+          const float act = gelu ? 0.5f * z * (1.0f + std::erf(z * 0.70710678118654752f))
+                                 : z / (1.0f + std::exp(-z));
+          y[r * f + i] = act * x[r * 2 * f + f + i];
+        }
+      }
+    });
+    b.ConvertHostOutput(dst, out);
+    b.SetKernel("ntpbench host swiglu");
+    return;
+  }
+  const memory src = b.PlainInput(l.inputs[0]);
+  const dt type = src.get_desc().data_type();
+  char* base = static_cast<char*>(src.get_data_handle());
+  const memory::desc half({rows, f}, type, {2 * f, 1});
+  const memory gate(half, b.engine(), base);
+  const memory value(half, b.engine(),
+                     base + static_cast<size_t>(f) * memory::data_type_size(type));
+  dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                   gelu ? alg::eltwise_gelu_erf : alg::eltwise_swish, half, 1.0f);
+  dnnl::eltwise_forward::primitive_desc act(desc, UserScratchpad(), b.engine());
+  b.AddPrimitive(act, dnnl::eltwise_forward(act), {{DNNL_ARG_SRC, gate}, {DNNL_ARG_DST, gate}});
+  const memory::desc dst_md({rows, f}, type, memory::format_tag::ab);
+  dnnl::binary::primitive_desc mul(dnnl::binary::desc(alg::binary_mul, half, half, dst_md),
+                                   UserScratchpad(), b.engine());
+  const memory dst = b.NewOutput(b.Plain(out));
+  b.AddPrimitive(mul, dnnl::binary(mul),
+                 {{DNNL_ARG_SRC_0, gate},
+                  {DNNL_ARG_SRC_1, value},
+                  {DNNL_ARG_DST, memory(dst_md, b.engine(), dst.get_data_handle())}});
+  b.SetKernel(std::string(act.impl_info_str()) + " + " + mul.impl_info_str());
+}
+
 }  // namespace
 
 void AddElementwiseOps(OpTable* table) {
@@ -191,6 +242,7 @@ void AddElementwiseOps(OpTable* table) {
   for (const char* op : {"hard_swish", "swish", "sqrt", "exp", "pow"}) (*table)[op] = BuildEltwise;
   (*table)["hard_sigmoid"] = BuildHardSigmoid;
   (*table)["softmax"] = BuildSoftmax;
+  (*table)["swiglu"] = BuildSwiglu;
   (*table)["add"] = BuildAdd;
   (*table)["sub"] = BuildSub;
   (*table)["mul"] = BuildMul;

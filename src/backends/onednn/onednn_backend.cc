@@ -82,6 +82,7 @@ const OpTable& Ops() {
     AddResizeOps(&t);
     AddEmbeddingOps(&t);
     AddInlayOps(&t);
+    AddAttentionOps(&t);
     return t;
   }();
   return table;

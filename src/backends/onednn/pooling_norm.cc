@@ -1,4 +1,8 @@
-// max_pool, avg_pool, global_avg_pool, batchnorm, layernorm: in whatever layout the input has.
+// max_pool, avg_pool, global_avg_pool, batchnorm, layernorm: in whatever layout the input has;
+// rms_norm as host code (oneDNN 2.6's layer normalization always subtracts the mean).
+#include <cmath>
+#include <memory>
+
 #include "src/backends/onednn/builder.h"
 
 namespace ntpb::onednn {
@@ -97,6 +101,36 @@ void BuildLayernorm(Builder& b) {
   b.AddPrimitive(pd, dnnl::layer_normalization_forward(pd), std::move(args));
 }
 
+void BuildRmsNorm(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& shape = l.input_shapes[0];
+  const int64_t c = shape.back(), rows = NumElements(shape) / c;
+  const float eps = static_cast<float>(l.attrs.Float("epsilon"));
+  auto gamma = std::make_shared<const std::vector<float>>(b.WeightValues(0));
+  const memory src = b.Input(l.inputs[0], PlainDesc(shape, dt::f32));
+  const memory dst = b.HostOutputF32(shape);
+  b.AddHost([=] {
+    const float* x = static_cast<const float*>(src.get_data_handle());
+    float* y = static_cast<float*>(dst.get_data_handle());
+#pragma omp parallel for if (rows > 1)
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* in = x + r * c;
+      float partial[16] = {};  // 16 running sums the compiler keeps in vector registers
+      int64_t i = 0;
+      for (; i + 16 <= c; i += 16) {
+        for (int k = 0; k < 16; ++k) partial[k] += in[i + k] * in[i + k];
+      }
+      float sum = 0.0f;
+      for (; i < c; ++i) sum += in[i] * in[i];
+      for (float p : partial) sum += p;
+      const float inv = 1.0f / std::sqrt(sum / static_cast<float>(c) + eps);
+      for (int64_t k = 0; k < c; ++k) y[r * c + k] = in[k] * inv * (*gamma)[k];
+    }
+  });
+  b.ConvertHostOutput(dst, shape);
+  b.SetKernel("ntpbench host rms_norm");
+}
+
 }  // namespace
 
 void AddPoolingNormOps(OpTable* table) {
@@ -105,6 +139,7 @@ void AddPoolingNormOps(OpTable* table) {
   (*table)["global_avg_pool"] = BuildGlobalAvgPool;
   (*table)["batchnorm"] = BuildBatchnorm;
   (*table)["layernorm"] = BuildLayernorm;
+  (*table)["rms_norm"] = BuildRmsNorm;
 }
 
 }  // namespace ntpb::onednn

@@ -121,6 +121,24 @@ StepRun MakeLayernorm(OpArgs& a) {
   return PerGroup(k, rows, static_cast<size_t>(a.device.reduction_local));
 }
 
+StepRun MakeRmsNorm(OpArgs& a) {
+  const Shape& in = a.layer.input_shapes[0];
+  const int64_t c = in.back(), rows = NumElements(in) / c;
+  cl_kernel k = a.Kernel("rms_norm");
+  SetArgs(k, a.inputs[0], a.output, a.Weight(0),
+          static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c));
+  return PerGroup(k, rows, static_cast<size_t>(a.device.reduction_local));
+}
+
+StepRun MakeSwiglu(OpArgs& a) {
+  const Shape& out = a.layer.output_shapes[0];
+  const int64_t total = NumElements(out);
+  cl_kernel k = a.Kernel("swiglu");
+  SetArgs(k, a.inputs[0], a.output, Int(out.back()), Int(total),
+          cl_int{a.layer.attrs.Str("activation") == "gelu" ? 1 : 0});
+  return [k, total](Enqueuer& e) { e.Launch1D(k, total); };
+}
+
 template <bool kMax>
 StepRun MakeWindowPool(OpArgs& a) {
   const Shape& in = a.layer.input_shapes[0];
@@ -259,6 +277,8 @@ void AddElementwiseOps(OpTable* table) {
   (*table)["softmax"] = MakeSoftmax;
   (*table)["batchnorm"] = MakeBatchnorm;
   (*table)["layernorm"] = MakeLayernorm;
+  (*table)["rms_norm"] = MakeRmsNorm;
+  (*table)["swiglu"] = MakeSwiglu;
   (*table)["max_pool"] = MakeWindowPool<true>;
   (*table)["avg_pool"] = MakeWindowPool<false>;
   (*table)["global_avg_pool"] = MakeGlobalAvgPool;

@@ -838,3 +838,88 @@ kernel void gru_gates(global const float* hg, global const float* xg, global flo
   state[i] = s;
   y[(n * steps + t) * y_width + y_offset + j] = s;
 }
+
+// One work-group per row: the mean square as a tree sum in local memory, then x / rms * gamma.
+kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void rms_norm(
+    global const float* x, global float* y, global const float* gamma, float eps, int c) {
+  local float part[LOCAL_SIZE];
+  const int row = get_group_id(0), l = get_local_id(0);
+  global const float* in = x + row * c;
+  float acc = 0.0f;
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i] * in[i];
+  part[l] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] += part[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float inv = 1.0f / sqrt(part[0] / (float)c + eps);
+  for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = in[i] * inv * gamma[i];
+}
+
+// One work-item per output element: act(gate) * value, the gate the first half of each row.
+kernel void swiglu(global const float* x, global float* y, int f, int total, int gelu) {
+  const int o = get_global_id(0);
+  if (o >= total) return;
+  const int row = o / f, i = o % f;
+  const float z = x[row * 2 * f + i];
+  const float act =
+      gelu ? 0.5f * z * (1.0f + erf(z * 0.70710678118654752f)) : z / (1.0f + exp(-z));
+  y[o] = act * x[row * 2 * f + f + i];
+}
+
+// One work-item per pair of features of one head at one position: p = {rows, heads, head size,
+// interleaved}; cos and sin [rows, D/2].
+kernel void rotary(global const float* x, global float* y, global const float* cosines,
+                   global const float* sines, constant int* p, int pairs) {
+  const int o = get_global_id(0);
+  if (o >= pairs) return;
+  const int rows = p[0], heads = p[1], d = p[2], pairs_per_head = d / 2;
+  const int j = o % pairs_per_head, head = o / pairs_per_head, pos = head / heads % rows;
+  const int base = head * d;
+  const int i0 = p[3] ? base + 2 * j : base + j;
+  const int i1 = p[3] ? i0 + 1 : i0 + pairs_per_head;
+  const float c = cosines[pos * pairs_per_head + j], s = sines[pos * pairs_per_head + j];
+  const float a = x[i0], b = x[i1];
+  y[i0] = a * c - b * s;
+  y[i1] = b * c + a * s;
+}
+
+// One work-item per (item, head, query): the keys it sees in one pass with a running maximum
+// (online softmax), the weighted values summed in private memory. p = {batch, queries, keys,
+// heads, kv heads, head size, value size, causal, masked}. A query that sees no key gives zeros.
+#define ATTENTION_MAX_VALUE 256
+kernel void attention(global const float* q, global const float* k, global const float* v,
+                      global const float* mask, global float* y, constant int* p, float scale) {
+  const int batch = p[0], sq = p[1], sk = p[2], heads = p[3], kv_heads = p[4], d = p[5],
+            dv = p[6];
+  const int item = get_global_id(0);
+  if (item >= batch * heads * sq) return;
+  const int i = item % sq, h = item / sq % heads, n = item / (sq * heads);
+  const int kvh = h / (heads / kv_heads);
+  const int last = p[7] ? sk - sq + i : sk - 1;
+  global const float* qrow = q + (n * sq + i) * heads * d + h * d;
+  float acc[ATTENTION_MAX_VALUE];
+  for (int e = 0; e < dv; ++e) acc[e] = 0.0f;
+  float top = -INFINITY, sum = 0.0f;
+  for (int j = 0; j <= last; ++j) {
+    if (p[8] && mask[n * sk + j] == 0.0f) continue;
+    global const float* krow = k + (n * sk + j) * kv_heads * d + kvh * d;
+    float s = 0.0f;
+    for (int e = 0; e < d; ++e) s += qrow[e] * krow[e];
+    s *= scale;
+    if (s > top) {
+      const float shrink = exp(top - s);  // 0 for the first key seen
+      sum *= shrink;
+      for (int e = 0; e < dv; ++e) acc[e] *= shrink;
+      top = s;
+    }
+    const float w = exp(s - top);
+    sum += w;
+    global const float* vrow = v + (n * sk + j) * kv_heads * dv + kvh * dv;
+    for (int e = 0; e < dv; ++e) acc[e] += w * vrow[e];
+  }
+  global float* out = y + (n * sq + i) * heads * dv + h * dv;
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+  for (int e = 0; e < dv; ++e) out[e] = acc[e] * inv;
+}

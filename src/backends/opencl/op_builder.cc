@@ -298,6 +298,7 @@ const OpTable& Ops() {
     AddComputeOps(&t);
     AddElementwiseOps(&t);
     AddLayoutOps(&t);
+    AddAttentionOps(&t);
     return t;
   }();
   return table;

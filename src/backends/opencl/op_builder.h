@@ -207,6 +207,7 @@ std::vector<int64_t> RowMajorStrides(const Shape& shape);
 void AddComputeOps(OpTable* table);      // dense, matmul, conv2d, conv_transpose, lstm, gru
 void AddElementwiseOps(OpTable* table);  // activations, arithmetic, norms, pooling, reductions
 void AddLayoutOps(OpTable* table);       // data movement: concat, slice, pad, transpose, ...
+void AddAttentionOps(OpTable* table);    // attention, rotary
 
 const OpTable& Ops();
 

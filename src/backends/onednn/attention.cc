@@ -1,0 +1,149 @@
+// attention: two batched matmul primitives over the heads read in place through strided
+// descriptors ([N, S, heads x D] seen as [N, kv heads, group, S, D]; a key/value head is
+// broadcast to its group of query heads), the scale and masks as the first product's output
+// scale and binary post-ops, and a softmax in f32 between them. rotary: host code over the
+// shared table (oneDNN 2.6 has no rotary primitive).
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "src/backends/common/attention_geometry.h"
+#include "src/backends/onednn/builder.h"
+
+namespace ntpb::onednn {
+namespace {
+
+using dt = memory::data_type;
+
+void BuildAttention(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const AttentionGeometry g = AttentionGeometry::Of(l);
+  const memory mq = b.PlainInput(l.inputs[0]), mk = b.PlainInput(l.inputs[1]),
+               mv = b.PlainInput(l.inputs[2]);
+  const dt act = b.act();
+  const memory::dim n = g.batch, hk = g.kv_heads, gr = g.group(), sq = g.queries, sk = g.keys,
+                    d = g.head_size, dv = g.value_size;
+  // [N, Hkv, group, Sq, D] over q's [N, Sq, H*D]; k^T [N, Hkv, 1, D, Sk]; v [N, Hkv, 1, Sk, Dv].
+  const memory::desc q_md({n, hk, gr, sq, d}, act, {sq * g.q_width(), gr * d, d, g.q_width(), 1});
+  const memory::desc kt_md({n, hk, 1, d, sk}, act, {sk * g.k_width(), d, d, 1, g.k_width()});
+  const memory::desc v_md({n, hk, 1, sk, dv}, act, {sk * g.v_width(), dv, dv, g.v_width(), 1});
+  const memory::desc scores_md({n, hk, gr, sq, sk}, dt::f32, PlainTag(5));
+
+  dnnl::primitive_attr qk_attr = UserScratchpad();
+  qk_attr.set_output_scales(0, {g.scale});
+  dnnl::post_ops masks;
+  std::vector<std::pair<int, memory>> mask_args;
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  if (g.causal && sk > 1) {
+    // 0 where query i sees key j, -inf after its position; one [Sq, Sk] plane for all heads.
+    const memory::desc causal_md({1, 1, 1, sq, sk}, dt::f32, PlainTag(5));
+    memory causal(causal_md, b.engine());
+    float* c = static_cast<float*>(causal.get_data_handle());
+    for (int64_t i = 0; i < sq; ++i) {
+      for (int64_t j = 0; j < sk; ++j) c[i * sk + j] = j <= g.LastKey(i) ? 0.0f : neg_inf;
+    }
+    masks.append_binary(dnnl::algorithm::binary_add, causal_md);
+    mask_args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(masks.len() - 1) | DNNL_ARG_SRC_1, causal});
+  }
+  // The padding mask becomes an additive one per inference (host code), and each query that
+  // sees no key is zeroed after the second product (the softmax of an all -inf row is NaN).
+  memory padding, mask;
+  auto first_key = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n), 0);
+  if (g.padding_mask) {
+    mask = b.Input(l.inputs[3], PlainDesc(l.input_shapes[3], dt::f32));
+    const memory::desc padding_md({n, 1, 1, 1, sk}, dt::f32, PlainTag(5));
+    padding = memory(padding_md, b.engine());
+    masks.append_binary(dnnl::algorithm::binary_add, padding_md);
+    mask_args.push_back(
+        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(masks.len() - 1) | DNNL_ARG_SRC_1, padding});
+    b.AddHost([=] {
+      const float* m = static_cast<const float*>(mask.get_data_handle());
+      float* add = static_cast<float*>(padding.get_data_handle());
+      for (int64_t i = 0; i < n; ++i) {
+        (*first_key)[i] = sk;
+        for (int64_t j = sk - 1; j >= 0; --j) {
+          const bool seen = m[i * sk + j] != 0.0f;
+          add[i * sk + j] = seen ? 0.0f : neg_inf;
+          if (seen) (*first_key)[i] = j;
+        }
+      }
+    });
+  }
+  qk_attr.set_post_ops(masks);
+  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q_md, kt_md, scores_md), qk_attr, b.engine());
+  memory scores(scores_md, b.engine());
+  b.CountScratchpad(static_cast<int64_t>(scores_md.get_size()));
+  Args qk_args = {{DNNL_ARG_SRC, memory(q_md, b.engine(), mq.get_data_handle())},
+                  {DNNL_ARG_WEIGHTS, memory(kt_md, b.engine(), mk.get_data_handle())},
+                  {DNNL_ARG_DST, scores}};
+  for (const auto& [arg, m] : mask_args) qk_args[arg] = m;
+  b.AddPrimitive(qk, dnnl::matmul(qk), std::move(qk_args));
+
+  // Softmax over the keys, written as the second product's input type (v2 converts on the way).
+  const memory::desc probs_md({n, hk, gr, sq, sk}, act, PlainTag(5));
+  dnnl::softmax_v2_forward::primitive_desc sm(
+      dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,
+                                     dnnl::algorithm::softmax_accurate, scores_md, probs_md, 4),
+      UserScratchpad(), b.engine());
+  const memory probs = act == dt::f32 ? scores : memory(probs_md, b.engine());
+  if (act != dt::f32) b.CountScratchpad(static_cast<int64_t>(probs_md.get_size()));
+  b.AddPrimitive(sm, dnnl::softmax_v2_forward(sm), {{DNNL_ARG_SRC, scores}, {DNNL_ARG_DST, probs}});
+
+  const Shape& out_shape = l.output_shapes[0];
+  const memory out = b.NewOutput(b.Plain(out_shape));
+  const memory::desc o_md({n, hk, gr, sq, dv}, act,
+                          {sq * g.out_width(), gr * dv, dv, g.out_width(), 1});
+  dnnl::matmul::primitive_desc pv(dnnl::matmul::desc(probs_md, v_md, o_md), UserScratchpad(),
+                                  b.engine());
+  b.AddPrimitive(pv, dnnl::matmul(pv),
+                 {{DNNL_ARG_SRC, probs},
+                  {DNNL_ARG_WEIGHTS, memory(v_md, b.engine(), mv.get_data_handle())},
+                  {DNNL_ARG_DST, memory(o_md, b.engine(), out.get_data_handle())}});
+  if (g.padding_mask) {
+    const size_t row_bytes = static_cast<size_t>(g.out_width()) * memory::data_type_size(act);
+    b.AddHost([=] {
+      char* o = static_cast<char*>(out.get_data_handle());
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t q = 0; q < sq; ++q) {
+          if ((*first_key)[i] > g.LastKey(q))
+            std::memset(o + (i * sq + q) * row_bytes, 0, row_bytes);
+        }
+      }
+    });
+  }
+  b.SetKernel(std::string(qk.impl_info_str()) + " + " + sm.impl_info_str() + " + " +
+              pv.impl_info_str());
+}
+
+void BuildRotary(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& shape = l.input_shapes[0];
+  const int64_t heads = l.attrs.Int("heads"), d = shape[2] / heads, rows = shape[1];
+  const int64_t count = shape[0] * rows * heads;
+  const bool interleaved = l.attrs.Str("style") == "interleaved";
+  auto table =
+      std::make_shared<const RotaryTable>(l.attrs.Int("offset"), rows, d, l.attrs.Float("base"));
+  const memory src = b.Input(l.inputs[0], PlainDesc(shape, dt::f32));
+  const memory dst = b.HostOutputF32(shape);
+  b.AddHost([=] {
+    const float* x = static_cast<const float*>(src.get_data_handle());
+    float* y = static_cast<float*>(dst.get_data_handle());
+    if (y != x) std::memcpy(y, x, sizeof(float) * static_cast<size_t>(count * d));
+    for (int64_t h = 0; h < count; ++h) {
+      const int64_t p = h / heads % rows;
+      RotateHead(y + h * d, table->cos.data() + p * (d / 2), table->sin.data() + p * (d / 2), d,
+                 interleaved);
+    }
+  });
+  b.ConvertHostOutput(dst, shape);
+  b.SetKernel("ntpbench host rotary");
+}
+
+}  // namespace
+
+void AddAttentionOps(OpTable* table) {
+  (*table)["attention"] = BuildAttention;
+  (*table)["rotary"] = BuildRotary;
+}
+
+}  // namespace ntpb::onednn

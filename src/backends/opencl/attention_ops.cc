@@ -1,0 +1,51 @@
+// attention (kernels.cl's one-pass kernel with an online softmax, one work-item per query and
+// head) and rotary (one work-item per turned pair, over the shared angle table).
+#include "ntpbench/error.h"
+#include "src/backends/common/attention_geometry.h"
+#include "src/backends/opencl/op_builder.h"
+
+namespace ntpb::opencl {
+namespace {
+
+// kernels.cl's ATTENTION_MAX_VALUE: the private accumulator of one query's output.
+constexpr int64_t kMaxValueSize = 256;
+
+StepRun MakeAttention(OpArgs& a) {
+  const AttentionGeometry g = AttentionGeometry::Of(a.layer);
+  if (g.value_size > kMaxValueSize) {
+    throw Error("", a.layer.name, "inputs",
+                "the opencl backend's attention keeps a value head in private memory, at most " +
+                    std::to_string(kMaxValueSize) + " features; this one has " +
+                    std::to_string(g.value_size));
+  }
+  const cl_mem q = a.Constant(std::vector<cl_int>{
+      Int(g.batch), Int(g.queries), Int(g.keys), Int(g.heads), Int(g.kv_heads), Int(g.head_size),
+      Int(g.value_size), cl_int{g.causal ? 1 : 0}, cl_int{g.padding_mask ? 1 : 0}});
+  // Without a mask the kernel never reads its argument: any buffer stands in.
+  const cl_mem mask = g.padding_mask ? a.inputs[3] : a.inputs[0];
+  cl_kernel k = a.Kernel("attention");
+  SetArgs(k, a.inputs[0], a.inputs[1], a.inputs[2], mask, a.output, q, cl_float{g.scale});
+  const int64_t items = g.batch * g.heads * g.queries;
+  return [k, items](Enqueuer& e) { e.Launch1D(k, items); };
+}
+
+StepRun MakeRotary(OpArgs& a) {
+  const Shape& s = a.layer.input_shapes[0];
+  const int64_t heads = a.layer.attrs.Int("heads"), d = s[2] / heads;
+  const RotaryTable table(a.layer.attrs.Int("offset"), s[1], d, a.layer.attrs.Float("base"));
+  const cl_mem p = a.Constant(std::vector<cl_int>{
+      Int(s[1]), Int(heads), Int(d), cl_int{a.layer.attrs.Str("style") == "interleaved"}});
+  const int64_t pairs = NumElements(s) / 2;
+  cl_kernel k = a.Kernel("rotary");
+  SetArgs(k, a.inputs[0], a.output, a.Constant(table.cos), a.Constant(table.sin), p, Int(pairs));
+  return [k, pairs](Enqueuer& e) { e.Launch1D(k, pairs); };
+}
+
+}  // namespace
+
+void AddAttentionOps(OpTable* table) {
+  (*table)["attention"] = MakeAttention;
+  (*table)["rotary"] = MakeRotary;
+}
+
+}  // namespace ntpb::opencl
