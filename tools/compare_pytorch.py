@@ -22,6 +22,11 @@ column says which.
 
   /usr/bin/python3 tools/compare_pytorch.py [--build build] [--threads 2] [--backend onednn]
       [--precision f32] [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1]
+      [--set seq=128 ...]
+
+Transformers (bert, gpt2, llama, vit) are written as Hugging Face's modules run them on PyTorch
+1.13, which has no scaled_dot_product_attention: attention as matmul, softmax in f32, matmul;
+grouped-query heads repeated (repeat_kv); rotary as apply_rotary_pos_emb.
       [--min-time 2] [--rounds 3]
 
 The two alternate (ntpbench, PyTorch, ntpbench, ...) for --rounds rounds; each side's median
@@ -73,6 +78,7 @@ def build_torch_model(torch, layers, precision):
             "sigmoid": torch.sigmoid,
             "tanh": torch.tanh,
             "gelu": F.gelu,
+            "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
         }[name]
 
     for layer in layers:
@@ -134,6 +140,73 @@ def build_torch_model(torch, layers, precision):
                 m = m.to(dtype)
             params.append(m)
             fn = lambda x, m=m: m(x)[0]
+        elif op == "embedding":
+            table = rand(a["vocab"], a["dim"])
+            fn = lambda ids, t=table: F.embedding(ids, t)
+        elif op == "constant":
+            value = rand(*layer["output_shape"])
+            fn = lambda v=value: v
+        elif op == "layernorm":
+            c = shapes[0][-1]
+            gamma, beta = rand(c), rand(c)
+            fn = lambda x, g=gamma, b=beta, e=a.get("epsilon", 1e-5): F.layer_norm(
+                x, (x.shape[-1],), g, b, e)
+        elif op == "rms_norm":  # as Hugging Face's LlamaRMSNorm
+            gamma = rand(shapes[0][-1])
+            fn = lambda x, g=gamma, e=a.get("epsilon", 1e-6): x * torch.rsqrt(
+                x.pow(2).mean(-1, keepdim=True) + e) * g
+        elif op == "swiglu":
+            act = F.silu if a.get("activation", "silu") == "silu" else F.gelu
+            fn = lambda x, act=act: (lambda g, v: act(g) * v)(*x.chunk(2, dim=-1))
+        elif op == "rotary":  # as Hugging Face's apply_rotary_pos_emb (rotate_half)
+            n, s, width = shapes[0]
+            heads = a["heads"]
+            d = width // heads
+            pos = torch.arange(a.get("offset", 0), a.get("offset", 0) + s, dtype=torch.float32)
+            freq = a.get("base", 10000.0) ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
+            angles = torch.outer(pos, freq)
+            emb = torch.cat((angles, angles), dim=-1)
+            cos, sin = emb.cos().to(dtype)[None, :, None, :], emb.sin().to(dtype)[None, :, None, :]
+
+            def rotary(x, cos=cos, sin=sin, heads=heads, d=d):
+                x = x.view(x.shape[0], x.shape[1], heads, d)
+                half = torch.cat((-x[..., d // 2:], x[..., :d // 2]), dim=-1)
+                return (x * cos + half * sin).flatten(2)
+            fn = rotary
+        elif op == "attention":  # PyTorch 1.13 has no scaled_dot_product_attention: as HF does
+            heads, kv_heads = a["heads"], a["kv_heads"]
+            sq, sk = shapes[0][1], shapes[1][1]
+            mask = None
+            if a.get("causal"):
+                mask = torch.full((sq, sk), float("-inf")).triu(sk - sq + 1).to(dtype)
+
+            def attention(q, k, v, heads=heads, kv_heads=kv_heads, scale=a["scale"], mask=mask):
+                n, sq, _ = q.shape
+                sk = k.shape[1]
+                q = q.view(n, sq, heads, -1).transpose(1, 2)
+                k = k.view(n, sk, kv_heads, -1).transpose(1, 2)
+                v = v.view(n, sk, kv_heads, -1).transpose(1, 2)
+                if kv_heads != heads:  # as HF's repeat_kv
+                    k = k.repeat_interleave(heads // kv_heads, dim=1)
+                    v = v.repeat_interleave(heads // kv_heads, dim=1)
+                scores = torch.matmul(q, k.transpose(-1, -2)) * scale
+                if mask is not None:
+                    scores = scores + mask
+                probs = F.softmax(scores.float(), dim=-1).to(q.dtype)
+                return torch.matmul(probs, v).transpose(1, 2).reshape(n, sq, -1)
+            fn = attention
+        elif op == "slice":
+            fn = lambda x, a=a: x.narrow(a["axis"], a["start"], a["size"])
+        elif op == "reshape":
+            fn = lambda x, shape=layer["output_shape"]: x.reshape(shape)
+        elif op == "transpose":
+            fn = lambda x, perm=a["perm"]: x.permute(perm).contiguous()
+        elif op == "expand":
+            fn = lambda x, shape=layer["output_shape"]: x.expand(shape)
+        elif op == "concat":
+            fn = lambda *xs, axis=a.get("axis", 1): torch.cat(xs, dim=axis)
+        elif op in ("gelu", "tanh", "sigmoid"):
+            fn = {"gelu": F.gelu, "tanh": torch.tanh, "sigmoid": torch.sigmoid}[op]
         else:
             sys.exit("compare_pytorch.py: no PyTorch equivalent for op '%s' (layer %s)"
                      % (op, layer["name"]))
@@ -146,10 +219,14 @@ def build_torch_model(torch, layers, precision):
         return values[steps[-1][0]]
 
     feeds = {}
+    outputs = {l["name"] for l in layers}
     for layer in layers:
         for name, shape in zip(layer["inputs"], layer["input_shapes"]):
-            if name not in {l["name"] for l in layers} and name not in feeds:
-                feeds[name] = torch.randn(*shape).to(dtype)
+            if name not in outputs and name not in feeds:
+                if layer["op"] == "embedding":  # token ids
+                    feeds[name] = torch.randint(0, layer["attrs"]["vocab"], tuple(shape))
+                else:
+                    feeds[name] = torch.randn(*shape).to(dtype)
     return forward, feeds
 
 
@@ -178,9 +255,9 @@ def time_torch(torch, forward, feeds, min_time):
     return statistics.median(samples)
 
 
-def time_ntpbench(build, topology, backend, batch, precision, threads, min_time):
+def time_ntpbench(build, topology, backend, batch, precision, threads, min_time, sets=()):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        run([os.path.join(build, "ntpbench"), "run", topology, "--backend", backend,
+        run([os.path.join(build, "ntpbench"), "run", topology, *sets, "--backend", backend,
              "--batch", str(batch), "--precision", precision, "--threads", str(threads),
              "--benchmark_min_time=%g" % min_time, "--benchmark_repetitions=3",
              "--json", out.name])
@@ -203,6 +280,8 @@ def main():
     p.add_argument("--models", default="mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1")
     p.add_argument("--min-time", type=float, default=2.0)
     p.add_argument("--rounds", type=int, default=3, help="alternating ntpbench/PyTorch rounds")
+    p.add_argument("--set", action="append", default=[],
+                   help="a topology param for every model (name=value), as ntpbench run --set")
     args = p.parse_args()
 
     import torch  # here, so --help works without it
@@ -219,8 +298,9 @@ def main():
     for item in args.models.split(","):
         model, batch = item.split(":")
         topology = os.path.join(ROOT, "topologies", model + ".json")
+        sets = [arg for kv in args.set for arg in ("--set", kv)]
         resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect", topology,
-                                   "--batch", batch, "--json"]))
+                                   "--batch", batch, "--json"] + sets))
         for precision in args.precision.split(","):
             forward, feeds = build_torch_model(torch, resolved["layers"], precision)
             # A B A B: both sides see the same minutes of a machine whose speed drifts.
@@ -229,7 +309,7 @@ def main():
                 progress("%s batch %s %s: round %d/%d" % (model, batch, precision, r + 1,
                                                           args.rounds))
                 ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, precision,
-                                           args.threads, args.min_time)
+                                           args.threads, args.min_time, sets)
                 if ms is None:
                     break
                 ours.append(ms)

@@ -48,6 +48,8 @@ struct ResolvedLayer {
   // them as memory traffic).
   std::vector<int64_t> weight_elements_read;
   int64_t flops = 0;
+  // Elements a decoder caches per token of context for this layer (OpDef's; 0: none).
+  int64_t cache_elements_per_token = 0;
 };
 
 // A marker mapped to execution order: layers [first, last] (indices into ResolvedTopology::layers).

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,30 @@ struct IntegerRange {
   bool operator==(const IntegerRange& o) const { return low == o.low && high == o.high; }
 };
 
+// The bounds of an input of integers as written: each an integer or an expression over the
+// params ("vocab"), so a token-id input follows the vocabulary it indexes. Resolution evaluates
+// them into an IntegerRange.
+struct IntegerBounds {
+  std::string low = "0";
+  std::string high = "0";
+  bool operator==(const IntegerBounds& o) const { return low == o.low && high == o.high; }
+};
+
+// Throws std::invalid_argument unless low < high within +-2^24 (integers a float holds exactly).
+inline void CheckIntegerRange(const IntegerRange& range) {
+  constexpr int64_t kExact = int64_t{1} << 24;
+  if (range.low >= range.high || range.low < -kExact || range.high > kExact) {
+    throw std::invalid_argument(
+        "expected low < high within +-2^24 (integers a float holds exactly)");
+  }
+}
+
 // A graph input: a name and a shape whose dimensions are integer expressions.
 struct TensorDecl {
   std::string name;
   std::vector<std::string> shape;
   // Set for an input of integers (token ids read by an embedding): random data is drawn from it.
-  std::optional<IntegerRange> integers;
+  std::optional<IntegerBounds> integers;
   bool operator==(const TensorDecl& o) const {
     return name == o.name && shape == o.shape && integers == o.integers;
   }

@@ -123,6 +123,10 @@ TopologyAnalysis Analyze(const ResolvedTopology& t, Precision precision,
   a.precision = precision;
   for (const ResolvedLayer& l : t.layers) {
     LayerAnalysis la{l.name, l.op, l.inlay, LayerCost(l, precision)};
+    if (l.cache_elements_per_token > 0) {
+      a.kv_cache_bytes_per_token += l.cache_elements_per_token * ElementBytes(precision);
+      ++a.kv_cache_layers;
+    }
     a.total += la.cost;
     a.layers.push_back(std::move(la));
   }

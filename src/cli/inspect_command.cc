@@ -135,6 +135,7 @@ int Inspect(const TopologyOptions& given, bool backend_given) {
   }
   doc["total"] = CostJson(a.total);
   doc["peak_activation_bytes"] = a.peak_activation_bytes;
+  doc["kv_cache_bytes_per_token"] = a.kv_cache_bytes_per_token;
   const nlohmann::ordered_json view = MachineView(o, r, a.precision);
   for (const auto& [key, value] : view.items()) {
     if (key != "backends" || backend_given) doc[key] = value;

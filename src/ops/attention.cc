@@ -74,6 +74,11 @@ int64_t AttentionFlops(const OpCostInput& c) {
   return CheckedProduct({AttendedPairs(c), 2 * d + 2 * dv + 3});
 }
 
+// A causal layer's keys and values are what a decoder caches: k and v widths per token.
+int64_t CachedKeysAndValues(const OpCostInput& c) {
+  return c.attrs.Bool("causal") ? c.inputs[1][2] + c.inputs[2][2] : 0;
+}
+
 InferResult InferRotary(const InferContext& ctx) {
   const Shape& in = ctx.inputs[0];
   ctx.Require(in.size() == 3, "inputs",
@@ -113,6 +118,7 @@ void AddAttentionOps(std::vector<OpDef>* ops) {
                    "factor of q.k before the softmax (default 1/sqrt(head size))")};
   attention.infer = InferAttention;
   attention.flops = AttentionFlops;
+  attention.cache_elements_per_token = CachedKeysAndValues;
   attention.summary =
       "softmax(q k^T * scale + mask) v per head: q [N, Sq, H*D], k [N, Sk, Hkv*D], "
       "v [N, Sk, Hkv*Dv] (+ optional padding mask [N, Sk], 0 = masked) -> [N, Sq, H*Dv]";

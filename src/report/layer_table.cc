@@ -521,6 +521,12 @@ std::string FormatInspectTable(const ResolvedTopology& t, const TopologyAnalysis
          "   peak live activations " + FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
          " (at layer " + t.layers[a.peak_layer].name + ")   precision " +
          PrecisionName(a.precision) + "\n";
+  if (a.kv_cache_layers > 0) {
+    out += "KV cache " + FormatBytes(static_cast<double>(a.kv_cache_bytes_per_token)) +
+           " per token of context and sequence (keys and values of " +
+           std::to_string(a.kv_cache_layers) + " causal attention layers at " +
+           PrecisionName(a.precision) + ")\n";
+  }
   return out;
 }
 

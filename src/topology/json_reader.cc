@@ -161,18 +161,25 @@ class Reader {
     return d;
   }
 
-  // [low, high): integers a float holds exactly (|v| <= 2^24).
-  IntegerRange ReadIntegerRange(const json& v, const std::string& where) const {
-    constexpr int64_t kExact = int64_t{1} << 24;
-    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer()) {
-      Fail("", where, "expected [low, high] (integers in low <= x < high), got " + Dump(v));
-    }
-    const IntegerRange r{v[0].get<int64_t>(), v[1].get<int64_t>()};
-    if (r.low >= r.high || r.low < -kExact || r.high > kExact) {
+  // [low, high), each an integer or an expression over the params; written integers are
+  // checked now (the others when resolved, by CheckIntegerRange).
+  IntegerBounds ReadIntegerRange(const json& v, const std::string& where) const {
+    auto bound = [](const json& b) { return b.is_number_integer() || b.is_string(); };
+    if (!v.is_array() || v.size() != 2 || !bound(v[0]) || !bound(v[1])) {
       Fail("", where,
-           "expected low < high within +-2^24 (integers a float holds exactly), got " + Dump(v));
+           "expected [low, high] (integers or expressions, low <= x < high), got " + Dump(v));
     }
-    return r;
+    auto text = [](const json& b) {
+      return b.is_string() ? b.get<std::string>() : std::to_string(b.get<int64_t>());
+    };
+    if (v[0].is_number_integer() && v[1].is_number_integer()) {
+      try {
+        CheckIntegerRange({v[0].get<int64_t>(), v[1].get<int64_t>()});
+      } catch (const std::invalid_argument& e) {
+        Fail("", where, std::string(e.what()) + ", got " + Dump(v));
+      }
+    }
+    return {text(v[0]), text(v[1])};
   }
 
   void CheckAttr(const AttrDef& def, const json& v, const std::string& layer) const {

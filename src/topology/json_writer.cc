@@ -33,7 +33,7 @@ std::string WriteTopologyJson(const Topology& t) {
     ordered_json shape = ordered_json::array();
     for (const std::string& d : in.shape) shape.push_back(Size(d));
     ordered_json decl = {{"name", in.name}, {"shape", shape}};
-    if (in.integers) decl["integers"] = {in.integers->low, in.integers->high};
+    if (in.integers) decl["integers"] = {Size(in.integers->low), Size(in.integers->high)};
     inputs.push_back(decl);
   }
   doc["inputs"] = inputs;

@@ -99,6 +99,9 @@ struct OpDef {
   // recurrent layer reads its recurrent weights at every step, an embedding only the rows its
   // ids pick; the roofline counts what is read as memory traffic.
   int64_t (*weight_elements_read)(const OpCostInput&, size_t weight, const Shape& shape) = nullptr;
+  // Elements a decoder keeps per token of context for this layer, per sequence (attention's keys
+  // and values in a KV cache; nullptr: none). The analysis totals them as the KV cache's bytes.
+  int64_t (*cache_elements_per_token)(const OpCostInput&) = nullptr;
   // The output shares the input's storage (reshape, flatten): no data movement, no new memory.
   bool is_view = false;
   // The output is a discrete choice (a decoder's labels): where two candidates' scores are

@@ -59,7 +59,19 @@ class Resolver {
         throw Error(t_.file, "", "inputs", "duplicate input tensor '" + in.name + "'");
       }
       r.inputs.emplace_back(in.name, s);
-      if (in.integers) r.integer_inputs[in.name] = *in.integers;
+      if (in.integers) {
+        const std::string field = "inputs." + in.name + ".integers";
+        const IntegerRange range{Eval(in.integers->low, "", field),
+                                 Eval(in.integers->high, "", field)};
+        try {
+          CheckIntegerRange(range);
+        } catch (const std::invalid_argument& e) {
+          throw Error(t_.file, "", field,
+                      std::string(e.what()) + ", got [" + std::to_string(range.low) + ", " +
+                          std::to_string(range.high) + "]");
+        }
+        r.integer_inputs[in.name] = range;
+      }
     }
     for (const int index : Order()) r.layers.push_back(ResolveLayer(t_.layers[index]));
     for (const std::string& out : t_.outputs) {
@@ -335,6 +347,8 @@ class Resolver {
     const OpCostInput cost{r.attrs, r.input_shapes, r.output_shapes};
     try {
       r.flops = op->flops(cost);
+      if (op->cache_elements_per_token)
+        r.cache_elements_per_token = op->cache_elements_per_token(cost);
     } catch (const CostOverflow& e) {
       FailCount(l.name, "flops", "layer's FLOPs", e.approximate);
     }

@@ -69,11 +69,11 @@ class XmlReader {
         if (node.attribute("integers")) {
           input["integers"] = json::array();
           for (const std::string& v : SplitList(node.attribute("integers").value())) {
-            int64_t bound = 0;
-            if (!IsInteger(Trim(v), &bound)) {
-              Fail("", "inputs.integers", "expected 'low, high' (integers), got '" + v + "'");
+            if (Trim(v).empty()) {
+              Fail("", "inputs.integers",
+                   "expected 'low, high' (integers or expressions), got '" + v + "'");
             }
-            input["integers"].push_back(bound);
+            input["integers"].push_back(IntegerOrText(Trim(v)));
           }
         }
         out["inputs"].push_back(input);

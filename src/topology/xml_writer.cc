@@ -42,8 +42,7 @@ std::string WriteTopologyXml(const Topology& t) {
     n.append_attribute("name") = in.name.c_str();
     n.append_attribute("shape") = Join(in.shape).c_str();
     if (in.integers) {
-      n.append_attribute("integers") =
-          (std::to_string(in.integers->low) + ", " + std::to_string(in.integers->high)).c_str();
+      n.append_attribute("integers") = (in.integers->low + ", " + in.integers->high).c_str();
     }
   }
   std::string previous = t.inputs.empty() ? "" : t.inputs.front().name;

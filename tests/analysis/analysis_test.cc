@@ -403,6 +403,32 @@ TEST(ShippedTopologies, ParameterCountsMatchTheReferenceModels) {
   EXPECT_EQ(mlp.total.params, 784 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 10 + 10);
 }
 
+// The transformers against the reference models' own counts, and a decoder's KV cache.
+TEST(ShippedTopologies, TransformerCountsMatchTheReferenceModels) {
+  auto analyze = [](const char* file, const ParamEnv& params = {}, Precision p = f32) {
+    return Analyze(Resolve(ReadTopologyJsonFile(SourcePath(file)), params), p);
+  };
+  const auto llama = analyze("topologies/llama.json");
+  EXPECT_EQ(llama.total.params, 1100048384);  // TinyLlama-1.1B
+  // 22 layers x (k + v) x 4 key/value heads x 64 x 4 bytes.
+  EXPECT_EQ(llama.kv_cache_bytes_per_token, 22 * 2 * 4 * 64 * 4);
+  EXPECT_EQ(llama.kv_cache_layers, 22);
+  EXPECT_EQ(analyze("topologies/llama.json", {{"layers", 3}}, bf16).kv_cache_bytes_per_token,
+            3 * 2 * 4 * 64 * 2);
+  // torchvision vit_b_16: 86,567,656 parameters.
+  EXPECT_EQ(analyze("topologies/vit.json").total.params, 86567656);
+  // Hugging Face's bert-base-uncased (109,482,240) less its 512 - 128 unused positions and its
+  // token-type table (2 x 768).
+  const auto bert = analyze("topologies/bert.json");
+  EXPECT_EQ(bert.total.params, 109482240 - (512 - 128) * 768 - 2 * 768);
+  EXPECT_EQ(bert.kv_cache_layers, 0);  // an encoder caches nothing
+  // Causal attention counts the pairs it attends: half the square and the diagonal.
+  const auto gpt2 = analyze("topologies/gpt2.json", {{"seq", 64}, {"layers", 1}});
+  for (const LayerAnalysis& l : gpt2.layers) {
+    if (l.op == "attention") EXPECT_EQ(l.cost.flops, 12 * (64 * 65 / 2) * (2 * 64 + 2 * 64 + 3));
+  }
+}
+
 TEST(ShippedTopologies, DeepSpeechCountsEveryStepAndBothDirections) {
   const Topology t = ReadTopologyJsonFile(SourcePath("topologies/deepspeech.json"));
   const ResolvedTopology r = Resolve(t, {});

@@ -37,6 +37,9 @@ struct TopologyCase {
   std::string file;
   std::map<std::string, int64_t> params;
   std::string variant = "";  // tells apart cases of one file (the test name's suffix)
+  // The largest relative error of a tensor in i8 against the f32 reference, as a multiple of the
+  // backend's usual bound (which depends on the CPU's integer path), with the reason in the list.
+  double i8_error_factor = 1;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const TopologyCase& c) { return os << c.file; }

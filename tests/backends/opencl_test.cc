@@ -260,8 +260,7 @@ TEST_P(OpenclTopology, InI8EveryTensorStaysCloseToTheEigenF32Reference) {
   RunConfig config;
   config.seed = 3;
   const RanBoth r = RunBoth(t, config, Precision::kI8);
-  // MFCC features have heavier tails than random normal inputs (onednn_test.cc says the same).
-  const double tolerance = GetParam().file == "deepspeech_e2e.json" ? 0.03 : kI8Tolerance;
+  const double tolerance = GetParam().i8_error_factor * kI8Tolerance;
   for (const ResolvedLayer& l : t.layers) {
     ExpectClose(r, NumericStandIn(t, l.outputs[0]), tolerance, 0.99, "layer " + l.name);
   }

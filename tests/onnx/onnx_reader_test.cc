@@ -505,7 +505,7 @@ TEST(OnnxReader, TokenIdsEmbeddingsAndARunTimeMask) {
   // The ids are integers below the table's 10 rows; random runs draw them from there.
   ASSERT_EQ(t.inputs.size(), 1u);
   ASSERT_TRUE(t.inputs[0].integers.has_value());
-  EXPECT_EQ(*t.inputs[0].integers, (IntegerRange{0, 10}));
+  EXPECT_EQ(*t.inputs[0].integers, (IntegerBounds{"0", "10"}));
   // Parameters: both tables (PyTorch counts them) and the two float initializers (ONNX cannot
   // tell them from parameters), not the integer buffer of position ids.
   const ResolvedTopology r = Resolve(t, {});

@@ -60,15 +60,36 @@ TEST(XmlFormat, AnInputOfIntegersRoundTripsThroughBothFormats) {
       R"( "layers": [{"name": "tokens", "op": "embedding", "vocab": 30522, "dim": 4}]})",
       "ids.json");
   ASSERT_TRUE(t.inputs[0].integers.has_value());
-  EXPECT_EQ(*t.inputs[0].integers, (IntegerRange{0, 30522}));
+  EXPECT_EQ(*t.inputs[0].integers, (IntegerBounds{"0", "30522"}));
   const std::string xml = WriteTopologyXml(t);
   EXPECT_NE(xml.find("integers=\"0, 30522\""), std::string::npos) << xml;
   EXPECT_EQ(ParseTopologyXml(xml, "ids.xml"), t);
   EXPECT_EQ(ParseTopologyJson(WriteTopologyJson(t), "back.json"), t);
-  EXPECT_NE(ErrorOf("<topology name='t'><input name='x' shape='4' integers='0, many'/>"
+  EXPECT_NE(ErrorOf("<topology name='t'><input name='x' shape='4' integers='0, '/>"
                     "</topology>")
                 .find("field 'inputs.integers': expected 'low, high'"),
             std::string::npos);
+}
+
+// Bounds may be expressions over the params: a token-id input follows the vocabulary it indexes.
+TEST(XmlFormat, IntegerBoundsFollowTheParams) {
+  const std::string json =
+      R"({"name": "ids", "params": {"vocab": 50}, "inputs": [{"name": "ids", "shape": ["N", 8],)"
+      R"( "integers": [0, "vocab"]}], "layers": [{"name": "tokens", "op": "embedding",)"
+      R"( "vocab": "vocab", "dim": 4}]})";
+  const Topology t = ParseTopologyJson(json, "ids.json");
+  EXPECT_EQ(*t.inputs[0].integers, (IntegerBounds{"0", "vocab"}));
+  EXPECT_EQ(ParseTopologyXml(WriteTopologyXml(t), "ids.xml"), t);
+  EXPECT_EQ(ParseTopologyJson(WriteTopologyJson(t), "back.json"), t);
+  EXPECT_EQ(Resolve(t, {{"vocab", 7}}).integer_inputs.at("ids"), (IntegerRange{0, 7}));
+  try {
+    Resolve(t, {{"vocab", 0}});
+    ADD_FAILURE() << "an empty range resolved";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'inputs.ids.integers': expected low < high"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(XmlFormat, BadXmlNamesFileLayerAndField) {

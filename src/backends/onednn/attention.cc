@@ -1,7 +1,7 @@
 // attention: two batched matmul primitives over the heads read in place through strided
 // descriptors ([N, S, heads x D] seen as [N, kv heads, group, S, D]; a key/value head is
-// broadcast to its group of query heads), the scale and masks as the first product's output
-// scale and binary post-ops, and a softmax in f32 between them. rotary: host code over the
+// broadcast to its group of query heads), the scale as the first product's output scale, the
+// masks as host code over its scores, and a softmax in f32 between them. rotary: host code over the
 // shared table (oneDNN 2.6 has no rotary primitive).
 #include <cstring>
 #include <limits>
@@ -31,53 +31,47 @@ void BuildAttention(Builder& b) {
 
   dnnl::primitive_attr qk_attr = UserScratchpad();
   qk_attr.set_output_scales(0, {g.scale});
-  dnnl::post_ops masks;
-  std::vector<std::pair<int, memory>> mask_args;
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  if (g.causal && sk > 1) {
-    // 0 where query i sees key j, -inf after its position; one [Sq, Sk] plane for all heads.
-    const memory::desc causal_md({1, 1, 1, sq, sk}, dt::f32, PlainTag(5));
-    memory causal(causal_md, b.engine());
-    float* c = static_cast<float*>(causal.get_data_handle());
-    for (int64_t i = 0; i < sq; ++i) {
-      for (int64_t j = 0; j < sk; ++j) c[i * sk + j] = j <= g.LastKey(i) ? 0.0f : neg_inf;
-    }
-    masks.append_binary(dnnl::algorithm::binary_add, causal_md);
-    mask_args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(masks.len() - 1) | DNNL_ARG_SRC_1, causal});
-  }
-  // The padding mask becomes an additive one per inference (host code), and each query that
-  // sees no key is zeroed after the second product (the softmax of an all -inf row is NaN).
-  memory padding, mask;
+  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q_md, kt_md, scores_md), qk_attr, b.engine());
+  memory scores(scores_md, b.engine());
+  b.CountScratchpad(static_cast<int64_t>(scores_md.get_size()));
+  b.AddPrimitive(qk, dnnl::matmul(qk),
+                 {{DNNL_ARG_SRC, memory(q_md, b.engine(), mq.get_data_handle())},
+                  {DNNL_ARG_WEIGHTS, memory(kt_md, b.engine(), mk.get_data_handle())},
+                  {DNNL_ARG_DST, scores}});
+  // The masks on the host, over the scores: as binary post-ops oneDNN 2.6 takes its reference
+  // matmul (500x slower on GPT-2's heads). A key after the query's position, or padding, scores
+  // -inf; the softmax of a row without a key seen is NaN, so such queries are zeroed after the
+  // second product.
+  memory mask;
+  if (g.padding_mask) mask = b.Input(l.inputs[3], PlainDesc(l.input_shapes[3], dt::f32));
   auto first_key = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n), 0);
-  if (g.padding_mask) {
-    mask = b.Input(l.inputs[3], PlainDesc(l.input_shapes[3], dt::f32));
-    const memory::desc padding_md({n, 1, 1, 1, sk}, dt::f32, PlainTag(5));
-    padding = memory(padding_md, b.engine());
-    masks.append_binary(dnnl::algorithm::binary_add, padding_md);
-    mask_args.push_back(
-        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(masks.len() - 1) | DNNL_ARG_SRC_1, padding});
+  if (g.causal || g.padding_mask) {
     b.AddHost([=] {
-      const float* m = static_cast<const float*>(mask.get_data_handle());
-      float* add = static_cast<float*>(padding.get_data_handle());
-      for (int64_t i = 0; i < n; ++i) {
-        (*first_key)[i] = sk;
-        for (int64_t j = sk - 1; j >= 0; --j) {
-          const bool seen = m[i * sk + j] != 0.0f;
-          add[i * sk + j] = seen ? 0.0f : neg_inf;
-          if (seen) (*first_key)[i] = j;
+      const float neg_inf = -std::numeric_limits<float>::infinity();
+      const float* m = g.padding_mask ? static_cast<const float*>(mask.get_data_handle()) : nullptr;
+      float* all = static_cast<float*>(scores.get_data_handle());
+      if (m) {
+        for (int64_t i = 0; i < n; ++i) {
+          (*first_key)[i] = sk;
+          for (int64_t j = sk - 1; j >= 0; --j) {
+            if (m[i * sk + j] != 0.0f) (*first_key)[i] = j;
+          }
+        }
+      }
+      const int64_t rows = n * g.heads * sq;
+#pragma omp parallel for
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t item = r / (g.heads * sq), query = r % sq;
+        float* row = all + r * sk;
+        for (int64_t j = g.LastKey(query) + 1; j < sk; ++j) row[j] = neg_inf;
+        if (m) {
+          for (int64_t j = 0; j < sk; ++j) {
+            if (m[item * sk + j] == 0.0f) row[j] = neg_inf;
+          }
         }
       }
     });
   }
-  qk_attr.set_post_ops(masks);
-  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q_md, kt_md, scores_md), qk_attr, b.engine());
-  memory scores(scores_md, b.engine());
-  b.CountScratchpad(static_cast<int64_t>(scores_md.get_size()));
-  Args qk_args = {{DNNL_ARG_SRC, memory(q_md, b.engine(), mq.get_data_handle())},
-                  {DNNL_ARG_WEIGHTS, memory(kt_md, b.engine(), mk.get_data_handle())},
-                  {DNNL_ARG_DST, scores}};
-  for (const auto& [arg, m] : mask_args) qk_args[arg] = m;
-  b.AddPrimitive(qk, dnnl::matmul(qk), std::move(qk_args));
 
   // Softmax over the keys, written as the second product's input type (v2 converts on the way).
   const memory::desc probs_md({n, hk, gr, sq, sk}, act, PlainTag(5));

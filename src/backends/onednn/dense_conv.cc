@@ -66,6 +66,9 @@ void BuildDense(Builder& b) {
   const std::vector<float> weights = b.WeightValues(0);
   std::vector<float> biases;
   if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
+  // A fused residual add (a transformer's output projections) reads the other operand as a
+  // binary post-op, in f32 and bf16; an i8 run keeps it a step (its operand's scale differs).
+  if (b.fusion().residual && b.quantized()) b.DropResidual();
   const HostPrecision hp = PrecisionFor(b, units, 1, weights, &biases);
   const memory src_all =
       b.quantized() ? b.Input(l.inputs[0], PlainDesc(in, hp.src)) : b.PlainInput(l.inputs[0]);
@@ -73,11 +76,31 @@ void BuildDense(Builder& b) {
   const memory::desc w_any({k, units}, hp.weights, tag::any);
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({1, units}, dt::f32, tag::ab) : memory::desc();
-  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_any, bias_md, dst_md), hp.Attr(b),
-                                  b.engine());
-  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], hp.dst));
+  const dnnl::matmul::desc desc(src_md, w_any, bias_md, dst_md);
+  dnnl::matmul::primitive_desc pd(desc, hp.Attr(b), b.engine());
+  memory residual;
+  if (b.fusion().residual) {
+    const memory operand = b.PlainInput(b.fusion().ResidualOperand());
+    const memory::desc operand_md({rows, units}, operand.get_desc().data_type(), tag::ab);
+    // Kept where oneDNN has a JIT kernel with the post-op; its reference kernel would cost more
+    // than the add it saves.
+    try {
+      dnnl::matmul::primitive_desc with_add(desc, hp.Attr(b, &operand_md), b.engine());
+      if (std::string(with_add.impl_info_str()).find("ref") == std::string::npos) {
+        pd = with_add;
+        residual = memory(operand_md, b.engine(), operand.get_data_handle());
+      }
+    } catch (const dnnl::error&) {
+    }
+    if (!residual) b.DropResidual();
+  }
+  const memory out = b.NewOutput(PlainDesc(
+      b.fusion().residual ? b.fusion().residual->output_shapes[0] : l.output_shapes[0], hp.dst));
   Args args = {{DNNL_ARG_SRC, memory(src_md, b.engine(), src_all.get_data_handle())},
                {DNNL_ARG_DST, memory(dst_md, b.engine(), out.get_data_handle())}};
+  if (residual) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
+  }
   args[DNNL_ARG_WEIGHTS] = hp.WeightMemory(b, weights, {k, units}, tag::ab, pd.weights_desc());
   if (bias) args[DNNL_ARG_BIAS] = b.WeightMemory(biases, bias_md, pd.bias_desc());
   b.AddPrimitive(pd, dnnl::matmul(pd), std::move(args));

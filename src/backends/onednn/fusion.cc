@@ -1,4 +1,5 @@
-// Post-op fusion: conv2d + batchnorm (folded) + activation, dense + activation. The fused step
+// Post-op fusion: conv2d + batchnorm (folded) + activation, dense + activation, either + a
+// residual add (+ activation). The fused step
 // keeps the host layer's name and reports the layers it absorbed (StepInfo::fused).
 #include <algorithm>
 #include <cmath>
@@ -44,9 +45,9 @@ FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int ind
     plan.batchnorm = &t.layers[next++];
   }
   if (Absorbable(t, uses, next) && EltwiseOf(t.layers[next])) plan.activation = &t.layers[next++];
-  // A residual add (ResNet, MobileNet v2) as a binary post-op reading the other operand, which
-  // an earlier step wrote; then its activation.
-  if (host.op == "conv2d" && Absorbable(t, uses, next, true)) {
+  // A residual add (ResNet, MobileNet v2, a transformer's projections) as a binary post-op
+  // reading the other operand, which an earlier step wrote; then its activation.
+  if (Absorbable(t, uses, next, true)) {
     plan.residual = &t.layers[next++];
     if (Absorbable(t, uses, next) && EltwiseOf(t.layers[next])) {
       plan.residual_activation = &t.layers[next++];

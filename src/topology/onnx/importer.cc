@@ -139,7 +139,7 @@ Topology OnnxImporter::ImportGraph() {
     if (d == dims_.end()) Fail("", "input", "graph input '" + v.name() + "' has no shape");
     TensorDecl input{v.name(), d->second, std::nullopt};
     const int32_t type = ElemType(v.name());
-    if (type == onnx::TensorProto::BOOL) input.integers = IntegerRange{0, 2};
+    if (type == onnx::TensorProto::BOOL) input.integers = IntegerBounds{"0", "2"};
     if (IsIntegerElementType(type)) {
       auto rows = id_rows_.find(v.name());
       if (rows == id_rows_.end()) {
@@ -148,7 +148,7 @@ Topology OnnxImporter::ImportGraph() {
                  "' holds integers that index no embedding table: the range of its values is "
                  "unknown (only token ids are read)");
       }
-      input.integers = IntegerRange{0, rows->second};
+      input.integers = IntegerBounds{"0", std::to_string(rows->second)};
     }
     t_.inputs.push_back(input);
   }
