@@ -30,7 +30,9 @@ grouped-query heads repeated (repeat_kv); rotary as apply_rotary_pos_emb.
       [--min-time 2] [--rounds 3]
 
 The two alternate (ntpbench, PyTorch, ntpbench, ...) for --rounds rounds; each side's median
-over the rounds is shown.
+over the rounds is shown. The reliability column says when a ratio should not be trusted:
+ntpbench's own verdict on the machine's quiet (its interference probe), PyTorch's samples
+spreading over 5% (MdAPE), or either side's rounds over 10% apart; else "quiet".
 """
 import argparse
 import json
@@ -244,6 +246,7 @@ def loaded_blas():
 
 
 def time_torch(torch, forward, feeds, min_time):
+    """PyTorch's median latency in ms and the relative spread of its samples (MdAPE)."""
     with torch.no_grad():
         for _ in range(3):
             forward(feeds)
@@ -252,10 +255,25 @@ def time_torch(torch, forward, feeds, min_time):
             t0 = time.perf_counter()
             forward(feeds)
             samples.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(samples)
+    median = statistics.median(samples)
+    return median, statistics.median(abs(s - median) / median for s in samples)
+
+
+def unreliable_verdicts(node):
+    """Every "unreliable" verdict ntpbench wrote into a run file entry."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "unreliable" and isinstance(value, str):
+                yield value
+            else:
+                yield from unreliable_verdicts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from unreliable_verdicts(value)
 
 
 def time_ntpbench(build, topology, backend, batch, precision, threads, min_time, sets=()):
+    """ntpbench's median latency in ms, its GFLOP/s, and its verdicts on the machine's quiet."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         run([os.path.join(build, "ntpbench"), "run", topology, *sets, "--backend", backend,
              "--batch", str(batch), "--precision", precision, "--threads", str(threads),
@@ -263,12 +281,13 @@ def time_ntpbench(build, topology, backend, batch, precision, threads, min_time,
              "--json", out.name])
         with open(out.name) as f:
             report = json.load(f)
+    verdicts = sorted(set(unreliable_verdicts(report.get("benchmarks", []))))
     for b in report["benchmarks"]:
         if b.get("aggregate_name") == "median":
             if b.get("error_occurred"):
-                return None, None
-            return b["real_time"], b.get("net.gflops", 0.0)
-    return None, None
+                return None, None, verdicts
+            return b["real_time"], b.get("net.gflops", 0.0), verdicts
+    return None, None, verdicts
 
 
 def main():
@@ -304,37 +323,44 @@ def main():
         for precision in args.precision.split(","):
             forward, feeds = build_torch_model(torch, resolved["layers"], precision)
             # A B A B: both sides see the same minutes of a machine whose speed drifts.
-            ours, theirs, gflops = [], [], None
+            ours, theirs, gflops, notes = [], [], None, set()
             for r in range(args.rounds):
                 progress("%s batch %s %s: round %d/%d" % (model, batch, precision, r + 1,
                                                           args.rounds))
-                ms, gflops = time_ntpbench(args.build, topology, args.backend, batch, precision,
-                                           args.threads, args.min_time, sets)
+                ms, gflops, verdicts = time_ntpbench(args.build, topology, args.backend, batch,
+                                                     precision, args.threads, args.min_time, sets)
+                notes.update("ntpbench " + v for v in verdicts)
                 if ms is None:
                     break
                 ours.append(ms)
-                theirs.append(time_torch(torch, forward, feeds, args.min_time))
+                torch_ms, spread = time_torch(torch, forward, feeds, args.min_time)
+                theirs.append(torch_ms)
+                if spread > 0.05:  # the bound ntpbench holds its own repetitions to
+                    notes.add("PyTorch samples spread %.0f%% (a busy machine?)" % (100 * spread))
             if not ours:
-                theirs = [time_torch(torch, forward, feeds, args.min_time)]
+                theirs = [time_torch(torch, forward, feeds, args.min_time)[0]]
+            for side, values in (("ntpbench", ours), ("PyTorch", theirs)):
+                if len(values) > 1 and (max(values) - min(values)) / min(values) > 0.10:
+                    notes.add("%s rounds %.3f..%.3f ms" % (side, min(values), max(values)))
             rows.append((model, batch, precision, statistics.median(ours) if ours else None,
-                         statistics.median(theirs), gflops))
+                         statistics.median(theirs), gflops, "; ".join(sorted(notes))))
 
     header = ("model", "batch", "precision", "ntpbench ms", "PyTorch ms", "ratio", "GFLOP/s",
-              "% of peak", "PyTorch mode")
+              "% of peak", "PyTorch mode", "reliability")
     print("ntpbench %s vs PyTorch %s, %d threads; %% of peak: of the `ntpbench machine` matmul "
           "peak of the precision" % (args.backend, torch.__version__, args.threads))
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    for model, batch, precision, ms, torch_ms, gflops in rows:
+    for model, batch, precision, ms, torch_ms, gflops, notes in rows:
         if ms is None:
-            print("| %s | %s | %s | skipped | %.3f | | | | %s |" % (
-                model, batch, precision, torch_ms, torch_mode(precision)))
+            print("| %s | %s | %s | skipped | %.3f | | | | %s | %s |" % (
+                model, batch, precision, torch_ms, torch_mode(precision), notes))
             continue
         peak = peaks["peak_gflops"].get(precision)
         share = "%.0f%%" % (100 * gflops / peak) if peak and gflops else ""
-        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.1f | %s | %s |" % (
+        print("| %s | %s | %s | %.3f | %.3f | %.2f | %.1f | %s | %s | %s |" % (
             model, batch, precision, ms, torch_ms, ms / torch_ms, gflops, share,
-            torch_mode(precision)))
+            torch_mode(precision), notes or "quiet"))
 
 
 if __name__ == "__main__":
