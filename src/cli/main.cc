@@ -139,7 +139,10 @@ int main(int argc, char** argv) {
     return command->run(passed);
   } catch (const ntpb::Error& e) {
     std::fprintf(stderr, "ntpbench: error: %s\n", e.what());
-    return 1;
+    // An error naming an option alone (no file, no layer) is a mistake in the command line,
+    // found once the command looked at what the option names (an output that is an input).
+    const bool option_error = e.file().empty() && e.layer().empty() && !e.field().empty();
+    return option_error ? 2 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ntpbench: internal error: %s\n", ntpb::Printable(e.what()).c_str());
     return 3;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "ntpbench/counters.h"
@@ -346,22 +347,32 @@ int Run(const std::string& program, const TopologyOptions& given,
   } else if (!gb_out_format.empty()) {
     gb_args.push_back("--benchmark_out_format=" + gb_out_format);
   }
+  // What the run reads: the topology and every --input file (a recording must not be
+  // overwritten by a report).
+  std::vector<std::string> read_files = {o.file};
+  for (const auto& [name, file] : o.input_files) read_files.push_back(file);
   for (const std::string& out : json_outs) {
-    RefuseOutputOverInput(out, {o.file}, out == o.json_out ? "--json" : "--benchmark_out");
+    RefuseOutputOverInput(out, read_files, out == o.json_out ? "--json" : "--benchmark_out");
     // Said now, naming the file asked for, not after the runs and naming the temporary file.
     const size_t slash = out.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : out.substr(0, slash + 1);
-    if (access(folder.c_str(), W_OK) != 0) {
+    if (!IsSpecialFile(out) && access(folder.c_str(), W_OK) != 0) {
       throw Error(out, "", "", "cannot write the JSON report: no writable folder " + folder);
     }
   }
   if (!o.trace_out.empty()) {
-    std::vector<std::string> inputs = {o.file};
+    std::vector<std::string> inputs = read_files;
     inputs.insert(inputs.end(), json_outs.begin(), json_outs.end());
     RefuseOutputOverInput(o.trace_out, inputs, "--trace");
   }
-  const std::string json_tmp =
-      json_outs.empty() ? "" : json_outs.front() + ".tmp." + std::to_string(getpid());
+  // Google Benchmark writes a temporary that is committed after the runs; next to a device
+  // (--json /dev/stdout) it goes to the temporary folder instead, whose device may be read-only.
+  const std::string json_tmp = json_outs.empty() ? ""
+                               : IsSpecialFile(json_outs.front())
+                                   ? (std::filesystem::temp_directory_path() /
+                                      ("ntpbench-json.tmp." + std::to_string(getpid())))
+                                         .string()
+                                   : json_outs.front() + ".tmp." + std::to_string(getpid());
   if (!json_tmp.empty()) {
     gb_args.push_back("--benchmark_out=" + json_tmp);
     gb_args.push_back("--benchmark_out_format=json");

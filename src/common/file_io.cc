@@ -128,7 +128,44 @@ std::string ReadStandardInputText(std::size_t max_bytes) {
   return ReadBounded(STDIN_FILENO, max_bytes, "<stdin>");
 }
 
+namespace {
+
+// Writes all of `content` to `fd`; false with errno set on an error.
+bool WriteAll(int fd, const std::string& content) {
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// An existing output that is no regular file (a character device such as /dev/null or
+// /dev/stdout, a FIFO, a socket) is written where it is: renaming a temporary over it would
+// replace the device with a regular file. True when `path` was such a file and is written.
+bool WriteSpecialFile(const std::string& path, const std::string& content) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return false;
+  if (S_ISDIR(st.st_mode)) throw Error(path, "", "", "is a folder, not a file to write");
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw Error(path, "", "", std::string("cannot open: ") + std::strerror(errno));
+  const bool ok = WriteAll(fd, content);
+  const int err = errno;
+  close(fd);
+  if (!ok) throw Error(path, "", "", std::string("write failed: ") + std::strerror(err));
+  return true;
+}
+
+}  // namespace
+
 void WriteFileAtomically(const std::string& path, const std::string& content) {
+  if (WriteSpecialFile(path, content)) return;
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0)
@@ -156,6 +193,20 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
 }
 
 void CommitFile(const std::string& tmp, const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // A device or FIFO gets the content written into it, and the temporary goes.
+    std::string content;
+    try {
+      content = ReadTextFile(tmp, std::size_t{1} << 32);
+    } catch (...) {
+      unlink(tmp.c_str());
+      throw;
+    }
+    unlink(tmp.c_str());
+    WriteSpecialFile(path, content);
+    return;
+  }
   const int fd = open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || fsync(fd) != 0) {
     const int err = errno;
@@ -198,6 +249,11 @@ FileLock::~FileLock() {
   if (fd_ < 0) return;
   unlink(lock_.c_str());  // while still held: a waiter sees it gone and opens the path again
   close(fd_);             // releases the lock
+}
+
+bool IsSpecialFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 bool SameFile(const std::string& a, const std::string& b) {

@@ -15,10 +15,13 @@ std::string ReadStandardInputText(std::size_t max_bytes);
 // the folder, so a reader sees either the old or the new content, never a truncated mix, and a
 // crash after it returns loses nothing. A write error (a full disk) throws ntpb::Error naming
 // `path`. Temporaries of `path` that a killed writer left (older than ten minutes) are removed.
+// An existing `path` that is no regular file (/dev/null, /dev/stdout, a FIFO) is written in
+// place instead: renaming over it would replace the device with a regular file.
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
 // The last step of WriteFileAtomically for a temporary file written by someone else (Google
-// Benchmark's --benchmark_out): fsync `tmp`, rename it over `path`, fsync the folder.
+// Benchmark's --benchmark_out): fsync `tmp`, rename it over `path`, fsync the folder (a device or
+// FIFO at `path`: its content written into it, and `tmp` removed).
 void CommitFile(const std::string& tmp, const std::string& path);
 
 // Where ntpbench keeps what it can measure or build again (machine ceilings, OpenCL program
@@ -39,6 +42,9 @@ class FileLock {
   std::string lock_;  // `path`.lock, removed when released: no lock file stays behind
   int fd_ = -1;
 };
+
+// Whether `path` exists and is no regular file or folder (a device, a FIFO, a socket).
+bool IsSpecialFile(const std::string& path);
 
 // Whether `a` and `b` name the same existing file (device and inode: links and ./ included).
 bool SameFile(const std::string& a, const std::string& b);

@@ -426,7 +426,7 @@ TEST(Cli, ARecordingFeedsTheSpeechPipeline) {
   EXPECT_NE(rate.err.find("layer 'mfcc'"), std::string::npos) << rate.err;
   EXPECT_NE(rate.err.find("8000 Hz, the layer reads 16000 Hz"), std::string::npos) << rate.err;
   const CommandResult name = RunCommand(e2e + " --input sound=" + slow);
-  EXPECT_EQ(name.exit_code, 1);
+  EXPECT_EQ(name.exit_code, 2);  // a mistake in the command line
   EXPECT_NE(name.err.find("no input 'sound' (inputs: audio)"), std::string::npos) << name.err;
   const CommandResult junk = RunCommand(e2e + " --input audio=" + Topo("mlp.json"));
   EXPECT_EQ(junk.exit_code, 1);
@@ -655,7 +655,7 @@ TEST(Cli, RunKeepsGoogleBenchmarkConventions) {
   const CommandResult two_formats =
       RunCommand(kCli + " run " + Topo("mlp.json") + " --json " + a + " --benchmark_out=" + b +
                  " --benchmark_out_format=csv");
-  EXPECT_EQ(two_formats.exit_code, 1) << two_formats.err;
+  EXPECT_EQ(two_formats.exit_code, 2) << two_formats.err;  // a mistake in the command line
   EXPECT_NE(two_formats.err.find("Google Benchmark writes one"), std::string::npos)
       << two_formats.err;
 }

@@ -492,6 +492,59 @@ TEST_F(RedTeam, AFailedWriteKeepsThePreviousFile) {
   EXPECT_EQ(RunCommand("ls " + dir_ + "/full/*.tmp.* 2>/dev/null").out, "");
 }
 
+// An output that is a FIFO (or a device such as /dev/null, which a test must not risk) is
+// written in place: renaming a temporary over it would replace it with a regular file. A
+// reader on the FIFO receives the whole content, and it is still a FIFO afterwards.
+TEST_F(RedTeam, AnOutputThatIsAFifoStaysAFifo) {
+  const std::string fifo = dir_ + "/out.fifo";
+  struct Case {
+    std::string command, expect;
+  };
+  const std::vector<Case> cases = {
+      {"convert " + SourcePath("topologies/mlp.json") + " " + fifo + ".json", "\"layers\""},
+      {"run " + SourcePath("topologies/mlp.json") + " --benchmark_min_time=0.001 --quiet --json " +
+           fifo + ".json",
+       "\"benchmarks\""},
+      {"run " + SourcePath("topologies/mlp.json") + " --benchmark_min_time=0.001 --quiet --trace " +
+           fifo + ".json",
+       "\"traceEvents\""}};
+  for (const Case& c : cases) {
+    const std::string path = fifo + ".json";
+    ASSERT_EQ(mkfifo(path.c_str(), 0600), 0) << path;
+    // The reader copies what arrives; both sides are bounded in time.
+    const CommandResult r =
+        RunCommand("(timeout -s KILL 60 cat " + path + " > " + dir_ +
+                   "/fifo_read.txt &) ; timeout -s KILL 120 " + kCli + " " + c.command +
+                   " && sleep 0.2 && cat " + dir_ + "/fifo_read.txt");
+    EXPECT_EQ(r.exit_code, 0) << c.command << "\n" << r.err;
+    EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.command;
+    struct stat st;
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << c.command << ": replaced by a regular file";
+    EXPECT_EQ(RunCommand("ls " + dir_ + "/out.fifo.json.tmp.* 2>/dev/null").out, "");
+    unlink(path.c_str());
+  }
+}
+
+// A report written over what the run reads (here the --input recording) is refused before
+// anything runs, the recording kept.
+TEST_F(RedTeam, AnOutputOverAnInputRecordingIsRefused) {
+  const std::string wav = dir_ + "/speech.wav";
+  ASSERT_EQ(RunCommand("cp " + SourcePath("tests/data/speech_16k.wav") + " " + wav).exit_code, 0);
+  const std::string before = RunCommand("md5sum < " + wav).out;
+  for (const std::string option : {"--json", "--trace", "--benchmark_out"}) {
+    const CommandResult r = RunCommand(
+        kCli + " run " + SourcePath("topologies/deepspeech_e2e.json") +
+        " --set n_hidden=16 --set seconds=4 --benchmark_min_time=0.001 --input audio=" + wav + " " +
+        option + "=" + wav);
+    EXPECT_EQ(r.exit_code, 2) << option << "\n" << r.err;
+    EXPECT_NE(r.err.find("is also an input; refusing to overwrite it"), std::string::npos)
+        << option << "\n"
+        << r.err;
+  }
+  EXPECT_EQ(RunCommand("md5sum < " + wav).out, before);
+}
+
 // Every machine-class cache file a FIFO: `run` must not wait on it (it reads the roofline
 // after the runs), and says in one line that it has no roofline column.
 TEST_F(RedTeam, AFifoInTheMachineCacheDoesNotHangARun) {
