@@ -75,6 +75,17 @@ void CheckBenchmarkFlags(const std::vector<std::string>& args) {
         throw Error("", "", "--benchmark_min_time",
                     "expected seconds from 0 to 1000000 (0.5 or 0.5s), got '" + *t + "'");
       }
+    } else if (const auto format = ValueOf(arg, "--benchmark_format")) {
+      // Google Benchmark prints its usage and exits 0 on any other: a script would go on.
+      if (*format != "console" && *format != "json" && *format != "csv") {
+        throw Error("", "", "--benchmark_format",
+                    "expected console, json or csv, got '" + *format + "'");
+      }
+    } else if (const auto out_format = ValueOf(arg, "--benchmark_out_format")) {
+      if (*out_format != "console" && *out_format != "json" && *out_format != "csv") {
+        throw Error("", "", "--benchmark_out_format",
+                    "expected console, json or csv, got '" + *out_format + "'");
+      }
     } else if (const auto f = ValueOf(arg, "--benchmark_filter")) {
       if (const std::string problem = RegexProblem(*f); !problem.empty()) {
         throw Error("", "", "--benchmark_filter", problem);

@@ -112,9 +112,32 @@ CLI::Validator RegexText() {
 }
 
 void RejectEmptyAssignments(const std::vector<std::string>& args) {
-  for (const std::string& a : args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
     if (a.size() > 3 && a.rfind("--", 0) == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
       throw Error("", "", a.substr(0, a.size() - 1), "needs a value after '='");
+    }
+    // No option or argument means anything empty: `--json ''` would be ignored.
+    const std::string before = i > 0 && args[i - 1].rfind("--", 0) == 0 ? args[i - 1] : "";
+    if (a.empty()) {
+      if (before.empty())
+        throw Error("", "", "", "argument " + std::to_string(i + 1) + " is empty");
+      throw Error("", "", before, "an empty argument after it");
+    }
+    // An empty item in a comma-separated list (`--batch 1,,4`) would be dropped silently.
+    // Google Benchmark's flags keep their own syntax (a filter is a regular expression).
+    const bool gb = a.rfind("--benchmark_", 0) == 0 || before.rfind("--benchmark_", 0) == 0;
+    const size_t eq = a.rfind("--", 0) == 0 ? a.find('=') : std::string::npos;
+    if (gb || (a.rfind("--", 0) == 0 && eq == std::string::npos)) continue;
+    const std::string value = eq == std::string::npos ? a : a.substr(eq + 1);
+    const std::string option = eq == std::string::npos ? before : a.substr(0, eq);
+    if (value.find(',') != std::string::npos &&
+        (value.find(",,") != std::string::npos || value.front() == ',' || value.back() == ',')) {
+      const std::string message =
+          "an empty item in the list '" + value + "' (items are comma-separated)";
+      if (option.empty())
+        throw Error("", "", "", "argument " + std::to_string(i + 1) + ": " + message);
+      throw Error("", "", option, message);
     }
   }
 }

@@ -31,7 +31,9 @@ CLI::Validator FileNameComponent();
 CLI::Validator RegexText();
 
 // CLI11 would take the next argument as the value of "--batch=" (nothing after '='); a typo
-// like "--batch= 4" must not turn into --batch 4. Throws ntpb::Error naming the option.
+// like "--batch= 4" must not turn into --batch 4. Also refuses an empty argument (`--json ''`)
+// and an empty item in a comma-separated value (`--batch 1,,4`), which CLI11 would drop. Throws
+// ntpb::Error naming the option.
 void RejectEmptyAssignments(const std::vector<std::string>& args);
 
 // What the deepest command given (`leaf`, e.g. "baseline update") left unparsed: the arguments

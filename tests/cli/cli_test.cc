@@ -692,6 +692,12 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --backend hetero --place fc9=eigen,default=eigen",
        "layer 'fc9', field '--place': no layer named 'fc9' in the topology (did you mean 'fc1'?)"},
       {"run " + Topo("mlp.json") + " --benchmark_min_time=10x", "counts iterations"},
+      // Values CLI11 or Google Benchmark would drop or ignore, going on with exit 0.
+      {"run " + Topo("mlp.json") + " --batch 1,,4", "option '--batch': an empty item in the list"},
+      {"run " + Topo("mlp.json") + " --precision=f32,", "an empty item in the list 'f32,'"},
+      {"run " + Topo("mlp.json") + " --scenario offline --streams ,2", "option '--streams'"},
+      {"run " + Topo("mlp.json") + " --json ''", "option '--json': an empty argument after it"},
+      {"run " + Topo("mlp.json") + " --benchmark_format=xml", "expected console, json or csv"},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);

@@ -104,7 +104,8 @@ std::string Lower(std::string s) {
 bool Matches(const std::string& part, int index, const std::string& name) {
   if (part.empty()) return true;
   if (std::all_of(part.begin(), part.end(), [](char c) { return std::isdigit(c); })) {
-    return std::stoi(part) == index;
+    // More digits than an int holds names no device (stoi would throw out_of_range).
+    return part.size() <= 9 && std::stoi(part) == index;
   }
   return Lower(name).find(Lower(part)) != std::string::npos;
 }
