@@ -4,6 +4,7 @@
 
 #include "ntpbench/onnx_format.h"
 #include "src/cli/commands.h"
+#include "src/cli/help_formatter.h"
 #include "src/topology/op_catalog.h"
 
 namespace ntpb::cli {
@@ -18,9 +19,16 @@ Command AddOpsCommand(CLI::App* app) {
               std::fputs(OnnxCoverageMarkdown().c_str(), stdout);
               return 0;
             }
+            // 120 columns: the summary wrapped beside the names, continued under itself.
+            const std::string indent(17, ' ');
             for (const OpDef& op : AllOps()) {
-              std::printf("%-16s %s%s\n", op.name.c_str(),
-                          op.kind == OpKind::kInlay ? "(inlay) " : "", op.summary.c_str());
+              const std::string text = (op.kind == OpKind::kInlay ? "(inlay) " : "") + op.summary;
+              std::string wrapped = WrapText(text, 120 - indent.size());
+              for (size_t at = wrapped.find('\n'); at != std::string::npos;
+                   at = wrapped.find('\n', at + 1 + indent.size())) {
+                wrapped.insert(at + 1, indent);
+              }
+              std::printf("%-16s %s\n", op.name.c_str(), wrapped.c_str());
             }
             return 0;
           }};

@@ -728,6 +728,14 @@ TEST(Cli, HelpVersionAndNearMisses) {
       EXPECT_LE(line.size(), 120u) << command << ": " << line;
     }
   }
+  // `ops` lists every op with its summary wrapped to the same 120 columns.
+  const CommandResult ops = RunCommand(kCli + " ops");
+  EXPECT_EQ(ops.exit_code, 0);
+  EXPECT_NE(ops.out.find("\nattention "), std::string::npos) << ops.out;
+  std::istringstream op_lines(ops.out);
+  for (std::string line; std::getline(op_lines, line);) {
+    EXPECT_LE(line.size(), 120u) << "ops: " << line;
+  }
   const CommandResult run_help = RunCommand(kCli + " help run");
   EXPECT_NE(run_help.out.find("--batch"), std::string::npos) << run_help.out;
   EXPECT_NE(run_help.out.find("--benchmark_repetitions"), std::string::npos) << run_help.out;
