@@ -97,6 +97,12 @@ const std::vector<OpCase>& OpCases() {
        "attention",
        {{1, 4, 16}, {1, 6, 8}, {1, 6, 6}},
        {{"heads", 4}, {"kv_heads", 2}, {"causal", true}}},
+      // 40 queries after 8 cached keys: causal blocks of 16 queries on oneDNN, each over the
+      // keys up to its last query (24, 40 and 48 keys).
+      {"attention_causal_blocks",
+       "attention",
+       {{1, 40, 16}, {1, 48, 16}, {1, 48, 16}},
+       {{"heads", 2}, {"causal", true}}},
       {"attention_multi_query",
        "attention",
        {{2, 3, 12}, {2, 3, 4}, {2, 3, 4}},

@@ -3,6 +3,7 @@
 // broadcast to its group of query heads), the scale as the first product's output scale, the
 // masks as host code over its scores, and a softmax in f32 between them. rotary: host code over the
 // shared table (oneDNN 2.6 has no rotary primitive).
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -15,98 +16,149 @@ namespace {
 
 using dt = memory::data_type;
 
+// Causal attention over many queries runs in blocks of queries, each scoring only the keys up
+// to its last query's position: of a square, the blocks touch the lower triangle and the
+// diagonal blocks (1024 queries in blocks of 128: 56% of the square), where one product over
+// every key would compute and then mask the rest.
+int64_t QueryBlock(const AttentionGeometry& g) {
+  if (!g.causal || g.queries < 32) return g.queries;
+  const int64_t block = (g.queries + 7) / 8;  // about 8 blocks, rounded to 16 rows
+  return std::max<int64_t>(16, (block + 15) / 16 * 16);
+}
+
 void BuildAttention(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const AttentionGeometry g = AttentionGeometry::Of(l);
   const memory mq = b.PlainInput(l.inputs[0]), mk = b.PlainInput(l.inputs[1]),
                mv = b.PlainInput(l.inputs[2]);
   const dt act = b.act();
+  const size_t act_bytes = memory::data_type_size(act);
   const memory::dim n = g.batch, hk = g.kv_heads, gr = g.group(), sq = g.queries, sk = g.keys,
                     d = g.head_size, dv = g.value_size;
-  // [N, Hkv, group, Sq, D] over q's [N, Sq, H*D]; k^T [N, Hkv, 1, D, Sk]; v [N, Hkv, 1, Sk, Dv].
-  const memory::desc q_md({n, hk, gr, sq, d}, act, {sq * g.q_width(), gr * d, d, g.q_width(), 1});
-  const memory::desc kt_md({n, hk, 1, d, sk}, act, {sk * g.k_width(), d, d, 1, g.k_width()});
-  const memory::desc v_md({n, hk, 1, sk, dv}, act, {sk * g.v_width(), dv, dv, g.v_width(), 1});
-  const memory::desc scores_md({n, hk, gr, sq, sk}, dt::f32, PlainTag(5));
-
-  dnnl::primitive_attr qk_attr = UserScratchpad();
-  qk_attr.set_output_scales(0, {g.scale});
-  dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q_md, kt_md, scores_md), qk_attr, b.engine());
-  memory scores(scores_md, b.engine());
-  b.CountScratchpad(static_cast<int64_t>(scores_md.get_size()));
-  b.AddPrimitive(qk, dnnl::matmul(qk),
-                 {{DNNL_ARG_SRC, memory(q_md, b.engine(), mq.get_data_handle())},
-                  {DNNL_ARG_WEIGHTS, memory(kt_md, b.engine(), mk.get_data_handle())},
-                  {DNNL_ARG_DST, scores}});
-  // The masks on the host, over the scores: as binary post-ops oneDNN 2.6 takes its reference
-  // matmul (500x slower on GPT-2's heads). A key after the query's position, or padding, scores
-  // -inf; the softmax of a row without a key seen is NaN, so such queries are zeroed after the
-  // second product.
+  const Shape& out_shape = l.output_shapes[0];
+  const memory out = b.NewOutput(b.Plain(out_shape));
   memory mask;
   if (g.padding_mask) mask = b.Input(l.inputs[3], PlainDesc(l.input_shapes[3], dt::f32));
+  // Each item's first key that is not padding: a query before it sees no key.
   auto first_key = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n), 0);
-  if (g.causal || g.padding_mask) {
+  if (g.padding_mask) {
     b.AddHost([=] {
-      const float neg_inf = -std::numeric_limits<float>::infinity();
-      const float* m = g.padding_mask ? static_cast<const float*>(mask.get_data_handle()) : nullptr;
-      float* all = static_cast<float*>(scores.get_data_handle());
-      if (m) {
-        for (int64_t i = 0; i < n; ++i) {
-          (*first_key)[i] = sk;
-          for (int64_t j = sk - 1; j >= 0; --j) {
-            if (m[i * sk + j] != 0.0f) (*first_key)[i] = j;
-          }
-        }
-      }
-      const int64_t rows = n * g.heads * sq;
-#pragma omp parallel for
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t item = r / (g.heads * sq), query = r % sq;
-        float* row = all + r * sk;
-        for (int64_t j = g.LastKey(query) + 1; j < sk; ++j) row[j] = neg_inf;
-        if (m) {
-          for (int64_t j = 0; j < sk; ++j) {
-            if (m[item * sk + j] == 0.0f) row[j] = neg_inf;
-          }
+      const float* m = static_cast<const float*>(mask.get_data_handle());
+      for (int64_t i = 0; i < n; ++i) {
+        (*first_key)[i] = sk;
+        for (int64_t j = sk - 1; j >= 0; --j) {
+          if (m[i * sk + j] != 0.0f) (*first_key)[i] = j;
         }
       }
     });
   }
+  const int64_t block = QueryBlock(g);
+  // One scores buffer serves every block (they run one after the other; the last sees every key).
+  // A view (a memory made over a pointer) does not own it: the buffers stay alive as the
+  // arguments of the single block, or held by the step's last host code.
+  const memory::desc all_md({n, hk, gr, std::min<int64_t>(block, sq), sk}, dt::f32, PlainTag(5));
+  const memory scores_all(all_md, b.engine());
+  b.CountScratchpad(static_cast<int64_t>(all_md.get_size()));
+  memory probs_all = scores_all;
+  if (act != dt::f32) {
+    const memory::desc probs_all_md({n, hk, gr, std::min<int64_t>(block, sq), sk}, act,
+                                    PlainTag(5));
+    probs_all = memory(probs_all_md, b.engine());
+    b.CountScratchpad(static_cast<int64_t>(probs_all_md.get_size()));
+  }
+  std::string kernel;
+  for (int64_t first = 0; first < sq; first += block) {
+    const memory::dim rows = std::min<int64_t>(block, sq - first);
+    const memory::dim keys = g.LastKey(first + rows - 1) + 1;  // all of them when not causal
+    // [N, Hkv, group, rows, D] over q's [N, Sq, H*D] from query `first`; k^T [N, Hkv, 1, D,
+    // keys] and v [N, Hkv, 1, keys, Dv] over their first `keys` positions.
+    const memory::desc q_md({n, hk, gr, rows, d}, act,
+                            {sq * g.q_width(), gr * d, d, g.q_width(), 1});
+    const memory::desc kt_md({n, hk, 1, d, keys}, act, {sk * g.k_width(), d, d, 1, g.k_width()});
+    const memory::desc v_md({n, hk, 1, keys, dv}, act, {sk * g.v_width(), dv, dv, g.v_width(), 1});
+    const memory::desc scores_md({n, hk, gr, rows, keys}, dt::f32, PlainTag(5));
+    const memory::desc probs_md({n, hk, gr, rows, keys}, act, PlainTag(5));
+    const memory::desc o_md({n, hk, gr, rows, dv}, act,
+                            {sq * g.out_width(), gr * dv, dv, g.out_width(), 1});
+    // Views of the shared buffers; with one block, the buffers themselves.
+    const bool whole = block >= sq;
+    const memory scores =
+        whole ? scores_all : memory(scores_md, b.engine(), scores_all.get_data_handle());
+    const memory probs =
+        whole ? probs_all : memory(probs_md, b.engine(), probs_all.get_data_handle());
+    char* q_at = static_cast<char*>(mq.get_data_handle()) + first * g.q_width() * act_bytes;
+    char* o_at = static_cast<char*>(out.get_data_handle()) + first * g.out_width() * act_bytes;
 
-  // Softmax over the keys, written as the second product's input type (v2 converts on the way).
-  const memory::desc probs_md({n, hk, gr, sq, sk}, act, PlainTag(5));
-  dnnl::softmax_v2_forward::primitive_desc sm(
-      dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,
-                                     dnnl::algorithm::softmax_accurate, scores_md, probs_md, 4),
-      UserScratchpad(), b.engine());
-  const memory probs = act == dt::f32 ? scores : memory(probs_md, b.engine());
-  if (act != dt::f32) b.CountScratchpad(static_cast<int64_t>(probs_md.get_size()));
-  b.AddPrimitive(sm, dnnl::softmax_v2_forward(sm), {{DNNL_ARG_SRC, scores}, {DNNL_ARG_DST, probs}});
-
-  const Shape& out_shape = l.output_shapes[0];
-  const memory out = b.NewOutput(b.Plain(out_shape));
-  const memory::desc o_md({n, hk, gr, sq, dv}, act,
-                          {sq * g.out_width(), gr * dv, dv, g.out_width(), 1});
-  dnnl::matmul::primitive_desc pv(dnnl::matmul::desc(probs_md, v_md, o_md), UserScratchpad(),
-                                  b.engine());
-  b.AddPrimitive(pv, dnnl::matmul(pv),
-                 {{DNNL_ARG_SRC, probs},
-                  {DNNL_ARG_WEIGHTS, memory(v_md, b.engine(), mv.get_data_handle())},
-                  {DNNL_ARG_DST, memory(o_md, b.engine(), out.get_data_handle())}});
+    dnnl::primitive_attr qk_attr = UserScratchpad();
+    qk_attr.set_output_scales(0, {g.scale});
+    dnnl::matmul::primitive_desc qk(dnnl::matmul::desc(q_md, kt_md, scores_md), qk_attr,
+                                    b.engine());
+    b.AddPrimitive(qk, dnnl::matmul(qk),
+                   {{DNNL_ARG_SRC, memory(q_md, b.engine(), q_at)},
+                    {DNNL_ARG_WEIGHTS, memory(kt_md, b.engine(), mk.get_data_handle())},
+                    {DNNL_ARG_DST, scores}});
+    // The masks on the host, over the scores: as binary post-ops oneDNN 2.6 takes its reference
+    // matmul (500x slower on GPT-2's heads). A key after the query's position, or padding,
+    // scores -inf; the softmax of a row without a key seen is NaN, so such queries are zeroed
+    // after the second product.
+    const bool diagonal = g.causal && g.LastKey(first) + 1 < keys;
+    if (diagonal || g.padding_mask) {
+      b.AddHost([=] {
+        const float neg_inf = -std::numeric_limits<float>::infinity();
+        const float* m =
+            g.padding_mask ? static_cast<const float*>(mask.get_data_handle()) : nullptr;
+        float* all = static_cast<float*>(scores.get_data_handle());
+        const int64_t count = n * g.heads * rows;
+#pragma omp parallel for
+        for (int64_t r = 0; r < count; ++r) {
+          const int64_t item = r / (g.heads * rows), query = first + r % rows;
+          float* row = all + r * keys;
+          for (int64_t j = g.LastKey(query) + 1; j < keys; ++j) row[j] = neg_inf;
+          if (m) {
+            for (int64_t j = 0; j < keys; ++j) {
+              if (m[item * sk + j] == 0.0f) row[j] = neg_inf;
+            }
+          }
+        }
+      });
+    }
+    // Softmax over the keys, written as the second product's input type (v2 converts).
+    dnnl::softmax_v2_forward::primitive_desc sm(
+        dnnl::softmax_v2_forward::desc(dnnl::prop_kind::forward_inference,
+                                       dnnl::algorithm::softmax_accurate, scores_md, probs_md, 4),
+        UserScratchpad(), b.engine());
+    b.AddPrimitive(sm, dnnl::softmax_v2_forward(sm),
+                   {{DNNL_ARG_SRC, scores}, {DNNL_ARG_DST, probs}});
+    dnnl::matmul::primitive_desc pv(dnnl::matmul::desc(probs_md, v_md, o_md), UserScratchpad(),
+                                    b.engine());
+    b.AddPrimitive(pv, dnnl::matmul(pv),
+                   {{DNNL_ARG_SRC, probs},
+                    {DNNL_ARG_WEIGHTS, memory(v_md, b.engine(), mv.get_data_handle())},
+                    {DNNL_ARG_DST, memory(o_md, b.engine(), o_at)}});
+    if (kernel.empty()) {
+      kernel =
+          std::string(qk.impl_info_str()) + " + " + sm.impl_info_str() + " + " + pv.impl_info_str();
+    }
+  }
   if (g.padding_mask) {
-    const size_t row_bytes = static_cast<size_t>(g.out_width()) * memory::data_type_size(act);
+    const size_t row_bytes = static_cast<size_t>(g.out_width()) * act_bytes;
     b.AddHost([=] {
       char* o = static_cast<char*>(out.get_data_handle());
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t q = 0; q < sq; ++q) {
-          if ((*first_key)[i] > g.LastKey(q))
+          if ((*first_key)[i] > g.LastKey(q)) {
             std::memset(o + (i * sq + q) * row_bytes, 0, row_bytes);
+          }
         }
       }
     });
   }
-  b.SetKernel(std::string(qk.impl_info_str()) + " + " + sm.impl_info_str() + " + " +
-              pv.impl_info_str());
+  if (block < sq) {
+    b.AddHost([scores_all, probs_all] {});  // keeps the blocks' buffers alive
+    kernel = std::to_string((sq + block - 1) / block) + " causal blocks of " +
+             std::to_string(block) + ": " + kernel;
+  }
+  b.SetKernel(kernel);
 }
 
 void BuildRotary(Builder& b) {
