@@ -648,19 +648,29 @@ kernel void window_pool(global const float* x, global float* y, constant int* q,
 #ifndef LOCAL_SIZE
 #define LOCAL_SIZE 64
 #endif
-kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
-    global const float* x, global float* y, int area) {
-  local float part[LOCAL_SIZE];
-  const int plane = get_group_id(0), l = get_local_id(0);
-  float acc = 0.0f;
-  for (int i = l; i < area; i += LOCAL_SIZE) acc += x[plane * area + i];
+// The sum of every work-item's `acc` over the work-group, a tree in local memory `part`
+// (LOCAL_SIZE floats); every work-item must call it. Leaves `part` free for the next sum.
+float group_sum(local float* part, float acc) {
+  const int l = get_local_id(0);
   part[l] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
     if (l < s) part[l] += part[l + s];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (l == 0) y[plane] = part[0] / (float)area;
+  const float sum = part[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return sum;
+}
+
+kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
+    global const float* x, global float* y, int area) {
+  local float part[LOCAL_SIZE];
+  const int plane = get_group_id(0), l = get_local_id(0);
+  float acc = 0.0f;
+  for (int i = l; i < area; i += LOCAL_SIZE) acc += x[plane * area + i];
+  const float sum = group_sum(part, acc);
+  if (l == 0) y[plane] = sum / (float)area;
 }
 
 kernel void batchnorm(global const float* x, global float* y, global const float* scale,
@@ -685,23 +695,10 @@ kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void layernorm(
   global const float* in = x + row * c;
   float acc = 0.0f;
   for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i];
-  part[l] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
-    if (l < s) part[l] += part[l + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float mean = part[0] / (float)c;
-  barrier(CLK_LOCAL_MEM_FENCE);
+  const float mean = group_sum(part, acc) / (float)c;
   acc = 0.0f;
   for (int i = l; i < c; i += LOCAL_SIZE) acc += (in[i] - mean) * (in[i] - mean);
-  part[l] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
-    if (l < s) part[l] += part[l + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float inv = 1.0f / sqrt(part[0] / (float)c + eps);
+  const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
   for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = (in[i] - mean) * inv * gamma[i] + beta[i];
 }
 
@@ -847,13 +844,7 @@ kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void rms_norm(
   global const float* in = x + row * c;
   float acc = 0.0f;
   for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i] * in[i];
-  part[l] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
-    if (l < s) part[l] += part[l + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float inv = 1.0f / sqrt(part[0] / (float)c + eps);
+  const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
   for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = in[i] * inv * gamma[i];
 }
 
