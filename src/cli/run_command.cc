@@ -230,8 +230,41 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
   return out;
 }
 
-int Run(const std::string& program, const TopologyOptions& given,
+// `run -`: the benchmark families load their topology by path when they run, so standard input
+// is read once into a temporary file of its format ('{' JSON, '<' XML, else ONNX; a UTF-8
+// byte-order mark skipped), removed when the run ends.
+class StandardInputTopology {
+ public:
+  explicit StandardInputTopology(const std::string& file) {
+    if (file != "-") return;
+    const std::string text = ReadStandardInputText(std::size_t{1} << 31);
+    if (text.empty()) throw Error("<stdin>", "", "", "is empty: no topology to run");
+    const size_t start = text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
+    const size_t first = text.find_first_not_of(" \t\r\n", start);
+    const char lead = first == std::string::npos ? '\0' : text[first];
+    const char* ext = lead == '{' ? ".json" : lead == '<' ? ".xml" : ".onnx";
+    path_ = (std::filesystem::temp_directory_path() /
+             ("ntpbench-stdin-" + std::to_string(getpid()) + ext))
+                .string();
+    WriteFileAtomically(path_, text);
+  }
+  ~StandardInputTopology() {
+    if (!path_.empty()) unlink(path_.c_str());
+  }
+  StandardInputTopology(const StandardInputTopology&) = delete;
+  StandardInputTopology& operator=(const StandardInputTopology&) = delete;
+  // The file to read: the temporary one for "-", else `file` itself.
+  const std::string& Path(const std::string& file) const { return path_.empty() ? file : path_; }
+
+ private:
+  std::string path_;
+};
+
+int Run(const std::string& program, const TopologyOptions& from_command_line,
         const std::vector<std::string>& passthrough) {
+  const StandardInputTopology stdin_topology(from_command_line.file);
+  TopologyOptions given = from_command_line;
+  given.file = stdin_topology.Path(given.file);
   const Topology topology = ReadTopologyFile(given.file);
   TopologyOptions canonical = given;
   CanonicalizeParams(topology, &canonical);

@@ -17,10 +17,12 @@ std::string Extension(const std::string& path) {
 }
 
 // A topology on standard input ("-"): its format by its first byte ('{' JSON, '<' XML, else an
-// ONNX protobuf), read with the ONNX reader's size bound.
+// ONNX protobuf; a UTF-8 byte-order mark before the text is skipped, as editors on Windows
+// write one), read with the ONNX reader's size bound.
 Topology ReadStandardInput() {
   const std::string text = ReadStandardInputText(OnnxLimits().max_file_bytes);
-  const size_t first = text.find_first_not_of(" \t\r\n");
+  const size_t bom = text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
+  const size_t first = text.find_first_not_of(" \t\r\n", bom);
   const char lead = first == std::string::npos ? '\0' : text[first];
   if (lead == '{') return ParseTopologyJson(text, "<stdin>");
   if (lead == '<') return ParseTopologyXml(text, "<stdin>");

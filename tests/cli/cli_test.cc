@@ -780,6 +780,19 @@ TEST(Cli, ATopologyOnStandardInput) {
   const CommandResult garbage = RunCommand("echo '{ garbage' | " + kCli + " inspect -");
   EXPECT_EQ(garbage.exit_code, 1);
   EXPECT_NE(garbage.err.find("<stdin>: malformed JSON"), std::string::npos) << garbage.err;
+  // A byte-order mark before the JSON (as Windows editors write) is no ONNX model.
+  const CommandResult bom = RunCommand("(printf '\\357\\273\\277'; cat " + Topo("mlp.json") +
+                                       ") | " + kCli + " inspect -");
+  EXPECT_EQ(bom.exit_code, 0) << bom.err;
+  EXPECT_EQ(bom.out.rfind("mlp (-)", 0), 0u) << bom.out;
+  // `run -` runs it too (through a temporary file, removed afterwards).
+  const CommandResult run =
+      RunCommand(kCli + " run - --benchmark_min_time=0.001 < " + Topo("mlp.json"));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("mlp/eigen/f32/batch:1"), std::string::npos) << run.out;
+  const CommandResult empty = RunCommand(kCli + " run - < /dev/null");
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("<stdin>: is empty"), std::string::npos) << empty.err;
 }
 
 // inspect --backend says how each backend runs the precision here; --counters which of them this
