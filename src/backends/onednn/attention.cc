@@ -54,18 +54,11 @@ void BuildAttention(Builder& b) {
   }
   const int64_t block = QueryBlock(g);
   // One scores buffer serves every block (they run one after the other; the last sees every key).
-  // A view (a memory made over a pointer) does not own it: the buffers stay alive as the
-  // arguments of the single block, or held by the step's last host code.
-  const memory::desc all_md({n, hk, gr, std::min<int64_t>(block, sq), sk}, dt::f32, PlainTag(5));
-  const memory scores_all(all_md, b.engine());
-  b.CountScratchpad(static_cast<int64_t>(all_md.get_size()));
-  memory probs_all = scores_all;
-  if (act != dt::f32) {
-    const memory::desc probs_all_md({n, hk, gr, std::min<int64_t>(block, sq), sk}, act,
-                                    PlainTag(5));
-    probs_all = memory(probs_all_md, b.engine());
-    b.CountScratchpad(static_cast<int64_t>(probs_all_md.get_size()));
-  }
+  // The executable owns them (Builder::Scratch): the blocks' views over them stay valid.
+  const memory::dims all_dims = {n, hk, gr, std::min<int64_t>(block, sq), sk};
+  const memory scores_all = b.Scratch(memory::desc(all_dims, dt::f32, PlainTag(5)));
+  const memory probs_all =
+      act == dt::f32 ? scores_all : b.Scratch(memory::desc(all_dims, act, PlainTag(5)));
   std::string kernel;
   for (int64_t first = 0; first < sq; first += block) {
     const memory::dim rows = std::min<int64_t>(block, sq - first);
@@ -80,12 +73,8 @@ void BuildAttention(Builder& b) {
     const memory::desc probs_md({n, hk, gr, rows, keys}, act, PlainTag(5));
     const memory::desc o_md({n, hk, gr, rows, dv}, act,
                             {sq * g.out_width(), gr * dv, dv, g.out_width(), 1});
-    // Views of the shared buffers; with one block, the buffers themselves.
-    const bool whole = block >= sq;
-    const memory scores =
-        whole ? scores_all : memory(scores_md, b.engine(), scores_all.get_data_handle());
-    const memory probs =
-        whole ? probs_all : memory(probs_md, b.engine(), probs_all.get_data_handle());
+    const memory scores(scores_md, b.engine(), scores_all.get_data_handle());
+    const memory probs(probs_md, b.engine(), probs_all.get_data_handle());
     char* q_at = static_cast<char*>(mq.get_data_handle()) + first * g.q_width() * act_bytes;
     char* o_at = static_cast<char*>(out.get_data_handle()) + first * g.out_width() * act_bytes;
 
@@ -154,7 +143,6 @@ void BuildAttention(Builder& b) {
     });
   }
   if (block < sq) {
-    b.AddHost([scores_all, probs_all] {});  // keeps the blocks' buffers alive
     kernel = std::to_string((sq + block - 1) / block) + " causal blocks of " +
              std::to_string(block) + ": " + kernel;
   }

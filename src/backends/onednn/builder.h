@@ -181,6 +181,14 @@ class Builder {
   // Readers and last uses of every tensor (analysis.h), computed once per network.
   const TensorUses& uses() const { return uses_; }
   void CountScratchpad(int64_t bytes) { scratchpad_bytes_ += bytes; }
+  // Working memory of a step's own (attention's scores), allocated now, counted as workspace
+  // and owned by the executable: views made over it (memories over its pointer) stay valid.
+  memory Scratch(const memory::desc& desc) {
+    scratch_.emplace_back(desc, engine_);
+    scratchpad_bytes_ += static_cast<int64_t>(desc.get_size());
+    return scratch_.back();
+  }
+  std::vector<memory> TakeScratch() { return std::move(scratch_); }
 
  private:
   dnnl::engine engine_;
@@ -196,6 +204,7 @@ class Builder {
   Step current_;
   bool no_step_ = false;
   std::vector<Step> steps_;
+  std::vector<memory> scratch_;
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
   // Whether layers[add] is an add that a conv chain absorbs with `tensor` as its other operand.
   bool AddsAsQuantizedResidual(int add, const std::string& tensor) const;

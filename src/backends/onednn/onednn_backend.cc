@@ -150,6 +150,7 @@ class OnednnExecutable : public Executable {
     activation_storage_ = b.pool().storage();
     stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
+    scratch_ = b.TakeScratch();
   }
 
   const std::vector<StepInfo>& steps() const override { return infos_; }
@@ -228,6 +229,7 @@ class OnednnExecutable : public Executable {
   dnnl::stream stream_;
   int threads_;
   std::vector<Step> steps_;
+  std::vector<memory> scratch_;  // the steps' own working memory (Builder::Scratch)
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
   std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales
