@@ -22,6 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "topologies")
 
 
+# A decoder's inference: `prompt` new tokens after `past` already in its key/value caches (a
+# prefill: past 0; a decode step: prompt 1); `gen`: the tokens `--scenario generate` decodes
+# after the prompt (prompt + gen must fit in `context`).
+DECODER_PARAMS = {"prompt": 128, "past": 0, "gen": 64}
+
+
 def block_when(i):
     return "layers > %d" % i
 
@@ -47,10 +53,16 @@ def attention_block(layers, markers, i, x, *, norm, pre_norm, causal, rotary, ga
     attn = {"name": p + "attn", "op": "attention", "inputs": [q, k, v], "heads": "heads",
             "causal": causal}
     if rotary:
-        q = add({"name": p + "q_rot", "op": "rotary", "inputs": [q], "heads": "heads"})
-        k = add({"name": p + "k_rot", "op": "rotary", "inputs": [k], "heads": "kv_heads"})
+        q = add({"name": p + "q_rot", "op": "rotary", "inputs": [q], "heads": "heads",
+                 "offset": "past"})
+        k = add({"name": p + "k_rot", "op": "rotary", "inputs": [k], "heads": "kv_heads",
+                 "offset": "past"})
         attn["inputs"] = [q, k, v]
         attn["kv_heads"] = "kv_heads"
+    if causal:  # a decoder: keys and values appended to its caches, attention over all of them
+        k = add({"name": p + "k_cache", "op": "kv_cache", "inputs": [k], "past": "past"})
+        v = add({"name": p + "v_cache", "op": "kv_cache", "inputs": [v], "past": "past"})
+        attn["inputs"] = [q, k, v]
     a = add(attn)
     o = add({"name": p + "o", "op": "dense", "inputs": [a], "units": "hidden", "bias": bias})
     r1 = add({"name": p + "add1", "op": "add", "inputs": [o, x]})
@@ -107,24 +119,29 @@ def gpt2(max_layers=48):
     layers, markers = [], []
     layers.append({"name": "tok_emb", "op": "embedding", "inputs": ["ids"], "vocab": "vocab",
                    "dim": "hidden"})
-    layers.append({"name": "pos_emb", "op": "constant", "inputs": [],
-                   "shape": [1, "seq", "hidden"]})
+    layers.append({"name": "pos_emb", "op": "embedding", "inputs": ["positions"],
+                   "vocab": "context", "dim": "hidden"})
     x = "emb_add"
     layers.append({"name": x, "op": "add", "inputs": ["tok_emb", "pos_emb"]})
     for i in range(max_layers):
         x = attention_block(layers, markers, i, x, norm="layernorm", pre_norm=True, causal=True,
                             rotary=False, gated=False, bias=True, eps=1e-5, act="gelu")
     layers.append({"name": "norm_f", "op": "layernorm", "inputs": [x]})
-    layers.append({"name": "last", "op": "slice", "axis": 1, "start": "seq - 1", "size": 1})
+    layers.append({"name": "last", "op": "slice", "axis": 1, "start": "prompt - 1", "size": 1})
     layers.append({"name": "lm_head", "op": "dense", "units": "vocab", "bias": False})
     return topology(
-        "gpt2", "GPT-2 small decoder as Hugging Face's GPT2LMHeadModel over a prompt of `seq` "
-        "tokens (pre-LayerNorm blocks, causal attention, GELU MLP, learned positions), the "
-        "next-token logits of the last position. The LM head's weight is counted apart (GPT-2 "
-        "ties it to the token embedding). Blocks beyond `layers` are left out (at most %d)."
-        % max_layers,
-        {"seq": 128, "hidden": 768, "heads": 12, "ffn": 3072, "vocab": 50257, "layers": 12},
-        [{"name": "ids", "shape": ["N", "seq"], "integers": [0, "vocab"]}], layers, markers)
+        "gpt2", "GPT-2 small decoder as Hugging Face's GPT2LMHeadModel over `prompt` new "
+        "tokens after `past` cached ones (pre-LayerNorm blocks, causal attention over key/value "
+        "caches, GELU MLP, learned positions of `context`), the next-token logits of the last "
+        "position. One inference is a prefill (past 0) or, with prompt 1, a decode step; "
+        "`--scenario generate` decodes `gen` tokens after the prompt. The LM head's weight is "
+        "counted apart (GPT-2 ties it to the token embedding). Blocks beyond `layers` are left "
+        "out (at most %d)." % max_layers,
+        DECODER_PARAMS | {"context": 1024, "hidden": 768, "heads": 12, "ffn": 3072,
+                          "vocab": 50257, "layers": 12},
+        [{"name": "ids", "shape": ["N", "prompt"], "integers": [0, "vocab"]},
+         {"name": "positions", "shape": ["N", "prompt"], "integers": [0, "context"]}],
+        layers, markers)
 
 
 def llama(max_layers=32):
@@ -136,17 +153,19 @@ def llama(max_layers=32):
         x = attention_block(layers, markers, i, x, norm="rms_norm", pre_norm=True, causal=True,
                             rotary=True, gated=True, bias=False, eps=1e-5, act="none")
     layers.append({"name": "norm_f", "op": "rms_norm", "inputs": [x], "epsilon": 1e-5})
-    layers.append({"name": "last", "op": "slice", "axis": 1, "start": "seq - 1", "size": 1})
+    layers.append({"name": "last", "op": "slice", "axis": 1, "start": "prompt - 1", "size": 1})
     layers.append({"name": "lm_head", "op": "dense", "units": "vocab", "bias": False})
     return topology(
-        "llama", "Llama-style decoder sized as TinyLlama 1.1B over a prompt of `seq` tokens: "
-        "RMSNorm, rotary positions on q and k, grouped-query attention (`kv_heads` key/value "
-        "heads), SwiGLU MLP (gate and up projections as one dense layer), no biases, the "
-        "next-token logits of the last position. Blocks beyond `layers` are left out (at most "
-        "%d)." % max_layers,
-        {"seq": 128, "hidden": 2048, "heads": 32, "kv_heads": 4, "ffn": 5632, "vocab": 32000,
-         "layers": 22},
-        [{"name": "ids", "shape": ["N", "seq"], "integers": [0, "vocab"]}], layers, markers)
+        "llama", "Llama-style decoder sized as TinyLlama 1.1B over `prompt` new tokens after "
+        "`past` cached ones (of at most `context`): RMSNorm, rotary positions on q and k, "
+        "grouped-query attention (`kv_heads` key/value heads) over key/value caches, SwiGLU MLP "
+        "(gate and up projections as one dense layer), no biases, the next-token logits of the "
+        "last position. One inference is a prefill (past 0) or, with prompt 1, a decode step; "
+        "`--scenario generate` decodes `gen` tokens after the prompt. Blocks beyond `layers` are "
+        "left out (at most %d)." % max_layers,
+        DECODER_PARAMS | {"context": 2048, "hidden": 2048, "heads": 32, "kv_heads": 4,
+                          "ffn": 5632, "vocab": 32000, "layers": 22},
+        [{"name": "ids", "shape": ["N", "prompt"], "integers": [0, "vocab"]}], layers, markers)
 
 
 def vit(max_layers=24):

@@ -51,7 +51,8 @@ struct TopologyAnalysis {
   int64_t peak_activation_bytes = 0;
   int peak_layer = 0;  // index of the layer where the peak occurs
   // A decoder's KV cache per token of context and sequence, at the precision, and how many
-  // layers keep one (causal attention); 0 for a network that caches nothing.
+  // kv_cache layers keep it (one for keys, one for values per block); 0 for a network that
+  // caches nothing.
   int64_t kv_cache_bytes_per_token = 0;
   int kv_cache_layers = 0;
 };

@@ -99,6 +99,13 @@ class Executable {
   // Bytes the backend allocated for the tensors layers write (after reusing buffers whose
   // tensors are no longer read); 0 when it does not say.
   virtual int64_t activation_bytes() const { return 0; }
+  // Runs the next inferences `shift` (<= 0) positions earlier than the topology was resolved
+  // for, without compiling again: a decoder built for a key/value cache of `past + seq` rows
+  // then serves every decode step up to that context. kv_cache layers append at past + shift,
+  // attention over a cache reads its first past + shift + Sq keys, rotary turns by positions
+  // offset + shift. 0 restores the resolved positions. Throws ntpb::Error where the backend
+  // cannot (a shift other than 0 on a backend that does not say otherwise).
+  virtual void SetPositionShift(int64_t shift);
 };
 
 // A device a backend can run on (`ntpbench devices`).

@@ -36,6 +36,8 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
     for (const Shape& s : layer.input_shapes) c.input_bytes += NumElements(s) * eb;
     for (const Shape& s : layer.output_shapes) c.output_bytes += NumElements(s) * eb;
   }
+  // A cache appends its input's rows to what earlier inferences left: only those are written.
+  if (layer.cache_elements_per_token > 0) c.output_bytes = c.input_bytes;
   return c;
 }
 
@@ -61,7 +63,9 @@ void ComputeLiveness(const ResolvedTopology& t, Precision precision, TopologyAna
   for (const auto& in : t.inputs) birth[in.first] = 0;
   for (int i = 0; i < n; ++i) {
     if (t.layers[i].is_view) continue;
-    for (const std::string& out : t.layers[i].outputs) birth[out] = i;
+    // A cache holds what earlier inferences appended from the start of this one.
+    const bool state = t.layers[i].cache_elements_per_token > 0;
+    for (const std::string& out : t.layers[i].outputs) birth[out] = state ? 0 : i;
   }
   std::vector<int64_t> live(n, 0);
   for (const auto& [root, b] : birth) {
@@ -108,6 +112,10 @@ TensorUses AnalyzeTensorUses(const ResolvedTopology& t) {
       u.storage[out] =
           view ? u.storage.count(l.inputs[0]) ? u.storage[l.inputs[0]] : l.inputs[0] : out;
     }
+  }
+  // A cache is state: it outlives the inference (the next one reads what this one appended).
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.cache_elements_per_token > 0) u.last_use[l.outputs[0]] = TensorUses::kForever;
   }
   for (const std::string& out : t.outputs) {
     u.graph_outputs.insert(out);

@@ -48,6 +48,14 @@ int EffectiveThreads(const RunConfig& config) {
   return ThisMachine().cores;
 }
 
+void Executable::SetPositionShift(int64_t shift) {
+  if (shift != 0) {
+    throw Error("", "", "scenario",
+                "this backend runs every inference at the positions the topology was resolved "
+                "for: it cannot move a decoder's key/value cache position at run time");
+  }
+}
+
 const Backend* FindBackend(const std::string& name) {
   for (const Backend* b : Builtin()) {
     if (b->name() == name) return b;

@@ -1,5 +1,6 @@
 // attention (scaled dot-product over heads, with multi-query and grouped-query heads, a causal
-// and a padding mask) and rotary (the position embedding applied to queries and keys before it).
+// and a padding mask), kv_cache (the keys and values a decoder keeps between tokens) and rotary
+// (the position embedding applied to queries and keys before it).
 #include <cmath>
 
 #include "src/ops/op_helpers.h"
@@ -74,10 +75,22 @@ int64_t AttentionFlops(const OpCostInput& c) {
   return CheckedProduct({AttendedPairs(c), 2 * d + 2 * dv + 3});
 }
 
-// A causal layer's keys and values are what a decoder caches: k and v widths per token.
-int64_t CachedKeysAndValues(const OpCostInput& c) {
-  return c.attrs.Bool("causal") ? c.inputs[1][2] + c.inputs[2][2] : 0;
+InferResult InferKvCache(const InferContext& ctx) {
+  const Shape& in = ctx.inputs[0];
+  ctx.Require(in.size() == 3, "inputs",
+              "kv_cache appends [N, sequence, width] rows, got " + ShapeToString(in));
+  const int64_t past = ctx.attrs.Int("past");
+  ctx.Require(past >= 0, "past", "must not be negative, got " + std::to_string(past));
+  InferResult r;
+  r.outputs = {Shape{in[0], past + in[1], in[2]}};
+  return r;
 }
+
+// Appending moves rows, it computes nothing.
+int64_t NoFlops(const OpCostInput&) { return 0; }
+
+// The cache keeps its input's width per token of context.
+int64_t CachedElements(const OpCostInput& c) { return c.inputs[0][2]; }
 
 InferResult InferRotary(const InferContext& ctx) {
   const Shape& in = ctx.inputs[0];
@@ -118,11 +131,22 @@ void AddAttentionOps(std::vector<OpDef>* ops) {
                    "factor of q.k before the softmax (default 1/sqrt(head size))")};
   attention.infer = InferAttention;
   attention.flops = AttentionFlops;
-  attention.cache_elements_per_token = CachedKeysAndValues;
   attention.summary =
       "softmax(q k^T * scale + mask) v per head: q [N, Sq, H*D], k [N, Sk, Hkv*D], "
       "v [N, Sk, Hkv*Dv] (+ optional padding mask [N, Sk], 0 = masked) -> [N, Sq, H*Dv]";
   ops->push_back(attention);
+
+  OpDef kv_cache;
+  kv_cache.name = "kv_cache";
+  kv_cache.attrs = {OptionalAttr("past", AttrType::kInt, 0,
+                                 "rows already in the cache: the new rows go after them")};
+  kv_cache.infer = InferKvCache;
+  kv_cache.flops = NoFlops;
+  kv_cache.cache_elements_per_token = CachedElements;
+  kv_cache.summary =
+      "a decoder's key or value cache, kept between inferences: appends the input's rows "
+      "[N, S, W] after the `past` rows already held -> [N, past + S, W] (only the new rows move)";
+  ops->push_back(kv_cache);
 
   OpDef rotary;
   rotary.name = "rotary";

@@ -523,9 +523,8 @@ std::string FormatInspectTable(const ResolvedTopology& t, const TopologyAnalysis
          PrecisionName(a.precision) + "\n";
   if (a.kv_cache_layers > 0) {
     out += "KV cache " + FormatBytes(static_cast<double>(a.kv_cache_bytes_per_token)) +
-           " per token of context and sequence (keys and values of " +
-           std::to_string(a.kv_cache_layers) + " causal attention layers at " +
-           PrecisionName(a.precision) + ")\n";
+           " per token of context and sequence (" + std::to_string(a.kv_cache_layers) +
+           " kv_cache layers at " + PrecisionName(a.precision) + ")\n";
   }
   return out;
 }

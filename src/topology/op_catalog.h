@@ -99,8 +99,9 @@ struct OpDef {
   // recurrent layer reads its recurrent weights at every step, an embedding only the rows its
   // ids pick; the roofline counts what is read as memory traffic.
   int64_t (*weight_elements_read)(const OpCostInput&, size_t weight, const Shape& shape) = nullptr;
-  // Elements a decoder keeps per token of context for this layer, per sequence (attention's keys
-  // and values in a KV cache; nullptr: none). The analysis totals them as the KV cache's bytes.
+  // Elements a decoder keeps per token of context for this layer, per sequence (a kv_cache's
+  // row; nullptr: none). The analysis totals them as the KV cache's bytes. Such a layer's output
+  // is state kept between inferences: a run writes only its input's rows into it.
   int64_t (*cache_elements_per_token)(const OpCostInput&) = nullptr;
   // The output shares the input's storage (reshape, flatten): no data movement, no new memory.
   bool is_view = false;

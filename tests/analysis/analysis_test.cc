@@ -412,7 +412,7 @@ TEST(ShippedTopologies, TransformerCountsMatchTheReferenceModels) {
   EXPECT_EQ(llama.total.params, 1100048384);  // TinyLlama-1.1B
   // 22 layers x (k + v) x 4 key/value heads x 64 x 4 bytes.
   EXPECT_EQ(llama.kv_cache_bytes_per_token, 22 * 2 * 4 * 64 * 4);
-  EXPECT_EQ(llama.kv_cache_layers, 22);
+  EXPECT_EQ(llama.kv_cache_layers, 44);  // keys and values of 22 blocks
   EXPECT_EQ(analyze("topologies/llama.json", {{"layers", 3}}, bf16).kv_cache_bytes_per_token,
             3 * 2 * 4 * 64 * 2);
   // torchvision vit_b_16: 86,567,656 parameters.
@@ -423,7 +423,7 @@ TEST(ShippedTopologies, TransformerCountsMatchTheReferenceModels) {
   EXPECT_EQ(bert.total.params, 109482240 - (512 - 128) * 768 - 2 * 768);
   EXPECT_EQ(bert.kv_cache_layers, 0);  // an encoder caches nothing
   // Causal attention counts the pairs it attends: half the square and the diagonal.
-  const auto gpt2 = analyze("topologies/gpt2.json", {{"seq", 64}, {"layers", 1}});
+  const auto gpt2 = analyze("topologies/gpt2.json", {{"prompt", 64}, {"layers", 1}});
   for (const LayerAnalysis& l : gpt2.layers) {
     if (l.op == "attention") EXPECT_EQ(l.cost.flops, 12 * (64 * 65 / 2) * (2 * 64 + 2 * 64 + 3));
   }

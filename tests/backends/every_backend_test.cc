@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/json_format.h"
+#include "src/bench/generation.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
 
@@ -59,5 +61,97 @@ INSTANTIATE_TEST_SUITE_P(AllOps, BackendOpTest,
 // A build with the reference backend alone has nothing to compare.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendOpTest);
 
+// A generation as --scenario generate runs it (src/bench/generation.h): a prefill of the prompt,
+// the caches handed to the decode step's executable, then each decode step at its position with
+// the token chosen before. Its logits must be the last position's of one pass over the prompt
+// and every token decoded so far: what the caches hold, where each step appends, which keys the
+// attention reads and the rotary positions, all shifted at run time, are checked at once.
+class GenerationTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
+  const auto& [backend, file] = GetParam();
+  const Backend* b = FindBackend(backend);
+  if (b->HasDevices()) {
+    std::string why;
+    if (b->Devices(&why).empty()) GTEST_SKIP() << backend << " has no device here: " << why;
+  }
+  const Topology topology = ReadTopologyJsonFile(SourcePath("topologies/" + file));
+  const ParamEnv base = {{"N", 2},    {"hidden", 32}, {"heads", 4},  {"kv_heads", 2},
+                         {"ffn", 48}, {"vocab", 50},  {"layers", 2}, {"prompt", 5},
+                         {"gen", 3},  {"context", 64}};
+  ParamEnv params;
+  for (const auto& [name, value] : base) {
+    if (topology.params.count(name) || name == "N") params[name] = value;
+  }
+  const ResolvedTopology asked = Resolve(topology, params);
+  const bench::GenerationShape shape = bench::GenerationShapeOf(asked);
+  RunConfig config;
+  config.seed = 11;
+  config.threads = 2;
+  const ResolvedTopology prefill_t = Resolve(topology, bench::PrefillParams(params, shape));
+  const ResolvedTopology decode_t = Resolve(topology, bench::DecodeParams(params, shape));
+  const auto prefill = b->Compile(prefill_t, config);
+  const auto decode = b->Compile(decode_t, config);
+  if (!b->Supports(decode_t, config).ok) GTEST_SKIP() << b->Supports(decode_t, config).reason;
+  try {
+    decode->SetPositionShift(-1);
+    decode->SetPositionShift(0);
+  } catch (const Error& e) {
+    GTEST_SKIP() << backend << " cannot decode at a run-time position: " << e.what();
+  }
+  // Tokens: the prompt's, then what greedy decoding picks, N = 2 sequences of their own.
+  std::vector<std::vector<float>> sequence(2);
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t i = 0; i < shape.prompt; ++i) {
+      sequence[n].push_back(static_cast<float>((7 * n + 3 * i + 1) % 50));
+    }
+  }
+  auto flatten = [&](int64_t from, int64_t count) {
+    std::vector<float> ids;
+    for (const auto& s : sequence)
+      ids.insert(ids.end(), s.begin() + from, s.begin() + from + count);
+    return ids;
+  };
+  bench::WriteTokens(prefill_t, *prefill, flatten(0, shape.prompt), 0);
+  prefill->Run();
+  const std::string out = prefill_t.outputs[0];
+  std::vector<float> logits = prefill->ReadTensor(out);
+  bench::HandOverCaches(prefill_t, *prefill, decode_t, *decode);
+  for (int64_t step = 0; step < shape.gen; ++step) {
+    const std::vector<float> next = bench::GreedyTokens(logits, 2);
+    for (int64_t n = 0; n < 2; ++n) sequence[n].push_back(next[n]);
+    const int64_t position = shape.prompt + step;
+    decode->SetPositionShift(position - (shape.capacity() - 1));
+    bench::WriteTokens(decode_t, *decode, flatten(position, 1), position);
+    decode->Run();
+    logits = decode->ReadTensor(out);
+    // One pass over all tokens so far, on the same backend.
+    ParamEnv whole = params;
+    whole["prompt"] = position + 1;
+    whole["past"] = 0;
+    const ResolvedTopology whole_t = Resolve(topology, whole);
+    const auto once = b->Compile(whole_t, config);
+    bench::WriteTokens(whole_t, *once, flatten(0, position + 1), 0);
+    once->Run();
+    EXPECT_LT(MaxRelativeError(logits, once->ReadTensor(out)), kF32Tolerance)
+        << backend << " " << file << " decode step " << step;
+  }
+}
+
+std::vector<std::string> EveryBackend() {
+  std::vector<std::string> out;
+  for (const std::string& name : BackendNames()) {
+    if (!FindBackend(name)->UsesPlacement()) out.push_back(name);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Decoders, GenerationTest,
+                         ::testing::Combine(::testing::ValuesIn(EveryBackend()),
+                                            ::testing::Values("gpt2.json", "llama.json")),
+                         [](const ::testing::TestParamInfo<GenerationTest::ParamType>& info) {
+                           std::string file = std::get<1>(info.param);
+                           return std::get<0>(info.param) + "_" + file.substr(0, file.find('.'));
+                         });
 }  // namespace
 }  // namespace ntpb::testing

@@ -712,6 +712,17 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "swiglu") return Swiglu(l, in[0]);
   if (op == "attention") return Attention(l, in);
   if (op == "rotary") return Rotary(l, in[0]);
+  if (op == "kv_cache") {  // a fresh cache: zeros before the appended rows
+    const Shape &s = l.input_shapes[0], &o = l.output_shapes[0];
+    Values y(static_cast<size_t>(NumElements(o)), 0.0f);
+    const int64_t past = l.attrs.Int("past");
+    for (int64_t n = 0; n < s[0]; ++n) {
+      for (int64_t r = 0; r < s[1] * s[2]; ++r) {
+        y[(n * o[1] + past) * s[2] + r] = in[0][n * s[1] * s[2] + r];
+      }
+    }
+    return y;
+  }
   if (op == "relu" || op == "sigmoid" || op == "tanh") return Unary(op, 0, in[0]);
   if (op == "clipped_relu") return Unary(op, static_cast<float>(l.attrs.Float("clip")), in[0]);
   if (op == "gelu")

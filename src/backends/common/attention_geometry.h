@@ -12,9 +12,10 @@
 namespace ntpb {
 
 struct AttentionGeometry {
-  int64_t batch = 0, queries = 0, keys = 0;  // N, Sq, Sk
-  int64_t heads = 0, kv_heads = 0;           // H, Hkv
-  int64_t head_size = 0, value_size = 0;     // D, Dv
+  int64_t batch = 0, queries = 0, keys = 0;  // N, Sq, Sk (the keys a query may see)
+  int64_t key_rows = 0;  // rows of k and v per item in memory: Sk, a cache's whole capacity
+  int64_t heads = 0, kv_heads = 0;        // H, Hkv
+  int64_t head_size = 0, value_size = 0;  // D, Dv
   float scale = 1.0f;
   bool causal = false;
   bool padding_mask = false;  // a fourth input [N, Sk]: 0 = the key is masked
@@ -25,6 +26,7 @@ struct AttentionGeometry {
     g.batch = q[0];
     g.queries = q[1];
     g.keys = k[1];
+    g.key_rows = k[1];
     g.heads = l.attrs.Int("heads");
     g.kv_heads = l.attrs.Int("kv_heads");
     g.head_size = q[2] / g.heads;
@@ -32,6 +34,13 @@ struct AttentionGeometry {
     g.scale = static_cast<float>(l.attrs.Float("scale"));
     g.causal = l.attrs.Bool("causal");
     g.padding_mask = l.input_shapes.size() == 4;
+    return g;
+  }
+  // The geometry of an inference run `shift` (<= 0) positions earlier
+  // (Executable::SetPositionShift) over keys from a cache: fewer of its rows are valid yet.
+  AttentionGeometry Shifted(int64_t shift) const {
+    AttentionGeometry g = *this;
+    g.keys = key_rows + shift;
     return g;
   }
   // Query heads per key/value head; query head h reads key/value head h / group().
@@ -43,6 +52,20 @@ struct AttentionGeometry {
   int64_t v_width() const { return kv_heads * value_size; }
   int64_t out_width() const { return heads * value_size; }
 };
+
+// Whether an attention layer's keys and values come from kv_cache layers: then its valid keys
+// follow the run's position shift (the cache holds fewer rows earlier in a generation).
+inline bool ReadsKvCache(const ResolvedTopology& t, const ResolvedLayer& attention) {
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.op == "kv_cache" && l.outputs[0] == attention.inputs[1]) return true;
+  }
+  return false;
+}
+
+// The row a kv_cache layer appends at, `shift` positions before the one it was resolved for.
+inline int64_t CacheWriteRow(const ResolvedLayer& kv_cache, int64_t shift) {
+  return kv_cache.attrs.Int("past") + shift;
+}
 
 // A query that sees no key (every key it may see is padding) outputs zeros, on every backend
 // (PyTorch's scaled_dot_product_attention gives NaN there; a zero row cannot poison what follows).

@@ -72,7 +72,7 @@ class EigenExecutable : public Executable {
         stored_.push_back({});
         continue;
       }
-      KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_};
+      KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_, &t, &position_shift_};
       for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
       args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
       stored_.push_back(tensors_.at(l.outputs[0]));
@@ -84,6 +84,10 @@ class EigenExecutable : public Executable {
         std::copy(v.begin(), v.end(), p);
         RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
         args.weights.push_back(p);
+      }
+      if (l.op == "kv_cache") {
+        min_past_ = first_cache_ ? l.attrs.Int("past") : std::min(min_past_, l.attrs.Int("past"));
+        first_cache_ = false;
       }
       auto it = Kernels().find(l.op);
       if (it == Kernels().end()) {
@@ -122,6 +126,15 @@ class EigenExecutable : public Executable {
 
   int64_t workspace_bytes() const override { return scratch_.bytes(); }
 
+  void SetPositionShift(int64_t shift) override {
+    if (shift > 0 || shift < -min_past_) {
+      throw Error("", "", "position shift",
+                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
+                      ", 0]: a cache cannot start before its first row or grow past its capacity");
+    }
+    position_shift_ = shift;
+  }
+
  private:
   struct Buffer {
     float* data = nullptr;
@@ -145,6 +158,9 @@ class EigenExecutable : public Executable {
 
   int threads_;
   Precision precision_;
+  int64_t position_shift_ = 0;
+  bool first_cache_ = true;
+  int64_t min_past_ = 0;  // the smallest `past` of the kv_cache layers: how far a shift may go
   std::set<std::string> inputs_;  // graph inputs: rounded where they are written
   std::vector<Buffer> stored_;    // per step, its output (none for a view)
   Scratchpad scratch_;

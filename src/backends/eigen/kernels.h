@@ -48,6 +48,9 @@ struct KernelArgs {
   std::vector<const float*> weights;  // in the order of layer.weights
   int threads;
   Scratchpad* scratch;
+  const ResolvedTopology* topology = nullptr;
+  // The executable's position shift (Executable::SetPositionShift), read when a kernel runs.
+  const int64_t* position_shift = nullptr;
 };
 
 using Kernel = std::function<void()>;

@@ -3,6 +3,8 @@
 // broadcast to its group of query heads), the scale as the first product's output scale, the
 // masks as host code over its scores, and a softmax in f32 between them. rotary: host code over the
 // shared table (oneDNN 2.6 has no rotary primitive).
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -26,9 +28,109 @@ int64_t QueryBlock(const AttentionGeometry& g) {
   return std::max<int64_t>(16, (block + 15) / 16 * 16);
 }
 
+// Activations as host code reads and writes them: f32, or bf16 (the upper half of an f32,
+// stored rounded to nearest even).
+inline float Load(const float* p, int64_t i) { return p[i]; }
+inline float Load(const uint16_t* p, int64_t i) {
+  const uint32_t bits = static_cast<uint32_t>(p[i]) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline void Store(float* p, int64_t i, float v) { p[i] = v; }
+inline void Store(uint16_t* p, int64_t i, float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  p[i] = static_cast<uint16_t>(bits >> 16);
+}
+
+// Attention of a few queries over a cache (a decode step): per query and head one pass over the
+// keys appended so far, which the run's position shift says, and one over their values. What
+// bounds it is reading the cache once; primitives would be built for one number of keys.
+template <typename T>
+void CachedAttention(const AttentionGeometry& g, const T* q, const T* k, const T* v,
+                     const float* mask, T* out, float* scratch) {
+  const int64_t units = g.batch * g.heads * g.queries;
+  const int64_t per_unit = g.key_rows + g.value_size;
+#pragma omp parallel for
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t n = u / (g.heads * g.queries), h = u / g.queries % g.heads, i = u % g.queries;
+    const int64_t kvh = h / g.group(), last = g.LastKey(i);
+    float* scores = scratch + static_cast<int64_t>(omp_get_thread_num()) * per_unit;
+    float* acc = scores + g.key_rows;
+    const int64_t q_at = (n * g.queries + i) * g.q_width() + h * g.head_size;
+    float top = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j <= last; ++j) {
+      if (mask && mask[n * g.key_rows + j] == 0.0f) {
+        scores[j] = -std::numeric_limits<float>::infinity();
+        continue;
+      }
+      const int64_t k_at = (n * g.key_rows + j) * g.k_width() + kvh * g.head_size;
+      float dot = 0.0f;
+      for (int64_t e = 0; e < g.head_size; ++e) dot += Load(q, q_at + e) * Load(k, k_at + e);
+      scores[j] = dot * g.scale;
+      top = std::max(top, scores[j]);
+    }
+    const int64_t o_at = (n * g.queries + i) * g.out_width() + h * g.value_size;
+    std::fill(acc, acc + g.value_size, 0.0f);
+    if (top != -std::numeric_limits<float>::infinity()) {  // else no key seen: zeros
+      float sum = 0.0f;
+      for (int64_t j = 0; j <= last; ++j) {
+        const float p = std::exp(scores[j] - top);
+        sum += p;
+        const int64_t v_at = (n * g.key_rows + j) * g.v_width() + kvh * g.value_size;
+        for (int64_t e = 0; e < g.value_size; ++e) acc[e] += p * Load(v, v_at + e);
+      }
+      for (int64_t e = 0; e < g.value_size; ++e) acc[e] /= sum;
+    }
+    for (int64_t e = 0; e < g.value_size; ++e) Store(out, o_at + e, acc[e]);
+  }
+}
+
+// Queries at most this many read a cache through host code that follows the position shift; a
+// prefill's many queries run as primitives, at the resolved positions only.
+constexpr int64_t kMaxHostQueries = 8;
+
+void BuildCachedAttention(Builder& b, const AttentionGeometry& built) {
+  const ResolvedLayer& l = b.layer();
+  const memory mq = b.PlainInput(l.inputs[0]), mk = b.PlainInput(l.inputs[1]),
+               mv = b.PlainInput(l.inputs[2]);
+  memory mask;
+  if (built.padding_mask) mask = b.Input(l.inputs[3], PlainDesc(l.input_shapes[3], dt::f32));
+  const memory out = b.NewOutput(b.Plain(l.output_shapes[0]));
+  const int64_t floats = omp_get_max_threads() * (built.key_rows + built.value_size);
+  const memory scratch = b.Scratch(memory::desc({floats}, dt::f32, memory::format_tag::a));
+  const int64_t* shift = b.position_shift();
+  const bool bf16 = b.act() == dt::bf16;
+  b.AddHost([=] {
+    const AttentionGeometry g = built.Shifted(*shift);
+    const float* m = g.padding_mask ? static_cast<const float*>(mask.get_data_handle()) : nullptr;
+    float* s = static_cast<float*>(scratch.get_data_handle());
+    if (bf16) {
+      CachedAttention(g, static_cast<const uint16_t*>(mq.get_data_handle()),
+                      static_cast<const uint16_t*>(mk.get_data_handle()),
+                      static_cast<const uint16_t*>(mv.get_data_handle()), m,
+                      static_cast<uint16_t*>(out.get_data_handle()), s);
+    } else {
+      CachedAttention(g, static_cast<const float*>(mq.get_data_handle()),
+                      static_cast<const float*>(mk.get_data_handle()),
+                      static_cast<const float*>(mv.get_data_handle()), m,
+                      static_cast<float*>(out.get_data_handle()), s);
+    }
+  });
+  b.SetKernel("ntpbench host attention over the cache's appended keys");
+}
+
 void BuildAttention(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const AttentionGeometry g = AttentionGeometry::Of(l);
+  if (ReadsKvCache(b.topology(), l)) {
+    if (g.queries <= kMaxHostQueries) return BuildCachedAttention(b, g);
+    b.RefuseShift("layer " + l.name + " attends " + std::to_string(g.queries) +
+                  " queries over its cache with primitives built for " + std::to_string(g.keys) +
+                  " keys: it runs at the resolved positions only");
+  }
   const memory mq = b.PlainInput(l.inputs[0]), mk = b.PlainInput(l.inputs[1]),
                mv = b.PlainInput(l.inputs[2]);
   const dt act = b.act();
@@ -155,16 +257,19 @@ void BuildRotary(Builder& b) {
   const int64_t heads = l.attrs.Int("heads"), d = shape[2] / heads, rows = shape[1];
   const int64_t count = shape[0] * rows * heads;
   const bool interleaved = l.attrs.Str("style") == "interleaved";
-  auto table =
-      std::make_shared<const RotaryTable>(l.attrs.Int("offset"), rows, d, l.attrs.Float("base"));
+  // From position 0: a shifted run (Executable::SetPositionShift) reads rows further in.
+  const int64_t offset = l.attrs.Int("offset");
+  auto table = std::make_shared<const RotaryTable>(0, offset + rows, d, l.attrs.Float("base"));
   const memory src = b.Input(l.inputs[0], PlainDesc(shape, dt::f32));
   const memory dst = b.HostOutputF32(shape);
+  const int64_t* shift = b.position_shift();
   b.AddHost([=] {
     const float* x = static_cast<const float*>(src.get_data_handle());
     float* y = static_cast<float*>(dst.get_data_handle());
     if (y != x) std::memcpy(y, x, sizeof(float) * static_cast<size_t>(count * d));
+    const int64_t first = std::max<int64_t>(0, offset + *shift);
     for (int64_t h = 0; h < count; ++h) {
-      const int64_t p = h / heads % rows;
+      const int64_t p = first + h / heads % rows;
       RotateHead(y + h * d, table->cos.data() + p * (d / 2), table->sin.data() + p * (d / 2), d,
                  interleaved);
     }
@@ -173,11 +278,36 @@ void BuildRotary(Builder& b) {
   b.SetKernel("ntpbench host rotary");
 }
 
+// Appends the input's rows after the rows earlier inferences left, in memory of its own.
+void BuildKvCache(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape &in = l.input_shapes[0], &out = l.output_shapes[0];
+  const memory src = b.PlainInput(l.inputs[0]);
+  const memory cache = b.State(b.Plain(out));
+  b.SetTensor(l.outputs[0], cache);
+  b.AllowShift(l.attrs.Int("past"));
+  const size_t element = memory::data_type_size(b.act());
+  const size_t row = static_cast<size_t>(in[2]) * element;
+  const int64_t n = in[0], rows = in[1], capacity = out[1];
+  const int64_t* shift = b.position_shift();
+  const int64_t at_resolved = CacheWriteRow(l, 0);
+  b.AddHost([=] {
+    const int64_t at = at_resolved + *shift;
+    const char* x = static_cast<const char*>(src.get_data_handle());
+    char* c = static_cast<char*>(cache.get_data_handle());
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(c + (i * capacity + at) * row, x + i * rows * row, rows * row);
+    }
+  });
+  b.SetKernel("ntpbench host append");
+}
+
 }  // namespace
 
 void AddAttentionOps(OpTable* table) {
   (*table)["attention"] = BuildAttention;
   (*table)["rotary"] = BuildRotary;
+  (*table)["kv_cache"] = BuildKvCache;
 }
 
 }  // namespace ntpb::onednn

@@ -101,6 +101,9 @@ bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const 
 
 bool Builder::CanOverwrite(const std::string& tensor) const {
   const ResolvedTopology& t = *topology_;
+  for (const ResolvedLayer& l : t.layers) {  // state an inference appends to (kv_cache)
+    if (l.cache_elements_per_token > 0 && l.outputs[0] == tensor) return false;
+  }
   if (std::find(t.outputs.begin(), t.outputs.end(), tensor) != t.outputs.end()) return false;
   for (const auto& input : t.inputs) {
     if (input.first == tensor) return false;

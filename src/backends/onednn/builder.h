@@ -7,6 +7,7 @@
 // Weights are converted to the chosen layouts once, here, outside the timed loop.
 #pragma once
 
+#include <cstring>
 #include <dnnl.hpp>
 #include <functional>
 #include <map>
@@ -86,6 +87,7 @@ class Builder {
                                                   : memory::data_type::f32) {}
 
   const dnnl::engine& engine() const { return engine_; }
+  const ResolvedTopology& topology() const { return *topology_; }
   const RunConfig& config() const { return config_; }
   // The value of one of the backend's options for this run (onednn_backend.cc declares them).
   const std::string& option(const std::string& name) const { return options_.at(name); }
@@ -189,6 +191,27 @@ class Builder {
     return scratch_.back();
   }
   std::vector<memory> TakeScratch() { return std::move(scratch_); }
+  // Memory kept between inferences (a kv_cache's rows), of its own: never pooled, never written
+  // over by another step; counted as workspace.
+  // Starts as zeros, as every backend's cache does.
+  memory State(const memory::desc& desc) {
+    memory m = Scratch(desc);
+    std::memset(m.get_data_handle(), 0, desc.get_size());
+    return m;
+  }
+
+  // The executable's position shift (Executable::SetPositionShift), read by host code as it runs.
+  const int64_t* position_shift() const { return position_shift_.get(); }
+  std::shared_ptr<int64_t> TakePositionShift() { return position_shift_; }
+  // A kv_cache layer appends after `past` rows: a shift may go back as far as the smallest.
+  void AllowShift(int64_t past) { min_past_ = min_past_ < 0 ? past : std::min(min_past_, past); }
+  int64_t min_past() const { return std::max<int64_t>(min_past_, 0); }
+  // A step built for the resolved positions only (primitives over a whole cache): why a shift
+  // other than 0 is refused.
+  void RefuseShift(std::string why) {
+    if (shift_refused_.empty()) shift_refused_ = std::move(why);
+  }
+  const std::string& shift_refused() const { return shift_refused_; }
 
  private:
   dnnl::engine engine_;
@@ -205,6 +228,9 @@ class Builder {
   bool no_step_ = false;
   std::vector<Step> steps_;
   std::vector<memory> scratch_;
+  std::shared_ptr<int64_t> position_shift_ = std::make_shared<int64_t>(0);
+  int64_t min_past_ = -1;
+  std::string shift_refused_;
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
   // Whether layers[add] is an add that a conv chain absorbs with `tensor` as its other operand.
   bool AddsAsQuantizedResidual(int add, const std::string& tensor) const;

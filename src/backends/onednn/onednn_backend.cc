@@ -151,6 +151,20 @@ class OnednnExecutable : public Executable {
     stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
     scratch_ = b.TakeScratch();
+    position_shift_ = b.TakePositionShift();
+    min_past_ = b.min_past();
+    shift_refused_ = b.shift_refused();
+  }
+
+  void SetPositionShift(int64_t shift) override {
+    if (shift != 0 && !shift_refused_.empty())
+      throw Error("", "", "position shift", shift_refused_);
+    if (shift > 0 || shift < -min_past_) {
+      throw Error("", "", "position shift",
+                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
+                      ", 0]: a cache cannot start before its first row or grow past its capacity");
+    }
+    *position_shift_ = shift;
   }
 
   const std::vector<StepInfo>& steps() const override { return infos_; }
@@ -229,7 +243,10 @@ class OnednnExecutable : public Executable {
   dnnl::stream stream_;
   int threads_;
   std::vector<Step> steps_;
-  std::vector<memory> scratch_;  // the steps' own working memory (Builder::Scratch)
+  std::vector<memory> scratch_;              // the steps' own working memory (Builder::Scratch)
+  std::shared_ptr<int64_t> position_shift_;  // read by the steps' host code
+  int64_t min_past_ = 0;
+  std::string shift_refused_;
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;
   std::map<std::string, float> stored_scales_;  // tensors stored as u8/s8, and their scales

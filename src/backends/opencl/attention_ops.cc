@@ -1,5 +1,6 @@
 // attention (kernels.cl's one-pass kernel with an online softmax, one work-item per query and
-// head) and rotary (one work-item per turned pair, over the shared angle table).
+// head), rotary (one work-item per turned pair, over the shared angle table) and kv_cache
+// (buffer copies into the cache's rows).
 #include "ntpbench/error.h"
 #include "src/backends/common/attention_geometry.h"
 #include "src/backends/opencl/op_builder.h"
@@ -41,11 +42,24 @@ StepRun MakeRotary(OpArgs& a) {
   return [k, pairs](Enqueuer& e) { e.Launch1D(k, pairs); };
 }
 
+// Appends the input's rows after the `past` rows earlier inferences left: one copy per item.
+// The opencl backend runs at the resolved positions only (no Executable::SetPositionShift).
+StepRun MakeKvCache(OpArgs& a) {
+  const Shape &in = a.layer.input_shapes[0], &out = a.layer.output_shapes[0];
+  const int64_t n = in[0], bytes = in[1] * in[2] * 4, capacity_bytes = out[1] * in[2] * 4;
+  const int64_t at = CacheWriteRow(a.layer, 0) * in[2] * 4;
+  const cl_mem x = a.inputs[0], cache = a.output;
+  return [=](Enqueuer& e) {
+    for (int64_t i = 0; i < n; ++i) e.Copy(x, cache, bytes, i * bytes, i * capacity_bytes + at);
+  };
+}
+
 }  // namespace
 
 void AddAttentionOps(OpTable* table) {
   (*table)["attention"] = MakeAttention;
   (*table)["rotary"] = MakeRotary;
+  (*table)["kv_cache"] = MakeKvCache;
 }
 
 }  // namespace ntpb::opencl

@@ -33,8 +33,9 @@ void Enqueuer::Launch(cl_kernel kernel, int dims, const size_t* global, const si
         "clEnqueueNDRangeKernel");
 }
 
-void Enqueuer::Copy(cl_mem from, cl_mem to, int64_t bytes) {
-  Check(clEnqueueCopyBuffer(queue_, from, to, 0, 0, static_cast<size_t>(bytes), 0, nullptr,
+void Enqueuer::Copy(cl_mem from, cl_mem to, int64_t bytes, int64_t from_offset, int64_t to_offset) {
+  Check(clEnqueueCopyBuffer(queue_, from, to, static_cast<size_t>(from_offset),
+                            static_cast<size_t>(to_offset), static_cast<size_t>(bytes), 0, nullptr,
                             NextEvent()),
         "clEnqueueCopyBuffer");
 }

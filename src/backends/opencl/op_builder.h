@@ -30,7 +30,7 @@ class Enqueuer {
   void LaunchChunks(cl_kernel kernel, int64_t n) { Launch1D(kernel, (n + chunk_ - 1) / chunk_); }
   // Any work-group shape; local null leaves it to the driver.
   void Launch(cl_kernel kernel, int dims, const size_t* global, const size_t* local);
-  void Copy(cl_mem from, cl_mem to, int64_t bytes);
+  void Copy(cl_mem from, cl_mem to, int64_t bytes, int64_t from_offset = 0, int64_t to_offset = 0);
   void Write(cl_mem to, const void* host, int64_t bytes);  // waits until the data is on device
   void Read(cl_mem from, void* host, int64_t bytes);       // waits until the data is on host
   cl_mem scratch = nullptr;  // shared by all steps (they run one at a time)
