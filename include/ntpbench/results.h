@@ -171,6 +171,16 @@ struct ScenarioMeasure {
   double achieved_qps = 0;  // queries completed per second
   double p99_bound_ms = 0;  // server, max-QPS search: the bound
   double max_qps = 0;       // server, max-QPS search: the highest rate that met it
+  // generate: per request (a query) `samples_per_query` sequences of `prompt_tokens` prefilled
+  // and `gen_tokens` decoded one at a time. Time to first token (the prefill) per request, time
+  // per output token per decode step; tokens per second of each phase and overall (prompt and
+  // generated tokens of every sequence over the requests' time); the caches at the end.
+  double prompt_tokens = 0, gen_tokens = 0;
+  double ttft_p50_ms = 0, ttft_p90_ms = 0, ttft_p99_ms = 0;
+  double tpot_p50_ms = 0, tpot_p90_ms = 0, tpot_p99_ms = 0;
+  double prefill_tokens_per_s = 0, decode_tokens_per_s = 0, tokens_per_s = 0;
+  double kv_cache_bytes = 0;
+  double decode_steps = 0;  // measured, over all requests
 };
 
 // How much the rest of the machine took while a run measured (JudgeInterference below judges it):
@@ -232,6 +242,15 @@ struct Reliability {
 // One measurement (the reporters of the code that measures call this).
 Reliability JudgeInterference(const InterferenceMeasure& measure,
                               const ReliabilityLimits& limits = {});
+// One phase of a generation (the generate scenario): its name ("prefill", "decode") and its
+// steps, each with its mean time per run of the phase (a decode phase: per token), its cost at
+// the phase's shapes (a decode step's at the mean context) and its roofline bound.
+struct PhaseMeasure {
+  std::string name;
+  double runs = 0;  // prefills, or decode steps, measured
+  std::vector<StepMeasure> steps;
+};
+
 struct RunMeasurement {
   RunSetup setup;
   NetworkMeasure net;
@@ -239,6 +258,7 @@ struct RunMeasurement {
   std::optional<InterferenceMeasure> interference;
   std::vector<StepMeasure> steps;  // in execution order where it was recorded
   std::vector<MarkerMeasure> markers;
+  std::vector<PhaseMeasure> phases;  // generate: prefill and decode, per layer
   MemorySignature memory;
   std::optional<OutputAccuracy> accuracy;
   RunTrace trace;  // empty unless the run was traced

@@ -20,6 +20,7 @@ enum class ScenarioKind {
   kOffline,       // every stream busy with its own queries at once: samples per second
   kServer,        // Poisson arrivals at a rate, served by the streams: QPS and latency
   kMultiStream,   // one query at a time of samples_per_query samples, split over the streams
+  kGenerate,      // a decoder's requests: prefill the prompt, then decode gen tokens one by one
 };
 
 struct Scenario {
@@ -36,6 +37,10 @@ struct Scenario {
   static Scenario MultiStream(int64_t samples_per_query) {
     return {ScenarioKind::kMultiStream, 0, 0, samples_per_query};
   }
+  // A decoder's generation (src/bench/generation.h): each query is a request of `batch`
+  // sequences, a prefill of the topology's `prompt` tokens (time to first token) and `gen`
+  // decode steps (time per output token), the key/value caches appended in place.
+  static Scenario Generate() { return {ScenarioKind::kGenerate}; }
   // The same scenario measured over `n` queries: Scenario::Offline().WithQueries(200).
   Scenario WithQueries(int64_t n) const {
     Scenario s = *this;
@@ -44,7 +49,7 @@ struct Scenario {
   }
 };
 
-// "single-stream", "offline", "server", "multi-stream".
+// "single-stream", "offline", "server", "multi-stream", "generate".
 const char* ScenarioName(ScenarioKind kind);
 
 // Every scenario's name, comma-separated: "single-stream, offline, server, multi-stream".
@@ -54,7 +59,8 @@ std::string ScenarioNames();
 ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field);
 
 // The family name's part for the scenario: "" for single-stream, "offline", "server/qps:200",
-// "server/p99_ms:50" (the max-QPS search), "multistream/samples:8"; "/queries:N" when set.
+// "server/p99_ms:50" (the max-QPS search), "multistream/samples:8", "generate"; "/queries:N"
+// when set.
 std::string ScenarioTag(const Scenario& scenario);
 
 // Queries a percentile needs before it means something: at least 10 of them above it, so a

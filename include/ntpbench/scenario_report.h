@@ -25,4 +25,15 @@ std::vector<bool> ParetoFront(const std::vector<ScenarioRun>& runs);
 // max-QPS search's bound and result under the table.
 std::string RenderScenarioTable(const std::vector<ScenarioRun>& runs);
 
+// The generate scenario's runs (a decoder's requests): one row each with batch, prompt, gen,
+// time to first token, time per output token p50/p90/p99, tokens per second of the prefill, of
+// the decode steps and overall, the key/value caches' bytes and the requests measured.
+std::string RenderGenerationTable(const std::vector<ScenarioRun>& runs);
+
+// A generate run's phases side by side, per layer: the prefill's and a decode step's mean time,
+// share and roofline bound (compute or the memory level), then each phase's total and the
+// memory traffic a decode step achieved (analytic bytes over its time), against the machine's
+// read bandwidth when `bandwidth_gbs` > 0.
+std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs);
+
 }  // namespace ntpb

@@ -9,7 +9,9 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/results.h"
+#include "ntpbench/roofline.h"
 #include "src/bench/benchmark_config.h"
+#include "src/bench/generation.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/load_generator.h"
@@ -37,11 +39,242 @@ double MedianRunSeconds(Executable& exe, int runs) {
   return Percentile(seconds, 50);
 }
 
+using Clock = std::chrono::steady_clock;
+double SecondsSince(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+// Writes each position of the prompt (the ids stay as drawn from the seed).
+void WritePromptPositions(const ResolvedTopology& t, Executable& exe) {
+  for (const auto& [name, shape] : t.inputs) {
+    if (name != "positions") continue;
+    std::vector<float> positions(static_cast<size_t>(NumElements(shape)));
+    for (size_t i = 0; i < positions.size(); ++i) {
+      positions[i] = static_cast<float>(static_cast<int64_t>(i) % shape.back());
+    }
+    exe.WriteTensor(name, positions);
+  }
+}
+
+// A phase's steps with their mean time per run of the phase, their cost at the phase's shapes and
+// their roofline bound where the machine's ceilings are known.
+PhaseMeasure Phase(const char* name, const TopologyAnalysis& a,
+                   const std::vector<StepInfo>& steps, const std::vector<double>& step_s,
+                   double runs, Precision precision, const MachinePeaks* peaks) {
+  PhaseMeasure p;
+  p.name = name;
+  p.runs = runs;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepInfo& info = steps[i];
+    StepMeasure& step = p.steps.emplace_back();
+    step.name = info.name;
+    step.op = info.op;
+    step.measure.ms = runs > 0 ? step_s[i] / runs * 1e3 : 0;
+    if (info.layer < 0) continue;  // an inlay: no analytic cost
+    const Cost c = FusedCost(a, info.layer, info.fused);
+    step.cost.flops = static_cast<double>(c.flops);
+    step.cost.weight_traffic_bytes = static_cast<double>(c.weight_traffic_bytes);
+    step.cost.input_bytes = static_cast<double>(c.input_bytes);
+    step.cost.output_bytes = static_cast<double>(c.output_bytes);
+    if (peaks) {
+      const RooflineBound bound =
+          Roofline(c, precision, *peaks, a.total.weight_bytes + a.peak_activation_bytes);
+      step.roof_ms = bound.ms;
+      step.bound = !bound.memory_bound ? "compute" : MemoryLevelName(bound.level);
+    }
+  }
+  return p;
+}
+
+// Runs every step, adding each one's time to `step_s`; returns the run's time.
+double RunTimedSteps(Executable& exe, std::vector<double>* step_s) {
+  const auto begin = Clock::now();
+  auto last = begin;
+  for (size_t i = 0; i < exe.steps().size(); ++i) {
+    exe.RunStep(i);
+    const auto now = Clock::now();
+    (*step_s)[i] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+  exe.Wait();
+  return SecondsSince(begin);
+}
+
+// The generate scenario (generation.h): requests of `batch` sequences one after another, each a
+// timed prefill and `gen` timed decode steps. What is timed is each executable's run; the
+// caches' hand-over between the two executables (a serving engine has one cache) and reading
+// the logits to choose the next tokens are not.
+void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Topology& topology,
+                 const TopologyBenchmark::Family& family) {
+  const int streams = static_cast<int>(state.range(0));
+  const int64_t batch = state.range(1);
+  const std::string label = RunKey{family.name, streams, batch}.Encode();
+  if (streams != 1) {
+    state.SkipWithError("skipped: generate runs one stream (its batch is the sequences "
+                        "generated together)");
+    return;
+  }
+  const Backend* backend = FindBackend(family.backend);
+  if (!backend) {
+    state.SkipWithError(("skipped: " + BackendUnavailableReason(family.backend)).c_str());
+    return;
+  }
+  const RunConfig config = ConfigFor(tb, family.backend, family.precision);
+  GenerationShape shape;
+  ResolvedTopology prefill_t, decode_t;
+  TopologyAnalysis prefill_a;
+  std::unique_ptr<Executable> prefill, decode;
+  try {
+    shape = GenerationShapeOf(ResolveFor(tb, topology, batch, family.values));
+    prefill_t = ResolveFor(tb, topology, batch, PrefillParams(family.values, shape));
+    decode_t = ResolveFor(tb, topology, batch, DecodeParams(family.values, shape));
+    prefill_a = Analyze(prefill_t, family.precision, {});
+    for (const ResolvedTopology* t : {&prefill_t, &decode_t}) {
+      const Support support = backend->Supports(*t, config);
+      if (!support.ok) {
+        state.SkipWithError(("skipped: " + support.reason).c_str());
+        return;
+      }
+    }
+    prefill = backend->Compile(prefill_t, config);
+    decode = backend->Compile(decode_t, config);
+    decode->SetPositionShift(1 - shape.gen);  // the first step's: refused where unsupported
+  } catch (const std::exception& e) {
+    state.SkipWithError(("skipped: " + std::string(e.what())).c_str());
+    return;
+  }
+  const std::string logits = prefill_t.outputs.at(0);
+  std::vector<double> ttft_s, tpot_s;
+  std::vector<double> prefill_step_s(prefill->steps().size()), decode_step_s(decode->steps().size());
+  std::vector<double> ignored_prefill(prefill_step_s.size()), ignored_decode(decode_step_s.size());
+  // One request: the prefill, then gen decode steps, each fed the token the step before chose.
+  auto request = [&](int64_t steps, bool record) {
+    WritePromptPositions(prefill_t, *prefill);
+    const double first =
+        RunTimedSteps(*prefill, record ? &prefill_step_s : &ignored_prefill);
+    std::vector<float> out = prefill->ReadTensor(logits);
+    HandOverCaches(prefill_t, *prefill, decode_t, *decode);
+    if (record) ttft_s.push_back(first);
+    for (int64_t g = 0; g < steps; ++g) {
+      const int64_t position = shape.prompt + g;
+      decode->SetPositionShift(position - (shape.capacity() - 1));
+      WriteTokens(decode_t, *decode, GreedyTokens(out, batch), position);
+      const double step = RunTimedSteps(*decode, record ? &decode_step_s : &ignored_decode);
+      if (record) tpot_s.push_back(step);
+      out = decode->ReadTensor(logits);
+    }
+  };
+  const Scenario& scenario = family.scenario;
+  const double limit_s = tb.settings().scenario_seconds;
+  const int64_t needed = std::max<int64_t>(
+      1, (QueriesForPercentile(99) + shape.gen - 1) / shape.gen);  // decode steps for a p99
+  double wall_s = 0;
+  instrument::InterferenceProbe probe;
+  try {
+    request(std::min<int64_t>(shape.gen, 2), false);  // warm-up: pages, thread pools
+    probe.Start();
+    for (auto _ : state) {
+      const auto begin = Clock::now();
+      for (int64_t r = 0; scenario.queries > 0 ? r < scenario.queries
+                                               : r == 0 || SecondsSince(begin) < limit_s;
+           ++r) {
+        request(shape.gen, true);
+      }
+      wall_s = SecondsSince(begin);
+      state.SetIterationTime(wall_s / static_cast<double>(ttft_s.size()));
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const double requests = static_cast<double>(ttft_s.size());
+  InterferenceMeasure interference = InterferenceOf(probe.Stop(requests));
+  interference.mdape = Mdape(tpot_s);
+  if (static_cast<int64_t>(ttft_s.size()) < needed) {
+    std::fprintf(stderr,
+                 "ntpbench: %s: TPOT p99 from %zu decode steps; it needs %lld to mean something "
+                 "(--ntpb_scenario_seconds, or --queries requests)\n",
+                 label.c_str(), tpot_s.size(), static_cast<long long>(needed * shape.gen));
+  }
+
+  ScenarioMeasure sm;
+  sm.kind = ScenarioKind::kGenerate;
+  sm.streams = 1;
+  sm.threads_per_stream = EffectiveThreads(config);
+  sm.queries = requests;
+  sm.queries_needed = static_cast<double>(needed);
+  sm.samples_per_query = static_cast<double>(batch);
+  sm.achieved_qps = requests / wall_s;
+  sm.prompt_tokens = static_cast<double>(shape.prompt);
+  sm.gen_tokens = static_cast<double>(shape.gen);
+  sm.decode_steps = static_cast<double>(tpot_s.size());
+  sm.ttft_p50_ms = Percentile(ttft_s, 50) * 1e3;
+  sm.ttft_p90_ms = Percentile(ttft_s, 90) * 1e3;
+  sm.ttft_p99_ms = Percentile(ttft_s, 99) * 1e3;
+  sm.tpot_p50_ms = Percentile(tpot_s, 50) * 1e3;
+  sm.tpot_p90_ms = Percentile(tpot_s, 90) * 1e3;
+  sm.tpot_p99_ms = Percentile(tpot_s, 99) * 1e3;
+  double prefill_s = 0, decode_s = 0;
+  for (double t : ttft_s) prefill_s += t;
+  for (double t : tpot_s) decode_s += t;
+  const double b = static_cast<double>(batch);
+  sm.prefill_tokens_per_s = b * sm.prompt_tokens * requests / prefill_s;
+  sm.decode_tokens_per_s = b * sm.decode_steps / decode_s;
+  // Every token a request's sequences hold at the end over the time its runs took.
+  sm.tokens_per_s = b * (sm.prompt_tokens * requests + sm.decode_steps) / (prefill_s + decode_s);
+  sm.kv_cache_bytes = static_cast<double>(prefill_a.kv_cache_bytes_per_token) * b *
+                      static_cast<double>(shape.capacity());
+
+  RunMeasurement m;
+  m.setup = {prefill_t.name, family.backend, PrecisionName(family.precision), batch};
+  m.scenario = sm;
+  m.interference = interference;
+  // The network's latency is a request's: its prefill and its decode steps.
+  std::vector<double> request_s;
+  for (size_t r = 0; r < ttft_s.size(); ++r) {
+    double total = ttft_s[r];
+    for (int64_t g = 0; g < shape.gen; ++g) total += tpot_s[r * shape.gen + g];
+    request_s.push_back(total);
+  }
+  m.net.samples_per_second = sm.achieved_qps * b;
+  m.net.p50_ms = Percentile(request_s, 50) * 1e3;
+  m.net.p90_ms = Percentile(request_s, 90) * 1e3;
+  m.net.p99_ms = Percentile(request_s, 99) * 1e3;
+  m.net.flops = static_cast<double>(prefill_a.total.flops);
+  m.net.params = static_cast<double>(prefill_a.total.params);
+  m.memory.weight_bytes = static_cast<double>(prefill_a.total.weight_bytes);
+  m.memory.peak_activation_bytes = static_cast<double>(prefill_a.peak_activation_bytes);
+  m.memory.workspace_bytes =
+      static_cast<double>(prefill->workspace_bytes() + decode->workspace_bytes());
+  // Per layer and phase; a decode step's cost at the mean context of the steps measured.
+  const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
+  const Precision precision = family.precision;
+  m.phases.push_back(Phase("prefill", prefill_a, prefill->steps(), prefill_step_s,
+                           requests, precision, peaks));
+  try {
+    ParamEnv mean = DecodeParams(family.values, shape);
+    mean["past"] = shape.prompt + (shape.gen - 1) / 2;
+    const ResolvedTopology mean_t = ResolveFor(tb, topology, batch, mean);
+    m.phases.push_back(Phase("decode", Analyze(mean_t, precision, {}), decode->steps(),
+                             decode_step_s, sm.decode_steps, precision, peaks));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  RecordRunDescription(label, EncodeDescription(m));
+  using benchmark::Counter;
+  for (const EncodedCounter& c : EncodeCounters(m)) {
+    state.counters[c.name] =
+        Counter(c.value, Counter::kDefaults, c.bytes ? Counter::kIs1024 : Counter::kIs1000);
+  }
+}
+
 }  // namespace
 
 void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Topology& topology,
                  const TopologyBenchmark::Family& family) {
   const Scenario& scenario = family.scenario;
+  if (scenario.kind == ScenarioKind::kGenerate) return RunGenerate(state, tb, topology, family);
   const int streams = static_cast<int>(state.range(0));
   const int64_t batch = state.range(1);
   const std::string label = RunKey{family.name, streams, batch}.Encode();
@@ -136,6 +369,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
         }
         break;
       case ScenarioKind::kSingleStream:
+      case ScenarioKind::kGenerate:  // RunGenerate
         break;
     }
     state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);

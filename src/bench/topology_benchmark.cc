@@ -17,6 +17,7 @@
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
+#include "src/bench/generation.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
 #include "src/bench/precision_accuracy.h"
@@ -535,9 +536,14 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
   // Check params and markers now, at batch 1 and every listed value, so mistakes surface before
   // any run.
   const std::vector<ParamEnv> combinations = bench::ValueCombinations(*this, *topology);
+  const std::vector<ntpb::Scenario> asked = scenarios();
+  const bool generates = std::any_of(asked.begin(), asked.end(), [](const ntpb::Scenario& s) {
+    return s.kind == ScenarioKind::kGenerate;
+  });
   for (const ParamEnv& values : combinations) {
     const ResolvedTopology probe = bench::ResolveFor(*this, *topology, 1, values);
     ResolveMarkers(probe, markers_);
+    if (generates) bench::GenerationShapeOf(probe);  // a decoder, with a prompt and gen that fit
   }
   for (const auto& [param, values] : values_) {
     if (values.empty()) {

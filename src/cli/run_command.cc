@@ -210,8 +210,14 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
     return s.kind != ScenarioKind::kSingleStream;
   });
   auto refuse = [](const char* option, const char* why) { throw Error("", "", option, why); };
-  if (!o.streams.empty() && !streamed) {
-    refuse("--streams", "applies to --scenario offline, server or multi-stream");
+  const bool only_generate = !out.empty() && std::all_of(out.begin(), out.end(), [](const Scenario& s) {
+    return s.kind == ScenarioKind::kGenerate;
+  });
+  if (!o.streams.empty() && (!streamed || only_generate)) {
+    refuse("--streams", only_generate
+                            ? "does not apply to --scenario generate (its batch is the sequences "
+                              "generated together)"
+                            : "applies to --scenario offline, server or multi-stream");
   }
   if (!server && (o.target_qps > 0 || o.find_max_qps)) {
     refuse(o.find_max_qps ? "--find-max-qps" : "--target-qps", "applies to --scenario server");
@@ -225,7 +231,7 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
   }
   if ((o.queries > 0 || o.scenario_seconds > 0) && !streamed) {
     refuse(o.queries > 0 ? "--queries" : "--scenario-seconds",
-           "applies to --scenario offline, server or multi-stream");
+           "applies to --scenario offline, server, multi-stream or generate");
   }
   return out;
 }
@@ -514,6 +520,11 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
         [&](const TopologyBenchmark::Family& f) { return f.name == run.run_name.function_name; });
     const std::optional<RunKey> key =
         RunKey::Parse(run.run_name.function_name + "/" + run.run_name.args);
+    if (format->heading && measurement.scenario &&
+        measurement.scenario->kind == ScenarioKind::kGenerate && !measurement.phases.empty()) {
+      std::printf("\n%s  (per layer and phase)\n%s", name.c_str(),
+                  RenderPhaseTable(measurement, peaks ? peaks->bandwidth_gbs : 0).c_str());
+    }
     if (family == tb.families().end() || !key || key->streams > 0) continue;
     const Precision precision = family->precision;
     const ResolvedTopology resolved = bench::ResolveFor(tb, topology, key->batch, family->values);
@@ -548,9 +559,23 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
     }
   }
   std::fputs(RenderPrecisionTable(precision_runs).c_str(), stdout);
-  if (streamed) {
+  // Generations have their own table; the others the batching decision's.
+  std::vector<ScenarioRun> generations, others;
+  for (ScenarioRun& r : scenario_runs) {
+    const bool generate =
+        r.measured.scenario && r.measured.scenario->kind == ScenarioKind::kGenerate;
+    (generate ? generations : others).push_back(std::move(r));
+  }
+  if (!generations.empty()) {
+    std::printf("\nGeneration: time to first token, time per output token, tokens per second\n%s",
+                RenderGenerationTable(generations).c_str());
+  }
+  const bool batching = std::any_of(others.begin(), others.end(), [](const ScenarioRun& r) {
+    return r.measured.scenario.has_value();
+  });
+  if (streamed && batching) {
     std::printf("\nScenarios: throughput against p99 latency per streams x batch\n%s",
-                RenderScenarioTable(scenario_runs).c_str());
+                RenderScenarioTable(others).c_str());
   }
   benchmark::Shutdown();
   if (!o.trace_out.empty()) {

@@ -9,7 +9,8 @@ namespace ntpb {
 namespace {
 
 constexpr ScenarioKind kKinds[] = {ScenarioKind::kSingleStream, ScenarioKind::kOffline,
-                                   ScenarioKind::kServer, ScenarioKind::kMultiStream};
+                                   ScenarioKind::kServer, ScenarioKind::kMultiStream,
+                                   ScenarioKind::kGenerate};
 
 // A number as short as it reads: 200, 12.5.
 std::string Short(double v) {
@@ -30,6 +31,8 @@ const char* ScenarioName(ScenarioKind kind) {
       return "server";
     case ScenarioKind::kMultiStream:
       return "multi-stream";
+    case ScenarioKind::kGenerate:
+      return "generate";
   }
   return "?";
 }
@@ -64,6 +67,9 @@ std::string ScenarioTag(const Scenario& s) {
     case ScenarioKind::kMultiStream:
       tag = "multistream";
       if (s.samples_per_query > 0) tag += "/samples:" + std::to_string(s.samples_per_query);
+      break;
+    case ScenarioKind::kGenerate:
+      tag = "generate";
       break;
   }
   if (s.queries > 0) tag += "/queries:" + std::to_string(s.queries);

@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "ntpbench/report.h"
 #include "ntpbench/scenario_report.h"
 #include "src/report/text_table.h"
 
@@ -100,6 +101,95 @@ std::string RenderScenarioTable(const std::vector<ScenarioRun>& given) {
     out += "queries \"N of M\": the p99 of N queries; it needs M (10 above it) to mean something\n";
   }
   return out + notes;
+}
+
+std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
+  // Rows named by what differs: the part before "/generate" less what every row shares.
+  std::vector<std::pair<std::string, const ScenarioRun*>> rows;
+  for (const ScenarioRun& r : given) {
+    const auto& s = r.measured.scenario;
+    if (!s || s->kind != ScenarioKind::kGenerate) continue;
+    std::string name = ShortName(r.name);
+    const size_t generate = name.find("/generate");
+    if (generate != std::string::npos) name.resize(generate);
+    rows.emplace_back(name + "/", &r);
+  }
+  report::TextTable table({"run", "batch", "prompt", "gen", "TTFT ms", "TPOT p50", "p90",
+                           "p99 ms", "prefill/s", "decode/s", "tokens/s", "KV cache",
+                           "requests"});
+  bool short_of_p99 = false;
+  for (const auto& [name, run] : rows) {
+    const ScenarioMeasure& s = *run->measured.scenario;
+    std::string requests = Number(s.queries, "%.0f");
+    if (s.queries < s.queries_needed) {
+      requests += " of " + Number(s.queries_needed, "%.0f");
+      short_of_p99 = true;
+    }
+    const RunSetup& setup = run->measured.setup;
+    table.Add({setup.backend + "/" + setup.precision,
+               std::to_string(run->measured.setup.batch), Number(s.prompt_tokens, "%.0f"),
+               Number(s.gen_tokens, "%.0f"), Number(s.ttft_p50_ms, "%.2f"),
+               Number(s.tpot_p50_ms, "%.2f"), Number(s.tpot_p90_ms, "%.2f"),
+               Number(s.tpot_p99_ms, "%.2f"), Number(s.prefill_tokens_per_s, "%.1f"),
+               Number(s.decode_tokens_per_s, "%.1f"), Number(s.tokens_per_s, "%.1f"),
+               FormatBytes(s.kv_cache_bytes), requests});
+  }
+  std::string out = rows.empty() ? "" : "benchmarks " + rows[0].first + "...\n";
+  out += table.Render(1);
+  out +=
+      "TTFT: the prefill of the prompt (p50 over the requests); TPOT: one decode step (over every "
+      "step);\nprefill/s, decode/s, tokens/s: tokens of all `batch` sequences per second;\n"
+      "KV cache: keys and values of prompt + gen tokens\n";
+  if (short_of_p99) {
+    out += "requests \"N of M\": a TPOT p99 needs M requests (1000 decode steps) to mean "
+           "something\n";
+  }
+  return out;
+}
+
+std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
+  const PhaseMeasure *prefill = nullptr, *decode = nullptr;
+  for (const PhaseMeasure& p : run.phases) {
+    if (p.name == "prefill") prefill = &p;
+    if (p.name == "decode") decode = &p;
+  }
+  if (!prefill || !decode || prefill->steps.size() != decode->steps.size()) return "";
+  auto total = [](const PhaseMeasure& p) {
+    double ms = 0;
+    for (const StepMeasure& s : p.steps) ms += s.measure.ms;
+    return ms;
+  };
+  const double prefill_ms = total(*prefill), decode_ms = total(*decode);
+  report::TextTable table({"step", "op", "prefill ms", "share", "roof ms", "bound", "decode ms",
+                           "share", "roof ms", "bound"});
+  auto share = [](double ms, double of) { return of > 0 ? Number(100 * ms / of, "%.1f%%") : ""; };
+  auto roof = [](const StepMeasure& s) { return s.roof_ms > 0 ? Number(s.roof_ms, "%.3f") : ""; };
+  double decode_bytes = 0;
+  for (size_t i = 0; i < prefill->steps.size(); ++i) {
+    const StepMeasure &p = prefill->steps[i], &d = decode->steps[i];
+    decode_bytes += d.cost.Bytes();
+    table.Add({report::Elide(p.name, 28), p.op, Number(p.measure.ms, "%.3f"),
+               share(p.measure.ms, prefill_ms), roof(p), p.bound, Number(d.measure.ms, "%.3f"),
+               share(d.measure.ms, decode_ms), roof(d), d.bound});
+  }
+  table.Rule();
+  table.Add({"total", "", Number(prefill_ms, "%.3f"), "", "", "", Number(decode_ms, "%.3f"), "",
+             "", ""});
+  std::string out = table.Render(2);
+  out += "per run of the phase: a prefill of the prompt (" + Number(prefill->runs, "%.0f") +
+         " measured), one decode step at the mean context (" + Number(decode->runs, "%.0f") +
+         " measured)\n";
+  if (decode_ms > 0) {
+    const double gbs = decode_bytes / (decode_ms * 1e-3) * 1e-9;
+    out += "a decode step moves " + FormatBytes(decode_bytes) + " (weights, caches, activations): " +
+           Number(gbs, "%.1f") + " GB/s";
+    if (bandwidth_gbs > 0) {
+      out += ", " + Number(100 * gbs / bandwidth_gbs, "%.0f") + "% of the " +
+             Number(bandwidth_gbs, "%.1f") + " GB/s read bandwidth measured";
+    }
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace ntpb

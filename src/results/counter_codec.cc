@@ -79,6 +79,21 @@ constexpr ScenarioField kScenarioFields[] = {
     {"achieved_qps", &ScenarioMeasure::achieved_qps},
     {"p99_bound_ms", &ScenarioMeasure::p99_bound_ms},
     {"max_qps", &ScenarioMeasure::max_qps}};
+// The generate scenario's own, recorded for it alone.
+constexpr ScenarioField kGenerateFields[] = {
+    {"prompt_tokens", &ScenarioMeasure::prompt_tokens},
+    {"gen_tokens", &ScenarioMeasure::gen_tokens},
+    {"ttft_p50_ms", &ScenarioMeasure::ttft_p50_ms},
+    {"ttft_p90_ms", &ScenarioMeasure::ttft_p90_ms},
+    {"ttft_p99_ms", &ScenarioMeasure::ttft_p99_ms},
+    {"tpot_p50_ms", &ScenarioMeasure::tpot_p50_ms},
+    {"tpot_p90_ms", &ScenarioMeasure::tpot_p90_ms},
+    {"tpot_p99_ms", &ScenarioMeasure::tpot_p99_ms},
+    {"prefill_tokens_per_s", &ScenarioMeasure::prefill_tokens_per_s},
+    {"decode_tokens_per_s", &ScenarioMeasure::decode_tokens_per_s},
+    {"tokens_per_s", &ScenarioMeasure::tokens_per_s},
+    {"kv_cache_bytes", &ScenarioMeasure::kv_cache_bytes},
+    {"decode_steps", &ScenarioMeasure::decode_steps}};
 constexpr const char* kStreams = "streams";
 constexpr const char* kThreadsPerStream = "threads_per_stream";
 
@@ -287,6 +302,11 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
     for (const ScenarioField& f : kScenarioFields) {
       out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value});
     }
+    if (sc->kind == ScenarioKind::kGenerate) {
+      for (const ScenarioField& f : kGenerateFields) {
+        out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value, f.value == &ScenarioMeasure::kv_cache_bytes});
+      }
+    }
   }
   if (const std::optional<InterferenceMeasure>& in = m.interference) {
     for (const InterferenceField& f : kInterferenceFields) {
@@ -429,7 +449,10 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
       if (!m.scenario) m.scenario.emplace();
       const std::string field = name.substr(scenario.size());
       if (field == kScenarioKind) {
-        m.scenario->kind = static_cast<ScenarioKind>(ToInt(value));
+        const int kind = ToInt(value);  // a file may hold any number
+        m.scenario->kind = kind >= 0 && kind <= static_cast<int>(ScenarioKind::kGenerate)
+                               ? static_cast<ScenarioKind>(kind)
+                               : ScenarioKind::kOffline;
       } else if (field == kStreams) {
         m.scenario->streams = ToInt(value);
       } else if (field == kThreadsPerStream) {
@@ -437,6 +460,9 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
       } else {
         bool known = false;
         for (const ScenarioField& f : kScenarioFields) {
+          if (field == f.name) (*m.scenario).*f.value = value, known = true;
+        }
+        for (const ScenarioField& f : kGenerateFields) {
           if (field == f.name) (*m.scenario).*f.value = value, known = true;
         }
         if (!known) m.other[name] = value;

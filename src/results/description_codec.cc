@@ -32,6 +32,10 @@ constexpr const char* kTrace = "trace";
 constexpr const char* kThread = "thread";
 constexpr const char* kIterations = "iterations";
 constexpr const char* kBound = "bound";
+// A generation's phases, each with its steps' mean times.
+constexpr const char* kPhases = "phases";
+constexpr const char* kRuns = "runs";
+constexpr const char* kMs = "ms";
 
 // The cost's fields, with their names.
 constexpr std::pair<const char*, double StepCost::*> kCostFields[] = {
@@ -98,8 +102,57 @@ json EncodeDescription(const RunMeasurement& m) {
   if (!m.trace.iterations.empty()) {
     d[kTrace] = {{kThread, m.trace.thread_id}, {kIterations, m.trace.iterations}};
   }
+  if (!m.phases.empty()) {
+    json phases = json::array();
+    for (const PhaseMeasure& p : m.phases) {
+      json steps = json::array();
+      for (const StepMeasure& s : p.steps) {
+        json step = {{kName, s.name}, {kOp, s.op}, {kMs, s.measure.ms}};
+        for (const auto& [name, field] : kCostFields) {
+          if (s.cost.*field != 0) step[name] = s.cost.*field;
+        }
+        if (s.roof_ms > 0) {
+          step[kRoofMs] = s.roof_ms;
+          step[kBound] = s.bound;
+        }
+        steps.push_back(std::move(step));
+      }
+      phases.push_back({{kName, p.name}, {kRuns, p.runs}, {kSteps, std::move(steps)}});
+    }
+    d[kPhases] = std::move(phases);
+  }
   return d;
 }
+
+namespace {
+
+void DecodePhases(const json& d, RunMeasurement* m) {
+  if (!d[kPhases].is_array()) Wrong(kPhases, "an array", d[kPhases]);
+  m->phases.clear();
+  int index = 0;
+  for (const json& j : d[kPhases]) {
+    const std::string at = std::string(kPhases) + "[" + std::to_string(index++) + "].";
+    if (!j.is_object()) Wrong(at.substr(0, at.size() - 1), "an object", j);
+    PhaseMeasure& p = m->phases.emplace_back();
+    p.name = String(j, kName, at);
+    p.runs = Number(j, kRuns, at);
+    if (!j.contains(kSteps) || !j[kSteps].is_array()) Wrong(at + kSteps, "an array", j);
+    int s_index = 0;
+    for (const json& js : j[kSteps]) {
+      const std::string s_at = at + kSteps + "[" + std::to_string(s_index++) + "].";
+      if (!js.is_object()) Wrong(s_at.substr(0, s_at.size() - 1), "an object", js);
+      StepMeasure& s = p.steps.emplace_back();
+      s.name = String(js, kName, s_at);
+      s.op = String(js, kOp, s_at);
+      s.measure.ms = Number(js, kMs, s_at);
+      for (const auto& [key, field] : kCostFields) s.cost.*field = Number(js, key, s_at);
+      s.roof_ms = Number(js, kRoofMs, s_at);
+      s.bound = String(js, kBound, s_at);
+    }
+  }
+}
+
+}  // namespace
 
 void DecodeDescription(const json& d, RunMeasurement* m) {
   if (!d.is_object()) Wrong("", "an object", d);
@@ -109,6 +162,7 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
   const double batch = Number(d, kBatch, "");
   if (batch > 1e12) Wrong(kBatch, "a batch size", d[kBatch]);
   m->setup.batch = static_cast<int64_t>(batch);
+  if (d.contains(kPhases)) DecodePhases(d, m);
   if (d.contains(kLogits)) {
     if (!m->accuracy) m->accuracy.emplace();
     m->accuracy->logits = String(d, kLogits, "");
