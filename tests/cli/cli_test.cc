@@ -600,6 +600,46 @@ TEST(Cli, RunScenariosPrintTheStreamsByBatchTable) {
   }
 }
 
+// A decoder's generation: time to first token, time per output token, tokens per second, the
+// caches' bytes and a per-layer table per phase; a prompt and gen that make no generation, or a
+// topology without caches, are one line before any run.
+TEST(Cli, RunGenerateReportsTtftTpotAndPhases) {
+  const std::string toy =
+      " --set hidden=32 --set heads=4 --set kv_heads=2 --set ffn=48 --set vocab=50 --set layers=2";
+  const CommandResult r =
+      RunCommand(kCli + " run " + Topo("llama.json") + toy +
+                 " --set prompt=6 --set gen=4 --scenario generate --batch 2 --queries 3 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t table = r.out.find("Generation: time to first token");
+  ASSERT_NE(table, std::string::npos) << r.out;
+  // 2 sequences x 2 layers x (k + v) x 2 key/value heads x 8 x 4 bytes x (6 + 4) tokens.
+  EXPECT_NE(r.out.find("\neigen/f32      2       6    4 ", table), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5.00 KiB", table), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3 of 250", table), std::string::npos) << r.out;
+  const size_t phases = r.out.find("(per layer and phase)");
+  ASSERT_NE(phases, std::string::npos) << r.out;
+  for (const char* row : {"\nblk1.k_cache ", "\nblk1.attn ", "\nlm_head ", "\ntotal "}) {
+    EXPECT_NE(r.out.find(row, phases), std::string::npos) << row << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("(3 measured), one decode step at the mean context (12 measured)", phases),
+            std::string::npos)
+      << r.out;
+
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {Topo("llama.json") + toy + " --set gen=0",
+       "field 'params.gen': must be at least 1 (the tokens decoded after the prompt), got 0"},
+      {Topo("gpt2.json") + " --set layers=1 --set prompt=1000 --set gen=25",
+       "prompt 1000 + gen 25 is more than the context of 1024 positions"},
+      {Topo("mlp.json"), "--scenario generate needs a decoder with the param 'prompt'"},
+      {Topo("llama.json") + toy + " --streams 2",
+       "option '--streams': does not apply to --scenario generate"}};
+  for (const auto& [args, message] : refused) {
+    const CommandResult bad = RunCommand(kCli + " run " + args + " --scenario generate");
+    EXPECT_NE(bad.exit_code, 0) << args;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << args << ": " << bad.err;
+  }
+}
+
 TEST(Cli, InspectShowsTheAnalysisWithoutRunning) {
   const CommandResult r =
       RunCommand(kCli + " inspect " + Topo("deepspeech.json") + " --set n_hidden=1024 --batch 2");
