@@ -58,9 +58,9 @@ void WritePromptPositions(const ResolvedTopology& t, Executable& exe) {
 
 // A phase's steps with their mean time per run of the phase, their cost at the phase's shapes and
 // their roofline bound where the machine's ceilings are known.
-PhaseMeasure Phase(const char* name, const TopologyAnalysis& a,
-                   const std::vector<StepInfo>& steps, const std::vector<double>& step_s,
-                   double runs, Precision precision, const MachinePeaks* peaks) {
+PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vector<StepInfo>& steps,
+                   const std::vector<double>& step_s, double runs, Precision precision,
+                   const MachinePeaks* peaks) {
   PhaseMeasure p;
   p.name = name;
   p.runs = runs;
@@ -110,8 +110,9 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   const int64_t batch = state.range(1);
   const std::string label = RunKey{family.name, streams, batch}.Encode();
   if (streams != 1) {
-    state.SkipWithError("skipped: generate runs one stream (its batch is the sequences "
-                        "generated together)");
+    state.SkipWithError(
+        "skipped: generate runs one stream (its batch is the sequences "
+        "generated together)");
     return;
   }
   const Backend* backend = FindBackend(family.backend);
@@ -145,13 +146,13 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   }
   const std::string logits = prefill_t.outputs.at(0);
   std::vector<double> ttft_s, tpot_s;
-  std::vector<double> prefill_step_s(prefill->steps().size()), decode_step_s(decode->steps().size());
+  std::vector<double> prefill_step_s(prefill->steps().size()),
+      decode_step_s(decode->steps().size());
   std::vector<double> ignored_prefill(prefill_step_s.size()), ignored_decode(decode_step_s.size());
   // One request: the prefill, then gen decode steps, each fed the token the step before chose.
   auto request = [&](int64_t steps, bool record) {
     WritePromptPositions(prefill_t, *prefill);
-    const double first =
-        RunTimedSteps(*prefill, record ? &prefill_step_s : &ignored_prefill);
+    const double first = RunTimedSteps(*prefill, record ? &prefill_step_s : &ignored_prefill);
     std::vector<float> out = prefill->ReadTensor(logits);
     HandOverCaches(prefill_t, *prefill, decode_t, *decode);
     if (record) ttft_s.push_back(first);
@@ -175,8 +176,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
     probe.Start();
     for (auto _ : state) {
       const auto begin = Clock::now();
-      for (int64_t r = 0; scenario.queries > 0 ? r < scenario.queries
-                                               : r == 0 || SecondsSince(begin) < limit_s;
+      for (int64_t r = 0;
+           scenario.queries > 0 ? r < scenario.queries : r == 0 || SecondsSince(begin) < limit_s;
            ++r) {
         request(shape.gen, true);
       }
@@ -249,8 +250,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   // Per layer and phase; a decode step's cost at the mean context of the steps measured.
   const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
   const Precision precision = family.precision;
-  m.phases.push_back(Phase("prefill", prefill_a, prefill->steps(), prefill_step_s,
-                           requests, precision, peaks));
+  m.phases.push_back(
+      Phase("prefill", prefill_a, prefill->steps(), prefill_step_s, requests, precision, peaks));
   try {
     ParamEnv mean = DecodeParams(family.values, shape);
     mean["past"] = shape.prompt + (shape.gen - 1) / 2;

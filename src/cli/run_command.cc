@@ -210,9 +210,10 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
     return s.kind != ScenarioKind::kSingleStream;
   });
   auto refuse = [](const char* option, const char* why) { throw Error("", "", option, why); };
-  const bool only_generate = !out.empty() && std::all_of(out.begin(), out.end(), [](const Scenario& s) {
-    return s.kind == ScenarioKind::kGenerate;
-  });
+  const bool only_generate =
+      !out.empty() && std::all_of(out.begin(), out.end(), [](const Scenario& s) {
+        return s.kind == ScenarioKind::kGenerate;
+      });
   if (!o.streams.empty() && (!streamed || only_generate)) {
     refuse("--streams", only_generate
                             ? "does not apply to --scenario generate (its batch is the sequences "

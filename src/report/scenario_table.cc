@@ -114,9 +114,8 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
     if (generate != std::string::npos) name.resize(generate);
     rows.emplace_back(name + "/", &r);
   }
-  report::TextTable table({"run", "batch", "prompt", "gen", "TTFT ms", "TPOT p50", "p90",
-                           "p99 ms", "prefill/s", "decode/s", "tokens/s", "KV cache",
-                           "requests"});
+  report::TextTable table({"run", "batch", "prompt", "gen", "TTFT ms", "TPOT p50", "p90", "p99 ms",
+                           "prefill/s", "decode/s", "tokens/s", "KV cache", "requests"});
   bool short_of_p99 = false;
   for (const auto& [name, run] : rows) {
     const ScenarioMeasure& s = *run->measured.scenario;
@@ -126,13 +125,12 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
       short_of_p99 = true;
     }
     const RunSetup& setup = run->measured.setup;
-    table.Add({setup.backend + "/" + setup.precision,
-               std::to_string(run->measured.setup.batch), Number(s.prompt_tokens, "%.0f"),
-               Number(s.gen_tokens, "%.0f"), Number(s.ttft_p50_ms, "%.2f"),
-               Number(s.tpot_p50_ms, "%.2f"), Number(s.tpot_p90_ms, "%.2f"),
-               Number(s.tpot_p99_ms, "%.2f"), Number(s.prefill_tokens_per_s, "%.1f"),
-               Number(s.decode_tokens_per_s, "%.1f"), Number(s.tokens_per_s, "%.1f"),
-               FormatBytes(s.kv_cache_bytes), requests});
+    table.Add({setup.backend + "/" + setup.precision, std::to_string(run->measured.setup.batch),
+               Number(s.prompt_tokens, "%.0f"), Number(s.gen_tokens, "%.0f"),
+               Number(s.ttft_p50_ms, "%.2f"), Number(s.tpot_p50_ms, "%.2f"),
+               Number(s.tpot_p90_ms, "%.2f"), Number(s.tpot_p99_ms, "%.2f"),
+               Number(s.prefill_tokens_per_s, "%.1f"), Number(s.decode_tokens_per_s, "%.1f"),
+               Number(s.tokens_per_s, "%.1f"), FormatBytes(s.kv_cache_bytes), requests});
   }
   std::string out = rows.empty() ? "" : "benchmarks " + rows[0].first + "...\n";
   out += table.Render(1);
@@ -141,8 +139,9 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
       "step);\nprefill/s, decode/s, tokens/s: tokens of all `batch` sequences per second;\n"
       "KV cache: keys and values of prompt + gen tokens\n";
   if (short_of_p99) {
-    out += "requests \"N of M\": a TPOT p99 needs M requests (1000 decode steps) to mean "
-           "something\n";
+    out +=
+        "requests \"N of M\": a TPOT p99 needs M requests (1000 decode steps) to mean "
+        "something\n";
   }
   return out;
 }
@@ -173,16 +172,16 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
                share(d.measure.ms, decode_ms), roof(d), d.bound});
   }
   table.Rule();
-  table.Add({"total", "", Number(prefill_ms, "%.3f"), "", "", "", Number(decode_ms, "%.3f"), "",
-             "", ""});
+  table.Add(
+      {"total", "", Number(prefill_ms, "%.3f"), "", "", "", Number(decode_ms, "%.3f"), "", "", ""});
   std::string out = table.Render(2);
   out += "per run of the phase: a prefill of the prompt (" + Number(prefill->runs, "%.0f") +
          " measured), one decode step at the mean context (" + Number(decode->runs, "%.0f") +
          " measured)\n";
   if (decode_ms > 0) {
     const double gbs = decode_bytes / (decode_ms * 1e-3) * 1e-9;
-    out += "a decode step moves " + FormatBytes(decode_bytes) + " (weights, caches, activations): " +
-           Number(gbs, "%.1f") + " GB/s";
+    out += "a decode step moves " + FormatBytes(decode_bytes) +
+           " (weights, caches, activations): " + Number(gbs, "%.1f") + " GB/s";
     if (bandwidth_gbs > 0) {
       out += ", " + Number(100 * gbs / bandwidth_gbs, "%.0f") + "% of the " +
              Number(bandwidth_gbs, "%.1f") + " GB/s read bandwidth measured";

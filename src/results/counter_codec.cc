@@ -304,7 +304,8 @@ std::vector<EncodedCounter> EncodeCounters(const RunMeasurement& m) {
     }
     if (sc->kind == ScenarioKind::kGenerate) {
       for (const ScenarioField& f : kGenerateFields) {
-        out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value, f.value == &ScenarioMeasure::kv_cache_bytes});
+        out.push_back({Of(rn::kScenario, f.name), (*sc).*f.value,
+                       f.value == &ScenarioMeasure::kv_cache_bytes});
       }
     }
   }

@@ -271,6 +271,53 @@ TEST(DescriptionCodec, CarriesTheTraceAndTheMarkersSteps) {
   EXPECT_THROW(DecodeDescription(bad, &back), Error);
 }
 
+// A generation's numbers (counters) and its phases' per-layer tables (description) travel.
+TEST(DescriptionCodec, CarriesAGenerationsNumbersAndPhases) {
+  RunMeasurement m = Sample();
+  ScenarioMeasure& s = m.scenario.emplace();
+  s.kind = ScenarioKind::kGenerate;
+  s.prompt_tokens = 128;
+  s.gen_tokens = 64;
+  s.ttft_p50_ms = 72.5;
+  s.tpot_p99_ms = 31.25;
+  s.decode_tokens_per_s = 40;
+  s.kv_cache_bytes = 1 << 20;
+  PhaseMeasure& decode = m.phases.emplace_back();
+  decode.name = "decode";
+  decode.runs = 640;
+  StepMeasure& step = decode.steps.emplace_back();
+  step.name = "lm_head";
+  step.op = "dense";
+  step.measure.ms = 2.5;
+  step.cost.weight_traffic_bytes = 4e6;
+  step.roof_ms = 2.0;
+  step.bound = "memory";
+  RunMeasurement back = DecodeCounters(Flat(m));
+  DecodeDescription(EncodeDescription(m), &back);
+  ASSERT_TRUE(back.scenario.has_value());
+  EXPECT_EQ(back.scenario->kind, ScenarioKind::kGenerate);
+  EXPECT_EQ(back.scenario->prompt_tokens, 128);
+  EXPECT_EQ(back.scenario->gen_tokens, 64);
+  EXPECT_EQ(back.scenario->ttft_p50_ms, 72.5);
+  EXPECT_EQ(back.scenario->tpot_p99_ms, 31.25);
+  EXPECT_EQ(back.scenario->decode_tokens_per_s, 40);
+  EXPECT_EQ(back.scenario->kv_cache_bytes, 1 << 20);
+  ASSERT_EQ(back.phases.size(), 1u);
+  EXPECT_EQ(back.phases[0].name, "decode");
+  EXPECT_EQ(back.phases[0].runs, 640);
+  ASSERT_EQ(back.phases[0].steps.size(), 1u);
+  EXPECT_EQ(back.phases[0].steps[0].name, "lm_head");
+  EXPECT_EQ(back.phases[0].steps[0].measure.ms, 2.5);
+  EXPECT_EQ(back.phases[0].steps[0].cost.weight_traffic_bytes, 4e6);
+  EXPECT_EQ(back.phases[0].steps[0].bound, "memory");
+  nlohmann::json bad = EncodeDescription(m);
+  bad["phases"][0]["steps"][0]["ms"] = "slow";
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  // Other scenarios carry none of a generation's counters.
+  m.scenario->kind = ScenarioKind::kOffline;
+  EXPECT_EQ(Flat(m).count("scenario.ttft_p50_ms"), 0u);
+}
+
 // The counters are keyed by name; the markers come back in the topology's order all the same.
 TEST(DescriptionCodec, MarkersComeBackInTheTopologysOrderNotByName) {
   RunMeasurement m = Sample();
