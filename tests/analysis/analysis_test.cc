@@ -127,6 +127,8 @@ const std::vector<CostCase>& Cases() {
        0},
       // 3 per element
       {"rotary", "rotary", {{2, 3, 8}}, {{"heads", 2}}, {2, 3, 8}, 144, 0, 0},
+      // appends 3 rows after 4: moves data, computes nothing
+      {"kv_cache", "kv_cache", {{2, 3, 8}}, {{"past", 4}}, {2, 7, 8}, 0, 0, 0},
       {"relu", "relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
       {"clipped_relu", "clipped_relu", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
       {"sigmoid", "sigmoid", {{2, 9}}, {}, {2, 9}, 18, 0, 0},
@@ -279,7 +281,9 @@ TEST_P(OpCost, MatchesHandComputedValues) {
     for (const Shape& s : c.inputs) in += NumElements(s);
     const bool view = c.op == "reshape" || c.op == "flatten";
     EXPECT_EQ(cost.input_bytes, view ? 0 : in * ElementBytes(p));
-    EXPECT_EQ(cost.output_bytes, view ? 0 : NumElements(c.output) * ElementBytes(p));
+    // A cache writes the rows it appends, its input's (AKvCacheWritesOnlyTheRowsItAppends).
+    const int64_t written = c.op == "kv_cache" ? in : NumElements(c.output);
+    EXPECT_EQ(cost.output_bytes, view ? 0 : written * ElementBytes(p));
   }
 }
 
@@ -299,6 +303,20 @@ TEST(Cost, IntensityIsFlopsPerByteMoved) {
   // 140 FLOPs / (160 weight + 56 input + 40 output bytes)
   EXPECT_DOUBLE_EQ(LayerCost(t.layers[0], f32).Intensity(), 140.0 / 256.0);
   EXPECT_DOUBLE_EQ(Cost{}.Intensity(), 0.0);
+}
+
+// A cache is state: an inference writes only the rows it appends, and the whole cache is live
+// from its first step (earlier inferences filled it) to its last.
+TEST(Cost, AKvCacheWritesOnlyTheRowsItAppendsAndStaysLive) {
+  const ResolvedTopology t = Resolve(SingleLayer("kv_cache", {{2, 3, 8}}, {{"past", 4}}), {});
+  const Cost c = LayerCost(t.layers[0], f32);
+  EXPECT_EQ(c.input_bytes, 2 * 3 * 8 * 4);
+  EXPECT_EQ(c.output_bytes, 2 * 3 * 8 * 4) << "not the cache's 2 x 7 rows";
+  const TopologyAnalysis a = Analyze(t, f32);
+  EXPECT_EQ(a.kv_cache_bytes_per_token, 8 * 4);
+  EXPECT_EQ(a.kv_cache_layers, 1);
+  EXPECT_EQ(a.peak_activation_bytes, (2 * 3 * 8 + 2 * 7 * 8) * 4);
+  EXPECT_EQ(AnalyzeTensorUses(t).LastUse(t.layers[0].outputs[0]), TensorUses::kForever);
 }
 
 Topology Parse(const std::string& text) { return ParseTopologyJson(text, "liveness.json"); }

@@ -180,12 +180,14 @@ TEST(Scenario, NamesAndTags) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("unknown scenario 'ofline' (one of: single-stream, "
-                                         "offline, server, multi-stream)"),
+                                         "offline, server, multi-stream, generate)"),
               std::string::npos)
         << e.what();
   }
   EXPECT_EQ(ScenarioTag(Scenario::SingleStream()), "");
   EXPECT_EQ(ScenarioTag(Scenario::Offline()), "offline");
+  EXPECT_EQ(ScenarioTag(Scenario::Generate()), "generate");
+  EXPECT_EQ(ParseScenarioKind("generate", "--scenario"), ScenarioKind::kGenerate);
   EXPECT_EQ(ScenarioTag(Scenario::Server(12.5)), "server/qps:12.5");
   EXPECT_EQ(ScenarioTag(Scenario::MaxQps(50)), "server/p99_ms:50");
   EXPECT_EQ(ScenarioTag(Scenario::MultiStream(8)), "multistream/samples:8");
