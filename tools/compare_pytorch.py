@@ -26,7 +26,9 @@ column says which.
 
 Transformers (bert, gpt2, llama, vit) are written as Hugging Face's modules run them on PyTorch
 1.13, which has no scaled_dot_product_attention: attention as matmul, softmax in f32, matmul;
-grouped-query heads repeated (repeat_kv); rotary as apply_rotary_pos_emb.
+grouped-query heads repeated (repeat_kv); rotary as apply_rotary_pos_emb; a key/value cache as
+Hugging Face's, the past rows and the new ones joined by torch.cat. A decoder's decode step is
+`--set prompt=1 --set past=P` (one token after P cached: the time per output token there).
       [--min-time 2] [--rounds 3]
 
 The two alternate (ntpbench, PyTorch, ntpbench, ...) for --rounds rounds; each side's median
@@ -197,6 +199,10 @@ def build_torch_model(torch, layers, precision):
                 probs = F.softmax(scores.float(), dim=-1).to(q.dtype)
                 return torch.matmul(probs, v).transpose(1, 2).reshape(n, sq, -1)
             fn = attention
+        elif op == "kv_cache":  # as Hugging Face's cache: the past rows, then torch.cat
+            n, s, width = shapes[0]
+            past = rand(n, a.get("past", 0), width)
+            fn = lambda x, past=past: torch.cat((past, x), dim=1)
         elif op == "slice":
             fn = lambda x, a=a: x.narrow(a["axis"], a["start"], a["size"])
         elif op == "reshape":
