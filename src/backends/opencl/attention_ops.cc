@@ -1,6 +1,8 @@
 // attention (kernels.cl's one-pass kernel with an online softmax, one work-item per query and
 // head), rotary (one work-item per turned pair, over the shared angle table) and kv_cache
 // (buffer copies into the cache's rows).
+#include <algorithm>
+
 #include "ntpbench/error.h"
 #include "src/backends/common/attention_geometry.h"
 #include "src/backends/opencl/op_builder.h"
@@ -25,31 +27,47 @@ StepRun MakeAttention(OpArgs& a) {
   // Without a mask the kernel never reads its argument: any buffer stands in.
   const cl_mem mask = g.padding_mask ? a.inputs[3] : a.inputs[0];
   cl_kernel k = a.Kernel("attention");
-  SetArgs(k, a.inputs[0], a.inputs[1], a.inputs[2], mask, a.output, q, cl_float{g.scale});
+  SetArgs(k, a.inputs[0], a.inputs[1], a.inputs[2], mask, a.output, q, cl_float{g.scale},
+          cl_int{0});
   const int64_t items = g.batch * g.heads * g.queries;
-  return [k, items](Enqueuer& e) { e.Launch1D(k, items); };
+  // Over a cache, the keys appended so far: the run's position shift leaves the last ones out.
+  const int64_t* shift = ReadsKvCache(*a.topology, a.layer) ? a.position_shift : nullptr;
+  return [k, items, shift](Enqueuer& e) {
+    if (shift) SetArg(k, 7, Int(*shift));
+    e.Launch1D(k, items);
+  };
 }
 
 StepRun MakeRotary(OpArgs& a) {
   const Shape& s = a.layer.input_shapes[0];
   const int64_t heads = a.layer.attrs.Int("heads"), d = s[2] / heads;
-  const RotaryTable table(a.layer.attrs.Int("offset"), s[1], d, a.layer.attrs.Float("base"));
+  // The angles from position 0: a shifted run (Executable::SetPositionShift) reads its rows
+  // further back in the same table.
+  const int64_t offset = a.layer.attrs.Int("offset");
+  const RotaryTable table(0, offset + s[1], d, a.layer.attrs.Float("base"));
   const cl_mem p = a.Constant(std::vector<cl_int>{
       Int(s[1]), Int(heads), Int(d), cl_int{a.layer.attrs.Str("style") == "interleaved"}});
   const int64_t pairs = NumElements(s) / 2;
   cl_kernel k = a.Kernel("rotary");
-  SetArgs(k, a.inputs[0], a.output, a.Constant(table.cos), a.Constant(table.sin), p, Int(pairs));
-  return [k, pairs](Enqueuer& e) { e.Launch1D(k, pairs); };
+  SetArgs(k, a.inputs[0], a.output, a.Constant(table.cos), a.Constant(table.sin), p, Int(pairs),
+          Int(offset));
+  const int64_t* shift = a.position_shift;
+  return [k, pairs, offset, shift](Enqueuer& e) {
+    SetArg(k, 6, Int(std::max<int64_t>(0, offset + *shift)));
+    e.Launch1D(k, pairs);
+  };
 }
 
-// Appends the input's rows after the `past` rows earlier inferences left: one copy per item.
-// The opencl backend runs at the resolved positions only (no Executable::SetPositionShift).
+// Appends the input's rows after the rows earlier inferences left (at `past`, moved by the
+// run's position shift): one buffer copy per item.
 StepRun MakeKvCache(OpArgs& a) {
   const Shape &in = a.layer.input_shapes[0], &out = a.layer.output_shapes[0];
   const int64_t n = in[0], bytes = in[1] * in[2] * 4, capacity_bytes = out[1] * in[2] * 4;
-  const int64_t at = CacheWriteRow(a.layer, 0) * in[2] * 4;
+  const int64_t row_bytes = in[2] * 4, past = CacheWriteRow(a.layer, 0);
   const cl_mem x = a.inputs[0], cache = a.output;
+  const int64_t* shift = a.position_shift;
   return [=](Enqueuer& e) {
+    const int64_t at = (past + *shift) * row_bytes;
     for (int64_t i = 0; i < n; ++i) e.Copy(x, cache, bytes, i * bytes, i * capacity_bytes + at);
   };
 }

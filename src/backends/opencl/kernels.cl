@@ -861,12 +861,13 @@ kernel void swiglu(global const float* x, global float* y, int f, int total, int
 
 // One work-item per pair of features of one head at one position: p = {rows, heads, head size,
 // interleaved}; cos and sin [rows, D/2].
+// `first`: the table's row of the first position (the offset, moved by a run's position shift).
 kernel void rotary(global const float* x, global float* y, global const float* cosines,
-                   global const float* sines, constant int* p, int pairs) {
+                   global const float* sines, constant int* p, int pairs, int first) {
   const int o = get_global_id(0);
   if (o >= pairs) return;
   const int rows = p[0], heads = p[1], d = p[2], pairs_per_head = d / 2;
-  const int j = o % pairs_per_head, head = o / pairs_per_head, pos = head / heads % rows;
+  const int j = o % pairs_per_head, head = o / pairs_per_head, pos = first + head / heads % rows;
   const int base = head * d;
   const int i0 = p[3] ? base + 2 * j : base + j;
   const int i1 = p[3] ? i0 + 1 : i0 + pairs_per_head;
@@ -878,17 +879,20 @@ kernel void rotary(global const float* x, global float* y, global const float* c
 
 // One work-item per (item, head, query): the keys it sees in one pass with a running maximum
 // (online softmax), the weighted values summed in private memory. p = {batch, queries, keys,
-// heads, kv heads, head size, value size, causal, masked}. A query that sees no key gives zeros.
+// heads, kv heads, head size, value size, causal, masked}; `shift` (<= 0) leaves the last keys
+// of a cache out, where a run's position is earlier than resolved. A query that sees no key gives
+// zeros.
 #define ATTENTION_MAX_VALUE 256
 kernel void attention(global const float* q, global const float* k, global const float* v,
-                      global const float* mask, global float* y, constant int* p, float scale) {
+                      global const float* mask, global float* y, constant int* p, float scale,
+                      int shift) {
   const int batch = p[0], sq = p[1], sk = p[2], heads = p[3], kv_heads = p[4], d = p[5],
             dv = p[6];
   const int item = get_global_id(0);
   if (item >= batch * heads * sq) return;
   const int i = item % sq, h = item / sq % heads, n = item / (sq * heads);
   const int kvh = h / (heads / kv_heads);
-  const int last = p[7] ? sk - sq + i : sk - 1;
+  const int last = (p[7] ? sk - sq + i : sk - 1) + shift;
   global const float* qrow = q + (n * sq + i) * heads * d + h * d;
   float acc[ATTENTION_MAX_VALUE];
   for (int e = 0; e < dv; ++e) acc[e] = 0.0f;

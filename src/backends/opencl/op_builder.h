@@ -92,6 +92,9 @@ class OpArgs {
   std::vector<cl_mem> inputs;
   cl_mem output;
   bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
+  const ResolvedTopology* topology = nullptr;
+  // The executable's position shift (Executable::SetPositionShift), read when a step enqueues.
+  const int64_t* position_shift = nullptr;
   // Set in i8 runs: quantizes a tensor once per inference (a "quantize" inlay step in front of
   // the first layer that asks), returning its 8-bit copy. Null in f32 runs.
   Quantizer quantize;

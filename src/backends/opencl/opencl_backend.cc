@@ -154,6 +154,15 @@ class OpenclExecutable : public Executable {
   }
 
   int64_t workspace_bytes() const override { return scratch_bytes_ + host_scratch_.bytes(); }
+
+  void SetPositionShift(int64_t shift) override {
+    if (shift > 0 || shift < -min_past_) {
+      throw Error("", "", "position shift",
+                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
+                      ", 0]: a cache cannot start before its first row or grow past its capacity");
+    }
+    position_shift_ = shift;
+  }
   int64_t activation_bytes() const override { return activation_bytes_; }
 
  private:
@@ -261,6 +270,12 @@ class OpenclExecutable : public Executable {
     OpArgs args(l, session_, inputs, out.device, &weight_values, upload_weight, &kernels_,
                 &buffers_, &scratch_bytes_, &after_run_);
     args.vector_gemm = vector_gemm_;
+    args.topology = &t;
+    args.position_shift = &position_shift_;
+    if (l.op == "kv_cache") {
+      min_past_ = has_cache_ ? std::min(min_past_, l.attrs.Int("past")) : l.attrs.Int("past");
+      has_cache_ = true;
+    }
     if (!calibration_.empty()) {
       args.quantize = [this, &t, index](const std::string& tensor) {
         return Quantized(t, tensor, index);
@@ -332,6 +347,9 @@ class OpenclExecutable : public Executable {
 
   const DeviceSession& session_;
   int threads_;
+  int64_t position_shift_ = 0;  // read by the steps of kv_cache, attention and rotary
+  int64_t min_past_ = 0;        // the smallest `past` of the kv_cache layers
+  bool has_cache_ = false;
   Queue queue_;
   std::map<std::string, Tensor> tensors_;
   Calibration calibration_;  // i8 runs: every tensor's range in the reference run
