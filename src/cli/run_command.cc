@@ -504,7 +504,9 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
             bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
       DecodeDescription(*d, &measurement);
     }
-    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration) {
+    // A scenario measures no accuracy (single-stream runs do): nothing to set against speed.
+    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration &&
+        !measurement.scenario) {
       precision_runs.push_back({name, measurement});
     }
     if (format->heading) {

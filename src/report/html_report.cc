@@ -220,7 +220,8 @@ std::string ComparisonSection(const std::string& topology, const std::vector<con
 std::string PrecisionSection(const std::vector<const Entry*>& runs) {
   std::map<std::string, std::vector<const Entry*>> by_key;
   for (const Entry* e : runs) {
-    if (e->m.setup.precision.empty()) continue;
+    // A scenario measures no accuracy (single-stream runs do): nothing to set against speed.
+    if (e->m.setup.precision.empty() || e->m.scenario) continue;
     std::string key = e->variant;
     const std::string p = "/" + e->m.setup.precision;
     if (const size_t at = key.find(p); at != std::string::npos) key.erase(at, p.size());
@@ -452,6 +453,55 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
 
 }  // namespace
 
+// A decoder's generations (the generate scenario): time to first token and time per output token
+// against the prompt's length, one series per backend and precision (the prefill grows with the
+// prompt, a decode step barely), the generation table, and each run's per-layer table by phase.
+std::string GenerationSection(const std::string& topology,
+                              const std::vector<const Entry*>& runs) {
+  std::vector<ScenarioRun> rows;
+  std::vector<std::string> groups;
+  for (const Entry* e : runs) {
+    if (!e->m.scenario || e->m.scenario->kind != ScenarioKind::kGenerate) continue;
+    rows.push_back({e->name, e->m, e->file->threads});
+    const std::string group = e->m.setup.backend + " " + e->m.setup.precision;
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+  }
+  if (rows.empty()) return "";
+  std::vector<report::ScatterPoint> ttft, tpot;
+  for (const ScenarioRun& r : rows) {
+    const ScenarioMeasure& s = *r.measured.scenario;
+    const std::string group = r.measured.setup.backend + " " + r.measured.setup.precision;
+    const size_t g = static_cast<size_t>(std::find(groups.begin(), groups.end(), group) -
+                                         groups.begin());
+    const std::string what = group + " b" + std::to_string(r.measured.setup.batch) + ", prompt " +
+                             FormatNumber("%.0f", s.prompt_tokens) + ", gen " +
+                             FormatNumber("%.0f", s.gen_tokens);
+    ttft.push_back({s.prompt_tokens, s.ttft_p50_ms, SeriesColor(g), "",
+                    what + ": TTFT " + FormatNumber("%.2f", s.ttft_p50_ms) + " ms", true});
+    tpot.push_back({s.prompt_tokens, s.tpot_p50_ms, SeriesColor(g), "",
+                    what + ": TPOT p50 " + FormatNumber("%.2f", s.tpot_p50_ms) + " ms", true});
+  }
+  std::string legend;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    legend += "<b style=\"color:" + SeriesColor(g) + "\">" + Escape(groups[g]) + "</b> ";
+  }
+  std::string phases;
+  for (const ScenarioRun& r : rows) {
+    const std::string table = RenderPhaseTable(r.measured, 0);
+    if (!table.empty()) {
+      phases += "<details><summary>" + Escape(r.name) + ": per layer and phase</summary><pre>" +
+                Escape(table) + "</pre></details>";
+    }
+  }
+  return "<h3>" + Escape(topology) +
+         ": generation (time to first token, time per output token)</h3><p>" + legend +
+         "</p><div style=\"display:inline-block;margin:0 12px 12px 0\">" +
+         report::ScatterChart(ttft, "prompt tokens", "TTFT ms (prefill, p50)", 480, 320) +
+         "</div><div style=\"display:inline-block;margin:0 12px 12px 0\">" +
+         report::ScatterChart(tpot, "prompt tokens", "TPOT ms (decode step, p50)", 480, 320) +
+         "</div><pre>" + Escape(RenderGenerationTable(rows)) + "</pre>" + phases;
+}
+
 // The batching decision (scenario.h): samples/s against p99 for the runs of a topology that
 // measured scenarios (single-stream runs beside them), one chart per backend and precision (each
 // its own scale), the Pareto front outlined, joined and labelled (the others in tooltips); and
@@ -461,6 +511,7 @@ std::string ScenarioSection(const std::string& topology, const std::vector<const
   std::vector<std::string> groups;
   bool any = false;
   for (const Entry* e : runs) {
+    if (e->m.scenario && e->m.scenario->kind == ScenarioKind::kGenerate) continue;  // below
     any |= e->m.scenario.has_value();
     rows.push_back({e->name, e->m, e->file->threads});
     const std::string group = e->m.setup.backend + " " + e->m.setup.precision;
@@ -572,6 +623,7 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
     }
     html += ComparisonSection(t, runs);
     html += ScenarioSection(t, runs);
+    html += GenerationSection(t, runs);
     html += PrecisionSection(runs);
     html += LayerTableSection(runs, options.top);
   }

@@ -91,5 +91,74 @@ TEST(ScenarioTable, AScenarioSurvivesTheCounterCodec) {
   EXPECT_FALSE(DecodeCounters(plain_counters).scenario.has_value());
 }
 
+// A generation's row: what was asked, the times, the rates, the caches, and the requests short
+// of a TPOT p99.
+TEST(GenerationTable, ShowsTtftTpotRatesAndTheCaches) {
+  ScenarioRun r;
+  r.name = "gpt2/onednn/f32/gen:64/prompt:128/generate/streams:1/batch:1/iterations:1/manual_time";
+  r.measured.setup = {"gpt2", "onednn", "f32", 1};
+  ScenarioMeasure& s = r.measured.scenario.emplace();
+  s.kind = ScenarioKind::kGenerate;
+  s.prompt_tokens = 128;
+  s.gen_tokens = 64;
+  s.ttft_p50_ms = 77.68;
+  s.tpot_p50_ms = 11.4;
+  s.tpot_p90_ms = 12.65;
+  s.tpot_p99_ms = 22.04;
+  s.prefill_tokens_per_s = 1624.7;
+  s.decode_tokens_per_s = 84.1;
+  s.tokens_per_s = 228.7;
+  s.kv_cache_bytes = 13.5 * 1024 * 1024;
+  s.queries = 12;
+  s.queries_needed = 16;
+  ScenarioRun offline = Row("mlp/eigen/f32/offline/streams:1/batch:1", 1, 1, 10, 5);
+  const std::string table = RenderGenerationTable({r, offline});
+  EXPECT_NE(table.find("benchmarks gpt2/onednn/f32/gen:64/prompt:128/..."), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("\nonednn/f32      1     128   64    77.68     11.40  12.65   22.04     "
+                       "1624.7      84.1     228.7  13.50 MiB  12 of 16\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("mlp"), std::string::npos) << "an offline run is not a generation";
+  EXPECT_NE(table.find("a TPOT p99 needs M requests"), std::string::npos) << table;
+}
+
+// The phases side by side: each step's time, share and bound per phase, the totals, and the
+// memory traffic of a decode step against the machine's read bandwidth.
+TEST(PhaseTable, SetsThePrefillBesideADecodeStep) {
+  RunMeasurement m;
+  auto step = [](const char* name, double ms, double roof, const char* bound, double bytes) {
+    StepMeasure s;
+    s.name = name;
+    s.op = "dense";
+    s.measure.ms = ms;
+    s.roof_ms = roof;
+    s.bound = bound;
+    s.cost.weight_traffic_bytes = bytes;
+    return s;
+  };
+  m.phases.push_back(
+      {"prefill",
+       10,
+       {step("fc1", 3.0, 2.0, "compute", 0), step("lm_head", 1.0, 0.5, "memory", 0)}});
+  m.phases.push_back(
+      {"decode",
+       640,
+       {step("fc1", 0.5, 0.25, "memory", 20e6), step("lm_head", 1.5, 1.0, "memory", 60e6)}});
+  const std::string table = RenderPhaseTable(m, 100);
+  EXPECT_NE(table.find("fc1      dense       3.000  75.0%    2.000  compute      0.500  25.0%    "
+                       "0.250  memory"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("total                4.000"), std::string::npos) << table;
+  EXPECT_NE(table.find("(10 measured)"), std::string::npos) << table;
+  EXPECT_NE(table.find("(640 measured)"), std::string::npos) << table;
+  // 80 MB in 2 ms: 40 GB/s, 40% of 100.
+  EXPECT_NE(table.find("40.0 GB/s, 40% of the 100.0 GB/s read bandwidth"), std::string::npos)
+      << table;
+  m.phases.pop_back();
+  EXPECT_EQ(RenderPhaseTable(m, 100), "") << "one phase alone: nothing to set beside";
+}
+
 }  // namespace
 }  // namespace ntpb
