@@ -39,8 +39,13 @@ struct Scenario {
   }
   // A decoder's generation (src/bench/generation.h): each query is a request of `batch`
   // sequences, a prefill of the topology's `prompt` tokens (time to first token) and `gen`
-  // decode steps (time per output token), the key/value caches appended in place.
-  static Scenario Generate() { return {ScenarioKind::kGenerate}; }
+  // decode steps (time per output token), the key/value caches appended in place. With a rate
+  // (requests per second), requests arrive as a Poisson process and wait for the one stream:
+  // the time to first token then counts from the arrival, queueing included (no batching of
+  // requests together).
+  static Scenario Generate(double requests_per_second = 0) {
+    return {ScenarioKind::kGenerate, requests_per_second};
+  }
   // The same scenario measured over `n` queries: Scenario::Offline().WithQueries(200).
   Scenario WithQueries(int64_t n) const {
     Scenario s = *this;
@@ -59,8 +64,8 @@ std::string ScenarioNames();
 ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field);
 
 // The family name's part for the scenario: "" for single-stream, "offline", "server/qps:200",
-// "server/p99_ms:50" (the max-QPS search), "multistream/samples:8", "generate"; "/queries:N"
-// when set.
+// "server/p99_ms:50" (the max-QPS search), "multistream/samples:8", "generate",
+// "generate/qps:0.5"; "/queries:N" when set.
 std::string ScenarioTag(const Scenario& scenario);
 
 // Queries a percentile needs before it means something: at least 10 of them above it, so a

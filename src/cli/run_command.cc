@@ -181,7 +181,7 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
 // does not apply.
 std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
   std::vector<Scenario> out;
-  bool server = false, multi = false;
+  bool server = false, multi = false, generate = false;
   for (const std::string& name : o.scenarios) {
     Scenario s;
     s.kind = ParseScenarioKind(name, "--scenario");
@@ -204,6 +204,10 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
       multi = true;
       s.samples_per_query = o.samples_per_query;
     }
+    if (s.kind == ScenarioKind::kGenerate) {
+      generate = true;
+      s.target_qps = o.target_qps;  // 0: one request after another
+    }
     out.push_back(s);
   }
   const bool streamed = std::any_of(out.begin(), out.end(), [](const Scenario& s) {
@@ -220,8 +224,9 @@ std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
                               "generated together)"
                             : "applies to --scenario offline, server or multi-stream");
   }
-  if (!server && (o.target_qps > 0 || o.find_max_qps)) {
-    refuse(o.find_max_qps ? "--find-max-qps" : "--target-qps", "applies to --scenario server");
+  if (!server && o.find_max_qps) refuse("--find-max-qps", "applies to --scenario server");
+  if (!server && !generate && o.target_qps > 0) {
+    refuse("--target-qps", "applies to --scenario server or generate");
   }
   if (o.p99_bound_ms > 0 && !o.find_max_qps) refuse("--p99", "is the bound of --find-max-qps");
   if (o.find_max_qps && o.target_qps > 0) {

@@ -70,6 +70,7 @@ std::string ScenarioTag(const Scenario& s) {
       break;
     case ScenarioKind::kGenerate:
       tag = "generate";
+      if (s.target_qps > 0) tag += "/qps:" + Short(s.target_qps);
       break;
   }
   if (s.queries > 0) tag += "/queries:" + std::to_string(s.queries);

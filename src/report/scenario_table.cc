@@ -116,7 +116,7 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
   }
   report::TextTable table({"run", "batch", "prompt", "gen", "TTFT ms", "TPOT p50", "p90", "p99 ms",
                            "prefill/s", "decode/s", "tokens/s", "KV cache", "requests"});
-  bool short_of_p99 = false;
+  bool short_of_p99 = false, arrivals = false;
   for (const auto& [name, run] : rows) {
     const ScenarioMeasure& s = *run->measured.scenario;
     std::string requests = Number(s.queries, "%.0f");
@@ -125,12 +125,15 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
       short_of_p99 = true;
     }
     const RunSetup& setup = run->measured.setup;
-    table.Add({setup.backend + "/" + setup.precision, std::to_string(run->measured.setup.batch),
-               Number(s.prompt_tokens, "%.0f"), Number(s.gen_tokens, "%.0f"),
-               Number(s.ttft_p50_ms, "%.2f"), Number(s.tpot_p50_ms, "%.2f"),
-               Number(s.tpot_p90_ms, "%.2f"), Number(s.tpot_p99_ms, "%.2f"),
-               Number(s.prefill_tokens_per_s, "%.1f"), Number(s.decode_tokens_per_s, "%.1f"),
-               Number(s.tokens_per_s, "%.1f"), FormatBytes(s.kv_cache_bytes), requests});
+    arrivals |= s.target_qps > 0;
+    table.Add({setup.backend + "/" + setup.precision +
+                   (s.target_qps > 0 ? " @" + Number(s.target_qps, "%g") + "/s" : ""),
+               std::to_string(run->measured.setup.batch), Number(s.prompt_tokens, "%.0f"),
+               Number(s.gen_tokens, "%.0f"), Number(s.ttft_p50_ms, "%.2f"),
+               Number(s.tpot_p50_ms, "%.2f"), Number(s.tpot_p90_ms, "%.2f"),
+               Number(s.tpot_p99_ms, "%.2f"), Number(s.prefill_tokens_per_s, "%.1f"),
+               Number(s.decode_tokens_per_s, "%.1f"), Number(s.tokens_per_s, "%.1f"),
+               FormatBytes(s.kv_cache_bytes), requests});
   }
   std::string out = rows.empty() ? "" : "benchmarks " + rows[0].first + "...\n";
   out += table.Render(1);
@@ -138,6 +141,12 @@ std::string RenderGenerationTable(const std::vector<ScenarioRun>& given) {
       "TTFT: the prefill of the prompt (p50 over the requests); TPOT: one decode step (over every "
       "step);\nprefill/s, decode/s, tokens/s: tokens of all `batch` sequences per second;\n"
       "KV cache: keys and values of prompt + gen tokens\n";
+  if (arrivals) {
+    out +=
+        "@R/s: requests arrived at R per second (Poisson) and waited for the one stream; their "
+        "TTFT counts\nfrom the arrival, queueing included (requests are not batched "
+        "together)\n";
+  }
   if (short_of_p99) {
     out +=
         "requests \"N of M\": a TPOT p99 needs M requests (1000 decode steps) to mean "

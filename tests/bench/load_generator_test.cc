@@ -187,6 +187,7 @@ TEST(Scenario, NamesAndTags) {
   EXPECT_EQ(ScenarioTag(Scenario::SingleStream()), "");
   EXPECT_EQ(ScenarioTag(Scenario::Offline()), "offline");
   EXPECT_EQ(ScenarioTag(Scenario::Generate()), "generate");
+  EXPECT_EQ(ScenarioTag(Scenario::Generate(0.5)), "generate/qps:0.5");
   EXPECT_EQ(ParseScenarioKind("generate", "--scenario"), ScenarioKind::kGenerate);
   EXPECT_EQ(ScenarioTag(Scenario::Server(12.5)), "server/qps:12.5");
   EXPECT_EQ(ScenarioTag(Scenario::MaxQps(50)), "server/p99_ms:50");

@@ -625,6 +625,14 @@ TEST(Cli, RunGenerateReportsTtftTpotAndPhases) {
             std::string::npos)
       << r.out;
 
+  // Requests arriving at a rate: the row says it, TTFT counts from the arrival.
+  const CommandResult rate = RunCommand(kCli + " run " + Topo("llama.json") + toy +
+                                        " --set prompt=6 --set gen=4 --scenario generate"
+                                        " --target-qps 50 --queries 3 --quiet");
+  ASSERT_EQ(rate.exit_code, 0) << rate.err;
+  EXPECT_NE(rate.out.find("\neigen/f32 @50/s      1       6    4 "), std::string::npos) << rate.out;
+  EXPECT_NE(rate.out.find("their TTFT counts\nfrom the arrival"), std::string::npos) << rate.out;
+
   const std::vector<std::pair<std::string, std::string>> refused = {
       {Topo("llama.json") + toy + " --set gen=0",
        "field 'params.gen': must be at least 1 (the tokens decoded after the prompt), got 0"},
