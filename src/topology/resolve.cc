@@ -23,6 +23,11 @@ class Resolver {
 
   ResolvedTopology Run(const ParamEnv& overrides) {
     CheckTopologyName();
+    if (t_.layers.empty()) {  // every layer left out by `when`, or an ONNX graph of Identities
+      throw Error(t_.file, "", "layers",
+                  "nothing to compute: no layer is left (every one left out by its `when`, or an "
+                  "ONNX graph whose nodes only pass their input on)");
+    }
     ResolvedTopology r;
     r.name = t_.name;
     r.file = t_.file;

@@ -382,6 +382,36 @@ TEST(OnnxReader, GruMatchesTheOnnxSpecification) {
   EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
 }
 
+// Identity chains as long as the node limit allows import without recursion (99 999 of them
+// overflowed the stack), and one that leaves nothing to compute is one line, not a crash.
+TEST(OnnxReader, ALongIdentityChainImportsAndAllIdentitiesIsOneLine) {
+  auto chain = [](int identities, bool relu) {
+    OnnxBuilder b("chain");
+    b.Input("x", {"1", "4"});
+    b.Output("y", {"1", "4"});
+    std::string last = "x";
+    for (int i = 0; i < identities; ++i) {
+      const std::string out = relu || i + 1 < identities ? "t" + std::to_string(i) : "y";
+      b.Node("Identity", {last}, {out}, "id" + std::to_string(i));
+      last = out;
+    }
+    if (relu) b.Node("Relu", {last}, {"y"}, "relu");
+    return b.model.SerializeAsString();
+  };
+  const Topology t = ParseOnnx(chain(99999, true), "chain.onnx");
+  ASSERT_EQ(t.layers.size(), 1u);
+  EXPECT_EQ(t.layers[0].inputs, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(Resolve(t, {}).layers.size(), 1u);
+  try {
+    Resolve(ParseOnnx(chain(1000, false), "identities.onnx"), {});
+    ADD_FAILURE() << "a graph of Identities resolved";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("identities.onnx: field 'layers': nothing to compute"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(OnnxReader, RemainingOpsMapAndRun) {
   const Topology t = Import("ops");
   std::map<std::string, std::string> ops;

@@ -609,9 +609,16 @@ const Dims& OnnxImporter::DimsOf(const std::string& tensor, const onnx::NodeProt
   return it->second;
 }
 
+// A loop, not recursion: an exported graph may chain 100 000 Identity nodes (which overflowed
+// the stack); bounded by the aliases' count, so a cycle in a malformed file cannot hang it.
 std::string OnnxImporter::Resolve(const std::string& tensor) const {
-  auto it = alias_.find(tensor);
-  return it == alias_.end() ? tensor : Resolve(it->second);
+  const std::string* at = &tensor;
+  for (size_t hops = 0; hops <= alias_.size(); ++hops) {
+    auto it = alias_.find(*at);
+    if (it == alias_.end()) return *at;
+    at = &it->second;
+  }
+  return *at;
 }
 
 const onnx::AttributeProto* OnnxImporter::Attr(const onnx::NodeProto& n,

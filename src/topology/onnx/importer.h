@@ -216,7 +216,11 @@ class OnnxImporter {
   bool FloatsConst(const std::string& name, const onnx::NodeProto& n,
                    std::vector<float>* out) const;
   // `out` is the same tensor as `in` (an identity: a Pad by nothing, a Dropout).
-  void Alias(const std::string& out, const std::string& in) { alias_[out] = in; }
+  // `out` stands for `in`'s source, resolved now: a chain of aliases costs one lookup each.
+  void Alias(const std::string& out, const std::string& in) {
+    std::string source = Resolve(in);
+    if (source != out) alias_[out] = std::move(source);
+  }
 
   const onnx::NodeProto* OnlyUser(const std::string& tensor, const std::string& op) const;
 
