@@ -1,8 +1,10 @@
 // attention: two batched matmul primitives over the heads read in place through strided
 // descriptors ([N, S, heads x D] seen as [N, kv heads, group, S, D]; a key/value head is
 // broadcast to its group of query heads), the scale as the first product's output scale, the
-// masks as host code over its scores, and a softmax in f32 between them. rotary: host code over the
-// shared table (oneDNN 2.6 has no rotary primitive).
+// masks as host code over its scores, and a softmax in f32 between them; a decode step's few
+// queries over a cache: host code over the keys appended so far (the run's position shift).
+// rotary: host code over the shared table (oneDNN 2.6 has no rotary primitive). kv_cache: host
+// copies of the new rows into state memory of its own.
 #include <omp.h>
 
 #include <algorithm>
