@@ -50,7 +50,8 @@ struct TopologyAnalysis {
   // outputs included; views share their source's storage).
   int64_t peak_activation_bytes = 0;
   int peak_layer = 0;  // index of the layer where the peak occurs
-  // A decoder's KV cache per token of context and sequence, at the precision, and how many
+  // A decoder's KV cache per token of context and sequence, at the precision (f32 in i8 runs,
+  // which quantize no cache), and how many
   // kv_cache layers keep it (one for keys, one for values per block); 0 for a network that
   // caches nothing.
   int64_t kv_cache_bytes_per_token = 0;

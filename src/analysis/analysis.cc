@@ -132,7 +132,10 @@ TopologyAnalysis Analyze(const ResolvedTopology& t, Precision precision,
   for (const ResolvedLayer& l : t.layers) {
     LayerAnalysis la{l.name, l.op, l.inlay, LayerCost(l, precision)};
     if (l.cache_elements_per_token > 0) {
-      a.kv_cache_bytes_per_token += l.cache_elements_per_token * ElementBytes(precision);
+      // i8 runs keep their caches in f32: no backend quantizes keys and values (only the inputs
+      // of conv2d, dense and recurrent layers), so a cache costs 4 bytes an element there.
+      const Precision stored = precision == Precision::kI8 ? Precision::kF32 : precision;
+      a.kv_cache_bytes_per_token += l.cache_elements_per_token * ElementBytes(stored);
       ++a.kv_cache_layers;
     }
     a.total += la.cost;

@@ -433,6 +433,9 @@ TEST(ShippedTopologies, TransformerCountsMatchTheReferenceModels) {
   EXPECT_EQ(llama.kv_cache_layers, 44);  // keys and values of 22 blocks
   EXPECT_EQ(analyze("topologies/llama.json", {{"layers", 3}}, bf16).kv_cache_bytes_per_token,
             3 * 2 * 4 * 64 * 2);
+  // i8 runs keep their caches in f32 (no backend quantizes keys and values).
+  EXPECT_EQ(analyze("topologies/llama.json", {{"layers", 3}}, i8).kv_cache_bytes_per_token,
+            3 * 2 * 4 * 64 * 4);
   // torchvision vit_b_16: 86,567,656 parameters.
   EXPECT_EQ(analyze("topologies/vit.json").total.params, 86567656);
   // Hugging Face's bert-base-uncased (109,482,240) less its 512 - 128 unused positions and its
