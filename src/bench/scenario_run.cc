@@ -193,6 +193,9 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
         if (!arrivals.empty()) {
           if (r >= static_cast<int64_t>(arrivals.size())) break;
           const double now = SecondsSince(begin), arrival = arrivals[static_cast<size_t>(r)];
+          // As the server scenario: no request starts after the time limit (a rate of 1e-9
+          // would otherwise sleep for decades).
+          if (arrival > limit_s) break;
           if (arrival > now) {
             std::this_thread::sleep_for(std::chrono::duration<double>(arrival - now));
           } else {
@@ -203,10 +206,15 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
         request(shape.gen, true);
       }
       wall_s = SecondsSince(begin);
-      state.SetIterationTime(wall_s / static_cast<double>(ttft_s.size()));
+      state.SetIterationTime(ttft_s.empty() ? 0 : wall_s / static_cast<double>(ttft_s.size()));
     }
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
+    return;
+  }
+  if (ttft_s.empty()) {
+    state.SkipWithError(
+        "no request arrived within the time limit (--scenario-seconds; --target-qps)");
     return;
   }
   const double requests = static_cast<double>(ttft_s.size());

@@ -632,6 +632,14 @@ TEST(Cli, RunGenerateReportsTtftTpotAndPhases) {
   ASSERT_EQ(rate.exit_code, 0) << rate.err;
   EXPECT_NE(rate.out.find("\neigen/f32 @50/s      1       6    4 "), std::string::npos) << rate.out;
   EXPECT_NE(rate.out.find("their TTFT counts\nfrom the arrival"), std::string::npos) << rate.out;
+  // A rate so low that nothing arrives within the time limit ends it, never a sleep of decades.
+  const CommandResult none = RunCommand(kCli + " run " + Topo("llama.json") + toy +
+                                        " --set prompt=6 --set gen=4 --scenario generate"
+                                        " --target-qps 0.000001 --scenario-seconds 1 --quiet");
+  EXPECT_NE(none.exit_code, 0);
+  EXPECT_NE((none.out + none.err).find("no request arrived within the time limit"),
+            std::string::npos)
+      << none.out << none.err;
 
   const std::vector<std::pair<std::string, std::string>> refused = {
       {Topo("llama.json") + toy + " --set gen=0",
