@@ -39,7 +39,12 @@ inline GenerationShape GenerationShapeOf(const ResolvedTopology& t) {
     return it->second;
   };
   GenerationShape s{param("prompt"), param("gen")};
-  param("past");
+  if (const int64_t past = param("past"); past != 0) {
+    throw Error(t.file, "", "params.past",
+                "--scenario generate sets it itself (0 for the prefill, then each decode step's "
+                "position); got " +
+                    std::to_string(past) + ": leave it out");
+  }
   if (s.prompt < 1) {
     throw Error(t.file, "", "params.prompt",
                 "must be at least 1 for --scenario generate, got " + std::to_string(s.prompt));

@@ -647,6 +647,8 @@ TEST(Cli, RunGenerateReportsTtftTpotAndPhases) {
       {Topo("gpt2.json") + " --set layers=1 --set prompt=1000 --set gen=25",
        "prompt 1000 + gen 25 is more than the context of 1024 positions"},
       {Topo("mlp.json"), "--scenario generate needs a decoder with the param 'prompt'"},
+      {Topo("llama.json") + toy + " --set past=3",
+       "field 'params.past': --scenario generate sets it itself"},
       {Topo("llama.json") + toy + " --streams 2",
        "option '--streams': does not apply to --scenario generate"}};
   for (const auto& [args, message] : refused) {
