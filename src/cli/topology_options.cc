@@ -222,7 +222,7 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
        },
        "how queries arrive, comma-separated: " + ScenarioNames() +
            " (default single-stream); then a table of throughput vs p99 per streams x batch "
-           "with the Pareto front")
+           "with the Pareto front; generate: a decoder's prefill and decode steps (TTFT, TPOT)")
       ->delimiter(',')
       ->type_name("LIST");
   c->add_option("--streams", o->streams,
@@ -231,7 +231,8 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->delimiter(',')
       ->check(IntegerAtLeast(1, 256))
       ->type_name("N[,N..]");
-  c->add_option("--target-qps", o->target_qps, "server: the Poisson arrival rate, queries/s")
+  c->add_option("--target-qps", o->target_qps,
+                "server: the Poisson arrival rate, queries/s; generate: requests/s")
       ->check(NumberBetween(0, 1e9, "a rate > 0 in queries per second"))
       ->type_name("QPS");
   c->add_flag("--find-max-qps", o->find_max_qps,
@@ -247,7 +248,8 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
       ->check(IntegerAtLeast(1))
       ->type_name("N");
   c->add_option("--queries", o->queries,
-                "queries per measurement (default 1000: what a p99 needs, 10 above it)")
+                "queries per measurement (default 1000: what a p99 needs, 10 above it); "
+                "generate: requests")
       ->check(IntegerAtLeast(1))
       ->type_name("N");
   c->add_option("--scenario-seconds", o->scenario_seconds,
