@@ -103,11 +103,8 @@ inline void HandOverCaches(const ResolvedTopology& prefill_topology, const Execu
   }
 }
 
-// Writes `tokens` ([N, S] ids) to the first input and their positions, from `first`, to an input
-// named `positions` where there is one.
-inline void WriteTokens(const ResolvedTopology& t, Executable& exe,
-                        const std::vector<float>& tokens, int64_t first) {
-  exe.WriteTensor(t.inputs.begin()->first, tokens);
+// Writes each token's position, from `first`, to an input named `positions` where there is one.
+inline void WritePositions(const ResolvedTopology& t, Executable& exe, int64_t first) {
   for (const auto& [name, shape] : t.inputs) {
     if (name != "positions") continue;
     std::vector<float> positions(static_cast<size_t>(NumElements(shape)));
@@ -116,6 +113,13 @@ inline void WriteTokens(const ResolvedTopology& t, Executable& exe,
     }
     exe.WriteTensor(name, positions);
   }
+}
+
+// Writes `tokens` ([N, S] ids) to the first input and their positions, from `first`.
+inline void WriteTokens(const ResolvedTopology& t, Executable& exe,
+                        const std::vector<float>& tokens, int64_t first) {
+  exe.WriteTensor(t.inputs.begin()->first, tokens);
+  WritePositions(t, exe, first);
 }
 
 // The next token of each of `batch` sequences: the argmax of its logits (greedy decoding).

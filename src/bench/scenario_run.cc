@@ -17,6 +17,7 @@
 #include "src/bench/load_generator.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
+#include "src/bench/step_timer.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
 #include "src/results/run_key.h"
@@ -44,22 +45,10 @@ double SecondsSince(Clock::time_point begin) {
   return std::chrono::duration<double>(Clock::now() - begin).count();
 }
 
-// Writes each position of the prompt (the ids stay as drawn from the seed).
-void WritePromptPositions(const ResolvedTopology& t, Executable& exe) {
-  for (const auto& [name, shape] : t.inputs) {
-    if (name != "positions") continue;
-    std::vector<float> positions(static_cast<size_t>(NumElements(shape)));
-    for (size_t i = 0; i < positions.size(); ++i) {
-      positions[i] = static_cast<float>(static_cast<int64_t>(i) % shape.back());
-    }
-    exe.WriteTensor(name, positions);
-  }
-}
-
 // A phase's steps with their mean time per run of the phase, their cost at the phase's shapes and
 // their roofline bound where the machine's ceilings are known.
 PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vector<StepInfo>& steps,
-                   const std::vector<double>& step_s, double runs, Precision precision,
+                   const std::vector<int64_t>& step_ns, double runs, Precision precision,
                    const MachinePeaks* peaks) {
   PhaseMeasure p;
   p.name = name;
@@ -69,7 +58,7 @@ PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vecto
     StepMeasure& step = p.steps.emplace_back();
     step.name = info.name;
     step.op = info.op;
-    step.measure.ms = runs > 0 ? step_s[i] / runs * 1e3 : 0;
+    step.measure.ms = runs > 0 ? static_cast<double>(step_ns[i]) / runs * 1e-6 : 0;
     if (info.layer < 0) continue;  // an inlay: no analytic cost
     const Cost c = FusedCost(a, info.layer, info.fused);
     step.cost.flops = static_cast<double>(c.flops);
@@ -84,20 +73,6 @@ PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vecto
     }
   }
   return p;
-}
-
-// Runs every step, adding each one's time to `step_s`; returns the run's time.
-double RunTimedSteps(Executable& exe, std::vector<double>* step_s) {
-  const auto begin = Clock::now();
-  auto last = begin;
-  for (size_t i = 0; i < exe.steps().size(); ++i) {
-    exe.RunStep(i);
-    const auto now = Clock::now();
-    (*step_s)[i] += std::chrono::duration<double>(now - last).count();
-    last = now;
-  }
-  exe.Wait();
-  return SecondsSince(begin);
 }
 
 // The generate scenario (generation.h): requests of `batch` sequences one after another, each a
@@ -146,13 +121,17 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   }
   const std::string logits = prefill_t.outputs.at(0);
   std::vector<double> ttft_s, tpot_s;
-  std::vector<double> prefill_step_s(prefill->steps().size()),
-      decode_step_s(decode->steps().size());
-  std::vector<double> ignored_prefill(prefill_step_s.size()), ignored_decode(decode_step_s.size());
+  // Each step's time summed over the measured runs of its phase (step_timer.h).
+  std::vector<int64_t> prefill_step_ns(prefill->steps().size()),
+      decode_step_ns(decode->steps().size());
+  std::vector<int64_t> ignored_prefill(prefill_step_ns.size()),
+      ignored_decode(decode_step_ns.size());
+  // The prompt's ids stay as drawn from the seed; its positions are the same for every request.
+  WritePositions(prefill_t, *prefill, 0);
   // One request: the prefill, then gen decode steps, each fed the token the step before chose.
   auto request = [&](int64_t steps, bool record) {
-    WritePromptPositions(prefill_t, *prefill);
-    const double first = RunTimedSteps(*prefill, record ? &prefill_step_s : &ignored_prefill);
+    const double first = 1e-9 * static_cast<double>(RunTimedSteps(
+                                    *prefill, record ? prefill_step_ns : ignored_prefill, nullptr));
     std::vector<float> out = prefill->ReadTensor(logits);
     HandOverCaches(prefill_t, *prefill, decode_t, *decode);
     if (record) ttft_s.push_back(first);
@@ -160,7 +139,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
       const int64_t position = shape.prompt + g;
       decode->SetPositionShift(position - (shape.capacity() - 1));
       WriteTokens(decode_t, *decode, GreedyTokens(out, batch), position);
-      const double step = RunTimedSteps(*decode, record ? &decode_step_s : &ignored_decode);
+      const double step = 1e-9 * static_cast<double>(RunTimedSteps(
+                                     *decode, record ? decode_step_ns : ignored_decode, nullptr));
       if (record) tpot_s.push_back(step);
       out = decode->ReadTensor(logits);
     }
@@ -286,13 +266,13 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
   const Precision precision = family.precision;
   m.phases.push_back(
-      Phase("prefill", prefill_a, prefill->steps(), prefill_step_s, requests, precision, peaks));
+      Phase("prefill", prefill_a, prefill->steps(), prefill_step_ns, requests, precision, peaks));
   try {
     ParamEnv mean = DecodeParams(family.values, shape);
     mean["past"] = shape.prompt + (shape.gen - 1) / 2;
     const ResolvedTopology mean_t = ResolveFor(tb, topology, batch, mean);
     m.phases.push_back(Phase("decode", Analyze(mean_t, precision, {}), decode->steps(),
-                             decode_step_s, sm.decode_steps, precision, peaks));
+                             decode_step_ns, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
     return;

@@ -456,8 +456,7 @@ std::string RunDetails(const Entry& e, size_t index, int top) {
 // A decoder's generations (the generate scenario): time to first token and time per output token
 // against the prompt's length, one series per backend and precision (the prefill grows with the
 // prompt, a decode step barely), the generation table, and each run's per-layer table by phase.
-std::string GenerationSection(const std::string& topology,
-                              const std::vector<const Entry*>& runs) {
+std::string GenerationSection(const std::string& topology, const std::vector<const Entry*>& runs) {
   std::vector<ScenarioRun> rows;
   std::vector<std::string> groups;
   for (const Entry* e : runs) {
@@ -471,8 +470,8 @@ std::string GenerationSection(const std::string& topology,
   for (const ScenarioRun& r : rows) {
     const ScenarioMeasure& s = *r.measured.scenario;
     const std::string group = r.measured.setup.backend + " " + r.measured.setup.precision;
-    const size_t g = static_cast<size_t>(std::find(groups.begin(), groups.end(), group) -
-                                         groups.begin());
+    const size_t g =
+        static_cast<size_t>(std::find(groups.begin(), groups.end(), group) - groups.begin());
     const std::string what = group + " b" + std::to_string(r.measured.setup.batch) + ", prompt " +
                              FormatNumber("%.0f", s.prompt_tokens) + ", gen " +
                              FormatNumber("%.0f", s.gen_tokens);
