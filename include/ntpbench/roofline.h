@@ -29,6 +29,8 @@ struct RooflineBound {
 // cached from one inference to the next when they fit.
 RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks& peaks,
                        int64_t working_set = 0);
+// What sets a bound, as tables and run files say it: "compute", or the memory level's name.
+const char* BoundName(const RooflineBound& bound);
 // The plateau that holds `reuse_bytes`: half of the threads' L2s, half of the last-level cache,
 // else memory (and memory where a plateau was not measured or the size is unknown, 0).
 MemoryLevel LevelFor(int64_t reuse_bytes, const MachinePeaks& peaks);

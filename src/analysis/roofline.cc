@@ -16,6 +16,10 @@ const char* MemoryLevelName(MemoryLevel level) {
   return "memory";
 }
 
+const char* BoundName(const RooflineBound& bound) {
+  return bound.memory_bound ? MemoryLevelName(bound.level) : "compute";
+}
+
 MemoryLevel LevelFor(int64_t reuse_bytes, const MachinePeaks& peaks) {
   if (reuse_bytes <= 0) return MemoryLevel::kMemory;
   if (peaks.l2_bandwidth_gbs > 0 &&

@@ -69,7 +69,7 @@ PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vecto
       const RooflineBound bound =
           Roofline(c, precision, *peaks, a.total.weight_bytes + a.peak_activation_bytes);
       step.roof_ms = bound.ms;
-      step.bound = !bound.memory_bound ? "compute" : MemoryLevelName(bound.level);
+      step.bound = BoundName(bound);
     }
   }
   return p;

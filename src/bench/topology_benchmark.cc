@@ -305,7 +305,7 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
       const RooflineBound bound = Roofline(FusedCost(a, info.layer, info.fused), precision, *peaks,
                                            a.total.weight_bytes + a.peak_activation_bytes);
       step.roof_ms = bound.ms;
-      step.bound = !bound.memory_bound ? "compute" : MemoryLevelName(bound.level);
+      step.bound = BoundName(bound);
     }
     m.steps.push_back(std::move(step));
   }

@@ -3,10 +3,13 @@
 // exactly alike.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "ntpbench/error.h"
 #include "ntpbench/resolve.h"
 
 namespace ntpb {
@@ -60,6 +63,27 @@ inline bool ReadsKvCache(const ResolvedTopology& t, const ResolvedLayer& attenti
     if (l.op == "kv_cache" && l.outputs[0] == attention.inputs[1]) return true;
   }
   return false;
+}
+
+// How far back a run may be shifted (Executable::SetPositionShift): the smallest `past` of the
+// kv_cache layers (0 without any: such a topology runs at its resolved positions only).
+inline int64_t ShiftReach(const ResolvedTopology& t) {
+  int64_t reach = -1;
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.op != "kv_cache") continue;
+    const int64_t past = l.attrs.Int("past");
+    reach = reach < 0 ? past : std::min(reach, past);
+  }
+  return std::max<int64_t>(reach, 0);
+}
+
+// Throws ntpb::Error unless -reach <= shift <= 0.
+inline void CheckPositionShift(int64_t shift, int64_t reach) {
+  if (shift > 0 || shift < -reach) {
+    throw Error("", "", "position shift",
+                std::to_string(shift) + " is outside [-" + std::to_string(reach) +
+                    ", 0]: a cache cannot start before its first row or grow past its capacity");
+  }
 }
 
 // The row a kv_cache layer appends at, `shift` positions before the one it was resolved for.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/attention_geometry.h"
 #include "src/backends/eigen/kernels.h"
 #include "src/backends/random_data.h"
 
@@ -50,7 +51,7 @@ void RoundToStorage(Precision precision, float* data, int64_t n) {
 class EigenExecutable : public Executable {
  public:
   EigenExecutable(const ResolvedTopology& t, const RunConfig& config)
-      : threads_(EffectiveThreads(config)), precision_(config.precision) {
+      : threads_(EffectiveThreads(config)), precision_(config.precision), reach_(ShiftReach(t)) {
     for (const auto& [name, shape] : t.inputs) {
       float* p = Allocate(name, NumElements(shape));
       const std::vector<float> v = GraphInputValues(config, t, name, shape);
@@ -84,10 +85,6 @@ class EigenExecutable : public Executable {
         std::copy(v.begin(), v.end(), p);
         RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
         args.weights.push_back(p);
-      }
-      if (l.op == "kv_cache") {
-        min_past_ = first_cache_ ? l.attrs.Int("past") : std::min(min_past_, l.attrs.Int("past"));
-        first_cache_ = false;
       }
       auto it = Kernels().find(l.op);
       if (it == Kernels().end()) {
@@ -127,11 +124,7 @@ class EigenExecutable : public Executable {
   int64_t workspace_bytes() const override { return scratch_.bytes(); }
 
   void SetPositionShift(int64_t shift) override {
-    if (shift > 0 || shift < -min_past_) {
-      throw Error("", "", "position shift",
-                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
-                      ", 0]: a cache cannot start before its first row or grow past its capacity");
-    }
+    CheckPositionShift(shift, reach_);
     position_shift_ = shift;
   }
 
@@ -159,8 +152,7 @@ class EigenExecutable : public Executable {
   int threads_;
   Precision precision_;
   int64_t position_shift_ = 0;
-  bool first_cache_ = true;
-  int64_t min_past_ = 0;  // the smallest `past` of the kv_cache layers: how far a shift may go
+  int64_t reach_ = 0;             // how far a shift may go (ShiftReach)
   std::set<std::string> inputs_;  // graph inputs: rounded where they are written
   std::vector<Buffer> stored_;    // per step, its output (none for a view)
   Scratchpad scratch_;

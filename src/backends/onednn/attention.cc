@@ -302,7 +302,6 @@ void BuildKvCache(Builder& b) {
   const memory src = b.PlainInput(l.inputs[0]);
   const memory cache = b.State(b.Plain(out));
   b.SetTensor(l.outputs[0], cache);
-  b.AllowShift(l.attrs.Int("past"));
   const size_t element = memory::data_type_size(b.act());
   const size_t row = static_cast<size_t>(in[2]) * element;
   const int64_t n = in[0], rows = in[1], capacity = out[1];

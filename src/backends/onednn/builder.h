@@ -203,9 +203,6 @@ class Builder {
   // The executable's position shift (Executable::SetPositionShift), read by host code as it runs.
   const int64_t* position_shift() const { return position_shift_.get(); }
   std::shared_ptr<int64_t> TakePositionShift() { return position_shift_; }
-  // A kv_cache layer appends after `past` rows: a shift may go back as far as the smallest.
-  void AllowShift(int64_t past) { min_past_ = min_past_ < 0 ? past : std::min(min_past_, past); }
-  int64_t min_past() const { return std::max<int64_t>(min_past_, 0); }
   // A step built for the resolved positions only (primitives over a whole cache): why a shift
   // other than 0 is refused.
   void RefuseShift(std::string why) {
@@ -229,7 +226,6 @@ class Builder {
   std::vector<Step> steps_;
   std::vector<memory> scratch_;
   std::shared_ptr<int64_t> position_shift_ = std::make_shared<int64_t>(0);
-  int64_t min_past_ = -1;
   std::string shift_refused_;
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);
   // Whether layers[add] is an add that a conv chain absorbs with `tensor` as its other operand.

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/attention_geometry.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/random_data.h"
@@ -152,18 +153,14 @@ class OnednnExecutable : public Executable {
     workspace_ = b.scratchpad_bytes();
     scratch_ = b.TakeScratch();
     position_shift_ = b.TakePositionShift();
-    min_past_ = b.min_past();
+    reach_ = ShiftReach(t);
     shift_refused_ = b.shift_refused();
   }
 
   void SetPositionShift(int64_t shift) override {
     if (shift != 0 && !shift_refused_.empty())
       throw Error("", "", "position shift", shift_refused_);
-    if (shift > 0 || shift < -min_past_) {
-      throw Error("", "", "position shift",
-                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
-                      ", 0]: a cache cannot start before its first row or grow past its capacity");
-    }
+    CheckPositionShift(shift, reach_);
     *position_shift_ = shift;
   }
 
@@ -245,7 +242,7 @@ class OnednnExecutable : public Executable {
   std::vector<Step> steps_;
   std::vector<memory> scratch_;              // the steps' own working memory (Builder::Scratch)
   std::shared_ptr<int64_t> position_shift_;  // read by the steps' host code
-  int64_t min_past_ = 0;
+  int64_t reach_ = 0;                        // how far a shift may go (ShiftReach)
   std::string shift_refused_;
   std::vector<StepInfo> infos_;
   std::map<std::string, memory> tensors_;

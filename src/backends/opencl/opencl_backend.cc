@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/backends/common/attention_geometry.h"
 #include "src/backends/common/quantization.h"
 #include "src/backends/eigen/kernels.h"
 #include "src/backends/opencl/op_builder.h"
@@ -45,6 +46,7 @@ class OpenclExecutable : public Executable {
   OpenclExecutable(const ResolvedTopology& t, const RunConfig& config)
       : session_(SessionFor(DeviceSpec(config))), threads_(EffectiveThreads(config)) {
     if (config.precision == Precision::kI8) calibration_ = CalibrateWithReference(t, config);
+    reach_ = ShiftReach(t);
     const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
     vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
     cl_int status = CL_SUCCESS;
@@ -156,11 +158,7 @@ class OpenclExecutable : public Executable {
   int64_t workspace_bytes() const override { return scratch_bytes_ + host_scratch_.bytes(); }
 
   void SetPositionShift(int64_t shift) override {
-    if (shift > 0 || shift < -min_past_) {
-      throw Error("", "", "position shift",
-                  std::to_string(shift) + " is outside [-" + std::to_string(min_past_) +
-                      ", 0]: a cache cannot start before its first row or grow past its capacity");
-    }
+    CheckPositionShift(shift, reach_);
     position_shift_ = shift;
   }
   int64_t activation_bytes() const override { return activation_bytes_; }
@@ -272,10 +270,6 @@ class OpenclExecutable : public Executable {
     args.vector_gemm = vector_gemm_;
     args.topology = &t;
     args.position_shift = &position_shift_;
-    if (l.op == "kv_cache") {
-      min_past_ = has_cache_ ? std::min(min_past_, l.attrs.Int("past")) : l.attrs.Int("past");
-      has_cache_ = true;
-    }
     if (!calibration_.empty()) {
       args.quantize = [this, &t, index](const std::string& tensor) {
         return Quantized(t, tensor, index);
@@ -348,8 +342,7 @@ class OpenclExecutable : public Executable {
   const DeviceSession& session_;
   int threads_;
   int64_t position_shift_ = 0;  // read by the steps of kv_cache, attention and rotary
-  int64_t min_past_ = 0;        // the smallest `past` of the kv_cache layers
-  bool has_cache_ = false;
+  int64_t reach_ = 0;           // how far a shift may go (ShiftReach)
   Queue queue_;
   std::map<std::string, Tensor> tensors_;
   Calibration calibration_;  // i8 runs: every tensor's range in the reference run
