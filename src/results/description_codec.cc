@@ -67,6 +67,22 @@ double Number(const json& j, const char* key, const std::string& at) {
   return j[key].get<double>();
 }
 
+// A step's analytic cost and roofline bound: in the steps and in a generation's phases alike.
+void EncodeCostAndBound(const StepMeasure& s, json* step) {
+  for (const auto& [name, field] : kCostFields) {
+    if (s.cost.*field != 0) (*step)[name] = s.cost.*field;
+  }
+  if (s.roof_ms > 0) {
+    (*step)[kRoofMs] = s.roof_ms;
+    (*step)[kBound] = s.bound;
+  }
+}
+void DecodeCostAndBound(const json& j, const std::string& at, StepMeasure* s) {
+  for (const auto& [key, field] : kCostFields) s->cost.*field = Number(j, key, at);
+  s->roof_ms = Number(j, kRoofMs, at);
+  s->bound = String(j, kBound, at);
+}
+
 }  // namespace
 
 json EncodeDescription(const RunMeasurement& m) {
@@ -83,13 +99,7 @@ json EncodeDescription(const RunMeasurement& m) {
     if (!s.kernel.empty()) step[kKernel] = s.kernel;
     if (!s.layers.empty()) step[kLayers] = s.layers;
     if (s.inlay_layer) step[kInlayLayer] = true;
-    for (const auto& [name, field] : kCostFields) {
-      if (s.cost.*field != 0) step[name] = s.cost.*field;
-    }
-    if (s.roof_ms > 0) {
-      step[kRoofMs] = s.roof_ms;
-      step[kBound] = s.bound;
-    }
+    EncodeCostAndBound(s, &step);
     steps.push_back(std::move(step));
   }
   d[kSteps] = std::move(steps);
@@ -108,13 +118,7 @@ json EncodeDescription(const RunMeasurement& m) {
       json steps = json::array();
       for (const StepMeasure& s : p.steps) {
         json step = {{kName, s.name}, {kOp, s.op}, {kMs, s.measure.ms}};
-        for (const auto& [name, field] : kCostFields) {
-          if (s.cost.*field != 0) step[name] = s.cost.*field;
-        }
-        if (s.roof_ms > 0) {
-          step[kRoofMs] = s.roof_ms;
-          step[kBound] = s.bound;
-        }
+        EncodeCostAndBound(s, &step);
         steps.push_back(std::move(step));
       }
       phases.push_back({{kName, p.name}, {kRuns, p.runs}, {kSteps, std::move(steps)}});
@@ -145,9 +149,7 @@ void DecodePhases(const json& d, RunMeasurement* m) {
       s.name = String(js, kName, s_at);
       s.op = String(js, kOp, s_at);
       s.measure.ms = Number(js, kMs, s_at);
-      for (const auto& [key, field] : kCostFields) s.cost.*field = Number(js, key, s_at);
-      s.roof_ms = Number(js, kRoofMs, s_at);
-      s.bound = String(js, kBound, s_at);
+      DecodeCostAndBound(js, s_at, &s);
     }
   }
 }
@@ -194,13 +196,11 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
         step->layers.push_back(layer.get<std::string>());
       }
     }
-    for (const auto& [key, field] : kCostFields) step->cost.*field = Number(j, key, at);
-    step->roof_ms = Number(j, kRoofMs, at);
+    DecodeCostAndBound(j, at, step);
     if (j.contains(kInlayLayer)) {
       if (!j[kInlayLayer].is_boolean()) Wrong(at + kInlayLayer, "true or false", j[kInlayLayer]);
       step->inlay_layer = j[kInlayLayer].get<bool>();
     }
-    step->bound = String(j, kBound, at);
   }
   const auto steps = static_cast<double>(m->steps.size());
   if (d.contains(kMarkers)) {
