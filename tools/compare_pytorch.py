@@ -137,7 +137,7 @@ def build_torch_model(torch, layers, precision):
             h = a["units"]
             bidirectional = a.get("direction", "forward") == "bidirectional"
             m = torch.nn.LSTM(shapes[0][-1], h, batch_first=True, bidirectional=bidirectional)
-            m.eval()
+            m.eval().requires_grad_(False)  # its weights as constants when traced (compare_ort.py)
             if quantized:
                 m = torch.ao.quantization.quantize_dynamic(m, {torch.nn.LSTM}, dtype=torch.qint8)
             else:

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ntpbench/machine_class.h"
@@ -39,6 +40,15 @@ struct Ceiling {
 // continued from `before`'s.
 Ceiling ContinueHistory(const Ceiling& before, Ceiling now);
 
+// The last-level cache the reads show: the largest of `reads` (bytes, GB/s) read at least twice
+// as fast as memory (`memory_gbs`), where that is less than half of `reported` (hwloc's size).
+// A virtual machine can report the host's total (a Zen 5 VM: 508 MiB, read at memory speed from
+// 64 MiB up while 16 MiB read 2.7x as fast), and the roofline would then bound a layer whose
+// weights the 32 MiB L3 holds by memory. Returns twice that size (the cache holds at least it;
+// the next size swept, 4x, did not fit), or `reported` where the reads agree with it.
+int64_t CacheSeenByReads(int64_t reported, const std::vector<std::pair<int64_t, double>>& reads,
+                         double memory_gbs);
+
 struct MachinePeaks {
   std::string machine_class;  // MachineClass::id()
   std::string machine;        // MachineClass::human()
@@ -52,6 +62,9 @@ struct MachinePeaks {
   // measured; files from before they were have neither).
   int64_t cache_bytes = 0;
   double cache_bandwidth_gbs = 0;
+  // What the machine reports as its last-level cache (hwloc), where cache_bytes is what the
+  // reads show: a virtual machine can report the host's total (0: not recorded).
+  int64_t reported_cache_bytes = 0;
   // The L2 of one core, and the read bandwidth of data resident in the threads' L2s (0: not
   // measured).
   int64_t l2_bytes = 0;

@@ -130,11 +130,15 @@ int Machine(int threads, bool refresh, bool json, bool force) {
   for (const auto& [precision, gflops] : peaks->peak_gflops) {
     std::printf("%s %.1f  ", precision.c_str(), gflops / peaks->bandwidth_gbs);
   }
+  std::string cache = FormatBytes(static_cast<double>(peaks->cache_bytes));
+  if (peaks->reported_cache_bytes > peaks->cache_bytes) {
+    cache += " as the reads show; the machine reports " +
+             FormatBytes(static_cast<double>(peaks->reported_cache_bytes));
+  }
   std::printf(
       "\nmemory read %.1f GB/s; last-level cache (%s) %.1f GB/s; L2 (%s per core) %.1f GB/s\n",
-      peaks->bandwidth_gbs, FormatBytes(static_cast<double>(peaks->cache_bytes)).c_str(),
-      peaks->cache_bandwidth_gbs, FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(),
-      peaks->l2_bandwidth_gbs);
+      peaks->bandwidth_gbs, cache.c_str(), peaks->cache_bandwidth_gbs,
+      FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(), peaks->l2_bandwidth_gbs);
   return Refusal(refused, force, cached_peaks.has_value());
 }
 

@@ -66,16 +66,28 @@ void MeasureRegisterPeaks(int threads, MachinePeaks* p) {
   }
 }
 
-// Read and triad plateaus: in the threads' L2s (half of each), in the last-level cache (half of
-// it, more than the L2s hold) and in memory (256 MiB); then reads at the sizes topologies
-// stream (1 MiB to 256 MiB), where the step from cache to memory shows.
+// Reads at the sizes topologies stream (1 MiB to 256 MiB), where the step from cache to memory
+// shows; then read and triad plateaus: in the threads' L2s (half of each), in the last-level
+// cache (half of it, more than the L2s hold: its size from CacheSeenByReads) and in memory
+// (256 MiB).
 void MeasureBandwidth(int threads, MachinePeaks* p) {
   const MachineFacts& m = ThisMachine();
   int64_t l2 = 0;
   for (const CacheLevel& c : m.caches) {
     if (c.level == 2) l2 = c.bytes;
   }
-  const int64_t llc = m.last_level_cache_bytes();
+  std::vector<std::pair<int64_t, double>> reads;
+  for (int64_t bytes = int64_t{1} << 20; bytes <= (int64_t{256} << 20); bytes *= 4) {
+    std::fprintf(stderr, "ntpbench machine: read %s, %d threads\n", SizeName(bytes).c_str(),
+                 threads);
+    const Ceiling c = FromRuns(StreamBandwidth(StreamKind::kRead, threads, bytes, kReps), "GB/s",
+                               "read " + SizeName(bytes));
+    reads.emplace_back(bytes, c.best);
+    p->ceilings["read." + SizeName(bytes)] = c;
+  }
+  const int64_t reported = m.last_level_cache_bytes();
+  const int64_t llc = CacheSeenByReads(reported, reads, reads.back().second);
+  p->reported_cache_bytes = reported;
   struct Plateau {
     const char* name;
     int64_t bytes;
@@ -93,13 +105,6 @@ void MeasureBandwidth(int threads, MachinePeaks* p) {
           FromRuns(StreamBandwidth(kind, threads, pl.bytes, kReps), "GB/s",
                    std::string(name) + " " + SizeName(pl.bytes));
     }
-  }
-  for (int64_t bytes = int64_t{1} << 20; bytes <= (int64_t{256} << 20); bytes *= 4) {
-    std::fprintf(stderr, "ntpbench machine: read %s, %d threads\n", SizeName(bytes).c_str(),
-                 threads);
-    p->ceilings["read." + SizeName(bytes)] =
-        FromRuns(StreamBandwidth(StreamKind::kRead, threads, bytes, kReps), "GB/s",
-                 "read " + SizeName(bytes));
   }
   p->l2_bytes = l2;
   p->cache_bytes = llc;

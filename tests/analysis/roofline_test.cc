@@ -245,6 +245,19 @@ TEST(MachinePeaksFile, RoundTripsThroughTheCache) {
   EXPECT_FALSE(ReadMachinePeaks(TempPath("absent.json")).has_value());
 }
 
+TEST(MachinePeaksFile, TheCacheIsTheOneTheReadsShow) {
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  // A Zen 5 VM: hwloc reports 508 MiB, 16 MiB reads 2.7x as fast as memory, 64 MiB does not.
+  const std::vector<std::pair<int64_t, double>> vm = {
+      {kMiB, 444}, {4 * kMiB, 181}, {16 * kMiB, 197}, {64 * kMiB, 117}, {256 * kMiB, 74}};
+  EXPECT_EQ(CacheSeenByReads(508 * kMiB, vm, 74), 32 * kMiB);
+  // Reads that agree with the reported size keep it (a 32 MiB L3, 16 MiB fits).
+  EXPECT_EQ(CacheSeenByReads(32 * kMiB, vm, 74), 32 * kMiB);
+  EXPECT_EQ(CacheSeenByReads(24 * kMiB, vm, 74), 24 * kMiB);
+  // No size read at cache speed: nothing to correct.
+  EXPECT_EQ(CacheSeenByReads(508 * kMiB, {{kMiB, 80}, {256 * kMiB, 74}}, 74), 508 * kMiB);
+}
+
 TEST(MachinePeaksFile, CorruptFilesAreErrorsNamingFileAndField) {
   const std::string path = TempPath("corrupt.json");
   auto expect_error = [&](const std::string& content, const std::string& field) {

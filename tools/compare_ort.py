@@ -1,0 +1,264 @@
+#!/usr/bin/python3
+"""ntpbench against ONNX Runtime on the same ONNX file, the same machine and the same threads.
+
+ONNX Runtime is what a user would run these models with on a CPU instead, so it is the peer
+ntpbench measures itself against (issue: ahead of ONNX Runtime). Each workload is a shipped
+topology at a batch (and --set sizes): it is resolved by `ntpbench inspect --json`, written as
+PyTorch modules with random weights (tools/compare_pytorch.py's builder), exported once with
+torch.onnx.export (f32, fixed shapes, constant folding); then ONNX Runtime (every graph
+optimisation, sequential execution, --threads intra-op threads: tools/ort_time.js on
+onnxruntime-node) and `ntpbench run` on that same file alternate A B A B for --rounds rounds.
+`--ntpbench-input topology` runs ntpbench on the shipped topology instead of the export.
+
+Output (stdout): per workload and precision, each side's median latency over the rounds (its
+range), the ratio ntpbench / ONNX Runtime (below 1 is faster), ntpbench's GFLOP/s and share of
+its roofline bound (`ntpbench machine`'s ceilings, from the run's own analysis), and whether
+the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs in f32 only (it has
+no bf16 kernels for them), so a bf16 row compares ntpbench bf16 against ONNX Runtime f32.
+`--profile` adds a per-layer table for each workload: ONNX Runtime's per-node kernel times
+(enableProfiling) beside ntpbench's per-layer p50, by node name, largest first.
+
+Not part of CI: it needs npm's onnxruntime-node, installed once with
+  npm install --prefix DIR --ignore-scripts onnxruntime-node@1.30.0
+(--ignore-scripts: its install script fetches GPU providers, not needed for the CPU) and
+Debian's python3-torch and python3-onnx (setup.sh --with-torch).
+
+  /usr/bin/python3 tools/compare_ort.py --ort DIR [--build build] [--threads 2]
+      [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1:n_hidden=512,deepspeech:1]
+      [--precision f32,bf16] [--min-time 2] [--rounds 3] [--profile] [--keep DIR]
+
+A workload is MODEL:BATCH[:PARAM=VALUE...]; deepspeech's default is n_hidden=2048, T=100.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_pytorch as cp  # noqa: E402  (the builder and ntpbench's timing)
+
+ROOT = cp.ROOT
+
+
+def export_onnx(torch, layers, path):
+    """Writes the resolved layers as one ONNX file (f32); returns its inputs for ort_time.js."""
+    forward, feeds = cp.build_torch_model(torch, layers, "f32")
+    names = list(feeds)
+
+    class Workload(torch.nn.Module):
+        def forward(self, *xs):
+            return forward(dict(zip(names, xs)))
+
+    with torch.no_grad():
+        torch.onnx.export(Workload(), tuple(feeds[n] for n in names), path, input_names=names,
+                          output_names=["output"], opset_version=17, do_constant_folding=True)
+    return [{"name": n, "dims": list(t.shape),
+             "type": "int64" if t.dtype == torch.int64 else "float32"} for n, t in feeds.items()]
+
+
+def time_ort(args, model, inputs, profile_prefix=None):
+    """ONNX Runtime's latency samples (ms) and its profile file, through ort_time.js."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as request:
+        json.dump({"model": model, "threads": args.threads, "min_time": args.min_time,
+                   "inputs": inputs, "profile": profile_prefix}, request)
+        request.flush()
+        env = dict(os.environ, NODE_PATH=os.path.join(args.ort, "node_modules"))
+        r = subprocess.run(["node", os.path.join(ROOT, "tools", "ort_time.js"), request.name],
+                           capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit("compare_ort.py: ONNX Runtime failed on %s: %s" % (model, r.stderr.strip()))
+    return json.loads(r.stdout)
+
+
+def time_ntpbench(args, target, batch, precision, sets, out):
+    """ntpbench's median latency (ms), the median repetition's entry and its verdicts."""
+    cmd = [os.path.join(args.build, "ntpbench"), "run", target, *sets, "--backend",
+           args.backend, "--precision", precision, "--threads", str(args.threads),
+           "--benchmark_min_time=%g" % args.min_time, "--benchmark_repetitions=3", "--json", out]
+    if batch is not None:
+        cmd += ["--batch", str(batch)]
+    cp.run(cmd)
+    with open(out) as f:
+        report = json.load(f)
+    verdicts = sorted(set(cp.unreliable_verdicts(report.get("benchmarks", []))))
+    runs = [b for b in report["benchmarks"] if b.get("run_type") == "iteration"]
+    for b in report["benchmarks"]:
+        if b.get("aggregate_name") == "median" and not b.get("error_occurred"):
+            # The iteration entry nearest the median carries the per-layer counters.
+            entry = min(runs, key=lambda r: abs(r["real_time"] - b["real_time"]))
+            return b["real_time"], entry, verdicts
+    return None, None, verdicts
+
+
+# Op classes both sides run as one kernel each: ONNX Runtime renames the nodes it fuses or
+# lays out anew (a fused convolution is named after its output, "/Relu_3_output_0_nchwc"), so
+# these are paired in execution order within their class; other nodes are paired by name.
+ORT_CLASS = {"Conv": "conv", "FusedConv": "conv", "NchwcConv": "conv", "Gemm": "dense",
+             "FusedGemm": "dense", "MatMul": "dense", "FusedMatMul": "dense", "LSTM": "recurrent",
+             "GRU": "recurrent"}
+NTPBENCH_CLASS = {"conv2d": "conv", "depthwise_conv2d": "conv", "dense": "dense",
+                  "lstm": "recurrent", "gru": "recurrent"}
+
+
+def ort_node_times(profile_file):
+    """ONNX Runtime's nodes in execution order: (name, op, mean kernel ms per run), runs
+    counted by model_run events (the warm-up runs are in the profile too; every run executes
+    every node)."""
+    with open(profile_file) as f:
+        events = json.load(f)
+    runs = sum(1 for e in events if e.get("name") == "model_run")
+    nodes = {}  # insertion order: the first run's order
+    for e in events:
+        if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time"):
+            name = e["name"][: -len("_kernel_time")]
+            if name.startswith("fused "):  # a fusion takes its first node's name
+                name = name[len("fused "):]
+            op, total = nodes.get(name, (e.get("args", {}).get("op_name", "?"), 0.0))
+            nodes[name] = (op, total + e["dur"] / 1e3)
+    return [(n, op, total / max(runs, 1)) for n, (op, total) in nodes.items()]
+
+
+def print_layer_table(title, ort_nodes, entry):
+    """ONNX Runtime's nodes beside ntpbench's steps: kernels of one class in execution order,
+    the rest by name; the 15 largest pairs."""
+    steps = entry.get("ntpbench", {}).get("steps", [])
+    step_ms = {s["name"]: entry.get("layer.%s.p50_ms" % s["name"]) for s in steps}
+    queues = {}
+    for s in steps:
+        if s.get("op") in NTPBENCH_CLASS:
+            queues.setdefault(NTPBENCH_CLASS[s["op"]], []).append(s["name"])
+    rows, paired = [], set()
+    for name, op, ms in ort_nodes:
+        cls = ORT_CLASS.get(op)
+        mine = None
+        if cls and queues.get(cls):
+            mine = queues[cls].pop(0)
+        elif name in step_ms:
+            mine = name
+        if mine:
+            paired.add(mine)
+        rows.append((name, op, ms, mine, step_ms.get(mine) if mine else None))
+    rows += [("", "", None, n, ms) for n, ms in step_ms.items() if n not in paired and ms]
+    rows.sort(key=lambda r: -max(r[2] or 0.0, r[4] or 0.0))
+    print("\n%s: per layer, ms per inference (ONNX Runtime's profile, which slows it; "
+          "convolutions, dense layers and recurrences paired in execution order)" % title)
+    print("| ONNX Runtime node | op | ONNX Runtime ms | ntpbench step | ntpbench ms | ratio |")
+    print("|---|---|---|---|---|---|")
+    for name, op, theirs, mine, ours in rows[:15]:
+        ratio = "%.2f" % (ours / theirs) if ours and theirs else ""
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            name or "-", op, "%.3f" % theirs if theirs else "-", mine or "-",
+            "%.3f" % ours if ours else "-", ratio))
+
+
+def spread(values):
+    return "%.3f..%.3f" % (min(values), max(values)) if values else ""
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--ort", required=True,
+                   help="the folder onnxruntime-node was installed into with npm --prefix")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--backend", default="onednn")
+    p.add_argument("--precision", default="f32")
+    p.add_argument("--models", default="mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,"
+                   "deepspeech:1:n_hidden=512,deepspeech:1")
+    p.add_argument("--min-time", type=float, default=2.0)
+    p.add_argument("--rounds", type=int, default=3, help="alternating ntpbench/ORT rounds")
+    p.add_argument("--ntpbench-input", choices=("onnx", "topology"), default="onnx",
+                   help="what ntpbench runs: the exported file (default) or the topology")
+    p.add_argument("--profile", action="store_true", help="per-layer table against ORT's profile")
+    p.add_argument("--keep", help="keep the exported ONNX files in this folder")
+    args = p.parse_args()
+    if not os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node")):
+        sys.exit("compare_ort.py: no onnxruntime-node under --ort %s; install it with: npm install "
+                 "--prefix %s --ignore-scripts onnxruntime-node@1.30.0" % (args.ort, args.ort))
+
+    import torch  # here, so --help works without it
+    torch.manual_seed(0)
+    work = args.keep or tempfile.mkdtemp(prefix="compare_ort.")
+    os.makedirs(work, exist_ok=True)
+    ntpbench = os.path.join(args.build, "ntpbench")
+
+    rows, profiles = [], []
+    for item in args.models.split(","):
+        model, batch, *params = item.split(":")
+        sets = [arg for kv in params for arg in ("--set", kv)]
+        label = " ".join([model, "batch " + batch] + params)
+        topology = os.path.join(ROOT, "topologies", model + ".json")
+        resolved = json.loads(cp.run([ntpbench, "inspect", topology, "--batch", batch, "--json"]
+                                     + sets))
+        onnx_file = os.path.join(work, "_".join([model, "b" + batch] + params) + ".onnx")
+        cp.progress("%s: exporting %s" % (label, onnx_file))
+        inputs = export_onnx(torch, resolved["layers"], onnx_file)
+        target, target_batch, target_sets = (onnx_file, None, []) if \
+            args.ntpbench_input == "onnx" else (topology, batch, sets)
+        ort_version = None
+        for precision in args.precision.split(","):
+            ours, theirs, notes, entry = [], [], set(), None
+            out = os.path.join(work, "run.json")
+            for r in range(args.rounds):
+                cp.progress("%s %s: round %d/%d" % (label, precision, r + 1, args.rounds))
+                ms, entry_r, verdicts = time_ntpbench(args, target, target_batch, precision,
+                                                      target_sets, out)
+                notes.update("ntpbench " + v for v in verdicts)
+                if ms is None:
+                    break
+                ours.append(ms)
+                entry = entry_r
+                result = time_ort(args, onnx_file, inputs)
+                ort_version = result["ort"]
+                samples = result["samples_ms"]
+                median = statistics.median(samples)
+                theirs.append(median)
+                mdape = statistics.median(abs(s - median) / median for s in samples)
+                if mdape > 0.05:
+                    notes.add("ORT samples spread %.0f%%" % (100 * mdape))
+            for side, values in (("ntpbench", ours), ("ORT", theirs)):
+                if len(values) > 1 and (max(values) - min(values)) / min(values) > 0.10:
+                    notes.add("%s rounds %s ms" % (side, spread(values)))
+            rows.append((label, precision, ours, theirs, entry, "; ".join(sorted(notes))))
+            if args.profile and entry is not None and precision == args.precision.split(",")[0]:
+                prefix = os.path.join(work, "ort_profile")
+                for old in glob.glob(prefix + "_*.json"):
+                    os.remove(old)
+                time_ort(args, onnx_file, inputs, prefix)
+                # ORT names its file PREFIX_<date>_<time>.json.
+                written = glob.glob(prefix + "_*.json")
+                if written:
+                    profiles.append(("%s %s" % (label, precision), ort_node_times(written[0]),
+                                     entry))
+
+    print("ntpbench %s (on the %s) vs ONNX Runtime %s (CPU, all optimisations, sequential), "
+          "%d threads, %d rounds A B A B; ratio = ntpbench / ORT of the medians; roof: the "
+          "run's GFLOP/s against its roofline bound from `ntpbench machine`" % (
+              args.backend, "exported ONNX file" if args.ntpbench_input == "onnx" else
+              "shipped topology", ort_version, args.threads, args.rounds))
+    header = ("workload", "precision", "ntpbench ms", "(range)", "ORT f32 ms", "(range)",
+              "ratio", "GFLOP/s", "% of roof", "reliability")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for label, precision, ours, theirs, entry, notes in rows:
+        if not ours:
+            print("| %s | %s | failed | | %.3f | | | | | %s |" % (
+                label, precision, statistics.median(theirs) if theirs else 0, notes))
+            continue
+        mine, other = statistics.median(ours), statistics.median(theirs)
+        gflops = entry.get("net.gflops", 0.0)
+        roof_ms = sum(s.get("roof_ms", 0.0) for s in entry.get("ntpbench", {}).get("steps", []))
+        share = "%.0f%%" % (100 * roof_ms / mine) if roof_ms else ""
+        print("| %s | %s | %.3f | %s | %.3f | %s | %.2f | %.1f | %s | %s |" % (
+            label, precision, mine, spread(ours), other, spread(theirs), mine / other, gflops,
+            share, notes or "quiet"))
+    for title, nodes, entry in profiles:
+        print_layer_table(title, nodes, entry)
+
+
+if __name__ == "__main__":
+    main()
