@@ -94,14 +94,29 @@ def time_ntpbench(args, target, batch, precision, sets, out):
     return None, None, verdicts
 
 
-# Op classes both sides run as one kernel each: ONNX Runtime renames the nodes it fuses or
-# lays out anew (a fused convolution is named after its output, "/Relu_3_output_0_nchwc"), so
-# these are paired in execution order within their class; other nodes are paired by name.
+# ONNX Runtime renames the nodes it fuses or lays out anew: a convolution fused with its
+# ReLU in NCHWc is named after the ReLU's output ("/Relu_3_output_0_nchwc"), a MatMul fused with
+# its Add "/MatMul/MatMulAddFusion". These name the ONNX nodes back; ntpbench's steps list the
+# layers they fused, so either side's fusion finds its step. Kernels no name finds are paired
+# in execution order within their class.
+ORT_SUFFIXES = ("_output_0_nchwc", "_nchwc", "_output_0")
 ORT_CLASS = {"Conv": "conv", "FusedConv": "conv", "NchwcConv": "conv", "Gemm": "dense",
              "FusedGemm": "dense", "MatMul": "dense", "FusedMatMul": "dense", "LSTM": "recurrent",
              "GRU": "recurrent"}
 NTPBENCH_CLASS = {"conv2d": "conv", "depthwise_conv2d": "conv", "dense": "dense",
                   "lstm": "recurrent", "gru": "recurrent"}
+
+
+def onnx_node_names(ort_name):
+    """The ONNX node names an ONNX Runtime node name may stand for, most likely first."""
+    names = [ort_name]
+    for suffix in ORT_SUFFIXES:
+        if ort_name.endswith(suffix):
+            names.append(ort_name[: -len(suffix)])
+    head, _, tail = ort_name.rpartition("/")
+    if head and "Fusion" in tail:
+        names.append(head)
+    return names
 
 
 def ort_node_times(profile_file):
@@ -123,29 +138,39 @@ def ort_node_times(profile_file):
 
 
 def print_layer_table(title, ort_nodes, entry):
-    """ONNX Runtime's nodes beside ntpbench's steps: kernels of one class in execution order,
-    the rest by name; the 15 largest pairs."""
+    """ONNX Runtime's nodes beside ntpbench's steps (by the layers a step fused, else kernels
+    of one class in execution order); the 15 largest pairs."""
     steps = entry.get("ntpbench", {}).get("steps", [])
     step_ms = {s["name"]: entry.get("layer.%s.p50_ms" % s["name"]) for s in steps}
+    step_of = {}
+    for s in steps:
+        for layer in [s["name"]] + s.get("layers", []):
+            step_of.setdefault(layer, s["name"])
     queues = {}
     for s in steps:
         if s.get("op") in NTPBENCH_CLASS:
             queues.setdefault(NTPBENCH_CLASS[s["op"]], []).append(s["name"])
+    matched = {}
+    for name, _, _ in ort_nodes:
+        found = next((step_of[n] for n in onnx_node_names(name) if n in step_of), None)
+        if found:
+            matched[name] = found
+            for queue in queues.values():
+                if found in queue:
+                    queue.remove(found)
     rows, paired = [], set()
     for name, op, ms in ort_nodes:
+        mine = matched.get(name)
         cls = ORT_CLASS.get(op)
-        mine = None
-        if cls and queues.get(cls):
+        if mine is None and cls and queues.get(cls):
             mine = queues[cls].pop(0)
-        elif name in step_ms:
-            mine = name
         if mine:
             paired.add(mine)
         rows.append((name, op, ms, mine, step_ms.get(mine) if mine else None))
     rows += [("", "", None, n, ms) for n, ms in step_ms.items() if n not in paired and ms]
     rows.sort(key=lambda r: -max(r[2] or 0.0, r[4] or 0.0))
-    print("\n%s: per layer, ms per inference (ONNX Runtime's profile, which slows it; "
-          "convolutions, dense layers and recurrences paired in execution order)" % title)
+    print("\n%s: per layer, ms per inference (ONNX Runtime's profile, which slows it; nodes "
+          "paired by the layers each side fused, else in execution order)" % title)
     print("| ONNX Runtime node | op | ONNX Runtime ms | ntpbench step | ntpbench ms | ratio |")
     print("|---|---|---|---|---|---|")
     for name, op, theirs, mine, ours in rows[:15]:
