@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
   // An option given twice takes the last value, as Google Benchmark's flags do: scripts and
   // ntpbench_add_suite(ARGS ...) append to a command line to override it.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.set_version_flag("--version", VersionText());
+  // Computed when asked for: the backends' versions start their drivers (PoCL: ~60 MB and ~50 ms),
+  // which no other command should pay for.
+  app.set_version_flag("--version", [] { return VersionText(); });
   app.footer(BackendOptionsHelp());
   const std::vector<ntpb::cli::Command> commands = {
       ntpb::cli::AddRunCommand(&app, argv[0]), ntpb::cli::AddInspectCommand(&app),

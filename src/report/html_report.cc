@@ -284,7 +284,9 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
   if (runs.size() < 2) return "";
   const RunMeasurement& ref = runs.front()->m;
   std::vector<std::vector<report::AlignedSteps>> aligned;
+  std::vector<report::StepsFacingIndex> facing_index;
   for (const Entry* e : runs) aligned.push_back(report::AlignSteps(ref, e->m));
+  for (const auto& alignment : aligned) facing_index.emplace_back(alignment);
   struct Row {
     std::vector<int> ref_steps;
     double ref_ms = 0;
@@ -315,7 +317,7 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
         Escape(first.kind == StepKind::kInlay ? first.inlay_op : first.op)};
     std::vector<double> times;
     for (size_t i = 0; i < runs.size(); ++i) {
-      const std::vector<int> facing = report::StepsFacing(aligned[i], r.ref_steps);
+      const std::vector<int> facing = facing_index[i].StepsFacing(r.ref_steps);
       double ms = 0;
       for (int s : facing) ms += runs[i]->m.steps[s].measure.Typical();
       const bool any = !facing.empty();

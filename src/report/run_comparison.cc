@@ -424,6 +424,8 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
   for (size_t i = 1; i < files.size(); ++i) {
     if (!names[i].empty()) alignments[i] = report::AlignSteps(ref, sides[i].median);
   }
+  std::vector<report::StepsFacingIndex> facing_index;
+  for (const auto& alignment : alignments) facing_index.emplace_back(alignment);
   // The reference's groups: the first other run's where there is one, else one per step.
   std::vector<AlignedSteps> rows;
   const size_t first_other = files.size() > 1 && !names[1].empty() ? 1 : 0;
@@ -444,7 +446,7 @@ RunComparison ComparePair(const std::vector<const RunResults*>& files,
       if (i == 1) {
         theirs = r.b;
       } else if (!r.a.empty()) {
-        theirs = report::StepsFacing(alignments[i], r.a);
+        theirs = facing_index[i].StepsFacing(r.a);
       }
       row.sides.push_back(names[i].empty() ? SideValue{} : StepsValue(sides[i], theirs));
     }

@@ -29,6 +29,63 @@ std::string OpShape(const RunMeasurement& m, const std::vector<int>& steps) {
   return op + "|" + last.shape;
 }
 
+// Pairs of equal keys in order (i, j), and the unpaired as (i, -1) or (-1, j), in order. The
+// longest common subsequence where its table is small; beyond kExactAlignmentCells a greedy walk:
+// the common prefix and suffix, then each key paired with its next equal key within a window
+// ahead on the other side (the nearer of the two), else left unpaired. Linear in memory either way.
+std::vector<std::pair<int, int>> MatchInOrder(const std::vector<std::string>& x,
+                                              const std::vector<std::string>& y) {
+  const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
+  std::vector<std::pair<int, int>> out;
+  out.reserve(n + m);
+  if (static_cast<long long>(n) * m <= kExactAlignmentCells) {
+    std::vector<int> lcs(static_cast<size_t>(n + 1) * (m + 1), 0);
+    auto at = [&](int i, int j) -> int& { return lcs[static_cast<size_t>(i) * (m + 1) + j]; };
+    for (int i = n; i-- > 0;) {
+      for (int j = m; j-- > 0;) {
+        at(i, j) = x[i] == y[j] ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
+      }
+    }
+    int i = 0, j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && x[i] == y[j]) {
+        out.emplace_back(i++, j++);
+      } else if (j >= m || (i < n && at(i + 1, j) >= at(i, j + 1))) {
+        out.emplace_back(i++, -1);
+      } else {
+        out.emplace_back(-1, j++);
+      }
+    }
+    return out;
+  }
+  constexpr int kWindow = 64;
+  int i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && x[i] == y[j]) {
+      out.emplace_back(i++, j++);
+      continue;
+    }
+    int ahead_y = -1, ahead_x = -1;  // how far y[j] finds x[i], and x[i] finds y[j]
+    for (int d = 1; d <= kWindow && i < n && j + d < m && ahead_y < 0; ++d) {
+      if (y[j + d] == x[i]) ahead_y = d;
+    }
+    for (int d = 1; d <= kWindow && j < m && i + d < n && ahead_x < 0; ++d) {
+      if (x[i + d] == y[j]) ahead_x = d;
+    }
+    const bool skip_x = i < n && (j >= m || (ahead_x >= 0 && (ahead_y < 0 || ahead_x <= ahead_y)));
+    const bool skip_y = j < m && (i >= n || (ahead_y >= 0 && (ahead_x < 0 || ahead_y < ahead_x)));
+    if (skip_x) {
+      out.emplace_back(i++, -1);  // y[j]'s partner is nearer ahead in x
+    } else if (skip_y) {
+      out.emplace_back(-1, j++);
+    } else {  // neither has a partner nearby: both unpaired
+      out.emplace_back(i++, -1);
+      out.emplace_back(-1, j++);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasurement& b) {
@@ -65,29 +122,19 @@ std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasureme
             [&](const auto& x, const auto& y) { return first_of(x, true) < first_of(y, true); });
   std::sort(only_b.begin(), only_b.end(),
             [&](const auto& x, const auto& y) { return first_of(x, false) < first_of(y, false); });
-  // The rest, by op and shape: the longest common subsequence keeps execution order. The keys
-  // once, not per cell of the n x m table.
+  // The rest, by op and shape, keeping execution order.
   const size_t n = only_a.size(), m = only_b.size();
   std::vector<std::string> key_a(n), key_b(m);
   for (size_t i = 0; i < n; ++i) key_a[i] = OpShape(a, only_a[i].a);
   for (size_t j = 0; j < m; ++j) key_b[j] = OpShape(b, only_b[j].b);
-  std::vector<std::vector<int>> lcs(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = n; i-- > 0;) {
-    for (size_t j = m; j-- > 0;) {
-      lcs[i][j] =
-          key_a[i] == key_b[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
   std::vector<AlignedSteps> rows = matched;
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    if (i < n && j < m && key_a[i] == key_b[j]) {
+  for (const auto& [i, j] : MatchInOrder(key_a, key_b)) {
+    if (i >= 0 && j >= 0) {
       rows.push_back({AlignedSteps::By::kOpShape, only_a[i].a, only_b[j].b});
-      ++i, ++j;
-    } else if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
-      rows.push_back({AlignedSteps::By::kOnlyA, only_a[i++].a, {}});
+    } else if (i >= 0) {
+      rows.push_back({AlignedSteps::By::kOnlyA, only_a[i].a, {}});
     } else {
-      rows.push_back({AlignedSteps::By::kOnlyB, {}, only_b[j++].b});
+      rows.push_back({AlignedSteps::By::kOnlyB, {}, only_b[j].b});
     }
   }
   // Execution order: a's, with b's own steps after the row that comes before them in b.
@@ -96,26 +143,48 @@ std::vector<AlignedSteps> AlignSteps(const RunMeasurement& a, const RunMeasureme
     if (r.a.empty()) continue;
     for (int s : r.b) b_position[s] = r.a.front();
   }
-  auto position = [&](const AlignedSteps& r) {
-    if (!r.a.empty()) return static_cast<double>(r.a.front());
-    double before = -1;
-    for (int s = r.b.front() - 1; s >= 0 && before < 0; --s) before = b_position[s];
-    return before + 0.5 + 1e-6 * r.b.front();
-  };
-  std::stable_sort(rows.begin(), rows.end(), [&](const AlignedSteps& x, const AlignedSteps& y) {
-    return position(x) < position(y);
-  });
+  std::vector<double> before(nb, -1);  // the position of the nearest earlier b step placed
+  for (int s = 1; s < nb; ++s)
+    before[s] = b_position[s - 1] >= 0 ? b_position[s - 1] : before[s - 1];
+  std::vector<std::pair<double, size_t>> order(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const AlignedSteps& row = rows[r];
+    order[r] = {row.a.empty() ? before[row.b.front()] + 0.5 + 1e-9 * row.b.front()
+                              : static_cast<double>(row.a.front()),
+                r};
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<AlignedSteps> sorted;
+  sorted.reserve(rows.size());
+  for (const auto& [position, r] : order) sorted.push_back(std::move(rows[r]));
+  rows = std::move(sorted);
   return rows;
 }
 
-std::vector<int> StepsFacing(const std::vector<AlignedSteps>& alignment,
-                             const std::vector<int>& a_steps) {
+StepsFacingIndex::StepsFacingIndex(const std::vector<AlignedSteps>& alignment)
+    : alignment_(&alignment) {
+  for (size_t r = 0; r < alignment.size(); ++r) {
+    for (int s : alignment[r].a) {
+      if (s >= static_cast<int>(row_of_a_.size())) row_of_a_.resize(s + 1, -1);
+      row_of_a_[s] = static_cast<int>(r);
+    }
+  }
+}
+
+std::vector<int> StepsFacingIndex::StepsFacing(const std::vector<int>& a_steps) const {
+  std::vector<int> rows;
+  for (int s : a_steps) {
+    if (s >= 0 && s < static_cast<int>(row_of_a_.size()) && row_of_a_[s] >= 0) {
+      rows.push_back(row_of_a_[s]);
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   std::vector<int> facing;
-  for (const AlignedSteps& row : alignment) {
-    const bool shares = std::any_of(row.a.begin(), row.a.end(), [&](int s) {
-      return std::find(a_steps.begin(), a_steps.end(), s) != a_steps.end();
-    });
-    if (shares) facing.insert(facing.end(), row.b.begin(), row.b.end());
+  for (int r : rows) {
+    const std::vector<int>& b = (*alignment_)[r].b;
+    facing.insert(facing.end(), b.begin(), b.end());
   }
   return facing;
 }

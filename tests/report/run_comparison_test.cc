@@ -93,6 +93,60 @@ TEST(StepAlignment, FusedStepsFaceTheLayersTheyComputeAndRenamedLayersAlignByOpA
   EXPECT_EQ(rows[3].by, report::AlignedSteps::By::kOpShape);
 }
 
+// Two exports of one long network, every layer renamed, b with an extra step every 1000 and
+// without a's every 1500th: each step pairs by op and shape, the extras stand alone, in order.
+std::pair<RunMeasurement, RunMeasurement> RenamedRuns(int steps) {
+  std::vector<FakeStep> a, b;
+  const char* ops[] = {"conv2d", "relu", "add", "dense"};
+  for (int i = 0; i < steps; ++i) {
+    const std::string op = ops[i % 4], shape = "[1, " + std::to_string(i % 7 + 1) + "]";
+    a.push_back({"a" + std::to_string(i), op, shape, {}, 1});
+    if (i % 1500 != 7) b.push_back({"b" + std::to_string(i), op, shape, {}, 1});
+    if (i % 1000 == 3) b.push_back({"extra" + std::to_string(i), "reshape", "[9]", {}, 1});
+  }
+  return {ParseRunResults(RunFile("net/a", a, 1), "a").benchmarks.at("net/a").Measurement(),
+          ParseRunResults(RunFile("net/b", b, 1), "b").benchmarks.at("net/b").Measurement()};
+}
+
+void ExpectEveryStepPairedInOrder(const std::vector<report::AlignedSteps>& rows, int steps) {
+  int paired = 0, only_a = 0, only_b = 0, last_a = -1;
+  for (const report::AlignedSteps& r : rows) {
+    if (!r.a.empty()) {
+      EXPECT_GT(r.a.front(), last_a) << "rows in a's order";
+      last_a = r.a.front();
+    }
+    if (r.by == report::AlignedSteps::By::kOpShape) ++paired;
+    if (r.by == report::AlignedSteps::By::kOnlyA) ++only_a;
+    if (r.by == report::AlignedSteps::By::kOnlyB) ++only_b;
+  }
+  const int dropped = (steps + 1492) / 1500, extra = (steps + 996) / 1000;
+  EXPECT_EQ(only_a, dropped);
+  EXPECT_EQ(only_b, extra);
+  EXPECT_EQ(paired, steps - dropped);
+}
+
+TEST(StepAlignment, ExactAndGreedyMatchingAgreeOnRenamedLayers) {
+  // 1,800 x 1,800 cells: the exact table.
+  const auto [a, b] = RenamedRuns(1800);
+  ASSERT_LE(1800LL * 1800, report::kExactAlignmentCells);
+  ExpectEveryStepPairedInOrder(report::AlignSteps(a, b), 1800);
+}
+
+TEST(StepAlignment, LongRunsAlignWithoutAQuadraticTable) {
+  // 20,000 steps a side: a 4e8-cell table (60,000-step run files ended in bad_alloc); the greedy
+  // walk pairs the same.
+  const auto [a, b] = RenamedRuns(20000);
+  ASSERT_GT(20000LL * 20000, report::kExactAlignmentCells);
+  const auto rows = report::AlignSteps(a, b);
+  ExpectEveryStepPairedInOrder(rows, 20000);
+  // What faces a's steps in b, by the index, as the rows say.
+  const report::StepsFacingIndex index(rows);
+  for (const report::AlignedSteps& r : rows) {
+    if (!r.a.empty()) EXPECT_EQ(index.StepsFacing(r.a), r.b);
+  }
+  EXPECT_TRUE(index.StepsFacing({-1, 1 << 30}).empty());
+}
+
 TEST(RunComparison, RepetitionsTellASignificantChangeFromNoise) {
   const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2},
                                        {"fc2", "dense", "[1, 8]", {}, 1}};
