@@ -2,10 +2,12 @@
 // as it finishes; `--resume` goes on after an interruption, `--dry-run` lists the points.
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "ntpbench/analysis.h"
@@ -234,6 +236,14 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
 
   const std::string out = o.output.empty() ? sweep.name + ".results.json" : o.output;
   RefuseOutputOverInput(out, {o.file, sweep.topology_path}, "--output");
+  // Its folder is made here, as `report -o` and `--json` make theirs: every point would fail
+  // writing its run file into a folder that is not there.
+  if (const std::string folder = std::filesystem::path(out).parent_path().string();
+      !folder.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(folder, error);
+    if (error) throw Error(out, "", "--output", "cannot make its folder: " + error.message());
+  }
   const nlohmann::json sweep_json = sweep.ToJson();
   SweepResults done;
   if (Exists(out)) {
@@ -262,12 +272,22 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   std::fprintf(stderr, "ntpbench sweep: %s: %zu points, %zu done before, %zu to run (~%s)\n",
                sweep.name.c_str(), points.size(), points.size() - todo.size(), todo.size(),
                Duration(estimate_left).c_str());
-  const std::string json_tmp = out + ".point.json";
-  const std::string log = out + ".point.log";
+  // This process's own point files: two sweeps recording into one results file (two terminals,
+  // a CI retry) each read back what they ran, never the other's half-written run file.
+  const std::string own = ".point." + std::to_string(::getpid());
+  const std::string json_tmp = out + own + ".json";
+  const std::string log = out + own + ".log";
   double spent = 0, estimated_done = 0;
   size_t failed = 0;
   for (size_t i = 0; i < todo.size(); ++i) {
     const SweepPoint& p = *todo[i];
+    // Another sweep into the same file may have recorded this point meanwhile.
+    if (Exists(out) && ReadSweepResults(out).Find(p.id)) {
+      std::fprintf(stderr, "[%zu/%zu] %s: recorded by another sweep into %s meanwhile\n",
+                   points.size() - todo.size() + i + 1, points.size(), p.id.c_str(), out.c_str());
+      estimate_left -= estimates[i];
+      continue;
+    }
     std::remove(json_tmp.c_str());
     const PointOutcome r =
         RunPointProcess(RunArgs(sweep, topology, p, json_tmp), log, o.point_timeout);

@@ -113,6 +113,31 @@ TEST(Cli, SweepRecordsPointsAndResumesAfterAnInterruption) {
   EXPECT_NE(changed.err.find("holds another sweep"), std::string::npos) << changed.err;
 }
 
+// Two sweeps recording into one results file at once, in a folder not made yet: each reads
+// back its own run files (they shared one name, and a point came back FAILED with "the run wrote
+// no run file", exit 0), and the folder is made first (every point failed writing into it).
+TEST(Cli, TwoSweepsShareAResultsFileInANewFolder) {
+  const std::string sweep = WriteTemp("ntpb_sweep_shared.json", R"({"name": "mlp_shared",
+    "topology": ")" + Topo("mlp.json") + R"(", "base": {"n_hidden": 16}, "min_time": 0.01,
+    "factors": [{"name": "n_hidden", "values": [16, 32, 64, 128]}]})");
+  const std::string folder = TestDir() + "/ntpb_sweep_new_" + std::to_string(::getpid());
+  const std::string results = folder + "/deeper/shared.json";
+  const std::string one = kCli + " sweep " + sweep + " --resume -o " + results;
+  const CommandResult both =
+      RunCommand("(" + one + " 2>" + folder + ".a.log & a=$!; " + one + " 2>" + folder +
+                 ".b.log; b=$?; wait $a; exit $(( $? + b )))");
+  ASSERT_EQ(both.exit_code, 0) << ReadFile(folder + ".a.log") << ReadFile(folder + ".b.log");
+  const nlohmann::json r = nlohmann::json::parse(ReadFile(results));
+  std::set<std::string> ids;
+  for (const nlohmann::json& p : r["points"]) {
+    EXPECT_TRUE(p["ok"].get<bool>()) << p.dump().substr(0, 300);
+    ids.insert(p["id"].get<std::string>());
+  }
+  EXPECT_EQ(ids.size(), 4u);
+  const CommandResult left = RunCommand("ls " + folder + "/deeper");
+  EXPECT_EQ(left.out, "shared.json\n") << "no point files left behind";
+}
+
 TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
   const CommandResult r =
       RunCommand(kCli + " run " + Topo("tiny_cnn.json") + " --batch 1,2 --benchmark_min_time=0.01");
