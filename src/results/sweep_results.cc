@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <string>
+#include <vector>
+
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
 
@@ -83,8 +86,23 @@ SweepResults ParseSweepResults(const std::string& text, const std::string& file)
   if (!doc.contains("points") || !doc["points"].is_array()) {
     throw Error(file, "", "points", "expected a list");
   }
+  // What readers look a point up by: its backend and precision, and the sweep's factors.
+  std::vector<std::string> required = {"backend", "precision"};
+  if (r.sweep.contains("factors") && r.sweep["factors"].is_array()) {
+    for (const json& f : r.sweep["factors"]) {
+      if (f.is_object() && f.contains("name") && f["name"].is_string()) {
+        required.push_back(f["name"].get<std::string>());
+      }
+    }
+  }
   for (size_t i = 0; i < doc["points"].size(); ++i) {
-    r.points.push_back(PointOf(doc["points"][i], file, i));
+    SweepPointResult p = PointOf(doc["points"][i], file, i);
+    for (const std::string& name : required) {
+      if (!p.settings.count(name)) {
+        throw Error(file, "", "points[" + std::to_string(i) + "].settings." + name, "missing");
+      }
+    }
+    r.points.push_back(std::move(p));
   }
   return r;
 }

@@ -115,6 +115,18 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
     add(FileCases("broken or missing file", dir_ + "/" + name, dir_));
   }
 
+  // A sweep's results file missing a setting its readers look points up by ("internal error:
+  // map::at" from report before).
+  Write("sweep_missing_precision.json",
+        R"({"format": "ntpbench-sweep-results", "version": 1, "machine": "m",
+            "sweep": {"name": "t", "factors": [{"name": "batch", "values": [1]}]},
+            "points": [{"id": "batch=1", "settings": {"backend": "eigen", "batch": "1"},
+                        "ok": false, "reason": "x"}]})");
+  add({{"sweep results missing a setting",
+        "report " + dir_ + "/sweep_missing_precision.json -o " + dir_ + "/sweep.html",
+        "points[0].settings.precision",
+        {dir_ + "/sweep.html"}}});
+
   // Outputs that are inputs: the command would destroy what it reads.
   const std::string topology = dir_ + "/own.json";
   ASSERT_EQ(RunCommand("cp " + SourcePath("topologies/mlp.json") + " " + topology).exit_code, 0);
