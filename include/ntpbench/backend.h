@@ -142,6 +142,9 @@ class Backend {
   virtual bool HasDevices() const { return false; }
   // Whether it runs layers on other backends by RunConfig::placement (the hetero backend).
   virtual bool UsesPlacement() const { return false; }
+  // Whether version() loads and starts a driver (OpenCL: PoCL maps ~220 MB of LLVM and starts
+  // threads): then it is asked only where a run uses the backend (DetectMachineClass).
+  virtual bool StartsADriver() const { return false; }
   // Its devices; empty with the reason in *why when it has devices but finds none.
   virtual std::vector<DeviceDescription> Devices(std::string* why) const {
     (void)why;

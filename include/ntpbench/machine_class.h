@@ -18,7 +18,10 @@ struct MachineClass {
   bool hardware_counters = false;  // a hardware PMU can be opened
   // The environment (not in the id):
   std::string libraries;  // backend library versions ("eigen=Eigen 3.4.0")
-  std::string build;      // build type and flags of ntpbench itself
+  // A library's version where asking would start a driver no run used ("opencl=" this): not a
+  // change of environment (EnvironmentChange skips it).
+  static constexpr const char* kNotStarted = "(not started: no run used it)";
+  std::string build;  // build type and flags of ntpbench itself
 
   // Directory-safe identifier: readable slug plus a short hash of the hardware fields.
   std::string id() const;

@@ -243,6 +243,10 @@ std::string EnvironmentChange(const MachineClass& baseline, const MachineClass& 
   const auto before = LibraryEntries(baseline.libraries), after = LibraryEntries(now.libraries);
   for (const auto& [name, version] : before) {
     auto it = after.find(name);
+    if (version == MachineClass::kNotStarted ||
+        (it != after.end() && it->second == MachineClass::kNotStarted)) {
+      continue;  // not asked on one side: no run used it
+    }
     if (it == after.end()) {
       add(name + " " + version + " no longer built in");
     } else if (it->second != version) {

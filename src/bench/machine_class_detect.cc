@@ -6,7 +6,12 @@
 
 namespace ntpb {
 
-MachineClass DetectMachineClass() {
+std::set<std::string>& RegisteredBackends() {
+  static std::set<std::string> backends;
+  return backends;
+}
+
+MachineClass DetectMachineClass(const std::set<std::string>* in_use) {
   MachineClass m;
   const MachineFacts& facts = ThisMachine();
   m.cpu = facts.cpu;
@@ -14,7 +19,11 @@ MachineClass DetectMachineClass() {
   m.cores = facts.cores;
   m.hardware_counters = instrument::HardwarePmuProblem().empty();
   for (const std::string& name : BackendNames()) {
-    m.libraries += (m.libraries.empty() ? "" : ", ") + name + "=" + FindBackend(name)->version();
+    const Backend* backend = FindBackend(name);
+    const bool ask =
+        !backend->StartsADriver() || !in_use || in_use->count(name) || in_use->count("hetero");
+    m.libraries += (m.libraries.empty() ? "" : ", ") + name + "=" +
+                   (ask ? backend->version() : MachineClass::kNotStarted);
   }
   m.build = std::string(NTPBENCH_BUILD_TYPE) + (NTPBENCH_NATIVE_BUILD ? " -march=native" : "");
   return m;

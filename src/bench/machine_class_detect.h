@@ -3,10 +3,19 @@
 // versions, whether a hardware PMU opens, how ntpbench was built).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "ntpbench/machine_class.h"
 
 namespace ntpb {
 
-MachineClass DetectMachineClass();
+// `in_use`: the backends the runs use; a backend whose version would start a driver
+// (Backend::StartsADriver) is asked only when it is in it, or hetero is (which may place layers
+// on it). Null: every backend is asked (`ntpbench machine`).
+MachineClass DetectMachineClass(const std::set<std::string>* in_use = nullptr);
+
+// The backends of every topology benchmark family registered in this process so far.
+std::set<std::string>& RegisteredBackends();
 
 }  // namespace ntpb

@@ -235,7 +235,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
 #else
   benchmark::AddCustomContext("ntpbench_build_type", "debug");
 #endif
-  const MachineClass machine = DetectMachineClass();
+  const MachineClass machine = DetectMachineClass(&RegisteredBackends());
   benchmark::AddCustomContext("ntpbench_machine_class", machine.id());
   benchmark::AddCustomContext("ntpbench_machine", machine.human());
   benchmark::AddCustomContext("ntpbench_machine_json", machine.ToJson().dump());
@@ -265,6 +265,11 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   benchmark::AddCustomContext("ntpbench_machine_facts", ThisMachine().ToJson().dump());
   for (const std::string& name : BackendNames()) {
     const Backend* backend = FindBackend(name);
+    const std::set<std::string>& in_use = RegisteredBackends();
+    if (backend->StartsADriver() && !in_use.count(name) && !in_use.count("hetero")) {
+      benchmark::AddCustomContext("ntpbench_backend." + name, MachineClass::kNotStarted);
+      continue;
+    }
     benchmark::AddCustomContext("ntpbench_backend." + name, backend->version());
     // Which path each precision takes on this machine (native bf16 or emulated, VNNI or not).
     for (Precision p : {Precision::kF32, Precision::kBf16, Precision::kF16, Precision::kI8}) {
@@ -291,7 +296,8 @@ std::optional<MachinePeaks> MeasuredPeaks(int threads) {
   RunConfig config;
   config.threads = std::max(threads, 0);
   try {
-    return ReadMachinePeaks(MachinePeaksPath(DetectMachineClass(), EffectiveThreads(config)));
+    const std::set<std::string> none;  // the class's id only: no driver started for it
+    return ReadMachinePeaks(MachinePeaksPath(DetectMachineClass(&none), EffectiveThreads(config)));
   } catch (const Error&) {
     // A corrupt cache is said by `ntpbench run` and rewritten by `ntpbench machine`.
     return std::nullopt;

@@ -11,6 +11,7 @@
 #include "ntpbench/results.h"
 #include "ntpbench/roofline.h"
 #include "src/bench/benchmark_config.h"
+#include "src/bench/failure_message.h"
 #include "src/bench/generation.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
@@ -210,7 +211,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
       state.SetIterationTime(ttft_s.empty() ? 0 : wall_s / static_cast<double>(ttft_s.size()));
     }
   } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
+    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
     return;
   }
   if (ttft_s.empty()) {
@@ -295,7 +296,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
     m.phases.push_back(Phase("decode", Analyze(mean_t, precision, {}), decode->steps(),
                              decode_step_ns, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
+    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
     return;
   }
   RecordRunDescription(label, EncodeDescription(m));
@@ -345,7 +346,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     }
     for (int s = 0; s < streams; ++s) executables.push_back(backend->Compile(resolved, config));
   } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
+    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
     return;
   }
   auto serve = [&](int stream) { executables[static_cast<size_t>(stream)]->Run(); };

@@ -17,9 +17,11 @@
 #include "ntpbench/topology_file.h"
 #include "src/backends/reference_run.h"
 #include "src/bench/benchmark_config.h"
+#include "src/bench/failure_message.h"
 #include "src/bench/generation.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
+#include "src/bench/machine_class_detect.h"
 #include "src/bench/precision_accuracy.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
@@ -381,7 +383,7 @@ void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
   try {
     run = &Prepare(*tb, *topology, family, batch);
   } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
+    state.SkipWithError(FailureMessage(e, "compiling and warming up " + label).c_str());
     return;
   }
   if (!run->support.ok) {
@@ -582,6 +584,7 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
                                   (tag.empty() ? "" : "/" + tag),
                               backend, p, values, scenario};
           families_.push_back(family);
+          RegisteredBackends().insert(backend);
           // What the name abbreviates, in full (defaults too), for the JSON context.
           benchmark::AddCustomContext(
               "ntpbench_config." + family.name,

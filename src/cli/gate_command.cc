@@ -168,7 +168,8 @@ int Gate(GateOptions o) {
     // repetitions (minutes). The suite detects its class with the same library call.
     RunResults here;
     here.has_machine = true;
-    here.machine = DetectMachineClass();
+    const std::set<std::string> none;  // the class's id only: no driver started for it
+    here.machine = DetectMachineClass(&none);
     if (access(BaselinePath(o.baseline_dir, here.machine, o.suite).c_str(), F_OK) != 0) {
       std::fprintf(stderr,
                    "ntpbench gate: no latency baseline for this machine class; not running "

@@ -474,7 +474,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
   RunConfig threads_config;
   threads_config.threads = threads;
-  const MachineClass machine = DetectMachineClass();
+  const MachineClass machine = DetectMachineClass(&RegisteredBackends());
   const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
   std::optional<MachinePeaks> peaks;
   try {

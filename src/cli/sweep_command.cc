@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <set>
 
 #include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
@@ -222,7 +223,9 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
       throw Error(o.file, "", "backend", problem);
     }
   }
-  const MachineClass machine = DetectMachineClass();
+  std::set<std::string> backends;  // a driver is started only for a sweep that runs on it
+  for (const SweepPoint& p : points) backends.insert(p.settings.at("backend"));
+  const MachineClass machine = DetectMachineClass(&backends);
   std::optional<MachinePeaks> peaks;
   try {
     RunConfig config;

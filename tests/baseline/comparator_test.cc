@@ -399,6 +399,12 @@ TEST(Comparator, ALibraryUpgradeIsJudgedAgainstTheClassBaseline) {
             "since the baseline: onednn oneDNN 2.6.2 -> oneDNN 2.6.3; opencl OpenCL x (PoCL, "
             "driver 3.1) -> OpenCL x (PoCL, driver 3.2); build release -> debug");
   EXPECT_EQ(EnvironmentChange(before, before), "");
+  // A driver no run used was not asked for its version: no change either way.
+  MachineClass unstarted = before;
+  unstarted.libraries = "eigen=Eigen 3.4.0, onednn=oneDNN 2.6.2, OpenMP, opencl=" +
+                        std::string(MachineClass::kNotStarted);
+  EXPECT_EQ(EnvironmentChange(before, unstarted), "");
+  EXPECT_EQ(EnvironmentChange(unstarted, before), "");
   MachineClass other_isa = f.baseline.machine;
   other_isa.isa = "avx2";
   EXPECT_NE(other_isa.id(), f.baseline.machine.id()) << "other hardware, another class";

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/machine_class.h"
 #include "src/results/benchmark_json.h"
 #include "src/topology/op_catalog.h"
 #include "tests/command.h"
@@ -136,6 +137,28 @@ TEST(Cli, TwoSweepsShareAResultsFileInANewFolder) {
   EXPECT_EQ(ids.size(), 4u);
   const CommandResult left = RunCommand("ls " + folder + "/deeper");
   EXPECT_EQ(left.out, "shared.json\n") << "no point files left behind";
+}
+
+// A run that uses no OpenCL does not start its driver (PoCL mapped ~220 MB of LLVM into every
+// command: ResNet-50 on eigen failed under `ulimit -v 400000`); --version and `ops` neither.
+TEST(Cli, OnlyARunOnOpenclStartsItsDriver) {
+  const std::string out = TestDir() + "/ntpb_no_driver_" + std::to_string(::getpid()) + ".json";
+  const CommandResult r =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --benchmark_min_time=0.001 --json " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json context = nlohmann::json::parse(ReadFile(out))["context"];
+  if (!FindBackend("opencl")) GTEST_SKIP() << "built without OpenCL";
+  EXPECT_EQ(context["ntpbench_backend.opencl"], MachineClass::kNotStarted);
+  EXPECT_NE(context["ntpbench_machine"].get<std::string>().find(std::string("opencl=") +
+                                                                MachineClass::kNotStarted),
+            std::string::npos)
+      << context["ntpbench_machine"];
+  EXPECT_NE(context["ntpbench_backend.eigen"], MachineClass::kNotStarted);
+  const CommandResult on = RunCommand(kCli + " run " + Topo("mlp.json") +
+                                      " --backend opencl --benchmark_min_time=0.001 --json " + out);
+  if (on.exit_code != 0) GTEST_SKIP() << "no OpenCL driver here: " << on.err;
+  EXPECT_NE(nlohmann::json::parse(ReadFile(out))["context"]["ntpbench_backend.opencl"],
+            MachineClass::kNotStarted);
 }
 
 TEST(Cli, RunPrintsAPerLayerTablePerBatch) {

@@ -394,6 +394,8 @@ class OpenclBackend : public Backend {
     return out;
   }
 
+  bool StartsADriver() const override { return true; }
+
   std::string version() const override {
     std::string why;
     const std::vector<DeviceInfo> devices = ListDevices(&why);
