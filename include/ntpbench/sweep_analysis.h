@@ -31,6 +31,10 @@ struct SweepPointSummary {
   double flops = 0;               // analytic, per inference
   double bytes = 0;               // analytic bytes moved per inference (weights read, activations)
   double density = 0;             // flops / bytes
+  // A generate point (`scenario` generate): its requests' medians. Its FLOPs, bytes and GFLOP/s
+  // are left 0: a request is a prefill and many decode steps, not one inference on a roofline.
+  bool generate = false;
+  double ttft_ms = 0, tpot_ms = 0, tokens_per_second = 0;
   // Points compare on one roofline only within a group: same backend, precision and threads.
   std::string Group() const;
 };

@@ -124,6 +124,14 @@ std::vector<SweepSetting> TableSettings() {
                      f.apply(value, field, &probe);
                    }});
   }
+  // How requests arrive (`run --scenario`), one a point: a decoder's prompt swept under
+  // generate gives time to first token and per output token per point.
+  out.push_back({"scenario", [](const std::string& value, const std::string& field) {
+                   if (value.find(',') != std::string::npos) {
+                     throw Error("", "", field, "one scenario a point, got '" + value + "'");
+                   }
+                   ParseScenarioKind(value, field);
+                 }});
   return out;
 }
 
@@ -159,6 +167,14 @@ std::vector<std::string> RunArgs(const Sweep& sweep, const Topology& topology, c
     std::replace(option.begin(), option.end(), '_', '-');
     args.push_back(option);
     args.push_back(it->second);
+  }
+  // A scenario measures for the sweep's min_time, as a point's iterations do (its own default
+  // is 10 s a scenario).
+  const auto scenario = p.settings.find("scenario");
+  if (scenario != p.settings.end() && !scenario->second.empty() &&
+      scenario->second != "single-stream" && !p.settings.count("scenario_seconds")) {
+    args.push_back("--scenario-seconds");
+    args.push_back(FormatNumber("%g", sweep.min_time));
   }
   return args;
 }
@@ -336,13 +352,17 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     estimated_done += estimates[i];
     estimate_left -= estimates[i];
     // The estimates scaled by how far off they were so far.
-    const double eta = estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0);
+    const double eta =
+        std::max(0.0, estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0));
     std::string what;
     if (result.ok) {
       const SweepPointSummary s = SummarizePoint(result, out);
-      what = FormatNumber("%.3f ms", s.latency_ms) + ", " +
-             FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
-             FormatNumber("%.1f GFLOP/s", s.gflops);
+      what = s.generate ? FormatNumber("TTFT %.3f ms", s.ttft_ms) + ", " +
+                              FormatNumber("TPOT %.3f ms", s.tpot_ms) + ", " +
+                              FormatNumber("%.1f tokens/s", s.tokens_per_second)
+                        : FormatNumber("%.3f ms", s.latency_ms) + ", " +
+                              FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
+                              FormatNumber("%.1f GFLOP/s", s.gflops);
     } else {
       what = "FAILED: " + result.reason;
     }

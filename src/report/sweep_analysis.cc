@@ -49,6 +49,13 @@ SweepPointSummary SummarizePoint(const SweepPointResult& p, const std::string& f
   const Reliability reliability = JudgeBenchmark(b);
   if (!reliability.reliable) s.unreliable = reliability.Verdict();
   s.p99_ms = m.net.p99_ms;
+  if (m.scenario && m.scenario->kind == ScenarioKind::kGenerate) {
+    s.generate = true;
+    s.ttft_ms = m.scenario->ttft_p50_ms;
+    s.tpot_ms = m.scenario->tpot_p50_ms;
+    s.tokens_per_second = m.scenario->tokens_per_s;
+    return s;
+  }
   s.flops = m.net.flops;
   for (const StepMeasure& step : m.steps) s.bytes += step.cost.Bytes();
   const double batch = m.setup.batch > 0 ? static_cast<double>(m.setup.batch) : 1.0;

@@ -76,6 +76,37 @@ std::string StepsEvidence(const SweepResults& r, const SweepPointSummary& p, siz
 
 }  // namespace
 
+namespace {
+
+// A factor's points under the generate scenario: each request's time to first token and per
+// output token (medians), and the tokens per second, against the base point's.
+std::string GenerationSeriesTable(const SweepFactor& factor,
+                                  const std::vector<const SweepPointSummary*>& series) {
+  TextTable t({factor.name, "TTFT p50 ms", "TPOT p50 ms", "tokens/s", "TTFT vs base",
+               "TPOT vs base", "note"});
+  const SweepPointSummary* base = nullptr;
+  for (const SweepPointSummary* p : series) base = p->base && p->ok && p->generate ? p : base;
+  for (const SweepPointSummary* p : series) {
+    const std::string value = ValueLabel(factor, p->settings.at(factor.name));
+    if (!p->ok || !p->generate) {
+      t.Add({value, "-", "-", "-", "-", "-",
+             report::Elide(p->ok ? "not a generate run" : "failed: " + p->reason, 44)});
+      continue;
+    }
+    auto versus = [&](double mine, double theirs) {
+      return theirs > 0 ? FormatNumber("x%.2f", mine / theirs) : std::string("-");
+    };
+    t.Add({value, Ms(p->ttft_ms), Ms(p->tpot_ms), FormatNumber("%.1f", p->tokens_per_second),
+           base ? versus(p->ttft_ms, base->ttft_ms) : "-",
+           base ? versus(p->tpot_ms, base->tpot_ms) : "-",
+           std::string(p->base ? "base " : "") +
+               (p->unreliable.empty() ? "" : "unreliable (see below)")});
+  }
+  return t.Render();
+}
+
+}  // namespace
+
 std::string RenderSweepTable(const SweepResults& results) {
   const Sweep sweep = SweepOf(results);
   const std::vector<SweepPointSummary> points = SummarizeSweep(results);
@@ -83,9 +114,14 @@ std::string RenderSweepTable(const SweepResults& results) {
   std::string out =
       sweep.name + " (" + std::to_string(points.size()) + " points, " + results.file + ")\n";
   for (const SweepFactor& factor : sweep.factors) {
+    const auto series = FactorSeries(points, sweep, factor.name);
+    if (std::any_of(series.begin(), series.end(),
+                    [](const SweepPointSummary* p) { return p->generate; })) {
+      out += "\n" + GenerationSeriesTable(factor, series);
+      continue;
+    }
     TextTable t({factor.name, "p50 ms", "p99 ms", "samples/s", "GFLOP/s", "GFLOP", "FLOP/B",
                  "vs base", "note"});
-    const auto series = FactorSeries(points, sweep, factor.name);
     double base_ms = 0;
     for (const SweepPointSummary* p : series) {
       if (p->base && p->ok) base_ms = p->latency_ms;
@@ -230,11 +266,18 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
     std::vector<std::string> categories;
     for (const std::string& v : values) categories.push_back(ShortLabel(f, v));
     std::vector<report::LineSeries> sps, gfl, lat, p99;
+    // A generate sweep's points are requests: time to first token, per output token, tokens/s.
+    bool generate = false;
+    for (const FileSummary& file : files) {
+      for (const SweepPointSummary& p : file.points) generate = generate || p.generate;
+    }
     std::string table = "<table><tr><th>" + Escape(factor) + "</th>";
     for (const FileSummary& f : files) {
       table += "<th>" + Escape(f.series) +
-               ": ms</th><th>p99 ms</th><th>samples/s</th>"
-               "<th>GFLOP/s</th><th>FLOP/B</th>";
+               (generate ? ": TTFT ms</th><th>TPOT ms</th><th>tokens/s</th>"
+                           "<th>request ms</th><th>p99 ms</th>"
+                         : ": ms</th><th>p99 ms</th><th>samples/s</th>"
+                           "<th>GFLOP/s</th><th>FLOP/B</th>");
     }
     table += "</tr>";
     std::vector<std::string> rows(values.size());
@@ -255,19 +298,29 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
           for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p ? p->reason : "not run");
           continue;
         }
-        s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
-        q.y[v] = p->p99_ms;
+        if (generate) {
+          s.y[v] = p->tokens_per_second, g.y[v] = p->tpot_ms, l.y[v] = p->ttft_ms;
+          q.y[v] = p->latency_ms;
+        } else {
+          s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
+          q.y[v] = p->p99_ms;
+        }
         const bool doubtful = !p->unreliable.empty();
         for (auto* x : {&s, &g, &l, &q}) {
           x->titles.push_back(p->id + (doubtful ? " (" + p->unreliable + ")" : ""));
           x->unreliable.resize(values.size());
           x->unreliable[v] = doubtful;
         }
-        rows[v] += "<td>" + Ms(p->latency_ms) +
-                   (doubtful ? " <span class=\"bad\" title=\"" + Escape(p->unreliable) +
-                                   "\">unreliable</span>"
-                             : "") +
-                   "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
+        const std::string mark = doubtful ? " <span class=\"bad\" title=\"" +
+                                                Escape(p->unreliable) + "\">unreliable</span>"
+                                          : "";
+        if (generate) {
+          rows[v] += "<td>" + Ms(p->ttft_ms) + mark + "</td><td>" + Ms(p->tpot_ms) + "</td><td>" +
+                     FormatNumber("%.1f", p->tokens_per_second) + "</td><td>" + Ms(p->latency_ms) +
+                     "</td><td>" + Ms(p->p99_ms) + "</td>";
+          continue;
+        }
+        rows[v] += "<td>" + Ms(p->latency_ms) + mark + "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
                    FormatNumber("%.1f", p->samples_per_second) + "</td><td>" +
                    FormatNumber("%.1f", p->gflops) + "</td><td>" +
                    FormatNumber("%.1f", p->density) + "</td>";
@@ -275,14 +328,31 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
       sps.push_back(s), gfl.push_back(g), lat.push_back(l), p99.push_back(q);
     }
     html += "<h3>" + Escape(factor) + "</h3><div class=\"charts\">" +
-            report::LineChart(categories, sps, factor, "samples/s", 290) +
-            report::LineChart(categories, gfl, factor, "GFLOP/s", 290) +
-            report::LineChart(categories, lat, factor, "latency ms (median)", 290) +
-            report::LineChart(categories, p99, factor, "latency ms (p99)", 290) + "</div>";
+            (generate
+                 ? report::LineChart(categories, lat, factor, "time to first token ms", 290) +
+                       report::LineChart(categories, gfl, factor, "time per output token ms", 290) +
+                       report::LineChart(categories, sps, factor, "tokens/s", 290) +
+                       report::LineChart(categories, p99, factor, "request ms (median)", 290)
+                 : report::LineChart(categories, sps, factor, "samples/s", 290) +
+                       report::LineChart(categories, gfl, factor, "GFLOP/s", 290) +
+                       report::LineChart(categories, lat, factor, "latency ms (median)", 290) +
+                       report::LineChart(categories, p99, factor, "latency ms (p99)", 290)) +
+            "</div>";
     for (const std::string& r : rows) table += r + "</tr>";
     html += table + "</table>";
   }
 
+  // Generate points are requests, not one inference on a roofline: a sweep of only those ends
+  // with its factors.
+  bool on_roofline = false;
+  for (const FileSummary& f : files) {
+    for (const SweepPointSummary& p : f.points) on_roofline = on_roofline || p.density > 0;
+  }
+  if (!on_roofline) {
+    return html +
+           "<p>Its points are generate requests (a prefill and decode steps each), which the "
+           "roofline of one inference does not bound: no density chart.</p></body></html>\n";
+  }
   html += "<h2>Throughput against operation density</h2>" + legend_html +
           "<p>Every point that ran, under the roofline of the machine's measured ceilings (the "
           "first series' peak for its precision, memory and last-level-cache bandwidth). By the "

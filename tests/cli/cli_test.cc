@@ -161,6 +161,38 @@ TEST(Cli, OnlyARunOnOpenclStartsItsDriver) {
             MachineClass::kNotStarted);
 }
 
+// A decoder's prompt swept under the generate scenario: each point's time to first token and
+// per output token, in the table and the page; a scenario that is no scenario is refused.
+TEST(Cli, SweepUnderTheGenerateScenario) {
+  const std::string sweep = WriteTemp("ntpb_sweep_generate.json", R"({"name": "toy_generate",
+    "topology": ")" + Topo("llama.json") + R"(",
+    "base": {"backend": "onednn", "scenario": "generate", "hidden": 32, "heads": 4,
+             "kv_heads": 2, "ffn": 48, "vocab": 50, "layers": 2, "gen": 4, "prompt": 8},
+    "factors": [{"name": "prompt", "values": [8, 32]}], "min_time": 0.05})");
+  const std::string results =
+      TestDir() + "/ntpb_sweep_generate_" + std::to_string(::getpid()) + ".json";
+  const CommandResult r = RunCommand(kCli + " sweep " + sweep + " -o " + results);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("prompt  TTFT p50 ms  TPOT p50 ms  tokens/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("[2/2] prompt=32: TTFT "), std::string::npos) << r.err;
+  const nlohmann::json points = nlohmann::json::parse(ReadFile(results))["points"];
+  ASSERT_EQ(points.size(), 2u);
+  for (const nlohmann::json& p : points) {
+    EXPECT_TRUE(p["ok"].get<bool>()) << p.dump().substr(0, 400);
+    EXPECT_EQ(p["settings"]["scenario"], "generate");
+  }
+  const std::string page = results + ".html";
+  ASSERT_EQ(RunCommand(kCli + " report " + results + " -o " + page).exit_code, 0);
+  EXPECT_NE(ReadFile(page).find("time to first token ms"), std::string::npos);
+
+  const std::string bad = WriteTemp("ntpb_sweep_bad_scenario.json", R"({"name": "bad",
+    "topology": ")" + Topo("mlp.json") + R"(",
+    "factors": [{"name": "scenario", "values": ["single-stream", "warp"]}]})");
+  const CommandResult refused = RunCommand(kCli + " sweep " + bad + " --dry-run");
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("factors[0].values[1]"), std::string::npos) << refused.err;
+}
+
 TEST(Cli, RunPrintsAPerLayerTablePerBatch) {
   const CommandResult r =
       RunCommand(kCli + " run " + Topo("tiny_cnn.json") + " --batch 1,2 --benchmark_min_time=0.01");
