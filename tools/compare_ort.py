@@ -178,6 +178,24 @@ def print_layer_table(title, ort_nodes, entry):
         print("| %s | %s | %s | %s | %s | %s |" % (
             name or "-", op, "%.3f" % theirs if theirs else "-", mine or "-",
             "%.3f" % ours if ours else "-", ratio))
+    # Where the time goes on each side, by op: what the paired rows above do not show (many
+    # small nodes, reorders, what one side fused and the other ran on its own).
+    ort_ops, our_ops = {}, {}
+    for _, op, ms in ort_nodes:
+        ort_ops[op] = ort_ops.get(op, 0.0) + ms
+    for s in steps:
+        ms = step_ms.get(s["name"]) or 0.0
+        our_ops[s.get("op", "?")] = our_ops.get(s.get("op", "?"), 0.0) + ms
+    print("\nby op, ms per inference: ONNX Runtime | ntpbench")
+    print("| ONNX Runtime op | ms | ntpbench op | ms |")
+    print("|---|---|---|---|")
+    left = sorted(ort_ops.items(), key=lambda kv: -kv[1])[:10]
+    right = sorted(our_ops.items(), key=lambda kv: -kv[1])[:10]
+    for i in range(max(len(left), len(right))):
+        a = left[i] if i < len(left) else ("", None)
+        b = right[i] if i < len(right) else ("", None)
+        print("| %s | %s | %s | %s |" % (a[0], "%.3f" % a[1] if a[1] is not None else "",
+                                         b[0], "%.3f" % b[1] if b[1] is not None else ""))
 
 
 def spread(values):
