@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -139,8 +140,10 @@ bool Initialize(int* argc, char** argv);
 // Initialize.
 // Probes the counter requests (printing what is unavailable, once) and registers the
 // allocation MemoryManager when one asks for "memory". Throws ntpb::Error on a misspelled event.
+// `backends_in_use`: the backends the registered families run on; a backend whose version would
+// start a driver (OpenCL) is asked only when among them (or hetero is).
 void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests,
-                         int threads = 0);
+                         int threads = 0, const std::set<std::string>& backends_in_use = {});
 // Initialize, then run the selected benchmarks with ntpbench's console reporter.
 int Main(int argc, char** argv);
 

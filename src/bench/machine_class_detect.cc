@@ -6,11 +6,6 @@
 
 namespace ntpb {
 
-std::set<std::string>& RegisteredBackends() {
-  static std::set<std::string> backends;
-  return backends;
-}
-
 MachineClass DetectMachineClass(const std::set<std::string>* in_use) {
   MachineClass m;
   const MachineFacts& facts = ThisMachine();

@@ -15,7 +15,4 @@ namespace ntpb {
 // on it). Null: every backend is asked (`ntpbench machine`).
 MachineClass DetectMachineClass(const std::set<std::string>* in_use = nullptr);
 
-// The backends of every topology benchmark family registered in this process so far.
-std::set<std::string>& RegisteredBackends();
-
 }  // namespace ntpb

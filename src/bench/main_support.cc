@@ -225,8 +225,8 @@ RunSettings ParseNtpbFlags(int* argc, char** argv) {
 
 }  // namespace bench
 
-void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests,
-                         int threads) {
+void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_requests, int threads,
+                         const std::set<std::string>& backends_in_use) {
   benchmark::AddCustomContext("ntpbench_version", NTPBENCH_VERSION);
   // Google Benchmark's library_build_type is its own (Debian's is built without NDEBUG); this is
   // ntpbench's, which compiles the timed code.
@@ -235,7 +235,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
 #else
   benchmark::AddCustomContext("ntpbench_build_type", "debug");
 #endif
-  const MachineClass machine = DetectMachineClass(&RegisteredBackends());
+  const MachineClass machine = DetectMachineClass(&backends_in_use);
   benchmark::AddCustomContext("ntpbench_machine_class", machine.id());
   benchmark::AddCustomContext("ntpbench_machine", machine.human());
   benchmark::AddCustomContext("ntpbench_machine_json", machine.ToJson().dump());
@@ -265,8 +265,8 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   benchmark::AddCustomContext("ntpbench_machine_facts", ThisMachine().ToJson().dump());
   for (const std::string& name : BackendNames()) {
     const Backend* backend = FindBackend(name);
-    const std::set<std::string>& in_use = RegisteredBackends();
-    if (backend->StartsADriver() && !in_use.count(name) && !in_use.count("hetero")) {
+    if (backend->StartsADriver() && !backends_in_use.count(name) &&
+        !backends_in_use.count("hetero")) {
       benchmark::AddCustomContext("ntpbench_backend." + name, MachineClass::kNotStarted);
       continue;
     }
@@ -329,11 +329,13 @@ bool InitializeWith(int* argc, char** argv, std::shared_ptr<RunSettings>* out) {
   bool ok = true;
   std::set<std::string> known_params = {"N", "T"};
   std::vector<std::vector<std::string>> counter_requests;
+  std::set<std::string> backends;  // what the registered families run on
   for (const auto& tb : RegisteredTopologyBenchmarks()) {
     try {
       tb->Settings(settings);
       counter_requests.push_back(tb->EffectiveCounters());
       for (const auto& [name, value] : tb->RegisterFamilies()) known_params.insert(name);
+      for (const TopologyBenchmark::Family& f : tb->families()) backends.insert(f.backend);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ntpbench: %s: %s\n", tb->name().c_str(), e.what());
       ok = false;
@@ -361,7 +363,7 @@ bool InitializeWith(int* argc, char** argv, std::shared_ptr<RunSettings>* out) {
   // (Initialize applies the flag over this default).
   benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
   try {
-    AddBenchmarkContext(counter_requests, settings->threads);
+    AddBenchmarkContext(counter_requests, settings->threads, backends);
   } catch (const Error& e) {
     std::fprintf(stderr, "ntpbench: %s\n", e.what());
     return false;

@@ -21,7 +21,6 @@
 #include "src/bench/generation.h"
 #include "src/bench/interference.h"
 #include "src/bench/json_reporter.h"
-#include "src/bench/machine_class_detect.h"
 #include "src/bench/precision_accuracy.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
@@ -584,7 +583,6 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
                                   (tag.empty() ? "" : "/" + tag),
                               backend, p, values, scenario};
           families_.push_back(family);
-          RegisteredBackends().insert(backend);
           // What the name abbreviates, in full (defaults too), for the JSON context.
           benchmark::AddCustomContext(
               "ntpbench_config." + family.name,

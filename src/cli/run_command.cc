@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "ntpbench/counters.h"
 #include "ntpbench/error.h"
@@ -430,7 +431,9 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   const bool json_display = bench::JsonToConsoleRequested(argc, argv.data());
 
   tb.RegisterFamilies();
-  AddBenchmarkContext({tb.EffectiveCounters()}, threads);
+  std::set<std::string> backends;  // a driver starts only for a backend the run uses
+  for (const TopologyBenchmark::Family& f : tb.families()) backends.insert(f.backend);
+  AddBenchmarkContext({tb.EffectiveCounters()}, threads, backends);
   benchmark::AddCustomContext("ntpbench_topology", o.file);
   // ms unless --benchmark_time_unit says otherwise (Initialize applies the flag over this).
   benchmark::SetDefaultTimeUnit(benchmark::kMillisecond);
@@ -474,7 +477,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
   RunConfig threads_config;
   threads_config.threads = threads;
-  const MachineClass machine = DetectMachineClass(&RegisteredBackends());
+  const MachineClass machine = DetectMachineClass(&backends);
   const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
   std::optional<MachinePeaks> peaks;
   try {
