@@ -72,7 +72,7 @@ SweepResults ParseSweepResults(const std::string& text, const std::string& file)
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // also a number past double's range (406)
     throw Error(file, "", "", std::string("malformed JSON: ") + e.what());
   }
   if (!IsSweepResults(doc)) {

@@ -299,7 +299,7 @@ Sweep ParseSweepJson(const std::string& text, const std::string& file) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // also a number past double's range (406)
     throw Error(file, "", "", std::string("malformed JSON: ") + e.what());
   }
   return SweepParser(file).Parse(doc);

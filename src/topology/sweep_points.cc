@@ -7,6 +7,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/precision.h"
 #include "ntpbench/sweep.h"
+#include "src/common/format_number.h"
 
 namespace ntpb {
 namespace {
@@ -84,7 +85,9 @@ class PointMaker {
  private:
   [[noreturn]] void TooMany(double count) const {
     throw Error(s_.file, "", "factors",
-                "the sweep has " + std::to_string(static_cast<long long>(count)) +
+                "the sweep has " +
+                    (count < 1e15 ? std::to_string(static_cast<long long>(count))
+                                  : FormatNumber("%.3g", count)) +
                     " points; at most " + std::to_string(kMaxPoints) +
                     " (one-at-a-time needs far fewer than a grid)");
   }

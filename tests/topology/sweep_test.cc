@@ -140,6 +140,20 @@ TEST(Sweep, BadSweepsNameTheFileAndField) {
             "s.json: field 'points': the point k=1 is listed twice");
   EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "k", "values": [1, 3], "labels": ["a"]}])")),
             "s.json: field 'factors[0].labels': expected one label per value (2)");
+  // A number past double's range is malformed JSON, not an internal error; a grid too large to
+  // count in an integer says so without wrapping round ("-9223372036854775808 points").
+  EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "k", "values": [1]}])", R"(, "min_time": 1e400)"))
+                .rfind("s.json: malformed JSON: ", 0),
+            0u);
+  std::string values = "1";
+  for (int v = 2; v <= 60000; ++v) values += ", " + std::to_string(v);
+  std::string factors;
+  for (const char* name : {"k", "n_hidden", "batch", "threads"}) {
+    factors += std::string(factors.empty() ? "" : ", ") + R"({"name": ")" + name +
+               R"(", "values": [)" + values + "]}";
+  }
+  const std::string huge = ErrorOf(SweepJson("[" + factors + "]", R"(, "mode": "grid")"));
+  EXPECT_NE(huge.find("the sweep has 1.3e+19 points; at most"), std::string::npos) << huge;
 }
 
 // The shipped sweeps read, fit their topologies, and the XML form reads as the JSON one does.
