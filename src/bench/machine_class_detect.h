@@ -15,4 +15,8 @@ namespace ntpb {
 // on it). Null: every backend is asked (`ntpbench machine`).
 MachineClass DetectMachineClass(const std::set<std::string>* in_use = nullptr);
 
+// Whether backend `name` would start a driver that no backend in `in_use` needs (null: all are
+// in use), so its version is not asked for.
+bool DriverNotInUse(const std::string& name, const std::set<std::string>* in_use);
+
 }  // namespace ntpb

@@ -265,8 +265,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
   benchmark::AddCustomContext("ntpbench_machine_facts", ThisMachine().ToJson().dump());
   for (const std::string& name : BackendNames()) {
     const Backend* backend = FindBackend(name);
-    if (backend->StartsADriver() && !backends_in_use.count(name) &&
-        !backends_in_use.count("hetero")) {
+    if (DriverNotInUse(name, &backends_in_use)) {
       benchmark::AddCustomContext("ntpbench_backend." + name, MachineClass::kNotStarted);
       continue;
     }
