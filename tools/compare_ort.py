@@ -267,6 +267,10 @@ def main():
                 if len(values) > 1 and (max(values) - min(values)) / min(values) > 0.10:
                     notes.add("%s rounds %s ms" % (side, spread(values)))
             rows.append((label, precision, ours, theirs, entry, "; ".join(sorted(notes))))
+            if ours and theirs:  # as it goes, so that an interrupted run still told something
+                cp.progress("%s %s: ntpbench %.3f ms, ORT %.3f ms, ratio %.2f" % (
+                    label, precision, statistics.median(ours), statistics.median(theirs),
+                    statistics.median(ours) / statistics.median(theirs)))
             if args.profile and entry is not None and precision == args.precision.split(",")[0]:
                 prefix = os.path.join(work, "ort_profile")
                 for old in glob.glob(prefix + "_*.json"):
