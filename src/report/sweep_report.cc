@@ -209,19 +209,10 @@ std::string RenderSweepTable(const SweepResults& results) {
   return out;
 }
 
-std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std::string& title) {
-  if (results.empty()) throw Error("", "", "", "no sweep results to report");
-  std::vector<FileSummary> files;
-  for (size_t i = 0; i < results.size(); ++i) {
-    FileSummary f{&results[i], SweepOf(results[i]), SummarizeSweep(results[i]), {}, ""};
-    f.series = SeriesName(f.sweep);
-    f.contradictions = FindDensityContradictions(f.points);
-    // Two files of one backend and precision (two machines): tell them apart by file.
-    for (size_t j = 0; j < i; ++j) {
-      if (files[j].series == f.series) f.series += " (" + results[i].file + ")";
-    }
-    files.push_back(std::move(f));
-  }
+namespace {
+
+// The title, the sweep's description and base, and one row per results file.
+std::string HeaderSection(const std::vector<FileSummary>& files, const std::string& title) {
   const Sweep& sweep = files.front().sweep;
   std::string base;
   for (const auto& [name, value] : sweep.base)
@@ -248,6 +239,11 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
             "</td><td>" + std::to_string(failed) + "</td></tr>";
   }
   html += "</table>";
+  return html;
+}
+
+// Each series' colour, by name.
+std::string Legend(const std::vector<FileSummary>& files) {
   std::vector<std::pair<std::string, std::string>> legend;
   for (size_t i = 0; i < files.size(); ++i) {
     legend.emplace_back(files[i].series, report::SeriesColor(i));
@@ -258,101 +254,99 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
   }
   legend_html += "</p>";
 
-  html += "<h2>Each factor, the others at their base values</h2>" + legend_html;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const SweepFactor& f : sweep.factors) {
-    const std::string& factor = f.name;
-    const std::vector<std::string>& values = f.values;
-    std::vector<std::string> categories;
-    for (const std::string& v : values) categories.push_back(ShortLabel(f, v));
-    std::vector<report::LineSeries> sps, gfl, lat, p99;
-    // A generate sweep's points are requests: time to first token, per output token, tokens/s.
-    bool generate = false;
-    for (const FileSummary& file : files) {
-      for (const SweepPointSummary& p : file.points) generate = generate || p.generate;
-    }
-    std::string table = "<table><tr><th>" + Escape(factor) + "</th>";
-    for (const FileSummary& f : files) {
-      table += "<th>" + Escape(f.series) +
-               (generate ? ": TTFT ms</th><th>TPOT ms</th><th>tokens/s</th>"
-                           "<th>request ms</th><th>p99 ms</th>"
-                         : ": ms</th><th>p99 ms</th><th>samples/s</th>"
-                           "<th>GFLOP/s</th><th>FLOP/B</th>");
-    }
-    table += "</tr>";
-    std::vector<std::string> rows(values.size());
-    for (size_t v = 0; v < values.size(); ++v) {
-      rows[v] = "<tr><td>" + Escape(ValueLabel(f, values[v])) + "</td>";
-    }
-    for (size_t i = 0; i < files.size(); ++i) {
-      const auto series = FactorSeries(files[i].points, files[i].sweep, factor);
-      report::LineSeries s{
-          files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}};
-      report::LineSeries g = s, l = s, q = s;
-      for (size_t v = 0; v < values.size(); ++v) {
-        const SweepPointSummary* p = nullptr;
-        for (const SweepPointSummary* c : series) p = c->settings.at(factor) == values[v] ? c : p;
-        if (!p || !p->ok) {
-          rows[v] += "<td colspan=\"5\" class=\"bad\">" +
-                     Escape(p ? "failed: " + p->reason : "not run") + "</td>";
-          for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p ? p->reason : "not run");
-          continue;
-        }
-        if (generate) {
-          s.y[v] = p->tokens_per_second, g.y[v] = p->tpot_ms, l.y[v] = p->ttft_ms;
-          q.y[v] = p->latency_ms;
-        } else {
-          s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
-          q.y[v] = p->p99_ms;
-        }
-        const bool doubtful = !p->unreliable.empty();
-        for (auto* x : {&s, &g, &l, &q}) {
-          x->titles.push_back(p->id + (doubtful ? " (" + p->unreliable + ")" : ""));
-          x->unreliable.resize(values.size());
-          x->unreliable[v] = doubtful;
-        }
-        const std::string mark = doubtful ? " <span class=\"bad\" title=\"" +
-                                                Escape(p->unreliable) + "\">unreliable</span>"
-                                          : "";
-        if (generate) {
-          rows[v] += "<td>" + Ms(p->ttft_ms) + mark + "</td><td>" + Ms(p->tpot_ms) + "</td><td>" +
-                     FormatNumber("%.1f", p->tokens_per_second) + "</td><td>" + Ms(p->latency_ms) +
-                     "</td><td>" + Ms(p->p99_ms) + "</td>";
-          continue;
-        }
-        rows[v] += "<td>" + Ms(p->latency_ms) + mark + "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
-                   FormatNumber("%.1f", p->samples_per_second) + "</td><td>" +
-                   FormatNumber("%.1f", p->gflops) + "</td><td>" +
-                   FormatNumber("%.1f", p->density) + "</td>";
-      }
-      sps.push_back(s), gfl.push_back(g), lat.push_back(l), p99.push_back(q);
-    }
-    html += "<h3>" + Escape(factor) + "</h3><div class=\"charts\">" +
-            (generate
-                 ? report::LineChart(categories, lat, factor, "time to first token ms", 290) +
-                       report::LineChart(categories, gfl, factor, "time per output token ms", 290) +
-                       report::LineChart(categories, sps, factor, "tokens/s", 290) +
-                       report::LineChart(categories, p99, factor, "request ms (median)", 290)
-                 : report::LineChart(categories, sps, factor, "samples/s", 290) +
-                       report::LineChart(categories, gfl, factor, "GFLOP/s", 290) +
-                       report::LineChart(categories, lat, factor, "latency ms (median)", 290) +
-                       report::LineChart(categories, p99, factor, "latency ms (p99)", 290)) +
-            "</div>";
-    for (const std::string& r : rows) table += r + "</tr>";
-    html += table + "</table>";
-  }
+  return legend_html;
+}
 
-  // Generate points are requests, not one inference on a roofline: a sweep of only those ends
-  // with its factors.
-  bool on_roofline = false;
+// One factor, the others at their base values: charts and a table, one series per file.
+std::string FactorSection(const SweepFactor& f, const std::vector<FileSummary>& files) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::string html;
+  const std::string& factor = f.name;
+  const std::vector<std::string>& values = f.values;
+  std::vector<std::string> categories;
+  for (const std::string& v : values) categories.push_back(ShortLabel(f, v));
+  std::vector<report::LineSeries> sps, gfl, lat, p99;
+  // A generate sweep's points are requests: time to first token, per output token, tokens/s.
+  bool generate = false;
+  for (const FileSummary& file : files) {
+    for (const SweepPointSummary& p : file.points) generate = generate || p.generate;
+  }
+  std::string table = "<table><tr><th>" + Escape(factor) + "</th>";
   for (const FileSummary& f : files) {
-    for (const SweepPointSummary& p : f.points) on_roofline = on_roofline || p.density > 0;
+    table += "<th>" + Escape(f.series) +
+             (generate ? ": TTFT ms</th><th>TPOT ms</th><th>tokens/s</th>"
+                         "<th>request ms</th><th>p99 ms</th>"
+                       : ": ms</th><th>p99 ms</th><th>samples/s</th>"
+                         "<th>GFLOP/s</th><th>FLOP/B</th>");
   }
-  if (!on_roofline) {
-    return html +
-           "<p>Its points are generate requests (a prefill and decode steps each), which the "
-           "roofline of one inference does not bound: no density chart.</p></body></html>\n";
+  table += "</tr>";
+  std::vector<std::string> rows(values.size());
+  for (size_t v = 0; v < values.size(); ++v) {
+    rows[v] = "<tr><td>" + Escape(ValueLabel(f, values[v])) + "</td>";
   }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto series = FactorSeries(files[i].points, files[i].sweep, factor);
+    report::LineSeries s{
+        files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}};
+    report::LineSeries g = s, l = s, q = s;
+    for (size_t v = 0; v < values.size(); ++v) {
+      const SweepPointSummary* p = nullptr;
+      for (const SweepPointSummary* c : series) p = c->settings.at(factor) == values[v] ? c : p;
+      if (!p || !p->ok) {
+        rows[v] += "<td colspan=\"5\" class=\"bad\">" +
+                   Escape(p ? "failed: " + p->reason : "not run") + "</td>";
+        for (auto* x : {&s, &g, &l, &q}) x->titles.push_back(p ? p->reason : "not run");
+        continue;
+      }
+      if (generate) {
+        s.y[v] = p->tokens_per_second, g.y[v] = p->tpot_ms, l.y[v] = p->ttft_ms;
+        q.y[v] = p->latency_ms;
+      } else {
+        s.y[v] = p->samples_per_second, g.y[v] = p->gflops, l.y[v] = p->latency_ms;
+        q.y[v] = p->p99_ms;
+      }
+      const bool doubtful = !p->unreliable.empty();
+      for (auto* x : {&s, &g, &l, &q}) {
+        x->titles.push_back(p->id + (doubtful ? " (" + p->unreliable + ")" : ""));
+        x->unreliable.resize(values.size());
+        x->unreliable[v] = doubtful;
+      }
+      const std::string mark = doubtful ? " <span class=\"bad\" title=\"" + Escape(p->unreliable) +
+                                              "\">unreliable</span>"
+                                        : "";
+      if (generate) {
+        rows[v] += "<td>" + Ms(p->ttft_ms) + mark + "</td><td>" + Ms(p->tpot_ms) + "</td><td>" +
+                   FormatNumber("%.1f", p->tokens_per_second) + "</td><td>" + Ms(p->latency_ms) +
+                   "</td><td>" + Ms(p->p99_ms) + "</td>";
+        continue;
+      }
+      rows[v] += "<td>" + Ms(p->latency_ms) + mark + "</td><td>" + Ms(p->p99_ms) + "</td><td>" +
+                 FormatNumber("%.1f", p->samples_per_second) + "</td><td>" +
+                 FormatNumber("%.1f", p->gflops) + "</td><td>" + FormatNumber("%.1f", p->density) +
+                 "</td>";
+    }
+    sps.push_back(s), gfl.push_back(g), lat.push_back(l), p99.push_back(q);
+  }
+  html +=
+      "<h3>" + Escape(factor) + "</h3><div class=\"charts\">" +
+      (generate ? report::LineChart(categories, lat, factor, "time to first token ms", 290) +
+                      report::LineChart(categories, gfl, factor, "time per output token ms", 290) +
+                      report::LineChart(categories, sps, factor, "tokens/s", 290) +
+                      report::LineChart(categories, p99, factor, "request ms (median)", 290)
+                : report::LineChart(categories, sps, factor, "samples/s", 290) +
+                      report::LineChart(categories, gfl, factor, "GFLOP/s", 290) +
+                      report::LineChart(categories, lat, factor, "latency ms (median)", 290) +
+                      report::LineChart(categories, p99, factor, "latency ms (p99)", 290)) +
+      "</div>";
+  for (const std::string& r : rows) table += r + "</tr>";
+  html += table + "</table>";
+  return html;
+}
+
+// Every point under the roofline of the first file's ceilings.
+std::string DensitySection(const std::vector<SweepResults>& results,
+                           const std::vector<FileSummary>& files, const std::string& legend_html) {
+  std::string html;
   html += "<h2>Throughput against operation density</h2>" + legend_html +
           "<p>Every point that ran, under the roofline of the machine's measured ceilings (the "
           "first series' peak for its precision, memory and last-level-cache bandwidth). By the "
@@ -402,6 +396,12 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
   }
   html += report::RooflineChart(dots, ceilings, 900, 460);
 
+  return html;
+}
+
+// The points whose density did not predict their throughput, with per-layer evidence.
+std::string ContradictionSection(const std::vector<FileSummary>& files) {
+  std::string html;
   html += "<h2>Where operation density failed to predict throughput</h2>";
   size_t shown = 0;
   for (const FileSummary& f : files) {
@@ -430,6 +430,42 @@ std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std:
     }
   }
   if (shown == 0) html += "<p>None: throughput rose with operation density at every point.</p>";
+  return html;
+}
+
+}  // namespace
+
+std::string RenderSweepHtml(const std::vector<SweepResults>& results, const std::string& title) {
+  if (results.empty()) throw Error("", "", "", "no sweep results to report");
+  std::vector<FileSummary> files;
+  for (size_t i = 0; i < results.size(); ++i) {
+    FileSummary f{&results[i], SweepOf(results[i]), SummarizeSweep(results[i]), {}, ""};
+    f.series = SeriesName(f.sweep);
+    f.contradictions = FindDensityContradictions(f.points);
+    // Two files of one backend and precision (two machines): tell them apart by file.
+    for (size_t j = 0; j < i; ++j) {
+      if (files[j].series == f.series) f.series += " (" + results[i].file + ")";
+    }
+    files.push_back(std::move(f));
+  }
+  const Sweep& sweep = files.front().sweep;
+  const std::string legend_html = Legend(files);
+  std::string html = HeaderSection(files, title);
+  html += "<h2>Each factor, the others at their base values</h2>" + legend_html;
+  for (const SweepFactor& f : sweep.factors) html += FactorSection(f, files);
+  // Generate points are requests, not one inference on a roofline: a sweep of only those ends
+  // with its factors.
+  bool on_roofline = false;
+  for (const FileSummary& f : files) {
+    for (const SweepPointSummary& p : f.points) on_roofline = on_roofline || p.density > 0;
+  }
+  if (!on_roofline) {
+    return html +
+           "<p>Its points are generate requests (a prefill and decode steps each), which the "
+           "roofline of one inference does not bound: no density chart.</p></body></html>\n";
+  }
+  html += DensitySection(results, files, legend_html);
+  html += ContradictionSection(files);
   return html + "</body></html>\n";
 }
 
