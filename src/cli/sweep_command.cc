@@ -217,6 +217,52 @@ int DryRun(const Sweep& sweep, const Topology& topology, const std::vector<Sweep
   return 0;
 }
 
+// What a point's process left: its run file, checked, or why it has none.
+SweepPointResult PointResult(const SweepPoint& p, const PointOutcome& r,
+                             const std::string& json_tmp) {
+  SweepPointResult result;
+  result.id = p.id;
+  result.settings = p.settings;
+  result.varied = p.varied;
+  result.base = p.base;
+  result.seconds = r.seconds;
+  result.reason = r.reason;
+  // The run file says best why a benchmark did not run (a precision the backend lacks exits
+  // non-zero with the reason in it); the process's log and status only where it wrote none.
+  if (Exists(json_tmp)) {
+    try {
+      result.run = ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
+      const std::string problem = CheckRunFile(result.run);
+      result.ok = r.ok && problem.empty();
+      if (!problem.empty()) result.reason = problem;
+    } catch (const std::exception& e) {
+      if (r.ok) result.reason = std::string("its run file is unreadable: ") + e.what();
+    }
+    if (!result.ok) result.run = nullptr;
+  } else if (r.ok) {
+    result.reason = "the run wrote no run file";
+  }
+  return result;
+}
+
+// A point's progress line: its latency and throughput, a generation's TTFT and TPOT, or why
+// it failed.
+std::string PointProgress(const SweepPointResult& result, const std::string& out) {
+  std::string what;
+  if (result.ok) {
+    const SweepPointSummary s = SummarizePoint(result, out);
+    what = s.generate ? FormatNumber("TTFT %.3f ms", s.ttft_ms) + ", " +
+                            FormatNumber("TPOT %.3f ms", s.tpot_ms) + ", " +
+                            FormatNumber("%.1f tokens/s", s.tokens_per_second)
+                      : FormatNumber("%.3f ms", s.latency_ms) + ", " +
+                            FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
+                            FormatNumber("%.1f GFLOP/s", s.gflops);
+  } else {
+    what = "FAILED: " + result.reason;
+  }
+  return what;
+}
+
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   if (!passed.empty()) {
     throw Error("", "", passed.front(),
@@ -322,28 +368,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
       RemoveLeftovers(json_tmp, log);
       return 130;
     }
-    SweepPointResult result;
-    result.id = p.id;
-    result.settings = p.settings;
-    result.varied = p.varied;
-    result.base = p.base;
-    result.seconds = r.seconds;
-    result.reason = r.reason;
-    // The run file says best why a benchmark did not run (a precision the backend lacks exits
-    // non-zero with the reason in it); the process's log and status only where it wrote none.
-    if (Exists(json_tmp)) {
-      try {
-        result.run = ParseBenchmarkJson(ReadTextFile(json_tmp, std::size_t{1} << 30), json_tmp);
-        const std::string problem = CheckRunFile(result.run);
-        result.ok = r.ok && problem.empty();
-        if (!problem.empty()) result.reason = problem;
-      } catch (const std::exception& e) {
-        if (r.ok) result.reason = std::string("its run file is unreadable: ") + e.what();
-      }
-      if (!result.ok) result.run = nullptr;
-    } else if (r.ok) {
-      result.reason = "the run wrote no run file";
-    }
+    const SweepPointResult result = PointResult(p, r, json_tmp);
     RecordSweepPoint(out, sweep_json, machine.human(), result);
     std::remove(json_tmp.c_str());
     if (result.ok) std::remove(log.c_str());
@@ -354,18 +379,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     // The estimates scaled by how far off they were so far.
     const double eta =
         std::max(0.0, estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0));
-    std::string what;
-    if (result.ok) {
-      const SweepPointSummary s = SummarizePoint(result, out);
-      what = s.generate ? FormatNumber("TTFT %.3f ms", s.ttft_ms) + ", " +
-                              FormatNumber("TPOT %.3f ms", s.tpot_ms) + ", " +
-                              FormatNumber("%.1f tokens/s", s.tokens_per_second)
-                        : FormatNumber("%.3f ms", s.latency_ms) + ", " +
-                              FormatNumber("%.1f samples/s", s.samples_per_second) + ", " +
-                              FormatNumber("%.1f GFLOP/s", s.gflops);
-    } else {
-      what = "FAILED: " + result.reason;
-    }
+    const std::string what = PointProgress(result, out);
     std::fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s); ETA %s\n", points.size() - todo.size() + i + 1,
                  points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
   }
