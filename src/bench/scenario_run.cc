@@ -211,7 +211,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
       state.SetIterationTime(ttft_s.empty() ? 0 : wall_s / static_cast<double>(ttft_s.size()));
     }
   } catch (const std::exception& e) {
-    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
+    state.SkipWithError(FailureMessage(e, "generating").c_str());
     return;
   }
   if (ttft_s.empty()) {
@@ -296,7 +296,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
     m.phases.push_back(Phase("decode", Analyze(mean_t, precision, {}), decode->steps(),
                              decode_step_ns, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
-    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
+    state.SkipWithError(FailureMessage(e, "analysing the generation's phases").c_str());
     return;
   }
   RecordRunDescription(label, EncodeDescription(m));
@@ -346,7 +346,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     }
     for (int s = 0; s < streams; ++s) executables.push_back(backend->Compile(resolved, config));
   } catch (const std::exception& e) {
-    state.SkipWithError(FailureMessage(e, "running the scenario").c_str());
+    state.SkipWithError(FailureMessage(e, "compiling the scenario's streams").c_str());
     return;
   }
   auto serve = [&](int stream) { executables[static_cast<size_t>(stream)]->Run(); };

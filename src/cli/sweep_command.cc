@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -172,7 +173,7 @@ std::vector<std::string> RunArgs(const Sweep& sweep, const Topology& topology, c
   // is 10 s a scenario).
   const auto scenario = p.settings.find("scenario");
   if (scenario != p.settings.end() && !scenario->second.empty() &&
-      scenario->second != "single-stream" && !p.settings.count("scenario_seconds")) {
+      scenario->second != "single-stream") {
     args.push_back("--scenario-seconds");
     args.push_back(FormatNumber("%g", sweep.min_time));
   }
@@ -215,6 +216,15 @@ int DryRun(const Sweep& sweep, const Topology& topology, const std::vector<Sweep
               peaks ? " (from the roofline of `ntpbench machine`; real layers run below it)"
                     : " (no `ntpbench machine` ceilings for this machine: a rough guess)");
   return 0;
+}
+
+// A file's size and modification time, to tell whether another process wrote it since (all
+// zero where it is not there).
+std::array<int64_t, 3> FileStamp(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return {0, 0, 0};
+  return {static_cast<int64_t>(st.st_size), static_cast<int64_t>(st.st_mtim.tv_sec),
+          static_cast<int64_t>(st.st_mtim.tv_nsec)};
 }
 
 // What a point's process left: its run file, checked, or why it has none.
@@ -344,10 +354,13 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   const std::string log = out + own + ".log";
   double spent = 0, estimated_done = 0;
   size_t failed = 0;
+  std::array<int64_t, 3> as_written = FileStamp(out);  // the results file as this sweep left it
   for (size_t i = 0; i < todo.size(); ++i) {
     const SweepPoint& p = *todo[i];
-    // Another sweep into the same file may have recorded this point meanwhile.
-    if (Exists(out) && ReadSweepResults(out).Find(p.id)) {
+    // Another sweep into the same file may have recorded this point meanwhile; the file is read
+    // again only when someone else wrote it.
+    const std::array<int64_t, 3> now = FileStamp(out);
+    if (now != as_written && Exists(out) && ReadSweepResults(out).Find(p.id)) {
       std::fprintf(stderr, "[%zu/%zu] %s: recorded by another sweep into %s meanwhile\n",
                    points.size() - todo.size() + i + 1, points.size(), p.id.c_str(), out.c_str());
       estimate_left -= estimates[i];
@@ -370,6 +383,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     }
     const SweepPointResult result = PointResult(p, r, json_tmp);
     RecordSweepPoint(out, sweep_json, machine.human(), result);
+    as_written = FileStamp(out);
     std::remove(json_tmp.c_str());
     if (result.ok) std::remove(log.c_str());
     failed += result.ok ? 0 : 1;
