@@ -12,10 +12,10 @@ ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "perf|onnx-corpus"
 # 35 models from torch.onnx.export (torchvision's classifiers, a U-Net, RNNs, a small BERT),
 # exported and checked against PyTorch's outputs: about a minute.
 ctest --test-dir build --output-on-failure -L onnx-corpus
-# The core alone: oneDNN, ONNX and PAPI left out (NTPBENCH_WITH_*=OFF), as on a machine without
-# them; their tests skip with the reason, everything else must pass.
+# The core alone: oneDNN, torch, ONNX and PAPI left out (NTPBENCH_WITH_*=OFF), as on a machine
+# without them; their tests skip with the reason, everything else must pass.
 cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_ONEDNN=OFF \
-  -DNTPBENCH_WITH_ONNX=OFF -DNTPBENCH_WITH_PAPI=OFF >/dev/null
+  -DNTPBENCH_WITH_TORCH=OFF -DNTPBENCH_WITH_ONNX=OFF -DNTPBENCH_WITH_PAPI=OFF >/dev/null
 cmake --build build-minimal -j"$(nproc)"
 ctest --test-dir build-minimal --output-on-failure -j"$(nproc)" -LE perf
 # The topology readers under libFuzzer with ASan and UBSan (clang): `ctest -L fuzz`, each

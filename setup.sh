@@ -31,6 +31,10 @@ packages=(
   libpugixml-dev libcli11-dev
   libhwloc-dev
   libfftw3-dev libsndfile1-dev
+  # the torch backend (PyTorch's ATen; NTPBENCH_WITH_TORCH), and the BLAS its matrix products
+  # call: Debian's libtorch takes whichever libblas.so.3 is installed, and the reference BLAS
+  # (libblas3, what apt picks alone) is ~10x slower than OpenBLAS: PyTorch as people run it
+  libtorch-dev libopenblas0-openmp
   # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
   clang libclang-rt-14-dev libomp-dev
 )

@@ -12,6 +12,7 @@
 #include "src/backends/hetero/hetero_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/opencl/opencl_backend.h"
+#include "src/backends/torch/torch_backend.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -24,9 +25,8 @@ struct Entry {
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-      {"eigen", EigenBackendInstance()},
-      {"onednn", OnednnBackendInstance()},
-      {"opencl", OpenclBackendInstance()},
+      {"eigen", EigenBackendInstance()},   {"onednn", OnednnBackendInstance()},
+      {"opencl", OpenclBackendInstance()}, {"torch", TorchBackendInstance()},
       {"hetero", HeteroBackendInstance()},
   };
   return entries;

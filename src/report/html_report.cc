@@ -280,54 +280,66 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
 
 // The steps of every run of a topology, aligned with its first run's; the first run's slowest
 // rows.
-std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
-  if (runs.size() < 2) return "";
+// The slowest of the first run's steps (at most `top`), each with the time of the steps facing
+// it in every run (-1 where a run has none): rows are the first run's steps as they align with
+// the second run's (a fused step there groups the first's layers it computes).
+struct LayerRow {
+  std::string name, op;
+  std::vector<double> ms;  // per run
+};
+std::vector<LayerRow> SlowestAlignedLayers(const std::vector<const Entry*>& runs, int top) {
   const RunMeasurement& ref = runs.front()->m;
   std::vector<std::vector<report::AlignedSteps>> aligned;
   std::vector<report::StepsFacingIndex> facing_index;
   for (const Entry* e : runs) aligned.push_back(report::AlignSteps(ref, e->m));
   for (const auto& alignment : aligned) facing_index.emplace_back(alignment);
-  struct Row {
+  struct Group {
     std::vector<int> ref_steps;
     double ref_ms = 0;
   };
-  std::vector<Row> rows;
-  // Rows: the reference's steps as they align with the second run (a fused step there groups
-  // the reference's layers it computes).
+  std::vector<Group> groups;
   for (const report::AlignedSteps& g : aligned[1]) {
     if (g.a.empty()) continue;
-    Row r{g.a, 0};
+    Group r{g.a, 0};
     for (int s : g.a) r.ref_ms += ref.steps[s].measure.Typical();
-    rows.push_back(r);
+    groups.push_back(r);
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& x, const Row& y) { return x.ref_ms > y.ref_ms; });
-  if (rows.size() > static_cast<size_t>(top)) rows.resize(top);
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& x, const Group& y) { return x.ref_ms > y.ref_ms; });
+  if (groups.size() > static_cast<size_t>(top)) groups.resize(top);
+  std::vector<LayerRow> rows;
+  for (const Group& g : groups) {
+    const StepMeasure& first = ref.steps[g.ref_steps.front()];
+    LayerRow row;
+    row.name = first.name +
+               (g.ref_steps.size() > 1 ? " (+" + std::to_string(g.ref_steps.size() - 1) + ")" : "");
+    row.op = first.kind == StepKind::kInlay ? first.inlay_op : first.op;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::vector<int> facing = facing_index[i].StepsFacing(g.ref_steps);
+      double ms = 0;
+      for (int s : facing) ms += runs[i]->m.steps[s].measure.Typical();
+      row.ms.push_back(facing.empty() ? -1 : ms);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
+  if (runs.size() < 2) return "";
+  const std::vector<LayerRow> rows = SlowestAlignedLayers(runs, top);
   std::vector<std::string> header = {"layer (" + runs.front()->variant + ")", "op"};
   for (size_t i = 0; i < runs.size(); ++i) {
     header.push_back(std::string(1, static_cast<char>('A' + i % 26)));
   }
   std::vector<std::vector<std::string>> cells;
-  for (const Row& r : rows) {
-    const StepMeasure& first = ref.steps[r.ref_steps.front()];
-    std::vector<std::string> row = {
-        Escape(first.name + (r.ref_steps.size() > 1
-                                 ? " (+" + std::to_string(r.ref_steps.size() - 1) + ")"
-                                 : "")),
-        Escape(first.kind == StepKind::kInlay ? first.inlay_op : first.op)};
-    std::vector<double> times;
-    for (size_t i = 0; i < runs.size(); ++i) {
-      const std::vector<int> facing = facing_index[i].StepsFacing(r.ref_steps);
-      double ms = 0;
-      for (int s : facing) ms += runs[i]->m.steps[s].measure.Typical();
-      const bool any = !facing.empty();
-      times.push_back(any ? ms : -1);
-    }
+  for (const LayerRow& r : rows) {
+    std::vector<std::string> row = {Escape(r.name), Escape(r.op)};
     double fastest = 1e300;
-    for (double t : times) {
+    for (double t : r.ms) {
       if (t > 0) fastest = std::min(fastest, t);
     }
-    for (double t : times) {
+    for (double t : r.ms) {
       if (t < 0) {
         row.push_back("-");
         continue;
@@ -348,6 +360,62 @@ std::string LayerTableSection(const std::vector<const Entry*>& runs, int top) {
   return "<h3>Layers across runs (the " + std::to_string(rows.size()) +
          " slowest of A; aligned by layer name, else op and shape)</h3><ul>" + legend + "</ul>" +
          Table(header, cells);
+}
+
+// NTP's framework comparison: the backends (libraries and frameworks) that ran one topology at
+// the first run's precision and batch on its machine, layer by layer (the slowest of the first
+// backend's), and what each spends outside its steps: its time per inference less the sum of
+// its steps' (the runner's loop and whatever the backend does between layers).
+std::string FrameworkSection(const std::vector<const Entry*>& all, int top) {
+  std::vector<const Entry*> runs;
+  for (const Entry* e : all) {
+    const RunSetup &s = e->m.setup, &first = all.front()->m.setup;
+    if (e->machine != all.front()->machine || s.precision != first.precision ||
+        s.batch != first.batch || s.backend.empty()) {
+      continue;
+    }
+    const bool seen = std::any_of(runs.begin(), runs.end(),
+                                  [&](const Entry* r) { return r->m.setup.backend == s.backend; });
+    if (!seen) runs.push_back(e);
+  }
+  if (runs.size() < 2) return "";
+  std::vector<report::BarGroup> groups;
+  auto bar = [&](size_t k, double ms, const std::string& what) {
+    Bar b;
+    b.color = SeriesColor(k);
+    if (ms < 0) return b;  // no step faces the layer there
+    b.value = ms;
+    b.text = Ms(ms);
+    b.title = runs[k]->m.setup.backend + ": " + what;
+    return b;
+  };
+  for (const LayerRow& r : SlowestAlignedLayers(runs, top)) {
+    report::BarGroup g{r.name + " (" + r.op + ")", {}};
+    for (size_t k = 0; k < runs.size(); ++k) g.bars.push_back(bar(k, r.ms[k], r.name));
+    groups.push_back(g);
+  }
+  report::BarGroup outside{"outside its steps", {}};
+  for (size_t k = 0; k < runs.size(); ++k) {
+    double steps = 0;
+    for (const StepMeasure& s : runs[k]->m.steps) steps += s.measure.Typical();
+    outside.bars.push_back(
+        bar(k, std::max(0.0, runs[k]->ms - steps),
+            "time per inference " + Ms(runs[k]->ms) + " less its steps' " + Ms(steps)));
+  }
+  groups.push_back(outside);
+  std::vector<std::pair<std::string, std::string>> legend;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    legend.push_back(
+        {runs[k]->m.setup.backend + " (" + Ms(runs[k]->ms) + " per inference)", SeriesColor(k)});
+  }
+  const RunSetup& s = runs.front()->m.setup;
+  return "<h3>Backends and frameworks layer by layer (" + Escape(s.precision) + ", batch " +
+         std::to_string(s.batch) + ", " + Escape(runs.front()->machine) +
+         ")</h3><p>The slowest layers of " + Escape(s.backend) +
+         " with the steps that compute them on each backend (aligned by layer name, else op and "
+         "shape); last, each backend's time per inference less the sum of its steps: what it "
+         "spends between its layers.</p>" +
+         report::GroupedBarChart(groups, legend);
 }
 
 std::string RunDetails(const Entry& e, size_t index, int top) {
@@ -626,6 +694,7 @@ std::string RenderHtmlReport(const std::vector<RunResults>& files,
     html += ScenarioSection(t, runs);
     html += GenerationSection(t, runs);
     html += PrecisionSection(runs);
+    html += FrameworkSection(runs, options.top);
     html += LayerTableSection(runs, options.top);
   }
   html += "<h2>Each run</h2>";
