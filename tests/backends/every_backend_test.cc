@@ -8,7 +8,9 @@
 
 #include "ntpbench/backend.h"
 #include "ntpbench/json_format.h"
+#include "src/bench/accuracy.h"
 #include "src/bench/generation.h"
+#include "src/topology/numeric_outputs.h"
 #include "tests/backends/op_cases.h"
 #include "tests/test_util.h"
 
@@ -60,6 +62,53 @@ INSTANTIATE_TEST_SUITE_P(AllOps, BackendOpTest,
                          });
 // A build with the reference backend alone has nothing to compare.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendOpTest);
+
+// Every shipped topology, whole, at toy sizes: its outputs against the reference's, in f32 and
+// in bf16 where the backend runs it (bf16 against the f32 reference: 8 significant bits per
+// stored value, compounded over the layers, as the per-backend bf16 tests bound it).
+class BackendTopologyTest : public ::testing::TestWithParam<std::tuple<std::string, TopologyCase>> {
+};
+
+TEST_P(BackendTopologyTest, OutputsMatchTheEigenReference) {
+  const auto& [backend, c] = GetParam();
+  const Backend* b = FindBackend(backend);
+  if (b->HasDevices()) {
+    std::string why;
+    if (b->Devices(&why).empty()) GTEST_SKIP() << backend << " has no device here: " << why;
+  }
+  const ResolvedTopology t =
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/" + c.file)), c.params);
+  RunConfig config;
+  config.seed = 5;
+  config.threads = 2;
+  const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(t, config);
+  reference->Run();
+  for (const auto& [precision, tolerance, cosine] :
+       {std::tuple{Precision::kF32, 1e-3, 0.99999}, std::tuple{Precision::kBf16, 5e-2, 0.99}}) {
+    config.precision = precision;
+    if (const Support s = b->Supports(t, config); !s.ok) {
+      EXPECT_NE(precision, Precision::kF32) << backend << " refuses " << c.file << ": " << s.reason;
+      continue;
+    }
+    const std::unique_ptr<Executable> exe = b->Compile(t, config);
+    exe->Run();
+    for (const std::string& out : NumericOutputs(t)) {
+      const AccuracyDelta d = CompareOutputs(exe->ReadTensor(out), reference->ReadTensor(out));
+      EXPECT_LT(d.max_rel_err, tolerance)
+          << backend << " " << PrecisionName(precision) << " " << out;
+      EXPECT_GT(d.cosine, cosine) << backend << " " << PrecisionName(precision) << " " << out;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, BackendTopologyTest,
+                         ::testing::Combine(::testing::ValuesIn(BackendsUnderTest()),
+                                            ::testing::ValuesIn(ShippedTopologyCases())),
+                         [](const ::testing::TestParamInfo<BackendTopologyTest::ParamType>& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  TopologyCaseName(std::get<1>(info.param));
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendTopologyTest);
 
 // A generation as --scenario generate runs it (src/bench/generation.h): a prefill of the prompt,
 // the caches handed to the decode step's executable, then each decode step at its position with
