@@ -220,10 +220,24 @@ def build_torch_model(torch, layers, precision):
                      % (op, layer["name"]))
         steps.append((layer["name"], fn, layer["inputs"]))
 
+    # As an nn.Module's forward holds its tensors: each dropped after its last reader (a local
+    # reassigned), so PyTorch's allocator frees it there. Holding every tensor to the end made
+    # mobilenet_v2 3x faster than torchvision's own module, which frees as it goes and with
+    # glibc's malloc takes ~2,750 page faults per inference for it (2-core AMD EPYC VM).
+    last_use = {}
+    for i, (_, _, ins) in enumerate(steps):
+        for name in ins:
+            last_use[name] = i
+    dead_after = [[n for n in dict.fromkeys(ins) if last_use[n] == i and n != steps[-1][0]]
+                  for i, (_, _, ins) in enumerate(steps)]
+
     def forward(feeds):
         values = dict(feeds)
-        for name, fn, ins in steps:
+        for (name, fn, ins), dead in zip(steps, dead_after):
             values[name] = fn(*[values[i] for i in ins])
+            for d in dead:
+                if d not in feeds:
+                    del values[d]
         return values[steps[-1][0]]
 
     feeds = {}

@@ -52,7 +52,7 @@ Step MakeDense(const StepArgs& a) {
 Step MakeMatmul(const StepArgs& a) {
   const at::Tensor *p = a.inputs[0], *q = a.inputs[1];
   at::Tensor* y = a.output;
-  return {[=] { at::matmul_out(*y, *p, *q); }, "aten::matmul"};
+  return {[=] { *y = at::matmul(*p, *q); }, "aten::matmul"};
 }
 
 // (top, left, bottom, right) as constant_pad_nd wants it: (left, right, top, bottom).
@@ -135,7 +135,7 @@ Step MakeWindowPool(const StepArgs& a) {
     return {[=] { *y = at::max_pool2d(*x, k, s, sp); }, "aten::max_pool2d"};
   }
   if (native) {
-    return {[=] { at::avg_pool2d_out(*y, *x, k, s, sp, false, include_pad); }, "aten::avg_pool2d"};
+    return {[=] { *y = at::avg_pool2d(*x, k, s, sp, false, include_pad); }, "aten::avg_pool2d"};
   }
   // The windows read: rows p[0] before to (out-1)*s + k - p[0] after the first.
   const std::vector<int64_t> pairs = {p[1], (out[3] - 1) * s[1] + k[1] - p[1] - in[3], p[0],
@@ -162,7 +162,7 @@ Step MakeWindowPool(const StepArgs& a) {
 Step MakeGlobalAvgPool(const StepArgs& a) {
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {[=] { at::mean_out(*y, *x, {2, 3}); }, "aten::mean"};
+  return {[=] { *y = at::mean(*x, {2, 3}); }, "aten::mean"};
 }
 
 Step MakeBatchnorm(const StepArgs& a) {

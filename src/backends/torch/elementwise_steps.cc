@@ -21,19 +21,19 @@ Step MakeActivation(const StepArgs& a) {
   at::Tensor* y = a.output;
   switch (act.kind) {
     case ActivationKind::kRelu:
-      return {[=] { at::relu_out(*y, *x); }, "aten::relu"};
+      return {[=] { *y = at::relu(*x); }, "aten::relu"};
     case ActivationKind::kClippedRelu: {
       const double clip = act.clip;
-      return {[=] { at::clamp_out(*y, *x, 0.0, clip); }, "aten::clamp"};
+      return {[=] { *y = at::clamp(*x, 0.0, clip); }, "aten::clamp"};
     }
     case ActivationKind::kSigmoid:
-      return {[=] { at::sigmoid_out(*y, *x); }, "aten::sigmoid"};
+      return {[=] { *y = at::sigmoid(*x); }, "aten::sigmoid"};
     case ActivationKind::kTanh:
-      return {[=] { at::tanh_out(*y, *x); }, "aten::tanh"};
+      return {[=] { *y = at::tanh(*x); }, "aten::tanh"};
     case ActivationKind::kGeluTanh:
-      return {[=] { at::gelu_out(*y, *x, "tanh"); }, "aten::gelu"};
+      return {[=] { *y = at::gelu(*x, "tanh"); }, "aten::gelu"};
     default:
-      return {[=] { at::gelu_out(*y, *x); }, "aten::gelu"};
+      return {[=] { *y = at::gelu(*x); }, "aten::gelu"};
   }
 }
 
@@ -44,7 +44,7 @@ Step MakeSwiglu(const StepArgs& a) {
   at::Tensor* y = a.output;
   return {[=] {
             const at::Tensor gate = x->narrow(-1, 0, f), value = x->narrow(-1, f, f);
-            at::mul_out(*y, gelu ? at::gelu(gate) : at::silu(gate), value);
+            *y = at::mul(gelu ? at::gelu(gate) : at::silu(gate), value);
           },
           gelu ? "aten::gelu + aten::mul" : "aten::silu + aten::mul"};
 }

@@ -21,7 +21,7 @@ Step MakeConcat(const StepArgs& a) {
             std::vector<at::Tensor> parts;
             parts.reserve(inputs.size());
             for (const at::Tensor* t : inputs) parts.push_back(*t);
-            at::cat_out(*y, parts, axis);
+            *y = at::cat(parts, axis);
           },
           "aten::cat"};
 }
@@ -31,7 +31,8 @@ Step MakeSlice(const StepArgs& a) {
                 size = a.layer.attrs.Int("size");
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {[=] { y->copy_(x->narrow(axis, start, size)); }, "aten::narrow + aten::copy_"};
+  return {[=] { *y = x->narrow(axis, start, size).contiguous(); },
+          "aten::narrow + aten::contiguous"};
 }
 
 // pads: [begin of each axis..., end of each axis...]; constant_pad_nd pairs them from the last.
@@ -53,7 +54,7 @@ Step MakeExpand(const StepArgs& a) {
   const Shape out = a.layer.output_shapes[0];
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {[=] { y->copy_(x->expand(out)); }, "aten::expand + aten::copy_"};
+  return {[=] { *y = x->expand(out).contiguous(); }, "aten::expand + aten::contiguous"};
 }
 
 // The value is set once, here: a constant costs nothing per inference.
@@ -66,7 +67,7 @@ Step MakeTranspose(const StepArgs& a) {
   const std::vector<int64_t> perm = a.layer.attrs.Ints("perm");
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {[=] { y->copy_(x->permute(perm)); }, "aten::permute + aten::copy_"};
+  return {[=] { *y = x->permute(perm).contiguous(); }, "aten::permute + aten::contiguous"};
 }
 
 // reshape and flatten: a view of the input, taken again each run (the input's slot may hold a
@@ -81,7 +82,7 @@ Step MakeView(const StepArgs& a) {
 Step MakeCopy(const StepArgs& a) {
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {[=] { y->copy_(*x); }, "aten::copy_"};
+  return {[=] { *y = x->clone(); }, "aten::clone"};
 }
 
 // Each output row and column from one or two input ones (resize_taps.h): index_select along H,
@@ -141,23 +142,20 @@ Step MakeEmbedding(const StepArgs& a) {
           "aten::embedding"};
 }
 
-// A host inlay on f32: in f32 runs straight into the output tensor, else through a f32 copy.
+// A host inlay on f32, its output made per run as an ATen op makes its own; `keep_f32`: the
+// output stays f32 (label ids) whatever the run's type.
 template <typename F>
 Step Host(const StepArgs& a, F compute, const char* kernel, bool keep_f32 = false) {
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  if (keep_f32) *y = at::zeros(a.layer.output_shapes[0], at::kFloat);
-  const at::Tensor host = y->scalar_type() == at::kFloat
-                              ? at::Tensor()
-                              : at::empty(a.layer.output_shapes[0], at::kFloat);
+  const Shape out = a.layer.output_shapes[0];
+  const at::ScalarType type = keep_f32 ? at::kFloat : a.type;
+  if (keep_f32) *y = at::zeros(out, at::kFloat);
   return {[=] {
             const at::Tensor in = x->to(at::kFloat).contiguous();
-            if (host.defined()) {
-              compute(in.data_ptr<float>(), host.data_ptr<float>());
-              y->copy_(host);
-            } else {
-              compute(in.data_ptr<float>(), y->data_ptr<float>());
-            }
+            at::Tensor host = at::empty(out, at::kFloat);
+            compute(in.data_ptr<float>(), host.data_ptr<float>());
+            *y = type == at::kFloat ? host : host.to(type);
           },
           kernel};
 }
@@ -173,12 +171,12 @@ Step MakeContextWindow(const StepArgs& a) {
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
   return {[=] {
-            y->view({out[0], out[1], 2 * c + 1, -1})
-                .copy_(at::constant_pad_nd(*x, {0, 0, c, c}, 0)
-                           .unfold(1, 2 * c + 1, 1)
-                           .permute({0, 1, 3, 2}));
+            *y = at::constant_pad_nd(*x, {0, 0, c, c}, 0)
+                     .unfold(1, 2 * c + 1, 1)
+                     .permute({0, 1, 3, 2})
+                     .reshape(out);
           },
-          "aten::constant_pad_nd + aten::unfold + aten::copy_"};
+          "aten::constant_pad_nd + aten::unfold + aten::reshape"};
 }
 
 // Label ids stay f32 (bf16 would round ids above 256).

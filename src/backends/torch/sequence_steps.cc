@@ -66,7 +66,7 @@ Step MakeAttention(const StepArgs& a) {
         // Over a cache, the keys appended so far: fewer earlier in a generation.
         const AttentionGeometry g = cached ? built.Shifted(*shift) : built;
         const int64_t n = g.batch, sq = g.queries, sk = g.keys;
-        const at::Tensor qh = q->view({n, sq, g.heads, g.head_size}).transpose(1, 2);
+        const at::Tensor qh = q->reshape({n, sq, g.heads, g.head_size}).transpose(1, 2);
         at::Tensor kh = k->narrow(1, 0, sk).view({n, sk, g.kv_heads, g.head_size}).transpose(1, 2);
         at::Tensor vh = v->narrow(1, 0, sk).view({n, sk, g.kv_heads, g.value_size}).transpose(1, 2);
         if (g.group() > 1) {
@@ -103,23 +103,22 @@ Step MakeRotary(const StepArgs& a) {
   const std::string name = a.layer.name;
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  return {
-      [=] {
-        const int64_t first = offset + *shift;
-        if (first < 0) throw Error("", name, "offset", "shifted before position 0");
-        const at::Tensor c = cos.narrow(0, first, rows).view({1, rows, 1, d / 2});
-        const at::Tensor s = sin.narrow(0, first, rows).view({1, rows, 1, d / 2});
-        if (interleaved) {
-          const at::Tensor pairs = x->view({n, rows, heads, d / 2, 2});
-          const at::Tensor p = pairs.select(-1, 0), r = pairs.select(-1, 1);
-          y->view({n, rows, heads, d / 2, 2}).copy_(at::stack({p * c - r * s, r * c + p * s}, -1));
-        } else {
-          const at::Tensor h4 = x->view({n, rows, heads, d});
-          const at::Tensor p = h4.narrow(-1, 0, d / 2), r = h4.narrow(-1, d / 2, d / 2);
-          y->view({n, rows, heads, d}).copy_(at::cat({p * c - r * s, r * c + p * s}, -1));
-        }
-      },
-      "aten::mul + aten::sub + aten::add + aten::cat"};
+  return {[=] {
+            const int64_t first = offset + *shift;
+            if (first < 0) throw Error("", name, "offset", "shifted before position 0");
+            const at::Tensor c = cos.narrow(0, first, rows).view({1, rows, 1, d / 2});
+            const at::Tensor s = sin.narrow(0, first, rows).view({1, rows, 1, d / 2});
+            if (interleaved) {
+              const at::Tensor pairs = x->reshape({n, rows, heads, d / 2, 2});
+              const at::Tensor p = pairs.select(-1, 0), r = pairs.select(-1, 1);
+              *y = at::stack({p * c - r * s, r * c + p * s}, -1).view({n, rows, heads * d});
+            } else {
+              const at::Tensor h4 = x->reshape({n, rows, heads, d});
+              const at::Tensor p = h4.narrow(-1, 0, d / 2), r = h4.narrow(-1, d / 2, d / 2);
+              *y = at::cat({p * c - r * s, r * c + p * s}, -1).view({n, rows, heads * d});
+            }
+          },
+          "aten::mul + aten::sub + aten::add + aten::cat"};
 }
 
 // Appends the input's rows at the cache's current end, in place; the rows before stay as
