@@ -4,7 +4,10 @@
 NTP's paper validates its timings against a framework implementation of the same topology
 (its Figure 6A); this is that check for ntpbench. Each shipped topology is resolved by
 `ntpbench inspect --json`, rebuilt layer by layer in PyTorch (eager, torch.no_grad(), random
-weights: the timing does not depend on the values), and timed; ntpbench runs it on its backend.
+weights: the timing does not depend on the values; each tensor dropped after its last reader,
+as an nn.Module's forward drops it), and timed in a fresh process each round, as ntpbench's
+side is (what glibc's malloc costs depends on what the process allocated before); ntpbench runs
+it on its backend (`--backend torch`: the same ATen calls from C++, the check of that backend).
 Output (stdout): per model, batch and precision, ntpbench's and PyTorch's median latency, their
 ratio (ntpbench / PyTorch: below 1 is faster), ntpbench's GFLOP/s and its share of this machine's
 measured peak (`ntpbench machine`). Progress goes to stderr.
@@ -279,6 +282,33 @@ def time_torch(torch, forward, feeds, min_time):
     return median, statistics.median(abs(s - median) / median for s in samples)
 
 
+def torch_worker(args):
+    """One model timed on PyTorch in this process, fresh: {"ms", "spread"} on stdout."""
+    import torch
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    model, batch = args.models.split(":")
+    sets = [arg for kv in args.set for arg in ("--set", kv)]
+    resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect",
+                               os.path.join(ROOT, "topologies", model + ".json"), "--batch",
+                               batch, "--json"] + sets))
+    forward, feeds = build_torch_model(torch, resolved["layers"], args.precision)
+    ms, spread = time_torch(torch, forward, feeds, args.min_time)
+    print(json.dumps({"ms": ms, "spread": spread}))
+
+
+def time_torch_fresh(args, model, batch, precision):
+    """PyTorch's median and spread, timed in a process of its own, as ntpbench's side is: the
+    allocator's state depends on what a process ran before (mobilenet_v2 after resnet50 in one
+    process took 12 ms; alone, 48 ms of which most were page faults: glibc's thresholds had
+    grown with resnet50's larger tensors)."""
+    out = json.loads(run([sys.executable, os.path.abspath(__file__), "--torch-worker",
+                          "--build", args.build, "--threads", str(args.threads), "--min-time",
+                          str(args.min_time), "--models", model + ":" + batch, "--precision",
+                          precision] + [a for kv in args.set for a in ("--set", kv)]))
+    return out["ms"], out["spread"]
+
+
 def unreliable_verdicts(node):
     """Every "unreliable" verdict ntpbench wrote into a run file entry."""
     if isinstance(node, dict):
@@ -321,7 +351,10 @@ def main():
     p.add_argument("--rounds", type=int, default=3, help="alternating ntpbench/PyTorch rounds")
     p.add_argument("--set", action="append", default=[],
                    help="a topology param for every model (name=value), as ntpbench run --set")
+    p.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.torch_worker:
+        return torch_worker(args)
 
     import torch  # here, so --help works without it
     torch.set_num_threads(args.threads)
@@ -338,10 +371,7 @@ def main():
         model, batch = item.split(":")
         topology = os.path.join(ROOT, "topologies", model + ".json")
         sets = [arg for kv in args.set for arg in ("--set", kv)]
-        resolved = json.loads(run([os.path.join(args.build, "ntpbench"), "inspect", topology,
-                                   "--batch", batch, "--json"] + sets))
         for precision in args.precision.split(","):
-            forward, feeds = build_torch_model(torch, resolved["layers"], precision)
             # A B A B: both sides see the same minutes of a machine whose speed drifts.
             ours, theirs, gflops, notes = [], [], None, set()
             for r in range(args.rounds):
@@ -353,12 +383,12 @@ def main():
                 if ms is None:
                     break
                 ours.append(ms)
-                torch_ms, spread = time_torch(torch, forward, feeds, args.min_time)
+                torch_ms, spread = time_torch_fresh(args, model, batch, precision)
                 theirs.append(torch_ms)
                 if spread > 0.05:  # the bound ntpbench holds its own repetitions to
                     notes.add("PyTorch samples spread %.0f%% (a busy machine?)" % (100 * spread))
             if not ours:
-                theirs = [time_torch(torch, forward, feeds, args.min_time)[0]]
+                theirs = [time_torch_fresh(args, model, batch, precision)[0]]
             for side, values in (("ntpbench", ours), ("PyTorch", theirs)):
                 if len(values) > 1 and (max(values) - min(values)) / min(values) > 0.10:
                     notes.add("%s rounds %.3f..%.3f ms" % (side, min(values), max(values)))
