@@ -82,6 +82,33 @@ class Recurrent(nn.Module):
         return self.head(y)
 
 
+class RecurrentFromState(nn.Module):
+    """An encoder's summary as the recurrent layers' initial state (a decoder conditioned on it):
+    `rnn(x, (h0, c0))` with states computed from the input, [layers x dirs, N, H] as PyTorch
+    takes them; the export hands each layer its slice as initial_h and initial_c."""
+
+    def __init__(self, cell, layers=2, bidirectional=True, features=20, hidden=24):
+        super().__init__()
+        self.lstm = cell == "lstm"
+        kind = nn.LSTM if self.lstm else nn.GRU
+        self.copies = layers * (2 if bidirectional else 1)
+        self.rnn = kind(features, hidden, num_layers=layers, bidirectional=bidirectional)
+        self.init_h = nn.Linear(features, hidden)
+        if self.lstm:
+            self.init_c = nn.Linear(features, hidden)
+        self.head = nn.Linear(hidden * (2 if bidirectional else 1), 12)
+
+    def forward(self, x):  # x [T, N, C]
+        summary = x.mean(0)
+        h0 = torch.tanh(self.init_h(summary)).unsqueeze(0).repeat(self.copies, 1, 1)
+        if self.lstm:
+            c0 = self.init_c(summary).unsqueeze(0).repeat(self.copies, 1, 1)
+            y, _ = self.rnn(x, (h0, c0))
+        else:
+            y, _ = self.rnn(x, h0)
+        return self.head(y)
+
+
 class DeepSpeechLike(nn.Module):
     """DeepSpeech's shape (Hannun et al.): three clipped-ReLU dense layers, a bidirectional LSTM,
     a dense layer and per-step character probabilities."""
@@ -278,6 +305,8 @@ MODELS = [
     ("gru", lambda: Recurrent("gru", 1, False, True), (1, 10, 20), [11, 13], "rnn", "small"),
     ("gru_bi2", lambda: Recurrent("gru", 2, True, False), (10, 2, 20), [13], "rnn", "small"),
     ("gru_state", GruState, (10, 2, 20), [13, 17], "rnn", "small"),
+    ("lstm_from_state", lambda: RecurrentFromState("lstm"), (10, 2, 20), [13, 17], "rnn", "small"),
+    ("gru_from_state", lambda: RecurrentFromState("gru"), (10, 2, 20), [13], "rnn", "small"),
     ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
     ("encoder_block", EncoderBlock, (2, 16, 32), [13, 17], "transformer", "small"),
@@ -317,6 +346,8 @@ DYNAMIC = {
     "gru": ({0: "batch", 1: "seq_len"}, (3, 7, 20)),
     "gru_bi2": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "gru_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "lstm_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "gru_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "deepspeech_like": ({0: "batch", 1: "time"}, (3, 9, 26 * 19)),
     "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),
     "encoder_block": ({0: "batch", 1: "seq"}, (3, 9, 32)),

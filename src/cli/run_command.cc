@@ -109,15 +109,28 @@ std::vector<float> TensorInput(const std::string& path, const std::string& name,
   if (batch_of == shape && batches.size() == 1 && batches[0] == t.dims[0]) {
     return std::move(t.values);
   }
+  // The whole batch of an input whose batch is another axis (an RNN's initial state
+  // [layers, N, H]): the one axis of size 1 at batch 1 that holds the batch size.
+  if (batches.size() == 1 && t.dims.size() == shape.size()) {
+    int batch_axes = 0;
+    bool others_match = true;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      if (t.dims[i] == shape[i]) continue;
+      if (shape[i] == 1 && t.dims[i] == batches[0]) {
+        ++batch_axes;
+      } else {
+        others_match = false;
+      }
+    }
+    if (others_match && batch_axes == 1) return std::move(t.values);
+  }
   std::string batch_list;
   for (int64_t b : batches) batch_list += (batch_list.empty() ? "" : ",") + std::to_string(b);
-  Shape whole = shape;
-  if (!whole.empty() && batches.size() == 1) whole[0] = batches[0];
   throw Error(path, "", "--input",
               "holds a " + ShapeToString(t.dims) + " tensor; input '" + name + "' is " +
-                  ShapeToString(whole) + " at --batch " + batch_list + " (give " +
-                  (batches.size() == 1 ? "that shape or " : "") + "one batch item " +
-                  ShapeToString(shape) + ", or bind the sizes with --batch and --set)");
+                  ShapeToString(shape) + " at batch 1 (give one batch item" +
+                  (batches.size() == 1 ? " or the whole batch of --batch " + batch_list : "") +
+                  ", or bind the sizes with --batch and --set)");
 }
 
 void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const ResolvedTopology& r,

@@ -1,4 +1,6 @@
-// lstm and gru over T steps: input [N, T, C], output [N, T, units * directions].
+// lstm and gru over T steps: input [N, T, C], output [N, T, units * directions]; optional
+// initial states as inputs (h0, and c0 for lstm: [directions, N, units], ONNX's initial_h and
+// initial_c layout), else zeros.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -14,6 +16,13 @@ InferResult InferRecurrent(const InferContext& ctx, int gates) {
   const int64_t h = ctx.attrs.Int("units"), c = in[2];
   ctx.Require(h > 0, "units", "must be positive, got " + std::to_string(h));
   const int dirs = Directions(ctx.attrs);
+  for (size_t i = 1; i < ctx.inputs.size(); ++i) {
+    const Shape state = {dirs, in[0], h};
+    ctx.Require(ctx.inputs[i] == state, "inputs",
+                std::string(i == 1 ? "the initial state h0" : "the initial cell state c0") +
+                    " must be [directions, N, units] = " + ShapeToString(state) + ", got " +
+                    ShapeToString(ctx.inputs[i]));
+  }
   InferResult r;
   r.outputs = {{in[0], in[1], h * dirs}};
   for (int d = 0; d < dirs; ++d) {
@@ -61,13 +70,19 @@ void AddRecurrentOps(std::vector<OpDef>* ops) {
   lstm.infer = InferLstm;
   lstm.flops = LstmFlops;
   lstm.weight_elements_read = LstmWeightRead;
-  lstm.summary = "LSTM, gates i, f, g, o; one bias per gate";
+  lstm.summary =
+      "LSTM, gates i, f, g, o; one bias per gate; inputs x [N, T, C] (+ h0, c0 [dirs, N, H], else "
+      "zeros)";
+  lstm.max_inputs = 3;
   ops->push_back(lstm);
   OpDef gru = Recurrent("gru");
   gru.infer = InferGru;
   gru.flops = GruFlops;
   gru.weight_elements_read = GruWeightRead;
-  gru.summary = "GRU, gates r, z, n; linear-before-reset with a separate recurrent bias for n";
+  gru.summary =
+      "GRU, gates r, z, n; linear-before-reset with a separate recurrent bias for n; inputs x "
+      "(+ h0 [dirs, N, H], else zeros)";
+  gru.max_inputs = 2;
   ops->push_back(gru);
 }
 

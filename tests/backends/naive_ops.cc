@@ -391,9 +391,11 @@ Values Matmul(const ResolvedLayer& l, const Values& a, const Values& b) {
 
 double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 
-// One direction of an LSTM or GRU, element by element, written into its half of the output.
-void Recurrent(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w, int dir,
-               bool reverse, bool lstm, Values* y) {
+// One direction of an LSTM or GRU, element by element, written into its half of the output;
+// from the initial states in[1] (h0) and in[2] (c0), [dirs, N, H], where given.
+void Recurrent(const ResolvedLayer& l, const std::vector<Values>& in_values,
+               const std::vector<Values>& w, int dir, bool reverse, bool lstm, Values* y) {
+  const Values& x = in_values[0];
   const Shape& in = l.input_shapes[0];
   const int64_t n = in[0], t_len = in[1], c = in[2], h = l.attrs.Int("units");
   const int64_t gates = lstm ? 4 : 3, width = l.output_shapes[0][2];
@@ -403,6 +405,10 @@ void Recurrent(const ResolvedLayer& l, const Values& x, const std::vector<Values
   const Values& bias = w[dir * per_dir + 2];
   for (int64_t b = 0; b < n; ++b) {
     std::vector<double> hs(h, 0.0), cs(h, 0.0);
+    for (int64_t j = 0; j < h; ++j) {
+      if (in_values.size() > 1) hs[j] = in_values[1][(dir * n + b) * h + j];
+      if (lstm && in_values.size() > 2) cs[j] = in_values[2][(dir * n + b) * h + j];
+    }
     for (int64_t s = 0; s < t_len; ++s) {
       const int64_t t = reverse ? t_len - 1 - s : s;
       std::vector<double> xg(gates * h), hg(gates * h);
@@ -434,12 +440,12 @@ void Recurrent(const ResolvedLayer& l, const Values& x, const std::vector<Values
   }
 }
 
-Values RecurrentLayer(const ResolvedLayer& l, const Values& x, const std::vector<Values>& w,
-                      bool lstm) {
+Values RecurrentLayer(const ResolvedLayer& l, const std::vector<Values>& in,
+                      const std::vector<Values>& w, bool lstm) {
   Values y(NumElements(l.output_shapes[0]));
   const std::string dir = l.attrs.Str("direction");
-  Recurrent(l, x, w, 0, dir == "reverse", lstm, &y);
-  if (dir == "bidirectional") Recurrent(l, x, w, 1, true, lstm, &y);
+  Recurrent(l, in, w, 0, dir == "reverse", lstm, &y);
+  if (dir == "bidirectional") Recurrent(l, in, w, 1, true, lstm, &y);
   return y;
 }
 
@@ -772,8 +778,8 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "concat") return Concat(l, in);
   if (op == "reshape" || op == "flatten" || op == "copy" || op == "reorder") return in[0];
   if (op == "transpose") return Transpose(l, in[0]);
-  if (op == "lstm") return RecurrentLayer(l, in[0], w, true);
-  if (op == "gru") return RecurrentLayer(l, in[0], w, false);
+  if (op == "lstm") return RecurrentLayer(l, in, w, true);
+  if (op == "gru") return RecurrentLayer(l, in, w, false);
   throw std::runtime_error("no naive implementation of op " + op);
 }
 

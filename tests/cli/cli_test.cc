@@ -588,6 +588,43 @@ TEST(Cli, RunTableCsvWritesOnlyCsvToStdout) {
       << bad.err;
 }
 
+// nn.LSTM(x, (h0, c0)) and nn.GRU(y, h0) exported with dynamic axes: the initial states are
+// graph inputs with the batch on their second axis; stored as the whole batch, they feed every
+// backend of this build, whose outputs must be PyTorch's (tests/onnx/rnn_initial_states).
+TEST(Cli, RecurrentLayersStartFromInitialStatesGivenAsInputs) {
+  const std::string dir = SourcePath("tests/onnx/rnn_initial_states");
+  const std::string set = dir + "/test_data_set_0/";
+  int checked = 0;
+  for (const std::string& backend : BackendNames()) {
+    if (backend == "hetero") continue;
+    const CommandResult r = RunCommand(
+        kCli + " run " + dir + "/model.onnx --backend " + backend + " --batch 3 --set T=7" +
+        " --input x=" + set + "input_0.pb --input h0=" + set + "input_1.pb --input c0=" + set +
+        "input_2.pb --input g0=" + set + "input_3.pb --check-output z=" + set +
+        "output_0.pb --check-output hg=" + set + "output_1.pb --benchmark_min_time=0.01 --quiet");
+    if (r.err.find("without ONNX support") != std::string::npos) GTEST_SKIP() << r.err;
+    if (r.out.find("skipped") != std::string::npos && backend == "opencl") continue;
+    ASSERT_EQ(r.exit_code, 0) << backend << ": " << r.err;
+    for (const char* out : {"z", "hg"}) {
+      EXPECT_NE(r.out.find("check-output " + backend + " f32 output '" + out + "'"),
+                std::string::npos)
+          << r.out;
+    }
+    EXPECT_EQ(r.out.find("BEYOND TOLERANCE"), std::string::npos) << r.out;
+    ++checked;
+  }
+  EXPECT_GE(checked, 1);
+  // A state of another batch size: one line naming the file and the shape wanted.
+  const CommandResult misfit = RunCommand(
+      kCli + " run " + dir + "/model.onnx --backend eigen --batch 2 --set T=7 --input h0=" + set +
+      "input_1.pb");
+  EXPECT_NE(misfit.exit_code, 0);
+  EXPECT_NE(misfit.err.find("input_1.pb: field '--input': holds a [4, 3, 6] tensor; input 'h0' "
+                            "is [4, 1, 6] at batch 1"),
+            std::string::npos)
+      << misfit.err;
+}
+
 // --set with a list: one benchmark per value, each named, each table with its own shapes.
 // An ONNX model exported with dynamic axes and its test data (the ONNX layout): the stored input
 // at other sizes than the export's, bound by the dims' own names; the stored output checked on

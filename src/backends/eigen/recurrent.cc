@@ -20,6 +20,9 @@ Kernel MakeRecurrent(const KernelArgs& a) {
   const int per_dir = kLstm ? 3 : 4;  // weights per direction
   const std::vector<const float*> w = a.weights;
   const float* x = a.inputs[0];
+  // Initial states [dirs, N, H] where given, else zeros.
+  const float* h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
+  const float* c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
   float* y = a.output;
   const int threads = a.threads;
   // Scratch: projected inputs [N*T, gates*H], recurrent gates [N, gates*H], h and c [N, H].
@@ -42,8 +45,16 @@ Kernel MakeRecurrent(const KernelArgs& a) {
       const float* bias = w[d * per_dir + 2];
       xg->noalias() = ConstMatrixMap(x, n * t_len, c) * ConstMatrixMap(wx, c, gates * h);
       xg->rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, gates * h);
-      state->setZero();
-      cell->setZero();
+      if (h0) {
+        *state = ConstMatrixMap(h0 + d * n * h, n, h);
+      } else {
+        state->setZero();
+      }
+      if (c0) {
+        *cell = ConstMatrixMap(c0 + d * n * h, n, h);
+      } else {
+        cell->setZero();
+      }
       for (int64_t s = 0; s < t_len; ++s) {
         const int64_t t = reverse ? t_len - 1 - s : s;
         MultiplyRowMajor(state->data(), wh, hg->data(), n, h, gates * h, threads);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "ntpbench/error.h"
 #include "src/backends/common/recurrent_gates.h"
@@ -27,6 +28,21 @@ namespace {
 
 using dt = memory::data_type;
 using tag = memory::format_tag;
+
+// A layer's initial states h0 and c0 ([dirs, N, H] f32) where it has them as inputs; else the
+// recurrence starts from zeros. Their memory is read when the step runs.
+struct InitialStates {
+  std::optional<memory> h, c;
+  const float* h0() const { return h ? static_cast<const float*>(h->get_data_handle()) : nullptr; }
+  const float* c0() const { return c ? static_cast<const float*>(c->get_data_handle()) : nullptr; }
+};
+InitialStates InitialStatesOf(Builder& b, bool lstm, int64_t dirs, int64_t n, int64_t h) {
+  const ResolvedLayer& l = b.layer();
+  InitialStates s;
+  if (l.inputs.size() > 1) s.h = b.Input(l.inputs[1], PlainDesc({dirs, n, h}));
+  if (lstm && l.inputs.size() > 2) s.c = b.Input(l.inputs[2], PlainDesc({dirs, n, h}));
+  return s;
+}
 
 void BuildRecurrent(Builder& b, bool lstm) {
   const ResolvedLayer& l = b.layer();
@@ -41,6 +57,19 @@ void BuildRecurrent(Builder& b, bool lstm) {
     throw Error("", l.name, "precision", "oneDNN's fused RNN primitives run f32 here only");
   }
   const memory src = b.Input(l.inputs[0], PlainDesc(in));
+  const InitialStates initial = InitialStatesOf(b, lstm, dirs, n, h);
+  // The IR's [dirs, N, H] states are oneDNN's ldnc with one layer.
+  const memory::desc state_md({1, dirs, n, h}, dt::f32, tag::ldnc);
+  // oneDNN's LSTM takes both states or neither: the one not given is zeros.
+  const bool any_state = initial.h || initial.c;
+  const memory::desc src_iter_md = any_state ? state_md : memory::desc(),
+                     src_iter_c_md = lstm && any_state ? state_md : memory::desc();
+  auto state_memory = [&](const std::optional<memory>& given) {
+    if (given) return memory(state_md, b.engine(), given->get_data_handle());
+    memory zeros(state_md, b.engine());
+    std::memset(zeros.get_data_handle(), 0, state_md.get_size());
+    return zeros;
+  };
   const memory::desc src_md({t, n, c}, dt::f32, tag::ntc),
       dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
   const memory::desc wl_any({1, dirs, c, gates, h}, dt::f32, tag::any),
@@ -80,6 +109,8 @@ void BuildRecurrent(Builder& b, bool lstm) {
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   Args args = {{DNNL_ARG_SRC_LAYER, memory(src_md, b.engine(), src.get_data_handle())},
                {DNNL_ARG_DST_LAYER, memory(dst_md, b.engine(), out.get_data_handle())}};
+  if (any_state) args[DNNL_ARG_SRC_ITER] = state_memory(initial.h);
+  if (lstm && any_state) args[DNNL_ARG_SRC_ITER_C] = state_memory(initial.c);
   auto finish = [&](const auto& pd, const dnnl::primitive& p) {
     args[DNNL_ARG_WEIGHTS_LAYER] = b.WeightMemory(wl, wl_user, pd.weights_layer_desc());
     args[DNNL_ARG_WEIGHTS_ITER] = b.WeightMemory(wi, wi_user, pd.weights_iter_desc());
@@ -89,13 +120,13 @@ void BuildRecurrent(Builder& b, bool lstm) {
     b.AddPrimitive(pd, p, std::move(args));
   };
   if (lstm) {
-    dnnl::lstm_forward::desc desc(fwd, dir, src_md, memory::desc(), memory::desc(), wl_any, wi_any,
+    dnnl::lstm_forward::desc desc(fwd, dir, src_md, src_iter_md, src_iter_c_md, wl_any, wi_any,
                                   bias_md, dst_md, memory::desc(), memory::desc());
     dnnl::lstm_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
     finish(pd, dnnl::lstm_forward(pd));
   } else {
-    dnnl::lbr_gru_forward::desc desc(fwd, dir, src_md, memory::desc(), wl_any, wi_any, bias_md,
-                                     dst_md, memory::desc());
+    dnnl::lbr_gru_forward::desc desc(fwd, dir, src_md, src_iter_md, wl_any, wi_any, bias_md, dst_md,
+                                     memory::desc());
     dnnl::lbr_gru_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
     finish(pd, dnnl::lbr_gru_forward(pd));
   }
@@ -139,6 +170,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const dt projection_type = q ? dt::s8 : bf16_projection ? dt::bf16 : dt::f32;
   const dt x_type = q ? QuantizedType(b.range(l.inputs[0])) : projection_type;
   const memory src = b.Input(l.inputs[0], PlainDesc(in, x_type));
+  const InitialStates initial = InitialStatesOf(b, lstm, dirs, n, h);
   const memory::desc src_md({n * t_len, c}, x_type, tag::ab),
       xg_md({n * t_len, dirs * gh}, dt::f32, tag::ab),
       wx_any({c, dirs * gh}, projection_type, tag::any),
@@ -190,8 +222,8 @@ void BuildDecomposed(Builder& b, bool lstm) {
     float* const xg_p = static_cast<float*>(xg.get_data_handle());
     float* const out_p = static_cast<float*>(out.get_data_handle());
     const int threads = EffectiveThreads(b.config());
-    b.AddHost([sr, xg_p, out_p, threads, keep = std::vector<memory>{xg, out}] {
-      sr->Run(xg_p, out_p, threads);
+    b.AddHost([sr, xg_p, out_p, threads, initial, keep = std::vector<memory>{xg, out}] {
+      sr->Run(xg_p, out_p, threads, initial.h0(), initial.c0());
     });
     b.SetKernel(std::string("ntpbench streamed ") +
                 (sr->bf16_dot ? "bf16 dot-product"
@@ -255,9 +287,17 @@ void BuildDecomposed(Builder& b, bool lstm) {
   }
   // The host code and the per-direction matmuls use raw pointers into these: the step keeps
   // them alive (memory objects own their buffers, and this function's locals go away).
-  b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg}] {  // zero state
-    std::memset(state_p, 0, sizeof(float) * dirs * n * h);
-    std::fill(cell->begin(), cell->end(), 0.0f);
+  b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg}] {  // the initial state
+    if (const float* h0 = initial.h0()) {
+      std::memcpy(state_p, h0, sizeof(float) * dirs * n * h);
+    } else {
+      std::memset(state_p, 0, sizeof(float) * dirs * n * h);
+    }
+    if (const float* c0 = initial.c0()) {
+      std::copy(c0, c0 + cell->size(), cell->begin());
+    } else {
+      std::fill(cell->begin(), cell->end(), 0.0f);
+    }
   });
   if (low) b.Add(to_act, to_act_args);
   const int gate_threads = static_cast<int>(std::min<int64_t>(dirs, EffectiveThreads(b.config())));

@@ -218,15 +218,28 @@ void StreamedRecurrence::Allocate() {
   state_pairs_.assign(bf16_dot ? static_cast<size_t>(dirs * n * pairs()) : 0, 0);
 }
 
-void StreamedRecurrence::Run(const float* xg, float* out, int threads) {
+void StreamedRecurrence::Run(const float* xg, float* out, int threads, const float* h0,
+                             const float* c0) {
   const int64_t gh = gates() * h, p_count = panels(), kp_count = pairs();
   const int64_t padded = p_count * kPanel;
   auto& hg = hg_;
-  std::fill(state_pairs_.begin(), state_pairs_.end(), 0u);
   auto& state = state_;
   auto& cell = cell_;
-  std::fill(state.begin(), state.end(), 0.0f);
-  std::fill(cell.begin(), cell.end(), 0.0f);
+  if (h0) {
+    std::copy(h0, h0 + state.size(), state.begin());
+  } else {
+    std::fill(state.begin(), state.end(), 0.0f);
+  }
+  if (c0) {
+    std::copy(c0, c0 + cell.size(), cell.begin());
+  } else {
+    std::fill(cell.begin(), cell.end(), 0.0f);
+  }
+  if (bf16_dot) {
+    for (int64_t d = 0; d < dirs; ++d) {
+      StatePairs(state.data() + d * n * h, n, h, state_pairs_.data() + d * n * kp_count);
+    }
+  }
   // One direction per thread where there are threads enough; more threads split a direction's
   // panels (and then synchronise at every step).
   const int64_t per_dir = std::max<int64_t>(1, threads / dirs);

@@ -63,9 +63,11 @@ struct StreamedRecurrence {
   // Sets aside the step's buffers, once all directions are packed: nothing is allocated per
   // inference.
   void Allocate();
-  // Runs all T steps from a zero state: xg [N, T, dirs * G*H] holds the input projections with
-  // their bias; out [N, T, dirs * H] gets the hidden states. `threads` threads at most.
-  void Run(const float* xg, float* out, int threads);
+  // Runs all T steps from the initial state (zeros, or h0 and c0): xg [N, T, dirs * G*H] holds the
+  // input projections with their bias; out [N, T, dirs * H] gets the hidden states. `threads`
+  // threads at most. h0, c0: the initial states [dirs, N, H], or null for zeros.
+  void Run(const float* xg, float* out, int threads, const float* h0 = nullptr,
+           const float* c0 = nullptr);
 
   // Whether this route applies: f32 or bf16 weights, batch up to 4 (beyond that a step does
   // enough arithmetic per weight byte for a GEMM to be the better route).

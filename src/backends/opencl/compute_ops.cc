@@ -327,11 +327,24 @@ StepRun MakeRecurrent(OpArgs& a) {
     directions->push_back(dn);
   }
   const int64_t states = n * h;
+  // Initial states [dirs, N, H] where the layer has them as inputs, else zeros.
+  const cl_mem h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
+  const cl_mem c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
   return [=](Enqueuer& e) {
-    for (const Direction& dn : *directions) {
+    for (size_t d = 0; d < directions->size(); ++d) {
+      const Direction& dn = (*directions)[d];
       dn.input_projection.Run(e);
-      e.LaunchChunks(zero, states);
-      if (kLstm) e.LaunchChunks(zero_cell, states);
+      const int64_t offset = static_cast<int64_t>(d) * states * 4;
+      if (h0) {
+        e.Copy(h0, state, states * 4, offset);
+      } else {
+        e.LaunchChunks(zero, states);
+      }
+      if (c0) {
+        e.Copy(c0, cell, states * 4, offset);
+      } else if (kLstm) {
+        e.LaunchChunks(zero_cell, states);
+      }
       for (int64_t s = 0; s < t_len; ++s) {
         const int64_t t = dn.reverse ? t_len - 1 - s : s;
         dn.recurrence.Run(e);

@@ -35,23 +35,26 @@ Step MakeRecurrent(const StepArgs& a) {
     params.push_back(b_hh);
   }
   const at::Tensor zeros = at::zeros({dirs, n, h}, at::TensorOptions().dtype(a.type));
+  // Initial states [dirs, N, H] where given (torch's own layout for h_0 and c_0), else zeros.
+  const at::Tensor* h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
+  const at::Tensor* c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
   // torch has no reverse-only layer: the sequence is flipped in time before and after.
-  return {
-      [=] {
-        const at::Tensor seq = reverse ? x->flip(1) : *x;
-        at::Tensor out;
-        if (kLstm) {
-          out = std::get<0>(
-              at::lstm(seq, {zeros, zeros}, params, true, 1, 0.0, false, bidirectional, true));
-        } else {
-          out = std::get<0>(at::gru(seq, zeros, params, true, 1, 0.0, false, bidirectional, true));
-        }
-        *y = reverse ? out.flip(1) : out;
-      },
-      kLstm ? (reverse ? "aten::flip + aten::lstm" : "aten::lstm")
-            : (reverse ? "aten::flip + aten::gru" : "aten::gru")};
+  return {[=] {
+            const at::Tensor seq = reverse ? x->flip(1) : *x;
+            const at::Tensor hx = h0 ? *h0 : zeros, cx = c0 ? *c0 : zeros;
+            at::Tensor out;
+            if (kLstm) {
+              out = std::get<0>(
+                  at::lstm(seq, {hx, cx}, params, true, 1, 0.0, false, bidirectional, true));
+            } else {
+              out = std::get<0>(at::gru(seq, hx, params, true, 1, 0.0, false, bidirectional, true));
+            }
+            *y = reverse ? out.flip(1) : out;
+          },
+          kLstm ? (reverse ? "aten::flip + aten::lstm" : "aten::lstm")
+                : (reverse ? "aten::flip + aten::gru" : "aten::gru")};
 }
 
 Step MakeAttention(const StepArgs& a) {

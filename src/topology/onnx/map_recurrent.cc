@@ -55,17 +55,25 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
       return im.Refuse(n, "sequence_lens shorter than the sequence");
     }
   }
-  // Exporters pass the zero initial state explicitly (folded to a constant by now); the IR's
-  // layers start from zero, so only a non-zero or computed state is refused.
+  // Initial states: exporters pass zeros explicitly, folded to a constant by now (or computed
+  // from the batch size: ConstantOfShape, folded once it is bound), which the IR's layers start
+  // from without an input; a graph input (`nn.LSTM(x, (h0, c0))`), a computed state or other
+  // constants become the layer's h0 and c0 inputs, [dirs, N, H] as in ONNX.
+  std::vector<std::string> states;
   for (int state : {5, 6}) {
-    if (In(n, state).empty()) continue;
-    if (!im.IsWeight(In(n, state))) return im.Refuse(n, "initial states computed at run time");
-    const Weight v = im.WeightInput(n, state);
-    if (!v.values && !im.reads_weights()) continue;  // shapes only: taken as run would take it
-    if (!v.values ||
-        std::any_of(v.values->begin(), v.values->end(), [](float x) { return x != 0.0f; })) {
-      return im.Refuse(n, "non-zero initial states");
+    if (In(n, state).empty() || (state == 6 && !lstm)) continue;
+    if (im.IsWeight(In(n, state))) {
+      const Weight v = im.WeightInput(n, state);
+      if (!v.values && !im.reads_weights()) continue;  // shapes only: taken as run would take it
+      if (v.values &&
+          std::all_of(v.values->begin(), v.values->end(), [](float x) { return x == 0.0f; })) {
+        continue;
+      }
     }
+    if (state == 6 && states.empty()) {
+      return im.Refuse(n, "initial_c without initial_h (give both, or initial_h alone)");
+    }
+    states.push_back(im.ConstantLayer(n, In(n, state)));
   }
   if (im.Attr(n, "activations") || im.Attr(n, "clip"))
     return im.Refuse(n, "custom activations or clip");
@@ -89,7 +97,9 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   const int64_t c = w.dims[2];
   const std::string name = im.LayerName(n), y = n.output_size() > 0 ? n.output(0) : name + ".y";
   im.Add(n, "transpose", ".to_ntc", {In(n, 0)}, name + ".ntc").attrs["perm"] = {1, 0, 2};
-  Layer& l = im.Add(n, Lower(n.op_type()), "", {name + ".ntc"}, name + ".out");
+  std::vector<std::string> inputs = {name + ".ntc"};
+  inputs.insert(inputs.end(), states.begin(), states.end());
+  Layer& l = im.Add(n, Lower(n.op_type()), "", inputs, name + ".out");
   l.attrs["units"] = h;
   l.attrs["direction"] = direction;
   // ONNX gate order: LSTM i, o, f, c; GRU z, r, h. The IR's: LSTM i, f, g, o; GRU r, z, n.
@@ -144,8 +154,9 @@ void AddRecurrentMappings(std::vector<OnnxOpMapping>* table) {
           {"LSTM", MapRecurrent, "", "`transpose` + `lstm` + `reshape` + `transpose`",
            "forward, reverse, bidirectional; gates i, o, f, c reordered to i, f, g, o; "
            "`B` = Wb + Rb; `[T, N, C]` in and `Y` `[T, dirs, N, H]` out as in ONNX; "
-           "initial states that are constant zeros (what exporters pass) are accepted, "
-           "others unsupported; `sequence_lens`, `layout` 1, custom activations, `clip` "
+           "initial states (graph inputs, computed, constants) are the layer's h0 and c0 "
+           "inputs, constant zeros dropped; `sequence_lens`, `layout` 1, custom activations, "
+           "`clip` "
            "unsupported; `Y_h` read from `Y`'s last steps (fixed or bound sequence length), `Y_c` "
            "only when unused"},
           {"GRU", MapRecurrent, "", "as LSTM, `gru`",

@@ -150,6 +150,34 @@ void MapExpand(OnnxImporter& im, const onnx::NodeProto& n) {
   im.Add(n, "expand", "", {im.ConstantLayer(n, In(n, 0))}, Out(n)).attrs["shape"] = shape;
 }
 
+// Tile with constant repeats: each axis repeated r > 1 times is a concat of r copies along it
+// (`x.repeat(...)` in PyTorch, e.g. a state copied for every layer of an RNN).
+void MapTile(OnnxImporter& im, const onnx::NodeProto& n) {
+  Dims r;
+  if (!im.IntConst(In(n, 1), &r)) return im.Refuse(n, "repeats computed at run time");
+  std::vector<int64_t> repeats;
+  for (const std::string& dim : r) {
+    int64_t v = 0;
+    if (!ToInt(dim, &v) || v < 1) return im.Refuse(n, "repeats that are not positive integers");
+    repeats.push_back(v);
+  }
+  std::string tensor = im.ConstantLayer(n, In(n, 0));
+  int last = -1;
+  for (size_t axis = 0; axis < repeats.size(); ++axis) {
+    if (repeats[axis] > 1) last = static_cast<int>(axis);
+  }
+  if (last < 0) return im.Alias(Out(n), tensor);
+  for (int axis = 0; axis <= last; ++axis) {
+    if (repeats[axis] == 1) continue;
+    const std::string suffix = ".axis" + std::to_string(axis);
+    const std::string out = axis == last ? Out(n) : im.LayerName(n) + suffix;
+    Layer& l = im.Add(n, "concat", suffix,
+                      std::vector<std::string>(static_cast<size_t>(repeats[axis]), tensor), out);
+    l.attrs["axis"] = axis;
+    tensor = out;
+  }
+}
+
 // Cast at run time: tensors are floats, so a cast that keeps every value (from booleans or
 // integers, between float types) is the tensor itself; one that truncates or maps values to a
 // boolean is refused.
@@ -320,6 +348,8 @@ void AddShapeMappings(std::vector<OnnxOpMapping>* table) {
            "such as position ids as a `constant` layer); constant indices forming a range into "
            "an activation; over constants: folded"},
           {"Expand", MapExpand, "", "`expand`", "to a constant or folded shape"},
+          {"Tile", MapTile, "", "`concat` per repeated axis",
+           "constant or folded repeats: r copies joined along each axis repeated r > 1 times"},
           {"Cast", MapCast, "", "(none: the tensor itself)",
            "at run time from booleans or integers, or between float types (values kept); a "
            "truncating cast or one to bool unsupported; over constants: folded"},
