@@ -389,7 +389,8 @@ std::string FrameworkSection(const std::vector<const Entry*>& all, int top) {
     b.title = runs[k]->m.setup.backend + ": " + what;
     return b;
   };
-  for (const LayerRow& r : SlowestAlignedLayers(runs, top)) {
+  // A dozen layers at most: a bar per backend each, the chart stays readable.
+  for (const LayerRow& r : SlowestAlignedLayers(runs, std::min(top, 12))) {
     report::BarGroup g{r.name + " (" + r.op + ")", {}};
     for (size_t k = 0; k < runs.size(); ++k) g.bars.push_back(bar(k, r.ms[k], r.name));
     groups.push_back(g);

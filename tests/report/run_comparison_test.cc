@@ -348,6 +348,34 @@ TEST(HtmlReport, OnePageOverRunsFromTwoMachines) {
   EXPECT_EQ(Count(html, "<circle "), 2u * 2) << "every step with FLOPs and bytes is a point";
 }
 
+// Backends of one topology on one machine (NTP's framework comparison): a chart of the slowest
+// layers with a bar per backend, and each backend's time outside its steps.
+TEST(HtmlReport, BackendsOfOneTopologyGetTheFrameworkFigure) {
+  const std::vector<FakeStep> steps = {{"conv1", "conv2d", "[1, 8]", {"conv1"}, 3},
+                                       {"fc", "dense", "[1, 4]", {"fc"}, 2}};
+  json a = json::parse(RunFile("cnn/onednn/f32/batch:1", steps, 1, 1.0, 0.01, 1, "cnn"));
+  json b = json::parse(RunFile("cnn/torch/f32/batch:1", steps, 1, 2.0, 0.01, 1, "cnn"));
+  a["benchmarks"][0]["ntpbench"]["backend"] = "onednn";
+  b["benchmarks"][0]["ntpbench"]["backend"] = "torch";
+  b["benchmarks"][0]["real_time"] = 10.0 + 0.5;  // its steps take 10 ms: 0.5 ms between them
+  a["benchmarks"].push_back(b["benchmarks"][0]);
+  const std::string html = RenderHtmlReport({ParseRunResults(a.dump(), "fleet.json")});
+  const size_t at = html.find("Backends and frameworks layer by layer (f32, batch 1");
+  ASSERT_NE(at, std::string::npos) << html;
+  const std::string section = html.substr(at, html.find("<h3>", at + 4) - at);
+  EXPECT_NE(section.find("onednn ("), std::string::npos);
+  EXPECT_NE(section.find("torch ("), std::string::npos);
+  EXPECT_NE(section.find("conv1 (conv2d)"), std::string::npos);
+  EXPECT_NE(section.find("outside its steps"), std::string::npos);
+  EXPECT_NE(section.find("time per inference 10.50 ms less its steps' 10.00 ms"),
+            std::string::npos)
+      << section;
+  // One backend alone: no such figure.
+  const std::string single = RenderHtmlReport({ParseRunResults(
+      RunFile("cnn/onednn/f32/batch:1", steps, 1, 1.0, 0.01, 1, "cnn"), "a.json")});
+  EXPECT_EQ(single.find("Backends and frameworks"), std::string::npos);
+}
+
 // Scenario runs (offline at streams x batch, single-stream beside them): the page plots
 // samples/s against p99 with the Pareto front joined, and prints the table.
 TEST(HtmlReport, ScenarioRunsGetTheThroughputAgainstP99Chart) {
