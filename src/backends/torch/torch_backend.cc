@@ -40,10 +40,10 @@ at::ScalarType TypeOf(Precision precision) {
   return precision == Precision::kBf16 ? at::kBFloat16 : at::kFloat;
 }
 
-// Every tensor is made and used under inference mode (no autograd bookkeeping, as
-// `torch.inference_mode()` runs a model); a tensor made there may be written only there.
 constexpr const char* kReleaseOption = "release";
 
+// Every tensor is made and used under inference mode (no autograd bookkeeping, as
+// `torch.inference_mode()` runs a model); a tensor made there may be written only there.
 class TorchExecutable : public Executable {
  public:
   TorchExecutable(const ResolvedTopology& t, const RunConfig& config, bool release)
@@ -106,6 +106,7 @@ class TorchExecutable : public Executable {
   void WriteTensor(const std::string& name, const std::vector<float>& values) override {
     c10::InferenceMode guard;
     at::Tensor& t = Find(name);
+    if (!t.defined()) throw Error("", "", "", "tensor '" + name + "': freed after its last reader");
     if (static_cast<int64_t>(values.size()) != t.numel()) {
       throw Error("", "", name,
                   "expected " + std::to_string(t.numel()) + " values, got " +
