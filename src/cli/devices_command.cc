@@ -36,7 +36,13 @@ Command AddDevicesCommand(CLI::App* app) {
               if (!b->HasDevices()) {
                 std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s\n", name.c_str(), "host",
                             "cpu", m.cores, "-", "-", "-", "-", m.cpu.c_str());
-                std::printf("%22s%s; ISA %s\n", "", b->version().c_str(), m.isa().c_str());
+                // The ISA beside the version where both fit 120 columns, else under it.
+                const std::string version = b->version(), isa = "ISA " + m.isa();
+                if (22 + version.size() + 2 + isa.size() <= 120) {
+                  std::printf("%22s%s; %s\n", "", version.c_str(), isa.c_str());
+                } else {
+                  std::printf("%22s%s\n%22s%s\n", "", version.c_str(), "", isa.c_str());
+                }
                 continue;
               }
               std::string why;
