@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --with-torch
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_TORCH=ON >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "perf|onnx-corpus"
 # 35 models from torch.onnx.export (torchvision's classifiers, a U-Net, RNNs, a small BERT),
