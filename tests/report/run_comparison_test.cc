@@ -367,8 +367,7 @@ TEST(HtmlReport, BackendsOfOneTopologyGetTheFrameworkFigure) {
   EXPECT_NE(section.find("torch ("), std::string::npos);
   EXPECT_NE(section.find("conv1 (conv2d)"), std::string::npos);
   EXPECT_NE(section.find("outside its steps"), std::string::npos);
-  EXPECT_NE(section.find("time per inference 10.50 ms less its steps' 10.00 ms"),
-            std::string::npos)
+  EXPECT_NE(section.find("time per inference 10.50 ms less its steps' 10.00 ms"), std::string::npos)
       << section;
   // One backend alone: no such figure.
   const std::string single = RenderHtmlReport({ParseRunResults(
