@@ -2,7 +2,7 @@
 # and the modules before it, never one after it (a back-edge) or a sibling.
 #
 #   common → machine → topology (readers, IR, ops) → analysis → backends → results
-#          → instrument → bench → { baseline | report } → cli
+#          → instrument → bench → { baseline | report | predict } → cli
 #
 # results is the typed results model and its codec: the one vocabulary between the code that
 # measures (instrument, bench: they write it) and the code that reads a run (baseline, report).
@@ -10,7 +10,7 @@
 # the writers in the include order. It may include only what NTPB_ONLY_results lists, so the
 # model stays free of everything that measures; likewise the comparator and the baseline store
 # (NTPB_ONLY_baseline) reach nothing but the results model, the machine class and common.
-# baseline and report are siblings: both read results, neither the other.
+# baseline, report and predict are siblings: each reads results, none another.
 #
 # Run by the default tests (include_flow):  cmake -DSOURCE_DIR=<repo> -P check_include_flow.cmake
 # A file under src/<module>/ belongs to <module> (src/ops to topology); a public header
@@ -22,7 +22,7 @@
 cmake_minimum_required(VERSION 3.25)
 
 set(NTPB_MODULES common machine topology analysis backends results instrument bench baseline
-                 report cli)
+                 report predict cli)
 # Each module's place in the flow; siblings share one.
 set(NTPB_RANK_common 0)
 set(NTPB_RANK_machine 1)
@@ -34,6 +34,7 @@ set(NTPB_RANK_instrument 6)
 set(NTPB_RANK_bench 7)
 set(NTPB_RANK_baseline 8)
 set(NTPB_RANK_report 8)
+set(NTPB_RANK_predict 8)
 set(NTPB_RANK_cli 9)
 
 set(NTPB_HEADER_common error precision scenario)
@@ -44,7 +45,7 @@ set(NTPB_HEADER_analysis analysis roofline)
 set(NTPB_HEADER_backends backend)
 set(NTPB_HEADER_instrument counters memory_manager)
 set(NTPB_HEADER_bench ntpbench reporting)
-set(NTPB_HEADER_results results run_file sweep_results reliability)
+set(NTPB_HEADER_results results run_file sweep_results reliability prediction_check)
 # Modules that may include only these others (besides their own).
 set(NTPB_ONLY_results common machine)
 # Counter sources and the interference probe measure; they do not know the results model (bench
@@ -54,7 +55,10 @@ set(NTPB_ONLY_baseline common machine results)
 set(NTPB_HEADER_baseline baseline comparator)
 set(NTPB_HEADER_report report run_comparison html_report topology_diff chrome_trace
                        sweep_analysis sweep_report scenario_report
-                       precision_report)
+                       precision_report prediction_report)
+# The latency predictor and its calibrations: they read topologies, analysis, the backends' step
+# plans and (calibrating) the results of probe sweeps.
+set(NTPB_HEADER_predict latency_calibration latency_prediction)
 
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_include_flow: pass -DSOURCE_DIR=<repository root>")

@@ -117,6 +117,15 @@ struct DeviceDescription {
   std::vector<std::string> features;  // "fp16", "fp64", "int8-dot"
 };
 
+// One step as a backend will run it, planned without compiling: layers layer..layer+fused (post-op
+// fusion, StepInfo::fused). A backend may still split a layer's work into several steps
+// (a recurrent layer per direction) or insert inlays (reorders) before it; those count as the
+// layer's.
+struct PlannedStep {
+  int layer = 0;
+  int fused = 0;
+};
+
 // Whether a backend can run a topology in a configuration, and why not.
 struct Support {
   bool ok = true;
@@ -154,6 +163,11 @@ class Backend {
     (void)precision;
     return "";
   }
+  // The steps Compile would make of `topology`, by layer, without allocating or building
+  // anything: what a latency prediction (latency_prediction.h) prices. Default: one step per
+  // layer; a backend that fuses layers says which.
+  virtual std::vector<PlannedStep> PlanSteps(const ResolvedTopology& topology,
+                                             const RunConfig& config) const;
   // Allocates weights (deterministic from config.seed), inputs and every buffer; builds all
   // kernels. Nothing is allocated or built later, inside the timed loop.
   virtual std::unique_ptr<Executable> Compile(const ResolvedTopology& topology,

@@ -56,6 +56,14 @@ void Executable::SetPositionShift(int64_t shift) {
   }
 }
 
+std::vector<PlannedStep> Backend::PlanSteps(const ResolvedTopology& topology,
+                                            const RunConfig& config) const {
+  (void)config;
+  std::vector<PlannedStep> steps;
+  for (size_t i = 0; i < topology.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
+  return steps;
+}
+
 const Backend* FindBackend(const std::string& name) {
   for (const Backend* b : Builtin()) {
     if (b->name() == name) return b;

@@ -31,5 +31,7 @@ Command AddDiffCommand(CLI::App* app);
 Command AddTraceCommand(CLI::App* app);
 Command AddSweepCommand(CLI::App* app);
 Command AddDevicesCommand(CLI::App* app);
+Command AddCalibrateCommand(CLI::App* app);
+Command AddPredictCommand(CLI::App* app);
 
 }  // namespace ntpb::cli

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
       ntpb::cli::AddCompareCommand(&app),      ntpb::cli::AddBaselineCommand(&app),
       ntpb::cli::AddReportCommand(&app),       ntpb::cli::AddDiffCommand(&app),
       ntpb::cli::AddTraceCommand(&app),        ntpb::cli::AddSweepCommand(&app),
-      ntpb::cli::AddDevicesCommand(&app),
+      ntpb::cli::AddDevicesCommand(&app),      ntpb::cli::AddCalibrateCommand(&app),
+      ntpb::cli::AddPredictCommand(&app),
   };
   // What a command does not know is left for PassThrough: one line with "did you mean".
   for (const ntpb::cli::Command& c : commands) {

@@ -6,6 +6,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/html_report.h"
+#include "ntpbench/prediction_report.h"
 #include "ntpbench/sweep_report.h"
 #include "ntpbench/sweep_results.h"
 #include "src/cli/commands.h"
@@ -17,14 +18,15 @@ namespace {
 
 // A sweep's results file says so near its start ("format": "ntpbench-sweep-results").
 // Only a regular file is opened here (a FIFO would block); the readers refuse the rest.
-bool LooksLikeSweepResults(const std::string& path) {
+// The format a file's first bytes name (sweep results and prediction checks say it first).
+bool Announces(const std::string& path, const std::string& format) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
   std::ifstream in(path);
   std::string head(256, '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
-  return head.find("\"ntpbench-sweep-results\"") != std::string::npos;
+  return head.find("\"" + format + "\"") != std::string::npos;
 }
 
 }  // namespace
@@ -50,37 +52,49 @@ Command AddReportCommand(CLI::App* app) {
   c->add_option("--top", options->top, "steps per hot-spot chart and layer table (default 20)")
       ->check(NumberBetween(1, 1e6, "a number of steps"))
       ->type_name("N");
-  return {c, {}, [files, output, options](const std::vector<std::string>&) {
-            if (!output->empty()) RefuseOutputOverInput(*output, *files, "--output");
-            // Sweep results files get the sweep page; run files the run report.
-            std::vector<SweepResults> sweeps;
-            std::vector<RunResults> runs;
-            for (const std::string& f : *files) {
-              if (LooksLikeSweepResults(f)) {
-                sweeps.push_back(ReadSweepResults(f));
-              } else {
-                runs.push_back(ReadRunResults(f));
-              }
-            }
-            if (!sweeps.empty() && !runs.empty()) {
-              throw Error(runs.front().file, "", "RUNS",
-                          "is a run file, " + sweeps.front().file +
-                              " a sweep's results: report one kind at a time");
-            }
-            const std::string html =
-                sweeps.empty() ? RenderHtmlReport(runs, *options)
-                               : RenderSweepHtml(sweeps, options->title == "ntpbench report"
-                                                             ? "ntpbench sweep report"
-                                                             : options->title);
-            if (output->empty()) {
-              std::fputs(html.c_str(), stdout);
-            } else {
-              WriteFileAtomically(*output, html);
-              std::fprintf(stderr, "ntpbench: wrote %s (%zu run files)\n", output->c_str(),
-                           files->size());
-            }
-            return 0;
-          }};
+  return {
+      c, {}, [files, output, options](const std::vector<std::string>&) {
+        if (!output->empty()) RefuseOutputOverInput(*output, *files, "--output");
+        // Sweep results files get the sweep page, prediction checks theirs; run files the
+        // run report. One kind at a time.
+        std::vector<SweepResults> sweeps;
+        std::vector<PredictionCheck> checks;
+        std::vector<RunResults> runs;
+        std::string first_file, first_kind;
+        for (const std::string& f : *files) {
+          std::string kind = "a run file";
+          if (Announces(f, "ntpbench-sweep-results")) {
+            sweeps.push_back(ReadSweepResults(f));
+            kind = "a sweep's results";
+          } else if (Announces(f, "ntpbench-prediction-check")) {
+            checks.push_back(ReadPredictionCheck(f));
+            kind = "a prediction check";
+          } else {
+            runs.push_back(ReadRunResults(f));
+          }
+          if (first_file.empty()) first_file = f, first_kind = kind;
+          if (kind != first_kind) {
+            throw Error(f, "", "RUNS",
+                        "is " + kind + ", " + first_file + " " + first_kind +
+                            ": report one kind at a time");
+          }
+        }
+        const bool default_title = options->title == "ntpbench report";
+        const std::string html =
+            !checks.empty()
+                ? RenderPredictionCheckHtml(
+                      checks, default_title ? "ntpbench prediction check" : options->title)
+            : sweeps.empty()
+                ? RenderHtmlReport(runs, *options)
+                : RenderSweepHtml(sweeps, default_title ? "ntpbench sweep report" : options->title);
+        if (output->empty()) {
+          std::fputs(html.c_str(), stdout);
+        } else {
+          WriteFileAtomically(*output, html);
+          std::fprintf(stderr, "ntpbench: wrote %s (%zu files)\n", output->c_str(), files->size());
+        }
+        return 0;
+      }};
 }
 
 }  // namespace ntpb::cli

@@ -28,21 +28,13 @@
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
+#include "src/cli/sweep_run.h"
 #include "src/common/file_io.h"
 #include "src/common/format_number.h"
 #include "src/results/benchmark_json.h"
 
 namespace ntpb::cli {
 namespace {
-
-struct SweepOptions {
-  std::string file;
-  std::string output;             // default: <sweep name>.results.json
-  std::vector<std::string> base;  // --base KEY=VALUE
-  bool resume = false;
-  bool dry_run = false;
-  double point_timeout = 1800;
-};
 
 // The point's files, and the temporary a killed child left of its run file (<file>.tmp.<pid>).
 void RemoveLeftovers(const std::string& json_tmp, const std::string& log) {
@@ -273,6 +265,8 @@ std::string PointProgress(const SweepPointResult& result, const std::string& out
   return what;
 }
 
+}  // namespace
+
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   if (!passed.empty()) {
     throw Error("", "", passed.front(),
@@ -398,6 +392,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
                  points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
   }
   const SweepResults results = ReadSweepResults(out);
+  if (!o.print_table) return 0;
   std::fputs(RenderSweepTable(results).c_str(), stdout);
   std::fprintf(stderr,
                "ntpbench sweep: %zu points in %s (%zu failed); `ntpbench report %s -o "
@@ -405,8 +400,6 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
                results.points.size(), out.c_str(), failed, out.c_str());
   return 0;
 }
-
-}  // namespace
 
 Command AddSweepCommand(CLI::App* app) {
   auto o = std::make_shared<SweepOptions>();

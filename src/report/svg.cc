@@ -188,6 +188,52 @@ std::string RooflineChart(const std::vector<RooflinePoint>& points,
   return svg + "</svg>";
 }
 
+std::string AgreementChart(const std::vector<AgreementPoint>& points, const std::string& unit,
+                           double band, int width, int height) {
+  const double left = 64, right = 16, top = 16, bottom = 44;
+  double lo = 1e300, hi = 0;
+  for (const AgreementPoint& p : points) {
+    if (p.measured <= 0 || p.predicted <= 0) continue;
+    lo = std::min({lo, p.measured, p.predicted});
+    hi = std::max({hi, p.measured, p.predicted});
+  }
+  if (hi <= 0) lo = 0.1, hi = 100;
+  const double l0 = std::floor(std::log10(lo)), l1 = std::ceil(std::log10(hi) + 1e-9);
+  const double span = std::max(1.0, l1 - l0);
+  const double pw = width - left - right, ph = height - top - bottom;
+  auto X = [&](double v) { return left + pw * (std::log10(v) - l0) / span; };
+  auto Y = [&](double v) { return top + ph - ph * (std::log10(v) - l0) / span; };
+  std::string svg = Open(width, height);
+  for (double d = l0; d <= l1; ++d) {
+    const double v = std::pow(10, d);
+    svg += "<line x1=\"" + Num(X(v)) + "\" y1=\"" + Num(top) + "\" x2=\"" + Num(X(v)) + "\" y2=\"" +
+           Num(top + ph) + "\" stroke=\"#ddd\"/>";
+    svg += "<line x1=\"" + Num(left) + "\" y1=\"" + Num(Y(v)) + "\" x2=\"" + Num(left + pw) +
+           "\" y2=\"" + Num(Y(v)) + "\" stroke=\"#ddd\"/>";
+    svg += Text(X(v), top + ph + 16, FormatNumber("%g", v), "middle");
+    svg += Text(left - 6, Y(v) + 4, FormatNumber("%g", v), "end");
+  }
+  svg += Text(left + pw / 2, height - 8, "measured " + unit, "middle");
+  svg += Text(14, top + ph / 2, "predicted " + unit, "middle",
+              (" transform=\"rotate(-90 14 " + Num(top + ph / 2) + ")\"").c_str());
+  const double a = std::pow(10, l0), b = std::pow(10, l1);
+  svg += "<line x1=\"" + Num(X(a)) + "\" y1=\"" + Num(Y(a)) + "\" x2=\"" + Num(X(b)) + "\" y2=\"" +
+         Num(Y(b)) + "\" stroke=\"#555\"/>";
+  for (double f : {1 + band, 1 - band}) {
+    svg += "<line x1=\"" + Num(X(a)) + "\" y1=\"" + Num(Y(a * f)) + "\" x2=\"" +
+           Num(X(b / (f > 1 ? f : 1))) + "\" y2=\"" + Num(Y(b / (f > 1 ? f : 1) * f)) +
+           "\" stroke=\"#999\" stroke-dasharray=\"5 3\"/>";
+  }
+  svg += Text(left + 8, top + 12, FormatNumber("dashed: +-%.0f%%", 100 * band), "start");
+  for (const AgreementPoint& p : points) {
+    if (p.measured <= 0 || p.predicted <= 0) continue;
+    svg += "<circle cx=\"" + Num(X(p.measured)) + "\" cy=\"" + Num(Y(p.predicted)) +
+           "\" r=\"4.5\" fill=\"" + p.color + "\" fill-opacity=\"0.75\" stroke=\"#333\" " +
+           "stroke-width=\"0.5\"><title>" + Escape(p.title) + "</title></circle>";
+  }
+  return svg + "</svg>";
+}
+
 namespace {
 
 // A round axis top above `max` and its step: 1, 2 or 5 times a power of ten, about 5 ticks.

@@ -75,6 +75,16 @@ struct ScatterPoint {
 std::string ScatterChart(const std::vector<ScatterPoint>& points, const std::string& x_label,
                          const std::string& y_label, int width = 620, int height = 360);
 
+// Predicted against measured on log-log axes of one range: the diagonal where they agree and
+// dashed lines at +-`band` (0.1: +-10%) around it.
+struct AgreementPoint {
+  double measured = 0, predicted = 0;
+  std::string color;
+  std::string title;  // the tooltip
+};
+std::string AgreementChart(const std::vector<AgreementPoint>& points, const std::string& unit,
+                           double band, int width = 520, int height = 520);
+
 // The palette: the i-th series colour.
 std::string SeriesColor(size_t i);
 

@@ -1094,5 +1094,94 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   RunCommand("rm -rf " + cache);
 }
 
+// Calibrate on a small probe sweep, then predict a topology at a size no probe ran: every step
+// priced, in the run table's shape, with the calibrated machine named; --check measures it here.
+// A bad calibration file gets one line and exit 1.
+TEST(Cli, CalibrateThenPredictWithoutRunning) {
+  const std::string probe = WriteTemp("ntpb_probe.json", R"({"name": "probe_tiny",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": 0.01,
+    "factors": [{"name": "width", "values": [8, 16]}, {"name": "size", "values": [16, 32]},
+                {"name": "batch", "values": [1, 2]}],
+    "points": [{"width": 8, "size": 16, "batch": 1}, {"width": 16, "size": 32, "batch": 1},
+               {"width": 16, "size": 16, "batch": 2}, {"width": 8, "size": 32, "batch": 2}]})");
+  const std::string calibration = TestDir() + "/ntpb_calibration.json";
+  const CommandResult calibrated = RunCommand(kCli + " calibrate " + probe +
+                                              " --backend eigen --threads 1 -o " + calibration);
+  ASSERT_EQ(calibrated.exit_code, 0) << calibrated.err;
+  EXPECT_NE(calibrated.err.find("[4/4]"), std::string::npos) << calibrated.err;
+  EXPECT_NE(calibrated.out.find("conv2d.depthwise"), std::string::npos) << calibrated.out;
+  const nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
+  EXPECT_EQ(c["backend"], "eigen");
+  EXPECT_EQ(c["threads"], 1);
+  EXPECT_EQ(c["points"], 4);
+  // tiny_cnn has 11 layers, each a step on eigen: 11 samples a point.
+  EXPECT_EQ(c["samples"].size(), 44u);
+  // Run again: every point is kept from the first time.
+  const CommandResult again = RunCommand(kCli + " calibrate " + probe +
+                                         " --backend eigen --threads 1 -o " + calibration);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("4 done before, 0 to run"), std::string::npos) << again.err;
+
+  const std::string predict =
+      kCli + " predict " + Topo("tiny_cnn.json") + " --set width=12,size=24 --calibration " +
+      calibration;
+  const CommandResult predicted = RunCommand(predict);
+  ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+  EXPECT_NE(predicted.out.find("tiny_cnn"), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("predicted for eigen f32, 1 thread on"), std::string::npos)
+      << predicted.out;
+  EXPECT_NE(predicted.out.find("conv2d.depthwise[k3s1]"), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("1x12x24x24"), std::string::npos) << predicted.out;
+  EXPECT_NE(predicted.out.find("total"), std::string::npos) << predicted.out;
+  EXPECT_EQ(predicted.out.find("not calibrated"), std::string::npos) << predicted.out;
+  const CommandResult json = RunCommand(predict + " --json --batch 1,2");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json p = nlohmann::json::parse(json.out);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[1]["batch"], 2);
+  EXPECT_EQ(p[0]["steps"].size(), 11u);
+  EXPECT_GT(p[0]["ms"].get<double>(), 0);
+  EXPECT_GT(p[1]["ms"].get<double>(), p[0]["ms"].get<double>());
+  // Two calibrations: a column each.
+  const CommandResult two = RunCommand(predict + " --calibration " + calibration);
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("A ms"), std::string::npos) << two.out;
+  EXPECT_NE(two.out.find("B: "), std::string::npos) << two.out;
+
+  const std::string check_out = TestDir() + "/ntpb_check.json";
+  const CommandResult check =
+      RunCommand(kCli + " predict --check " + Topo("tiny_cnn.json") +
+                 " --set width=12,size=24 --batch 1 --calibration " + calibration + " -o " + check_out);
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("1 predictions: within +-5%"), std::string::npos) << check.out;
+  const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
+  EXPECT_GT(checked["results"][0]["measured_ms"].get<double>(), 0);
+  const std::string page = TestDir() + "/ntpb_check.html";
+  const CommandResult report = RunCommand(kCli + " report " + check_out + " -o " + page);
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = ReadFile(page);
+  EXPECT_NE(html.find("ntpbench prediction check"), std::string::npos);
+  EXPECT_NE(html.find("predicted ms</text>"), std::string::npos) << "the agreement chart";
+  EXPECT_NE(html.find("tiny_cnn.json size=24 width=12 batch 1: predicted"), std::string::npos)
+      << html.substr(0, 4000);
+  const CommandResult mixed = RunCommand(kCli + " report " + check_out + " " + calibration);
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_NE(mixed.err.find(calibration), std::string::npos) << mixed.err;
+  EXPECT_EQ(Lines(mixed.err), 1) << mixed.err;
+
+  const std::string cut = WriteTemp("ntpb_cut_calibration.json",
+                                    ReadFile(calibration).substr(0, 300));
+  const CommandResult bad = RunCommand(kCli + " predict " + Topo("tiny_cnn.json") +
+                                       " --calibration " + cut);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(Lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find(cut + ": not a latency calibration: not JSON"), std::string::npos)
+      << bad.err;
+  const CommandResult none = RunCommand(kCli + " predict " + Topo("tiny_cnn.json"));
+  EXPECT_EQ(none.exit_code, 2) << "a command-line mistake";
+  EXPECT_NE(none.err.find("--calibration"), std::string::npos) << none.err;
+}
+
 }  // namespace
 }  // namespace ntpb::testing

@@ -316,6 +316,22 @@ class OnednnBackend : public Backend {
     };
   }
 
+  // PlanFusion as Compile calls it; i8 keeps a residual add a step of its own, as the builder
+  // drops it there (dense_conv.cc).
+  std::vector<PlannedStep> PlanSteps(const ResolvedTopology& t,
+                                     const RunConfig& config) const override {
+    const bool fusion = BackendOptionValues(*this, config).at("fusion") == "on";
+    const TensorUses uses = AnalyzeTensorUses(t);
+    std::vector<PlannedStep> steps;
+    for (size_t i = 0; i < t.layers.size(); ++i) {
+      FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
+      if (plan.residual && config.precision == Precision::kI8) plan.DropResidual();
+      steps.push_back({static_cast<int>(i), plan.fused});
+      i += plan.fused;
+    }
+    return steps;
+  }
+
   // Measured: tiny_cnn's scratchpad is 46336 bytes with AVX-512 kernels and 0 with
   // ONEDNN_MAX_CPU_ISA=AVX2, its activations 19456 and 24576 bytes, 64 and 58 allocations.
   bool MemoryPlanIsPortable() const override { return false; }

@@ -1,0 +1,67 @@
+// A latency calibration: what each kind of step cost on one machine, for one backend, precision
+// and thread count, measured over a designed sample of the ops' parameter spaces (the probe
+// sweeps in calibration/). `ntpbench calibrate` writes it; `ntpbench predict` prices a
+// topology's steps with it (latency_prediction.h), on any machine, without running there. A
+// portable JSON file keyed by the machine class and the environment it was measured in.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/machine_class.h"
+#include "ntpbench/resolve.h"
+
+namespace ntpb {
+
+// What prices a step: which kind of work it is and how much.
+struct StepFeatures {
+  // The host layer's op and its kind where kernels differ: "conv2d", "conv2d.depthwise",
+  // "conv2d.grouped", "dense", "lstm".
+  std::string family;
+  std::string detail;  // what else picks the kernel within the family: "k3s2" for a conv2d
+  std::string fused;   // the layers fused into the step, by op: "+batchnorm+relu+add"
+  double flops = 0;
+  double bytes = 0;  // weights read, activations read and written, at the precision
+  int64_t batch = 0;
+  // "conv2d.depthwise[k3s1]+batchnorm+clipped_relu".
+  std::string Signature() const;
+};
+
+// The step that computes layers first..first+fused of `topology` (`analysis` of it).
+StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
+                            int first, int fused);
+
+struct CalibrationSample {
+  StepFeatures features;
+  double ms = 0;       // the step's median time per inference, the inlays before it included
+  std::string source;  // where it was measured: "cnn batch=8,size=64 / stage2.conv1"
+};
+
+struct LatencyCalibration {
+  static constexpr int kVersion = 1;
+  std::string file;  // where it was read from (messages; not serialized)
+  MachineClass machine;
+  std::string backend;              // "onednn"
+  std::string precision;            // "f32"
+  int threads = 0;                  // threads per run (one per core when 0 was asked)
+  std::string created;              // UTC, ISO 8601
+  std::vector<std::string> probes;  // the probe sweeps it ran, by name
+  int points = 0;                   // probe runs measured
+  int failed_points = 0;            // probe runs that failed (their reasons in `problems`)
+  int unreliable_points = 0;        // measured on a busy machine or with a wide spread
+  std::vector<std::string> problems;
+  std::vector<CalibrationSample> samples;
+};
+
+nlohmann::json LatencyCalibrationJson(const LatencyCalibration& calibration);
+// Throws ntpb::Error naming the file and the field for a file that is not a calibration, another
+// version, truncated or mistyped.
+LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::string& file);
+LatencyCalibration ReadLatencyCalibration(const std::string& path);
+void WriteLatencyCalibration(const LatencyCalibration& calibration,
+                             const std::string& path);  // atomic
+
+}  // namespace ntpb

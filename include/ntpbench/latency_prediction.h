@@ -1,0 +1,47 @@
+// A topology's latency on a calibrated machine, predicted without running it: each step the
+// backend would make (Backend::PlanSteps, fusion included) is priced from the calibration's
+// samples of the same kind of step nearest in FLOPs and bytes, each sample scaled by the ratio of
+// the two steps' roofline-like cost (max(FLOPs / P, bytes / B) + a per-step floor, P, B and the
+// floor taken from the calibration itself). The README's "Predicting latency" describes it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/latency_calibration.h"
+
+namespace ntpb {
+
+struct StepPrediction {
+  std::vector<std::string> layers;  // the layers it computes, host first
+  std::string shape;                // the last layer's output, "1x64x56x56"
+  StepFeatures features;
+  bool calibrated = false;                 // false: the calibration has no sample of its family
+  double ms = 0, low_ms = 0, high_ms = 0;  // the prediction and its interval (0: uncalibrated)
+  int samples = 0;                         // how many samples priced it
+  // Where the samples lie from it: the nearest one's FLOPs relative to the step's, and whether
+  // the step is outside what was sampled (more than 3x from every sample).
+  double nearest_flops_ratio = 0;
+  bool extrapolated = false;
+  // One phrase: "4 of its kind", "4 of conv2d[k3s1]" (a broader kind: too few of its own),
+  // ", all >3x away" when extrapolated, or "not calibrated: no lstm sampled".
+  std::string basis;
+};
+
+struct LatencyPrediction {
+  std::string topology;
+  int64_t batch = 0;
+  std::vector<StepPrediction> steps;
+  double ms = 0, low_ms = 0, high_ms = 0;  // the calibrated steps' sum
+  int uncalibrated = 0;                    // steps left out of the sum
+};
+
+// `analysis` at the calibration's precision; `plan` from the calibration's backend.
+LatencyPrediction PredictLatency(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
+                                 const std::vector<PlannedStep>& plan,
+                                 const LatencyCalibration& calibration);
+
+}  // namespace ntpb

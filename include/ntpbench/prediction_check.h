@@ -1,0 +1,43 @@
+// The results of `ntpbench predict --check`: held-out models predicted from a latency
+// calibration and measured on the machine, one row per model and batch. `predict --check -o`
+// writes it; `ntpbench report` plots predicted against measured, one colour per machine.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ntpb {
+
+struct PredictionCheckRow {
+  std::string model;     // the topology file's name and the params it was set to
+  std::string topology;  // its path
+  int64_t batch = 1;
+  double predicted_ms = 0, low_ms = 0, high_ms = 0;
+  int uncalibrated = 0;               // steps the calibration could not price
+  std::string dominant;               // the step predicted to take longest, with its share
+  std::optional<double> measured_ms;  // absent: the run failed (`failed` says why)
+  std::string failed;
+  // predicted / measured - 1; nullopt where nothing was measured.
+  std::optional<double> RelativeError() const;
+};
+
+struct PredictionCheck {
+  std::string file;         // where it was read from (not serialized)
+  std::string calibration;  // the calibration file checked
+  std::string machine;      // the machine it was calibrated and checked on, for people
+  std::string backend, precision;
+  int threads = 0;
+  std::vector<PredictionCheckRow> rows;
+};
+
+nlohmann::json PredictionCheckJson(const PredictionCheck& check);
+// Whether `doc` is a check's results (its "format").
+bool IsPredictionCheck(const nlohmann::json& doc);
+// Throws ntpb::Error naming the file and the field.
+PredictionCheck ParsePredictionCheck(const std::string& text, const std::string& file);
+PredictionCheck ReadPredictionCheck(const std::string& path);
+
+}  // namespace ntpb

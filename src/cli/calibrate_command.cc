@@ -1,0 +1,186 @@
+// `ntpbench calibrate`: measures this machine's step costs for a backend, precision and thread
+// count over the probe sweeps (calibration/*.json: designed samples of the ops' parameter spaces)
+// and writes one portable latency calibration (latency_calibration.h) for `ntpbench predict`.
+// The probes run as sweeps do, each point its own process, recorded as it finishes in a work
+// folder beside the output: an interrupted calibration goes on from there when run again.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/latency_calibration.h"
+#include "ntpbench/sweep.h"
+#include "ntpbench/sweep_results.h"
+#include "ntpbench/topology_file.h"
+#include "src/bench/machine_class_detect.h"
+#include "src/cli/commands.h"
+#include "src/cli/option_checks.h"
+#include "src/cli/sweep_run.h"
+#include "src/common/file_io.h"
+#include "src/common/utc_time.h"
+#include "src/predict/probe_samples.h"
+#include "src/report/text_table.h"
+
+namespace ntpb::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> probes;  // sweep files; default: calibration/*.json here
+  std::string backend = "onednn";
+  std::string precision = "f32";
+  int threads = 0;
+  std::string output;  // default calibration-<backend>-<precision>-<threads>t.json
+  std::string work;    // default <output>.d
+  double point_timeout = 600;
+};
+
+std::vector<std::string> DefaultProbes() {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("calibration", error)) {
+    const std::string path = entry.path().string();
+    if (entry.path().extension() == ".json" && path.find("heldout") == std::string::npos) {
+      found.push_back(path);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty()) {
+    throw Error("", "", "PROBES",
+                "none given, and ./calibration/ holds no probe sweep (run from the repository, "
+                "or name the sweep files)");
+  }
+  return found;
+}
+
+// Samples per family, with the spread of their times: what the file can price.
+std::string SummaryTable(const LatencyCalibration& c) {
+  struct Row {
+    int samples = 0;
+    double min_ms = 1e300, max_ms = 0;
+  };
+  std::map<std::string, Row> rows;
+  for (const CalibrationSample& s : c.samples) {
+    Row& r = rows[s.features.family];
+    ++r.samples;
+    r.min_ms = std::min(r.min_ms, s.ms);
+    r.max_ms = std::max(r.max_ms, s.ms);
+  }
+  report::TextTable table({"family", "samples", "fastest ms", "slowest ms"});
+  for (const auto& [family, r] : rows) {
+    table.Add({family, std::to_string(r.samples), FormatNumber("%.4f", r.min_ms),
+               FormatNumber("%.3f", r.max_ms)});
+  }
+  return table.Render();
+}
+
+int Calibrate(const CalibrateOptions& given) {
+  CalibrateOptions o = given;
+  if (o.probes.empty()) o.probes = DefaultProbes();
+  if (const std::string problem = UnknownBackendProblem(o.backend); !problem.empty()) {
+    throw Error("", "", "--backend", problem);
+  }
+  const Precision precision = ParsePrecision(o.precision, "--precision");
+  RunConfig config;
+  config.threads = o.threads;
+  config.precision = precision;
+  const int threads = EffectiveThreads(config);
+  if (o.output.empty()) {
+    o.output =
+        "calibration-" + o.backend + "-" + o.precision + "-" + std::to_string(threads) + "t.json";
+  }
+  if (o.work.empty()) o.work = o.output + ".d";
+  RefuseOutputOverInput(o.output, o.probes, "--output");
+  std::error_code error;
+  std::filesystem::create_directories(o.work, error);
+  if (error) throw Error(o.work, "", "--work", "cannot make the folder: " + error.message());
+
+  const std::set<std::string> backends = {o.backend};
+  LatencyCalibration calibration;
+  calibration.machine = DetectMachineClass(&backends);
+  calibration.backend = o.backend;
+  calibration.precision = PrecisionName(precision);
+  calibration.threads = threads;
+  calibration.created = UtcTimestamp();
+  for (size_t i = 0; i < o.probes.size(); ++i) {
+    const Sweep probe = ReadSweepFile(o.probes[i]);
+    std::fprintf(stderr, "ntpbench calibrate: probe %zu of %zu: %s\n", i + 1, o.probes.size(),
+                 probe.name.c_str());
+    SweepOptions s;
+    s.file = o.probes[i];
+    s.output = (std::filesystem::path(o.work) / (probe.name + ".results.json")).string();
+    s.base = {"backend=" + o.backend, "precision=" + calibration.precision,
+              "threads=" + std::to_string(o.threads)};
+    s.resume = std::filesystem::exists(s.output);
+    s.point_timeout = o.point_timeout;
+    s.print_table = false;
+    if (const int rc = RunSweep(s, {}); rc != 0) {
+      if (rc == 130) {
+        std::fprintf(stderr,
+                     "ntpbench calibrate: interrupted; what ran is kept in %s, and the same "
+                     "command goes on from there\n",
+                     o.work.c_str());
+      }
+      return rc;
+    }
+    const Topology topology = ReadTopologyShapes(probe.topology_path);
+    AddProbeSamples(ReadSweepResults(s.output), topology, precision, &calibration);
+    calibration.probes.push_back(probe.name);
+  }
+  if (calibration.samples.empty()) {
+    throw Error(o.output, "", "", "no probe point measured anything: nothing written");
+  }
+  WriteLatencyCalibration(calibration, o.output);
+  std::fputs(SummaryTable(calibration).c_str(), stdout);
+  std::fprintf(stderr,
+               "ntpbench calibrate: %zu samples from %d probe runs (%d failed, %d unreliable) "
+               "in %s; `ntpbench predict TOPOLOGY --calibration %s` prices a topology with it\n",
+               calibration.samples.size(), calibration.points, calibration.failed_points,
+               calibration.unreliable_points, o.output.c_str(), o.output.c_str());
+  for (size_t i = 0; i < calibration.problems.size() && i < 5; ++i) {
+    std::fprintf(stderr, "  %s\n", calibration.problems[i].c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command AddCalibrateCommand(CLI::App* app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* c = app->add_subcommand(
+      "calibrate",
+      "measure this machine's cost of each kind of step (the probe sweeps in calibration/: "
+      "convolutions by kind, kernel, channels and size; dense layers; pooling, normalization, "
+      "elementwise, attention, recurrent layers) for one backend, precision and thread count, "
+      "into a latency calibration file that `ntpbench predict` prices topologies with, here or "
+      "on any other machine");
+  c->add_option("PROBES", o->probes,
+                "probe sweep files (default: calibration/*.json in this folder)")
+      ->type_name("SWEEP");
+  c->add_option("--backend", o->backend, "the backend to calibrate (default onednn)")
+      ->type_name("NAME");
+  c->add_option("--precision", o->precision, "f32, bf16, f16 or i8 (default f32)")->type_name("P");
+  c->add_option("--threads", o->threads, "threads per run (default 0: one per core)")
+      ->check(NumberBetween(0, 4096, "threads"))
+      ->type_name("N");
+  c->add_option("-o,--output", o->output,
+                "the calibration file (default calibration-<backend>-<precision>-<N>t.json)")
+      ->type_name("FILE");
+  c->add_option("--work", o->work,
+                "where the probe runs are kept as they finish (default <output>.d); running "
+                "again goes on from there")
+      ->type_name("DIR");
+  c->add_option("--point-timeout", o->point_timeout,
+                "seconds after which a probe run is stopped and recorded as failed (default 600)")
+      ->check(NumberBetween(1, 1e6, "seconds"))
+      ->type_name("S");
+  return {c, {}, [o](const std::vector<std::string>& passed) {
+            if (!passed.empty()) {
+              throw Error("", "", passed.front(), "calibrate takes no Google Benchmark flags");
+            }
+            return Calibrate(*o);
+          }};
+}
+
+}  // namespace ntpb::cli

@@ -1,0 +1,478 @@
+// `ntpbench predict`: a topology's latency on calibrated machines without running it
+// (latency_prediction.h), one column per calibration; `--check` runs a held-out set here and
+// prints how far the predictions were from the measurements.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/latency_prediction.h"
+#include "ntpbench/prediction_check.h"
+#include "ntpbench/run_file.h"
+#include "ntpbench/topology_file.h"
+#include "src/bench/machine_class_detect.h"
+#include "src/bench/run_settings.h"
+#include "src/cli/commands.h"
+#include "src/cli/option_checks.h"
+#include "src/cli/point_process.h"
+#include "src/common/file_io.h"
+#include "src/common/statistics.h"
+#include "src/report/text_table.h"
+
+namespace ntpb::cli {
+namespace {
+
+struct PredictOptions {
+  std::vector<std::string> topologies;
+  std::vector<std::string> calibrations;
+  std::vector<int64_t> batches;  // default 1 (--check: 1 and 8)
+  ParamEnv sets;
+  bool json = false;
+  bool check = false;
+  std::string heldout = "calibration/heldout/heldout.json";
+  std::string check_output;  // --check: the results as JSON
+  double point_timeout = 600;
+};
+
+struct Model {
+  std::string path;
+  ParamEnv sets;
+  std::string label;  // the path and its sets, as the check table shows it
+};
+
+std::string Label(const std::string& path, const ParamEnv& sets) {
+  std::string label = std::filesystem::path(path).filename().string();
+  for (const auto& [k, v] : sets) label += " " + k + "=" + std::to_string(v);
+  return label;
+}
+
+// The backend's plan of steps, or one step per layer where this build lacks the backend.
+std::vector<PlannedStep> Plan(const ResolvedTopology& r, const LatencyCalibration& c) {
+  RunConfig config;
+  config.precision = ParsePrecision(c.precision, c.file + ": precision");
+  config.threads = c.threads;
+  if (const Backend* b = FindBackend(c.backend)) return b->PlanSteps(r, config);
+  std::vector<PlannedStep> steps;
+  for (size_t i = 0; i < r.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
+  return steps;
+}
+
+LatencyPrediction PredictOne(const Topology& topology, const ParamEnv& sets, int64_t batch,
+                             const LatencyCalibration& c) {
+  ParamEnv env = sets;
+  env["N"] = batch;
+  const ResolvedTopology r = Resolve(topology, env);
+  const TopologyAnalysis a = Analyze(r, ParsePrecision(c.precision, c.file + ": precision"));
+  return PredictLatency(r, a, Plan(r, c), c);
+}
+
+// The hardware a calibration ran on, short (the class's libraries and build are in the file).
+std::string Hardware(const MachineClass& m) {
+  return m.cpu + ", " + std::to_string(m.cores) + " cores, " + (m.isa.empty() ? "no AVX" : m.isa);
+}
+
+std::string Threads(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+
+std::string Ms(double ms) { return FormatNumber(ms < 1 ? "%.4f" : "%.3f", ms); }
+
+std::string Interval(const StepPrediction& s) {
+  return s.calibrated ? Ms(s.low_ms) + "-" + Ms(s.high_ms) : "";
+}
+
+// One table: the steps of the first calibration's plan, a time column per calibration.
+std::string PredictionTable(const std::vector<LatencyPrediction>& p,
+                            const std::vector<LatencyCalibration>& c) {
+  std::vector<std::string> header = {"step", "op", "shape", "MFLOP"};
+  const bool one = p.size() == 1;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const std::string tag = one ? "" : std::string(1, static_cast<char>('A' + i)) + " ";
+    header.push_back(tag + "ms");
+    if (one) header.insert(header.end(), {"interval", "share", "basis"});
+  }
+  report::TextTable table(header);
+  const LatencyPrediction& first = p.front();
+  for (size_t s = 0; s < first.steps.size(); ++s) {
+    const StepPrediction& step = first.steps[s];
+    std::vector<std::string> row = {report::Elide(step.layers.front(), 24),
+                                    report::Elide(step.features.Signature(), 36), step.shape,
+                                    FormatNumber("%.1f", step.features.flops / 1e6)};
+    for (size_t i = 0; i < p.size(); ++i) {
+      // Another backend may plan other steps: its column shows the step of the same host layer.
+      const StepPrediction* same = nullptr;
+      for (const StepPrediction& o : p[i].steps) {
+        if (o.layers.front() == step.layers.front()) same = &o;
+      }
+      row.push_back(!same ? "(fused)" : same->calibrated ? Ms(same->ms) : "n/a");
+      if (one) {
+        row.push_back(Interval(step));
+        row.push_back(step.calibrated && first.ms > 0
+                          ? FormatNumber("%.1f%%", 100 * step.ms / first.ms)
+                          : "");
+        row.push_back(step.basis);
+      }
+    }
+    table.Add(row);
+  }
+  table.Rule();
+  std::vector<std::string> total = {"total", "", "", ""};
+  for (const LatencyPrediction& each : p) {
+    total.push_back(Ms(each.ms));
+    if (one) {
+      total.insert(total.end(), {Ms(each.low_ms) + "-" + Ms(each.high_ms), "100%",
+                                 each.uncalibrated ? std::to_string(each.uncalibrated) +
+                                                         " steps not calibrated: not in the total"
+                                                   : ""});
+    }
+  }
+  table.Add(total);
+  std::string out =
+      table.Render(one ? std::vector<bool>{true, true, false, false, false, false, false, true}
+                       : std::vector<bool>{true, true});
+  if (!one) {
+    for (size_t i = 0; i < c.size(); ++i) {
+      out += std::string(1, static_cast<char>('A' + i)) + ": " + Hardware(c[i].machine) + ", " +
+             c[i].backend + " " + c[i].precision + ", " + Threads(c[i].threads) + " (" + c[i].file +
+             ")\n";
+    }
+  }
+  return out;
+}
+
+nlohmann::json PredictionJson(const LatencyPrediction& p, const LatencyCalibration& c) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepPrediction& s : p.steps) {
+    steps.push_back({{"layers", s.layers},
+                     {"op", s.features.Signature()},
+                     {"shape", s.shape},
+                     {"flops", s.features.flops},
+                     {"bytes", s.features.bytes},
+                     {"calibrated", s.calibrated},
+                     {"ms", s.ms},
+                     {"low_ms", s.low_ms},
+                     {"high_ms", s.high_ms},
+                     {"samples", s.samples},
+                     {"extrapolated", s.extrapolated},
+                     {"basis", s.basis}});
+  }
+  return {{"topology", p.topology},
+          {"batch", p.batch},
+          {"calibration", c.file},
+          {"machine", Hardware(c.machine)},
+          {"backend", c.backend},
+          {"precision", c.precision},
+          {"threads", c.threads},
+          {"ms", p.ms},
+          {"low_ms", p.low_ms},
+          {"high_ms", p.high_ms},
+          {"uncalibrated", p.uncalibrated},
+          {"steps", steps}};
+}
+
+// The held-out models: the topologies given, else the held-out file's list (a path ending in
+// "/" is every topology in that folder).
+std::vector<Model> HeldOut(const PredictOptions& o) {
+  std::vector<Model> models;
+  if (!o.topologies.empty()) {
+    for (const std::string& t : o.topologies) models.push_back({t, o.sets, Label(t, o.sets)});
+    return models;
+  }
+  const nlohmann::json j = nlohmann::json::parse(ReadTextFile(o.heldout, 1 << 20), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ntpbench-heldout") {
+    throw Error(o.heldout, "", "format", "not a held-out list (\"format\": \"ntpbench-heldout\")");
+  }
+  if (!j.contains("models") || !j["models"].is_array()) {
+    throw Error(o.heldout, "", "models", "missing or not a list");
+  }
+  const std::filesystem::path folder = std::filesystem::path(o.heldout).parent_path();
+  for (size_t i = 0; i < j["models"].size(); ++i) {
+    const nlohmann::json& m = j["models"][i];
+    const std::string field = "models[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("topology") || !m["topology"].is_string()) {
+      throw Error(o.heldout, "", field + ".topology", "missing or not a path");
+    }
+    ParamEnv sets = o.sets;
+    if (m.contains("set")) {
+      if (!m["set"].is_object()) throw Error(o.heldout, "", field + ".set", "not an object");
+      for (const auto& [k, v] : m["set"].items()) {
+        if (!v.is_number_integer())
+          throw Error(o.heldout, "", field + ".set." + k, "not an integer");
+        sets[k] = v.get<int64_t>();
+      }
+    }
+    const std::string path = (folder / m["topology"].get<std::string>()).string();
+    if (!path.empty() && path.back() == '/') {
+      std::vector<std::string> found;
+      std::error_code error;
+      for (const auto& e : std::filesystem::directory_iterator(path, error)) {
+        const std::string ext = e.path().extension().string();
+        if (ext == ".json" || ext == ".onnx" || ext == ".xml") found.push_back(e.path().string());
+      }
+      if (error) throw Error(o.heldout, "", field + ".topology", error.message());
+      std::sort(found.begin(), found.end());
+      for (const std::string& f : found) models.push_back({f, sets, Label(f, sets)});
+    } else {
+      models.push_back({path, sets, Label(path, sets)});
+    }
+  }
+  return models;
+}
+
+// The model's median latency here, run as `ntpbench run` in a process of its own; nullopt with
+// the reason when it failed.
+std::optional<double> Measure(const Model& m, int64_t batch, const LatencyCalibration& c,
+                              double timeout, std::string* why) {
+  // This process's own files: two checks at once never read each other's run.
+  const std::string stem = (std::filesystem::temp_directory_path() /
+                            ("ntpbench-predict-check." + std::to_string(::getpid())))
+                               .string();
+  const std::string json = stem + ".json", log = stem + ".log";
+  std::vector<std::string> args = {"run",
+                                   m.path,
+                                   "--backend",
+                                   c.backend,
+                                   "--precision",
+                                   c.precision,
+                                   "--batch",
+                                   std::to_string(batch),
+                                   "--threads",
+                                   std::to_string(c.threads),
+                                   "--json",
+                                   json,
+                                   "--quiet",
+                                   "--benchmark_min_time=0.2",
+                                   "--benchmark_repetitions=3"};
+  for (const auto& [k, v] : m.sets) {
+    args.push_back("--set");
+    args.push_back(k + "=" + std::to_string(v));
+  }
+  const PointOutcome r = RunPointProcess(args, log, timeout);
+  std::optional<double> ms;
+  if (r.ok) {
+    const RunResults run = ReadRunResults(json);
+    const BenchmarkResult& b = run.benchmarks.begin()->second;
+    std::vector<double> p50s;
+    for (size_t i = 0; i < b.repetitions.size(); ++i) {
+      p50s.push_back(b.RepetitionMeasurement(i).net.p50_ms);
+    }
+    ms = Median(p50s.empty() || p50s.front() <= 0 ? b.real_time_ms : p50s);
+    std::remove(log.c_str());
+  } else {
+    *why = r.reason;
+  }
+  std::remove(json.c_str());
+  return ms;
+}
+
+// The check's table and its error distribution, with the worst cases and their dominant step.
+std::string CheckReport(const PredictionCheck& check) {
+  report::TextTable table(
+      {"model", "batch", "predicted ms", "interval", "measured ms", "error", "dominant step"});
+  std::vector<double> magnitudes;
+  std::vector<const PredictionCheckRow*> measured;
+  for (const PredictionCheckRow& r : check.rows) {
+    const std::optional<double> error = r.RelativeError();
+    if (error) {
+      magnitudes.push_back(std::fabs(*error));
+      measured.push_back(&r);
+    }
+    table.Add({report::Elide(r.model, 36), std::to_string(r.batch), Ms(r.predicted_ms),
+               Ms(r.low_ms) + "-" + Ms(r.high_ms), r.measured_ms ? Ms(*r.measured_ms) : "failed",
+               (error ? FormatNumber("%+.1f%%", 100 * *error) : "") +
+                   (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) + " uncalibrated)" : ""),
+               r.dominant});
+  }
+  std::string out = "held-out check of " + check.calibration + ": " + check.machine + ", " +
+                    check.backend + " " + check.precision + ", " + Threads(check.threads) + "\n";
+  out += table.Render(std::vector<bool>{true, false, false, false, false, false, true});
+  if (magnitudes.empty()) return out + "\nnothing measured\n";
+  auto within = [&](double bound) {
+    const long n = std::count_if(magnitudes.begin(), magnitudes.end(),
+                                 [&](double e) { return e <= bound + 1e-12; });
+    return FormatNumber("%ld", n) + " (" + FormatNumber("%.0f%%", 100.0 * n / magnitudes.size()) +
+           ")";
+  };
+  out += "\n" + std::to_string(magnitudes.size()) + " predictions: within +-5% " + within(0.05) +
+         ", +-10% " + within(0.10) + ", +-20% " + within(0.20) + "; median |error| " +
+         FormatNumber("%.1f%%", 100 * Median(magnitudes)) + ", worst " +
+         FormatNumber("%.1f%%", 100 * *std::max_element(magnitudes.begin(), magnitudes.end())) +
+         "\nworst:\n";
+  std::sort(measured.begin(), measured.end(), [](const auto* a, const auto* b) {
+    return std::fabs(*a->RelativeError()) > std::fabs(*b->RelativeError());
+  });
+  for (size_t i = 0; i < measured.size() && i < 5; ++i) {
+    out += "  " + measured[i]->model + " batch " + std::to_string(measured[i]->batch) + ": " +
+           FormatNumber("%+.1f%%", 100 * *measured[i]->RelativeError()) + ", dominant " +
+           measured[i]->dominant + "\n";
+  }
+  return out;
+}
+
+int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibrations) {
+  if (calibrations.size() != 1) {
+    throw Error("", "", "--check", "checks one calibration, this machine's (give one)");
+  }
+  const LatencyCalibration& c = calibrations.front();
+  const std::set<std::string> backends = {c.backend};
+  if (!(DetectMachineClass(&backends) == c.machine)) {
+    std::fprintf(stderr,
+                 "ntpbench predict: warning: %s was calibrated on another machine class (%s); "
+                 "--check measures this one\n",
+                 c.file.c_str(), Hardware(c.machine).c_str());
+  }
+  const std::vector<Model> models = HeldOut(o);
+  const std::vector<int64_t> batches = o.batches.empty() ? std::vector<int64_t>{1, 8} : o.batches;
+  CatchInterrupts();
+  PredictionCheck check;
+  check.calibration = c.file;
+  check.machine = Hardware(c.machine);
+  check.backend = c.backend;
+  check.precision = c.precision;
+  check.threads = c.threads;
+  const size_t total = models.size() * batches.size();
+  size_t done = 0;
+  for (const Model& m : models) {
+    const Topology topology = ReadTopologyShapes(m.path);
+    for (int64_t batch : batches) {
+      ++done;
+      LatencyPrediction p;
+      try {
+        p = PredictOne(topology, m.sets, batch, c);
+      } catch (const Error& e) {
+        std::fprintf(stderr, "[%zu/%zu] %s batch %lld: not predicted: %s\n", done, total,
+                     m.label.c_str(), static_cast<long long>(batch), e.what());
+        continue;
+      }
+      PredictionCheckRow row;
+      row.model = m.label;
+      row.topology = m.path;
+      row.batch = batch;
+      row.predicted_ms = p.ms;
+      row.low_ms = p.low_ms;
+      row.high_ms = p.high_ms;
+      row.uncalibrated = p.uncalibrated;
+      const StepPrediction* dominant = nullptr;
+      for (const StepPrediction& s : p.steps) {
+        if (!dominant || s.ms > dominant->ms) dominant = &s;
+      }
+      if (dominant && p.ms > 0) {
+        row.dominant = report::Elide(dominant->layers.front(), 24) + " " +
+                       dominant->features.Signature() + " (" +
+                       FormatNumber("%.0f%%", 100 * dominant->ms / p.ms) + ")";
+      }
+      row.measured_ms = Measure(m, batch, c, o.point_timeout, &row.failed);
+      if (Interrupted()) return 130;
+      std::fprintf(stderr, "[%zu/%zu] %s batch %lld: predicted %s ms, measured %s\n", done, total,
+                   m.label.c_str(), static_cast<long long>(batch), Ms(p.ms).c_str(),
+                   row.measured_ms ? (Ms(*row.measured_ms) + " ms (" +
+                                      FormatNumber("%+.1f%%", 100 * *row.RelativeError()) + ")")
+                                         .c_str()
+                                   : ("failed: " + row.failed).c_str());
+      check.rows.push_back(row);
+    }
+  }
+  std::fputs(CheckReport(check).c_str(), stdout);
+  if (!o.check_output.empty()) {
+    WriteFileAtomically(o.check_output, PredictionCheckJson(check).dump(1) + "\n");
+    std::fprintf(stderr,
+                 "ntpbench predict: wrote %s; `ntpbench report %s -o check.html` plots it\n",
+                 o.check_output.c_str(), o.check_output.c_str());
+  }
+  for (const PredictionCheckRow& r : check.rows) {
+    if (r.measured_ms) return 0;
+  }
+  return 1;
+}
+
+int Predict(const PredictOptions& o) {
+  if (o.calibrations.empty()) {
+    throw Error("", "", "--calibration",
+                "needed: a file `ntpbench calibrate` wrote (one per machine to compare)");
+  }
+  std::vector<LatencyCalibration> calibrations;
+  for (const std::string& file : o.calibrations) {
+    calibrations.push_back(ReadLatencyCalibration(file));
+  }
+  if (o.check) return Check(o, calibrations);
+  if (o.topologies.size() != 1) {
+    throw Error("", "", "TOPOLOGY", "predict takes one topology (--check takes several)");
+  }
+  const Topology topology = ReadTopologyShapes(o.topologies.front());
+  nlohmann::json all = nlohmann::json::array();
+  const std::vector<int64_t> batches = o.batches.empty() ? std::vector<int64_t>{1} : o.batches;
+  for (int64_t batch : batches) {
+    std::vector<LatencyPrediction> predictions;
+    for (const LatencyCalibration& c : calibrations) {
+      predictions.push_back(PredictOne(topology, o.sets, batch, c));
+    }
+    if (o.json) {
+      for (size_t i = 0; i < predictions.size(); ++i) {
+        all.push_back(PredictionJson(predictions[i], calibrations[i]));
+      }
+      continue;
+    }
+    const LatencyCalibration& c = calibrations.front();
+    std::printf("%s (%s), batch %lld, predicted%s\n", predictions.front().topology.c_str(),
+                o.topologies.front().c_str(), static_cast<long long>(batch),
+                calibrations.size() == 1 ? (" for " + c.backend + " " + c.precision + ", " +
+                                            Threads(c.threads) + " on " + Hardware(c.machine))
+                                               .c_str()
+                                         : " on each calibrated machine");
+    std::fputs(PredictionTable(predictions, calibrations).c_str(), stdout);
+  }
+  if (o.json) std::printf("%s\n", all.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command AddPredictCommand(CLI::App* app) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* c = app->add_subcommand(
+      "predict",
+      "a topology's latency per step and end to end on each calibrated machine, without "
+      "running it (calibrations from `ntpbench calibrate`, here or on any machine); --check "
+      "runs held-out models here and prints how far the predictions were");
+  c->add_option("TOPOLOGY", o->topologies,
+                "the topology (.json, .xml, .onnx); with --check, the held-out models (default: "
+                "calibration/heldout/heldout.json's)")
+      ->type_name("FILE");
+  c->add_option("-c,--calibration", o->calibrations,
+                "a latency calibration (repeatable: a column per machine)")
+      ->type_name("FILE");
+  c->add_option("--batch", o->batches, "batch sizes (default 1; --check: 1,8)")
+      ->delimiter(',')
+      ->check(IntegerAtLeast(1))
+      ->type_name("N[,N..]");
+  c->add_option_function<std::vector<std::string>>(
+       "--set",
+       [o](const std::vector<std::string>& items) {
+         for (const std::string& item : items) bench::ParseAssignments(item, "--set", &o->sets);
+       },
+       "params (repeatable)")
+      ->type_name("NAME=VALUE[,..]");
+  c->add_flag("--json", o->json, "print the predictions as JSON");
+  c->add_flag("--check", o->check,
+              "run each held-out model here at each batch and compare with its prediction");
+  c->add_option("--heldout", o->heldout,
+                "--check: the held-out list (default calibration/heldout/heldout.json)")
+      ->type_name("FILE");
+  c->add_option("-o,--output", o->check_output, "--check: also write the results as JSON here")
+      ->type_name("FILE");
+  c->add_option("--point-timeout", o->point_timeout,
+                "--check: seconds after which a model's run is stopped (default 600)")
+      ->check(NumberBetween(1, 1e6, "seconds"))
+      ->type_name("S");
+  return {c, {}, [o](const std::vector<std::string>& passed) {
+            if (!passed.empty()) {
+              throw Error("", "", passed.front(), "predict takes no Google Benchmark flags");
+            }
+            return Predict(*o);
+          }};
+}
+
+}  // namespace ntpb::cli

@@ -1,0 +1,119 @@
+// The calibration file's codec: one JSON object, read strictly (a truncated file, another format
+// or version, a mistyped field each get one line naming the file and the field).
+#include "ntpbench/latency_calibration.h"
+
+#include <filesystem>
+
+#include "ntpbench/error.h"
+#include "src/common/file_io.h"
+
+namespace ntpb {
+namespace {
+
+constexpr const char* kFormat = "ntpbench-latency-calibration";
+
+nlohmann::json SampleJson(const CalibrationSample& s) {
+  const StepFeatures& f = s.features;
+  return {{"family", f.family}, {"detail", f.detail}, {"fused", f.fused}, {"flops", f.flops},
+          {"bytes", f.bytes},   {"batch", f.batch},   {"ms", s.ms},       {"source", s.source}};
+}
+
+// `j[key]` as a T, or an Error naming `field`.
+template <typename T>
+T Field(const nlohmann::json& j, const char* key, const std::string& field,
+        const std::string& file) {
+  if (!j.is_object() || !j.contains(key)) throw Error(file, "", field + key, "missing");
+  try {
+    return j.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(file, "", field + key, "has the wrong type (" + j.at(key).dump() + ")");
+  }
+}
+
+}  // namespace
+
+nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (const CalibrationSample& s : c.samples) samples.push_back(SampleJson(s));
+  return {{"format", kFormat},
+          {"version", LatencyCalibration::kVersion},
+          {"machine_class", c.machine.ToJson()},
+          {"machine", c.machine.human()},
+          {"backend", c.backend},
+          {"precision", c.precision},
+          {"threads", c.threads},
+          {"created", c.created},
+          {"probes", c.probes},
+          {"points", c.points},
+          {"failed_points", c.failed_points},
+          {"unreliable_points", c.unreliable_points},
+          {"problems", c.problems},
+          {"samples", samples}};
+}
+
+LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::string& file) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) {
+    throw Error(file, "", "", "not a latency calibration: not JSON (truncated?)");
+  }
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat) {
+    throw Error(file, "", "format",
+                std::string("not a latency calibration (expected \"") + kFormat +
+                    "\"; `ntpbench calibrate` writes one)");
+  }
+  const int version = Field<int>(j, "version", "", file);
+  if (version != LatencyCalibration::kVersion) {
+    throw Error(file, "", "version",
+                "version " + std::to_string(version) + ", this ntpbench reads version " +
+                    std::to_string(LatencyCalibration::kVersion) +
+                    " (calibrate again with this ntpbench)");
+  }
+  LatencyCalibration c;
+  c.file = file;
+  if (!j.contains("machine_class")) throw Error(file, "", "machine_class", "missing");
+  c.machine = MachineClass::FromJson(j["machine_class"], file);
+  c.backend = Field<std::string>(j, "backend", "", file);
+  c.precision = Field<std::string>(j, "precision", "", file);
+  c.threads = Field<int>(j, "threads", "", file);
+  c.created = Field<std::string>(j, "created", "", file);
+  c.probes = Field<std::vector<std::string>>(j, "probes", "", file);
+  c.points = Field<int>(j, "points", "", file);
+  c.failed_points = Field<int>(j, "failed_points", "", file);
+  c.unreliable_points = Field<int>(j, "unreliable_points", "", file);
+  c.problems = Field<std::vector<std::string>>(j, "problems", "", file);
+  if (!j.contains("samples") || !j["samples"].is_array()) {
+    throw Error(file, "", "samples", "missing or not a list");
+  }
+  for (size_t i = 0; i < j["samples"].size(); ++i) {
+    const nlohmann::json& s = j["samples"][i];
+    const std::string at = "samples[" + std::to_string(i) + "].";
+    CalibrationSample sample;
+    sample.features.family = Field<std::string>(s, "family", at, file);
+    sample.features.detail = Field<std::string>(s, "detail", at, file);
+    sample.features.fused = Field<std::string>(s, "fused", at, file);
+    sample.features.flops = Field<double>(s, "flops", at, file);
+    sample.features.bytes = Field<double>(s, "bytes", at, file);
+    sample.features.batch = Field<int64_t>(s, "batch", at, file);
+    sample.ms = Field<double>(s, "ms", at, file);
+    sample.source = Field<std::string>(s, "source", at, file);
+    if (!(sample.ms > 0) || sample.features.flops < 0 || sample.features.bytes < 0) {
+      throw Error(file, "", at + "ms",
+                  "a sample's time must be positive, its FLOPs and bytes not "
+                  "negative");
+    }
+    c.samples.push_back(sample);
+  }
+  if (c.samples.empty())
+    throw Error(file, "", "samples", "holds no sample: nothing to predict from");
+  return c;
+}
+
+LatencyCalibration ReadLatencyCalibration(const std::string& path) {
+  return ParseLatencyCalibration(ReadTextFile(path, std::size_t{256} << 20), path);
+}
+
+void WriteLatencyCalibration(const LatencyCalibration& calibration, const std::string& path) {
+  WriteFileAtomically(path, LatencyCalibrationJson(calibration).dump(1) + "\n");
+}
+
+}  // namespace ntpb

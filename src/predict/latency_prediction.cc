@@ -1,0 +1,140 @@
+// The predictor (latency_prediction.h). A step is priced from the samples of its own kind
+// nearest to it in log FLOPs and log bytes: the most specific kind the calibration sampled
+// (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else conv2d+batchnorm+relu, else conv2d).
+// Each neighbour's time is scaled by the ratio of the two steps' roofline-like cost, so that a
+// neighbour twice the FLOPs of a compute-bound step counts as half its time; the neighbours'
+// estimates are averaged in log space, weighted by closeness, and their spread is the interval.
+#include "ntpbench/latency_prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "src/common/statistics.h"
+
+namespace ntpb {
+namespace {
+
+constexpr int kNeighbours = 4;
+constexpr int kEnoughAtALevel = 3;  // fewer samples of a specific kind: a broader kind prices it
+constexpr double kExtrapolation = 1.0986;  // log(3): every sample over 3x away
+
+// The calibration's own rates: what its fastest steps reached (P, B) and the per-step floor.
+struct Scale {
+  double flops_per_ms = 1, bytes_per_ms = 1, floor_ms = 0;
+  double Cost(const StepFeatures& f) const {
+    return std::max(f.flops / flops_per_ms, f.bytes / bytes_per_ms) + floor_ms;
+  }
+};
+
+Scale ScaleOf(const LatencyCalibration& c) {
+  std::vector<double> flop_rates, byte_rates, times;
+  for (const CalibrationSample& s : c.samples) {
+    if (s.features.flops > 0) flop_rates.push_back(s.features.flops / s.ms);
+    if (s.features.bytes > 0) byte_rates.push_back(s.features.bytes / s.ms);
+    times.push_back(s.ms);
+  }
+  Scale scale;
+  // Near the top, not the top: one lucky sample does not set the machine's rate.
+  if (!flop_rates.empty()) scale.flops_per_ms = Percentile(flop_rates, 0.95);
+  if (!byte_rates.empty()) scale.bytes_per_ms = Percentile(byte_rates, 0.95);
+  scale.floor_ms = Percentile(times, 0.02);
+  return scale;
+}
+
+double Log(double x) { return std::log(x + 1); }
+
+double Distance(const StepFeatures& a, const StepFeatures& b) {
+  const double df = Log(a.flops) - Log(b.flops), db = Log(a.bytes) - Log(b.bytes);
+  return std::sqrt(df * df + db * db);
+}
+
+std::vector<std::string> Levels(const StepFeatures& f) {
+  std::vector<std::string> levels = {f.Signature()};
+  if (!f.fused.empty() && !f.detail.empty()) levels.push_back(f.family + "[" + f.detail + "]");
+  if (!f.detail.empty()) levels.push_back(f.family + f.fused);
+  if (!f.fused.empty() || !f.detail.empty()) levels.push_back(f.family);
+  return levels;
+}
+
+std::string ShapeText(const Shape& shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
+  return text;
+}
+
+}  // namespace
+
+LatencyPrediction PredictLatency(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
+                                 const std::vector<PlannedStep>& plan,
+                                 const LatencyCalibration& calibration) {
+  // Every sample under each level of its kind.
+  std::map<std::string, std::vector<const CalibrationSample*>> by_level;
+  for (const CalibrationSample& s : calibration.samples) {
+    for (const std::string& level : Levels(s.features)) by_level[level].push_back(&s);
+  }
+  const Scale scale = ScaleOf(calibration);
+  LatencyPrediction out;
+  out.topology = topology.name;
+  const auto n = topology.params.find("N");
+  out.batch = n == topology.params.end() ? 1 : n->second;
+  for (const PlannedStep& p : plan) {
+    StepPrediction step;
+    for (int i = p.layer; i <= p.layer + p.fused; ++i)
+      step.layers.push_back(topology.layers[i].name);
+    step.shape = ShapeText(topology.layers[p.layer + p.fused].output_shapes.front());
+    step.features = FeaturesOfStep(topology, analysis, p.layer, p.fused);
+    const std::vector<const CalibrationSample*>* pool = nullptr;
+    std::string level;
+    const std::vector<std::string> levels = Levels(step.features);
+    for (const std::string& l : levels) {
+      auto it = by_level.find(l);
+      if (it == by_level.end()) continue;
+      pool = &it->second;
+      level = l;
+      if (it->second.size() >= kEnoughAtALevel) break;
+    }
+    if (!pool) {
+      step.basis = "not calibrated: no " + step.features.family + " sampled";
+      ++out.uncalibrated;
+      out.steps.push_back(step);
+      continue;
+    }
+    std::vector<std::pair<double, const CalibrationSample*>> near;
+    for (const CalibrationSample* s : *pool)
+      near.push_back({Distance(step.features, s->features), s});
+    const size_t k = std::min<size_t>(kNeighbours, near.size());
+    std::partial_sort(near.begin(), near.begin() + k, near.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+    double weights = 0, log_sum = 0;
+    step.low_ms = 1e300;
+    const double own = scale.Cost(step.features);
+    for (size_t i = 0; i < k; ++i) {
+      const CalibrationSample& s = *near[i].second;
+      const double estimate = s.ms * own / scale.Cost(s.features);
+      const double w = 1 / ((near[i].first + 0.05) * (near[i].first + 0.05));
+      weights += w;
+      log_sum += w * std::log(estimate);
+      step.low_ms = std::min(step.low_ms, estimate);
+      step.high_ms = std::max(step.high_ms, estimate);
+    }
+    step.calibrated = true;
+    step.ms = std::exp(log_sum / weights);
+    step.samples = static_cast<int>(k);
+    const CalibrationSample& nearest = *near.front().second;
+    step.nearest_flops_ratio =
+        step.features.flops > 0 ? nearest.features.flops / step.features.flops : 0;
+    step.extrapolated = near.front().first > kExtrapolation;
+    // "4 of conv2d[k3s1]": the kind the samples are of, where it is broader than the step's own.
+    step.basis = std::to_string(k) + " of " + (level == levels.front() ? "its kind" : level) +
+                 (step.extrapolated ? ", all >3x away" : "");
+    out.ms += step.ms;
+    out.low_ms += step.low_ms;
+    out.high_ms += step.high_ms;
+    out.steps.push_back(step);
+  }
+  return out;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,72 @@
+// Calibration samples from a probe sweep's results (probe_samples.h).
+#include "src/predict/probe_samples.h"
+
+#include <map>
+
+#include "ntpbench/error.h"
+#include "ntpbench/reliability.h"
+
+namespace ntpb {
+
+void AddProbeSamples(const SweepResults& results, const Topology& probe, Precision precision,
+                     LatencyCalibration* calibration) {
+  const std::string name = results.sweep.value("name", probe.name);
+  for (const SweepPointResult& point : results.points) {
+    if (!point.ok) {
+      ++calibration->failed_points;
+      calibration->problems.push_back(name + " " + point.id + ": " + point.reason);
+      continue;
+    }
+    const RunResults run = point.Run(results.file);
+    if (run.benchmarks.size() != 1) {
+      throw Error(
+          results.file, "", "points[" + point.id + "].run",
+          "holds " + std::to_string(run.benchmarks.size()) + " benchmarks; a probe point runs one");
+    }
+    const BenchmarkResult& benchmark = run.benchmarks.begin()->second;
+    ++calibration->points;
+    if (const Reliability r = JudgeBenchmark(benchmark); !r.reliable) {
+      ++calibration->unreliable_points;
+      calibration->problems.push_back(name + " " + point.id + ": " + r.Verdict());
+    }
+    // The probe as the point ran it.
+    ParamEnv env;
+    for (const auto& [key, value] : point.settings) {
+      if (probe.params.count(key) || key == "T") env[key] = std::stoll(value);
+    }
+    env["N"] = std::stoll(point.settings.at("batch"));
+    const ResolvedTopology topology = Resolve(probe, env);
+    const TopologyAnalysis analysis = Analyze(topology, precision);
+    const RunMeasurement m = benchmark.Measurement();
+    // Each step's time goes to its host layer; a backend's inlay (a reorder) to the layer it
+    // prepares, or else to the step before it; several steps of one layer add up.
+    struct Unit {
+      int fused = 0;
+      double ms = 0;
+    };
+    std::map<int, Unit> units;
+    int last = -1;
+    for (const StepMeasure& s : m.steps) {
+      int layer = -1;
+      if (s.kind == StepKind::kInlay) {
+        layer = s.feeds >= 0 ? s.feeds : last;
+      } else {
+        layer = topology.LayerIndex(s.layers.empty() ? s.name : s.layers.front());
+        if (layer >= 0) units[layer].fused = std::max(units[layer].fused, s.fused_layers);
+      }
+      if (layer < 0) continue;  // an inlay before any layer: the run's own, not a layer's
+      units[layer].ms += s.measure.Typical();
+      last = layer;
+    }
+    for (const auto& [layer, unit] : units) {
+      if (!(unit.ms > 0)) continue;
+      CalibrationSample sample;
+      sample.features = FeaturesOfStep(topology, analysis, layer, unit.fused);
+      sample.ms = unit.ms;
+      sample.source = name + " " + point.id + " / " + topology.layers[layer].name;
+      calibration->samples.push_back(sample);
+    }
+  }
+}
+
+}  // namespace ntpb

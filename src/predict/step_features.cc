@@ -1,0 +1,43 @@
+// What prices a step (latency_calibration.h): the same function describes a probe's measured
+// steps at calibration and a topology's planned steps at prediction, so the two always agree.
+#include <string>
+
+#include "ntpbench/latency_calibration.h"
+
+namespace ntpb {
+
+std::string StepFeatures::Signature() const {
+  return family + (detail.empty() ? "" : "[" + detail + "]") + fused;
+}
+
+StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
+                            int first, int fused) {
+  const ResolvedLayer& host = topology.layers[first];
+  StepFeatures f;
+  f.family = host.op;
+  // A convolution's kernels differ by kind (depthwise and grouped ones are memory-bound loops,
+  // standard ones GEMM-like); a window's (convolutions, pooling) by kernel size and stride
+  // (a 1x1 convolution is a plain GEMM).
+  if (host.op == "conv2d" || host.op == "conv_transpose") {
+    const int64_t groups = host.attrs.Has("groups") ? host.attrs.Int("groups") : 1;
+    const int64_t channels = host.input_shapes[0].size() > 1 ? host.input_shapes[0][1] : 1;
+    if (groups > 1) f.family += groups == channels ? ".depthwise" : ".grouped";
+  }
+  if (host.attrs.Has("kernel") && host.attrs.Has("stride") &&
+      host.attrs.json()["kernel"].is_array() && host.attrs.json()["stride"].is_array()) {
+    const auto k = host.attrs.Ints("kernel"), s = host.attrs.Ints("stride");
+    if (k.size() == 2 && s.size() == 2) {
+      f.detail = "k" + std::to_string(k[0]) + (k[1] != k[0] ? "x" + std::to_string(k[1]) : "") +
+                 "s" + std::to_string(s[0]);
+    }
+  }
+  for (int i = first + 1; i <= first + fused; ++i) f.fused += "+" + topology.layers[i].op;
+  const Cost cost = FusedCost(analysis, first, fused);
+  f.flops = static_cast<double>(cost.flops);
+  f.bytes = static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes);
+  const auto n = topology.params.find("N");
+  f.batch = n == topology.params.end() ? 1 : n->second;
+  return f;
+}
+
+}  // namespace ntpb

@@ -1,0 +1,180 @@
+// The latency predictor and its calibration files: steps priced from the nearest samples of their
+// kind, the backend's fusion planned as it compiles, unsampled kinds said per step, and bad
+// calibration files refused with the file and field named.
+#include "ntpbench/latency_prediction.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ntpbench/error.h"
+#include "ntpbench/topology_file.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+ResolvedTopology ResolveFile(const std::string& name, const ParamEnv& env) {
+  return Resolve(ReadTopologyShapes(SourcePath("topologies/" + name)), env);
+}
+
+std::vector<PlannedStep> OnePerLayer(const ResolvedTopology& r) {
+  std::vector<PlannedStep> plan;
+  for (size_t i = 0; i < r.layers.size(); ++i) plan.push_back({static_cast<int>(i), 0});
+  return plan;
+}
+
+// Samples of every step of the mlp at several widths, each taking flops / rate + 1 us: a
+// machine whose dense layers run at exactly `rate` FLOP per ms.
+LatencyCalibration MlpCalibration(double rate) {
+  LatencyCalibration c;
+  c.backend = "eigen";
+  c.precision = "f32";
+  c.threads = 1;
+  for (int64_t hidden : {64, 128, 256, 512, 1024, 2048, 4096}) {
+    for (int64_t batch : {1, 8}) {
+      const ResolvedTopology r = ResolveFile("mlp.json", {{"N", batch}, {"n_hidden", hidden}});
+      const TopologyAnalysis a = Analyze(r, Precision::kF32);
+      for (size_t i = 0; i < r.layers.size(); ++i) {
+        CalibrationSample s;
+        s.features = FeaturesOfStep(r, a, static_cast<int>(i), 0);
+        s.ms = s.features.flops / rate + 0.001;
+        s.source = "mlp " + std::to_string(hidden) + " / " + r.layers[i].name;
+        c.samples.push_back(s);
+      }
+    }
+  }
+  return c;
+}
+
+TEST(LatencyPrediction, PricesAnUnsampledSizeFromItsNeighbours) {
+  const double rate = 5e7;  // 50 GFLOP/s
+  const LatencyCalibration c = MlpCalibration(rate);
+  // 1500 units was never sampled: it lies between 1024 and 2048.
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 1500}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const LatencyPrediction p = PredictLatency(r, a, OnePerLayer(r), c);
+  ASSERT_EQ(p.steps.size(), r.layers.size());
+  EXPECT_EQ(p.uncalibrated, 0);
+  EXPECT_EQ(p.batch, 4);
+  const StepPrediction& fc2 = p.steps[1];
+  EXPECT_EQ(fc2.layers, std::vector<std::string>{"fc2"});
+  EXPECT_EQ(fc2.shape, "4x1500");
+  EXPECT_TRUE(fc2.calibrated);
+  EXPECT_FALSE(fc2.extrapolated);
+  const double truth = fc2.features.flops / rate + 0.001;
+  EXPECT_NEAR(fc2.ms, truth, 0.05 * truth);
+  EXPECT_LE(fc2.low_ms, fc2.ms);
+  EXPECT_GE(fc2.high_ms, fc2.ms);
+  double sum = 0;
+  for (const StepPrediction& s : p.steps) sum += s.ms;
+  EXPECT_DOUBLE_EQ(p.ms, sum);
+}
+
+TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
+  const LatencyCalibration c = MlpCalibration(5e7);
+  const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"N", 1}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const LatencyPrediction p = PredictLatency(r, a, OnePerLayer(r), c);
+  int convs = 0;
+  for (const StepPrediction& s : p.steps) {
+    if (s.features.family.rfind("conv2d", 0) != 0) continue;
+    ++convs;
+    EXPECT_FALSE(s.calibrated) << s.layers.front();
+    EXPECT_EQ(s.ms, 0);
+    EXPECT_NE(s.basis.find("not calibrated: no conv2d"), std::string::npos) << s.basis;
+  }
+  EXPECT_EQ(convs, 4);
+  EXPECT_GE(p.uncalibrated, convs);
+  // The dense classifier and softmax were sampled: they are priced, the rest left out.
+  EXPECT_TRUE(p.steps.back().calibrated);
+  EXPECT_GT(p.ms, 0);
+}
+
+TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
+  const ResolvedTopology r = ResolveFile("mobilenet_v2.json", {{"N", 2}});
+  const TopologyAnalysis a = Analyze(r, Precision::kBf16);
+  const int dw = r.LayerIndex("features.1.depthwise");
+  ASSERT_GE(dw, 0);
+  const StepFeatures f = FeaturesOfStep(r, a, dw, 2);
+  EXPECT_EQ(f.family, "conv2d.depthwise");
+  EXPECT_EQ(f.detail, "k3s1");
+  EXPECT_EQ(f.fused, "+batchnorm+clipped_relu");
+  EXPECT_EQ(f.Signature(), "conv2d.depthwise[k3s1]+batchnorm+clipped_relu");
+  EXPECT_EQ(f.batch, 2);
+  const Cost cost = FusedCost(a, dw, 2);
+  EXPECT_EQ(f.flops, static_cast<double>(cost.flops));
+  EXPECT_EQ(f.bytes,
+            static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes));
+  const StepFeatures stem = FeaturesOfStep(r, a, 0, 0);
+  EXPECT_EQ(stem.Signature(), "conv2d[k3s2]");
+}
+
+// oneDNN fuses a convolution with its batchnorm and activation, a residual add and its
+// activation: the plan says so without compiling, as the run's steps do.
+TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"N", 1}});
+  RunConfig config;
+  const Backend& onednn = *FindBackend("onednn");
+  const std::vector<PlannedStep> plan = onednn.PlanSteps(r, config);
+  const std::unique_ptr<Executable> exe = onednn.Compile(r, config);
+  std::vector<std::pair<int, int>> planned, compiled;
+  for (const PlannedStep& p : plan) planned.push_back({p.layer, p.fused});
+  for (const StepInfo& s : exe->steps()) {
+    if (!s.inlay) compiled.push_back({s.layer, s.fused});
+  }
+  EXPECT_EQ(planned, compiled);
+  EXPECT_LT(plan.size(), r.layers.size());
+  config.options["fusion"] = "off";
+  EXPECT_EQ(onednn.PlanSteps(r, config).size(), r.layers.size());
+  // Eigen fuses nothing.
+  EXPECT_EQ(FindBackend("eigen")->PlanSteps(r, {}).size(), r.layers.size());
+}
+
+TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
+  LatencyCalibration c = MlpCalibration(1e8);
+  c.machine.cpu = "Test CPU";
+  c.machine.cores = 2;
+  c.created = "2026-11-26T00:00:00Z";
+  c.probes = {"probe_dense"};
+  c.points = 14;
+  const std::string text = LatencyCalibrationJson(c).dump();
+  const LatencyCalibration back = ParseLatencyCalibration(text, "c.json");
+  EXPECT_EQ(back.samples.size(), c.samples.size());
+  EXPECT_EQ(back.samples[3].features.Signature(), c.samples[3].features.Signature());
+  EXPECT_DOUBLE_EQ(back.samples[3].ms, c.samples[3].ms);
+  EXPECT_EQ(back.machine.cpu, "Test CPU");
+  EXPECT_EQ(back.points, 14);
+
+  auto message = [](const std::string& t) {
+    try {
+      ParseLatencyCalibration(t, "c.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message(text.substr(0, text.size() / 2))
+                .find("c.json: not a latency calibration: "
+                      "not JSON (truncated?)"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"format": "ntpbench-sweep"})").find("field 'format'"), std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(text);
+  j["version"] = 99;
+  EXPECT_NE(message(j.dump()).find("version 99, this ntpbench reads version 1"), std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["samples"][2]["ms"] = -1;
+  EXPECT_NE(message(j.dump()).find("field 'samples[2].ms'"), std::string::npos)
+      << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["samples"][0]["flops"] = "many";
+  EXPECT_NE(message(j.dump()).find("field 'samples[0].flops': has the wrong type"),
+            std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["samples"] = nlohmann::json::array();
+  EXPECT_NE(message(j.dump()).find("holds no sample"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ntpb::testing

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Writes the latency calibration's probe sweeps (calibration/*.json), the probe topology of
+standalone CNN layers (calibration/probes/cnn_layers.json) and the held-out models that
+`ntpbench predict --check` runs (calibration/heldout/). Run from the repository root.
+
+The probes are a designed sample of each op family's parameter space, stratified so that every
+combination of the factors that pick a kernel (convolution kind, kernel size, batch) gets points
+spread over the factors that size it (channels, image size), within a bound on each run's work
+so that a calibration takes minutes on a 2-core machine. The held-out models are different
+networks: the shipped CNNs, transformers and MLP at other sizes, and random CNNs and MLPs drawn
+here with a fixed seed (none of them is a probe).
+"""
+import json
+import os
+import random
+
+SWEEP_HEADER = {"format": "ntpbench-sweep", "version": 1}
+MIN_TIME = 0.1
+REPETITIONS = 3
+
+
+def write(path, doc):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def sweep(name, description, topology, base, factors, points):
+    names = list(factors)
+    return dict(SWEEP_HEADER, name=name, description=description, topology=topology,
+                base=base, mode="points",
+                factors=[{"name": n, "values": sorted({p[n] for p in points})} for n in names],
+                points=points, min_time=MIN_TIME, repetitions=REPETITIONS)
+
+
+def spread(rng, combos, sizes, per_combo, fits):
+    """For each combo, `per_combo` (size...) tuples cycling through every value of each size
+    factor in a shuffled order (a Latin-hypercube-like design), keeping those that `fits`."""
+    points = []
+    for combo in combos:
+        columns = []
+        for values in sizes.values():
+            column = [values[i % len(values)] for i in range(per_combo)]
+            rng.shuffle(column)
+            columns.append(column)
+        for row in zip(*columns):
+            point = dict(combo)
+            point.update(dict(zip(sizes, row)))
+            if fits(point) and point not in points:
+                points.append(point)
+    return points
+
+
+def cnn_probe(rng):
+    combos = [{"kernel": k, "conv_type": t, "batch": b}
+              for k in (1, 3, 5, 7) for t in (0, 1, 2) for b in (1, 8)]
+    sizes = {"size": [32, 64, 96, 128, 160, 224], "width": [16, 32, 64, 128]}
+    # backbone's work grows with size^2 * width^2 * batch: the largest points would take seconds
+    # an iteration.
+    def fits(p):
+        return p["size"] * p["size"] * p["width"] * p["width"] * p["batch"] <= 224 * 224 * 64 * 64 * 2
+    points = spread(rng, combos, sizes, 7, fits)
+    return sweep("probe_cnn", "Convolutions in context (topologies/backbone.json): standard, "
+                 "depthwise-separable and grouped, kernels 1-7, strides 1 and 2, 16 to 1024 "
+                 "channels, images 1x1 to 224x224, with their batchnorm, activations and residual "
+                 "adds (fused or not, as the backend does), pooling and the classifier.",
+                 "../topologies/backbone.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "size": 128, "width": 64,
+                  "kernel": 3, "conv_type": 0, "groups": 4, "n_classes": 1000},
+                 ["kernel", "conv_type", "batch", "size", "width"], points)
+
+
+def dense_probe(rng):
+    combos = [{"batch": b} for b in (1, 8, 32)]
+    sizes = {"n_input": [64, 256, 784, 1024, 2048, 4096],
+             "n_hidden": [64, 128, 256, 512, 1024, 2048, 4096],
+             "n_classes": [10, 100, 1000]}
+    points = spread(rng, combos, sizes, 24, lambda p: True)
+    return sweep("probe_dense", "Dense layers (topologies/mlp.json): 64 to 4096 inputs and "
+                 "units, batch 1 to 32, with and without a fused ReLU, and a softmax.",
+                 "../topologies/mlp.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "n_input": 784,
+                  "n_hidden": 1024, "n_classes": 10},
+                 ["batch", "n_input", "n_hidden", "n_classes"], points)
+
+
+def transformer_probe():
+    points = []
+    for hidden in (128, 256, 512, 768):
+        for seq in (16, 32, 64, 128, 256):
+            for batch in (1, 8):
+                points.append({"batch": batch, "hidden": hidden, "heads": hidden // 64,
+                               "ffn": 4 * hidden, "seq": seq})
+    return sweep("probe_transformer", "One encoder block (topologies/bert.json, 1 layer, a "
+                 "1000-token vocabulary): embeddings, layernorm, the q/k/v/o and feed-forward "
+                 "dense layers (GELU fused), attention and residual adds; hidden 128 to 768, "
+                 "sequences 16 to 256, batch 1 and 8.",
+                 "../topologies/bert.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "layers": 1,
+                  "vocab": 1000, "hidden": 768, "heads": 12, "ffn": 3072, "seq": 128},
+                 ["batch", "hidden", "heads", "ffn", "seq"], points)
+
+
+def layers_topology():
+    return {
+        "format": "ntpbench-topology", "version": 1, "name": "cnn_layers",
+        "description": "Latency calibration probe: the standalone layers of CNNs, each reading "
+                       "a tensor no convolution wrote (so no backend fuses them): batchnorm, "
+                       "activations, elementwise products and sums, pooling, concatenation, "
+                       "global pooling, a classifier and softmax. Written by "
+                       "tools/make_calibration_probes.py.",
+        "params": {"C": 64, "S": 56},
+        "inputs": [{"name": "x", "shape": ["N", "C", "S", "S"]}],
+        "layers": [
+            {"name": "bn", "op": "batchnorm"},
+            {"name": "relu", "op": "relu"},
+            {"name": "gate", "op": "sigmoid"},
+            {"name": "scale", "op": "mul", "inputs": ["relu", "gate"]},
+            {"name": "sum", "op": "add", "inputs": ["scale", "x"]},
+            {"name": "relu6", "op": "clipped_relu", "clip": 6},
+            {"name": "maxpool", "op": "max_pool", "kernel": 3, "stride": 2, "padding": 1},
+            {"name": "avgpool", "op": "avg_pool", "kernel": 3, "stride": 1, "padding": 1},
+            {"name": "maxpool2", "op": "max_pool", "inputs": ["relu6"], "kernel": 2},
+            {"name": "cat", "op": "concat", "inputs": ["maxpool2", "avgpool"], "axis": 1},
+            {"name": "gap", "op": "global_avg_pool"},
+            {"name": "fc", "op": "dense", "units": "C"},
+            {"name": "probs", "op": "softmax"},
+        ],
+    }
+
+
+def layers_probe(rng):
+    combos = [{"batch": b} for b in (1, 8)]
+    sizes = {"C": [16, 32, 64, 128, 256, 512], "S": [7, 14, 28, 56, 112]}
+    points = spread(rng, combos, sizes, 30, lambda p: p["C"] * p["S"] ** 2 * p["batch"] <= 8 << 20)
+    return sweep("probe_layers", "Standalone CNN layers (probes/cnn_layers.json): 16 to 512 "
+                 "channels, 7x7 to 112x112, batch 1 and 8.",
+                 "probes/cnn_layers.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "C": 64, "S": 56},
+                 ["batch", "C", "S"], points)
+
+
+def random_cnn(rng, index):
+    """A random CNN of the kinds people build: a strided stem, then plain, residual and
+    depthwise-separable blocks with occasional pooling, global pooling and a classifier."""
+    size = rng.choice([64, 96, 128, 160, 192, 224])
+    layers = []
+    width = rng.choice([16, 24, 32])
+
+    def conv(name, inputs, filters, kernel, stride=1, groups=1, act="relu"):
+        layer = {"name": name, "op": "conv2d", "filters": filters, "kernel": kernel,
+                 "stride": stride, "padding": (kernel - 1) // 2, "bias": False}
+        if inputs:
+            layer["inputs"] = [inputs]
+        if groups > 1:
+            layer["groups"] = groups
+        layers.append(layer)
+        layers.append({"name": name + "_bn", "op": "batchnorm"})
+        if act == "relu":
+            layers.append({"name": name + "_relu", "op": "relu"})
+            return name + "_relu"
+        if act == "relu6":
+            layers.append({"name": name + "_relu6", "op": "clipped_relu", "clip": 6})
+            return name + "_relu6"
+        return name + "_bn"
+
+    x = conv("stem", None, width, rng.choice([3, 5, 7]), 2)
+    channels = width
+    resolution = size // 2
+    for b in range(rng.randint(4, 9)):
+        kind = rng.choice(["plain", "residual", "separable", "separable", "pool"])
+        stride = 2 if resolution > 8 and rng.random() < 0.35 else 1
+        name = f"block{b}"
+        if kind == "pool" and resolution > 8:
+            layers.append({"name": name + "_pool", "op": rng.choice(["max_pool", "avg_pool"]),
+                           "inputs": [x], "kernel": 2})
+            x = name + "_pool"
+            resolution //= 2
+            continue
+        out = min(512, channels * rng.choice([1, 1, 2]))
+        if kind == "residual" and stride == 1 and out == channels:
+            h = conv(name + "_a", x, channels, 3)
+            h = conv(name + "_b", h, channels, 3, act=None)
+            layers.append({"name": name + "_add", "op": "add", "inputs": [h, x]})
+            layers.append({"name": name + "_relu", "op": "relu"})
+            x = name + "_relu"
+        elif kind == "separable":
+            h = conv(name + "_dw", x, channels, rng.choice([3, 5]), stride, groups=channels,
+                     act="relu6")
+            x = conv(name + "_pw", h, out, 1, act=rng.choice(["relu6", None]))
+            channels = out
+        else:
+            x = conv(name + "_conv", x, out, rng.choice([1, 3, 3, 5]), stride)
+            channels = out
+        resolution = (resolution + stride - 1) // stride
+    layers.append({"name": "gap", "op": "global_avg_pool", "inputs": [x]})
+    layers.append({"name": "fc", "op": "dense", "units": rng.choice([10, 100, 1000])})
+    return {"format": "ntpbench-topology", "version": 1, "name": f"random_cnn_{index}",
+            "description": "A random CNN (tools/make_calibration_probes.py, fixed seed): "
+                           "held-out for `ntpbench predict --check`.",
+            "params": {}, "inputs": [{"name": "image", "shape": ["N", 3, size, size]}],
+            "layers": layers}
+
+
+def random_mlp(rng, index):
+    layers = []
+    for i in range(rng.randint(2, 5)):
+        layers.append({"name": f"fc{i}", "op": "dense",
+                       "units": rng.choice([128, 256, 384, 512, 768, 1024, 1536, 2048, 3072]),
+                       "activation": rng.choice(["relu", "relu", "none"])})
+    layers.append({"name": "out", "op": "dense", "units": rng.choice([10, 100, 1000])})
+    layers.append({"name": "probs", "op": "softmax"})
+    return {"format": "ntpbench-topology", "version": 1, "name": f"random_mlp_{index}",
+            "description": "A random MLP (tools/make_calibration_probes.py, fixed seed): "
+                           "held-out for `ntpbench predict --check`.",
+            "params": {}, "inputs": [{"name": "x", "shape": ["N", rng.choice([100, 300, 784, 1500, 3000])]}],
+            "layers": layers}
+
+
+def heldout():
+    return {
+        "format": "ntpbench-heldout", "version": 1,
+        "description": "Models `ntpbench predict --check` runs (at batch 1 and 8 unless "
+                       "--batch says otherwise): none is a probe of the calibration.",
+        "models": [
+            {"topology": "../../topologies/resnet50.json"},
+            {"topology": "../../topologies/resnet50.json", "set": {"size": 160}},
+            {"topology": "../../topologies/mobilenet_v2.json"},
+            {"topology": "../../topologies/mobilenet_v2.json", "set": {"size": 160}},
+            {"topology": "../../topologies/tiny_cnn.json", "set": {"width": 32, "size": 64}},
+            {"topology": "../../topologies/mlp.json", "set": {"n_hidden": 1500}},
+            {"topology": "../../topologies/bert.json",
+             "set": {"layers": 2, "seq": 96, "vocab": 2000}},
+            {"topology": "../../topologies/vit.json", "set": {"layers": 2}},
+            {"topology": "random/"},
+        ],
+    }
+
+
+def main():
+    rng = random.Random(20261126)
+    write("calibration/probes/cnn_layers.json", layers_topology())
+    write("calibration/cnn.json", cnn_probe(rng))
+    write("calibration/dense.json", dense_probe(rng))
+    write("calibration/transformer.json", transformer_probe())
+    write("calibration/layers.json", layers_probe(rng))
+    held = random.Random(7)
+    for i in range(8):
+        write(f"calibration/heldout/random/cnn_{i}.json", random_cnn(held, i))
+    for i in range(4):
+        write(f"calibration/heldout/random/mlp_{i}.json", random_mlp(held, i))
+    write("calibration/heldout/heldout.json", heldout())
+
+
+if __name__ == "__main__":
+    main()
