@@ -26,6 +26,10 @@ struct StepFeatures {
   double flops = 0;
   double bytes = 0;  // weights read, activations read and written, at the precision
   int64_t batch = 0;
+  // The bytes the whole network moves per inference: whether a step's weights are still in the
+  // caches from the inference before (a small MLP's are; a CNN's classifier's, after megabytes
+  // of feature maps, are not) depends on it, not on the step.
+  double context_bytes = 0;
   // "conv2d.depthwise[k3s1]+batchnorm+clipped_relu".
   std::string Signature() const;
 };

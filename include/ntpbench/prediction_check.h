@@ -18,7 +18,8 @@ struct PredictionCheckRow {
   double predicted_ms = 0, low_ms = 0, high_ms = 0;
   int uncalibrated = 0;               // steps the calibration could not price
   std::string dominant;               // the step predicted to take longest, with its share
-  std::optional<double> measured_ms;  // absent: the run failed (`failed` says why)
+  std::optional<double> measured_ms;  // the median pass; absent: the run failed (`failed` says why)
+  double measured_spread = 0;         // the slowest pass over the fastest, less 1
   std::string failed;
   // predicted / measured - 1; nullopt where nothing was measured.
   std::optional<double> RelativeError() const;

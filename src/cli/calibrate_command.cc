@@ -115,7 +115,17 @@ int Calibrate(const CalibrateOptions& given) {
     s.resume = std::filesystem::exists(s.output);
     s.point_timeout = o.point_timeout;
     s.print_table = false;
-    if (const int rc = RunSweep(s, {}); rc != 0) {
+    int rc = 0;
+    try {
+      rc = RunSweep(s, {});
+    } catch (const Error& e) {
+      if (e.field() != "--resume") throw;
+      throw Error(s.output, "", "--work",
+                  "holds the runs of another version of the probe " + probe.name +
+                      " (or of other settings): remove it to measure again, or give --work "
+                      "another folder");
+    }
+    if (rc != 0) {
       if (rc == 130) {
         std::fprintf(stderr,
                      "ntpbench calibrate: interrupted; what ran is kept in %s, and the same "

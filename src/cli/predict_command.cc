@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "ntpbench/analysis.h"
@@ -22,6 +24,7 @@
 #include "src/cli/point_process.h"
 #include "src/common/file_io.h"
 #include "src/common/statistics.h"
+#include "src/predict/probe_samples.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::cli {
@@ -36,7 +39,9 @@ struct PredictOptions {
   bool check = false;
   std::string heldout = "calibration/heldout/heldout.json";
   std::string check_output;  // --check: the results as JSON
+  std::string measured;      // a run file of the same topology: its times beside the prediction
   double point_timeout = 600;
+  int passes = 2;  // --check: measurements of each model, in passes over the list
 };
 
 struct Model {
@@ -84,16 +89,54 @@ std::string Interval(const StepPrediction& s) {
   return s.calibrated ? Ms(s.low_ms) + "-" + Ms(s.high_ms) : "";
 }
 
-// One table: the steps of the first calibration's plan, a time column per calibration.
+// What a run measured of the topology at a batch, by host layer (MeasuredUnits), and its
+// median inference.
+struct Measured {
+  std::map<std::string, double> by_layer;
+  double ms = 0;
+  std::string what;  // the run's benchmark name
+};
+
+// The run of `file` that ran `r` at its batch on the calibration's backend and precision.
+Measured MeasuredRun(const std::string& file, const ResolvedTopology& r, int64_t batch,
+                     const LatencyCalibration& c) {
+  const RunResults run = ReadRunResults(file);
+  std::string seen;
+  for (const std::string& name : run.order) {
+    const BenchmarkResult& b = run.benchmarks.at(name);
+    if (!b.skipped.empty()) continue;
+    const RunMeasurement m = b.Measurement();
+    seen += (seen.empty() ? "" : ", ") + name;
+    if (m.setup.backend != c.backend || m.setup.precision != c.precision ||
+        m.setup.batch != batch || m.scenario) {
+      continue;
+    }
+    Measured out;
+    out.what = name;
+    for (const auto& [layer, unit] : MeasuredUnits(m, r)) {
+      out.by_layer[r.layers[layer].name] = unit.ms;
+    }
+    out.ms = m.net.p50_ms > 0 ? m.net.p50_ms : Median(b.real_time_ms);
+    return out;
+  }
+  throw Error(file, "", "--measured",
+              "has no single-stream run of " + c.backend + " " + c.precision + " at batch " +
+                  std::to_string(batch) + " (it has " + (seen.empty() ? "none" : seen) + ")");
+}
+
+// One table: the steps of the first calibration's plan, a time column per calibration, and
+// what a run measured of each step where one is given.
 std::string PredictionTable(const std::vector<LatencyPrediction>& p,
-                            const std::vector<LatencyCalibration>& c) {
+                            const std::vector<LatencyCalibration>& c, const Measured* measured) {
   std::vector<std::string> header = {"step", "op", "shape", "MFLOP"};
   const bool one = p.size() == 1;
   for (size_t i = 0; i < p.size(); ++i) {
     const std::string tag = one ? "" : std::string(1, static_cast<char>('A' + i)) + " ";
     header.push_back(tag + "ms");
-    if (one) header.insert(header.end(), {"interval", "share", "basis"});
+    if (one) header.push_back("interval");
   }
+  if (measured) header.insert(header.end(), {"measured", "error"});
+  if (one) header.insert(header.end(), {"share", "basis"});
   report::TextTable table(header);
   const LatencyPrediction& first = p.front();
   for (size_t s = 0; s < first.steps.size(); ++s) {
@@ -108,13 +151,18 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
         if (o.layers.front() == step.layers.front()) same = &o;
       }
       row.push_back(!same ? "(fused)" : same->calibrated ? Ms(same->ms) : "n/a");
-      if (one) {
-        row.push_back(Interval(step));
-        row.push_back(step.calibrated && first.ms > 0
-                          ? FormatNumber("%.1f%%", 100 * step.ms / first.ms)
-                          : "");
-        row.push_back(step.basis);
-      }
+      if (one) row.push_back(Interval(step));
+    }
+    if (measured) {
+      const auto m = measured->by_layer.find(step.layers.front());
+      const bool both = m != measured->by_layer.end() && step.calibrated && m->second > 0;
+      row.push_back(m == measured->by_layer.end() ? "" : Ms(m->second));
+      row.push_back(both ? FormatNumber("%+.0f%%", 100 * (step.ms / m->second - 1)) : "");
+    }
+    if (one) {
+      row.push_back(
+          step.calibrated && first.ms > 0 ? FormatNumber("%.1f%%", 100 * step.ms / first.ms) : "");
+      row.push_back(step.basis);
     }
     table.Add(row);
   }
@@ -122,17 +170,28 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
   std::vector<std::string> total = {"total", "", "", ""};
   for (const LatencyPrediction& each : p) {
     total.push_back(Ms(each.ms));
-    if (one) {
-      total.insert(total.end(), {Ms(each.low_ms) + "-" + Ms(each.high_ms), "100%",
-                                 each.uncalibrated ? std::to_string(each.uncalibrated) +
-                                                         " steps not calibrated: not in the total"
-                                                   : ""});
-    }
+    if (one) total.push_back(Ms(each.low_ms) + "-" + Ms(each.high_ms));
+  }
+  if (measured) {
+    total.push_back(Ms(measured->ms));
+    total.push_back(FormatNumber("%+.1f%%", 100 * (first.ms / measured->ms - 1)));
+  }
+  if (one) {
+    total.push_back("100%");
+    total.push_back(first.uncalibrated ? std::to_string(first.uncalibrated) +
+                                             " steps not calibrated: not in the total"
+                                       : "");
   }
   table.Add(total);
-  std::string out =
-      table.Render(one ? std::vector<bool>{true, true, false, false, false, false, false, true}
-                       : std::vector<bool>{true, true});
+  std::vector<bool> left(header.size(), false);
+  left[0] = left[1] = true;
+  if (one) left.back() = true;
+  std::string out = table.Render(left);
+  if (measured) {
+    out += "measured: " + measured->what +
+           " (a step: its median, the backend's reorders counted with the layer they prepare; "
+           "total: the median inference)\n";
+  }
   if (!one) {
     for (size_t i = 0; i < c.size(); ++i) {
       out += std::string(1, static_cast<char>('A' + i)) + ": " + Hardware(c[i].machine) + ", " +
@@ -270,37 +329,41 @@ std::optional<double> Measure(const Model& m, int64_t batch, const LatencyCalibr
 
 // The check's table and its error distribution, with the worst cases and their dominant step.
 std::string CheckReport(const PredictionCheck& check) {
-  report::TextTable table(
-      {"model", "batch", "predicted ms", "interval", "measured ms", "error", "dominant step"});
-  std::vector<double> magnitudes;
+  report::TextTable table({"model", "batch", "predicted ms", "interval", "measured ms", "spread",
+                           "error", "dominant step"});
+  std::vector<double> magnitudes, spreads;
   std::vector<const PredictionCheckRow*> measured;
   for (const PredictionCheckRow& r : check.rows) {
     const std::optional<double> error = r.RelativeError();
     if (error) {
       magnitudes.push_back(std::fabs(*error));
+      spreads.push_back(r.measured_spread);
       measured.push_back(&r);
     }
     table.Add({report::Elide(r.model, 36), std::to_string(r.batch), Ms(r.predicted_ms),
                Ms(r.low_ms) + "-" + Ms(r.high_ms), r.measured_ms ? Ms(*r.measured_ms) : "failed",
+               r.measured_ms ? FormatNumber("%.0f%%", 100 * r.measured_spread) : "",
                (error ? FormatNumber("%+.1f%%", 100 * *error) : "") +
                    (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) + " uncalibrated)" : ""),
                r.dominant});
   }
   std::string out = "held-out check of " + check.calibration + ": " + check.machine + ", " +
                     check.backend + " " + check.precision + ", " + Threads(check.threads) + "\n";
-  out += table.Render(std::vector<bool>{true, false, false, false, false, false, true});
+  out += table.Render(std::vector<bool>{true, false, false, false, false, false, false, true});
   if (magnitudes.empty()) return out + "\nnothing measured\n";
   auto within = [&](double bound) {
     const long n = std::count_if(magnitudes.begin(), magnitudes.end(),
                                  [&](double e) { return e <= bound + 1e-12; });
-    return FormatNumber("%ld", n) + " (" + FormatNumber("%.0f%%", 100.0 * n / magnitudes.size()) +
-           ")";
+    return std::to_string(n) + " (" + FormatNumber("%.0f%%", 100.0 * n / magnitudes.size()) + ")";
   };
   out += "\n" + std::to_string(magnitudes.size()) + " predictions: within +-5% " + within(0.05) +
          ", +-10% " + within(0.10) + ", +-20% " + within(0.20) + "; median |error| " +
          FormatNumber("%.1f%%", 100 * Median(magnitudes)) + ", worst " +
          FormatNumber("%.1f%%", 100 * *std::max_element(magnitudes.begin(), magnitudes.end())) +
-         "\nworst:\n";
+         "\nthe machine itself: the same run varied by a median " +
+         FormatNumber("%.1f%%", 100 * Median(spreads)) + " (worst " +
+         FormatNumber("%.1f%%", 100 * *std::max_element(spreads.begin(), spreads.end())) +
+         ") between passes (spread: slowest over fastest); an error within that is noise\nworst:\n";
   std::sort(measured.begin(), measured.end(), [](const auto* a, const auto* b) {
     return std::fabs(*a->RelativeError()) > std::fabs(*b->RelativeError());
   });
@@ -333,18 +396,19 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
   check.backend = c.backend;
   check.precision = c.precision;
   check.threads = c.threads;
-  const size_t total = models.size() * batches.size();
-  size_t done = 0;
+  // Predicted first (nothing runs), then measured in passes over the whole list: a machine whose
+  // speed drifts over minutes (a VM beside busy neighbours) shows it as a spread between passes,
+  // the floor under which an error is noise.
+  std::vector<const Model*> row_models;
   for (const Model& m : models) {
     const Topology topology = ReadTopologyShapes(m.path);
     for (int64_t batch : batches) {
-      ++done;
       LatencyPrediction p;
       try {
         p = PredictOne(topology, m.sets, batch, c);
       } catch (const Error& e) {
-        std::fprintf(stderr, "[%zu/%zu] %s batch %lld: not predicted: %s\n", done, total,
-                     m.label.c_str(), static_cast<long long>(batch), e.what());
+        std::fprintf(stderr, "%s batch %lld: not predicted: %s\n", m.label.c_str(),
+                     static_cast<long long>(batch), e.what());
         continue;
       }
       PredictionCheckRow row;
@@ -364,16 +428,33 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
                        dominant->features.Signature() + " (" +
                        FormatNumber("%.0f%%", 100 * dominant->ms / p.ms) + ")";
       }
-      row.measured_ms = Measure(m, batch, c, o.point_timeout, &row.failed);
-      if (Interrupted()) return 130;
-      std::fprintf(stderr, "[%zu/%zu] %s batch %lld: predicted %s ms, measured %s\n", done, total,
-                   m.label.c_str(), static_cast<long long>(batch), Ms(p.ms).c_str(),
-                   row.measured_ms ? (Ms(*row.measured_ms) + " ms (" +
-                                      FormatNumber("%+.1f%%", 100 * *row.RelativeError()) + ")")
-                                         .c_str()
-                                   : ("failed: " + row.failed).c_str());
       check.rows.push_back(row);
+      row_models.push_back(&m);
     }
+  }
+  std::vector<std::vector<double>> times(check.rows.size());
+  const size_t total = check.rows.size() * o.passes;
+  size_t done = 0;
+  for (int pass = 0; pass < o.passes; ++pass) {
+    for (size_t i = 0; i < check.rows.size(); ++i) {
+      PredictionCheckRow& row = check.rows[i];
+      ++done;
+      if (!row.failed.empty()) continue;  // failed in an earlier pass
+      const std::optional<double> ms =
+          Measure(*row_models[i], row.batch, c, o.point_timeout, &row.failed);
+      if (Interrupted()) return 130;
+      if (ms) times[i].push_back(*ms);
+      std::fprintf(stderr, "[%zu/%zu] pass %d, %s batch %lld: predicted %s ms, measured %s\n", done,
+                   total, pass + 1, row.model.c_str(), static_cast<long long>(row.batch),
+                   Ms(row.predicted_ms).c_str(),
+                   ms ? (Ms(*ms) + " ms").c_str() : ("failed: " + row.failed).c_str());
+    }
+  }
+  for (size_t i = 0; i < check.rows.size(); ++i) {
+    if (times[i].empty() || !check.rows[i].failed.empty()) continue;
+    check.rows[i].measured_ms = Median(times[i]);
+    const auto [lo, hi] = std::minmax_element(times[i].begin(), times[i].end());
+    check.rows[i].measured_spread = *hi / *lo - 1;
   }
   std::fputs(CheckReport(check).c_str(), stdout);
   if (!o.check_output.empty()) {
@@ -422,7 +503,14 @@ int Predict(const PredictOptions& o) {
                                             Threads(c.threads) + " on " + Hardware(c.machine))
                                                .c_str()
                                          : " on each calibrated machine");
-    std::fputs(PredictionTable(predictions, calibrations).c_str(), stdout);
+    std::optional<Measured> measured;
+    if (!o.measured.empty()) {
+      ParamEnv env = o.sets;
+      env["N"] = batch;
+      measured = MeasuredRun(o.measured, Resolve(topology, env), batch, c);
+    }
+    std::fputs(PredictionTable(predictions, calibrations, measured ? &*measured : nullptr).c_str(),
+               stdout);
   }
   if (o.json) std::printf("%s\n", all.dump(2).c_str());
   return 0;
@@ -456,6 +544,10 @@ Command AddPredictCommand(CLI::App* app) {
        "params (repeatable)")
       ->type_name("NAME=VALUE[,..]");
   c->add_flag("--json", o->json, "print the predictions as JSON");
+  c->add_option("--measured", o->measured,
+                "a run file of the topology (`ntpbench run --json`): its step times beside the "
+                "prediction of the first calibration's backend and precision")
+      ->type_name("RUN.json");
   c->add_flag("--check", o->check,
               "run each held-out model here at each batch and compare with its prediction");
   c->add_option("--heldout", o->heldout,
@@ -463,6 +555,11 @@ Command AddPredictCommand(CLI::App* app) {
       ->type_name("FILE");
   c->add_option("-o,--output", o->check_output, "--check: also write the results as JSON here")
       ->type_name("FILE");
+  c->add_option("--passes", o->passes,
+                "--check: how many times each model is measured, in passes over the list; the "
+                "median counts, the spread shows how much the machine drifts (default 2)")
+      ->check(IntegerAtLeast(1, 100))
+      ->type_name("N");
   c->add_option("--point-timeout", o->point_timeout,
                 "--check: seconds after which a model's run is stopped (default 600)")
       ->check(NumberBetween(1, 1e6, "seconds"))

@@ -14,8 +14,15 @@ constexpr const char* kFormat = "ntpbench-latency-calibration";
 
 nlohmann::json SampleJson(const CalibrationSample& s) {
   const StepFeatures& f = s.features;
-  return {{"family", f.family}, {"detail", f.detail}, {"fused", f.fused}, {"flops", f.flops},
-          {"bytes", f.bytes},   {"batch", f.batch},   {"ms", s.ms},       {"source", s.source}};
+  return {{"family", f.family},
+          {"detail", f.detail},
+          {"fused", f.fused},
+          {"flops", f.flops},
+          {"bytes", f.bytes},
+          {"batch", f.batch},
+          {"context_bytes", f.context_bytes},
+          {"ms", s.ms},
+          {"source", s.source}};
 }
 
 // `j[key]` as a T, or an Error naming `field`.
@@ -94,6 +101,7 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.flops = Field<double>(s, "flops", at, file);
     sample.features.bytes = Field<double>(s, "bytes", at, file);
     sample.features.batch = Field<int64_t>(s, "batch", at, file);
+    sample.features.context_bytes = Field<double>(s, "context_bytes", at, file);
     sample.ms = Field<double>(s, "ms", at, file);
     sample.source = Field<std::string>(s, "source", at, file);
     if (!(sample.ms > 0) || sample.features.flops < 0 || sample.features.bytes < 0) {

@@ -1,9 +1,10 @@
 // The predictor (latency_prediction.h). A step is priced from the samples of its own kind
-// nearest to it in log FLOPs and log bytes: the most specific kind the calibration sampled
-// (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else conv2d+batchnorm+relu, else conv2d).
-// Each neighbour's time is scaled by the ratio of the two steps' roofline-like cost, so that a
-// neighbour twice the FLOPs of a compute-bound step counts as half its time; the neighbours'
-// estimates are averaged in log space, weighted by closeness, and their spread is the interval.
+// nearest to it in log FLOPs, log bytes and the log of the bytes its network moves: the most
+// specific kind the calibration sampled (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else
+// conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the two
+// steps' roofline-like cost, so that a neighbour twice the FLOPs of a compute-bound step counts as
+// half its time; the neighbours' estimates are averaged in log space, weighted by closeness, and
+// their spread is the interval.
 #include "ntpbench/latency_prediction.h"
 
 #include <algorithm>
@@ -45,9 +46,11 @@ Scale ScaleOf(const LatencyCalibration& c) {
 
 double Log(double x) { return std::log(x + 1); }
 
+// In log FLOPs, log bytes and the log of the bytes its network moves (what is left in the caches).
 double Distance(const StepFeatures& a, const StepFeatures& b) {
   const double df = Log(a.flops) - Log(b.flops), db = Log(a.bytes) - Log(b.bytes);
-  return std::sqrt(df * df + db * db);
+  const double dc = Log(a.context_bytes) - Log(b.context_bytes);
+  return std::sqrt(df * df + db * db + dc * dc);
 }
 
 std::vector<std::string> Levels(const StepFeatures& f) {

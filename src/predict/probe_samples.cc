@@ -1,12 +1,32 @@
 // Calibration samples from a probe sweep's results (probe_samples.h).
 #include "src/predict/probe_samples.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "ntpbench/error.h"
 #include "ntpbench/reliability.h"
 
 namespace ntpb {
+
+std::map<int, MeasuredUnit> MeasuredUnits(const RunMeasurement& m,
+                                          const ResolvedTopology& topology) {
+  std::map<int, MeasuredUnit> units;
+  int last = -1;
+  for (const StepMeasure& s : m.steps) {
+    int layer = -1;
+    if (s.kind == StepKind::kInlay) {
+      layer = s.feeds >= 0 ? s.feeds : last;
+    } else {
+      layer = topology.LayerIndex(s.layers.empty() ? s.name : s.layers.front());
+      if (layer >= 0) units[layer].fused = std::max(units[layer].fused, s.fused_layers);
+    }
+    if (layer < 0) continue;  // an inlay before any layer: the run's own, not a layer's
+    units[layer].ms += s.measure.Typical();
+    last = layer;
+  }
+  return units;
+}
 
 void AddProbeSamples(const SweepResults& results, const Topology& probe, Precision precision,
                      LatencyCalibration* calibration) {
@@ -32,32 +52,20 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, Precisi
     // The probe as the point ran it.
     ParamEnv env;
     for (const auto& [key, value] : point.settings) {
-      if (probe.params.count(key) || key == "T") env[key] = std::stoll(value);
+      if (probe.params.count(key) || key == "T" || key == "batch") {
+        char* end = nullptr;
+        const long long v = std::strtoll(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0') {
+          throw Error(results.file, "", "points[" + point.id + "].settings." + key,
+                      "expected an integer, got '" + value + "'");
+        }
+        env[key == "batch" ? "N" : key] = v;
+      }
     }
-    env["N"] = std::stoll(point.settings.at("batch"));
     const ResolvedTopology topology = Resolve(probe, env);
     const TopologyAnalysis analysis = Analyze(topology, precision);
     const RunMeasurement m = benchmark.Measurement();
-    // Each step's time goes to its host layer; a backend's inlay (a reorder) to the layer it
-    // prepares, or else to the step before it; several steps of one layer add up.
-    struct Unit {
-      int fused = 0;
-      double ms = 0;
-    };
-    std::map<int, Unit> units;
-    int last = -1;
-    for (const StepMeasure& s : m.steps) {
-      int layer = -1;
-      if (s.kind == StepKind::kInlay) {
-        layer = s.feeds >= 0 ? s.feeds : last;
-      } else {
-        layer = topology.LayerIndex(s.layers.empty() ? s.name : s.layers.front());
-        if (layer >= 0) units[layer].fused = std::max(units[layer].fused, s.fused_layers);
-      }
-      if (layer < 0) continue;  // an inlay before any layer: the run's own, not a layer's
-      units[layer].ms += s.measure.Typical();
-      last = layer;
-    }
+    const std::map<int, MeasuredUnit> units = MeasuredUnits(m, topology);
     for (const auto& [layer, unit] : units) {
       if (!(unit.ms > 0)) continue;
       CalibrationSample sample;

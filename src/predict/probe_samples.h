@@ -2,12 +2,25 @@
 // becomes a sample, described by the probe topology resolved at the point's settings.
 #pragma once
 
+#include <map>
+
 #include "ntpbench/latency_calibration.h"
 #include "ntpbench/precision.h"
+#include "ntpbench/results.h"
 #include "ntpbench/sweep_results.h"
 #include "ntpbench/topology.h"
 
 namespace ntpb {
+
+// A measured run's time by the layer that hosts each step: a backend's inlay (a reorder) counts
+// for the layer it prepares, or else the step before it; several steps of one layer (a
+// recurrent layer per direction) add up. `fused`: the layers after it the step also computed.
+struct MeasuredUnit {
+  int fused = 0;
+  double ms = 0;
+};
+std::map<int, MeasuredUnit> MeasuredUnits(const RunMeasurement& run,
+                                          const ResolvedTopology& topology);
 
 // Adds `results`' samples (and its failed and unreliable points) to `calibration`. Throws
 // ntpb::Error naming the results file for a point whose run is unreadable.

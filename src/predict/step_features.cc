@@ -22,6 +22,9 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
     const int64_t groups = host.attrs.Has("groups") ? host.attrs.Int("groups") : 1;
     const int64_t channels = host.input_shapes[0].size() > 1 ? host.input_shapes[0][1] : 1;
     if (groups > 1) f.family += groups == channels ? ".depthwise" : ".grouped";
+    // A network's first convolution reads a few channels (an image's three): its kernels and
+    // the reorder of its input are its own, unlike any convolution of as many FLOPs inside.
+    if (groups == 1 && channels <= 4) f.family += ".image";
   }
   if (host.attrs.Has("kernel") && host.attrs.Has("stride") &&
       host.attrs.json()["kernel"].is_array() && host.attrs.json()["stride"].is_array()) {
@@ -35,6 +38,8 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
   const Cost cost = FusedCost(analysis, first, fused);
   f.flops = static_cast<double>(cost.flops);
   f.bytes = static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes);
+  f.context_bytes = static_cast<double>(analysis.total.weight_traffic_bytes +
+                                        analysis.total.input_bytes + analysis.total.output_bytes);
   const auto n = topology.params.find("N");
   f.batch = n == topology.params.end() ? 1 : n->second;
   return f;

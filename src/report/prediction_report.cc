@@ -22,9 +22,12 @@ std::string MachineName(const PredictionCheck& c) {
 
 // Within +-5, 10 and 20 %, the median and the worst error of one check.
 std::string Distribution(const PredictionCheck& c) {
-  std::vector<double> e;
+  std::vector<double> e, spreads;
   for (const PredictionCheckRow& r : c.rows) {
-    if (const auto error = r.RelativeError()) e.push_back(std::fabs(*error));
+    if (const auto error = r.RelativeError()) {
+      e.push_back(std::fabs(*error));
+      spreads.push_back(r.measured_spread);
+    }
   }
   if (e.empty()) return "nothing measured";
   auto within = [&](double bound) {
@@ -34,7 +37,9 @@ std::string Distribution(const PredictionCheck& c) {
   return std::to_string(e.size()) + " predictions: " + within(0.05) + " within +-5%, " +
          within(0.10) + " within +-10%, " + within(0.20) + " within +-20%; median |error| " +
          FormatNumber("%.1f%%", 100 * Median(e)) + ", worst " +
-         FormatNumber("%.1f%%", 100 * *std::max_element(e.begin(), e.end()));
+         FormatNumber("%.1f%%", 100 * *std::max_element(e.begin(), e.end())) +
+         "; the measurements themselves varied by a median " +
+         FormatNumber("%.1f%%", 100 * Median(spreads)) + " between passes";
 }
 
 }  // namespace
@@ -70,7 +75,8 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
             ". Calibration: <code>" + report::Escape(c.calibration) + "</code>.</p>";
     html +=
         "<table><tr><th>model</th><th>batch</th><th>predicted ms</th><th>interval</th>"
-        "<th>measured ms</th><th>error</th><th>dominant step (predicted)</th></tr>";
+        "<th>measured ms</th><th>spread between passes</th><th>error</th><th>dominant step "
+        "(predicted)</th></tr>";
     for (const PredictionCheckRow& r : c.rows) {
       const auto error = r.RelativeError();
       const bool bad = error && std::fabs(*error) > 0.10;

@@ -39,6 +39,7 @@ nlohmann::json PredictionCheckJson(const PredictionCheck& c) {
                           {"dominant", r.dominant}};
     if (r.measured_ms) {
       row["measured_ms"] = *r.measured_ms;
+      row["measured_spread"] = r.measured_spread;
       row["error"] = *r.RelativeError();
     } else {
       row["failed"] = r.failed;
@@ -88,6 +89,7 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
     r.dominant = Field<std::string>(row, "dominant", at, file);
     if (row.contains("measured_ms")) {
       r.measured_ms = Field<double>(row, "measured_ms", at, file);
+      r.measured_spread = Field<double>(row, "measured_spread", at, file);
     } else {
       r.failed = Field<std::string>(row, "failed", at, file);
     }

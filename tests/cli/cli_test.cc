@@ -1150,6 +1150,22 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_EQ(p[0]["steps"].size(), 11u);
   EXPECT_GT(p[0]["ms"].get<double>(), 0);
   EXPECT_GT(p[1]["ms"].get<double>(), p[0]["ms"].get<double>());
+  // Beside a run of the same topology: its measured steps and the error of each prediction.
+  const std::string run = TestDir() + "/ntpb_predicted_run.json";
+  ASSERT_EQ(RunCommand(kCli + " run " + Topo("tiny_cnn.json") +
+                       " --set width=12,size=24 --threads 1 --quiet --benchmark_min_time=0.01"
+                       " --json " + run)
+                .exit_code,
+            0);
+  const CommandResult beside = RunCommand(predict + " --measured " + run);
+  ASSERT_EQ(beside.exit_code, 0) << beside.err;
+  EXPECT_NE(beside.out.find("measured  error"), std::string::npos) << beside.out;
+  EXPECT_NE(beside.out.find("measured: tiny_cnn/eigen/f32/"), std::string::npos) << beside.out;
+  const CommandResult other_batch = RunCommand(predict + " --batch 2 --measured " + run);
+  EXPECT_EQ(other_batch.exit_code, 1);
+  EXPECT_NE(other_batch.err.find("has no single-stream run of eigen f32 at batch 2"),
+            std::string::npos)
+      << other_batch.err;
   // Two calibrations: a column each.
   const CommandResult two = RunCommand(predict + " --calibration " + calibration);
   ASSERT_EQ(two.exit_code, 0) << two.err;
@@ -1162,6 +1178,8 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
                  " --set width=12,size=24 --batch 1 --calibration " + calibration + " -o " + check_out);
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_NE(check.out.find("1 predictions: within +-5%"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("between passes"), std::string::npos) << check.out;
+  EXPECT_NE(check.err.find("[2/2] pass 2"), std::string::npos) << check.err;
   const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
   EXPECT_GT(checked["results"][0]["measured_ms"].get<double>(), 0);
   const std::string page = TestDir() + "/ntpb_check.html";

@@ -107,7 +107,7 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   EXPECT_EQ(f.bytes,
             static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes));
   const StepFeatures stem = FeaturesOfStep(r, a, 0, 0);
-  EXPECT_EQ(stem.Signature(), "conv2d[k3s2]");
+  EXPECT_EQ(stem.Signature(), "conv2d.image[k3s2]");
 }
 
 // oneDNN fuses a convolution with its batchnorm and activation, a residual add and its
