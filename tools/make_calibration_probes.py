@@ -108,7 +108,8 @@ def layers_topology():
         "description": "Latency calibration probe: the standalone layers of CNNs, after a 1x1 "
                        "convolution that two of them read (so no backend fuses them): batchnorm, "
                        "activations, elementwise products and sums, pooling, concatenation, "
-                       "global pooling, a classifier and softmax. Written by "
+                       "global pooling, a classifier and softmax; and a vision transformer's embedding (reshape, "
+                       "transpose, constants, expand, concat). Written by "
                        "tools/make_calibration_probes.py.",
         "params": {"C": 64, "S": 56},
         "inputs": [{"name": "x", "shape": ["N", "C", "S", "S"]}],
@@ -130,6 +131,16 @@ def layers_topology():
             {"name": "gap", "op": "global_avg_pool"},
             {"name": "fc", "op": "dense", "units": "C"},
             {"name": "probs", "op": "softmax"},
+            # A vision transformer's embedding (topologies/vit.json): the feature map as tokens,
+            # a class token and positions.
+            {"name": "flat", "op": "reshape", "inputs": ["relu6"], "shape": ["N", "C", "S * S"]},
+            {"name": "tokens", "op": "transpose", "perm": [0, 2, 1]},
+            {"name": "cls", "op": "constant", "inputs": [], "shape": [1, 1, "C"]},
+            {"name": "cls_n", "op": "expand", "shape": ["N", 1, "C"]},
+            {"name": "seq", "op": "concat", "inputs": ["cls_n", "tokens"], "axis": 1},
+            {"name": "pos", "op": "constant", "inputs": [], "shape": [1, "S * S + 1", "C"]},
+            {"name": "seq_pos", "op": "add", "inputs": ["seq", "pos"]},
+            {"name": "seq_norm", "op": "layernorm"},
         ],
     }
 

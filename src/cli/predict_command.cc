@@ -62,6 +62,14 @@ std::vector<PlannedStep> Plan(const ResolvedTopology& r, const LatencyCalibratio
   config.precision = ParsePrecision(c.precision, c.file + ": precision");
   config.threads = c.threads;
   if (const Backend* b = FindBackend(c.backend)) return b->PlanSteps(r, config);
+  static bool said = false;  // once, not per batch
+  if (!said) {
+    said = true;
+    std::fprintf(stderr,
+                 "ntpbench predict: %s: this ntpbench has no %s backend to plan its steps with: "
+                 "one step per layer, no fusion\n",
+                 c.file.c_str(), c.backend.c_str());
+  }
   std::vector<PlannedStep> steps;
   for (size_t i = 0; i < r.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
   return steps;
@@ -380,6 +388,12 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
     throw Error("", "", "--check", "checks one calibration, this machine's (give one)");
   }
   const LatencyCalibration& c = calibrations.front();
+  if (!FindBackend(c.backend)) {
+    const std::string why = BackendUnavailableReason(c.backend);
+    throw Error(c.file, "", "backend",
+                "--check runs the models on " + c.backend + ", which " +
+                    (why.empty() ? "this ntpbench does not know" : "is unavailable: " + why));
+  }
   const std::set<std::string> backends = {c.backend};
   if (!(DetectMachineClass(&backends) == c.machine)) {
     std::fprintf(stderr,

@@ -98,6 +98,14 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
       level = l;
       if (it->second.size() >= kEnoughAtALevel) break;
     }
+    // A view (a reshape) or a constant moves nothing at run time: nothing to sample.
+    const ResolvedLayer& host = topology.layers[p.layer];
+    if (!pool && p.fused == 0 && (host.is_view || host.op == "constant")) {
+      step.calibrated = true;
+      step.basis = host.is_view ? "a view: moves nothing" : "a constant: set up before the run";
+      out.steps.push_back(step);
+      continue;
+    }
     if (!pool) {
       step.basis = "not calibrated: no " + step.features.family + " sampled";
       ++out.uncalibrated;
