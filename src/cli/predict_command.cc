@@ -86,7 +86,8 @@ LatencyPrediction PredictOne(const Topology& topology, const ParamEnv& sets, int
 
 // The hardware a calibration ran on, short (the class's libraries and build are in the file).
 std::string Hardware(const MachineClass& m) {
-  return m.cpu + ", " + std::to_string(m.cores) + " cores, " + (m.isa.empty() ? "no AVX" : m.isa);
+  return m.cpu + ", " + std::to_string(m.cores) + (m.cores == 1 ? " core, " : " cores, ") +
+         (m.isa.empty() ? "no AVX" : m.isa);
 }
 
 std::string Threads(int n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }

@@ -80,15 +80,17 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
     for (const PredictionCheckRow& r : c.rows) {
       const auto error = r.RelativeError();
       const bool bad = error && std::fabs(*error) > 0.10;
-      html +=
-          "<tr><td>" + report::Escape(r.model) + "</td><td>" + std::to_string(r.batch) +
-          "</td><td>" + FormatNumber("%.3f", r.predicted_ms) + "</td><td>" +
-          FormatNumber("%.3f", r.low_ms) + "-" + FormatNumber("%.3f", r.high_ms) + "</td><td>" +
-          (r.measured_ms ? FormatNumber("%.3f", *r.measured_ms)
-                         : "failed: " + report::Escape(r.failed)) +
-          "</td><td" + (bad ? " class=\"bad\"" : "") + ">" + (error ? Percent(*error) : "") +
-          (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) + " steps uncalibrated)" : "") +
-          "</td><td>" + report::Escape(r.dominant) + "</td></tr>";
+      html += "<tr><td>" + report::Escape(r.model) + "</td><td>" + std::to_string(r.batch) +
+              "</td><td>" + FormatNumber("%.3f", r.predicted_ms) + "</td><td>" +
+              FormatNumber("%.3f", r.low_ms) + "-" + FormatNumber("%.3f", r.high_ms) + "</td><td>" +
+              (r.measured_ms ? FormatNumber("%.3f", *r.measured_ms)
+                             : "failed: " + report::Escape(r.failed)) +
+              "</td><td>" + (r.measured_ms ? FormatNumber("%.0f%%", 100 * r.measured_spread) : "") +
+              "</td><td" + (bad ? " class=\"bad\"" : "") + ">" + (error ? Percent(*error) : "") +
+              (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) +
+                                    (r.uncalibrated == 1 ? " step" : " steps") + " uncalibrated)"
+                              : "") +
+              "</td><td>" + report::Escape(r.dominant) + "</td></tr>";
     }
     html += "</table>";
   }

@@ -1190,6 +1190,19 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_NE(html.find("predicted ms</text>"), std::string::npos) << "the agreement chart";
   EXPECT_NE(html.find("tiny_cnn.json size=24 width=12 batch 1: predicted"), std::string::npos)
       << html.substr(0, 4000);
+  // The table's rows have a cell under every heading.
+  const size_t row = html.find("<tr><td>");
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = html.substr(row, html.find("</tr>", row) - row);
+  size_t count = 0;
+  for (size_t at = cells.find("<td"); at != std::string::npos; at = cells.find("<td", at + 1)) {
+    ++count;
+  }
+  size_t headings = 0;
+  for (size_t at = html.find("<th>"); at != std::string::npos; at = html.find("<th>", at + 1)) {
+    ++headings;
+  }
+  EXPECT_EQ(count, headings) << cells;
   const CommandResult mixed = RunCommand(kCli + " report " + check_out + " " + calibration);
   EXPECT_EQ(mixed.exit_code, 1);
   EXPECT_NE(mixed.err.find(calibration), std::string::npos) << mixed.err;
