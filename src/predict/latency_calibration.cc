@@ -6,6 +6,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 
 namespace ntpb {
 namespace {
@@ -23,18 +24,6 @@ nlohmann::json SampleJson(const CalibrationSample& s) {
           {"context_bytes", f.context_bytes},
           {"ms", s.ms},
           {"source", s.source}};
-}
-
-// `j[key]` as a T, or an Error naming `field`.
-template <typename T>
-T Field(const nlohmann::json& j, const char* key, const std::string& field,
-        const std::string& file) {
-  if (!j.is_object() || !j.contains(key)) throw Error(file, "", field + key, "missing");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(file, "", field + key, "has the wrong type (" + j.at(key).dump() + ")");
-  }
 }
 
 }  // namespace
@@ -68,7 +57,7 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
                 std::string("not a latency calibration (expected \"") + kFormat +
                     "\"; `ntpbench calibrate` writes one)");
   }
-  const int version = Field<int>(j, "version", "", file);
+  const int version = JsonField<int>(j, "version", "", file);
   if (version != LatencyCalibration::kVersion) {
     throw Error(file, "", "version",
                 "version " + std::to_string(version) + ", this ntpbench reads version " +
@@ -79,15 +68,15 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   c.file = file;
   if (!j.contains("machine_class")) throw Error(file, "", "machine_class", "missing");
   c.machine = MachineClass::FromJson(j["machine_class"], file);
-  c.backend = Field<std::string>(j, "backend", "", file);
-  c.precision = Field<std::string>(j, "precision", "", file);
-  c.threads = Field<int>(j, "threads", "", file);
-  c.created = Field<std::string>(j, "created", "", file);
-  c.probes = Field<std::vector<std::string>>(j, "probes", "", file);
-  c.points = Field<int>(j, "points", "", file);
-  c.failed_points = Field<int>(j, "failed_points", "", file);
-  c.unreliable_points = Field<int>(j, "unreliable_points", "", file);
-  c.problems = Field<std::vector<std::string>>(j, "problems", "", file);
+  c.backend = JsonField<std::string>(j, "backend", "", file);
+  c.precision = JsonField<std::string>(j, "precision", "", file);
+  c.threads = JsonField<int>(j, "threads", "", file);
+  c.created = JsonField<std::string>(j, "created", "", file);
+  c.probes = JsonField<std::vector<std::string>>(j, "probes", "", file);
+  c.points = JsonField<int>(j, "points", "", file);
+  c.failed_points = JsonField<int>(j, "failed_points", "", file);
+  c.unreliable_points = JsonField<int>(j, "unreliable_points", "", file);
+  c.problems = JsonField<std::vector<std::string>>(j, "problems", "", file);
   if (!j.contains("samples") || !j["samples"].is_array()) {
     throw Error(file, "", "samples", "missing or not a list");
   }
@@ -95,15 +84,15 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     const nlohmann::json& s = j["samples"][i];
     const std::string at = "samples[" + std::to_string(i) + "].";
     CalibrationSample sample;
-    sample.features.family = Field<std::string>(s, "family", at, file);
-    sample.features.detail = Field<std::string>(s, "detail", at, file);
-    sample.features.fused = Field<std::string>(s, "fused", at, file);
-    sample.features.flops = Field<double>(s, "flops", at, file);
-    sample.features.bytes = Field<double>(s, "bytes", at, file);
-    sample.features.batch = Field<int64_t>(s, "batch", at, file);
-    sample.features.context_bytes = Field<double>(s, "context_bytes", at, file);
-    sample.ms = Field<double>(s, "ms", at, file);
-    sample.source = Field<std::string>(s, "source", at, file);
+    sample.features.family = JsonField<std::string>(s, "family", at, file);
+    sample.features.detail = JsonField<std::string>(s, "detail", at, file);
+    sample.features.fused = JsonField<std::string>(s, "fused", at, file);
+    sample.features.flops = JsonField<double>(s, "flops", at, file);
+    sample.features.bytes = JsonField<double>(s, "bytes", at, file);
+    sample.features.batch = JsonField<int64_t>(s, "batch", at, file);
+    sample.features.context_bytes = JsonField<double>(s, "context_bytes", at, file);
+    sample.ms = JsonField<double>(s, "ms", at, file);
+    sample.source = JsonField<std::string>(s, "source", at, file);
     if (!(sample.ms > 0) || sample.features.flops < 0 || sample.features.bytes < 0) {
       throw Error(file, "", at + "ms",
                   "a sample's time must be positive, its FLOPs and bytes not "

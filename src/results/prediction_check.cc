@@ -3,21 +3,12 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 
 namespace ntpb {
 namespace {
 
 constexpr const char* kFormat = "ntpbench-prediction-check";
-
-template <typename T>
-T Field(const nlohmann::json& j, const char* key, const std::string& at, const std::string& file) {
-  if (!j.is_object() || !j.contains(key)) throw Error(file, "", at + key, "missing");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error(file, "", at + key, "has the wrong type (" + j.at(key).dump() + ")");
-  }
-}
 
 }  // namespace
 
@@ -62,16 +53,16 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
     throw Error(file, "", "format",
                 std::string("not a prediction check (expected \"") + kFormat + "\")");
   }
-  if (Field<int>(j, "version", "", file) != 1) {
+  if (JsonField<int>(j, "version", "", file) != 1) {
     throw Error(file, "", "version", "not version 1: written by another ntpbench");
   }
   PredictionCheck c;
   c.file = file;
-  c.calibration = Field<std::string>(j, "calibration", "", file);
-  c.machine = Field<std::string>(j, "machine", "", file);
-  c.backend = Field<std::string>(j, "backend", "", file);
-  c.precision = Field<std::string>(j, "precision", "", file);
-  c.threads = Field<int>(j, "threads", "", file);
+  c.calibration = JsonField<std::string>(j, "calibration", "", file);
+  c.machine = JsonField<std::string>(j, "machine", "", file);
+  c.backend = JsonField<std::string>(j, "backend", "", file);
+  c.precision = JsonField<std::string>(j, "precision", "", file);
+  c.threads = JsonField<int>(j, "threads", "", file);
   if (!j.contains("results") || !j["results"].is_array()) {
     throw Error(file, "", "results", "missing or not a list");
   }
@@ -79,19 +70,19 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
     const nlohmann::json& row = j["results"][i];
     const std::string at = "results[" + std::to_string(i) + "].";
     PredictionCheckRow r;
-    r.model = Field<std::string>(row, "model", at, file);
-    r.topology = Field<std::string>(row, "topology", at, file);
-    r.batch = Field<int64_t>(row, "batch", at, file);
-    r.predicted_ms = Field<double>(row, "predicted_ms", at, file);
-    r.low_ms = Field<double>(row, "low_ms", at, file);
-    r.high_ms = Field<double>(row, "high_ms", at, file);
-    r.uncalibrated = Field<int>(row, "uncalibrated", at, file);
-    r.dominant = Field<std::string>(row, "dominant", at, file);
+    r.model = JsonField<std::string>(row, "model", at, file);
+    r.topology = JsonField<std::string>(row, "topology", at, file);
+    r.batch = JsonField<int64_t>(row, "batch", at, file);
+    r.predicted_ms = JsonField<double>(row, "predicted_ms", at, file);
+    r.low_ms = JsonField<double>(row, "low_ms", at, file);
+    r.high_ms = JsonField<double>(row, "high_ms", at, file);
+    r.uncalibrated = JsonField<int>(row, "uncalibrated", at, file);
+    r.dominant = JsonField<std::string>(row, "dominant", at, file);
     if (row.contains("measured_ms")) {
-      r.measured_ms = Field<double>(row, "measured_ms", at, file);
-      r.measured_spread = Field<double>(row, "measured_spread", at, file);
+      r.measured_ms = JsonField<double>(row, "measured_ms", at, file);
+      r.measured_spread = JsonField<double>(row, "measured_spread", at, file);
     } else {
-      r.failed = Field<std::string>(row, "failed", at, file);
+      r.failed = JsonField<std::string>(row, "failed", at, file);
     }
     c.rows.push_back(r);
   }
