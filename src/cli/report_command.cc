@@ -42,7 +42,8 @@ Command AddReportCommand(CLI::App* app) {
       "layer-aligned tables, and per run its hot spots, markers and roofline. Run files from "
       "several machines (each CI runner's) merge into a fleet comparison. Given `ntpbench sweep` "
       "results files instead: the sweep page (each factor's throughput and latency, throughput "
-      "against operation density under the roofline, the points that contradict it)");
+      "against operation density under the roofline, the points that contradict it); given "
+      "`ntpbench predict --check -o` files: predicted against measured latency per machine");
   c->add_option("RUNS", *files, "run files: `ntpbench run --json`, a suite's --benchmark_out")
       ->required()
       ->type_name("RUN.json...");
