@@ -25,6 +25,9 @@ struct StepFeatures {
   std::string fused;   // the layers fused into the step, by op: "+batchnorm+relu+add"
   double flops = 0;
   double bytes = 0;  // weights read, activations read and written, at the precision
+  // Of those, the activations read and written: their ratio tells shapes of the same work apart
+  // (a dense layer of many inputs and few units from one of few inputs and many).
+  double input_bytes = 0, output_bytes = 0;
   int64_t batch = 0;
   // The bytes the whole network moves per inference: whether a step's weights are still in the
   // caches from the inference before (a small MLP's are; a CNN's classifier's, after megabytes

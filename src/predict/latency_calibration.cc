@@ -22,6 +22,8 @@ nlohmann::json SampleJson(const CalibrationSample& s) {
           {"bytes", f.bytes},
           {"batch", f.batch},
           {"context_bytes", f.context_bytes},
+          {"input_bytes", f.input_bytes},
+          {"output_bytes", f.output_bytes},
           {"ms", s.ms},
           {"source", s.source}};
 }
@@ -91,6 +93,8 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.bytes = JsonField<double>(s, "bytes", at, file);
     sample.features.batch = JsonField<int64_t>(s, "batch", at, file);
     sample.features.context_bytes = JsonField<double>(s, "context_bytes", at, file);
+    sample.features.input_bytes = JsonField<double>(s, "input_bytes", at, file);
+    sample.features.output_bytes = JsonField<double>(s, "output_bytes", at, file);
     sample.ms = JsonField<double>(s, "ms", at, file);
     sample.source = JsonField<std::string>(s, "source", at, file);
     if (!(sample.ms > 0) || sample.features.flops < 0 || sample.features.bytes < 0) {

@@ -38,6 +38,8 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
   const Cost cost = FusedCost(analysis, first, fused);
   f.flops = static_cast<double>(cost.flops);
   f.bytes = static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes);
+  f.input_bytes = static_cast<double>(cost.input_bytes);
+  f.output_bytes = static_cast<double>(cost.output_bytes);
   f.context_bytes = static_cast<double>(analysis.total.weight_traffic_bytes +
                                         analysis.total.input_bytes + analysis.total.output_bytes);
   const auto n = topology.params.find("N");
