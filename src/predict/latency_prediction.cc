@@ -43,9 +43,9 @@ Scale ScaleOf(const LatencyCalibration& c) {
   }
   Scale scale;
   // Near the top, not the top: one lucky sample does not set the machine's rate.
-  if (!flop_rates.empty()) scale.flops_per_ms = Percentile(flop_rates, 0.95);
-  if (!byte_rates.empty()) scale.bytes_per_ms = Percentile(byte_rates, 0.95);
-  scale.floor_ms = Percentile(times, 0.02);
+  if (!flop_rates.empty()) scale.flops_per_ms = Percentile(flop_rates, 95);
+  if (!byte_rates.empty()) scale.bytes_per_ms = Percentile(byte_rates, 95);
+  scale.floor_ms = Percentile(times, 2);
   return scale;
 }
 
