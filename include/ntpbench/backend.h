@@ -184,7 +184,14 @@ std::map<std::string, std::string> BackendOptionValues(const Backend& backend,
 std::vector<std::string> NonDefaultOptionSegments(const Backend& backend,
                                                   const std::map<std::string, std::string>& values);
 
-// The backends built into this ntpbench; nullptr when `name` is not one of them.
+// Adds a backend made outside ntpbench (a suite's own, a framework's), as Google Benchmark's
+// RegisterMemoryManager adds a memory manager: from then on it is found by name like the built-in
+// ones (FindBackend, BackendNames, `--ntpb_*` flags, NTPB_TOPOLOGY_BENCHMARK(...)->Backends()).
+// Register it before the benchmarks that use it (from main, before ntpb::Initialize). Throws
+// ntpb::Error for a name that is taken or not lowercase letters, digits and '_'.
+void RegisterBackend(std::unique_ptr<Backend> backend);
+
+// The backends of this ntpbench (built in, then registered); nullptr when `name` is not one.
 const Backend* FindBackend(const std::string& name);
 std::vector<std::string> BackendNames();
 // "unknown backend 'x' (known: eigen, onednn)" for a name that is neither a backend of this

@@ -32,11 +32,18 @@ const std::vector<Entry>& Entries() {
   return entries;
 }
 
+// Backends registered from outside (RegisterBackend), after the built-in ones.
+std::vector<std::unique_ptr<Backend>>& Registered() {
+  static std::vector<std::unique_ptr<Backend>> registered;
+  return registered;
+}
+
 std::vector<const Backend*> Builtin() {
   std::vector<const Backend*> backends;
   for (const Entry& e : Entries()) {
     if (e.instance) backends.push_back(e.instance);
   }
+  for (const std::unique_ptr<Backend>& b : Registered()) backends.push_back(b.get());
   return backends;
 }
 
@@ -62,6 +69,24 @@ std::vector<PlannedStep> Backend::PlanSteps(const ResolvedTopology& topology,
   std::vector<PlannedStep> steps;
   for (size_t i = 0; i < topology.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
   return steps;
+}
+
+void RegisterBackend(std::unique_ptr<Backend> backend) {
+  if (!backend) throw Error("", "", "backend", "RegisterBackend was given no backend");
+  const std::string name = backend->name();
+  const bool named = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!named) {
+    throw Error("", "", "backend " + name,
+                "a backend's name is lowercase letters, digits and '_' (it goes into benchmark "
+                "names and --backend)");
+  }
+  bool taken = FindBackend(name) != nullptr;
+  for (const Entry& e : Entries()) taken = taken || name == e.name;
+  if (taken) throw Error("", "", "backend " + name, "a backend of that name exists already");
+  Registered().push_back(std::move(backend));
 }
 
 const Backend* FindBackend(const std::string& name) {

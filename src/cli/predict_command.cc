@@ -36,6 +36,7 @@ struct PredictOptions {
   std::vector<int64_t> batches;  // default 1 (--check: 1 and 8)
   ParamEnv sets;
   bool json = false;
+  bool wide = false;  // the samples each step rests on
   bool check = false;
   std::string heldout = "calibration/heldout/heldout.json";
   std::string check_output;  // --check: the results as JSON
@@ -135,8 +136,28 @@ Measured MeasuredRun(const std::string& file, const ResolvedTopology& r, int64_t
 
 // One table: the steps of the first calibration's plan, a time column per calibration, and
 // what a run measured of each step where one is given.
+// A step's kind as the table shows it, shortened (the calibration and the JSON keep the ops'
+// names): "conv2d.dw[k3s2]+bn+crelu".
+std::string ShortSignature(const StepFeatures& f) {
+  std::string text = f.Signature();
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{".depthwise", ".dw"},
+                                                        {".grouped", ".grp"},
+                                                        {"batchnorm", "bn"},
+                                                        {"clipped_relu", "crelu"},
+                                                        {"layernorm", "ln"}}) {
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+      text.replace(at, from.size(), to);
+    }
+  }
+  return text;
+}
+
+// One table: the steps of the first calibration's plan, a time column per calibration, and
+// what a run measured of each step where one is given. `wide`: the samples each rests on.
 std::string PredictionTable(const std::vector<LatencyPrediction>& p,
-                            const std::vector<LatencyCalibration>& c, const Measured* measured) {
+                            const std::vector<LatencyCalibration>& c, const Measured* measured,
+                            bool wide) {
   std::vector<std::string> header = {"step", "op", "shape", "MFLOP"};
   const bool one = p.size() == 1;
   for (size_t i = 0; i < p.size(); ++i) {
@@ -145,13 +166,16 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
     if (one) header.push_back("interval");
   }
   if (measured) header.insert(header.end(), {"measured", "error"});
-  if (one) header.insert(header.end(), {"share", "basis"});
+  if (one) header.push_back("share");
+  if (one && wide) header.push_back("basis");
   report::TextTable table(header);
   const LatencyPrediction& first = p.front();
+  std::set<std::string> uncalibrated;
+  bool extrapolated = false;
   for (size_t s = 0; s < first.steps.size(); ++s) {
     const StepPrediction& step = first.steps[s];
-    std::vector<std::string> row = {report::Elide(step.layers.front(), 24),
-                                    report::Elide(step.features.Signature(), 36), step.shape,
+    std::vector<std::string> row = {report::Elide(step.layers.front(), wide ? 32 : 24),
+                                    report::Elide(ShortSignature(step.features), 28), step.shape,
                                     FormatNumber("%.1f", step.features.flops / 1e6)};
     for (size_t i = 0; i < p.size(); ++i) {
       // Another backend may plan other steps: its column shows the step of the same host layer.
@@ -159,7 +183,11 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
       for (const StepPrediction& o : p[i].steps) {
         if (o.layers.front() == step.layers.front()) same = &o;
       }
-      row.push_back(!same ? "(fused)" : same->calibrated ? Ms(same->ms) : "n/a");
+      if (same && !same->calibrated) uncalibrated.insert(same->features.family);
+      extrapolated = extrapolated || (same && same->extrapolated);
+      row.push_back(!same               ? "(fused)"
+                    : !same->calibrated ? "n/a"
+                                        : Ms(same->ms) + (same->extrapolated ? "*" : ""));
       if (one) row.push_back(Interval(step));
     }
     if (measured) {
@@ -171,7 +199,7 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
     if (one) {
       row.push_back(
           step.calibrated && first.ms > 0 ? FormatNumber("%.1f%%", 100 * step.ms / first.ms) : "");
-      row.push_back(step.basis);
+      if (wide) row.push_back(step.basis);
     }
     table.Add(row);
   }
@@ -185,17 +213,20 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
     total.push_back(Ms(measured->ms));
     total.push_back(FormatNumber("%+.1f%%", 100 * (first.ms / measured->ms - 1)));
   }
-  if (one) {
-    total.push_back("100%");
-    total.push_back(first.uncalibrated ? std::to_string(first.uncalibrated) +
-                                             " steps not calibrated: not in the total"
-                                       : "");
-  }
+  if (one) total.push_back("100%");
+  if (one && wide) total.push_back("");
   table.Add(total);
   std::vector<bool> left(header.size(), false);
   left[0] = left[1] = true;
-  if (one) left.back() = true;
+  if (one && wide) left.back() = true;
   std::string out = table.Render(left);
+  if (extrapolated) out += "*: extrapolated, every sample of its kind over 3x away\n";
+  if (!uncalibrated.empty()) {
+    std::string families;
+    for (const std::string& f : uncalibrated) families += (families.empty() ? "" : ", ") + f;
+    out += "n/a: not calibrated (no " + families +
+           " sampled), left out of the total: calibrate with a probe that has them\n";
+  }
   if (measured) {
     out += "measured: " + measured->what +
            " (a step: its median, the backend's reorders counted with the layer they prepare; "
@@ -524,8 +555,9 @@ int Predict(const PredictOptions& o) {
       env["N"] = batch;
       measured = MeasuredRun(o.measured, Resolve(topology, env), batch, c);
     }
-    std::fputs(PredictionTable(predictions, calibrations, measured ? &*measured : nullptr).c_str(),
-               stdout);
+    std::fputs(
+        PredictionTable(predictions, calibrations, measured ? &*measured : nullptr, o.wide).c_str(),
+        stdout);
   }
   if (o.json) std::printf("%s\n", all.dump(2).c_str());
   return 0;
@@ -559,6 +591,7 @@ Command AddPredictCommand(CLI::App* app) {
        "params (repeatable)")
       ->type_name("NAME=VALUE[,..]");
   c->add_flag("--json", o->json, "print the predictions as JSON");
+  c->add_flag("--wide", o->wide, "also the samples each step's prediction rests on");
   c->add_option("--measured", o->measured,
                 "a run file of the topology (`ntpbench run --json`): its step times beside the "
                 "prediction of the first calibration's backend and precision")
