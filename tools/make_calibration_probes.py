@@ -156,6 +156,77 @@ def layers_probe(rng):
                  ["batch", "C", "S"], points)
 
 
+def recurrent_topology():
+    return {
+        "format": "ntpbench-topology", "version": 1, "name": "recurrent",
+        "description": "Latency calibration probe: recurrent layers as speech and sequence "
+                       "models use them: an LSTM, a GRU and a bidirectional LSTM over T steps, "
+                       "and a classifier per step. Written by tools/make_calibration_probes.py.",
+        "params": {"T": 50, "F": 128, "H": 256},
+        "inputs": [{"name": "x", "shape": ["N", "T", "F"]}],
+        "layers": [
+            {"name": "lstm", "op": "lstm", "units": "H"},
+            {"name": "gru", "op": "gru", "units": "H"},
+            {"name": "bilstm", "op": "lstm", "units": "H", "direction": "bidirectional"},
+            {"name": "fc", "op": "dense", "units": "F"},
+        ],
+    }
+
+
+def recurrent_probe(rng):
+    combos = [{"batch": b} for b in (1, 4, 8)]
+    sizes = {"T": [16, 50, 100, 200], "F": [64, 128, 256, 512], "H": [64, 128, 256, 512, 1024]}
+    points = spread(rng, combos, sizes, 12,
+                    lambda p: p["T"] * p["H"] * (p["H"] + p["F"]) * p["batch"] <= 200 * 512 * 768 * 4)
+    return sweep("probe_recurrent", "LSTM, GRU and bidirectional LSTM layers "
+                 "(probes/recurrent.json): 16 to 200 steps, 64 to 512 inputs, 64 to 1024 hidden, "
+                 "batch 1 to 8.",
+                 "probes/recurrent.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "T": 50, "F": 128, "H": 256},
+                 ["batch", "T", "F", "H"], points)
+
+
+def tensor_ops_topology():
+    return {
+        "format": "ntpbench-topology", "version": 1, "name": "tensor_ops",
+        "description": "Latency calibration probe: the ops exporters write out one by one "
+                       "(an attention or a U-Net decoder as ONNX has them): resize, transposed "
+                       "convolution, sub, div, pow, tanh, a mean, equal, where, matmul. Written "
+                       "by tools/make_calibration_probes.py.",
+        "params": {"C": 32, "S": 16},
+        "inputs": [{"name": "x", "shape": ["N", "C", "S", "S"]}],
+        "layers": [
+            {"name": "up", "op": "resize", "size": ["2 * S", "2 * S"], "mode": "linear"},
+            {"name": "deconv", "op": "conv_transpose", "inputs": ["x"], "filters": "C",
+             "kernel": 2, "stride": 2},
+            {"name": "gate", "op": "sigmoid", "inputs": ["up"]},
+            {"name": "diff", "op": "sub", "inputs": ["deconv", "up"]},
+            {"name": "ratio", "op": "div", "inputs": ["diff", "gate"]},
+            {"name": "square", "op": "pow", "exponent": 2},
+            {"name": "squash", "op": "tanh"},
+            {"name": "mean", "op": "reduce_mean", "axes": [2, 3]},
+            {"name": "same", "op": "equal", "inputs": ["mean", "mean"]},
+            {"name": "pick", "op": "where", "inputs": ["same", "squash", "square"]},
+            {"name": "rows", "op": "reshape", "shape": ["N", "C", "4 * S * S"]},
+            {"name": "cols", "op": "transpose", "perm": [0, 2, 1]},
+            {"name": "gram", "op": "matmul", "inputs": ["rows", "cols"]},
+            {"name": "probs", "op": "softmax"},
+        ],
+    }
+
+
+def tensor_ops_probe(rng):
+    combos = [{"batch": b} for b in (1, 8)]
+    sizes = {"C": [8, 16, 32, 64, 128], "S": [8, 16, 32, 64]}
+    points = spread(rng, combos, sizes, 16, lambda p: p["C"] * p["S"] ** 2 * p["batch"] <= 1 << 20)
+    return sweep("probe_tensor_ops", "The ops exporters write one by one (probes/tensor_ops.json): "
+                 "8 to 128 channels, 8x8 to 64x64 (resized and deconvolved to twice that), batch 1 "
+                 "and 8.",
+                 "probes/tensor_ops.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "C": 32, "S": 16},
+                 ["batch", "C", "S"], points)
+
+
 def random_cnn(rng, index):
     """A random CNN of the kinds people build: a strided stem, then plain, residual and
     depthwise-separable blocks with occasional pooling, global pooling and a classifier."""
@@ -260,6 +331,10 @@ def main():
     write("calibration/dense.json", dense_probe(rng))
     write("calibration/transformer.json", transformer_probe())
     write("calibration/layers.json", layers_probe(rng))
+    write("calibration/probes/recurrent.json", recurrent_topology())
+    write("calibration/recurrent.json", recurrent_probe(rng))
+    write("calibration/probes/tensor_ops.json", tensor_ops_topology())
+    write("calibration/tensor_ops.json", tensor_ops_probe(rng))
     held = random.Random(7)
     for i in range(8):
         write(f"calibration/heldout/random/cnn_{i}.json", random_cnn(held, i))

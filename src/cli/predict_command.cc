@@ -224,8 +224,7 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
   if (!uncalibrated.empty()) {
     std::string families;
     for (const std::string& f : uncalibrated) families += (families.empty() ? "" : ", ") + f;
-    out += "n/a: not calibrated (no " + families +
-           " sampled), left out of the total: calibrate with a probe that has them\n";
+    out += "n/a: no " + families + " in the calibration: left out of the total\n";
   }
   if (measured) {
     out += "measured: " + measured->what +
