@@ -76,11 +76,14 @@ std::vector<PlannedStep> Plan(const ResolvedTopology& r, const LatencyCalibratio
   return steps;
 }
 
-LatencyPrediction PredictOne(const Topology& topology, const ParamEnv& sets, int64_t batch,
-                             const LatencyCalibration& c) {
+// The topology at a batch, resolved once for every calibration (and a measured run) to read.
+ResolvedTopology ResolveAt(const Topology& topology, const ParamEnv& sets, int64_t batch) {
   ParamEnv env = sets;
   env["N"] = batch;
-  const ResolvedTopology r = Resolve(topology, env);
+  return Resolve(topology, env);
+}
+
+LatencyPrediction PredictOne(const ResolvedTopology& r, const LatencyCalibration& c) {
   const TopologyAnalysis a = Analyze(r, ParsePrecision(c.precision, c.file + ": precision"));
   return PredictLatency(r, a, Plan(r, c), c);
 }
@@ -450,7 +453,7 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
     for (int64_t batch : batches) {
       LatencyPrediction p;
       try {
-        p = PredictOne(topology, m.sets, batch, c);
+        p = PredictOne(ResolveAt(topology, m.sets, batch), c);
       } catch (const Error& e) {
         std::fprintf(stderr, "%s batch %lld: not predicted: %s\n", m.label.c_str(),
                      static_cast<long long>(batch), e.what());
@@ -531,9 +534,10 @@ int Predict(const PredictOptions& o) {
   nlohmann::json all = nlohmann::json::array();
   const std::vector<int64_t> batches = o.batches.empty() ? std::vector<int64_t>{1} : o.batches;
   for (int64_t batch : batches) {
+    const ResolvedTopology resolved = ResolveAt(topology, o.sets, batch);
     std::vector<LatencyPrediction> predictions;
     for (const LatencyCalibration& c : calibrations) {
-      predictions.push_back(PredictOne(topology, o.sets, batch, c));
+      predictions.push_back(PredictOne(resolved, c));
     }
     if (o.json) {
       for (size_t i = 0; i < predictions.size(); ++i) {
@@ -549,11 +553,7 @@ int Predict(const PredictOptions& o) {
                                                .c_str()
                                          : " on each calibrated machine");
     std::optional<Measured> measured;
-    if (!o.measured.empty()) {
-      ParamEnv env = o.sets;
-      env["N"] = batch;
-      measured = MeasuredRun(o.measured, Resolve(topology, env), batch, c);
-    }
+    if (!o.measured.empty()) measured = MeasuredRun(o.measured, resolved, batch, c);
     std::fputs(
         PredictionTable(predictions, calibrations, measured ? &*measured : nullptr, o.wide).c_str(),
         stdout);
