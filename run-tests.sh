@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, part 2: set up, build everything, and run the test suite (plain ctest: unit,
 # integration and packaging tests; performance gates run with `ctest -L perf`), then the ONNX
-# corpus exported by PyTorch, then the torch backend in a build of its own, then the same for the
-# minimal configuration, then the readers' fuzz tests.
+# corpus exported by PyTorch, then the same for the minimal configuration, then the readers' fuzz
+# tests. The torch backend (a module, loaded when a run uses it) is tested with every other backend.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./setup.sh --with-torch
@@ -12,12 +12,6 @@ ctest --test-dir build --output-on-failure -j"$(nproc)" -LE "perf|onnx-corpus"
 # 35 models from torch.onnx.export (torchvision's classifiers, a U-Net, RNNs, a small BERT),
 # exported and checked against PyTorch's outputs: about a minute.
 ctest --test-dir build --output-on-failure -L onnx-corpus
-# The torch backend (libtorch), in a build of its own: linking libtorch costs every start of a
-# program ~2 s of static initialisation, which the CLI tests above would pay hundreds of times.
-# Every op and every shipped topology against the reference, decoding, on torch.
-cmake -S . -B build-torch -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_TORCH=ON >/dev/null
-cmake --build build-torch -j"$(nproc)" --target ntpbench_tests
-build-torch/tests/ntpbench_tests --gtest_filter='*torch*' --gtest_brief=1
 # The core alone: oneDNN, torch, ONNX and PAPI left out (NTPBENCH_WITH_*=OFF), as on a machine
 # without them; their tests skip with the reason, everything else must pass.
 cmake -S . -B build-minimal -DCMAKE_BUILD_TYPE=Release -DNTPBENCH_WITH_ONEDNN=OFF \

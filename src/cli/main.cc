@@ -38,11 +38,14 @@ std::string BackendOptionsHelp() {
   return out;
 }
 
-// "ntpbench 0.1.0" and what this build was made with.
+// "ntpbench 0.1.0" and what this build was made with. A backend that starts a driver or loads a
+// module (OpenCL, torch) is not started for this: a run's JSON context records its version.
 std::string VersionText() {
   std::string out = std::string("ntpbench ") + NTPBENCH_VERSION + "\nbackends:";
   for (const std::string& name : ntpb::BackendNames()) {
-    out += " " + name + " (" + ntpb::FindBackend(name)->version() + ")";
+    const ntpb::Backend* b = ntpb::FindBackend(name);
+    out += " " + name + " (" + (b->StartsADriver() ? "started when a run uses it" : b->version()) +
+           ")";
   }
   return out;
 }

@@ -162,6 +162,33 @@ TEST(Cli, OnlyARunOnOpenclStartsItsDriver) {
             MachineClass::kNotStarted);
 }
 
+// The torch backend is a module (module_backend.h): --version and a run on another backend never
+// load it (libtorch's static initialisers would cost each of them ~2 s); a run on torch does.
+TEST(Cli, OnlyARunOnTorchLoadsItsModule) {
+  if (!FindBackend("torch")) GTEST_SKIP() << "built without torch";
+  const std::string out = TestDir() + "/ntpb_torch_module_" + std::to_string(::getpid()) + ".json";
+  const std::string traced = "LD_DEBUG=files ";
+  const CommandResult version = RunCommand(traced + kCli + " --version");
+  ASSERT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_EQ(version.err.find("libntpbench_torch.so"), std::string::npos);
+  EXPECT_NE(version.out.find("torch (started when a run uses it)"), std::string::npos)
+      << version.out;
+  const CommandResult other = RunCommand(traced + kCli + " run " + Topo("mlp.json") +
+                                         " --benchmark_min_time=0.001 --json " + out);
+  ASSERT_EQ(other.exit_code, 0) << other.err.substr(0, 2000);
+  EXPECT_EQ(other.err.find("libntpbench_torch.so"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(out))["context"]["ntpbench_backend.torch"],
+            MachineClass::kNotStarted);
+  const CommandResult on = RunCommand(traced + kCli + " run " + Topo("mlp.json") +
+                                      " --backend torch --benchmark_min_time=0.001 --json " + out);
+  ASSERT_EQ(on.exit_code, 0) << on.err.substr(0, 2000);
+  EXPECT_NE(on.err.find("libntpbench_torch.so"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(out))["context"]["ntpbench_backend.torch"]
+                .get<std::string>()
+                .rfind("PyTorch ", 0),
+            0u);
+}
+
 // A decoder's prompt swept under the generate scenario: each point's time to first token and
 // per output token, in the table and the page (on eigen: every build has it); a scenario that is
 // no scenario is refused.

@@ -205,13 +205,7 @@ class TorchBackend : public Backend {
     return {};
   }
 
-  std::vector<BackendOption> Options() const override {
-    return {{kReleaseOption,
-             {"eager", "keep"},
-             "NTPB_TORCH_RELEASE",
-             "eager: each tensor freed after its last reader, as eager PyTorch; keep: every tensor "
-             "kept until the next inference"}};
-  }
+  std::vector<BackendOption> Options() const override { return TorchBackendOptions(); }
 
   // ATen picks oneDNN or its own kernels by the CPU.
   bool MemoryPlanIsPortable() const override { return false; }
@@ -234,9 +228,12 @@ class TorchBackend : public Backend {
 }  // namespace
 }  // namespace torchb
 
-const Backend* TorchBackendInstance() {
-  static const torchb::TorchBackend backend;
+}  // namespace ntpb
+
+// The module's entry points (module_backend.h).
+extern "C" const char* ntpbench_module_build() { return NTPBENCH_MODULE_BUILD; }
+
+extern "C" const ntpb::Backend* ntpbench_module_backend() {
+  static const ntpb::torchb::TorchBackend backend;
   return &backend;
 }
-
-}  // namespace ntpb
