@@ -4,6 +4,7 @@
 // The probes run as sweeps do, each point its own process, recorded as it finishes in a work
 // folder beside the output: an interrupted calibration goes on from there when run again.
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -34,6 +35,7 @@ struct CalibrateOptions {
   std::string output;  // default calibration-<backend>-<precision>-<threads>t.json
   std::string work;    // default <output>.d
   double point_timeout = 600;
+  double budget = 0;  // seconds for all probes; 0: every point of every probe
 };
 
 std::vector<std::string> DefaultProbes() {
@@ -103,6 +105,7 @@ int Calibrate(const CalibrateOptions& given) {
   calibration.precision = PrecisionName(precision);
   calibration.threads = threads;
   calibration.created = UtcTimestamp();
+  const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < o.probes.size(); ++i) {
     const Sweep probe = ReadSweepFile(o.probes[i]);
     std::fprintf(stderr, "ntpbench calibrate: probe %zu of %zu: %s\n", i + 1, o.probes.size(),
@@ -115,9 +118,18 @@ int Calibrate(const CalibrateOptions& given) {
     s.resume = std::filesystem::exists(s.output);
     s.point_timeout = o.point_timeout;
     s.print_table = false;
+    if (o.budget > 0) {
+      // What is left, shared by the probes left: one that finishes early leaves its time to the
+      // next.
+      const double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      s.budget_seconds =
+          std::max(1.0, (o.budget - spent) / static_cast<double>(o.probes.size() - i));
+    }
     int rc = 0;
+    SweepOutcome outcome;
     try {
-      rc = RunSweep(s, {});
+      rc = RunSweep(s, {}, &outcome);
     } catch (const Error& e) {
       if (e.field() != "--resume") throw;
       throw Error(s.output, "", "--work",
@@ -137,6 +149,15 @@ int Calibrate(const CalibrateOptions& given) {
     const Topology topology = ReadTopologyShapes(probe.topology_path);
     AddProbeSamples(ReadSweepResults(s.output), topology, precision, &calibration);
     calibration.probes.push_back(probe.name);
+    if (outcome.recorded < outcome.points) {
+      // First: the problems printed at the end are the first few.
+      calibration.problems.insert(
+          calibration.problems.begin(),
+          probe.name + ": " + std::to_string(outcome.recorded) + " of its " +
+              std::to_string(outcome.points) +
+              " points measured within --budget (spread over its design); the same command with a "
+              "larger budget measures the rest");
+    }
   }
   if (calibration.samples.empty()) {
     throw Error(o.output, "", "", "no probe point measured anything: nothing written");
@@ -181,6 +202,13 @@ Command AddCalibrateCommand(CLI::App* app) {
                 "where the probe runs are kept as they finish (default <output>.d); running "
                 "again goes on from there")
       ->type_name("DIR");
+  c->add_option("--budget", o->budget,
+                "seconds for the whole calibration (default: no limit): each probe gets its "
+                "share and runs its points coarse to fine, stopping when the next would not "
+                "fit; the calibration says how much of each probe it holds, and running again "
+                "measures the rest")
+      ->check(NumberBetween(0, 1e7, "a number of seconds above 0"))
+      ->type_name("S");
   c->add_option("--point-timeout", o->point_timeout,
                 "seconds after which a probe run is stopped and recorded as failed (default 600)")
       ->check(NumberBetween(1, 1e6, "seconds"))

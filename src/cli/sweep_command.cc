@@ -59,6 +59,22 @@ bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// The points in coarse-to-fine order: every 2^k-th of the design first, then those halfway
+// between, ... (a stopped sweep has sampled its whole design, only more sparsely).
+std::vector<const SweepPoint*> SpreadOrder(const std::vector<const SweepPoint*>& points) {
+  size_t stride = 1;
+  while (stride < points.size()) stride *= 2;
+  std::vector<const SweepPoint*> order;
+  std::vector<bool> taken(points.size(), false);
+  for (; stride > 0; stride /= 2) {
+    for (size_t i = 0; i < points.size(); i += stride) {
+      if (!taken[i]) order.push_back(points[i]);
+      taken[i] = true;
+    }
+  }
+  return order;
+}
+
 std::string Duration(double seconds) {
   if (seconds < 90) return FormatNumber("%.0f s", seconds);
   if (seconds < 5400) return FormatNumber("%.0f min", seconds / 60);
@@ -267,7 +283,7 @@ std::string PointProgress(const SweepPointResult& result, const std::string& out
 
 }  // namespace
 
-int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
+int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, SweepOutcome* outcome) {
   if (!passed.empty()) {
     throw Error("", "", passed.front(),
                 "sweep takes no Google Benchmark flags (min_time and repetitions are the "
@@ -332,6 +348,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   for (const SweepPoint& p : points) {
     if (!done.Find(p.id)) todo.push_back(&p);
   }
+  if (o.budget_seconds > 0) todo = SpreadOrder(todo);
   std::vector<double> estimates;
   double estimate_left = 0;
   for (const SweepPoint* p : todo) {
@@ -349,8 +366,18 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
   double spent = 0, estimated_done = 0;
   size_t failed = 0;
   std::array<int64_t, 3> as_written = FileStamp(out);  // the results file as this sweep left it
+  size_t ran = 0;
+  bool budget_reached = false;
   for (size_t i = 0; i < todo.size(); ++i) {
     const SweepPoint& p = *todo[i];
+    if (o.budget_seconds > 0 && ran > 0 && spent + spent / ran > o.budget_seconds) {
+      std::fprintf(stderr,
+                   "ntpbench sweep: %s: budget of %s spent after %zu of the %zu points left; "
+                   "running again goes on with the rest\n",
+                   sweep.name.c_str(), Duration(o.budget_seconds).c_str(), ran, todo.size());
+      budget_reached = true;
+      break;
+    }
     // Another sweep into the same file may have recorded this point meanwhile; the file is read
     // again only when someone else wrote it.
     const std::array<int64_t, 3> now = FileStamp(out);
@@ -382,16 +409,18 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed) {
     if (result.ok) std::remove(log.c_str());
     failed += result.ok ? 0 : 1;
     spent += r.seconds;
+    ++ran;
     estimated_done += estimates[i];
     estimate_left -= estimates[i];
     // The estimates scaled by how far off they were so far.
-    const double eta =
-        std::max(0.0, estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0));
+    double eta = std::max(0.0, estimate_left * (estimated_done > 0 ? spent / estimated_done : 1.0));
+    if (o.budget_seconds > 0) eta = std::min(eta, std::max(0.0, o.budget_seconds - spent));
     const std::string what = PointProgress(result, out);
     std::fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s); ETA %s\n", points.size() - todo.size() + i + 1,
                  points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
   }
   const SweepResults results = ReadSweepResults(out);
+  if (outcome) *outcome = {points.size(), results.points.size(), budget_reached};
   if (!o.print_table) return 0;
   std::fputs(RenderSweepTable(results).c_str(), stdout);
   std::fprintf(stderr,

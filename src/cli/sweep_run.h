@@ -15,10 +15,23 @@ struct SweepOptions {
   bool dry_run = false;
   double point_timeout = 1800;
   bool print_table = true;  // the per-factor table on stdout at the end
+  // Seconds this call may spend running points (0: no limit). No point starts once the mean time
+  // of those run so far would take it past the budget; the points then run in a spread order
+  // (every other point of the design first, then those between...), so that a sweep stopped
+  // early still covers its whole design, coarser. Running again goes on with the rest.
+  double budget_seconds = 0;
+};
+
+// What a RunSweep call left in the results file.
+struct SweepOutcome {
+  size_t points = 0;    // in the sweep
+  size_t recorded = 0;  // in the results file now
+  bool budget_reached = false;
 };
 
 // Runs the points the results file does not hold yet; progress on stderr. `passed`: Google
 // Benchmark flags given on the command line (refused). Returns the exit code (130: interrupted).
-int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed);
+int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed,
+             SweepOutcome* outcome = nullptr);
 
 }  // namespace ntpb::cli

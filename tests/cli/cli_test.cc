@@ -1131,6 +1131,46 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
 // Calibrate on a small probe sweep, then predict a topology at a size no probe ran: every step
 // priced, in the run table's shape, with the calibrated machine named; --check measures it here.
 // A bad calibration file gets one line and exit 1.
+// `calibrate --budget`: each probe runs its points coarse to fine (the first, the middle, the
+// quarters...) until its share of the budget is spent, and the calibration says how much of it
+// it holds; running again without a budget measures the rest.
+TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
+  // Eight points of at least 0.2 s of timed runs each: far more than a budget of 1 s.
+  const std::string probe = WriteTemp("ntpb_probe_budget.json", R"({"name": "probe_budget",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": 0.2,
+    "factors": [{"name": "width", "values": [8, 9, 10, 11, 12, 13, 14, 15]}],
+    "points": [{"width": 8}, {"width": 9}, {"width": 10}, {"width": 11}, {"width": 12},
+               {"width": 13}, {"width": 14}, {"width": 15}]})");
+  const std::string calibration =
+      TestDir() + "/ntpb_calibration_budget_" + std::to_string(::getpid()) + ".json";
+  const std::string command =
+      kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " + calibration;
+  const CommandResult partial = RunCommand(command + " --budget 1");
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  EXPECT_NE(partial.err.find("budget of 1 s spent after"), std::string::npos) << partial.err;
+  // Coarse to fine: width 8 (the first point), then width 12 (the middle one).
+  const size_t first = partial.err.find("] width=8:"), second = partial.err.find("] width=12:");
+  EXPECT_NE(first, std::string::npos) << partial.err;
+  if (second != std::string::npos) EXPECT_LT(first, second) << partial.err;
+  EXPECT_EQ(partial.err.find("] width=9:"), std::string::npos) << partial.err;
+  nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
+  EXPECT_LT(c["points"].get<int>(), 8);
+  ASSERT_FALSE(c["problems"].empty());
+  EXPECT_NE(c["problems"][0].get<std::string>().find("of its 8 points measured within --budget"),
+            std::string::npos)
+      << c["problems"];
+
+  const CommandResult rest = RunCommand(command);
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  c = nlohmann::json::parse(ReadFile(calibration));
+  EXPECT_EQ(c["points"], 8);
+  for (const nlohmann::json& problem : c["problems"]) {
+    EXPECT_EQ(problem.get<std::string>().find("--budget"), std::string::npos) << problem;
+  }
+  EXPECT_EQ(RunCommand(command + " --budget 0").exit_code, 2);
+}
+
 TEST(Cli, CalibrateThenPredictWithoutRunning) {
   const std::string probe = WriteTemp("ntpb_probe.json", R"({"name": "probe_tiny",
     "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
