@@ -108,7 +108,8 @@ class ModuleBackend : public Backend {
       folders += (folders.empty() ? "" : ", ") + f;
     problem_ = "the " + module_.name + " backend is built as a module, " + file + ", and none of " +
                "this build was found" + (found.empty() ? "" : found) + " (looked in " + folders +
-               "; NTPB_BACKEND_MODULE_PATH adds folders)";
+               "; `cmake --build BUILD --target ntpbench_" + module_.name +
+               "` builds it, NTPB_BACKEND_MODULE_PATH adds folders)";
   }
 
   BackendModule module_;
