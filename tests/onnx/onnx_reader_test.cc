@@ -2,6 +2,7 @@
 // independently of the IR (ONNX semantics written out here), and broken models.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -241,6 +242,40 @@ TEST(OnnxReader, ShapesOnlyLeavesLargeExternalWeightsUnread) {
   // A file shorter than the tensor: said even when the bytes are not read.
   std::ofstream(dir + "/w.bin", std::ios::binary) << raw.substr(0, 100);
   EXPECT_THROW(ReadTopologyShapes(dir + "/big.onnx"), Error);
+}
+
+// Attention as PyTorch exports it becomes one `attention` layer (the corpus models: their
+// outputs match PyTorch's in OnnxCorpus.CommittedModelsLoadRunAndMatchPyTorch).
+TEST(OnnxReader, ExportedAttentionBecomesOneAttentionLayer) {
+  auto count = [](const Topology& t, const std::string& op) {
+    return std::count_if(t.layers.begin(), t.layers.end(),
+                         [&](const Layer& l) { return l.op == op; });
+  };
+  auto corpus = [](const std::string& folder) {
+    return ReadTopologyFile(SourcePath("tests/onnx/corpus/" + folder + "/model.onnx"));
+  };
+  // GPT-2: heads split by Reshape + Transpose, the scale after the product, a causal Where: one
+  // attention over the un-split q, k, v with 4 heads; the six transposes are gone.
+  const Topology gpt2 = corpus("gpt2_tiny_op17");
+  EXPECT_EQ(count(gpt2, "attention"), 2);
+  EXPECT_EQ(count(gpt2, "softmax") + count(gpt2, "matmul") + count(gpt2, "transpose"), 0);
+  const Layer& a = LayerNamed(gpt2, "/blocks.0/attention");
+  EXPECT_EQ(a.attrs["heads"], 4);
+  EXPECT_TRUE(a.attrs["causal"].get<bool>());
+  EXPECT_NEAR(a.attrs["scale"].get<double>(), 1 / std::sqrt(8.0), 1e-6);  // head size 32/4
+  EXPECT_EQ(a.inputs[0], "/blocks.0/Split_output_0");
+  // nn.TransformerDecoderLayer: [N*H, S, D] with a constant additive causal mask (self) and none
+  // (cross): one head over N*H items each.
+  const Topology decoder = corpus("decoder_block_op17");
+  EXPECT_TRUE(LayerNamed(decoder, "/layer/self_attn/attention").attrs.value("causal", false));
+  EXPECT_FALSE(LayerNamed(decoder, "/layer/multihead_attn/attention").attrs.value("causal", false));
+  EXPECT_EQ(LayerNamed(decoder, "/layer/self_attn/attention").attrs["heads"], 1);
+  EXPECT_EQ(count(decoder, "softmax"), 0);
+  // A padding mask computed from an input (BERT's attention_mask) is not one the pattern knows:
+  // the nodes stay as they are.
+  const Topology bert = corpus("bert_tiny_op13");
+  EXPECT_EQ(count(bert, "attention"), 0);
+  EXPECT_EQ(count(bert, "softmax"), 2);
 }
 
 TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {

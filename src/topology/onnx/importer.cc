@@ -96,6 +96,7 @@ Topology OnnxImporter::ImportGraph() {
       ++consumers_[in];
       users_[in].push_back(&n);
     }
+    for (const std::string& out : n.output()) node_of_[out] = &n;
   }
   for (const onnx::ValueInfoProto& v : g.input()) RecordDims(v, true);
   for (const onnx::ValueInfoProto& v : g.value_info()) RecordDims(v, false);
@@ -103,6 +104,7 @@ Topology OnnxImporter::ImportGraph() {
   FindGeluPatterns();
   FindLayerNormPatterns();
   FindGatePatterns();
+  FindAttentionPatterns();
   t_.file = file_;
   t_.name = ModelName(g.name(), file_);
   t_.description =

@@ -229,6 +229,18 @@ class OnnxImporter {
   void FindGeluPatterns();
   void FindLayerNormPatterns();
   void FindGatePatterns();
+  void FindAttentionPatterns();
+  // The node writing `tensor` when it is the tensor's only reader's; else null.
+  const onnx::NodeProto* SoleProducer(const std::string& tensor) const;
+  // A constant's dims (a folded constant or an initializer); empty if not one.
+  std::vector<int64_t> ConstDims(const std::string& name) const;
+  // How a constant masks attention scores: added to them (0 sees, -inf or -10000 does not), or a
+  // Where condition (true sees, or false sees).
+  enum class MaskKind { kAdditive, kTrueSees, kFalseSees };
+  // 1: the constant `name` (its last two axes [queries, keys], others of size 1) is a causal
+  // mask, with the queries the last positions; 0: it masks nothing; -1: neither.
+  int CausalMask(const std::string& name, const onnx::NodeProto& n, MaskKind kind,
+                 size_t rank) const;
 
   // MatMul + Add(bias) -> one dense layer with a bias.
   bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,
@@ -256,6 +268,7 @@ class OnnxImporter {
   std::map<const onnx::NodeProto*, std::string> node_names_;
   std::map<std::string, Unsupported> unsupported_;
   std::map<std::string, std::vector<const onnx::NodeProto*>> users_;
+  std::map<std::string, const onnx::NodeProto*> node_of_;  // the node writing each tensor
   // Nodes absorbed by a pattern: the last one's function adds the layer, the others' are empty.
   std::map<const onnx::NodeProto*, std::function<void()>> patterns_;
   std::set<std::string> constant_layers_;

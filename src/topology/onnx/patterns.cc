@@ -1,5 +1,6 @@
 // Patterns exporters emit for one operation (GELU before opset 20, LayerNorm before opset 17,
-// SiLU and HardSwish before opset 14), found before mapping so that each becomes one IR layer.
+// SiLU and HardSwish before opset 14, scaled dot-product attention in every opset), found before
+// mapping so that each becomes one IR layer.
 #include "src/topology/onnx/importer.h"
 
 namespace ntpb::onnx_import {
@@ -133,6 +134,226 @@ void OnnxImporter::FindLayerNormPatterns() {
       };
       SetWeight(l, "gamma", {c}, values(gamma, 1.0f));
       SetWeight(l, "beta", {c}, values(beta, 0.0f));
+    };
+  }
+}
+
+namespace {
+
+// Scores at or below this are dropped by a mask: exporters write -inf, the type's lowest value
+// or -10000.
+constexpr float kMasked = -1e4f;
+
+}  // namespace
+
+const onnx::NodeProto* OnnxImporter::SoleProducer(const std::string& tensor) const {
+  auto p = node_of_.find(tensor);
+  if (p == node_of_.end()) return nullptr;
+  auto u = users_.find(tensor);
+  return u != users_.end() && u->second.size() == 1 ? p->second : nullptr;
+}
+
+std::vector<int64_t> OnnxImporter::ConstDims(const std::string& name) const {
+  if (auto w = float_consts_.find(name); w != float_consts_.end()) return w->second.dims;
+  if (auto i = init_.find(name); i != init_.end()) {
+    return std::vector<int64_t>(i->second->dims().begin(), i->second->dims().end());
+  }
+  return {};
+}
+
+int OnnxImporter::CausalMask(const std::string& name, const onnx::NodeProto& n, MaskKind kind,
+                             size_t rank) const {
+  std::vector<float> values;
+  if (kind == MaskKind::kAdditive ? !FloatsConst(name, n, &values) : !IsInitializer(name)) {
+    return -1;
+  }
+  if (kind != MaskKind::kAdditive) values = Floats(*init_.at(name), n);
+  const std::vector<int64_t> d = ConstDims(name);
+  if (d.size() < 2 || d.size() > rank) return -1;
+  const int64_t sq = d[d.size() - 2], sk = d.back();
+  if (sq <= 0 || sk < sq || static_cast<int64_t>(values.size()) != sq * sk) return -1;
+  bool none = true, causal = true;
+  for (int64_t i = 0; i < sq; ++i) {
+    for (int64_t j = 0; j < sk; ++j) {
+      const float x = values[static_cast<size_t>(i * sk + j)];
+      bool sees = false;
+      if (kind == MaskKind::kAdditive) {
+        if (x != 0 && !(x <= kMasked)) return -1;  // a bias, not a mask
+        sees = x == 0;
+      } else {
+        sees = (x != 0) == (kind == MaskKind::kTrueSees);
+      }
+      none = none && sees;
+      causal = causal && sees == (j <= i + (sk - sq));  // the queries are the last sq positions
+    }
+  }
+  return none ? 0 : causal ? 1 : -1;
+}
+
+// Scaled dot-product attention as exporters write it becomes one `attention` layer instead of
+// five to fifteen (two matmuls, the scales, a mask, the softmax and the head-splitting
+// transposes):
+//   Softmax(mask(MatMul(q [* or / c], kT) [* or / c'])) -> MatMul(., v)
+// where mask is nothing, Add(a constant causal mask) or Where(a constant causal condition,
+// ., -inf). Two head layouts are recognised:
+// - heads split by Reshape + Transpose from [N, S, H*D] (Hugging Face, GPT-2, hand-written
+//   blocks): q = Transpose(Reshape(xq), 0 2 1 3), kT = Transpose(Reshape(xk), 0 2 3 1),
+//   v = Transpose(Reshape(xv), 0 2 1 3), the result back through Transpose(0 2 1 3) and a
+//   Reshape to [N, S, H*Dv]: one attention over xq, xk, xv with H heads, no transposes left.
+// - [N*H, S, D] already (nn.MultiheadAttention): one attention with 1 head over N*H items, kT's
+//   transpose turned so that it gives k.
+// Anything else (a padding mask computed from an input, a bias added to the scores) is left as
+// the nodes are.
+void OnnxImporter::FindAttentionPatterns() {
+  for (const onnx::NodeProto& softmax : m_.graph().node()) {
+    if (softmax.op_type() != "Softmax" || patterns_.count(&softmax)) continue;
+    const auto sd = dims_.find(softmax.input(0));
+    if (sd == dims_.end() || (sd->second.size() != 3 && sd->second.size() != 4)) continue;
+    const size_t rank = sd->second.size();
+    if (Axis(Int(softmax, "axis", opset_ >= 13 ? -1 : 1), rank) != static_cast<int64_t>(rank) - 1)
+      continue;
+    std::vector<const onnx::NodeProto*> absorbed = {&softmax};
+    double scale = 1;
+    bool causal = false;
+    // Takes a constant scale (Mul by c, Div by c) off `tensor`; false when there is none.
+    auto peel_scale = [&](std::string* tensor) {
+      const onnx::NodeProto* n = SoleProducer(*tensor);
+      if (!n || (n->op_type() != "Mul" && n->op_type() != "Div") || n->input_size() != 2)
+        return false;
+      const bool div = n->op_type() == "Div";
+      for (int i = div ? 1 : 0; i < 2; ++i) {
+        const float c = IsWeight(n->input(i)) ? ScalarConst(n->input(i)) : 0.0f;
+        if (c == 0 || !std::isfinite(c)) continue;
+        scale *= div ? 1.0 / c : c;
+        *tensor = n->input(1 - i);
+        absorbed.push_back(n);
+        return true;
+      }
+      return false;
+    };
+    // Takes a constant causal mask off `tensor` (or one that masks nothing).
+    auto peel_mask = [&](std::string* tensor) {
+      const onnx::NodeProto* n = SoleProducer(*tensor);
+      if (n && n->op_type() == "Add" && n->input_size() == 2) {
+        for (int i = 0; i < 2; ++i) {
+          const int kind = CausalMask(n->input(i), *n, MaskKind::kAdditive, rank);
+          if (kind < 0) continue;
+          causal = kind == 1;
+          *tensor = n->input(1 - i);
+          absorbed.push_back(n);
+          return true;
+        }
+      } else if (n && n->op_type() == "Where" && n->input_size() == 3) {
+        // Where(condition, scores, -inf) keeps the scores where it holds, Where(condition,
+        // -inf, scores) where it does not.
+        for (int i = 1; i <= 2; ++i) {
+          const std::string& fill = n->input(i == 1 ? 2 : 1);
+          if (!IsWeight(fill) || !(ScalarConst(fill) <= kMasked)) continue;
+          const MaskKind kind = i == 1 ? MaskKind::kTrueSees : MaskKind::kFalseSees;
+          const int found = CausalMask(n->input(0), *n, kind, rank);
+          if (found < 0) continue;
+          causal = found == 1;
+          *tensor = n->input(i);
+          absorbed.push_back(n);
+          return true;
+        }
+      }
+      return false;
+    };
+    std::string scores = softmax.input(0);
+    if (!peel_mask(&scores) && peel_scale(&scores)) peel_mask(&scores);
+    peel_scale(&scores);
+    const onnx::NodeProto* qk = SoleProducer(scores);
+    if (!qk || qk->op_type() != "MatMul") continue;
+    absorbed.push_back(qk);
+    std::string q = qk->input(0);
+    const std::string kt = qk->input(1);
+    peel_scale(&q);
+    const onnx::NodeProto* pv = OnlyUser(softmax.output(0), "MatMul");
+    if (!pv || pv->input(0) != softmax.output(0)) continue;
+    absorbed.push_back(pv);
+    const std::string v = pv->input(1);
+    auto transpose_of = [&](const std::string& t,
+                            const std::vector<int64_t>& perm) -> const onnx::NodeProto* {
+      const onnx::NodeProto* n = SoleProducer(t);
+      return n && n->op_type() == "Transpose" && Ints(*n, "perm") == perm ? n : nullptr;
+    };
+    auto reshape_of = [&](const std::string& t) -> const onnx::NodeProto* {
+      const onnx::NodeProto* n = SoleProducer(t);
+      return n && n->op_type() == "Reshape" ? n : nullptr;
+    };
+    auto rank_of = [&](const std::string& t) {
+      auto d = dims_.find(t);
+      return d == dims_.end() ? size_t{0} : d->second.size();
+    };
+    auto claim = [&](const onnx::NodeProto* last) {
+      for (const onnx::NodeProto* n : absorbed) {
+        if (patterns_.count(n)) return false;
+        // What the graph gives out (the attention weights, say) must stay a tensor of its own.
+        for (const onnx::ValueInfoProto& out : m_.graph().output()) {
+          if (n != last &&
+              std::find(n->output().begin(), n->output().end(), out.name()) != n->output().end())
+            return false;
+        }
+      }
+      for (const onnx::NodeProto* n : absorbed) patterns_[n] = nullptr;
+      const std::string& path = softmax.name();
+      std::string name = path.empty() || path.rfind('/') == std::string::npos
+                             ? "attention_" + std::to_string(patterns_.size())
+                             : path.substr(0, path.rfind('/') + 1) + "attention";
+      while (used_names_.count(name)) name += "_";
+      used_names_.insert(name);
+      node_names_[last] = name;
+      return true;
+    };
+    if (rank == 4) {
+      const onnx::NodeProto* tq = transpose_of(q, {0, 2, 1, 3});
+      const onnx::NodeProto* tk = transpose_of(kt, {0, 2, 3, 1});
+      const onnx::NodeProto* tv = transpose_of(v, {0, 2, 1, 3});
+      const onnx::NodeProto* rq = tq ? reshape_of(tq->input(0)) : nullptr;
+      const onnx::NodeProto* rk = tk ? reshape_of(tk->input(0)) : nullptr;
+      const onnx::NodeProto* rv = tv ? reshape_of(tv->input(0)) : nullptr;
+      const onnx::NodeProto* to = OnlyUser(pv->output(0), "Transpose");
+      const onnx::NodeProto* ro = to && Ints(*to, "perm") == std::vector<int64_t>{0, 2, 1, 3}
+                                      ? OnlyUser(to->output(0), "Reshape")
+                                      : nullptr;
+      if (!rq || !rk || !rv || !ro) continue;
+      // [N, S, H*D] split into [N, S, H, D], and the result joined back into [N, S, H*Dv].
+      const auto split = dims_.find(rq->output(0));
+      int64_t heads = 0;
+      if (rank_of(rq->input(0)) != 3 || rank_of(rk->input(0)) != 3 || rank_of(rv->input(0)) != 3 ||
+          rank_of(ro->output(0)) != 3 || split == dims_.end() || split->second.size() != 4 ||
+          !ToInt(split->second[2], &heads) || heads <= 0)
+        continue;
+      absorbed.insert(absorbed.end(), {tq, tk, tv, rq, rk, rv, to, ro});
+      if (!claim(ro)) continue;
+      const std::string a = rq->input(0), b = rk->input(0), c = rv->input(0);
+      patterns_[ro] = [this, ro, a, b, c, heads, scale, causal] {
+        Layer& l = Add(*ro, "attention", "", {a, b, c}, ro->output(0));
+        l.attrs["heads"] = heads;
+        l.attrs["scale"] = scale;
+        if (causal) l.attrs["causal"] = true;
+      };
+      continue;
+    }
+    // [N*H, S, D]: k from kT's transpose turned back.
+    const onnx::NodeProto* tk = SoleProducer(kt);
+    if (!tk || tk->op_type() != "Transpose" || rank_of(q) != 3 || rank_of(v) != 3) continue;
+    std::vector<int64_t> perm = Ints(*tk, "perm");
+    if (perm.size() != 3) continue;
+    std::swap(perm[1], perm[2]);
+    absorbed.push_back(tk);
+    if (!claim(pv)) continue;
+    patterns_[pv] = [this, pv, tk, q, v, perm, scale, causal] {
+      std::string k = tk->input(0);
+      if (perm != std::vector<int64_t>{0, 1, 2}) {
+        Add(*tk, "transpose", "", {k}, tk->output(0)).attrs["perm"] = perm;
+        k = tk->output(0);
+      }
+      Layer& l = Add(*pv, "attention", "", {q, k, v}, pv->output(0));
+      l.attrs["heads"] = 1;
+      l.attrs["scale"] = scale;
+      if (causal) l.attrs["causal"] = true;
     };
   }
 }
