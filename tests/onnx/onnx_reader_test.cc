@@ -271,11 +271,17 @@ TEST(OnnxReader, ExportedAttentionBecomesOneAttentionLayer) {
   EXPECT_FALSE(LayerNamed(decoder, "/layer/multihead_attn/attention").attrs.value("causal", false));
   EXPECT_EQ(LayerNamed(decoder, "/layer/self_attn/attention").attrs["heads"], 1);
   EXPECT_EQ(count(decoder, "softmax"), 0);
-  // A padding mask computed from an input (BERT's attention_mask) is not one the pattern knows:
-  // the nodes stay as they are.
+  // BERT's padding mask, (1 - mask[:, None, None, :]) * -10000 added to the scores: the [N, keys]
+  // mask is the attention's fourth input, and the nodes that widened it are gone.
   const Topology bert = corpus("bert_tiny_op13");
-  EXPECT_EQ(count(bert, "attention"), 0);
-  EXPECT_EQ(count(bert, "softmax"), 2);
+  EXPECT_EQ(count(bert, "attention"), 2);
+  EXPECT_EQ(count(bert, "softmax") + count(bert, "unsqueeze") + count(bert, "sub"), 0);
+  const Layer& masked = LayerNamed(bert, "/layers.1/attention");
+  ASSERT_EQ(masked.inputs.size(), 4u);
+  EXPECT_EQ(masked.inputs[3], "/Not_output_0");
+  // A mask turned into scores by Where(mask, 0, -inf) is not a form the pattern knows: the nodes
+  // stay as they are (and still match PyTorch).
+  EXPECT_EQ(count(corpus("tiny_bert_op17"), "attention"), 0);
 }
 
 TEST(OnnxReader, MlpKeepsNodeNamesAndRealWeights) {

@@ -241,6 +241,10 @@ class OnnxImporter {
   // mask, with the queries the last positions; 0: it masks nothing; -1: neither.
   int CausalMask(const std::string& name, const onnx::NodeProto& n, MaskKind kind,
                  size_t rank) const;
+  // The [N, keys] tensor of an additive padding mask Mul(Sub(1, Unsqueeze(s)(m)), -inf) (BERT's
+  // extended attention mask), with the nodes that widen it in *chain (readers first); else "".
+  std::string PaddingMaskSource(const std::string& tensor,
+                                std::vector<const onnx::NodeProto*>* chain) const;
 
   // MatMul + Add(bias) -> one dense layer with a bias.
   bool FoldBias(const onnx::NodeProto& n, const std::string& x, const std::string& bias,
@@ -269,6 +273,7 @@ class OnnxImporter {
   std::map<std::string, Unsupported> unsupported_;
   std::map<std::string, std::vector<const onnx::NodeProto*>> users_;
   std::map<std::string, const onnx::NodeProto*> node_of_;  // the node writing each tensor
+  std::vector<const onnx::NodeProto*> mask_chains_;        // padding masks' widening nodes
   // Nodes absorbed by a pattern: the last one's function adds the layer, the others' are empty.
   std::map<const onnx::NodeProto*, std::function<void()>> patterns_;
   std::set<std::string> constant_layers_;

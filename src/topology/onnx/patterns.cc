@@ -190,6 +190,35 @@ int OnnxImporter::CausalMask(const std::string& name, const onnx::NodeProto& n, 
   return none ? 0 : causal ? 1 : -1;
 }
 
+std::string OnnxImporter::PaddingMaskSource(const std::string& tensor,
+                                            std::vector<const onnx::NodeProto*>* chain) const {
+  // Mul(Sub(1, m[:, None, None, :]), c) with c at most kMasked, either operand order of the Mul.
+  auto node = node_of_.find(tensor);
+  const onnx::NodeProto* mul = node == node_of_.end() ? nullptr : node->second;
+  if (!mul || mul->op_type() != "Mul" || mul->input_size() != 2) return "";
+  const int c = IsWeight(mul->input(0)) ? 0 : 1;
+  if (!IsWeight(mul->input(c)) || !(ScalarConst(mul->input(c)) <= kMasked)) return "";
+  auto sub_node = node_of_.find(mul->input(1 - c));
+  const onnx::NodeProto* sub = sub_node == node_of_.end() ? nullptr : sub_node->second;
+  if (!sub || sub->op_type() != "Sub" || sub->input_size() != 2 || !IsWeight(sub->input(0)) ||
+      ScalarConst(sub->input(0)) != 1.0f)
+    return "";
+  std::vector<const onnx::NodeProto*> nodes = {mul, sub};
+  std::string m = sub->input(1);
+  for (auto u = node_of_.find(m); u != node_of_.end() && u->second->op_type() == "Unsqueeze";
+       u = node_of_.find(m)) {
+    nodes.push_back(u->second);
+    m = u->second->input(0);
+  }
+  // [N, keys] made [N, 1, 1, keys].
+  const auto from = dims_.find(m), to = dims_.find(sub->input(1));
+  if (nodes.size() < 3 || from == dims_.end() || to == dims_.end() || from->second.size() != 2 ||
+      to->second != Dims{from->second[0], "1", "1", from->second[1]})
+    return "";
+  *chain = nodes;
+  return m;
+}
+
 // Scaled dot-product attention as exporters write it becomes one `attention` layer instead of
 // five to fifteen (two matmuls, the scales, a mask, the softmax and the head-splitting
 // transposes):
@@ -215,6 +244,9 @@ void OnnxImporter::FindAttentionPatterns() {
     std::vector<const onnx::NodeProto*> absorbed = {&softmax};
     double scale = 1;
     bool causal = false;
+    // A padding mask [N, keys] from an input (0: padding), and the nodes that widened it.
+    std::string padding;
+    std::vector<const onnx::NodeProto*> padding_chain;
     // Takes a constant scale (Mul by c, Div by c) off `tensor`; false when there is none.
     auto peel_scale = [&](std::string* tensor) {
       const onnx::NodeProto* n = SoleProducer(*tensor);
@@ -237,8 +269,12 @@ void OnnxImporter::FindAttentionPatterns() {
       if (n && n->op_type() == "Add" && n->input_size() == 2) {
         for (int i = 0; i < 2; ++i) {
           const int kind = CausalMask(n->input(i), *n, MaskKind::kAdditive, rank);
-          if (kind < 0) continue;
+          std::vector<const onnx::NodeProto*> chain;
+          const std::string keys = kind < 0 ? PaddingMaskSource(n->input(i), &chain) : "";
+          if (kind < 0 && keys.empty()) continue;
           causal = kind == 1;
+          padding = keys;
+          padding_chain = chain;
           *tensor = n->input(1 - i);
           absorbed.push_back(n);
           return true;
@@ -328,17 +364,23 @@ void OnnxImporter::FindAttentionPatterns() {
       absorbed.insert(absorbed.end(), {tq, tk, tv, rq, rk, rv, to, ro});
       if (!claim(ro)) continue;
       const std::string a = rq->input(0), b = rk->input(0), c = rv->input(0);
-      patterns_[ro] = [this, ro, a, b, c, heads, scale, causal] {
-        Layer& l = Add(*ro, "attention", "", {a, b, c}, ro->output(0));
+      mask_chains_.insert(mask_chains_.end(), padding_chain.begin(), padding_chain.end());
+      patterns_[ro] = [this, ro, a, b, c, padding, heads, scale, causal] {
+        std::vector<std::string> inputs = {a, b, c};
+        if (!padding.empty()) inputs.push_back(padding);
+        Layer& l = Add(*ro, "attention", "", inputs, ro->output(0));
         l.attrs["heads"] = heads;
         l.attrs["scale"] = scale;
         if (causal) l.attrs["causal"] = true;
       };
       continue;
     }
-    // [N*H, S, D]: k from kT's transpose turned back.
+    // [N*H, S, D]: k from kT's transpose turned back. (A padding mask would have to be repeated
+    // for each head: left as the nodes are.)
     const onnx::NodeProto* tk = SoleProducer(kt);
-    if (!tk || tk->op_type() != "Transpose" || rank_of(q) != 3 || rank_of(v) != 3) continue;
+    if (!padding.empty() || !tk || tk->op_type() != "Transpose" || rank_of(q) != 3 ||
+        rank_of(v) != 3)
+      continue;
     std::vector<int64_t> perm = Ints(*tk, "perm");
     if (perm.size() != 3) continue;
     std::swap(perm[1], perm[2]);
@@ -355,6 +397,20 @@ void OnnxImporter::FindAttentionPatterns() {
       l.attrs["scale"] = scale;
       if (causal) l.attrs["causal"] = true;
     };
+  }
+  // A padding mask widened once for every layer (Unsqueeze, Sub, Mul) is left with no reader
+  // when every attention took the narrow mask: its nodes go too, readers first.
+  for (const onnx::NodeProto* n : mask_chains_) {
+    if (patterns_.count(n)) continue;
+    bool read = false;
+    for (const std::string& out : n->output()) {
+      auto u = users_.find(out);
+      if (u != users_.end()) {
+        for (const onnx::NodeProto* user : u->second) read = read || !patterns_.count(user);
+      }
+      for (const onnx::ValueInfoProto& o : m_.graph().output()) read = read || o.name() == out;
+    }
+    if (!read) patterns_[n] = nullptr;
   }
 }
 
