@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 
+#include "ntpbench/analysis.h"
 #include "ntpbench/error.h"
 #include "src/backends/common/attention_geometry.h"
 #include "src/backends/random_data.h"
@@ -146,14 +147,13 @@ class TorchExecutable : public Executable {
     std::set<std::string> kept(t.outputs.begin(), t.outputs.end());
     for (const std::string& out : NumericOutputs(t)) kept.insert(out);  // accuracy reads them
     for (const auto& input : t.inputs) kept.insert(input.first);
-    std::map<std::string, size_t> last_reader;
-    for (size_t i = 0; i < t.layers.size(); ++i) {
-      const ResolvedLayer& l = t.layers[i];
+    for (const ResolvedLayer& l : t.layers) {
       if (l.op == "constant" || l.op == "kv_cache") kept.insert(l.outputs[0]);
-      for (const std::string& in : l.inputs) last_reader[in] = i;
     }
-    for (const auto& [name, step] : last_reader) {
-      if (!kept.count(name)) release_after_[step].push_back(&tensors_.at(name));
+    // Each slot after its own last reader (analysis.h's reads, as the other backends plan
+    // buffers): a view's slot is an ATen view that keeps its source's storage alive by itself.
+    for (const auto& [name, reads] : AnalyzeTensorUses(t).readers) {
+      if (!kept.count(name)) release_after_[reads.back().layer].push_back(&tensors_.at(name));
     }
   }
 
