@@ -80,7 +80,8 @@ class ModuleBackend : public Backend {
   void Load() const {
     const std::string file = "libntpbench_" + module_.name + ".so";
     std::string found;
-    for (const std::string& folder : BackendModuleFolders()) {
+    const std::vector<std::string> folders = BackendModuleFolders();
+    for (const std::string& folder : folders) {
       const std::string path = folder + "/" + file;
       if (!IsFile(path)) continue;
       void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -103,11 +104,10 @@ class ModuleBackend : public Backend {
       }
       dlclose(handle);
     }
-    std::string folders;
-    for (const std::string& f : BackendModuleFolders())
-      folders += (folders.empty() ? "" : ", ") + f;
+    std::string looked;
+    for (const std::string& f : folders) looked += (looked.empty() ? "" : ", ") + f;
     problem_ = "the " + module_.name + " backend is built as a module, " + file + ", and none of " +
-               "this build was found" + (found.empty() ? "" : found) + " (looked in " + folders +
+               "this build was found" + found + " (looked in " + looked +
                "; `cmake --build BUILD --target ntpbench_" + module_.name +
                "` builds it, NTPB_BACKEND_MODULE_PATH adds folders)";
   }

@@ -149,7 +149,7 @@ int Calibrate(const CalibrateOptions& given) {
     const Topology topology = ReadTopologyShapes(probe.topology_path);
     AddProbeSamples(ReadSweepResults(s.output), topology, precision, &calibration);
     calibration.probes.push_back(probe.name);
-    if (outcome.recorded < outcome.points) {
+    if (outcome.budget_reached) {
       // First: the problems printed at the end are the first few.
       calibration.problems.insert(
           calibration.problems.begin(),

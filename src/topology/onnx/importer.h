@@ -230,7 +230,8 @@ class OnnxImporter {
   void FindLayerNormPatterns();
   void FindGatePatterns();
   void FindAttentionPatterns();
-  // The node writing `tensor` when it is the tensor's only reader's; else null.
+  // The node writing `tensor` when exactly one node reads it (a pattern may absorb both); else
+  // null.
   const onnx::NodeProto* SoleProducer(const std::string& tensor) const;
   // A constant's dims (a folded constant or an initializer); empty if not one.
   std::vector<int64_t> ConstDims(const std::string& name) const;
