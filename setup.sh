@@ -35,6 +35,8 @@ packages=(
   # call: Debian's libtorch takes whichever libblas.so.3 is installed, and the reference BLAS
   # (libblas3, what apt picks alone) is ~10x slower than OpenBLAS: PyTorch as people run it
   libtorch-dev libopenblas0-openmp
+  # the xnnpack backend (XNNPACK's operators and its thread pool; NTPBENCH_WITH_XNNPACK)
+  libxnnpack-dev libpthreadpool-dev
   # the fuzz stage (libFuzzer, ASan, UBSan; clang's OpenMP runtime for find_package(OpenMP))
   clang libclang-rt-14-dev libomp-dev
 )

@@ -149,6 +149,10 @@ class Backend {
   virtual bool MemoryPlanIsPortable() const { return true; }
   // Whether it runs on a device chosen by RunConfig::device (`--device`), not on this CPU.
   virtual bool HasDevices() const { return false; }
+  // Whether it runs every op of the catalogue; false for an engine of a fixed set of operators
+  // (XNNPACK), which refuses a topology with a layer it lacks, naming it: the hetero backend's
+  // fallback (`--place default=xnnpack,fallback=onednn`) runs such layers elsewhere.
+  virtual bool RunsEveryOp() const { return true; }
   // Whether it runs layers on other backends by RunConfig::placement (the hetero backend).
   virtual bool UsesPlacement() const { return false; }
   // Whether version() loads and starts a driver (OpenCL: PoCL maps ~220 MB of LLVM and starts

@@ -13,6 +13,7 @@
 #include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/opencl/opencl_backend.h"
 #include "src/backends/torch/torch_backend.h"
+#include "src/backends/xnnpack/xnnpack_backend.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
@@ -25,9 +26,9 @@ struct Entry {
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-      {"eigen", EigenBackendInstance()},   {"onednn", OnednnBackendInstance()},
-      {"opencl", OpenclBackendInstance()}, {"torch", TorchBackendInstance()},
-      {"hetero", HeteroBackendInstance()},
+      {"eigen", EigenBackendInstance()},     {"onednn", OnednnBackendInstance()},
+      {"opencl", OpenclBackendInstance()},   {"torch", TorchBackendInstance()},
+      {"xnnpack", XnnpackBackendInstance()}, {"hetero", HeteroBackendInstance()},
   };
   return entries;
 }

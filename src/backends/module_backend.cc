@@ -38,6 +38,7 @@ class ModuleBackend : public Backend {
 
   std::string name() const override { return module_.name; }
   std::vector<BackendOption> Options() const override { return module_.options; }
+  bool RunsEveryOp() const override { return module_.runs_every_op; }
   // Loading the module is what starts it: its version is asked only where a run uses it.
   bool StartsADriver() const override { return true; }
 

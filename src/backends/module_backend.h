@@ -21,6 +21,7 @@ struct BackendModule {
   std::string name;  // the backend's name: "torch"
   // Its options, known without loading it (--help lists them; benchmark names carry them).
   std::vector<BackendOption> options;
+  bool runs_every_op = true;  // Backend::RunsEveryOp
 };
 
 // A backend standing for the module of `module.name`: its name and options at once, everything

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "src/backends/common/post_op_fusion.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 

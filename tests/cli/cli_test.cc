@@ -630,7 +630,8 @@ TEST(Cli, RecurrentLayersStartFromInitialStatesGivenAsInputs) {
   const std::string set = dir + "/test_data_set_0/";
   int checked = 0;
   for (const std::string& backend : BackendNames()) {
-    if (backend == "hetero") continue;
+    // hetero runs by a placement; an engine of a fixed operator set (xnnpack) has no LSTM.
+    if (backend == "hetero" || !FindBackend(backend)->RunsEveryOp()) continue;
     const CommandResult r = RunCommand(
         kCli + " run " + dir + "/model.onnx --backend " + backend + " --batch 3 --set T=7" +
         " --input x=" + set + "input_0.pb --input h0=" + set + "input_1.pb --input c0=" + set +

@@ -190,6 +190,8 @@ void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::
     if (FindBackend(backend)->UsesPlacement()) continue;  // hetero: by a placement only
     RunConfig config;
     const Support support = FindBackend(backend)->Supports(t, config);
+    // An engine of a fixed operator set (xnnpack) checks the models it has every operator for.
+    if (!support.ok && !FindBackend(backend)->RunsEveryOp()) continue;
     if (!support.ok) {
       ADD_FAILURE() << backend << " cannot run it: " << support.reason;
       continue;

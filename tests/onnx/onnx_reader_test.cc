@@ -596,6 +596,8 @@ TEST(OnnxReader, TokenIdsEmbeddingsAndARunTimeMask) {
   }
   for (const std::string& backend : BackendNames()) {
     if (FindBackend(backend)->UsesPlacement()) continue;  // hetero: by a placement only
+    // An engine of a fixed operator set (xnnpack) has no embedding.
+    if (!FindBackend(backend)->RunsEveryOp() && !FindBackend(backend)->Supports(r, {}).ok) continue;
     auto exe = FindBackend(backend)->Compile(r, RunConfig{});
     exe->WriteTensor("ids", ids);
     exe->Run();

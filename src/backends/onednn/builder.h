@@ -64,11 +64,6 @@ struct FusionPlan {
 // nothing.
 FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int index, bool enabled);
 
-// Folds an inference batchnorm (scale, shift, mean, variance; epsilon) into the weights of the
-// conv in front of it (output channel outermost) and its bias (empty: none yet).
-void FoldBatchnorm(const std::vector<std::vector<float>>& bn, double epsilon,
-                   std::vector<float>* weights, std::vector<float>* bias);
-
 struct Step {
   StepInfo info;
   std::vector<Work> work;

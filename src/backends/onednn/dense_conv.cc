@@ -1,6 +1,7 @@
 // dense (matmul with weights), matmul of two activations, conv2d (grouped, depthwise, dilated).
 #include <cstdlib>
 
+#include "src/backends/common/post_op_fusion.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/known_defects.h"
 

@@ -1,0 +1,259 @@
+// conv2d, dense, max/avg/global pooling and batchnorm as XNNPACK's f32 operators: convolutions
+// and pooling in NHWC with explicit (top, right, bottom, left) padding; dense as a fully
+// connected operator over every leading row; a batchnorm the convolution before it did not
+// absorb as a per-channel multiply and add.
+#include <cmath>
+
+#include "src/backends/common/post_op_fusion.h"
+#include "src/backends/xnnpack/steps.h"
+#include "src/ops/activations.h"
+
+namespace ntpb::xnnb {
+namespace {
+
+uint32_t U32(int64_t v) { return static_cast<uint32_t>(v); }
+
+// The activations the output clamp takes, and sigmoid as an operator after it.
+std::string ActivationRefusal(const Attrs& attrs) {
+  switch (FusedActivation(attrs).kind) {
+    case ActivationKind::kNone:
+    case ActivationKind::kRelu:
+    case ActivationKind::kClippedRelu:
+    case ActivationKind::kSigmoid:
+      return "";
+    default:
+      return "XNNPACK has no f32 operator for the fused activation '" + attrs.Str("activation") +
+             "'";
+  }
+}
+
+// A sigmoid over the step's output, in place, where the host fuses one.
+void AppendSigmoid(const OutputRange& range, const Buffer& y, int64_t channels, StepBuilder& b,
+                   Step* step) {
+  if (!range.sigmoid) return;
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_sigmoid_nc_f32(channels, channels, channels, 0, &op), *b.chain().host,
+        "xnn_create_sigmoid_nc_f32");
+  step->operators.emplace_back(op);
+  Check(
+      xnn_setup_sigmoid_nc_f32(op, NumElements(y.shape) / channels, y.data, y.data, b.threadpool()),
+      *b.chain().host, "xnn_setup_sigmoid_nc_f32");
+  step->kernel += " + xnn_sigmoid_nc_f32";
+}
+
+Step MakeConv(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Attrs& at = l.attrs;
+  const std::vector<int64_t> k = at.Ints("kernel"), s = at.Ints("stride"), d = at.Ints("dilation"),
+                             p = at.Ints("padding");  // top, left, bottom, right
+  const int64_t groups = at.Int("groups");
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1], f = l.output_shapes[0][1];
+  std::vector<float> w = b.Weight(l, 0), bias;
+  if (l.weights.size() > 1) bias = b.Weight(l, 1);
+  if (const ResolvedLayer* bn = b.chain().batchnorm) {
+    FoldBatchnorm({b.Weight(*bn, 0), b.Weight(*bn, 1), b.Weight(*bn, 2), b.Weight(*bn, 3)},
+                  bn->attrs.Float("epsilon"), &w, &bias);
+  }
+  // [F, C/g, kh, kw] -> XNNPACK's [F, kh, kw, C/g] (groups outermost, as F is).
+  const int64_t cg = c / groups, taps = k[0] * k[1];
+  std::vector<float> ohwi(w.size());
+  for (int64_t o = 0; o < f; ++o) {
+    for (int64_t i = 0; i < cg; ++i) {
+      for (int64_t t = 0; t < taps; ++t) ohwi[(o * taps + t) * cg + i] = w[(o * cg + i) * taps + t];
+    }
+  }
+  const OutputRange range = RangeOf(b.chain());
+  const Buffer x = b.Input(0, Layout::kNhwc);
+  const Buffer y = b.Output(Layout::kNhwc);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_convolution2d_nhwc_f32(
+            U32(p[0]), U32(p[3]), U32(p[2]), U32(p[1]), U32(k[0]), U32(k[1]), U32(s[0]), U32(s[1]),
+            U32(d[0]), U32(d[1]), U32(groups), cg, f / groups, c, f, ohwi.data(),
+            bias.empty() ? nullptr : bias.data(), range.min, range.max, 0, &op),
+        l, "xnn_create_convolution2d_nhwc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_convolution2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data, b.threadpool()),
+        l, "xnn_setup_convolution2d_nhwc_f32");
+  step.kernel = "xnn_convolution2d_nhwc_f32";
+  if (b.chain().batchnorm) step.kernel += " (batchnorm folded)";
+  AppendSigmoid(range, y, f, b, &step);
+  return step;
+}
+
+Step MakeDense(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const int64_t k = l.input_shapes[0].back(), units = l.output_shapes[0].back();
+  const std::vector<float> w = b.Weight(l, 0);  // [K, units]: XNNPACK's transposed weights
+  std::vector<float> bias;
+  if (l.weights.size() > 1) bias = b.Weight(l, 1);
+  const OutputRange range = RangeOf(b.chain());
+  const Buffer x = b.Input(0, Layout::kLogical);
+  const Buffer y = b.Output(Layout::kLogical);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_fully_connected_nc_f32(k, units, k, units, w.data(),
+                                          bias.empty() ? nullptr : bias.data(), range.min,
+                                          range.max, XNN_FLAG_TRANSPOSE_WEIGHTS, &op),
+        l, "xnn_create_fully_connected_nc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_fully_connected_nc_f32(op, NumElements(x.shape) / k, x.data, y.data,
+                                         b.threadpool()),
+        l, "xnn_setup_fully_connected_nc_f32");
+  step.kernel = "xnn_fully_connected_nc_f32";
+  AppendSigmoid(range, y, units, b, &step);
+  return step;
+}
+
+// The padding XNNPACK needs for the resolved output: ceil mode's last, partial window reads past
+// the bottom and right edges, which XNNPACK takes as more padding (ignored by max, and left out
+// of an average's count, as ceil mode without count_include_pad divides).
+struct Window {
+  std::vector<int64_t> k, s, p;  // p: top, left, bottom, right
+};
+Window WindowOf(const ResolvedLayer& l) {
+  Window w{l.attrs.Ints("kernel"), l.attrs.Ints("stride"), l.attrs.Ints("padding")};
+  const Shape &in = l.input_shapes[0], &out = l.output_shapes[0];
+  for (int axis = 0; axis < 2; ++axis) {
+    const int64_t reach = (out[2 + axis] - 1) * w.s[axis] + w.k[axis];
+    const int64_t have = in[2 + axis] + w.p[axis] + w.p[2 + axis];
+    if (reach > have) w.p[2 + axis] += reach - have;
+  }
+  return w;
+}
+
+template <bool kMax>
+Step MakePool(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Window w = WindowOf(l);
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1];
+  const Buffer x = b.Input(0, Layout::kNhwc);
+  const Buffer y = b.Output(Layout::kNhwc);
+  xnn_operator_t op = nullptr;
+  Step step;
+  if (kMax) {
+    Check(xnn_create_max_pooling2d_nhwc_f32(U32(w.p[0]), U32(w.p[3]), U32(w.p[2]), U32(w.p[1]),
+                                            U32(w.k[0]), U32(w.k[1]), U32(w.s[0]), U32(w.s[1]), 1,
+                                            1, c, c, c, -INFINITY, INFINITY, 0, &op),
+          l, "xnn_create_max_pooling2d_nhwc_f32");
+    step.operators.emplace_back(op);
+    Check(xnn_setup_max_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data, b.threadpool()),
+          l, "xnn_setup_max_pooling2d_nhwc_f32");
+    step.kernel = "xnn_max_pooling2d_nhwc_f32";
+  } else {
+    Check(xnn_create_average_pooling2d_nhwc_f32(U32(w.p[0]), U32(w.p[3]), U32(w.p[2]), U32(w.p[1]),
+                                                U32(w.k[0]), U32(w.k[1]), U32(w.s[0]), U32(w.s[1]),
+                                                c, c, c, -INFINITY, INFINITY, 0, &op),
+          l, "xnn_create_average_pooling2d_nhwc_f32");
+    step.operators.emplace_back(op);
+    Check(xnn_setup_average_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data,
+                                               b.threadpool()),
+          l, "xnn_setup_average_pooling2d_nhwc_f32");
+    step.kernel = "xnn_average_pooling2d_nhwc_f32";
+  }
+  return step;
+}
+
+std::string PoolRefusal(const ResolvedLayer& l) {
+  const Window w = WindowOf(l);
+  if (l.op == "max_pool" && w.k[0] * w.k[1] == 1) {
+    return "XNNPACK's max pooling needs a window of more than one pixel";
+  }
+  const bool padded = w.p[0] || w.p[1] || w.p[2] || w.p[3];
+  if (l.op == "avg_pool" && l.attrs.Bool("count_include_pad") && padded) {
+    return "XNNPACK's average pooling leaves padding out of the count (count_include_pad)";
+  }
+  return "";
+}
+
+Step MakeGlobalAvgPool(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1];
+  const Buffer x = b.Input(0, Layout::kNhwc);
+  const Buffer y = b.Output(Layout::kLogical);  // [N, C]
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_global_average_pooling_nwc_f32(c, c, c, -INFINITY, INFINITY, 0, &op), l,
+        "xnn_create_global_average_pooling_nwc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_global_average_pooling_nwc_f32(op, in[0], in[2] * in[3], x.data, y.data,
+                                                 b.threadpool()),
+        l, "xnn_setup_global_average_pooling_nwc_f32");
+  step.kernel = "xnn_global_average_pooling_nwc_f32";
+  return step;
+}
+
+// y = x * scale + shift per channel (axis 1 of the IR; the last in NHWC), both broadcast.
+Step MakeBatchnorm(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const std::vector<float> gamma = b.Weight(l, 0), beta = b.Weight(l, 1), mean = b.Weight(l, 2),
+                           variance = b.Weight(l, 3);
+  const double eps = l.attrs.Float("epsilon");
+  auto scale = std::make_shared<std::vector<float>>(gamma.size() + XNN_EXTRA_BYTES);
+  auto shift = std::make_shared<std::vector<float>>(gamma.size() + XNN_EXTRA_BYTES);
+  for (size_t c = 0; c < gamma.size(); ++c) {
+    const double s = gamma[c] / std::sqrt(static_cast<double>(variance[c]) + eps);
+    (*scale)[c] = static_cast<float>(s);
+    (*shift)[c] = static_cast<float>(beta[c] - mean[c] * s);
+  }
+  const OutputRange range = RangeOf(b.chain());
+  const Buffer x = b.Input(0, Layout::kAsStored);
+  const Buffer y = b.Output(x.layout);
+  const Shape stored = x.StoredShape();
+  std::vector<size_t> xs(stored.begin(), stored.end()), cs(stored.size(), 1);
+  cs[x.layout == Layout::kNhwc ? 3 : 1] = gamma.size();
+  xnn_operator_t mul = nullptr, add = nullptr;
+  Check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &mul), l, "xnn_create_multiply_nd_f32");
+  Step step;
+  step.operators.emplace_back(mul);
+  Check(xnn_create_add_nd_f32(range.min, range.max, 0, &add), l, "xnn_create_add_nd_f32");
+  step.operators.emplace_back(add);
+  Check(xnn_setup_multiply_nd_f32(mul, xs.size(), xs.data(), cs.size(), cs.data(), x.data,
+                                  scale->data(), y.data, b.threadpool()),
+        l, "xnn_setup_multiply_nd_f32");
+  Check(xnn_setup_add_nd_f32(add, xs.size(), xs.data(), cs.size(), cs.data(), y.data, shift->data(),
+                             y.data, b.threadpool()),
+        l, "xnn_setup_add_nd_f32");
+  step.constants = {scale, shift};
+  step.kernel = "xnn_multiply_nd_f32 + xnn_add_nd_f32 (batchnorm as scale and shift)";
+  return step;
+}
+
+std::string RankRefusal(const ResolvedLayer& l) {
+  if (l.input_shapes[0].size() > XNN_MAX_TENSOR_DIMS) {
+    return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
+  }
+  return "";
+}
+
+std::string NoRefusal(const ResolvedLayer&) { return ""; }
+std::string FusedActivationRefusal(const ResolvedLayer& l) { return ActivationRefusal(l.attrs); }
+
+}  // namespace
+
+OutputRange RangeOf(const Chain& chain) {
+  OutputRange r;
+  ActivationChoice a = FusedActivation(chain.host->attrs);
+  if (chain.activation) {
+    a.kind = ActivationNamed(chain.activation->op);
+    if (a.kind == ActivationKind::kClippedRelu) a.clip = chain.activation->attrs.Float("clip");
+  }
+  if (a.kind == ActivationKind::kRelu || a.kind == ActivationKind::kClippedRelu) r.min = 0;
+  if (a.kind == ActivationKind::kClippedRelu) r.max = a.clip;
+  r.sigmoid = a.kind == ActivationKind::kSigmoid;
+  return r;
+}
+
+void AddComputeOps(OpTable* table) {
+  (*table)["conv2d"] = {MakeConv, FusedActivationRefusal};
+  (*table)["dense"] = {MakeDense, FusedActivationRefusal};
+  (*table)["max_pool"] = {MakePool<true>, PoolRefusal};
+  (*table)["avg_pool"] = {MakePool<false>, PoolRefusal};
+  (*table)["global_avg_pool"] = {MakeGlobalAvgPool, NoRefusal};
+  (*table)["batchnorm"] = {MakeBatchnorm, RankRefusal};
+}
+
+}  // namespace ntpb::xnnb

@@ -1,0 +1,228 @@
+// Activations, binary ops, softmax and views as XNNPACK's f32 operators. Elementwise operators
+// are blind to layout, so they run on NHWC tensors as stored (a binary op's broadcast operand's
+// shape permuted the same way); softmax runs over rows of the IR's last axis.
+#include "src/backends/xnnpack/steps.h"
+
+namespace ntpb::xnnb {
+namespace {
+
+// The rows and columns of a tensor as nc operators take it: its last stored dim as channels.
+struct Rows {
+  size_t batch = 1, channels = 1;
+};
+Rows RowsOf(const Buffer& b) {
+  const Shape stored = b.StoredShape();
+  Rows r;
+  r.channels = stored.empty() ? 1 : static_cast<size_t>(stored.back());
+  r.batch = static_cast<size_t>(NumElements(stored)) / (r.channels ? r.channels : 1);
+  return r;
+}
+
+using CreateUnary = xnn_status (*)(const ResolvedLayer&, size_t channels, xnn_operator_t*);
+using SetupUnary = xnn_status (*)(xnn_operator_t, size_t, const float*, float*, pthreadpool_t);
+
+template <CreateUnary kCreate, SetupUnary kSetup>
+Step MakeUnaryWith(StepBuilder& b, const char* kernel) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Buffer x = b.Input(0, Layout::kAsStored);
+  const Buffer y = b.Output(x.layout);
+  const Rows r = RowsOf(x);
+  xnn_operator_t op = nullptr;
+  Check(kCreate(l, r.channels, &op), l, kernel);
+  Step step;
+  step.operators.emplace_back(op);
+  Check(kSetup(op, r.batch, x.data, y.data, b.threadpool()), l, kernel);
+  step.kernel = kernel;
+  return step;
+}
+
+xnn_status CreateClamp(const ResolvedLayer& l, size_t c, xnn_operator_t* op) {
+  const float max = l.op == "clipped_relu" ? static_cast<float>(l.attrs.Float("clip")) : INFINITY;
+  return xnn_create_clamp_nc_f32(c, c, c, 0.0f, max, 0, op);
+}
+xnn_status CreateLeakyRelu(const ResolvedLayer& l, size_t c, xnn_operator_t* op) {
+  return xnn_create_leaky_relu_nc_f32(c, c, c, static_cast<float>(l.attrs.Float("alpha")), 0, op);
+}
+xnn_status CreateSigmoid(const ResolvedLayer&, size_t c, xnn_operator_t* op) {
+  return xnn_create_sigmoid_nc_f32(c, c, c, 0, op);
+}
+xnn_status CreateHardswish(const ResolvedLayer&, size_t c, xnn_operator_t* op) {
+  return xnn_create_hardswish_nc_f32(c, c, c, 0, op);
+}
+xnn_status CreateSquareRoot(const ResolvedLayer&, size_t c, xnn_operator_t* op) {
+  return xnn_create_square_root_nc_f32(c, c, c, 0, op);
+}
+
+xnn_status CreateSquare(const ResolvedLayer&, size_t c, xnn_operator_t* op) {
+  return xnn_create_square_nc_f32(c, c, c, 0, op);
+}
+
+Step MakeClamp(StepBuilder& b) {
+  return MakeUnaryWith<CreateClamp, xnn_setup_clamp_nc_f32>(b, "xnn_clamp_nc_f32");
+}
+Step MakeLeakyRelu(StepBuilder& b) {
+  return MakeUnaryWith<CreateLeakyRelu, xnn_setup_leaky_relu_nc_f32>(b, "xnn_leaky_relu_nc_f32");
+}
+Step MakeSigmoid(StepBuilder& b) {
+  return MakeUnaryWith<CreateSigmoid, xnn_setup_sigmoid_nc_f32>(b, "xnn_sigmoid_nc_f32");
+}
+Step MakeHardswish(StepBuilder& b) {
+  return MakeUnaryWith<CreateHardswish, xnn_setup_hardswish_nc_f32>(b, "xnn_hardswish_nc_f32");
+}
+Step MakeSquareRoot(StepBuilder& b) {
+  return MakeUnaryWith<CreateSquareRoot, xnn_setup_square_root_nc_f32>(b, "xnn_square_root_nc_f32");
+}
+
+// pow by 2 or 0.5: XNNPACK's square and square root (it has no other power).
+Step MakePow(StepBuilder& b) {
+  if (b.chain().host->attrs.Float("exponent") == 2.0) {
+    return MakeUnaryWith<CreateSquare, xnn_setup_square_nc_f32>(b, "xnn_square_nc_f32");
+  }
+  return MakeSquareRoot(b);
+}
+
+std::string PowRefusal(const ResolvedLayer& l) {
+  const double e = l.attrs.Float("exponent");
+  if (e == 2.0 || e == 0.5) return "";
+  return "XNNPACK has powers 2 (square) and 0.5 (square root) only, not " + std::to_string(e);
+}
+
+using CreateBinary = xnn_status (*)(float, float, uint32_t, xnn_operator_t*);
+using SetupBinary = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*,
+                                   const float*, const float*, float*, pthreadpool_t);
+
+// An operand of lower rank as NumPy aligns it: ones in front, up to `rank`.
+Shape Widened(const Shape& s, size_t rank) {
+  Shape w(rank - s.size(), 1);
+  w.insert(w.end(), s.begin(), s.end());
+  return w;
+}
+
+// Whether an operand of rank < 4 keeps its element order when its dims are taken to NHWC
+// ([1, C, H, W] -> [1, H, W, C]): true where C is 1 or H*W is.
+bool SameOrderInNhwc(const Shape& operand) {
+  const Shape w = Widened(operand, 4);
+  return w[1] == 1 || w[2] * w[3] == 1;
+}
+
+template <CreateBinary kCreate, SetupBinary kSetup>
+Step MakeBinaryWith(StepBuilder& b, const char* kernel) {
+  const ResolvedLayer& l = *b.chain().host;
+  const OutputRange range = RangeOf(b.chain());
+  // NHWC where an image operand is stored so and every other operand can follow it there.
+  bool nhwc = l.output_shapes[0].size() == 4;
+  bool any_nhwc = false;
+  std::vector<Buffer> as_stored;
+  for (int i = 0; i < 2; ++i) as_stored.push_back(b.Input(i, Layout::kAsStored));
+  for (const Buffer& in : as_stored) {
+    any_nhwc = any_nhwc || in.layout == Layout::kNhwc;
+    if (in.shape.size() < 4) nhwc = nhwc && SameOrderInNhwc(in.shape);
+  }
+  nhwc = nhwc && any_nhwc;
+  std::vector<Buffer> x;
+  std::vector<std::vector<size_t>> dims;
+  for (int i = 0; i < 2; ++i) {
+    const Shape& s = as_stored[i].shape;
+    if (!nhwc) {
+      x.push_back(b.Input(i, Layout::kLogical));
+      dims.emplace_back(s.begin(), s.end());
+    } else if (s.size() == 4) {
+      x.push_back(b.Input(i, Layout::kNhwc));
+      const Shape st = x.back().StoredShape();
+      dims.emplace_back(st.begin(), st.end());
+    } else {
+      x.push_back(as_stored[i]);
+      const Shape w = Widened(s, 4);
+      dims.push_back({size_t(w[0]), size_t(w[2]), size_t(w[3]), size_t(w[1])});
+    }
+  }
+  const Buffer y = b.Output(nhwc ? Layout::kNhwc : Layout::kLogical);
+  xnn_operator_t op = nullptr;
+  Check(kCreate(range.min, range.max, 0, &op), l, kernel);
+  Step step;
+  step.operators.emplace_back(op);
+  Check(kSetup(op, dims[0].size(), dims[0].data(), dims[1].size(), dims[1].data(), x[0].data,
+               x[1].data, y.data, b.threadpool()),
+        l, kernel);
+  step.kernel = kernel;
+  return step;
+}
+
+Step MakeAdd(StepBuilder& b) {
+  return MakeBinaryWith<xnn_create_add_nd_f32, xnn_setup_add_nd_f32>(b, "xnn_add_nd_f32");
+}
+Step MakeSubtract(StepBuilder& b) {
+  return MakeBinaryWith<xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32>(
+      b, "xnn_subtract_nd_f32");
+}
+Step MakeMultiply(StepBuilder& b) {
+  return MakeBinaryWith<xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32>(
+      b, "xnn_multiply_nd_f32");
+}
+Step MakeDivide(StepBuilder& b) {
+  return MakeBinaryWith<xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32>(b, "xnn_divide_nd_f32");
+}
+
+Step MakeSoftmax(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Buffer x = b.Input(0, Layout::kLogical);
+  const Buffer y = b.Output(Layout::kLogical);
+  const Rows r = RowsOf(x);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_softmax_nc_f32(r.channels, r.channels, r.channels, 0, &op), l,
+        "xnn_create_softmax_nc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_softmax_nc_f32(op, r.batch, x.data, y.data, b.threadpool()), l,
+        "xnn_setup_softmax_nc_f32");
+  step.kernel = "xnn_softmax_nc_f32";
+  return step;
+}
+
+Step MakeView(StepBuilder& b) {
+  b.OutputIsView(b.Input(0, Layout::kLogical));
+  Step step;
+  step.kernel = "view (no data moves)";
+  return step;
+}
+
+std::string NoRefusal(const ResolvedLayer&) { return ""; }
+
+std::string BinaryRefusal(const ResolvedLayer& l) {
+  for (const Shape& s : l.input_shapes) {
+    if (s.size() > XNN_MAX_TENSOR_DIMS) {
+      return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
+    }
+  }
+  return "";
+}
+
+std::string SoftmaxRefusal(const ResolvedLayer& l) {
+  const int64_t rank = static_cast<int64_t>(l.input_shapes[0].size());
+  const int64_t axis = l.attrs.Int("axis");
+  if (axis != -1 && axis != rank - 1) {
+    return "XNNPACK's softmax runs over the last axis only (axis " + std::to_string(axis) + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+void AddElementwiseOps(OpTable* table) {
+  (*table)["relu"] = {MakeClamp, NoRefusal};
+  (*table)["clipped_relu"] = {MakeClamp, NoRefusal};
+  (*table)["leaky_relu"] = {MakeLeakyRelu, NoRefusal};
+  (*table)["sigmoid"] = {MakeSigmoid, NoRefusal};
+  (*table)["hard_swish"] = {MakeHardswish, NoRefusal};
+  (*table)["sqrt"] = {MakeSquareRoot, NoRefusal};
+  (*table)["pow"] = {MakePow, PowRefusal};
+  (*table)["add"] = {MakeAdd, BinaryRefusal};
+  (*table)["sub"] = {MakeSubtract, BinaryRefusal};
+  (*table)["mul"] = {MakeMultiply, BinaryRefusal};
+  (*table)["div"] = {MakeDivide, BinaryRefusal};
+  (*table)["softmax"] = {MakeSoftmax, SoftmaxRefusal};
+  (*table)["flatten"] = {MakeView, NoRefusal};
+  (*table)["reshape"] = {MakeView, NoRefusal};
+}
+
+}  // namespace ntpb::xnnb

@@ -1,0 +1,181 @@
+// What is particular to the xnnpack backend (its numbers against the reference are checked by
+// every_backend_test.cc): which ops it runs, that a convolution absorbs its batchnorm and relu,
+// that the NCHW <-> NHWC conversions are steps of their own, and why it refuses what it refuses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ntpbench/backend.h"
+#include "ntpbench/error.h"
+#include "ntpbench/json_format.h"
+#include "ntpbench/topology_file.h"
+#include "tests/backends/op_cases.h"
+#include "tests/test_util.h"
+
+namespace ntpb::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+class XnnpackTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    backend_ = FindBackend("xnnpack");
+    if (!backend_) GTEST_SKIP() << BackendUnavailableReason("xnnpack");
+    config_.threads = 2;
+  }
+  static ResolvedTopology Shipped(const std::string& file, const ParamEnv& params) {
+    return Resolve(ReadTopologyFile(SourcePath("topologies/" + file)), params);
+  }
+  const Backend* backend_ = nullptr;
+  RunConfig config_;
+};
+
+TEST_F(XnnpackTest, IsAnEngineOfAFixedOperatorSet) { EXPECT_FALSE(backend_->RunsEveryOp()); }
+
+// The ops XNNPACK has operators for: every_backend_test.cc skips a case the backend refuses, so
+// this list is what keeps a refusal from hiding a regression.
+TEST_F(XnnpackTest, RunsTheOpsItHasOperatorsFor) {
+  const std::set<std::string> expected = {"dense",
+                                          "dense_3d_relu",
+                                          "dense_clipped",
+                                          "dense_sigmoid",
+                                          "dense_row_blocks_and_panels",
+                                          "conv2d",
+                                          "conv2d_stride_dilation",
+                                          "conv2d_rect_kernel",
+                                          "conv2d_grouped",
+                                          "conv2d_depthwise",
+                                          "conv2d_depthwise_multiplier",
+                                          "conv2d_depthwise_dilated_padded",
+                                          "conv2d_depthwise_wide_padding",
+                                          "conv2d_pointwise",
+                                          "conv2d_same",
+                                          "max_pool",
+                                          "max_pool_default_stride",
+                                          "max_pool_ceil_mode",
+                                          "avg_pool",
+                                          "avg_pool_ceil_mode_padded",
+                                          "global_avg_pool",
+                                          "batchnorm",
+                                          "batchnorm_2d",
+                                          "batchnorm_odd_planes",
+                                          "relu",
+                                          "clipped_relu",
+                                          "sigmoid",
+                                          "leaky_relu",
+                                          "hard_swish",
+                                          "sqrt",
+                                          "pow_square",
+                                          "softmax",
+                                          "add",
+                                          "add_broadcast",
+                                          "sub",
+                                          "sub_broadcast",
+                                          "mul",
+                                          "mul_broadcast",
+                                          "div",
+                                          "div_broadcast",
+                                          "reshape",
+                                          "flatten"};
+  std::set<std::string> run;
+  for (const OpCase& c : OpCases()) {
+    const ResolvedTopology t = Resolve(OpCaseTopology(c), {});
+    const Support s = backend_->Supports(t, config_);
+    if (s.ok) {
+      run.insert(c.label);
+    } else {
+      // A refusal names the layer and how to run it anyway.
+      EXPECT_THAT(s.reason, HasSubstr("(layer ")) << c.label;
+      EXPECT_THAT(s.reason, HasSubstr("fallback=")) << c.label;
+    }
+  }
+  for (const std::string& label : expected) {
+    EXPECT_TRUE(run.count(label)) << "xnnpack refuses " << label;
+  }
+}
+
+TEST_F(XnnpackTest, AConvolutionAbsorbsItsBatchnormAndRelu) {
+  const ResolvedTopology t = Shipped("resnet50.json", {{"size", 32}, {"n_classes", 10}});
+  ASSERT_TRUE(backend_->Supports(t, config_).ok) << backend_->Supports(t, config_).reason;
+  const auto exe = backend_->Compile(t, config_);
+  int convs = 0, folded = 0, with_relu = 0, reorders = 0;
+  for (const StepInfo& s : exe->steps()) {
+    if (s.op == "reorder") {
+      ++reorders;
+      EXPECT_TRUE(s.inlay);
+      EXPECT_GE(s.feeds, 0);
+      EXPECT_EQ(s.layer, -1);
+      continue;
+    }
+    ASSERT_GE(s.layer, 0) << s.name;
+    if (s.op != "conv2d") continue;
+    ++convs;
+    if (s.fused >= 1 && t.layers[s.layer + 1].op == "batchnorm") {
+      ++folded;
+      EXPECT_THAT(s.kernel, HasSubstr("batchnorm folded"));
+    }
+    if (s.fused == 2) ++with_relu;
+  }
+  EXPECT_EQ(convs, 53);
+  EXPECT_EQ(folded, 53);  // every convolution of ResNet-50 is followed by its batchnorm
+  // 49 relus, 16 of them after a residual add (absorbed by the add's clamp instead).
+  EXPECT_EQ(with_relu, 49 - 16);
+  // The image into NHWC, once; the pooled [N, C] needs no conversion back.
+  EXPECT_EQ(reorders, 1);
+  // The plan a prediction prices is the steps Compile makes.
+  std::vector<PlannedStep> compiled;
+  for (const StepInfo& s : exe->steps()) {
+    if (s.layer >= 0) compiled.push_back({s.layer, s.fused});
+  }
+  const std::vector<PlannedStep> planned = backend_->PlanSteps(t, config_);
+  ASSERT_EQ(planned.size(), compiled.size());
+  for (size_t i = 0; i < planned.size(); ++i) {
+    EXPECT_EQ(planned[i].layer, compiled[i].layer);
+    EXPECT_EQ(planned[i].fused, compiled[i].fused);
+  }
+}
+
+TEST_F(XnnpackTest, AFlattenOfAnImageReadsItBackInNchw) {
+  const ResolvedTopology t = Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology",
+    "version": 1, "name": "flat", "inputs": [{"name": "x", "shape": [2, 3, 6, 6]}],
+    "layers": [
+      {"name": "c", "op": "conv2d", "filters": 4, "kernel": 3},
+      {"name": "f", "op": "flatten"},
+      {"name": "d", "op": "dense", "units": 5}]})",
+                                                       "flat.json"),
+                                     {});
+  const auto exe = backend_->Compile(t, config_);
+  std::vector<std::string> names;
+  for (const StepInfo& s : exe->steps()) names.push_back(s.name);
+  EXPECT_THAT(names, ::testing::ElementsAre("c.reorder.x", "c", "f.reorder.c", "f", "d"));
+  const auto reference = FindBackend("eigen")->Compile(t, config_);
+  reference->Run();
+  exe->Run();
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("d"), reference->ReadTensor("d")), 1e-4);
+  // An NHWC tensor reads back in the IR's order.
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("c"), reference->ReadTensor("c")), 1e-4);
+}
+
+TEST_F(XnnpackTest, RefusesWhatItHasNoOperatorForWithTheReason) {
+  const ResolvedTopology speech =
+      Shipped("deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}});
+  const Support s = backend_->Supports(speech, config_);
+  EXPECT_FALSE(s.ok);
+  EXPECT_THAT(s.reason, HasSubstr("no operator for op 'lstm'"));
+  EXPECT_THAT(s.reason, HasSubstr("--backend hetero --place default=xnnpack,fallback="));
+  const ResolvedTopology mlp = Shipped("mlp.json", {{"N", 2}});
+  ASSERT_TRUE(backend_->Supports(mlp, config_).ok);
+  RunConfig config = config_;
+  config.precision = Precision::kBf16;
+  EXPECT_THAT(backend_->Supports(mlp, config).reason, HasSubstr("no bf16"));
+  config.precision = Precision::kI8;
+  EXPECT_THAT(backend_->Supports(mlp, config).reason, HasSubstr("runs f32"));
+  config.precision = Precision::kF16;
+  EXPECT_FALSE(backend_->Supports(mlp, config).ok);
+  EXPECT_THROW(backend_->Compile(speech, config_), Error);
+}
+
+}  // namespace
+}  // namespace ntpb::testing
