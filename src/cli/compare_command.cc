@@ -1,6 +1,7 @@
 // `ntpbench compare A.json B.json [C.json...]`: runs side by side (run_comparison.h), layer by
 // layer; or, when A is a baseline, the gate's judgement of one run against it.
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "ntpbench/baseline.h"
@@ -32,11 +33,41 @@ bool IsBaselineText(const std::string& text) {
   return doc.is_object() && doc.contains("schema");
 }
 
+// One file of several configurations (`run --backend onednn,torch,xnnpack --json F`): each
+// configuration (a benchmark name less its topology) becomes a run of its own, in the order the
+// file has them, the first the reference.
+std::vector<RunResults> SplitByConfiguration(const RunResults& file) {
+  std::vector<RunResults> runs;
+  std::map<std::string, size_t> index;
+  for (const std::string& name : file.order) {
+    if (!file.benchmarks.at(name).skipped.empty()) continue;
+    const std::string config = name.substr(name.find('/') + 1);
+    auto [it, fresh] = index.emplace(config, runs.size());
+    if (fresh) {
+      RunResults& one = runs.emplace_back(file);
+      one.file = file.file + " [" + config + "]";
+      one.benchmarks.clear();
+      one.order.clear();
+    }
+    RunResults& one = runs[it->second];
+    one.benchmarks[name] = file.benchmarks.at(name);
+    one.order.push_back(name);
+  }
+  if (runs.size() < 2) {
+    throw Error(file.file, "", "",
+                "one configuration ran in it: compare needs a second file (ntpbench compare "
+                "A.json B.json) or a file of several (ntpbench run TOPOLOGY --backend "
+                "onednn,torch --json FILE)");
+  }
+  return runs;
+}
+
 // `first`: the first file's text, already read.
 int CompareRunFiles(const CompareCommandOptions& o, const GateOptions& judging,
                     const std::string& first) {
   std::vector<RunResults> runs = {ParseRunResults(first, o.files[0])};
   for (size_t i = 1; i < o.files.size(); ++i) runs.push_back(ReadRunResults(o.files[i]));
+  if (runs.size() == 1) runs = SplitByConfiguration(runs[0]);
   RunCompareOptions options;
   options.alpha = judging.compare.alpha;
   options.threshold = judging.compare.threshold;
@@ -64,14 +95,15 @@ Command AddCompareCommand(CLI::App* app) {
       "else by op and shape), the time change, its significance over the repetitions and a "
       "verdict; FLOPs, bytes, params, shapes and kernels that differ. Any run files: "
       "`ntpbench run --json`, a suite's --benchmark_out; any backend, precision, batch or "
-      "machine; the first is the reference. With a baseline first: the gate's judgement of a "
+      "machine; the first is the reference (a single file: each of its configurations). With a "
+      "baseline first: the gate's judgement of a "
       "run against it");
   c->add_option("FILES", o->files,
-                "run files (Google Benchmark JSON), or a baseline (ntpbench gate --update) and a "
-                "run file")
+                "run files (Google Benchmark JSON; one file of several backends or precisions "
+                "compares them), or a baseline (ntpbench gate --update) and a run file")
       ->required()
-      ->expected(-2)
-      ->type_name("A.json B.json [C.json...]");
+      ->expected(-1)
+      ->type_name("A.json [B.json...]");
   c->add_option("--format", o->format, "text (default, 120 columns), markdown or csv")
       ->check(OneOf({"text", "markdown", "csv"}, "format"))
       ->type_name("FORMAT");
@@ -81,12 +113,6 @@ Command AddCompareCommand(CLI::App* app) {
   c->add_option("-o,--output", o->output, "write the comparison here (atomically), not stdout")
       ->type_name("FILE");
   AddJudgingOptions(c, judging.get());
-  // CLI11 takes one positional for a list that wants two: said as a usage error.
-  c->parse_complete_callback([o] {
-    if (o->files.size() < 2) {
-      throw CLI::RequiredError("RUN (a second file: ntpbench compare A.json B.json)");
-    }
-  });
   return {c, {}, [o, judging](const std::vector<std::string>&) {
             for (const std::string& out : {o->output, judging->report}) {
               if (!out.empty()) RefuseOutputOverInput(out, o->files, "--output/--report");

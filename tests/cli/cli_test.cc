@@ -347,6 +347,30 @@ TEST(Cli, CompareTwoRunsLayerByLayer) {
   std::remove(b.c_str());
 }
 
+// One file of several configurations (`run --backend a,b` or `--precision f32,bf16`) compares
+// them, the first as the reference; a file of one says what compare needs.
+TEST(Cli, CompareOneFileOfSeveralConfigurations) {
+  const std::string both = TestDir() + "/ntpb_cmp_both.json";
+  const std::string one = TestDir() + "/ntpb_cmp_one.json";
+  const std::string run = kCli + " run " + Topo("mlp.json") + " --backend eigen" +
+                          " --set n_hidden=64 --benchmark_min_time=0.01 --quiet";
+  ASSERT_EQ(RunCommand(run + " --precision f32,bf16 --json " + both).exit_code, 0);
+  const CommandResult text = RunCommand(kCli + " compare " + both);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("mlp/eigen/bf16/n_hidden:64/batch:1"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\nfc2 "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("bytes x0.50"), std::string::npos) << "bf16 moves half the weights";
+  ASSERT_EQ(RunCommand(run + " --json " + one).exit_code, 0);
+  const CommandResult single = RunCommand(kCli + " compare " + one);
+  EXPECT_EQ(single.exit_code, 1);
+  EXPECT_EQ(Lines(single.err), 1) << single.err;
+  EXPECT_NE(single.err.find(one + ": one configuration ran in it: compare needs a second file"),
+            std::string::npos)
+      << single.err;
+  std::remove(both.c_str());
+  std::remove(one.c_str());
+}
+
 // The trace-event format's rules a viewer relies on: every event has a name, a phase, a pid and
 // (but metadata) a time; complete events a non-negative duration; on each thread, complete
 // events nest (one starting inside another ends inside it) and come in time order. Returns the
@@ -968,7 +992,6 @@ TEST(Cli, HelpVersionAndNearMisses) {
       {"gate --alpha 5", "option '--alpha': expected a significance level between 0 and 1"},
       {"gate --judge latncy", "did you mean 'latency'?"},
       {"gate --suite s --frobnicate", "a suite's with --ntpb_"},
-      {"compare only_one.json", "RUN (a second file: ntpbench compare A.json B.json) is required"},
       {"baseline update --run x.json", "--suite is required; options: ntpbench baseline update"},
       {"convert in.onnx", "OUT is required"},
   };
@@ -1153,7 +1176,9 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
   // Coarse to fine: width 8 (the first point), then width 12 (the middle one).
   const size_t first = partial.err.find("] width=8:"), second = partial.err.find("] width=12:");
   EXPECT_NE(first, std::string::npos) << partial.err;
-  if (second != std::string::npos) EXPECT_LT(first, second) << partial.err;
+  if (second != std::string::npos) {
+    EXPECT_LT(first, second) << partial.err;
+  }
   EXPECT_EQ(partial.err.find("] width=9:"), std::string::npos) << partial.err;
   nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
   EXPECT_LT(c["points"].get<int>(), 8);
@@ -1209,7 +1234,9 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   // Fits 120 columns (the first line names the machine, as long as its name).
   std::istringstream lines(predicted.out);
   for (std::string line; std::getline(lines, line);) {
-    if (line.find("predicted for") == std::string::npos) EXPECT_LE(line.size(), 120u) << line;
+    if (line.find("predicted for") == std::string::npos) {
+      EXPECT_LE(line.size(), 120u) << line;
+    }
   }
   const CommandResult wide = RunCommand(predict + " --wide");
   ASSERT_EQ(wide.exit_code, 0) << wide.err;
