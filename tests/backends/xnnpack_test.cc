@@ -1,9 +1,12 @@
 // What is particular to the xnnpack backend (its numbers against the reference are checked by
 // every_backend_test.cc): which ops it runs, that a convolution absorbs its batchnorm and relu,
-// that the NCHW <-> NHWC conversions are steps of their own, and why it refuses what it refuses.
+// that the NCHW <-> NHWC conversions are steps of their own, its i8, and why it refuses what it
+// refuses.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <set>
 
 #include "ntpbench/backend.h"
@@ -170,11 +173,51 @@ TEST_F(XnnpackTest, RefusesWhatItHasNoOperatorForWithTheReason) {
   RunConfig config = config_;
   config.precision = Precision::kBf16;
   EXPECT_THAT(backend_->Supports(mlp, config).reason, HasSubstr("no bf16"));
-  config.precision = Precision::kI8;
-  EXPECT_THAT(backend_->Supports(mlp, config).reason, HasSubstr("runs f32"));
   config.precision = Precision::kF16;
   EXPECT_FALSE(backend_->Supports(mlp, config).ok);
   EXPECT_THROW(backend_->Compile(speech, config_), Error);
+}
+
+// i8 as XNNPACK runs it: qs8 convolutions (qc8 weights), fully connected, adds and pooling, the
+// rest f32 between dequantize and quantize steps; calibrated on the reference's ranges as on
+// onednn, so the outputs stay close to f32 (per-tensor activations, 8 bits over each range).
+TEST_F(XnnpackTest, InI8TheCnnsStayCloseToTheEigenF32Reference) {
+  for (const auto& [file, params] : std::vector<std::pair<std::string, ParamEnv>>{
+           {"tiny_cnn.json", {{"N", 2}}},
+           {"mlp.json", {{"N", 3}, {"n_hidden", 32}}},
+           {"resnet50.json", {{"size", 32}, {"n_classes", 10}}},
+           {"mobilenet_v2.json", {{"size", 32}, {"n_classes", 10}}}}) {
+    const ResolvedTopology t = Shipped(file, params);
+    RunConfig config = config_;
+    config.seed = 5;
+    const auto reference = FindBackend("eigen")->Compile(t, config);
+    config.precision = Precision::kI8;
+    ASSERT_TRUE(backend_->Supports(t, config).ok) << file;
+    const auto exe = backend_->Compile(t, config);
+    reference->Run();
+    exe->Run();
+    // Every step's output reads back as real values, close to the reference's.
+    std::map<std::string, int> kernels;
+    for (const StepInfo& s : exe->steps()) {
+      ++kernels[s.kernel.substr(0, s.kernel.find(' '))];
+      if (s.inlay) {
+        EXPECT_TRUE(s.op == "quantize" || s.op == "dequantize" || s.op == "reorder") << s.name;
+        continue;
+      }
+      const std::string out = t.layers[s.layer + s.fused].outputs[0];
+      const std::vector<float> got = exe->ReadTensor(out), want = reference->ReadTensor(out);
+      double dot = 0, gg = 0, ww = 0;
+      for (size_t i = 0; i < got.size(); ++i) {
+        dot += got[i] * want[i], gg += got[i] * got[i], ww += want[i] * want[i];
+      }
+      if (gg > 0 && ww > 0) EXPECT_GT(dot / std::sqrt(gg * ww), 0.99) << file << " " << s.name;
+    }
+    EXPECT_GT(kernels["xnn_fully_connected_nc_qs8"], 0) << file;
+    if (file != "mlp.json") {
+      EXPECT_GT(kernels["xnn_convolution2d_nhwc_qc8"], 0) << file;
+      EXPECT_EQ(kernels["xnn_convolution2d_nhwc_f32"], 0) << file;
+    }
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/backends/common/post_op_fusion.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/xnnpack/steps.h"
 #include "src/ops/activations.h"
 
@@ -35,13 +36,16 @@ void AppendSigmoid(const OutputRange& range, const Buffer& y, int64_t channels, 
   Check(xnn_create_sigmoid_nc_f32(channels, channels, channels, 0, &op), *b.chain().host,
         "xnn_create_sigmoid_nc_f32");
   step->operators.emplace_back(op);
-  Check(
-      xnn_setup_sigmoid_nc_f32(op, NumElements(y.shape) / channels, y.data, y.data, b.threadpool()),
-      *b.chain().host, "xnn_setup_sigmoid_nc_f32");
+  Check(xnn_setup_sigmoid_nc_f32(op, NumElements(y.shape) / channels, y.f32(), y.f32(),
+                                 b.threadpool()),
+        *b.chain().host, "xnn_setup_sigmoid_nc_f32");
   step->kernel += " + xnn_sigmoid_nc_f32";
 }
 
+Step MakeConvQc8(StepBuilder& b);
+
 Step MakeConv(StepBuilder& b) {
+  if (b.quantized() && !RangeOf(b.chain()).sigmoid) return MakeConvQc8(b);
   const ResolvedLayer& l = *b.chain().host;
   const Attrs& at = l.attrs;
   const std::vector<int64_t> k = at.Ints("kernel"), s = at.Ints("stride"), d = at.Ints("dilation"),
@@ -74,7 +78,7 @@ Step MakeConv(StepBuilder& b) {
         l, "xnn_create_convolution2d_nhwc_f32");
   Step step;
   step.operators.emplace_back(op);
-  Check(xnn_setup_convolution2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data, b.threadpool()),
+  Check(xnn_setup_convolution2d_nhwc_f32(op, in[0], in[2], in[3], x.f32(), y.f32(), b.threadpool()),
         l, "xnn_setup_convolution2d_nhwc_f32");
   step.kernel = "xnn_convolution2d_nhwc_f32";
   if (b.chain().batchnorm) step.kernel += " (batchnorm folded)";
@@ -82,7 +86,10 @@ Step MakeConv(StepBuilder& b) {
   return step;
 }
 
+Step MakeDenseQs8(StepBuilder& b);
+
 Step MakeDense(StepBuilder& b) {
+  if (b.quantized() && !RangeOf(b.chain()).sigmoid) return MakeDenseQs8(b);
   const ResolvedLayer& l = *b.chain().host;
   const int64_t k = l.input_shapes[0].back(), units = l.output_shapes[0].back();
   const std::vector<float> w = b.Weight(l, 0);  // [K, units]: XNNPACK's transposed weights
@@ -98,7 +105,7 @@ Step MakeDense(StepBuilder& b) {
         l, "xnn_create_fully_connected_nc_f32");
   Step step;
   step.operators.emplace_back(op);
-  Check(xnn_setup_fully_connected_nc_f32(op, NumElements(x.shape) / k, x.data, y.data,
+  Check(xnn_setup_fully_connected_nc_f32(op, NumElements(x.shape) / k, x.f32(), y.f32(),
                                          b.threadpool()),
         l, "xnn_setup_fully_connected_nc_f32");
   step.kernel = "xnn_fully_connected_nc_f32";
@@ -123,8 +130,30 @@ Window WindowOf(const ResolvedLayer& l) {
   return w;
 }
 
+// Max pooling on qs8 values: the output keeps the input's quantization (it only picks values).
+Step MakeMaxPoolS8(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Window w = WindowOf(l);
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1];
+  const Buffer x = b.Input(0, Layout::kNhwc, DataType::kQs8);
+  const Buffer y = b.Output(Layout::kNhwc, DataType::kQs8, &x.quantization);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_max_pooling2d_nhwc_s8(U32(w.p[0]), U32(w.p[3]), U32(w.p[2]), U32(w.p[1]),
+                                         U32(w.k[0]), U32(w.k[1]), U32(w.s[0]), U32(w.s[1]), 1, 1,
+                                         c, c, c, -128, 127, 0, &op),
+        l, "xnn_create_max_pooling2d_nhwc_s8");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_max_pooling2d_nhwc_s8(op, in[0], in[2], in[3], x.qs8(), y.qs8(), b.threadpool()),
+        l, "xnn_setup_max_pooling2d_nhwc_s8");
+  step.kernel = "xnn_max_pooling2d_nhwc_s8";
+  return step;
+}
+
 template <bool kMax>
 Step MakePool(StepBuilder& b) {
+  if (kMax && b.quantized()) return MakeMaxPoolS8(b);
   const ResolvedLayer& l = *b.chain().host;
   const Window w = WindowOf(l);
   const Shape& in = l.input_shapes[0];
@@ -139,8 +168,9 @@ Step MakePool(StepBuilder& b) {
                                             1, c, c, c, -INFINITY, INFINITY, 0, &op),
           l, "xnn_create_max_pooling2d_nhwc_f32");
     step.operators.emplace_back(op);
-    Check(xnn_setup_max_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data, b.threadpool()),
-          l, "xnn_setup_max_pooling2d_nhwc_f32");
+    Check(
+        xnn_setup_max_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.f32(), y.f32(), b.threadpool()),
+        l, "xnn_setup_max_pooling2d_nhwc_f32");
     step.kernel = "xnn_max_pooling2d_nhwc_f32";
   } else {
     Check(xnn_create_average_pooling2d_nhwc_f32(U32(w.p[0]), U32(w.p[3]), U32(w.p[2]), U32(w.p[1]),
@@ -148,7 +178,7 @@ Step MakePool(StepBuilder& b) {
                                                 c, c, c, -INFINITY, INFINITY, 0, &op),
           l, "xnn_create_average_pooling2d_nhwc_f32");
     step.operators.emplace_back(op);
-    Check(xnn_setup_average_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.data, y.data,
+    Check(xnn_setup_average_pooling2d_nhwc_f32(op, in[0], in[2], in[3], x.f32(), y.f32(),
                                                b.threadpool()),
           l, "xnn_setup_average_pooling2d_nhwc_f32");
     step.kernel = "xnn_average_pooling2d_nhwc_f32";
@@ -168,7 +198,28 @@ std::string PoolRefusal(const ResolvedLayer& l) {
   return "";
 }
 
+Step MakeGlobalAvgPoolQs8(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1];
+  const Buffer x = b.Input(0, Layout::kNhwc, DataType::kQs8);
+  const Buffer y = b.Output(Layout::kLogical, DataType::kQs8);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_global_average_pooling_nwc_qs8(c, c, c, x.quantization.zero_point,
+                                                  x.quantization.scale, y.quantization.zero_point,
+                                                  y.quantization.scale, -128, 127, 0, &op),
+        l, "xnn_create_global_average_pooling_nwc_qs8");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_global_average_pooling_nwc_qs8(op, in[0], in[2] * in[3], x.qs8(), y.qs8(),
+                                                 b.threadpool()),
+        l, "xnn_setup_global_average_pooling_nwc_qs8");
+  step.kernel = "xnn_global_average_pooling_nwc_qs8";
+  return step;
+}
+
 Step MakeGlobalAvgPool(StepBuilder& b) {
+  if (b.quantized()) return MakeGlobalAvgPoolQs8(b);
   const ResolvedLayer& l = *b.chain().host;
   const Shape& in = l.input_shapes[0];
   const int64_t c = in[1];
@@ -179,7 +230,7 @@ Step MakeGlobalAvgPool(StepBuilder& b) {
         "xnn_create_global_average_pooling_nwc_f32");
   Step step;
   step.operators.emplace_back(op);
-  Check(xnn_setup_global_average_pooling_nwc_f32(op, in[0], in[2] * in[3], x.data, y.data,
+  Check(xnn_setup_global_average_pooling_nwc_f32(op, in[0], in[2] * in[3], x.f32(), y.f32(),
                                                  b.threadpool()),
         l, "xnn_setup_global_average_pooling_nwc_f32");
   step.kernel = "xnn_global_average_pooling_nwc_f32";
@@ -211,14 +262,103 @@ Step MakeBatchnorm(StepBuilder& b) {
   step.operators.emplace_back(mul);
   Check(xnn_create_add_nd_f32(range.min, range.max, 0, &add), l, "xnn_create_add_nd_f32");
   step.operators.emplace_back(add);
-  Check(xnn_setup_multiply_nd_f32(mul, xs.size(), xs.data(), cs.size(), cs.data(), x.data,
-                                  scale->data(), y.data, b.threadpool()),
+  Check(xnn_setup_multiply_nd_f32(mul, xs.size(), xs.data(), cs.size(), cs.data(), x.f32(),
+                                  scale->data(), y.f32(), b.threadpool()),
         l, "xnn_setup_multiply_nd_f32");
-  Check(xnn_setup_add_nd_f32(add, xs.size(), xs.data(), cs.size(), cs.data(), y.data, shift->data(),
-                             y.data, b.threadpool()),
+  Check(xnn_setup_add_nd_f32(add, xs.size(), xs.data(), cs.size(), cs.data(), y.f32(),
+                             shift->data(), y.f32(), b.threadpool()),
         l, "xnn_setup_add_nd_f32");
   step.constants = {scale, shift};
   step.kernel = "xnn_multiply_nd_f32 + xnn_add_nd_f32 (batchnorm as scale and shift)";
+  return step;
+}
+
+// The bias in the accumulator's units: b / (input scale * the channel's weight scale).
+std::vector<int32_t> QuantizedBias(const std::vector<float>& bias, float input_scale,
+                                   const std::vector<float>& weight_scales, size_t channels) {
+  std::vector<int32_t> q(channels, 0);
+  for (size_t c = 0; c < bias.size(); ++c) {
+    const float ws = weight_scales[weight_scales.size() == 1 ? 0 : c];
+    q[c] = static_cast<int32_t>(std::lround(bias[c] / (input_scale * ws)));
+  }
+  return q;
+}
+
+// i8: per-channel symmetric weights (qc8), activations with XNNPACK's zero points; the batchnorm
+// folded and the activation clamped as in f32, in the output's units.
+Step MakeConvQc8(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Attrs& at = l.attrs;
+  const std::vector<int64_t> k = at.Ints("kernel"), s = at.Ints("stride"), d = at.Ints("dilation"),
+                             p = at.Ints("padding");
+  const int64_t groups = at.Int("groups");
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1], f = l.output_shapes[0][1], cg = c / groups, taps = k[0] * k[1];
+  std::vector<float> w = b.Weight(l, 0), bias;
+  if (l.weights.size() > 1) bias = b.Weight(l, 1);
+  if (const ResolvedLayer* bn = b.chain().batchnorm) {
+    FoldBatchnorm({b.Weight(*bn, 0), b.Weight(*bn, 1), b.Weight(*bn, 2), b.Weight(*bn, 3)},
+                  bn->attrs.Float("epsilon"), &w, &bias);
+  }
+  const QuantizedWeights qw = QuantizeWeights(w, f, cg * taps, 127);
+  std::vector<float> kernel_scales(qw.scales.size());
+  for (size_t o = 0; o < qw.scales.size(); ++o) kernel_scales[o] = 1.0f / qw.scales[o];
+  std::vector<int8_t> ohwi(qw.values.size());
+  for (int64_t o = 0; o < f; ++o) {
+    for (int64_t i = 0; i < cg; ++i) {
+      for (int64_t t = 0; t < taps; ++t) {
+        ohwi[(o * taps + t) * cg + i] = qw.values[(o * cg + i) * taps + t];
+      }
+    }
+  }
+  const Buffer x = b.Input(0, Layout::kNhwc, DataType::kQs8);
+  const Buffer y = b.Output(Layout::kNhwc, DataType::kQs8);
+  const std::vector<int32_t> qbias =
+      QuantizedBias(bias, x.quantization.scale, kernel_scales, static_cast<size_t>(f));
+  const OutputRange range = RangeOf(b.chain());
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_convolution2d_nhwc_qc8(
+            U32(p[0]), U32(p[3]), U32(p[2]), U32(p[1]), U32(k[0]), U32(k[1]), U32(s[0]), U32(s[1]),
+            U32(d[0]), U32(d[1]), U32(groups), cg, f / groups, c, f, x.quantization.zero_point,
+            x.quantization.scale, kernel_scales.data(), ohwi.data(), qbias.data(),
+            y.quantization.zero_point, y.quantization.scale, QuantizedMin(range, y.quantization),
+            QuantizedMax(range, y.quantization), 0, &op),
+        l, "xnn_create_convolution2d_nhwc_qc8");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_convolution2d_nhwc_qc8(op, in[0], in[2], in[3], x.qs8(), y.qs8(), b.threadpool()),
+        l, "xnn_setup_convolution2d_nhwc_qc8");
+  step.kernel = "xnn_convolution2d_nhwc_qc8";
+  if (b.chain().batchnorm) step.kernel += " (batchnorm folded)";
+  return step;
+}
+
+// i8: XNNPACK of this age has one weight scale per fully connected operator (no qc8 for it).
+Step MakeDenseQs8(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const int64_t k = l.input_shapes[0].back(), units = l.output_shapes[0].back();
+  std::vector<float> bias;
+  if (l.weights.size() > 1) bias = b.Weight(l, 1);
+  const QuantizedWeights qw = QuantizeWeights(b.Weight(l, 0), 1, k * units, 127);
+  const float kernel_scale = 1.0f / qw.scales[0];
+  const Buffer x = b.Input(0, Layout::kLogical, DataType::kQs8);
+  const Buffer y = b.Output(Layout::kLogical, DataType::kQs8);
+  const std::vector<int32_t> qbias =
+      QuantizedBias(bias, x.quantization.scale, {kernel_scale}, static_cast<size_t>(units));
+  const OutputRange range = RangeOf(b.chain());
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_fully_connected_nc_qs8(
+            k, units, k, units, x.quantization.zero_point, x.quantization.scale, kernel_scale,
+            qw.values.data(), qbias.data(), y.quantization.zero_point, y.quantization.scale,
+            QuantizedMin(range, y.quantization), QuantizedMax(range, y.quantization),
+            XNN_FLAG_TRANSPOSE_WEIGHTS, &op),
+        l, "xnn_create_fully_connected_nc_qs8");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_fully_connected_nc_qs8(op, NumElements(x.shape) / k, x.qs8(), y.qs8(),
+                                         b.threadpool()),
+        l, "xnn_setup_fully_connected_nc_qs8");
+  step.kernel = "xnn_fully_connected_nc_qs8";
   return step;
 }
 
@@ -245,6 +385,13 @@ OutputRange RangeOf(const Chain& chain) {
   if (a.kind == ActivationKind::kClippedRelu) r.max = a.clip;
   r.sigmoid = a.kind == ActivationKind::kSigmoid;
   return r;
+}
+
+int8_t QuantizedMin(const OutputRange& range, const Quantization& q) {
+  return std::isfinite(range.min) ? q.Quantize(range.min) : int8_t{-128};
+}
+int8_t QuantizedMax(const OutputRange& range, const Quantization& q) {
+  return std::isfinite(range.max) ? q.Quantize(range.max) : int8_t{127};
 }
 
 void AddComputeOps(OpTable* table) {

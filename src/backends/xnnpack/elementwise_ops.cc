@@ -31,7 +31,7 @@ Step MakeUnaryWith(StepBuilder& b, const char* kernel) {
   Check(kCreate(l, r.channels, &op), l, kernel);
   Step step;
   step.operators.emplace_back(op);
-  Check(kSetup(op, r.batch, x.data, y.data, b.threadpool()), l, kernel);
+  Check(kSetup(op, r.batch, x.f32(), y.f32(), b.threadpool()), l, kernel);
   step.kernel = kernel;
   return step;
 }
@@ -105,15 +105,26 @@ bool SameOrderInNhwc(const Shape& operand) {
   return w[1] == 1 || w[2] * w[3] == 1;
 }
 
+using CreateBinaryQs8 = xnn_status (*)(int8_t, float, int8_t, float, int8_t, float, int8_t, int8_t,
+                                       uint32_t, xnn_operator_t*);
+using SetupBinaryQs8 = xnn_status (*)(xnn_operator_t, size_t, const size_t*, size_t, const size_t*,
+                                      const int8_t*, const int8_t*, int8_t*, pthreadpool_t);
+struct Qs8Binary {
+  CreateBinaryQs8 create;
+  SetupBinaryQs8 setup;
+  const char* kernel;
+};
+
 template <CreateBinary kCreate, SetupBinary kSetup>
-Step MakeBinaryWith(StepBuilder& b, const char* kernel) {
+Step MakeBinaryWith(StepBuilder& b, const char* kernel, const Qs8Binary* qs8 = nullptr) {
   const ResolvedLayer& l = *b.chain().host;
   const OutputRange range = RangeOf(b.chain());
+  const DataType type = qs8 && b.quantized() ? DataType::kQs8 : DataType::kF32;
   // NHWC where an image operand is stored so and every other operand can follow it there.
   bool nhwc = l.output_shapes[0].size() == 4;
   bool any_nhwc = false;
   std::vector<Buffer> as_stored;
-  for (int i = 0; i < 2; ++i) as_stored.push_back(b.Input(i, Layout::kAsStored));
+  for (int i = 0; i < 2; ++i) as_stored.push_back(b.Stored(i));
   for (const Buffer& in : as_stored) {
     any_nhwc = any_nhwc || in.layout == Layout::kNhwc;
     if (in.shape.size() < 4) nhwc = nhwc && SameOrderInNhwc(in.shape);
@@ -124,40 +135,56 @@ Step MakeBinaryWith(StepBuilder& b, const char* kernel) {
   for (int i = 0; i < 2; ++i) {
     const Shape& s = as_stored[i].shape;
     if (!nhwc) {
-      x.push_back(b.Input(i, Layout::kLogical));
+      x.push_back(b.Input(i, Layout::kLogical, type));
       dims.emplace_back(s.begin(), s.end());
     } else if (s.size() == 4) {
-      x.push_back(b.Input(i, Layout::kNhwc));
+      x.push_back(b.Input(i, Layout::kNhwc, type));
       const Shape st = x.back().StoredShape();
       dims.emplace_back(st.begin(), st.end());
     } else {
-      x.push_back(as_stored[i]);
+      x.push_back(b.Input(i, Layout::kAsStored, type));
       const Shape w = Widened(s, 4);
       dims.push_back({size_t(w[0]), size_t(w[2]), size_t(w[3]), size_t(w[1])});
     }
   }
-  const Buffer y = b.Output(nhwc ? Layout::kNhwc : Layout::kLogical);
+  const Buffer y = b.Output(nhwc ? Layout::kNhwc : Layout::kLogical, type);
   xnn_operator_t op = nullptr;
+  if (type == DataType::kQs8) {
+    const Quantization &q0 = x[0].quantization, &q1 = x[1].quantization, &qy = y.quantization;
+    Check(qs8->create(q0.zero_point, q0.scale, q1.zero_point, q1.scale, qy.zero_point, qy.scale,
+                      QuantizedMin(range, qy), QuantizedMax(range, qy), 0, &op),
+          l, qs8->kernel);
+    Step step;
+    step.operators.emplace_back(op);
+    Check(qs8->setup(op, dims[0].size(), dims[0].data(), dims[1].size(), dims[1].data(), x[0].qs8(),
+                     x[1].qs8(), y.qs8(), b.threadpool()),
+          l, qs8->kernel);
+    step.kernel = qs8->kernel;
+    return step;
+  }
   Check(kCreate(range.min, range.max, 0, &op), l, kernel);
   Step step;
   step.operators.emplace_back(op);
-  Check(kSetup(op, dims[0].size(), dims[0].data(), dims[1].size(), dims[1].data(), x[0].data,
-               x[1].data, y.data, b.threadpool()),
+  Check(kSetup(op, dims[0].size(), dims[0].data(), dims[1].size(), dims[1].data(), x[0].f32(),
+               x[1].f32(), y.f32(), b.threadpool()),
         l, kernel);
   step.kernel = kernel;
   return step;
 }
 
 Step MakeAdd(StepBuilder& b) {
-  return MakeBinaryWith<xnn_create_add_nd_f32, xnn_setup_add_nd_f32>(b, "xnn_add_nd_f32");
+  static const Qs8Binary qs8 = {xnn_create_add_nd_qs8, xnn_setup_add_nd_qs8, "xnn_add_nd_qs8"};
+  return MakeBinaryWith<xnn_create_add_nd_f32, xnn_setup_add_nd_f32>(b, "xnn_add_nd_f32", &qs8);
 }
 Step MakeSubtract(StepBuilder& b) {
   return MakeBinaryWith<xnn_create_subtract_nd_f32, xnn_setup_subtract_nd_f32>(
       b, "xnn_subtract_nd_f32");
 }
 Step MakeMultiply(StepBuilder& b) {
+  static const Qs8Binary qs8 = {xnn_create_multiply_nd_qs8, xnn_setup_multiply_nd_qs8,
+                                "xnn_multiply_nd_qs8"};
   return MakeBinaryWith<xnn_create_multiply_nd_f32, xnn_setup_multiply_nd_f32>(
-      b, "xnn_multiply_nd_f32");
+      b, "xnn_multiply_nd_f32", &qs8);
 }
 Step MakeDivide(StepBuilder& b) {
   return MakeBinaryWith<xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32>(b, "xnn_divide_nd_f32");
@@ -173,14 +200,15 @@ Step MakeSoftmax(StepBuilder& b) {
         "xnn_create_softmax_nc_f32");
   Step step;
   step.operators.emplace_back(op);
-  Check(xnn_setup_softmax_nc_f32(op, r.batch, x.data, y.data, b.threadpool()), l,
+  Check(xnn_setup_softmax_nc_f32(op, r.batch, x.f32(), y.f32(), b.threadpool()), l,
         "xnn_setup_softmax_nc_f32");
   step.kernel = "xnn_softmax_nc_f32";
   return step;
 }
 
 Step MakeView(StepBuilder& b) {
-  b.OutputIsView(b.Input(0, Layout::kLogical));
+  // In the IR's order, in whatever type it has (an i8 run reshapes qs8 values as they are).
+  b.OutputIsView(b.Input(0, Layout::kLogical, b.Stored(0).type));
   Step step;
   step.kernel = "view (no data moves)";
   return step;

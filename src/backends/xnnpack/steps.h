@@ -24,10 +24,23 @@ enum class Layout {
   kAsStored  // (Input only) whichever it is in: layout-blind elementwise operators
 };
 
+// What a tensor's elements are: f32, or (i8 runs) XNNPACK's qs8, real = scale * (q - zero_point).
+enum class DataType { kF32, kQs8 };
+struct Quantization {
+  float scale = 1.0f;
+  int8_t zero_point = 0;
+  // The qs8 value nearest `real`, saturated.
+  int8_t Quantize(float real) const;
+};
+
 struct Buffer {
-  float* data = nullptr;
+  void* data = nullptr;
   Shape shape;  // the IR's (logical) shape, whatever the layout
   Layout layout = Layout::kLogical;
+  DataType type = DataType::kF32;
+  Quantization quantization;  // kQs8 only
+  float* f32() const { return static_cast<float*>(data); }
+  int8_t* qs8() const { return static_cast<int8_t*>(data); }
   // The dims in memory order: shape, or [N, H, W, C] for kNhwc.
   Shape StoredShape() const;
 };
@@ -61,16 +74,22 @@ class StepBuilder {
  public:
   virtual ~StepBuilder() = default;
   virtual const Chain& chain() const = 0;
-  // The host's input `index` in `layout` (a reorder step is added the first time a tensor is
-  // wanted in a layout it is not stored in).
-  virtual Buffer Input(int index, Layout layout) = 0;
-  // A new buffer for the step's output (the chain's last output), with XNN_EXTRA_BYTES after it.
-  virtual Buffer Output(Layout layout) = 0;
+  // The host's input `index` as it is stored (no step added).
+  virtual Buffer Stored(int index) const = 0;
+  // The host's input `index` in `layout` and `type` (a reorder, quantize or dequantize step is
+  // added the first time a tensor is wanted in a form it is not stored in).
+  virtual Buffer Input(int index, Layout layout, DataType type = DataType::kF32) = 0;
+  // A new buffer for the step's output (the chain's last output), with XNN_EXTRA_BYTES after it;
+  // qs8 with the quantization its calibrated range gives, or `same_as`'s (max pooling keeps it).
+  virtual Buffer Output(Layout layout, DataType type = DataType::kF32,
+                        const Quantization* same_as = nullptr) = 0;
   // The step's output is `input` itself (a reshape): no data moves.
   virtual void OutputIsView(const Buffer& input) = 0;
   // A weight of `layer` as the seed or the model gives it, in the IR's layout.
   virtual std::vector<float> Weight(const ResolvedLayer& layer, int index) const = 0;
   virtual pthreadpool_t threadpool() const = 0;
+  // Whether the run is i8: layers with a qs8 operator run it, the others f32.
+  virtual bool quantized() const = 0;
 };
 
 // Throws ntpb::Error naming the layer when an XNNPACK call did not succeed.
@@ -83,6 +102,9 @@ struct OutputRange {
   bool sigmoid = false;
 };
 OutputRange RangeOf(const Chain& chain);
+// The clamp of `range` in `q`'s units (qs8 operators clamp their quantized output).
+int8_t QuantizedMin(const OutputRange& range, const Quantization& q);
+int8_t QuantizedMax(const OutputRange& range, const Quantization& q);
 
 using StepFactory = Step (*)(StepBuilder&);
 struct OpEntry {

@@ -3,6 +3,8 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <algorithm>
+#include <cmath>
 #include <deque>
 #include <memory>
 #include <set>
@@ -10,11 +12,17 @@
 #include "ntpbench/analysis.h"
 #include "ntpbench/error.h"
 #include "src/backends/common/post_op_fusion.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/random_data.h"
 #include "src/backends/xnnpack/steps.h"
 
 namespace ntpb {
 namespace xnnb {
+
+int8_t Quantization::Quantize(float real) const {
+  const long q = std::lround(real / scale) + zero_point;
+  return static_cast<int8_t>(std::clamp<long>(q, -128, 127));
+}
 
 Shape Buffer::StoredShape() const {
   if (layout != Layout::kNhwc) return shape;
@@ -77,10 +85,11 @@ std::vector<Chain> PlanChains(const ResolvedTopology& t) {
 
 // An NCHW <-> NHWC conversion, one (image, row) per task: XNNPACK of this age has no transpose
 // operator, so the loop is ntpbench's own, run on XNNPACK's thread pool.
+template <typename T>
 struct Permute {
-  const float* from;
-  float* to;
-  int64_t c, h, w;
+  const T* from;
+  T* to;
+  int64_t n, c, h, w;
   bool to_nhwc;
   static void Row(void* context, size_t nh) {
     const Permute& p = *static_cast<const Permute*>(context);
@@ -97,7 +106,21 @@ struct Permute {
       }
     }
   }
+  // On the pool's threads (null: this one).
+  void Run(pthreadpool_t pool) {
+    pthreadpool_parallelize_1d(pool, Row, this, static_cast<size_t>(n * h), 0);
+  }
 };
+
+// The quantization of a calibrated range [min, max] (0 included), over all 256 levels.
+Quantization QuantizationOf(const TensorRange& r) {
+  const float lo = std::min(r.min, 0.0f), hi = std::max(r.max, 0.0f);
+  Quantization q;
+  q.scale = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+  q.zero_point =
+      static_cast<int8_t>(std::clamp<long>(std::lround(-128.0f - lo / q.scale), -128, 127));
+  return q;
+}
 
 struct ThreadpoolDeleter {
   void operator()(pthreadpool_t pool) const { pthreadpool_destroy(pool); }
@@ -105,14 +128,16 @@ struct ThreadpoolDeleter {
 
 class XnnpackExecutable : public Executable, private StepBuilder {
  public:
-  XnnpackExecutable(const ResolvedTopology& t, const RunConfig& config) : config_(config) {
+  XnnpackExecutable(const ResolvedTopology& t, const RunConfig& config)
+      : config_(config), quantized_(config.precision == Precision::kI8) {
     const int threads = EffectiveThreads(config);
     // One thread: XNNPACK runs on the caller's (a null pool), as TFLite does.
     if (threads > 1) pool_.reset(pthreadpool_create(static_cast<size_t>(threads)));
+    if (quantized_) calibration_ = CalibrateWithReference(t, config);
     for (const auto& [name, shape] : t.inputs) {
-      const Buffer b = Allocate(shape, Layout::kLogical);
+      const Buffer b = Allocate(shape, Layout::kLogical, DataType::kF32);
       const std::vector<float> values = GraphInputValues(config, t, name, shape);
-      std::copy(values.begin(), values.end(), b.data);
+      std::copy(values.begin(), values.end(), b.f32());
       tensors_[name] = b;
     }
     for (const Chain& chain : PlanChains(t)) {
@@ -152,23 +177,34 @@ class XnnpackExecutable : public Executable, private StepBuilder {
                   "expected " + std::to_string(NumElements(b.shape)) + " values, got " +
                       std::to_string(values.size()));
     }
+    std::vector<float> stored = values;
     if (b.layout == Layout::kNhwc) {
-      Permute p{values.data(), b.data, b.shape[1], b.shape[2], b.shape[3], true};
-      for (int64_t nh = 0; nh < b.shape[0] * b.shape[2]; ++nh) Permute::Row(&p, nh);
-    } else {
-      std::copy(values.begin(), values.end(), b.data);
+      Permute<float>{values.data(), stored.data(), b.shape[0], b.shape[1],
+                     b.shape[2],    b.shape[3],    true}
+          .Run(nullptr);
+    }
+    for (size_t i = 0; i < stored.size(); ++i) {
+      if (b.type == DataType::kQs8) {
+        b.qs8()[i] = b.quantization.Quantize(stored[i]);
+      } else {
+        b.f32()[i] = stored[i];
+      }
     }
   }
 
   std::vector<float> ReadTensor(const std::string& name) const override {
     const Buffer& b = Find(name);
-    std::vector<float> values(NumElements(b.shape));
-    if (b.layout == Layout::kNhwc) {
-      Permute p{b.data, values.data(), b.shape[1], b.shape[2], b.shape[3], false};
-      for (int64_t nh = 0; nh < b.shape[0] * b.shape[2]; ++nh) Permute::Row(&p, nh);
-    } else {
-      std::copy(b.data, b.data + values.size(), values.begin());
+    std::vector<float> stored(NumElements(b.shape));
+    for (size_t i = 0; i < stored.size(); ++i) {
+      stored[i] = b.type == DataType::kQs8
+                      ? b.quantization.scale * (b.qs8()[i] - b.quantization.zero_point)
+                      : b.f32()[i];
     }
+    if (b.layout != Layout::kNhwc) return stored;
+    std::vector<float> values(stored.size());
+    Permute<float>{stored.data(), values.data(), b.shape[0], b.shape[1],
+                   b.shape[2],    b.shape[3],    false}
+        .Run(nullptr);
     return values;
   }
 
@@ -177,47 +213,94 @@ class XnnpackExecutable : public Executable, private StepBuilder {
  private:
   // StepBuilder, for the op factories.
   const Chain& chain() const override { return *chain_; }
+  bool quantized() const override { return quantized_; }
 
-  Buffer Input(int index, Layout layout) override {
+  Buffer Stored(int index) const override {
+    return Find(chain_->host->inputs[static_cast<size_t>(index)]);
+  }
+
+  Buffer Input(int index, Layout layout, DataType type) override {
     const std::string& name = chain_->host->inputs[static_cast<size_t>(index)];
-    const Buffer have = Find(name);
-    if (layout == Layout::kAsStored || have.layout == layout || have.shape.size() != 4) {
-      return have;
+    Buffer have = Find(name);
+    // The layout first (in the type it is stored in), then the type: one conversion each per
+    // (tensor, form), shared by every reader that wants that form.
+    if (layout != Layout::kAsStored && have.layout != layout && have.shape.size() == 4) {
+      have = Converted(name, have, layout, have.type);
     }
-    // One conversion per (tensor, layout), shared by every reader that wants it.
-    const std::string key = name + (layout == Layout::kNhwc ? "@nhwc" : "@nchw");
+    if (have.type != type) have = Converted(name, have, have.layout, type);
+    return have;
+  }
+
+  Buffer Converted(const std::string& name, const Buffer& from, Layout layout, DataType type) {
+    const std::string key = name + (layout == Layout::kNhwc ? "@nhwc" : "@logical") +
+                            (type == DataType::kQs8 ? "@qs8" : "@f32");
     if (auto it = converted_.find(key); it != converted_.end()) return it->second;
-    const Buffer out = Allocate(have.shape, layout);
+    const Buffer out = Allocate(from.shape, layout, type,
+                                type == DataType::kQs8 ? QuantizationOf(name) : Quantization{});
     converted_[key] = out;
-    Step step;
-    auto permute = std::make_shared<Permute>(Permute{
-        have.data, out.data, have.shape[1], have.shape[2], have.shape[3], layout == Layout::kNhwc});
-    const size_t rows = static_cast<size_t>(have.shape[0] * have.shape[2]);
-    pthreadpool_t pool = pool_.get();
-    step.run = [permute, rows, pool] {
-      pthreadpool_parallelize_1d(pool, Permute::Row, permute.get(), rows, 0);
-    };
     StepInfo info;
-    info.name = chain_->host->name + ".reorder." + name;
-    info.op = "reorder";
     info.inlay = true;
     info.feeds = host_index_;
-    info.kernel = layout == Layout::kNhwc ? "NCHW to NHWC (ntpbench loop on pthreadpool)"
-                                          : "NHWC to NCHW (ntpbench loop on pthreadpool)";
+    Step step;
+    if (from.type != type) {
+      const size_t count = static_cast<size_t>(NumElements(from.shape));
+      xnn_operator_t op = nullptr;
+      if (type == DataType::kQs8) {
+        info.op = "quantize";
+        info.kernel = "xnn_convert_nc_f32_qs8";
+        Check(xnn_create_convert_nc_f32_qs8(1, 1, 1, out.quantization.scale,
+                                            out.quantization.zero_point, -128, 127, 0, &op),
+              *chain_->host, info.kernel.c_str());
+        step.operators.emplace_back(op);
+        Check(xnn_setup_convert_nc_f32_qs8(op, count, from.f32(), out.qs8(), pool_.get()),
+              *chain_->host, info.kernel.c_str());
+      } else {
+        info.op = "dequantize";
+        info.kernel = "xnn_convert_nc_qs8_f32";
+        Check(xnn_create_convert_nc_qs8_f32(1, 1, 1, from.quantization.scale,
+                                            from.quantization.zero_point, 0, &op),
+              *chain_->host, info.kernel.c_str());
+        step.operators.emplace_back(op);
+        Check(xnn_setup_convert_nc_qs8_f32(op, count, from.qs8(), out.f32(), pool_.get()),
+              *chain_->host, info.kernel.c_str());
+      }
+    } else {
+      info.op = "reorder";
+      const bool to_nhwc = layout == Layout::kNhwc;
+      info.kernel = std::string(to_nhwc ? "NCHW to NHWC" : "NHWC to NCHW") +
+                    (type == DataType::kQs8 ? " qs8" : "") + " (ntpbench loop on pthreadpool)";
+      const Shape& d = from.shape;
+      pthreadpool_t pool = pool_.get();
+      if (type == DataType::kQs8) {
+        auto p = std::make_shared<Permute<int8_t>>(
+            Permute<int8_t>{from.qs8(), out.qs8(), d[0], d[1], d[2], d[3], to_nhwc});
+        step.run = [p, pool] { p->Run(pool); };
+      } else {
+        auto p = std::make_shared<Permute<float>>(
+            Permute<float>{from.f32(), out.f32(), d[0], d[1], d[2], d[3], to_nhwc});
+        step.run = [p, pool] { p->Run(pool); };
+      }
+    }
+    info.name = chain_->host->name + "." + info.op + "." + name;
     Add(info, std::move(step));
     return out;
   }
 
-  Buffer Output(Layout layout) override {
+  Buffer Output(Layout layout, DataType type, const Quantization* same_as) override {
     const ResolvedLayer& last = chain_->last();
-    const Buffer b = Allocate(last.output_shapes[0], layout);
+    Quantization q;
+    if (type == DataType::kQs8) q = same_as ? *same_as : QuantizationOf(last.outputs[0]);
+    const Buffer b = Allocate(last.output_shapes[0], layout, type, q);
     tensors_[last.outputs[0]] = b;
     return b;
   }
 
   void OutputIsView(const Buffer& input) override {
     const ResolvedLayer& last = chain_->last();
-    tensors_[last.outputs[0]] = Buffer{input.data, last.output_shapes[0], Layout::kLogical};
+    Buffer view = input;
+    view.shape = last.output_shapes[0];
+    view.layout = Layout::kLogical;
+    tensors_[last.outputs[0]] = view;
   }
 
   std::vector<float> Weight(const ResolvedLayer& l, int index) const override {
@@ -228,12 +311,22 @@ class XnnpackExecutable : public Executable, private StepBuilder {
 
   pthreadpool_t threadpool() const override { return pool_.get(); }
 
-  Buffer Allocate(const Shape& shape, Layout layout) {
+  // The quantization of a tensor's calibrated range (an i8 run's reference f32 run).
+  Quantization QuantizationOf(const std::string& tensor) const {
+    auto it = calibration_.find(tensor);
+    if (it == calibration_.end()) {
+      throw Error("", chain_->host->name, tensor, "no calibrated range for this tensor");
+    }
+    return xnnb::QuantizationOf(it->second);
+  }
+
+  Buffer Allocate(const Shape& shape, Layout layout, DataType type = DataType::kF32,
+                  Quantization q = {}) {
+    const int64_t bytes = NumElements(shape) * (type == DataType::kQs8 ? 1 : 4);
     // XNNPACK's kernels may read XNN_EXTRA_BYTES past an operand's end.
-    std::vector<float>& v =
-        storage_.emplace_back(NumElements(shape) + XNN_EXTRA_BYTES / sizeof(float), 0.0f);
-    activation_bytes_ += NumElements(shape) * static_cast<int64_t>(sizeof(float));
-    return Buffer{v.data(), shape, shape.size() == 4 ? layout : Layout::kLogical};
+    std::vector<float>& v = storage_.emplace_back((bytes + XNN_EXTRA_BYTES + 3) / 4, 0.0f);
+    activation_bytes_ += bytes;
+    return Buffer{v.data(), shape, shape.size() == 4 ? layout : Layout::kLogical, type, q};
   }
 
   void Add(const StepInfo& info, Step step) {
@@ -252,7 +345,9 @@ class XnnpackExecutable : public Executable, private StepBuilder {
   }
 
   RunConfig config_;
-  // Declared first so that it goes last: operators are deleted before their thread pool.
+  bool quantized_;
+  Calibration calibration_;
+  // Declared before the steps so that it goes after them: operators are deleted first.
   std::unique_ptr<pthreadpool, ThreadpoolDeleter> pool_;
   std::deque<std::vector<float>> storage_;  // every buffer, never moved
   std::map<std::string, Buffer> tensors_, converted_;
@@ -302,9 +397,7 @@ class XnnpackBackend : public Backend {
         }
         return {false, "the xnnpack backend runs f32: XNNPACK's f16 operators are not used yet"};
       case Precision::kI8:
-        return {false,
-                "the xnnpack backend runs f32: XNNPACK's qs8 operators are not used yet (i8 "
-                "runs on onednn and opencl)"};
+        break;
     }
     for (const ResolvedLayer& l : t.layers) {
       auto it = Ops().find(l.op);
@@ -317,6 +410,13 @@ class XnnpackBackend : public Backend {
       }
     }
     return {};
+  }
+
+  std::string PrecisionPath(Precision precision) const override {
+    if (precision != Precision::kI8) return "";
+    return "XNNPACK's qs8 operators (activations per tensor with zero points; convolution "
+           "weights per channel, qc8; fully connected per tensor): conv2d, dense, add, mul, max "
+           "and global pooling; other layers f32 between dequantize and quantize steps";
   }
 
   std::vector<PlannedStep> PlanSteps(const ResolvedTopology& t,
