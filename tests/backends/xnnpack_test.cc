@@ -161,6 +161,33 @@ TEST_F(XnnpackTest, AFlattenOfAnImageReadsItBackInNchw) {
   EXPECT_LT(MaxRelativeError(exe->ReadTensor("c"), reference->ReadTensor("c")), 1e-4);
 }
 
+// Channels joined in NHWC by strided copies (GoogLeNet, DenseNet), and a one-pixel pooling
+// window (torchvision's adaptive pooling of a map already that size) as the identity it is.
+TEST_F(XnnpackTest, JoinsImagesAlongChannelsAndPassesAOnePixelPoolingThrough) {
+  const ResolvedTopology t = Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology",
+    "version": 1, "name": "join", "inputs": [{"name": "x", "shape": [2, 3, 6, 6]}],
+    "layers": [
+      {"name": "a", "op": "conv2d", "inputs": ["x"], "filters": 4, "kernel": 3, "padding": 1},
+      {"name": "b", "op": "conv2d", "inputs": ["x"], "filters": 5, "kernel": 1},
+      {"name": "j", "op": "concat", "inputs": ["a", "b", "x"]},
+      {"name": "p", "op": "avg_pool", "kernel": 1},
+      {"name": "q", "op": "max_pool", "kernel": 2}]})",
+                                                       "join.json"),
+                                     {});
+  ASSERT_TRUE(backend_->Supports(t, config_).ok) << backend_->Supports(t, config_).reason;
+  const auto exe = backend_->Compile(t, config_);
+  std::map<std::string, std::string> kernel;
+  for (const StepInfo& s : exe->steps()) kernel[s.name] = s.kernel;
+  EXPECT_EQ(kernel["j"], "xnn_copy_nc_x32 per input");
+  EXPECT_THAT(kernel["p"], HasSubstr("identity"));
+  const auto reference = FindBackend("eigen")->Compile(t, config_);
+  reference->Run();
+  exe->Run();
+  for (const char* out : {"j", "p", "q"}) {
+    EXPECT_LT(MaxRelativeError(exe->ReadTensor(out), reference->ReadTensor(out)), 1e-4) << out;
+  }
+}
+
 TEST_F(XnnpackTest, RefusesWhatItHasNoOperatorForWithTheReason) {
   const ResolvedTopology speech =
       Shipped("deepspeech.json", {{"N", 2}, {"T", 4}, {"n_hidden", 16}});

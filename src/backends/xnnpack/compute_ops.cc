@@ -2,6 +2,7 @@
 // and pooling in NHWC with explicit (top, right, bottom, left) padding; dense as a fully
 // connected operator over every leading row; a batchnorm the convolution before it did not
 // absorb as a per-channel multiply and add.
+#include <algorithm>
 #include <cmath>
 
 #include "src/backends/common/post_op_fusion.h"
@@ -151,8 +152,22 @@ Step MakeMaxPoolS8(StepBuilder& b) {
   return step;
 }
 
+// A one-pixel window with stride 1 and no padding (torchvision's adaptive pooling of a map
+// already the size asked): the identity, which XNNPACK's pooling refuses; a view, as a converter
+// drops it.
+bool IdentityWindow(const Window& w) {
+  return w.k[0] * w.k[1] == 1 && w.s[0] == 1 && w.s[1] == 1 && !w.p[0] && !w.p[1] && !w.p[2] &&
+         !w.p[3];
+}
+
 template <bool kMax>
 Step MakePool(StepBuilder& b) {
+  if (IdentityWindow(WindowOf(*b.chain().host))) {
+    b.OutputIsView(b.Stored(0));
+    Step step;
+    step.kernel = "view (a one-pixel window: the identity)";
+    return step;
+  }
   if (kMax && b.quantized()) return MakeMaxPoolS8(b);
   const ResolvedLayer& l = *b.chain().host;
   const Window w = WindowOf(l);
@@ -188,8 +203,8 @@ Step MakePool(StepBuilder& b) {
 
 std::string PoolRefusal(const ResolvedLayer& l) {
   const Window w = WindowOf(l);
-  if (l.op == "max_pool" && w.k[0] * w.k[1] == 1) {
-    return "XNNPACK's max pooling needs a window of more than one pixel";
+  if (w.k[0] * w.k[1] == 1 && !IdentityWindow(w)) {
+    return "XNNPACK's pooling needs a window of more than one pixel";
   }
   const bool padded = w.p[0] || w.p[1] || w.p[2] || w.p[3];
   if (l.op == "avg_pool" && l.attrs.Bool("count_include_pad") && padded) {
@@ -362,6 +377,56 @@ Step MakeDenseQs8(StepBuilder& b) {
   return step;
 }
 
+// reduce_mean over H and W of an image is a global average pooling (squeeze-and-excitation).
+std::string SpatialMeanRefusal(const ResolvedLayer& l) {
+  std::vector<int64_t> axes = l.attrs.Ints("axes");
+  const int64_t rank = static_cast<int64_t>(l.input_shapes[0].size());
+  for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+  std::sort(axes.begin(), axes.end());
+  if (rank == 4 && axes == std::vector<int64_t>{2, 3}) return "";
+  return "XNNPACK has a mean over an image's H and W only (a global average pooling)";
+}
+
+// conv_transpose as XNNPACK's deconvolution: [C, F/g, kh, kw] -> [g][F/g][kh][kw][C/g].
+Step MakeDeconv(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Attrs& at = l.attrs;
+  const std::vector<int64_t> k = at.Ints("kernel"), s = at.Ints("stride"), d = at.Ints("dilation"),
+                             p = at.Ints("padding"), extra = at.Ints("output_padding");
+  const int64_t groups = at.Int("groups");
+  const Shape& in = l.input_shapes[0];
+  const int64_t c = in[1], f = l.output_shapes[0][1], cg = c / groups, fg = f / groups;
+  const int64_t taps = k[0] * k[1];
+  const std::vector<float> w = b.Weight(l, 0);
+  std::vector<float> bias;
+  if (l.weights.size() > 1) bias = b.Weight(l, 1);
+  std::vector<float> packed(w.size());
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t i = 0; i < cg; ++i) {
+      for (int64_t o = 0; o < fg; ++o) {
+        for (int64_t t = 0; t < taps; ++t) {
+          packed[((g * fg + o) * taps + t) * cg + i] = w[(((g * cg + i) * fg) + o) * taps + t];
+        }
+      }
+    }
+  }
+  const Buffer x = b.Input(0, Layout::kNhwc);
+  const Buffer y = b.Output(Layout::kNhwc);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_deconvolution2d_nhwc_f32(
+            U32(p[0]), U32(p[3]), U32(p[2]), U32(p[1]), U32(k[0]), U32(k[1]), U32(s[0]), U32(s[1]),
+            U32(d[0]), U32(d[1]), U32(groups), cg, fg, c, f, packed.data(),
+            bias.empty() ? nullptr : bias.data(), -INFINITY, INFINITY, 0, &op),
+        l, "xnn_create_deconvolution2d_nhwc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_deconvolution2d_nhwc_f32(op, in[0], in[2], in[3], U32(extra[0]), U32(extra[1]),
+                                           x.f32(), y.f32(), b.threadpool()),
+        l, "xnn_setup_deconvolution2d_nhwc_f32");
+  step.kernel = "xnn_deconvolution2d_nhwc_f32";
+  return step;
+}
+
 std::string RankRefusal(const ResolvedLayer& l) {
   if (l.input_shapes[0].size() > XNN_MAX_TENSOR_DIMS) {
     return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
@@ -400,6 +465,8 @@ void AddComputeOps(OpTable* table) {
   (*table)["max_pool"] = {MakePool<true>, PoolRefusal};
   (*table)["avg_pool"] = {MakePool<false>, PoolRefusal};
   (*table)["global_avg_pool"] = {MakeGlobalAvgPool, NoRefusal};
+  (*table)["reduce_mean"] = {MakeGlobalAvgPool, SpatialMeanRefusal};
+  (*table)["conv_transpose"] = {MakeDeconv, NoRefusal};
   (*table)["batchnorm"] = {MakeBatchnorm, RankRefusal};
 }
 

@@ -190,6 +190,94 @@ Step MakeDivide(StepBuilder& b) {
   return MakeBinaryWith<xnn_create_divide_nd_f32, xnn_setup_divide_nd_f32>(b, "xnn_divide_nd_f32");
 }
 
+// swish, x * sigmoid(x): a sigmoid operator then a multiply by the input.
+Step MakeSwish(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Buffer x = b.Input(0, Layout::kAsStored);
+  const Buffer y = b.Output(x.layout);
+  const Rows r = RowsOf(x);
+  const Shape stored = x.StoredShape();
+  const std::vector<size_t> dims(stored.begin(), stored.end());
+  xnn_operator_t sigmoid = nullptr, mul = nullptr;
+  Check(xnn_create_sigmoid_nc_f32(r.channels, r.channels, r.channels, 0, &sigmoid), l,
+        "xnn_create_sigmoid_nc_f32");
+  Step step;
+  step.operators.emplace_back(sigmoid);
+  Check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &mul), l, "xnn_create_multiply_nd_f32");
+  step.operators.emplace_back(mul);
+  Check(xnn_setup_sigmoid_nc_f32(sigmoid, r.batch, x.f32(), y.f32(), b.threadpool()), l,
+        "xnn_setup_sigmoid_nc_f32");
+  Check(xnn_setup_multiply_nd_f32(mul, dims.size(), dims.data(), dims.size(), dims.data(), x.f32(),
+                                  y.f32(), y.f32(), b.threadpool()),
+        l, "xnn_setup_multiply_nd_f32");
+  step.kernel = "xnn_sigmoid_nc_f32 + xnn_multiply_nd_f32";
+  return step;
+}
+
+// hard_sigmoid, min(max(alpha * x + beta, 0), 1): a multiply and an add clamped to [0, 1].
+Step MakeHardSigmoid(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Buffer x = b.Input(0, Layout::kAsStored);
+  const Buffer y = b.Output(x.layout);
+  const Shape stored = x.StoredShape();
+  const std::vector<size_t> dims(stored.begin(), stored.end()), one = {1};
+  // Read by the operators at run time; XNNPACK may read XNN_EXTRA_BYTES past them.
+  auto alpha = std::make_shared<std::vector<float>>(1 + XNN_EXTRA_BYTES / sizeof(float),
+                                                    static_cast<float>(l.attrs.Float("alpha")));
+  auto beta = std::make_shared<std::vector<float>>(1 + XNN_EXTRA_BYTES / sizeof(float),
+                                                   static_cast<float>(l.attrs.Float("beta")));
+  xnn_operator_t mul = nullptr, add = nullptr;
+  Check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &mul), l, "xnn_create_multiply_nd_f32");
+  Step step;
+  step.operators.emplace_back(mul);
+  Check(xnn_create_add_nd_f32(0.0f, 1.0f, 0, &add), l, "xnn_create_add_nd_f32");
+  step.operators.emplace_back(add);
+  Check(xnn_setup_multiply_nd_f32(mul, dims.size(), dims.data(), 1, one.data(), x.f32(),
+                                  alpha->data(), y.f32(), b.threadpool()),
+        l, "xnn_setup_multiply_nd_f32");
+  Check(xnn_setup_add_nd_f32(add, dims.size(), dims.data(), 1, one.data(), y.f32(), beta->data(),
+                             y.f32(), b.threadpool()),
+        l, "xnn_setup_add_nd_f32");
+  step.constants = {alpha, beta};
+  step.kernel = "xnn_multiply_nd_f32 + xnn_add_nd_f32 (clamped to [0, 1])";
+  return step;
+}
+
+// concat along an image's channels (in NHWC: the last dim) or along a tensor's last axis: one
+// strided copy per input into its columns of the output.
+Step MakeConcat(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const bool image = l.output_shapes[0].size() == 4;
+  const Layout layout = image ? Layout::kNhwc : Layout::kLogical;
+  const Buffer y = b.Output(layout);
+  const size_t out_channels = static_cast<size_t>(y.StoredShape().back());
+  const size_t rows = static_cast<size_t>(NumElements(y.shape)) / out_channels;
+  Step step;
+  size_t offset = 0;
+  for (size_t i = 0; i < l.inputs.size(); ++i) {
+    const Buffer x = b.Input(static_cast<int>(i), layout);
+    const size_t channels = static_cast<size_t>(x.StoredShape().back());
+    xnn_operator_t op = nullptr;
+    Check(xnn_create_copy_nc_x32(channels, channels, out_channels, 0, &op), l,
+          "xnn_create_copy_nc_x32");
+    step.operators.emplace_back(op);
+    Check(xnn_setup_copy_nc_x32(op, rows, x.f32(), y.f32() + offset, b.threadpool()), l,
+          "xnn_setup_copy_nc_x32");
+    offset += channels;
+  }
+  step.kernel = "xnn_copy_nc_x32 per input";
+  return step;
+}
+
+std::string ConcatRefusal(const ResolvedLayer& l) {
+  const int64_t rank = static_cast<int64_t>(l.output_shapes[0].size());
+  int64_t axis = l.attrs.Int("axis");
+  if (axis < 0) axis += rank;
+  if ((rank == 4 && axis == 1) || axis == rank - 1) return "";
+  return "XNNPACK's strided copy joins along an image's channels or the last axis only (axis " +
+         std::to_string(axis) + ")";
+}
+
 Step MakeSoftmax(StepBuilder& b) {
   const ResolvedLayer& l = *b.chain().host;
   const Buffer x = b.Input(0, Layout::kLogical);
@@ -249,6 +337,9 @@ void AddElementwiseOps(OpTable* table) {
   (*table)["mul"] = {MakeMultiply, BinaryRefusal};
   (*table)["div"] = {MakeDivide, BinaryRefusal};
   (*table)["softmax"] = {MakeSoftmax, SoftmaxRefusal};
+  (*table)["swish"] = {MakeSwish, NoRefusal};
+  (*table)["hard_sigmoid"] = {MakeHardSigmoid, NoRefusal};
+  (*table)["concat"] = {MakeConcat, ConcatRefusal};
   (*table)["flatten"] = {MakeView, NoRefusal};
   (*table)["reshape"] = {MakeView, NoRefusal};
 }

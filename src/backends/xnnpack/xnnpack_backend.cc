@@ -298,8 +298,9 @@ class XnnpackExecutable : public Executable, private StepBuilder {
   void OutputIsView(const Buffer& input) override {
     const ResolvedLayer& last = chain_->last();
     Buffer view = input;
+    // A view of the same shape keeps the layout; a reshape reads the IR's order.
+    if (view.shape != last.output_shapes[0]) view.layout = Layout::kLogical;
     view.shape = last.output_shapes[0];
-    view.layout = Layout::kLogical;
     tensors_[last.outputs[0]] = view;
   }
 
