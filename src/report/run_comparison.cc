@@ -658,16 +658,29 @@ std::string FormatRunComparisons(const std::vector<RunComparison>& comparisons,
       out += rule + "\n";
       for (const auto& row : rows) out += line(row);
     } else {
-      // 120 columns: names shortened in the middle, notes at the end, shorter still until the
-      // widest line fits.
+      // 120 columns: names shortened in the middle, notes cut at their end (their start says
+      // which run they are of), shorter still until the widest line fits.
       for (auto& row : rows) row[0] = report::Elide(row[0], 34);
+      bool cut = false;
       auto render = [&](size_t note_width) {
         report::TextTable table(header);
         size_t k = 0;
+        cut = false;
         for (const RunComparisonRow& r : c.rows) {
           if (k > 0 && r.kind != c.rows[k - 1].kind) table.Rule();
           std::vector<std::string> cells = rows[k++];
-          cells.back() = report::Elide(cells.back(), note_width);
+          std::string& note = cells.back();
+          if (report::DisplayLength(note) > note_width) {
+            // Whole characters: a UTF-8 sequence is not split.
+            size_t bytes = 0, chars = 0;
+            while (bytes < note.size() && chars + 1 < note_width) {
+              ++bytes;
+              while (bytes < note.size() && (note[bytes] & 0xC0) == 0x80) ++bytes;
+              ++chars;
+            }
+            note = note.substr(0, bytes) + "\u2026";
+            cut = true;
+          }
           table.Add(cells);
         }
         return table.Render(left);
@@ -686,6 +699,7 @@ std::string FormatRunComparisons(const std::vector<RunComparison>& comparisons,
         text = render(note_width);
       }
       out += text;
+      if (cut) out += "notes cut to fit 120 columns: --format markdown or csv has them whole\n";
     }
     out += "\n";
     for (const std::string& note : c.notes) out += "note: " + note + "\n";

@@ -309,6 +309,35 @@ TEST(RunComparison, BenchmarksPairByNameElseByTheMostAlikeAndTheRestIsSaid) {
   EXPECT_EQ(CompareRuns(unrelated, {}).size(), 1u) << "the last one left pairs";
 }
 
+// Three runs leave the text table's notes little room: each keeps its start (which run it is
+// of) and is cut at its end, and a line says where the notes are whole.
+TEST(RunComparison, NotesCutToFitKeepTheirStart) {
+  std::vector<FakeStep> steps;
+  for (int i = 0; i < 3; ++i) {
+    steps.push_back(
+        {"a_rather_long_layer_name_" + std::to_string(i), "conv2d", "[1, 64, 112, 112]", {}, 2});
+  }
+  std::vector<FakeStep> b = steps, c = steps;
+  for (FakeStep& f : b) f.flops = 400, f.shape = "[1, 64, 56, 56]";
+  for (FakeStep& f : c) f.flops = 800, f.shape = "[1, 128, 56, 56]";
+  const std::vector<RunComparison> cmp =
+      CompareRuns({ParseRunResults(RunFile("cnn/onednn/f32/batch:1", steps, 1), "a.json"),
+                   ParseRunResults(RunFile("cnn/torch/f32/batch:1", b, 1), "b.json"),
+                   ParseRunResults(RunFile("cnn/xnnpack/f32/batch:1", c, 1), "c.json")},
+                  {});
+  const std::string text = FormatRunComparisons(cmp, CompareFormat::kText, {});
+  EXPECT_NE(text.find("B: FLOPs x4.00"), std::string::npos) << text;
+  EXPECT_NE(text.find("\u2026\n"), std::string::npos) << "cut at the end" << text;
+  EXPECT_NE(text.find("notes cut to fit 120 columns: --format markdown or csv has them whole"),
+            std::string::npos)
+      << text;
+  const std::string md = FormatRunComparisons(cmp, CompareFormat::kMarkdown, {});
+  EXPECT_NE(md.find("C: FLOPs 100 -> 800; shape [1, 64, 112, 112] -> [1, 128, 56, 56] |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("notes cut"), std::string::npos);
+}
+
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
