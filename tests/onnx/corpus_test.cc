@@ -214,23 +214,23 @@ void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::
   const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, input, want[0]);
   const std::string i8 = LowPrecisionColumn(t, Precision::kI8, input, want[0]);
   const std::string shape = ShapeToString(in_dims);
-  std::printf("%-30s %5d %-7s %-15s %9lld %9lld %8lld %6s %9s %9s %9s %9s\n",
-              m["folder"].get<std::string>().c_str(), m["opset"].get<int>(),
-              m.value("dynamic_axes", nlohmann::json::object()).empty() ? "static" : "dynamic",
-              shape.c_str(), static_cast<long long>(a.total.params),
-              static_cast<long long>(framework),
-              static_cast<long long>(m.value("params_folded_by_exporter", int64_t{0})),
-              has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(),
-              shown("onednn").c_str(), bf16.c_str(), i8.c_str());
+  std::printf(
+      "%-30s %5d %-7s %-15s %9lld %9lld %8lld %6s %9s %9s %9s %9s %9s %9s\n",
+      m["folder"].get<std::string>().c_str(), m["opset"].get<int>(),
+      m.value("dynamic_axes", nlohmann::json::object()).empty() ? "static" : "dynamic",
+      shape.c_str(), static_cast<long long>(a.total.params), static_cast<long long>(framework),
+      static_cast<long long>(m.value("params_folded_by_exporter", int64_t{0})),
+      has_folded ? folded[1].str().c_str() : "?", shown("eigen").c_str(), shown("onednn").c_str(),
+      shown("torch").c_str(), shown("xnnpack").c_str(), bf16.c_str(), i8.c_str());
 }
 
 void CheckCorpus(const std::string& folder) {
   std::ifstream manifest_in(folder + "/corpus.json");
   ASSERT_TRUE(manifest_in) << folder << "/corpus.json is missing";
   const nlohmann::json manifest = nlohmann::json::parse(manifest_in);
-  std::printf("%-30s %5s %-7s %-15s %9s %9s %8s %6s %9s %9s %9s %9s\n", "model", "opset", "axes",
-              "input", "params", "PyTorch", "exp.fold", "folded", "eigen err", "onednn err",
-              "bf16 cos", "i8 cos");
+  std::printf("%-30s %5s %-7s %-15s %9s %9s %8s %6s %9s %9s %9s %9s %9s %9s\n", "model", "opset",
+              "axes", "input", "params", "PyTorch", "exp.fold", "folded", "eigen err", "onednn err",
+              "torch err", "xnnpack", "bf16 cos", "i8 cos");
   int checked = 0;
   for (const nlohmann::json& m : manifest["models"]) {
     const std::string dir = folder + "/" + m["folder"].get<std::string>();
