@@ -46,12 +46,13 @@ TEST_F(ModuleBackendTest, NameAndOptionsNeedNoModule) {
 }
 
 TEST_F(ModuleBackendTest, MissingModuleRefusesEveryRunWithWhereItLooked) {
-  SearchIn("/nonexistent/modules");
+  const std::string folder = MissingPath("modules");
+  SearchIn(folder);
   const std::unique_ptr<Backend> b = MakeModuleBackend({"absent", {}});
   const Support s = b->Supports(topology_, RunConfig{});
   EXPECT_FALSE(s.ok);
   EXPECT_THAT(s.reason, HasSubstr("libntpbench_absent.so"));
-  EXPECT_THAT(s.reason, HasSubstr("/nonexistent/modules"));
+  EXPECT_THAT(s.reason, HasSubstr(folder));
   EXPECT_THAT(b->version(), HasSubstr("not loaded"));
   EXPECT_THROW(b->Compile(topology_, RunConfig{}), Error);
   // Planning without the module is still one step per layer.
