@@ -29,11 +29,30 @@ Shape Buffer::StoredShape() const {
   return {shape[0], shape[2], shape[3], shape[1]};
 }
 
+std::string StatusText(xnn_status status) {
+  switch (status) {
+    case xnn_status_success:
+      return "success";
+    case xnn_status_uninitialized:
+      return "XNNPACK is not initialised";
+    case xnn_status_invalid_parameter:
+      return "invalid parameter";
+    case xnn_status_invalid_state:
+      return "invalid state";
+    case xnn_status_unsupported_parameter:
+      return "unsupported parameter";
+    case xnn_status_unsupported_hardware:
+      return "unsupported on this CPU";
+    case xnn_status_out_of_memory:
+      return "out of memory";
+  }
+  return "xnn_status " + std::to_string(static_cast<int>(status));
+}
+
 void Check(xnn_status status, const ResolvedLayer& layer, const char* call) {
   if (status == xnn_status_success) return;
   throw Error("", layer.name, "op",
-              std::string("XNNPACK's ") + call + " failed (xnn_status " +
-                  std::to_string(static_cast<int>(status)) + ")");
+              std::string("XNNPACK's ") + call + " failed: " + StatusText(status));
 }
 
 const OpTable& Ops() {
@@ -163,8 +182,7 @@ class XnnpackExecutable : public Executable, private StepBuilder {
       const xnn_status s = xnn_run_operator(op.get(), pool_.get());
       if (s != xnn_status_success) {
         throw Error("", infos_[index].name, "op",
-                    "XNNPACK's xnn_run_operator failed (xnn_status " +
-                        std::to_string(static_cast<int>(s)) + ")");
+                    "XNNPACK's xnn_run_operator failed: " + StatusText(s));
       }
     }
     if (step.run) step.run();
@@ -381,8 +399,7 @@ class XnnpackBackend : public Backend {
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
     if (Initialized() != xnn_status_success) {
-      return {false, "xnn_initialize failed (xnn_status " +
-                         std::to_string(static_cast<int>(Initialized())) + ")"};
+      return {false, "xnn_initialize failed: " + StatusText(Initialized())};
     }
     switch (config.precision) {
       case Precision::kF32:
