@@ -427,6 +427,46 @@ Step MakeDeconv(StepBuilder& b) {
   return step;
 }
 
+// Bilinear resize in NHWC: XNNPACK's half-pixel centres by default (ONNX's half_pixel),
+// align_corners and TensorFlow 1's legacy mode (ONNX's asymmetric) by flag.
+uint32_t ResizeFlags(const ResolvedLayer& l) {
+  const std::string c = l.attrs.Str("coordinates");
+  return c == "align_corners" ? XNN_FLAG_ALIGN_CORNERS
+         : c == "asymmetric"  ? XNN_FLAG_TENSORFLOW_LEGACY_MODE
+                              : 0;
+}
+
+Step MakeResize(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  const Shape &in = l.input_shapes[0], &out = l.output_shapes[0];
+  const int64_t c = in[1];
+  const Buffer x = b.Input(0, Layout::kNhwc);
+  const Buffer y = b.Output(Layout::kNhwc);
+  xnn_operator_t op = nullptr;
+  Check(xnn_create_resize_bilinear2d_nhwc_f32(c, c, c, ResizeFlags(l), &op), l,
+        "xnn_create_resize_bilinear2d_nhwc_f32");
+  Step step;
+  step.operators.emplace_back(op);
+  Check(xnn_setup_resize_bilinear2d_nhwc_f32(op, in[0], in[2], in[3], out[2], out[3], x.f32(),
+                                             y.f32(), b.threadpool()),
+        l, "xnn_setup_resize_bilinear2d_nhwc_f32");
+  step.kernel = "xnn_resize_bilinear2d_nhwc_f32";
+  return step;
+}
+
+std::string ResizeRefusal(const ResolvedLayer& l) {
+  if (l.input_shapes[0].size() != 4) return "XNNPACK resizes images (NCHW) only";
+  if (l.attrs.Str("mode") != "linear") {
+    return "XNNPACK resizes bilinearly only (mode '" + l.attrs.Str("mode") + "')";
+  }
+  const Shape& out = l.output_shapes[0];
+  // pytorch_half_pixel is half_pixel but for an output of one pixel, which it samples at 0.
+  if (l.attrs.Str("coordinates") == "pytorch_half_pixel" && (out[2] == 1 || out[3] == 1)) {
+    return "XNNPACK samples a one-pixel output at the centre, pytorch_half_pixel at 0";
+  }
+  return "";
+}
+
 std::string RankRefusal(const ResolvedLayer& l) {
   if (l.input_shapes[0].size() > XNN_MAX_TENSOR_DIMS) {
     return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
@@ -467,6 +507,7 @@ void AddComputeOps(OpTable* table) {
   (*table)["global_avg_pool"] = {MakeGlobalAvgPool, NoRefusal};
   (*table)["reduce_mean"] = {MakeGlobalAvgPool, SpatialMeanRefusal};
   (*table)["conv_transpose"] = {MakeDeconv, NoRefusal};
+  (*table)["resize"] = {MakeResize, ResizeRefusal};
   (*table)["batchnorm"] = {MakeBatchnorm, RankRefusal};
 }
 
