@@ -394,7 +394,7 @@ class XnnpackBackend : public Backend {
   bool RunsEveryOp() const override { return false; }
   std::string version() const override {
     return std::string("XNNPACK ") + NTPBENCH_XNNPACK_VERSION +
-           " (operator API, f32, NHWC; pthreadpool)";
+           " (operator API, NHWC, f32 and qs8; pthreadpool)";
   }
 
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
