@@ -1,6 +1,6 @@
-// The one place that lists the backends: adding a backend adds a line here (and its folder to
-// CMakeLists.txt). A backend the build left out (NTPBENCH_WITH_ONEDNN=OFF, ...) has an instance of
-// null, from a stub that says why.
+// The one place that lists the backends built into ntpbench: a backend the build left out
+// (NTPBENCH_WITH_ONEDNN=OFF, ...) has an instance of null and is said to be left out. A backend
+// built as a module needs no line here: one in a module folder is found by its file.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -10,6 +10,7 @@
 #include "ntpbench/machine.h"
 #include "src/backends/eigen/eigen_backend.h"
 #include "src/backends/hetero/hetero_backend.h"
+#include "src/backends/module_backend.h"
 #include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/opencl/opencl_backend.h"
 #include "src/backends/torch/torch_backend.h"
@@ -33,6 +34,21 @@ const std::vector<Entry>& Entries() {
   return entries;
 }
 
+// Backend modules in the module folders that the list above does not name (a folder of sources
+// and one ntpbench_backend_module() call in CMake make one): found by their files, once.
+const std::vector<std::unique_ptr<Backend>>& Discovered() {
+  static const std::vector<std::unique_ptr<Backend>> discovered = [] {
+    std::vector<std::unique_ptr<Backend>> found;
+    for (const std::string& name : DiscoveredBackendModules()) {
+      const bool listed = std::any_of(Entries().begin(), Entries().end(),
+                                      [&](const Entry& e) { return name == e.name; });
+      if (!listed) found.push_back(MakeModuleBackend({name, {}, true, true}));
+    }
+    return found;
+  }();
+  return discovered;
+}
+
 // Backends registered from outside (RegisterBackend), after the built-in ones.
 std::vector<std::unique_ptr<Backend>>& Registered() {
   static std::vector<std::unique_ptr<Backend>> registered;
@@ -44,6 +60,7 @@ std::vector<const Backend*> Builtin() {
   for (const Entry& e : Entries()) {
     if (e.instance) backends.push_back(e.instance);
   }
+  for (const std::unique_ptr<Backend>& b : Discovered()) backends.push_back(b.get());
   for (const std::unique_ptr<Backend>& b : Registered()) backends.push_back(b.get());
   return backends;
 }

@@ -1,10 +1,12 @@
 #include "src/backends/module_backend.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
@@ -37,8 +39,16 @@ class ModuleBackend : public Backend {
   explicit ModuleBackend(BackendModule module) : module_(std::move(module)) {}
 
   std::string name() const override { return module_.name; }
-  std::vector<BackendOption> Options() const override { return module_.options; }
-  bool RunsEveryOp() const override { return module_.runs_every_op; }
+  std::vector<BackendOption> Options() const override {
+    if (!module_.discovered) return module_.options;
+    const Backend* b = Loaded();
+    return b ? b->Options() : std::vector<BackendOption>{};
+  }
+  bool RunsEveryOp() const override {
+    if (!module_.discovered) return module_.runs_every_op;
+    const Backend* b = Loaded();
+    return b ? b->RunsEveryOp() : true;
+  }
   // Loading the module is what starts it: its version is asked only where a run uses it.
   bool StartsADriver() const override { return true; }
 
@@ -123,6 +133,35 @@ class ModuleBackend : public Backend {
 
 std::unique_ptr<Backend> MakeModuleBackend(BackendModule module) {
   return std::make_unique<ModuleBackend>(std::move(module));
+}
+
+std::vector<std::string> DiscoveredBackendModules() {
+  std::vector<std::string> names;
+  const std::string prefix = "libntpbench_", suffix = ".so";
+  for (const std::string& folder : BackendModuleFolders()) {
+    DIR* dir = opendir(folder.c_str());
+    if (!dir) continue;
+    std::vector<std::string> here;
+    while (const dirent* e = readdir(dir)) {
+      const std::string file = e->d_name;
+      if (file.size() <= prefix.size() + suffix.size() || file.rfind(prefix, 0) != 0 ||
+          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
+      }
+      const std::string name =
+          file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+      const bool named = std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
+      if (named && IsFile(folder + "/" + file)) here.push_back(name);
+    }
+    closedir(dir);
+    std::sort(here.begin(), here.end());  // readdir's order is the file system's
+    for (const std::string& name : here) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  return names;
 }
 
 std::vector<std::string> BackendModuleFolders() {

@@ -22,6 +22,9 @@ struct BackendModule {
   // Its options, known without loading it (--help lists them; benchmark names carry them).
   std::vector<BackendOption> options;
   bool runs_every_op = true;  // Backend::RunsEveryOp
+  // A module found in a module folder that ntpbench does not list (DiscoveredBackendModules):
+  // its options and RunsEveryOp are the module's own, asked of it (which loads it).
+  bool discovered = false;
 };
 
 // A backend standing for the module of `module.name`: its name and options at once, everything
@@ -33,5 +36,10 @@ std::unique_ptr<Backend> MakeModuleBackend(BackendModule module);
 // (colon-separated), the build folder's modules/, the install prefix's lib/ntpbench, and
 // lib/ntpbench beside the program's bin/ (an installed tree moved elsewhere).
 std::vector<std::string> BackendModuleFolders();
+
+// The names of the modules in BackendModuleFolders() (libntpbench_NAME.so, NAME lowercase
+// letters, digits and '_'), first folder first, each once: a backend built as a module outside
+// ntpbench's own list is found by its file alone, with no edit elsewhere.
+std::vector<std::string> DiscoveredBackendModules();
 
 }  // namespace ntpb

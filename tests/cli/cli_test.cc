@@ -162,6 +162,29 @@ TEST(Cli, OnlyARunOnOpenclStartsItsDriver) {
             MachineClass::kNotStarted);
 }
 
+// A backend built as a module outside ntpbench's own list (one ntpbench_backend_module() call) is
+// found by its file in a module folder, with no other edit: listed, run by name, and refused
+// with the reason where the file is from another build.
+TEST(Cli, ABackendModuleIsFoundByItsFileAlone) {
+  const std::string env = "NTPB_BACKEND_MODULE_PATH=" NTPBENCH_TEST_MODULES;
+  const CommandResult version = RunCommand(env + "/this_build " + kCli + " --version");
+  ASSERT_EQ(version.exit_code, 0) << version.err;
+  EXPECT_NE(version.out.find("stubmod (started when a run uses it)"), std::string::npos)
+      << version.out;
+  const std::string run =
+      kCli + " run " + Topo("mlp.json") + " --backend stubmod --benchmark_min_time=0.01 --quiet";
+  const CommandResult ours = RunCommand(env + "/this_build " + run);
+  EXPECT_NE(ours.out.find("mlp/stubmod/f32/batch:1"), std::string::npos) << ours.out << ours.err;
+  EXPECT_NE(ours.out.find("skipped: the stub module runs nothing"), std::string::npos) << ours.out;
+  const CommandResult other = RunCommand(env + "/other_build " + run);
+  EXPECT_NE(other.out.find("is from another build of ntpbench (another-build"), std::string::npos)
+      << other.out;
+  // Without the folder, no such backend.
+  const CommandResult none = RunCommand(kCli + " run " + Topo("mlp.json") + " --backend stubmod");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("unknown backend 'stubmod'"), std::string::npos) << none.err;
+}
+
 // The torch backend is a module (module_backend.h): --version and a run on another backend never
 // load it (libtorch's static initialisers would cost each of them ~2 s); a run on torch does.
 TEST(Cli, OnlyARunOnTorchLoadsItsModule) {
