@@ -7,6 +7,7 @@
 
 #include <xnnpack.h>
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <memory>

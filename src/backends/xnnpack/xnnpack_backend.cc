@@ -29,6 +29,8 @@ Shape Buffer::StoredShape() const {
   return {shape[0], shape[2], shape[3], shape[1]};
 }
 
+namespace {
+
 std::string StatusText(xnn_status status) {
   switch (status) {
     case xnn_status_success:
@@ -48,6 +50,8 @@ std::string StatusText(xnn_status status) {
   }
   return "xnn_status " + std::to_string(static_cast<int>(status));
 }
+
+}  // namespace
 
 void Check(xnn_status status, const ResolvedLayer& layer, const char* call) {
   if (status == xnn_status_success) return;
