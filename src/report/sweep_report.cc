@@ -287,7 +287,7 @@ std::string FactorSection(const SweepFactor& f, const std::vector<FileSummary>& 
   for (size_t i = 0; i < files.size(); ++i) {
     const auto series = FactorSeries(files[i].points, files[i].sweep, factor);
     report::LineSeries s{
-        files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}};
+        files[i].series, report::SeriesColor(i), std::vector<double>(values.size(), nan), {}, {}};
     report::LineSeries g = s, l = s, q = s;
     for (size_t v = 0; v < values.size(); ++v) {
       const SweepPointSummary* p = nullptr;
