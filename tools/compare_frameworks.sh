@@ -22,16 +22,16 @@ trap 'rm -f "$results"' EXIT
 
 # The p50 latency (ms) of one run, or "refused" with the reason on stderr.
 p50_of() {
-  local topology="$1" backend="$2" out
+  local topology="$1" backend="$2"
   shift 2
-  out="$("$cli" run "$root/topologies/$topology.json" --backend "$backend" "$@" --batch 1 \
-    --benchmark_min_time="$min_time" --benchmark_format=json 2>/dev/null)"
-  python3 -c '
+  "$cli" run "$root/topologies/$topology.json" --backend "$backend" "$@" --batch 1 \
+    --benchmark_min_time="$min_time" --benchmark_format=json 2>/dev/null |
+    python3 -c '
 import json, sys
-b = json.loads(sys.argv[1])["benchmarks"][0]
+b = json.load(sys.stdin)["benchmarks"][0]
 if b.get("error_occurred"):
     print("refused", b.get("error_message", "")); sys.exit(0)
-print(b.get("net.p50_ms", b["real_time"]))' "$out"
+print(b.get("net.p50_ms", b["real_time"]))'
 }
 
 total=$(( ${#topologies[@]} * ${#backends[@]} * rounds ))
