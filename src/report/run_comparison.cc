@@ -218,6 +218,8 @@ void Differences(const SideValue& ref, const SideValue& x, RowJudgement* j) {
 RowJudgement Judge(const SideValue& ref, const SideValue& x, size_t index,
                    const RunCompareOptions& o) {
   RowJudgement j;
+  // A row of a third run's alone (its transfer steps) is no verdict on this one.
+  if (!ref.present && !x.present) return j;
   if (!ref.present || !x.present) {
     j.verdict = "only " + Letter(ref.present ? 0 : index);
     return j;

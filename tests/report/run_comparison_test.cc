@@ -320,6 +320,7 @@ TEST(RunComparison, NotesCutToFitKeepTheirStart) {
   std::vector<FakeStep> b = steps, c = steps;
   for (FakeStep& f : b) f.flops = 400, f.shape = "[1, 64, 56, 56]";
   for (FakeStep& f : c) f.flops = 800, f.shape = "[1, 128, 56, 56]";
+  c.push_back({"c_only", "copy", "[1, 8]", {}, 1});
   const std::vector<RunComparison> cmp =
       CompareRuns({ParseRunResults(RunFile("cnn/onednn/f32/batch:1", steps, 1), "a.json"),
                    ParseRunResults(RunFile("cnn/torch/f32/batch:1", b, 1), "b.json"),
@@ -331,6 +332,11 @@ TEST(RunComparison, NotesCutToFitKeepTheirStart) {
   EXPECT_NE(text.find("notes cut to fit 120 columns: --format markdown or csv has them whole"),
             std::string::npos)
       << text;
+  // A step only C has (a transfer of its own) is "only C" under C and nothing under B.
+  const RunComparisonRow* only_c = Row(cmp[0], "c_only");
+  ASSERT_NE(only_c, nullptr);
+  EXPECT_EQ(only_c->judgements[0].verdict, "");
+  EXPECT_EQ(only_c->judgements[1].verdict, "only C");
   const std::string md = FormatRunComparisons(cmp, CompareFormat::kMarkdown, {});
   EXPECT_NE(md.find("C: FLOPs 100 -> 800; shape [1, 64, 112, 112] -> [1, 128, 56, 56] |"),
             std::string::npos)
