@@ -467,14 +467,6 @@ std::string ResizeRefusal(const ResolvedLayer& l) {
   return "";
 }
 
-std::string RankRefusal(const ResolvedLayer& l) {
-  if (l.input_shapes[0].size() > XNN_MAX_TENSOR_DIMS) {
-    return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
-  }
-  return "";
-}
-
-std::string NoRefusal(const ResolvedLayer&) { return ""; }
 std::string FusedActivationRefusal(const ResolvedLayer& l) { return ActivationRefusal(l.attrs); }
 
 }  // namespace
@@ -508,7 +500,7 @@ void AddComputeOps(OpTable* table) {
   (*table)["reduce_mean"] = {MakeGlobalAvgPool, SpatialMeanRefusal};
   (*table)["conv_transpose"] = {MakeDeconv, NoRefusal};
   (*table)["resize"] = {MakeResize, ResizeRefusal};
-  (*table)["batchnorm"] = {MakeBatchnorm, RankRefusal};
+  (*table)["batchnorm"] = {MakeBatchnorm, DimsRefusal};
 }
 
 }  // namespace ntpb::xnnb

@@ -302,17 +302,6 @@ Step MakeView(StepBuilder& b) {
   return step;
 }
 
-std::string NoRefusal(const ResolvedLayer&) { return ""; }
-
-std::string BinaryRefusal(const ResolvedLayer& l) {
-  for (const Shape& s : l.input_shapes) {
-    if (s.size() > XNN_MAX_TENSOR_DIMS) {
-      return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
-    }
-  }
-  return "";
-}
-
 std::string SoftmaxRefusal(const ResolvedLayer& l) {
   const int64_t rank = static_cast<int64_t>(l.input_shapes[0].size());
   const int64_t axis = l.attrs.Int("axis");
@@ -332,10 +321,10 @@ void AddElementwiseOps(OpTable* table) {
   (*table)["hard_swish"] = {MakeHardswish, NoRefusal};
   (*table)["sqrt"] = {MakeSquareRoot, NoRefusal};
   (*table)["pow"] = {MakePow, PowRefusal};
-  (*table)["add"] = {MakeAdd, BinaryRefusal};
-  (*table)["sub"] = {MakeSubtract, BinaryRefusal};
-  (*table)["mul"] = {MakeMultiply, BinaryRefusal};
-  (*table)["div"] = {MakeDivide, BinaryRefusal};
+  (*table)["add"] = {MakeAdd, DimsRefusal};
+  (*table)["sub"] = {MakeSubtract, DimsRefusal};
+  (*table)["mul"] = {MakeMultiply, DimsRefusal};
+  (*table)["div"] = {MakeDivide, DimsRefusal};
   (*table)["softmax"] = {MakeSoftmax, SoftmaxRefusal};
   (*table)["swish"] = {MakeSwish, NoRefusal};
   (*table)["hard_sigmoid"] = {MakeHardSigmoid, NoRefusal};

@@ -114,6 +114,9 @@ struct OpEntry {
   std::string (*refusal)(const ResolvedLayer&);
 };
 using OpTable = std::map<std::string, OpEntry>;
+std::string NoRefusal(const ResolvedLayer& layer);
+// An input of more dims than XNNPACK's operators take (XNN_MAX_TENSOR_DIMS).
+std::string DimsRefusal(const ResolvedLayer& layer);
 
 void AddComputeOps(OpTable* table);      // conv2d, dense, pooling, batchnorm
 void AddElementwiseOps(OpTable* table);  // activations, binary ops, softmax, views

@@ -59,6 +59,17 @@ void Check(xnn_status status, const ResolvedLayer& layer, const char* call) {
               std::string("XNNPACK's ") + call + " failed: " + StatusText(status));
 }
 
+std::string NoRefusal(const ResolvedLayer&) { return ""; }
+
+std::string DimsRefusal(const ResolvedLayer& l) {
+  for (const Shape& s : l.input_shapes) {
+    if (s.size() > XNN_MAX_TENSOR_DIMS) {
+      return "XNNPACK's operators take at most " + std::to_string(XNN_MAX_TENSOR_DIMS) + " dims";
+    }
+  }
+  return "";
+}
+
 const OpTable& Ops() {
   static const OpTable table = [] {
     OpTable t;
