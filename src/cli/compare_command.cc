@@ -1,5 +1,6 @@
-// `ntpbench compare A.json B.json [C.json...]`: runs side by side (run_comparison.h), layer by
-// layer; or, when A is a baseline, the gate's judgement of one run against it.
+// `ntpbench compare A.json B.json [C.json...]` (or one file of several configurations): runs side
+// by side (run_comparison.h), layer by layer; or, when A is a baseline, the gate's judgement of
+// one run against it.
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
