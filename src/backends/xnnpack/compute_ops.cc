@@ -1,7 +1,8 @@
-// conv2d, dense, max/avg/global pooling and batchnorm as XNNPACK's f32 operators: convolutions
-// and pooling in NHWC with explicit (top, right, bottom, left) padding; dense as a fully
-// connected operator over every leading row; a batchnorm the convolution before it did not
-// absorb as a per-channel multiply and add.
+// conv2d, conv_transpose, dense, pooling, spatial means, resize and batchnorm as XNNPACK's
+// operators (f32; qs8 in i8 runs where XNNPACK has them): convolutions and pooling in NHWC with
+// explicit (top, right, bottom, left) padding; dense as a fully connected operator over every
+// leading row; a batchnorm the convolution before it did not absorb as a per-channel multiply
+// and add.
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,7 @@
-// Activations, binary ops, softmax and views as XNNPACK's f32 operators. Elementwise operators
-// are blind to layout, so they run on NHWC tensors as stored (a binary op's broadcast operand's
-// shape permuted the same way); softmax runs over rows of the IR's last axis.
+// Activations, binary ops (add and mul also in qs8), concat, softmax and views as XNNPACK's
+// operators. Elementwise operators are blind to layout, so they run on NHWC tensors as stored (a
+// binary op's broadcast operand's shape permuted the same way); softmax runs over rows of the
+// IR's last axis.
 #include "src/backends/xnnpack/steps.h"
 
 namespace ntpb::xnnb {

@@ -118,8 +118,8 @@ std::string NoRefusal(const ResolvedLayer& layer);
 // An input of more dims than XNNPACK's operators take (XNN_MAX_TENSOR_DIMS).
 std::string DimsRefusal(const ResolvedLayer& layer);
 
-void AddComputeOps(OpTable* table);      // conv2d, dense, pooling, batchnorm
-void AddElementwiseOps(OpTable* table);  // activations, binary ops, softmax, views
+void AddComputeOps(OpTable* table);      // conv2d, dense, pooling, resize, batchnorm
+void AddElementwiseOps(OpTable* table);  // activations, binary ops, concat, softmax, views
 const OpTable& Ops();
 
 }  // namespace ntpb::xnnb
