@@ -171,7 +171,8 @@ TEST_F(XnnpackTest, JoinsImagesAlongChannelsAndPassesAOnePixelPoolingThrough) {
       {"name": "b", "op": "conv2d", "inputs": ["x"], "filters": 5, "kernel": 1},
       {"name": "j", "op": "concat", "inputs": ["a", "b", "x"]},
       {"name": "p", "op": "avg_pool", "kernel": 1},
-      {"name": "q", "op": "max_pool", "kernel": 2}]})",
+      {"name": "q", "op": "max_pool", "kernel": 2},
+      {"name": "w", "op": "concat", "inputs": ["a", "a"], "axis": -1}]})",
                                                        "join.json"),
                                      {});
   ASSERT_TRUE(backend_->Supports(t, config_).ok) << backend_->Supports(t, config_).reason;
@@ -183,7 +184,8 @@ TEST_F(XnnpackTest, JoinsImagesAlongChannelsAndPassesAOnePixelPoolingThrough) {
   const auto reference = FindBackend("eigen")->Compile(t, config_);
   reference->Run();
   exe->Run();
-  for (const char* out : {"j", "p", "q"}) {
+  // Along an image's last axis (W) the copies run in the IR's order, not NHWC's.
+  for (const char* out : {"j", "p", "q", "w"}) {
     EXPECT_LT(MaxRelativeError(exe->ReadTensor(out), reference->ReadTensor(out)), 1e-4) << out;
   }
 }

@@ -44,6 +44,34 @@ void AppendSigmoid(const OutputRange& range, const Buffer& y, int64_t channels, 
   step->kernel += " + xnn_sigmoid_nc_f32";
 }
 
+// A convolution's weights [F, C/g, kh, kw] and bias, with the batchnorm its chain absorbed folded
+// in.
+struct ConvWeights {
+  std::vector<float> w, bias;
+};
+ConvWeights FoldedConvWeights(StepBuilder& b) {
+  const ResolvedLayer& l = *b.chain().host;
+  ConvWeights cw{b.Weight(l, 0), {}};
+  if (l.weights.size() > 1) cw.bias = b.Weight(l, 1);
+  if (const ResolvedLayer* bn = b.chain().batchnorm) {
+    FoldBatchnorm({b.Weight(*bn, 0), b.Weight(*bn, 1), b.Weight(*bn, 2), b.Weight(*bn, 3)},
+                  bn->attrs.Float("epsilon"), &cw.w, &cw.bias);
+  }
+  return cw;
+}
+
+// [F, C/g, kh, kw] -> XNNPACK's [F, kh, kw, C/g] (groups outermost, as F is).
+template <typename T>
+std::vector<T> ToOhwi(const std::vector<T>& w, int64_t f, int64_t cg, int64_t taps) {
+  std::vector<T> ohwi(w.size());
+  for (int64_t o = 0; o < f; ++o) {
+    for (int64_t i = 0; i < cg; ++i) {
+      for (int64_t t = 0; t < taps; ++t) ohwi[(o * taps + t) * cg + i] = w[(o * cg + i) * taps + t];
+    }
+  }
+  return ohwi;
+}
+
 Step MakeConvQc8(StepBuilder& b);
 
 Step MakeConv(StepBuilder& b) {
@@ -54,21 +82,10 @@ Step MakeConv(StepBuilder& b) {
                              p = at.Ints("padding");  // top, left, bottom, right
   const int64_t groups = at.Int("groups");
   const Shape& in = l.input_shapes[0];
-  const int64_t c = in[1], f = l.output_shapes[0][1];
-  std::vector<float> w = b.Weight(l, 0), bias;
-  if (l.weights.size() > 1) bias = b.Weight(l, 1);
-  if (const ResolvedLayer* bn = b.chain().batchnorm) {
-    FoldBatchnorm({b.Weight(*bn, 0), b.Weight(*bn, 1), b.Weight(*bn, 2), b.Weight(*bn, 3)},
-                  bn->attrs.Float("epsilon"), &w, &bias);
-  }
-  // [F, C/g, kh, kw] -> XNNPACK's [F, kh, kw, C/g] (groups outermost, as F is).
-  const int64_t cg = c / groups, taps = k[0] * k[1];
-  std::vector<float> ohwi(w.size());
-  for (int64_t o = 0; o < f; ++o) {
-    for (int64_t i = 0; i < cg; ++i) {
-      for (int64_t t = 0; t < taps; ++t) ohwi[(o * taps + t) * cg + i] = w[(o * cg + i) * taps + t];
-    }
-  }
+  const int64_t c = in[1], f = l.output_shapes[0][1], cg = c / groups;
+  const ConvWeights cw = FoldedConvWeights(b);
+  const std::vector<float> ohwi = ToOhwi(cw.w, f, cg, k[0] * k[1]);
+  const std::vector<float>& bias = cw.bias;
   const OutputRange range = RangeOf(b.chain());
   const Buffer x = b.Input(0, Layout::kNhwc);
   const Buffer y = b.Output(Layout::kNhwc);
@@ -256,22 +273,23 @@ Step MakeGlobalAvgPool(StepBuilder& b) {
 // y = x * scale + shift per channel (axis 1 of the IR; the last in NHWC), both broadcast.
 Step MakeBatchnorm(StepBuilder& b) {
   const ResolvedLayer& l = *b.chain().host;
-  const std::vector<float> gamma = b.Weight(l, 0), beta = b.Weight(l, 1), mean = b.Weight(l, 2),
-                           variance = b.Weight(l, 3);
-  const double eps = l.attrs.Float("epsilon");
-  auto scale = std::make_shared<std::vector<float>>(gamma.size() + XNN_EXTRA_BYTES);
-  auto shift = std::make_shared<std::vector<float>>(gamma.size() + XNN_EXTRA_BYTES);
-  for (size_t c = 0; c < gamma.size(); ++c) {
-    const double s = gamma[c] / std::sqrt(static_cast<double>(variance[c]) + eps);
-    (*scale)[c] = static_cast<float>(s);
-    (*shift)[c] = static_cast<float>(beta[c] - mean[c] * s);
-  }
+  // Folded into a one-weight-per-channel identity, the batchnorm is that weight and a bias.
+  const size_t channels = l.weights[0].shape[0];
+  std::vector<float> one(channels, 1.0f), bias;
+  FoldBatchnorm({b.Weight(l, 0), b.Weight(l, 1), b.Weight(l, 2), b.Weight(l, 3)},
+                l.attrs.Float("epsilon"), &one, &bias);
+  // Read by the operators at run time, with XNN_EXTRA_BYTES readable after them.
+  const size_t padded = channels + XNN_EXTRA_BYTES / sizeof(float);
+  auto scale = std::make_shared<std::vector<float>>(padded, 0.0f);
+  auto shift = std::make_shared<std::vector<float>>(padded, 0.0f);
+  std::copy(one.begin(), one.end(), scale->begin());
+  std::copy(bias.begin(), bias.end(), shift->begin());
   const OutputRange range = RangeOf(b.chain());
   const Buffer x = b.Input(0, Layout::kAsStored);
   const Buffer y = b.Output(x.layout);
   const Shape stored = x.StoredShape();
   std::vector<size_t> xs(stored.begin(), stored.end()), cs(stored.size(), 1);
-  cs[x.layout == Layout::kNhwc ? 3 : 1] = gamma.size();
+  cs[x.layout == Layout::kNhwc ? 3 : 1] = channels;
   xnn_operator_t mul = nullptr, add = nullptr;
   Check(xnn_create_multiply_nd_f32(-INFINITY, INFINITY, 0, &mul), l, "xnn_create_multiply_nd_f32");
   Step step;
@@ -289,14 +307,13 @@ Step MakeBatchnorm(StepBuilder& b) {
   return step;
 }
 
-// The bias in the accumulator's units: b / (input scale * the channel's weight scale).
-std::vector<int32_t> QuantizedBias(const std::vector<float>& bias, float input_scale,
-                                   const std::vector<float>& weight_scales, size_t channels) {
-  std::vector<int32_t> q(channels, 0);
-  for (size_t c = 0; c < bias.size(); ++c) {
-    const float ws = weight_scales[weight_scales.size() == 1 ? 0 : c];
-    q[c] = static_cast<int32_t>(std::lround(bias[c] / (input_scale * ws)));
-  }
+// The bias in the accumulator's units (quantization.h's AccumulatorBias, with its weight scales,
+// one per output channel), rounded to the int32 XNNPACK adds; zeros without a bias.
+std::vector<int32_t> Int32Bias(const std::vector<float>& bias, const Quantization& input,
+                               const std::vector<float>& weight_scales, int64_t channels) {
+  std::vector<int32_t> q(static_cast<size_t>(channels), 0);
+  const std::vector<float> acc = AccumulatorBias(bias, 1.0f / input.scale, weight_scales);
+  for (size_t c = 0; c < acc.size(); ++c) q[c] = static_cast<int32_t>(std::lround(acc[c]));
   return q;
 }
 
@@ -310,27 +327,15 @@ Step MakeConvQc8(StepBuilder& b) {
   const int64_t groups = at.Int("groups");
   const Shape& in = l.input_shapes[0];
   const int64_t c = in[1], f = l.output_shapes[0][1], cg = c / groups, taps = k[0] * k[1];
-  std::vector<float> w = b.Weight(l, 0), bias;
-  if (l.weights.size() > 1) bias = b.Weight(l, 1);
-  if (const ResolvedLayer* bn = b.chain().batchnorm) {
-    FoldBatchnorm({b.Weight(*bn, 0), b.Weight(*bn, 1), b.Weight(*bn, 2), b.Weight(*bn, 3)},
-                  bn->attrs.Float("epsilon"), &w, &bias);
-  }
-  const QuantizedWeights qw = QuantizeWeights(w, f, cg * taps, 127);
+  const ConvWeights cw = FoldedConvWeights(b);
+  const QuantizedWeights qw = QuantizeWeights(cw.w, f, cg * taps, 127);
+  const std::vector<int8_t> ohwi = ToOhwi(qw.values, f, cg, taps);
+  // XNNPACK's kernel scale is a level's size, quantization.h's scale its inverse.
   std::vector<float> kernel_scales(qw.scales.size());
   for (size_t o = 0; o < qw.scales.size(); ++o) kernel_scales[o] = 1.0f / qw.scales[o];
-  std::vector<int8_t> ohwi(qw.values.size());
-  for (int64_t o = 0; o < f; ++o) {
-    for (int64_t i = 0; i < cg; ++i) {
-      for (int64_t t = 0; t < taps; ++t) {
-        ohwi[(o * taps + t) * cg + i] = qw.values[(o * cg + i) * taps + t];
-      }
-    }
-  }
   const Buffer x = b.Input(0, Layout::kNhwc, DataType::kQs8);
   const Buffer y = b.Output(Layout::kNhwc, DataType::kQs8);
-  const std::vector<int32_t> qbias =
-      QuantizedBias(bias, x.quantization.scale, kernel_scales, static_cast<size_t>(f));
+  const std::vector<int32_t> qbias = Int32Bias(cw.bias, x.quantization, qw.scales, f);
   const OutputRange range = RangeOf(b.chain());
   xnn_operator_t op = nullptr;
   Check(xnn_create_convolution2d_nhwc_qc8(
@@ -359,8 +364,8 @@ Step MakeDenseQs8(StepBuilder& b) {
   const float kernel_scale = 1.0f / qw.scales[0];
   const Buffer x = b.Input(0, Layout::kLogical, DataType::kQs8);
   const Buffer y = b.Output(Layout::kLogical, DataType::kQs8);
-  const std::vector<int32_t> qbias =
-      QuantizedBias(bias, x.quantization.scale, {kernel_scale}, static_cast<size_t>(units));
+  const std::vector<int32_t> qbias = Int32Bias(
+      bias, x.quantization, std::vector<float>(static_cast<size_t>(units), qw.scales[0]), units);
   const OutputRange range = RangeOf(b.chain());
   xnn_operator_t op = nullptr;
   Check(xnn_create_fully_connected_nc_qs8(

@@ -248,8 +248,10 @@ Step MakeHardSigmoid(StepBuilder& b) {
 // strided copy per input into its columns of the output.
 Step MakeConcat(StepBuilder& b) {
   const ResolvedLayer& l = *b.chain().host;
-  const bool image = l.output_shapes[0].size() == 4;
-  const Layout layout = image ? Layout::kNhwc : Layout::kLogical;
+  const int64_t rank = static_cast<int64_t>(l.output_shapes[0].size());
+  const int64_t axis = l.attrs.Int("axis") < 0 ? l.attrs.Int("axis") + rank : l.attrs.Int("axis");
+  // An image's channels are NHWC's last dim; any tensor's last axis is its own.
+  const Layout layout = rank == 4 && axis == 1 ? Layout::kNhwc : Layout::kLogical;
   const Buffer y = b.Output(layout);
   const size_t out_channels = static_cast<size_t>(y.StoredShape().back());
   const size_t rows = static_cast<size_t>(NumElements(y.shape)) / out_channels;

@@ -210,19 +210,24 @@ class XnnpackExecutable : public Executable, private StepBuilder {
                   "expected " + std::to_string(NumElements(b.shape)) + " values, got " +
                       std::to_string(values.size()));
     }
+    // Straight into the buffer: hetero's transfer steps write graph inputs in its timed loop.
+    if (b.type == DataType::kF32) {
+      if (b.layout == Layout::kNhwc) {
+        Permute<float>{values.data(), b.f32(), b.shape[0], b.shape[1], b.shape[2], b.shape[3], true}
+            .Run(nullptr);
+      } else {
+        std::copy(values.begin(), values.end(), b.f32());
+      }
+      return;
+    }
+    // A qs8 tensor (one an i8 step wrote; graph inputs are f32): in memory order, then quantized.
     std::vector<float> stored = values;
     if (b.layout == Layout::kNhwc) {
       Permute<float>{values.data(), stored.data(), b.shape[0], b.shape[1],
                      b.shape[2],    b.shape[3],    true}
           .Run(nullptr);
     }
-    for (size_t i = 0; i < stored.size(); ++i) {
-      if (b.type == DataType::kQs8) {
-        b.qs8()[i] = b.quantization.Quantize(stored[i]);
-      } else {
-        b.f32()[i] = stored[i];
-      }
-    }
+    for (size_t i = 0; i < stored.size(); ++i) b.qs8()[i] = b.quantization.Quantize(stored[i]);
   }
 
   std::vector<float> ReadTensor(const std::string& name) const override {
