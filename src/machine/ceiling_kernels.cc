@@ -113,33 +113,44 @@ __attribute__((target("avx512f,avx512fp16"))) void FmaF16Avx512(int64_t n, float
 
 #undef NTPB_TWELVE
 
-// Streaming loops, compiled for the best vector ISA the CPU has (GCC's function multiversioning).
-// Four independent vector sums, each a 64-byte register on AVX-512 (two on AVX2): one add per
-// load, no chain between them, so the loads are what limits it. A loop over an array of 128
-// scalar sums left the compiler to find that and it did not everywhere: on a Zen 5 VM it read
-// 27 GB/s from the L3 and 29 GB/s from memory, where this reads about 180 and 67 and oneDNN's
-// matrix-vector products stream 43 GB/s (a roof below the layers that reach it).
-using Float16 = float __attribute__((vector_size(64)));
-__attribute__((target_clones("avx512f", "avx2", "default"))) float ReadSum(const float* a,
-                                                                           int64_t n) {
-  Float16 s0 = {}, s1 = {}, s2 = {}, s3 = {};
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {
-    Float16 x0, x1, x2, x3;
-    std::memcpy(&x0, a + i, sizeof x0);  // unaligned loads, as the compiler sees fit
-    std::memcpy(&x1, a + i + 16, sizeof x1);
-    std::memcpy(&x2, a + i + 32, sizeof x2);
-    std::memcpy(&x3, a + i + 48, sizeof x3);
-    s0 += x0;
-    s1 += x1;
-    s2 += x2;
-    s3 += x3;
-  }
-  const Float16 s = (s0 + s1) + (s2 + s3);
-  float sum = 0;
-  for (int j = 0; j < 16; ++j) sum += s[j];
-  for (; i < n; ++i) sum += a[i];
+// Streaming reads: four independent vector sums, one add per load and no chain between them,
+// so the loads are what limits it; one loop per ISA, written with its own register type and
+// chosen at run time. A loop over an array of 128 scalar sums left the compiler to find that and
+// it did not everywhere: on a Zen 5 VM it read 27 GB/s from the L3 and 29 GB/s from memory, where
+// this reads about 180 and 67 and oneDNN's matrix-vector products stream 43 GB/s (a roof below
+// the layers that reach it). One loop over 64-byte GCC vector types, cloned per ISA, was no better
+// on AVX2: there GCC kept the sums on the stack, and a Zen 3 VM "read" 17 GB/s from its L2.
+#define NTPB_READ_SUM(V, FLOATS, LOAD, ADD)          \
+  V s0 = {}, s1 = {}, s2 = {}, s3 = {};              \
+  int64_t i = 0;                                     \
+  for (; i + 4 * (FLOATS) <= n; i += 4 * (FLOATS)) { \
+    s0 = ADD(s0, LOAD(a + i));                       \
+    s1 = ADD(s1, LOAD(a + i + (FLOATS)));            \
+    s2 = ADD(s2, LOAD(a + i + 2 * (FLOATS)));        \
+    s3 = ADD(s3, LOAD(a + i + 3 * (FLOATS)));        \
+  }                                                  \
+  s0 = ADD(ADD(s0, s1), ADD(s2, s3));                \
+  float lanes[FLOATS];                               \
+  std::memcpy(lanes, &s0, sizeof lanes);             \
+  float sum = 0;                                     \
+  for (float f : lanes) sum += f;                    \
+  for (; i < n; ++i) sum += a[i];                    \
   return sum;
+
+__attribute__((target("avx512f"))) float ReadSumAvx512(const float* a, int64_t n) {
+  NTPB_READ_SUM(__m512, 16, _mm512_loadu_ps, _mm512_add_ps)
+}
+__attribute__((target("avx"))) float ReadSumAvx(const float* a, int64_t n) {
+  NTPB_READ_SUM(__m256, 8, _mm256_loadu_ps, _mm256_add_ps)
+}
+float ReadSumSse(const float* a, int64_t n) { NTPB_READ_SUM(__m128, 4, _mm_loadu_ps, _mm_add_ps) }
+#undef NTPB_READ_SUM
+
+float ReadSum(const float* a, int64_t n) {
+  static const auto read = __builtin_cpu_supports("avx512f") ? ReadSumAvx512
+                           : __builtin_cpu_supports("avx")   ? ReadSumAvx
+                                                             : ReadSumSse;
+  return read(a, n);
 }
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void Triad(float* __restrict a,

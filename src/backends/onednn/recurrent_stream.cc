@@ -33,60 +33,88 @@ void StatePairs(const float* state, int64_t rows, int64_t h, uint32_t* pairs) {
   }
 }
 
-// Sixteen floats, one AVX-512 register (two AVX2 ones): GCC's vector extensions keep the
-// accumulators in registers. Plain float arrays did not at f32 batch 4: GCC kept acc[4][64] on
-// the stack, each FMA loading and storing its accumulator, which left the f32 batch-4
-// recurrence ~15% below the read bound that bf16 (whose loop GCC did keep in registers) reached.
-typedef float Floats16 __attribute__((vector_size(64), aligned(4)));
-constexpr int kVectors = static_cast<int>(kPanel / 16);
+// One vector register of floats for the ISA this file is compiled for (the build's -march), and
+// how many accumulators fit beside the weights and the broadcast state: 16 of AVX-512's 32
+// registers, 8 of AVX2's or SSE's 16. GCC's vector extensions keep such accumulators in
+// registers; a type wider than the ISA's registers does not: 64-byte vectors on an AVX2 CPU put
+// every accumulator on the stack (each FMA loaded and stored it), and the recurrence ran at
+// ~3 GFLOP/s per core, a quarter of ONNX Runtime's on a Zen 3 VM. Plain float arrays did the
+// same at f32 batch 4 on AVX-512.
+#if defined(__AVX512F__)
+constexpr int kLanes = 16, kAccumulators = 16;
+#elif defined(__AVX__)
+constexpr int kLanes = 8, kAccumulators = 8;
+#else
+constexpr int kLanes = 4, kAccumulators = 8;
+#endif
+typedef float Floats __attribute__((vector_size(kLanes * sizeof(float)), aligned(4)));
+constexpr int kVectors = static_cast<int>(kPanel / kLanes);
 
-inline Floats16 Load16(const float* p) {
-  Floats16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+// An unaligned load as one instruction (a memcpy into the vector type went through the stack).
+inline Floats LoadFloats(const float* p) {
+#if defined(__AVX512F__)
+  return (Floats)_mm512_loadu_ps(p);
+#elif defined(__AVX__)
+  return (Floats)_mm256_loadu_ps(p);
+#else
+  return (Floats)_mm_loadu_ps(p);
+#endif
 }
-// bf16 to f32: a widening and a shift, 16 at a time. With AVX-512 one vpmovzxwd and one vpslld
-// (GCC split __builtin_convertvector into 256-bit halves, and a scalar loop put the
+// bf16 to f32: a widening and a shift, one register at a time. With AVX-512 one vpmovzxwd and
+// one vpslld (GCC split __builtin_convertvector into 256-bit halves, and a scalar loop put the
 // accumulators back on the stack).
-inline Floats16 Load16(const uint16_t* p) {
+inline Floats LoadFloats(const uint16_t* p) {
 #if defined(__AVX512F__)
   const __m256i halves = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return (Floats16)_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
+  return (Floats)_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
 #else
-  typedef uint16_t Halves16 __attribute__((vector_size(32), aligned(2)));
-  typedef uint32_t Words16 __attribute__((vector_size(64)));
-  Halves16 h;
-  std::memcpy(&h, p, sizeof h);
-  const Words16 w = __builtin_convertvector(h, Words16) << 16;
-  Floats16 v;
-  std::memcpy(&v, &w, sizeof v);
-  return v;
+  typedef uint16_t Halves __attribute__((vector_size(kLanes * sizeof(uint16_t)), aligned(2)));
+  typedef uint32_t Words __attribute__((vector_size(kLanes * sizeof(uint32_t))));
+  typedef uint16_t LoadedHalves
+      __attribute__((vector_size(kLanes * sizeof(uint16_t)), aligned(2), may_alias));
+  const Halves h = *reinterpret_cast<const LoadedHalves*>(p);
+  return (Floats)(__builtin_convertvector(h, Words) << 16);
 #endif
 }
 
-// out[r][0..kPanel) = sum_k x[r][k] * panel[k][0..kPanel) for R rows: R x 4 vector accumulators,
-// the panel read once for all rows (the file is compiled with FMA contraction).
+// Vectors of a panel row one pass over the panel takes for R rows: all of them where R x that
+// many accumulators fit in registers, else a power-of-two share (the panel is then read in
+// column passes, each reading whole cache lines of every row).
+template <int R>
+constexpr int VectorsPerPass() {
+  int v = kVectors;
+  while (v > 1 && v * R > kAccumulators) v /= 2;
+  return v;
+}
+
+// out[r][0..width) = sum_k x[r][k] * panel[k][0..width) for R rows: R x (vectors per pass)
+// accumulators, each weight vector loaded once for all rows (the file is compiled with FMA
+// contraction).
 template <int R, typename W>
 inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_stride,
                                                      int64_t k_len, const W* panel, float* out,
                                                      int64_t out_stride, int64_t width) {
-  Floats16 acc[R][kVectors];
-  for (int r = 0; r < R; ++r) {
-    for (int q = 0; q < kVectors; ++q) acc[r][q] = Floats16{};
-  }
-  for (int64_t k = 0; k < k_len; ++k) {
-    const W* row = panel + k * kPanel;
-    Floats16 w[kVectors];
-    for (int q = 0; q < kVectors; ++q) w[q] = Load16(row + 16 * q);
+  constexpr int kPass = VectorsPerPass<R>();
+  for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
+    Floats acc[R][kPass];
     for (int r = 0; r < R; ++r) {
-      const float xr = x[r * x_stride + k];
-      for (int q = 0; q < kVectors; ++q) acc[r][q] += xr * w[q];
+      for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
     }
-  }
-  for (int r = 0; r < R; ++r) {
-    float sums[kPanel];
-    std::memcpy(sums, acc[r], sizeof sums);
-    std::memcpy(out + r * out_stride, sums, sizeof(float) * width);
+    for (int64_t k = 0; k < k_len; ++k) {
+      const W* row = panel + k * kPanel + v0 * kLanes;
+      Floats w[kPass];
+      for (int q = 0; q < kPass; ++q) w[q] = LoadFloats(row + kLanes * q);
+      for (int r = 0; r < R; ++r) {
+        const float xr = x[r * x_stride + k];
+        for (int q = 0; q < kPass; ++q) acc[r][q] += xr * w[q];
+      }
+    }
+    const int64_t columns = std::min<int64_t>(kPass * kLanes, width - v0 * kLanes);
+    for (int r = 0; r < R; ++r) {
+      float sums[kPass * kLanes];
+      std::memcpy(sums, acc[r], sizeof sums);
+      std::memcpy(out + r * out_stride + v0 * kLanes, sums, sizeof(float) * columns);
+    }
   }
 }
 
@@ -97,22 +125,23 @@ template <int R>
 inline __attribute__((always_inline)) void DotPanelRows(const uint32_t* x_pairs, int64_t pairs,
                                                         const uint16_t* panel, float* out,
                                                         int64_t out_stride, int64_t width) {
-  __m512 acc[R][kVectors];
+  constexpr int kZmm = static_cast<int>(kPanel / 16);
+  __m512 acc[R][kZmm];
   for (int r = 0; r < R; ++r) {
-    for (int q = 0; q < kVectors; ++q) acc[r][q] = _mm512_setzero_ps();
+    for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_setzero_ps();
   }
   for (int64_t kp = 0; kp < pairs; ++kp) {
     const uint16_t* row = panel + kp * 2 * kPanel;
-    __m512bh w[kVectors];
-    for (int q = 0; q < kVectors; ++q) w[q] = (__m512bh)_mm512_loadu_si512(row + 32 * q);
+    __m512bh w[kZmm];
+    for (int q = 0; q < kZmm; ++q) w[q] = (__m512bh)_mm512_loadu_si512(row + 32 * q);
     for (int r = 0; r < R; ++r) {
       const __m512bh xr = (__m512bh)_mm512_set1_epi32(static_cast<int>(x_pairs[r * pairs + kp]));
-      for (int q = 0; q < kVectors; ++q) acc[r][q] = _mm512_dpbf16_ps(acc[r][q], xr, w[q]);
+      for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_dpbf16_ps(acc[r][q], xr, w[q]);
     }
   }
   for (int r = 0; r < R; ++r) {
     float sums[kPanel];
-    for (int q = 0; q < kVectors; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
+    for (int q = 0; q < kZmm; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
     std::memcpy(out + r * out_stride, sums, sizeof(float) * width);
   }
 }

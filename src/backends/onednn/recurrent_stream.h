@@ -19,8 +19,9 @@
 //    its source); with the weights all in the L3 (H 1024) it read them at 63-83 GB/s at batch
 //    4 against 34-48 widened to f32, 82-157 against 88-102 at batch 1. Elsewhere bf16 weights
 //    are widened to f32 in registers (a shift) and the state stays f32;
-//  - the accumulators as GCC vector types, which stay in registers (float arrays stayed on the
-//    stack at f32 batch 4: 0.96-0.98x the DRAM read, against 1.04-1.10x now).
+//  - the accumulators as GCC vector types of the ISA's register width, as many as its registers
+//    hold (float arrays stayed on the stack at f32 batch 4: 0.96-0.98x the DRAM read, against
+//    1.04-1.10x now; 64-byte vectors on AVX2 did too, at a quarter of the speed).
 // Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
 // software prefetch 16-64 rows ahead or of the next panel's head, batch 4 as two passes of two
 // rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read under
@@ -36,7 +37,8 @@
 namespace ntpb::onednn {
 
 struct StreamedRecurrence {
-  static constexpr int64_t kPanel = 64;  // columns per panel: 4 zmm accumulators per batch row
+  // Columns per panel: 4 zmm (8 ymm) accumulators per batch row, 256 bytes of each f32 row.
+  static constexpr int64_t kPanel = 64;
 
   int64_t n = 0, t_len = 0, h = 0, dirs = 1;
   bool lstm = true, reverse_only = false, bf16 = false;
