@@ -13,6 +13,7 @@
 #include "src/bench/interference.h"
 #include "src/bench/machine_class_detect.h"
 #include "src/cli/commands.h"
+#include "src/cli/help_formatter.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
 #include "src/common/file_io.h"
@@ -73,12 +74,14 @@ int Machine(int threads, bool refresh, bool json, bool force) {
     std::printf("%s\n", peaks->ToJson().dump(2).c_str());
     return Refusal(refused, force, cached_peaks.has_value());
   }
-  std::printf("%s, %d threads\n%s %s (%s)\n\n", peaks->machine.c_str(), peaks->threads,
-              cached            ? "cached in"
-              : refused.empty() ? "measured now, cached in"
-              : force           ? "measured now, cached (--force, though doubtful: below) in"
-                                : "measured now, NOT cached (below) in",
-              path.c_str(), peaks->measured.c_str());
+  std::printf(
+      "%s\n%s %s (%s)\n\n",
+      WrapText(peaks->machine + ", " + std::to_string(peaks->threads) + " threads", 120).c_str(),
+      cached            ? "cached in"
+      : refused.empty() ? "measured now, cached in"
+      : force           ? "measured now, cached (--force, though doubtful: below) in"
+                        : "measured now, NOT cached (below) in",
+      path.c_str(), peaks->measured.c_str());
   // Every ceiling: this measurement's best of its runs and their spread, the previous
   // measurements, and the figure the roofline uses.
   report::TextTable table(
@@ -87,7 +90,9 @@ int Machine(int threads, bool refresh, bool json, bool force) {
   auto add = [&](const std::string& name, const Ceiling& c) {
     std::string before;
     for (std::size_t i = 0; i + 1 < c.history.size(); ++i) {
-      before += (before.empty() ? "" : ", ") + FormatNumber("%.1f", c.history[i]);
+      // Whole numbers from 100 up: three earlier figures then fit in 120 columns.
+      before += (before.empty() ? "" : ", ") +
+                FormatNumber(c.history[i] >= 100 ? "%.0f" : "%.1f", c.history[i]);
     }
     std::string kept = FormatNumber("%.1f", c.Kept());
     if (c.Unreliable()) kept += " !", any_unreliable = true;

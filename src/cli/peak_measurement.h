@@ -5,10 +5,11 @@
 
 namespace ntpb {
 
-// Measures every ceiling with `threads` threads: oneDNN matmul 2048^3 per precision (f32, bf16,
-// f16, i8 as u8 x s8), register-only peaks per precision this CPU has, read and triad plateaus
-// (L2, L3, DRAM) and reads from 1 to 256 MiB; progress on stderr. About half a minute.
-// `previous` (the cached measurement, or null): each ceiling's history continues from it.
+// Measures every ceiling with `threads` threads: oneDNN's faster GEMM route (matmul or 1x1
+// convolution) at 2048^3 per precision (f32, bf16, f16, i8 as u8 x s8), register-only peaks per
+// precision this CPU has, read and triad plateaus (L2, L3, DRAM) and reads from 1 to 256 MiB;
+// progress on stderr. About half a minute. `previous` (the cached measurement, or null): each
+// ceiling's history continues from it.
 MachinePeaks MeasureMachinePeaks(const MachineClass& machine, int threads,
                                  const MachinePeaks* previous);
 

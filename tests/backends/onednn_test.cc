@@ -89,6 +89,16 @@ bool OnednnHasWinograd() {
     return false;
   }
 }
+// Whether oneDNN's f32 matmul has only its generic GEMM here (2.6: without AVX-512).
+bool OnednnMatmulHasOnlyGemm() {
+  using memory = dnnl::memory;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const memory::desc a({16, 19}, memory::data_type::f32, memory::format_tag::ab),
+      w({19, 24}, memory::data_type::f32, memory::format_tag::any),
+      c({16, 24}, memory::data_type::f32, memory::format_tag::ab);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, w, c), engine);
+  return std::string(pd.impl_info_str()).rfind("gemm", 0) == 0;
+}
 #define SKIP_UNLESS_ONEDNN_HAS_WINOGRAD()                                  \
   if (!OnednnHasWinograd()) {                                              \
     GTEST_SKIP() << "oneDNN has no Winograd convolution here: "            \
@@ -413,6 +423,49 @@ TEST(OnednnFusion, FoldsBatchnormAndActivationIntoTheConvUnlessAMarkerSeparatesT
   EXPECT_EQ(step_named(*exe, "conv1")->fused, 1);
   ASSERT_NE(step_named(*exe, "relu1"), nullptr);
   EXPECT_EQ(step_named(*exe, "relu1")->fused, 0);
+}
+
+// Dense layers as a matmul or as a 1x1 convolution over the same bytes (dense_conv.cc), each
+// against the reference: 1 to 15 rows, a [N, T, K] input, with and without bias, with a fused
+// activation and a fused residual add. onednn.dense=conv1x1 takes the convolution, =matmul
+// never; auto takes it from 4 rows where the matmul has only gemm:jit (any CPU without AVX-512).
+TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
+  int convolutions = 0;
+  for (const auto& [n, t] : std::vector<std::pair<int, int>>{{1, 1}, {1, 4}, {1, 13}, {3, 5}}) {
+    const ResolvedTopology topology =
+        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "dense",
+        "inputs": [{"name": "x", "shape": [)" +
+                                      std::to_string(n) + ", " + std::to_string(t) +
+                                      R"(, 19]}],
+        "layers": [
+          {"name": "a", "op": "dense", "units": 24, "activation": "relu"},
+          {"name": "b", "op": "dense", "units": 24, "bias": false, "inputs": ["a"]},
+          {"name": "s", "op": "add", "inputs": ["b", "a"]}],
+        "outputs": ["s"]})",
+                                  "dense.json"),
+                {});
+    for (const char* route : {"auto", "matmul", "conv1x1"}) {
+      setenv("NTPB_ONEDNN_DENSE", route, 1);
+      const RanBoth r = RunBoth(topology, OpConfig(), Precision::kF32);
+      unsetenv("NTPB_ONEDNN_DENSE");
+      const std::string what =
+          std::string(route) + " " + std::to_string(n) + "x" + std::to_string(t);
+      ExpectClose(r, "a", kF32Tolerance, 0.99999, what);
+      ExpectClose(r, "s", kF32Tolerance, 0.99999, what);
+      ASSERT_EQ(r.onednn->steps().size(), 2u) << what << ": the activation and add are fused";
+      for (const StepInfo& s : r.onednn->steps()) {
+        const bool conv = s.kernel.find("1x1 convolution") != std::string::npos;
+        if (std::string(route) == "conv1x1") EXPECT_TRUE(conv) << what << " " << s.kernel;
+        if (std::string(route) == "matmul") EXPECT_FALSE(conv) << what << " " << s.kernel;
+        if (std::string(route) == "auto" && conv) {
+          EXPECT_GE(n * t, 4) << what;
+          EXPECT_EQ(OnednnMatmulHasOnlyGemm(), true) << what;
+          ++convolutions;
+        }
+      }
+    }
+  }
+  if (OnednnMatmulHasOnlyGemm()) EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
 }
 
 // Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for

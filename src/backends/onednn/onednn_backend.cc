@@ -307,6 +307,11 @@ class OnednnBackend : public Backend {
          {"auto", "off", "all"},
          "NTPB_ONEDNN_WINOGRAD",
          "Winograd for f32 3x3 stride-1 convolutions: auto (outputs of 28x28 or more), off, all"},
+        {"dense",
+         {"auto", "matmul", "conv1x1"},
+         "NTPB_ONEDNN_DENSE",
+         "f32 dense layers: matmul, or a 1x1 convolution (weights packed once); auto: the "
+         "convolution from 4 rows where oneDNN's matmul has only gemm:jit (no AVX-512)"},
         {"rnn",
          {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
