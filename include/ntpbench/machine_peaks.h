@@ -53,8 +53,10 @@ struct MachinePeaks {
   std::string machine_class;  // MachineClass::id()
   std::string machine;        // MachineClass::human()
   int threads = 0;
-  std::string measured;                           // ISO 8601, UTC
-  std::map<std::string, double> peak_gflops;      // by precision name; absent: not measurable
+  std::string measured;                       // ISO 8601, UTC
+  std::map<std::string, double> peak_gflops;  // by precision name; absent: not measurable
+  // The weight-only precisions (w8, w4) compute in f32: their peak is f32's.
+  void AddWeightOnlyPeaks();
   std::map<std::string, std::string> kernels;     // by precision: oneDNN's implementation
   std::map<std::string, std::string> unmeasured;  // by precision: why not
   double bandwidth_gbs = 0;                       // memory read bandwidth, `threads` threads

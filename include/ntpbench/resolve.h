@@ -30,6 +30,8 @@ struct WeightSpec {
   bool trainable = true;  // false for running statistics (counted in bytes, not in params)
   WeightInit init = WeightInit::kFanIn;
   int64_t fan_in = 1;
+  // A [inputs, outputs] matrix the weight-only precisions (w8, w4) store quantized.
+  bool weight_only_quantized = false;
 };
 
 struct ResolvedLayer {

@@ -28,6 +28,13 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
     const WeightSpec& w = layer.weights[i];
     const int64_t n = NumElements(w.shape);
     if (w.trainable) c.params += n;
+    if (IsWeightOnly(precision) && w.weight_only_quantized && w.shape.size() == 2) {
+      // Read whole at every inference, as a dense layer's kernel is.
+      const int64_t bytes = WeightOnlyBytes(precision, w.shape[0], w.shape[1]);
+      c.weight_bytes += bytes;
+      c.weight_traffic_bytes += n > 0 ? bytes * layer.weight_elements_read[i] / n : 0;
+      continue;
+    }
     c.weight_bytes += n * eb;
     c.weight_traffic_bytes += layer.weight_elements_read[i] * eb;
   }

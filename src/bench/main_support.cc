@@ -271,7 +271,7 @@ void AddBenchmarkContext(const std::vector<std::vector<std::string>>& counter_re
     }
     benchmark::AddCustomContext("ntpbench_backend." + name, backend->version());
     // Which path each precision takes on this machine (native bf16 or emulated, VNNI or not).
-    for (Precision p : {Precision::kF32, Precision::kBf16, Precision::kF16, Precision::kI8}) {
+    for (Precision p : kAllPrecisions) {
       const std::string path = backend->PrecisionPath(p);
       if (!path.empty()) {
         benchmark::AddCustomContext("ntpbench_path." + name + "." + PrecisionName(p), path);

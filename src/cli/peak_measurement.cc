@@ -117,6 +117,7 @@ void UseKeptCeilings(MachinePeaks* p) {
   for (const auto& [name, c] : p->ceilings) {
     if (name.rfind("gemm.", 0) == 0) p->peak_gflops[name.substr(5)] = c.Kept();
   }
+  p->AddWeightOnlyPeaks();
   auto kept = [&](const char* name) {
     auto it = p->ceilings.find(name);
     return it == p->ceilings.end() ? 0.0 : it->second.Kept();

@@ -1,5 +1,7 @@
 #include "ntpbench/precision.h"
 
+#include <vector>
+
 #include "ntpbench/error.h"
 #include "src/common/nearest_name.h"
 
@@ -15,17 +17,23 @@ const char* PrecisionName(Precision p) {
       return "f16";
     case Precision::kI8:
       return "i8";
+    case Precision::kW8:
+      return "w8";
+    case Precision::kW4:
+      return "w4";
   }
   return "?";
 }
 
 Precision ParsePrecision(const std::string& text, const std::string& field) {
-  for (Precision p : {f32, bf16, f16, i8}) {
+  std::vector<std::string> names;
+  for (Precision p : kAllPrecisions) {
     if (text == PrecisionName(p)) return p;
+    names.push_back(PrecisionName(p));
   }
   throw Error("", "", field,
-              "unknown precision '" + text + "' (expected f32, bf16, f16 or i8)" +
-                  DidYouMean(text, {"f32", "bf16", "f16", "i8"}));
+              "unknown precision '" + text + "' (expected f32, bf16, f16, i8, w8 or w4)" +
+                  DidYouMean(text, names));
 }
 
 int64_t ElementBytes(Precision p) {
@@ -37,8 +45,20 @@ int64_t ElementBytes(Precision p) {
       return 2;
     case Precision::kI8:
       return 1;
+    case Precision::kW8:
+    case Precision::kW4:
+      return 4;
   }
   return 4;
+}
+
+bool IsWeightOnly(Precision p) { return p == Precision::kW8 || p == Precision::kW4; }
+
+int WeightOnlyBits(Precision p) { return p == Precision::kW8 ? 8 : p == Precision::kW4 ? 4 : 0; }
+
+int64_t WeightOnlyBytes(Precision p, int64_t inputs, int64_t outputs) {
+  const int64_t groups = (inputs + kWeightGroup - 1) / kWeightGroup;
+  return (inputs * outputs * WeightOnlyBits(p) + 7) / 8 + groups * outputs * 4;
 }
 
 }  // namespace ntpb

@@ -24,6 +24,9 @@ constexpr const char* kSchema = "ntpbench.machine_peaks";
 // registers (on AVX2, version 5's kept its sums on the stack and read an L2 at 17 GB/s where it
 // gives 75 per core). Older files are measured again.
 constexpr int kVersion = 6;
+// PrecisionName(kW8), PrecisionName(kW4): this file is also built without precision.cc (the
+// results sources the fuzz targets and benchmarks take alone).
+constexpr const char* kWeightOnlyPrecisions[] = {"w8", "w4"};
 // The oldest version whose fields this reader understands (every ceiling with its history): a
 // run file keeps the peaks it was judged by, so one from version 3 on still reads; the cache
 // measures anything older than kVersion again (ReadMachinePeaks).
@@ -141,7 +144,12 @@ nlohmann::json MachinePeaks::ToJson() const {
           {"machine", machine},
           {"threads", threads},
           {"measured", measured},
-          {"peak_gflops", peak_gflops},
+          {"peak_gflops",
+           [&] {  // measured peaks only: AddWeightOnlyPeaks derives the others when read
+             std::map<std::string, double> measured = peak_gflops;
+             for (const char* p : kWeightOnlyPrecisions) measured.erase(p);
+             return measured;
+           }()},
           {"kernels", kernels},
           {"unmeasured", unmeasured},
           {"bandwidth_gbs", bandwidth_gbs},
@@ -157,6 +165,12 @@ nlohmann::json MachinePeaks::ToJson() const {
            }()}};
 }
 
+void MachinePeaks::AddWeightOnlyPeaks() {
+  const auto f32 = peak_gflops.find("f32");
+  if (f32 == peak_gflops.end()) return;
+  for (const char* p : kWeightOnlyPrecisions) peak_gflops.emplace(p, f32->second);
+}
+
 MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& file) {
   auto field = [&](const char* name) -> const nlohmann::json& {
     if (!j.is_object() || !j.contains(name))
@@ -169,8 +183,8 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
   if (!version.is_number_integer() || version.get<int64_t>() < kOldestReadable ||
       version.get<int64_t>() > kVersion) {
     throw Error(file, "", "version",
-                "expected " + std::to_string(kOldestReadable) + " to " +
-                    std::to_string(kVersion) + "; run `ntpbench machine --refresh`");
+                "expected " + std::to_string(kOldestReadable) + " to " + std::to_string(kVersion) +
+                    "; run `ntpbench machine --refresh`");
   }
   MachinePeaks p;
   try {
@@ -210,6 +224,7 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
   for (const auto& [precision, gflops] : p.peak_gflops) {
     if (!(gflops > 0)) throw Error(file, "", "peak_gflops." + precision, "must be positive");
   }
+  p.AddWeightOnlyPeaks();
   return p;
 }
 

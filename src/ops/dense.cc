@@ -15,7 +15,7 @@ InferResult InferDense(const InferContext& ctx) {
   Shape out = in;
   out.back() = units;
   r.outputs = {out};
-  r.weights.push_back({"kernel", {k, units}, true, WeightInit::kFanIn, k});
+  r.weights.push_back({"kernel", {k, units}, true, WeightInit::kFanIn, k, true});
   if (ctx.attrs.Bool("bias")) r.weights.push_back({"bias", {units}, true, WeightInit::kFanIn, k});
   return r;
 }

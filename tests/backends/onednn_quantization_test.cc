@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "src/backends/common/post_op_fusion.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 
@@ -55,6 +56,45 @@ TEST(OnednnQuantization, OutputScalesAndAccumulatorBiasUndoTheScaling) {
   const float y = (static_cast<float>(acc) + acc_bias) * DequantizeScales(src_scale, q.scales)[0];
   EXPECT_NEAR(y, x * w + bias, 1e-2);
   EXPECT_FLOAT_EQ(DequantizeScales(2.0f, {4.0f, 8.0f})[1], 1.0f / 16.0f);
+}
+
+// w8/w4: one scale per group of 32 inputs of each output, symmetric, round to nearest; the
+// bytes the analysis counts for such a matrix.
+TEST(WeightOnlyQuantization, EachGroupOfInputsHasItsOwnScale) {
+  EXPECT_EQ(ParsePrecision("w8"), Precision::kW8);
+  EXPECT_EQ(std::string(PrecisionName(Precision::kW4)), "w4");
+  EXPECT_EQ(ElementBytes(Precision::kW4), 4) << "activations stay f32";
+  // 45 inputs x 3 outputs: groups of inputs 0-31 and 32-44.
+  std::vector<float> w(45 * 3, 0.0f);
+  for (int k = 0; k < 45; ++k) {
+    w[k * 3 + 0] = k < 32 ? 0.5f * (k - 16) : 100.0f;  // group 0 up to 8, group 1 all 100
+    w[k * 3 + 1] = 0.01f * k;
+  }
+  const GroupQuantizedWeights q8 = QuantizeByGroups(w, 45, 3, Precision::kW8);
+  ASSERT_EQ(q8.groups, 2);
+  EXPECT_EQ(q8.levels, 127);
+  EXPECT_FLOAT_EQ(q8.scales[0 * 3 + 0], 8.0f / 127);
+  EXPECT_FLOAT_EQ(q8.scales[1 * 3 + 0], 100.0f / 127);
+  EXPECT_EQ(q8.values[40 * 3 + 0], 127);
+  EXPECT_EQ(q8.values[0 * 3 + 0], -127);
+  EXPECT_FLOAT_EQ(q8.scales[0 * 3 + 2], 0.0f) << "an all-zero group";
+  EXPECT_EQ(q8.values[5 * 3 + 2], 0);
+  const GroupQuantizedWeights q4 = QuantizeByGroups(w, 45, 3, Precision::kW4);
+  EXPECT_EQ(q4.levels, 7);
+  EXPECT_FLOAT_EQ(q4.scales[1 * 3 + 1], 0.44f / 7);
+  // Every dequantized value within half a step of the weight.
+  for (const GroupQuantizedWeights* q : {&q8, &q4}) {
+    const std::vector<float> back = Dequantized(*q);
+    for (int k = 0; k < 45; ++k) {
+      for (int n = 0; n < 3; ++n) {
+        EXPECT_LE(std::abs(back[k * 3 + n] - w[k * 3 + n]), q->scales[(k / 32) * 3 + n] / 2 + 1e-6)
+            << k << " " << n << " levels " << q->levels;
+      }
+    }
+  }
+  // 45 x 3 at 8 bits: 135 bytes and 2 x 3 f32 scales; at 4 bits 68 bytes (rounded up).
+  EXPECT_EQ(WeightOnlyBytes(Precision::kW8, 45, 3), 135 + 24);
+  EXPECT_EQ(WeightOnlyBytes(Precision::kW4, 45, 3), 68 + 24);
 }
 
 TEST(OnednnFusion, FoldedBatchnormEqualsConvThenBatchnorm) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -466,6 +467,58 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
     }
   }
   if (OnednnMatmulHasOnlyGemm()) EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
+}
+
+// w8 and w4 dense layers (weight_only_dense.h) against the Eigen reference in the same
+// precision, which multiplies the same dequantized weights in f32: the two differ only by the
+// order of the additions. 1 to 9 rows (4-row blocks and their remainders), 45 inputs (a partial
+// group), 70 outputs (a partial panel), with and without bias, a fused activation and residual
+// add. The analysis counts the quantized bytes.
+TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
+  for (const int rows : {1, 2, 3, 4, 5, 9}) {
+    const ResolvedTopology topology =
+        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "w",
+        "inputs": [{"name": "x", "shape": [)" +
+                                      std::to_string(rows) +
+                                      R"(, 45]}],
+        "layers": [
+          {"name": "a", "op": "dense", "units": 70, "activation": "relu"},
+          {"name": "b", "op": "dense", "units": 70, "bias": false, "inputs": ["a"]},
+          {"name": "s", "op": "add", "inputs": ["b", "a"]}],
+        "outputs": ["s"]})",
+                                  "w.json"),
+                {});
+    for (Precision precision : {Precision::kW8, Precision::kW4}) {
+      RunConfig config = OpConfig();
+      config.precision = precision;
+      auto reference = FindBackend("eigen")->Compile(topology, config);
+      auto onednn = FindBackend("onednn")->Compile(topology, config);
+      reference->Run();
+      onednn->Run();
+      const std::string what =
+          std::string(PrecisionName(precision)) + " rows " + std::to_string(rows);
+      for (const char* tensor : {"a", "s"}) {
+        const AccuracyDelta d =
+            CompareOutputs(onednn->ReadTensor(tensor), reference->ReadTensor(tensor));
+        EXPECT_LT(d.max_rel_err, kF32Tolerance) << what << " " << tensor;
+      }
+      ASSERT_EQ(onednn->steps().size(), 2u) << what;
+      EXPECT_NE(onednn->steps()[0].kernel.find("int" + std::to_string(WeightOnlyBits(precision))),
+                std::string::npos)
+          << onednn->steps()[0].kernel;
+      // ...and the quantization loses something against f32.
+      RunConfig f32_config = OpConfig();
+      auto f32 = FindBackend("eigen")->Compile(topology, f32_config);
+      f32->Run();
+      EXPECT_GT(CompareOutputs(onednn->ReadTensor("s"), f32->ReadTensor("s")).max_rel_err, 1e-4)
+          << what;
+    }
+    const TopologyAnalysis w4 = Analyze(topology, Precision::kW4);
+    EXPECT_EQ(w4.layers[1].cost.weight_bytes, WeightOnlyBytes(Precision::kW4, 70, 70));
+    EXPECT_EQ(w4.layers[0].cost.weight_bytes,
+              WeightOnlyBytes(Precision::kW4, 45, 70) + 70 * 4)  // the bias stays f32
+        << "rows " << rows;
+  }
 }
 
 // Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for

@@ -60,4 +60,42 @@ std::vector<float> AccumulatorBias(const std::vector<float>& bias, float src_sca
   return out;
 }
 
+GroupQuantizedWeights QuantizeByGroups(const std::vector<float>& w, int64_t inputs, int64_t outputs,
+                                       Precision precision) {
+  GroupQuantizedWeights q;
+  q.inputs = inputs;
+  q.outputs = outputs;
+  q.groups = (inputs + kWeightGroup - 1) / kWeightGroup;
+  q.levels = (1 << (WeightOnlyBits(precision) - 1)) - 1;
+  q.values.assign(w.size(), 0);
+  q.scales.assign(static_cast<size_t>(q.groups * outputs), 0.0f);
+  for (int64_t g = 0; g < q.groups; ++g) {
+    const int64_t k_end = std::min(inputs, (g + 1) * kWeightGroup);
+    for (int64_t n = 0; n < outputs; ++n) {
+      float largest = 0;
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        largest = std::max(largest, std::abs(w[k * outputs + n]));
+      }
+      // An all-zero group keeps scale 0 and values 0.
+      const float scale = largest / static_cast<float>(q.levels);
+      q.scales[g * outputs + n] = scale;
+      if (scale == 0) continue;
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        const float v = std::nearbyint(w[k * outputs + n] / scale);
+        q.values[k * outputs + n] = static_cast<int8_t>(
+            std::clamp(v, -static_cast<float>(q.levels), static_cast<float>(q.levels)));
+      }
+    }
+  }
+  return q;
+}
+
+std::vector<float> Dequantized(const GroupQuantizedWeights& q) {
+  std::vector<float> w(q.values.size());
+  for (int64_t k = 0; k < q.inputs; ++k) {
+    for (int64_t n = 0; n < q.outputs; ++n) w[k * q.outputs + n] = q.At(k, n);
+  }
+  return w;
+}
+
 }  // namespace ntpb

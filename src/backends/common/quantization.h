@@ -45,4 +45,24 @@ std::vector<float> DequantizeScales(float src_scale, const std::vector<float>& w
 std::vector<float> AccumulatorBias(const std::vector<float>& bias, float src_scale,
                                    const std::vector<float>& weight_scales);
 
+// Weight-only runs (w8, w4: precision.h): a dense layer's [inputs, outputs] weights as int8 or
+// int4 values, one f32 scale per group of kWeightGroup inputs of each output, symmetric:
+// scale = max |w| of the group / levels (127 or 7), q = round(w / scale). Activations stay f32.
+struct GroupQuantizedWeights {
+  int64_t inputs = 0, outputs = 0, groups = 0;
+  int levels = 0;
+  std::vector<int8_t> values;  // [inputs, outputs], as the f32 weights
+  std::vector<float> scales;   // [groups, outputs]
+
+  // The value the kernels multiply by: values[k, n] * scales[k / kWeightGroup, n].
+  float At(int64_t k, int64_t n) const {
+    return static_cast<float>(values[k * outputs + n]) * scales[(k / kWeightGroup) * outputs + n];
+  }
+};
+GroupQuantizedWeights QuantizeByGroups(const std::vector<float>& w, int64_t inputs, int64_t outputs,
+                                       Precision precision);
+// The f32 weights the quantized ones stand for (At() of every element): the Eigen reference
+// computes with these.
+std::vector<float> Dequantized(const GroupQuantizedWeights& q);
+
 }  // namespace ntpb

@@ -7,6 +7,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/common/attention_geometry.h"
+#include "src/backends/common/quantization.h"
 #include "src/backends/eigen/kernels.h"
 #include "src/backends/random_data.h"
 
@@ -82,7 +83,13 @@ class EigenExecutable : public Executable {
         const std::vector<float> v =
             given ? *l.weight_values[i] : RandomWeight(config.seed, l.name, l.weights[i]);
         float* p = NewBuffer(v.size());
-        std::copy(v.begin(), v.end(), p);
+        if (IsWeightOnly(precision_) && l.weights[i].weight_only_quantized) {
+          const std::vector<float> q = Dequantized(
+              QuantizeByGroups(v, l.weights[i].shape[0], l.weights[i].shape[1], precision_));
+          std::copy(q.begin(), q.end(), p);
+        } else {
+          std::copy(v.begin(), v.end(), p);
+        }
         RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
         args.weights.push_back(p);
       }
@@ -173,7 +180,8 @@ class EigenBackend : public Backend {
   Support Supports(const ResolvedTopology& t, const RunConfig& config) const override {
     if (config.precision == Precision::kI8) {
       return {false,
-              "the eigen reference backend runs f32, and bf16 and f16 as stored values, not i8"};
+              "the eigen reference backend runs f32, bf16 and f16 as stored values, and w8/w4 "
+              "as their dequantized weights, not i8"};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (!l.is_view && !Kernels().count(l.op)) {
@@ -185,6 +193,11 @@ class EigenBackend : public Backend {
   }
 
   std::string PrecisionPath(Precision precision) const override {
+    if (IsWeightOnly(precision)) {
+      return std::string("dense weights as int") + std::to_string(WeightOnlyBits(precision)) +
+             " in groups of " + std::to_string(kWeightGroup) +
+             " inputs, multiplied dequantized in f32 (for accuracy, not speed)";
+    }
     if (precision != Precision::kF16 && precision != Precision::kBf16) return "";
     return std::string(PrecisionName(precision)) +
            " storage, f32 arithmetic (values rounded where " + "stored; for accuracy, not speed)";

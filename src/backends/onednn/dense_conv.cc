@@ -1,11 +1,13 @@
 // dense (matmul with weights), matmul of two activations, conv2d (grouped, depthwise, dilated).
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "src/backends/common/post_op_fusion.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/known_defects.h"
+#include "src/backends/onednn/weight_only_dense.h"
 
 namespace ntpb::onednn {
 namespace {
@@ -81,7 +83,56 @@ bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmu
   return rows >= kConvolutionRows && matmul_kernel.rfind("gemm", 0) == 0;
 }
 
+// A dense layer in w8 or w4: ntpbench's kernel (weight_only_dense.h) computes the product from
+// the quantized weights; one oneDNN binary add, in place, then adds the bias and applies the
+// fused activation and residual add as its post-ops.
+void BuildWeightOnlyDense(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
+  const auto kernel = std::make_shared<const WeightOnlyDense>(
+      QuantizeByGroups(b.WeightValues(0), k, units, b.config().precision));
+  std::vector<float> biases(static_cast<size_t>(units), 0.0f);
+  if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
+  const memory src = b.PlainInput(l.inputs[0]);
+  const memory out = b.NewOutput(PlainDesc(
+      b.fusion().residual ? b.fusion().residual->output_shapes[0] : l.output_shapes[0], dt::f32));
+  const float* x = static_cast<const float*>(src.get_data_handle());
+  float* y = static_cast<float*>(out.get_data_handle());
+  const int threads = EffectiveThreads(b.config());
+  b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, out}] {
+    kernel->Run(x, rows, y, threads);
+  });
+  const memory::desc y_md({rows, units}, dt::f32, tag::ab), bias_md({1, units}, dt::f32, tag::ab);
+  const dnnl::binary::desc add(dnnl::algorithm::binary_add, y_md, bias_md, y_md);
+  const HostPrecision hp{dt::f32, dt::f32, dt::f32, {}, {}, 1.0f};
+  std::optional<dnnl::binary::primitive_desc> pd;
+  memory residual;
+  if (b.fusion().residual) {
+    const memory operand = b.PlainInput(b.fusion().ResidualOperand());
+    const memory::desc operand_md({rows, units}, operand.get_desc().data_type(), tag::ab);
+    try {
+      pd = dnnl::binary::primitive_desc(add, hp.Attr(b, &operand_md), b.engine());
+      residual = memory(operand_md, b.engine(), operand.get_data_handle());
+    } catch (const dnnl::error&) {
+      b.DropResidual();
+    }
+  }
+  if (!pd) pd = dnnl::binary::primitive_desc(add, hp.Attr(b), b.engine());
+  const memory y_mem(y_md, b.engine(), y);
+  Args args = {{DNNL_ARG_SRC_0, y_mem},
+               {DNNL_ARG_SRC_1, b.WeightMemory(biases, bias_md, bias_md)},
+               {DNNL_ARG_DST, y_mem}};
+  if (residual) {
+    args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
+  }
+  b.SetKernel("ntpbench int" + std::to_string(kernel->bits) + "-weight panels + " +
+              pd->impl_info_str());
+  b.AddPrimitive(*pd, dnnl::binary(*pd), std::move(args));
+}
+
 void BuildDense(Builder& b) {
+  if (IsWeightOnly(b.config().precision)) return BuildWeightOnlyDense(b);
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;

@@ -359,6 +359,12 @@ class OnednnBackend : public Backend {
         return "u8 x s8 without VNNI: multiply, add and widen, 7-bit weights (" + oneDNN + ")";
       case Precision::kF32:
         return "f32 (" + oneDNN + ")";
+      case Precision::kW8:
+      case Precision::kW4:
+        return std::string("dense weights int") + std::to_string(WeightOnlyBits(precision)) +
+               " in groups of " + std::to_string(kWeightGroup) +
+               " inputs, widened to f32 in registers by ntpbench's panel kernel; the rest f32 (" +
+               oneDNN + ")";
       default:
         return "";
     }

@@ -424,7 +424,9 @@ class OpenclBackend : public Backend {
     }
     if (config.precision != Precision::kF32 && config.precision != Precision::kI8) {
       return {false, std::string("the opencl backend runs f32 and i8, not ") +
-                         PrecisionName(config.precision) + " (OpenCL C has no bf16 type)"};
+                         PrecisionName(config.precision) +
+                         (config.precision == Precision::kBf16 ? " (OpenCL C has no bf16 type)"
+                                                               : " (no kernels for it yet)")};
     }
     for (const ResolvedLayer& l : t.layers) {
       if (l.is_view) continue;

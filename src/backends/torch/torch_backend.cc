@@ -196,6 +196,11 @@ class TorchBackend : public Backend {
               "the torch backend runs f32 and bf16: PyTorch 1.13 has no f16 convolution or "
               "matrix product on the CPU"};
     }
+    if (IsWeightOnly(config.precision)) {
+      return {false, std::string("the torch backend runs f32 and bf16: PyTorch 1.13 has no ") +
+                         PrecisionName(config.precision) +
+                         " (int8/int4 weights, f32 activations) kernels on the CPU"};
+    }
     for (const ResolvedLayer& l : t.layers) {
       if (!Steps().count(l.op)) {
         return {false,

@@ -436,6 +436,10 @@ class XnnpackBackend : public Backend {
         return {false, "the xnnpack backend runs f32: XNNPACK's f16 operators are not used yet"};
       case Precision::kI8:
         break;
+      case Precision::kW8:
+      case Precision::kW4:
+        return {false, std::string("this XNNPACK has no ") + PrecisionName(config.precision) +
+                           " operators (int8/int4 weights with f32 activations)"};
     }
     for (const ResolvedLayer& l : t.layers) {
       auto it = Ops().find(l.op);

@@ -1,0 +1,235 @@
+#include "src/backends/onednn/weight_only_dense.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace ntpb::onednn {
+namespace {
+
+constexpr int64_t kPanel = WeightOnlyDense::kPanel;
+
+// One vector register of floats for the ISA this file is compiled for (the build's -march), as
+// in recurrent_stream.cc: a wider GCC vector type than the registers puts its values on the
+// stack.
+#if defined(__AVX512F__)
+constexpr int kLanes = 16, kRegisters = 32;
+#elif defined(__AVX__)
+constexpr int kLanes = 8, kRegisters = 16;
+#else
+constexpr int kLanes = 4, kRegisters = 16;
+#endif
+typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
+typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
+constexpr int kVectors = static_cast<int>(kPanel / kLanes);
+
+// Vectors of a panel row one pass takes for R rows: R accumulators and one scale per vector,
+// the widened weight and the rows' inputs in registers besides.
+template <int R>
+constexpr int VectorsPerPass() {
+  int v = kVectors;
+  while (v > 1 && v * (R + 1) + R + 1 > kRegisters) v /= 2;
+  return v;
+}
+
+// kLanes bytes widened to 32-bit integers, sign-extended (w8) or not (w4), in one instruction
+// (GCC's __builtin_convertvector of a byte vector loaded the bytes one by one).
+template <bool kSigned>
+inline Ints WidenBytes(const uint8_t* p) {
+#if defined(__AVX512F__)
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return (Ints)(kSigned ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
+#elif defined(__AVX2__)
+  const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return (Ints)(kSigned ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b));
+#else
+  Ints v;
+  for (int i = 0; i < kLanes; ++i) {
+    v[i] = kSigned ? static_cast<int32_t>(static_cast<int8_t>(p[i])) : static_cast<int32_t>(p[i]);
+  }
+  return v;
+#endif
+}
+
+inline Floats LoadFloats(const float* p) {
+#if defined(__AVX512F__)
+  return (Floats)_mm512_loadu_ps(p);
+#elif defined(__AVX__)
+  return (Floats)_mm256_loadu_ps(p);
+#else
+  return (Floats)_mm_loadu_ps(p);
+#endif
+}
+
+// Stores `columns` (at most kLanes, none if not positive) of a row's accumulator.
+inline void StoreColumns(const Floats& acc, float* y, int64_t columns) {
+  if (columns <= 0) return;
+  float sums[kLanes];
+  std::memcpy(sums, &acc, sizeof sums);
+  std::memcpy(y, sums, sizeof(float) * std::min<int64_t>(columns, kLanes));
+}
+
+// y[r][0..width) = sum_k x[r][k] * W[k][panel's outputs] for R rows of a w8 panel, in column
+// passes.
+template <int R>
+inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_len, int64_t groups,
+                                                      const uint8_t* panel, const float* scales,
+                                                      float* y, int64_t y_stride, int64_t width) {
+  constexpr int kPass = VectorsPerPass<R>();
+  for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
+    Floats acc[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
+    }
+    for (int64_t g = 0; g < groups; ++g) {
+      Floats s[kPass];
+      for (int q = 0; q < kPass; ++q) s[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
+      const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        const uint8_t* row = panel + k * kPanel + v0 * kLanes;
+        float xr[R];
+        for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+        for (int q = 0; q < kPass; ++q) {
+          const Floats w =
+              __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats) * s[q];
+          for (int r = 0; r < R; ++r) acc[r][q] += xr[r] * w;
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) {
+        const int64_t column = (v0 + q) * kLanes;
+        StoreColumns(acc[r][q], y + r * y_stride + column, width - column);
+      }
+    }
+  }
+}
+
+// The same for a w4 panel: each byte vector loaded gives two weight vectors, outputs j (low
+// nibbles) and j + 32 (high nibbles), so a pass holds both halves' accumulators.
+template <int R>
+inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_len, int64_t groups,
+                                                      const uint8_t* panel, const float* scales,
+                                                      float* y, int64_t y_stride, int64_t width) {
+  constexpr int kHalf = kVectors / 2;  // byte vectors in a row
+  constexpr int kPass = std::max(1, std::min(kHalf, VectorsPerPass<R>() / 2));
+  for (int v0 = 0; v0 < kHalf && v0 * kLanes < width; v0 += kPass) {
+    Floats low[R][kPass], high[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) low[r][q] = high[r][q] = Floats{};
+    }
+    for (int64_t g = 0; g < groups; ++g) {
+      Floats s_low[kPass], s_high[kPass];
+      for (int q = 0; q < kPass; ++q) {
+        s_low[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
+        s_high[q] = LoadFloats(scales + g * kPanel + kPanel / 2 + (v0 + q) * kLanes);
+      }
+      const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        const uint8_t* row = panel + k * kPanel / 2 + v0 * kLanes;
+        float xr[R];
+        for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+        for (int q = 0; q < kPass; ++q) {
+          const Ints i = WidenBytes<false>(row + q * kLanes);
+          const Floats w_low = __builtin_convertvector((i & 15) - 8, Floats) * s_low[q];
+          const Floats w_high = __builtin_convertvector((i >> 4) - 8, Floats) * s_high[q];
+          for (int r = 0; r < R; ++r) {
+            low[r][q] += xr[r] * w_low;
+            high[r][q] += xr[r] * w_high;
+          }
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) {
+        const int64_t column = (v0 + q) * kLanes;
+        StoreColumns(low[r][q], y + r * y_stride + column, width - column);
+        StoreColumns(high[r][q], y + r * y_stride + kPanel / 2 + column,
+                     width - kPanel / 2 - column);
+      }
+    }
+  }
+}
+
+template <int R, int kBits>
+inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t k_len, int64_t groups,
+                                                     const uint8_t* panel, const float* scales,
+                                                     float* y, int64_t y_stride, int64_t width) {
+  if constexpr (kBits == 8) {
+    PanelRows8<R>(x, k_len, groups, panel, scales, y, y_stride, width);
+  } else {
+    PanelRows4<R>(x, k_len, groups, panel, scales, y, y_stride, width);
+  }
+}
+
+template <int kBits>
+void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const uint8_t* panel,
+           const float* scales, float* y, int64_t y_stride, int64_t width) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+    const float* xr = x + r0 * k_len;
+    float* yr = y + r0 * y_stride;
+    switch (std::min<int64_t>(4, rows - r0)) {
+      case 1:
+        PanelRows<1, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        break;
+      case 2:
+        PanelRows<2, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        break;
+      case 3:
+        PanelRows<3, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        break;
+      default:
+        PanelRows<4, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+WeightOnlyDense::WeightOnlyDense(const GroupQuantizedWeights& q)
+    : inputs(q.inputs), outputs(q.outputs), groups(q.groups), bits(q.levels > 7 ? 8 : 4) {
+  // w4's padding decodes to 0 (8 - 8); w8's is 0.
+  packed.assign(static_cast<size_t>(panels() * panel_bytes()), bits == 8 ? 0 : 0x88);
+  scales.assign(static_cast<size_t>(panels() * groups * kPanel), 0.0f);
+  for (int64_t p = 0; p < panels(); ++p) {
+    uint8_t* panel = packed.data() + p * panel_bytes();
+    for (int64_t j = 0; j < kPanel && p * kPanel + j < outputs; ++j) {
+      const int64_t n = p * kPanel + j;
+      for (int64_t k = 0; k < inputs; ++k) {
+        const int8_t v = q.values[k * outputs + n];
+        if (bits == 8) {
+          panel[k * kPanel + j] = static_cast<uint8_t>(v);
+        } else {
+          uint8_t& byte = panel[k * kPanel / 2 + j % (kPanel / 2)];
+          const uint8_t nibble = static_cast<uint8_t>(v + 8) & 15;
+          byte = j < kPanel / 2 ? static_cast<uint8_t>((byte & 0xF0) | nibble)
+                                : static_cast<uint8_t>((byte & 0x0F) | nibble << 4);
+        }
+      }
+      for (int64_t g = 0; g < groups; ++g) {
+        scales[(p * groups + g) * kPanel + j] = q.scales[g * outputs + n];
+      }
+    }
+  }
+}
+
+void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) const {
+  const int64_t p_count = panels(), bytes = panel_bytes();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t p = 0; p < p_count; ++p) {
+    const uint8_t* panel = packed.data() + p * bytes;
+    const float* panel_scales = scales.data() + p * groups * kPanel;
+    const int64_t width = std::min(kPanel, outputs - p * kPanel);
+    float* y_panel = y + p * kPanel;
+    if (bits == 8) {
+      Panel<8>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width);
+    } else {
+      Panel<4>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width);
+    }
+  }
+}
+
+}  // namespace ntpb::onednn

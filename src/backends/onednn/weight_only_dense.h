@@ -1,0 +1,40 @@
+// A dense layer in the weight-only precisions (w8, w4: precision.h), by ntpbench's own kernel:
+// oneDNN 2.6 has no matmul with int8 or int4 weights and f32 activations. Decoding a token reads
+// every weight once, so the weights are streamed as they are stored and widened to f32 in
+// registers, as the streamed recurrence does (recurrent_stream.h):
+//  - packed in panels of 64 outputs: panel p holds, for each input k, the 64 values of outputs
+//    p * 64 .. p * 64 + 63 (w8: 64 bytes; w4: 32 bytes, outputs j and j + 32 in the low and high
+//    nibbles of byte j, offset by 8), and the panel's scales [groups, 64] beside it;
+//  - the threads split the panels; a panel is read for 4 rows at a time, so at batch 1-4 (decode)
+//    each weight byte is read once per inference, and more rows (prefill) read each panel once
+//    per 4 rows while it stays in the L2;
+//  - in each group of kWeightGroup inputs the values are widened, multiplied by their outputs'
+//    scales and accumulated in f32.
+// Bias, activation and a residual add are applied after it by a oneDNN binary primitive.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "src/backends/common/quantization.h"
+
+namespace ntpb::onednn {
+
+struct WeightOnlyDense {
+  static constexpr int64_t kPanel = 64;
+
+  int64_t inputs = 0, outputs = 0, groups = 0;
+  int bits = 8;
+  std::vector<uint8_t> packed;  // panel-major, as above
+  std::vector<float> scales;    // [panels, groups, kPanel], zero-padded
+
+  explicit WeightOnlyDense(const GroupQuantizedWeights& q);
+
+  int64_t panels() const { return (outputs + kPanel - 1) / kPanel; }
+  int64_t panel_bytes() const { return inputs * kPanel * bits / 8; }
+
+  // y[rows, outputs] = x[rows, inputs] x W, with `threads` threads.
+  void Run(const float* x, int64_t rows, float* y, int threads) const;
+};
+
+}  // namespace ntpb::onednn
