@@ -191,7 +191,8 @@ Command AddCalibrateCommand(CLI::App* app) {
       ->type_name("SWEEP");
   c->add_option("--backend", o->backend, "the backend to calibrate (default onednn)")
       ->type_name("NAME");
-  c->add_option("--precision", o->precision, "f32, bf16, f16 or i8 (default f32)")->type_name("P");
+  c->add_option("--precision", o->precision, "f32, bf16, f16, i8, w8 or w4 (default f32)")
+      ->type_name("P");
   c->add_option("--threads", o->threads, "threads per run (default 0: one per core)")
       ->check(NumberBetween(0, 4096, "threads"))
       ->type_name("N");

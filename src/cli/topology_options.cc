@@ -78,16 +78,16 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
           ->type_name(run ? "N[,N..]" : "N");
   if (run) batch->delimiter(',');
   if (!run) batch->expected(1);
-  CLI::Option* precision =
-      c->add_option_function<std::vector<std::string>>(
-           "--precision",
-           [o](const std::vector<std::string>& names) {
-             o->precisions.clear();
-             for (const std::string& p : names)
-               o->precisions.push_back(ParsePrecision(p, "--precision"));
-           },
-           run ? "f32, bf16, f16 or i8, comma-separated (default f32)" : "f32, bf16, f16 or i8")
-          ->type_name(run ? "LIST" : "P");
+  CLI::Option* precision = c->add_option_function<std::vector<std::string>>(
+                                "--precision",
+                                [o](const std::vector<std::string>& names) {
+                                  o->precisions.clear();
+                                  for (const std::string& p : names)
+                                    o->precisions.push_back(ParsePrecision(p, "--precision"));
+                                },
+                                run ? "f32, bf16, f16, i8, w8 or w4, comma-separated (default f32)"
+                                    : "f32, bf16, f16, i8, w8 or w4")
+                               ->type_name(run ? "LIST" : "P");
   if (run) precision->delimiter(',');
   if (!run) precision->expected(1);
   c->add_option_function<std::vector<std::string>>(
