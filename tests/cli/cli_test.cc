@@ -610,8 +610,8 @@ TEST(Cli, SkippedPrecisionsSayWhy) {
                                      " --set n_hidden=16 --precision f32,i8"
                                      " --benchmark_min_time=0.01");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("skipped: the eigen reference backend runs f32, and bf16 and f16 as stored "
-                       "values, not i8"),
+  EXPECT_NE(r.out.find("skipped: the eigen reference backend runs f32, bf16 and f16 as stored "
+                       "values, and w8/w4 as their dequantized weights, not i8"),
             std::string::npos)
       << r.out;
   const CommandResult only_i8 = RunCommand(kCli + " run " + Topo("mlp.json") + " --precision i8");
