@@ -8,6 +8,7 @@
 
 #include "src/backends/common/recurrent_gates.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/native_vectors.h"
 
 namespace ntpb::onednn {
 namespace {
@@ -33,33 +34,11 @@ void StatePairs(const float* state, int64_t rows, int64_t h, uint32_t* pairs) {
   }
 }
 
-// One vector register of floats for the ISA this file is compiled for (the build's -march), and
-// how many accumulators fit beside the weights and the broadcast state: 16 of AVX-512's 32
-// registers, 8 of AVX2's or SSE's 16. GCC's vector extensions keep such accumulators in
-// registers; a type wider than the ISA's registers does not: 64-byte vectors on an AVX2 CPU put
-// every accumulator on the stack (each FMA loaded and stored it), and the recurrence ran at
-// ~3 GFLOP/s per core, a quarter of ONNX Runtime's on a Zen 3 VM. Plain float arrays did the
-// same at f32 batch 4 on AVX-512.
-#if defined(__AVX512F__)
-constexpr int kLanes = 16, kAccumulators = 16;
-#elif defined(__AVX__)
-constexpr int kLanes = 8, kAccumulators = 8;
-#else
-constexpr int kLanes = 4, kAccumulators = 8;
-#endif
-typedef float Floats __attribute__((vector_size(kLanes * sizeof(float)), aligned(4)));
+// As many accumulators as fit beside the weights and the broadcast state: half the registers
+// (native_vectors.h). Plain float arrays stayed on the stack at f32 batch 4 on AVX-512.
+constexpr int kAccumulators = kRegisters / 2;
 constexpr int kVectors = static_cast<int>(kPanel / kLanes);
 
-// An unaligned load as one instruction (a memcpy into the vector type went through the stack).
-inline Floats LoadFloats(const float* p) {
-#if defined(__AVX512F__)
-  return (Floats)_mm512_loadu_ps(p);
-#elif defined(__AVX__)
-  return (Floats)_mm256_loadu_ps(p);
-#else
-  return (Floats)_mm_loadu_ps(p);
-#endif
-}
 // bf16 to f32: a widening and a shift, one register at a time. With AVX-512 one vpmovzxwd and
 // one vpslld (GCC split __builtin_convertvector into 256-bit halves, and a scalar loop put the
 // accumulators back on the stack).

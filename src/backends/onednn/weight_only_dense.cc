@@ -6,31 +6,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "src/backends/onednn/native_vectors.h"
+
 namespace ntpb::onednn {
 namespace {
 
 constexpr int64_t kPanel = WeightOnlyDense::kPanel;
-
-// One vector register of floats for the ISA this file is compiled for (the build's -march), as
-// in recurrent_stream.cc: a wider GCC vector type than the registers puts its values on the
-// stack.
-#if defined(__AVX512F__)
-constexpr int kLanes = 16, kRegisters = 32;
-#elif defined(__AVX__)
-constexpr int kLanes = 8, kRegisters = 16;
-#else
-constexpr int kLanes = 4, kRegisters = 16;
-#endif
-typedef float Floats __attribute__((vector_size(kLanes * sizeof(float))));
-typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
 constexpr int kVectors = static_cast<int>(kPanel / kLanes);
-
-// Sets of accumulators for R rows (1: the code keeps the even/odd split it was written with
-// for when too few chains are independent; a pass over whole panel rows has enough).
-template <int R>
-constexpr int AccumulatorSets() {
-  return 1;
-}
 
 // Vectors of a panel row one pass takes for R rows: their accumulators, the widened weight and
 // the rows' inputs in registers; the group's scales are read from the L1 as each weight is
@@ -40,7 +22,7 @@ constexpr int AccumulatorSets() {
 template <int R>
 constexpr int VectorsPerPass() {
   int v = kVectors;
-  while (v > 1 && v * R * AccumulatorSets<R>() + R + 2 > kRegisters) v /= 2;
+  while (v > 1 && v * R + R + 2 > kRegisters) v /= 2;
   return v;
 }
 
@@ -63,16 +45,6 @@ inline Ints WidenBytes(const uint8_t* p) {
 #endif
 }
 
-inline Floats LoadFloats(const float* p) {
-#if defined(__AVX512F__)
-  return (Floats)_mm512_loadu_ps(p);
-#elif defined(__AVX__)
-  return (Floats)_mm256_loadu_ps(p);
-#else
-  return (Floats)_mm_loadu_ps(p);
-#endif
-}
-
 // Stores `columns` (at most kLanes, none if not positive) of a row's accumulator.
 inline void StoreColumns(const Floats& acc, float* y, int64_t columns) {
   if (columns <= 0) return;
@@ -87,39 +59,31 @@ template <int R>
 inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_len, int64_t groups,
                                                       const uint8_t* panel, const float* scales,
                                                       float* y, int64_t y_stride, int64_t width) {
-  constexpr int kPass = VectorsPerPass<R>(), kSets = AccumulatorSets<R>();
+  constexpr int kPass = VectorsPerPass<R>();
   for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
-    Floats acc[kSets][R][kPass];
-    for (int set = 0; set < kSets; ++set) {
-      for (int r = 0; r < R; ++r) {
-        for (int q = 0; q < kPass; ++q) acc[set][r][q] = Floats{};
-      }
+    Floats acc[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
     }
     for (int64_t g = 0; g < groups; ++g) {
       Floats s[kPass];
       for (int q = 0; q < kPass; ++q) s[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
       const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
-      for (int64_t k0 = g * kWeightGroup; k0 < k_end; k0 += kSets) {
-        for (int set = 0; set < kSets; ++set) {
-          const int64_t k = k0 + set;
-          if (kSets > 1 && k >= k_end) break;
-          const uint8_t* row = panel + k * kPanel + v0 * kLanes;
-          float xr[R];
-          for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
-          for (int q = 0; q < kPass; ++q) {
-            const Floats w =
-                __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats) * s[q];
-            for (int r = 0; r < R; ++r) acc[set][r][q] += xr[r] * w;
-          }
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        const uint8_t* row = panel + k * kPanel + v0 * kLanes;
+        float xr[R];
+        for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+        for (int q = 0; q < kPass; ++q) {
+          const Floats w =
+              __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats) * s[q];
+          for (int r = 0; r < R; ++r) acc[r][q] += xr[r] * w;
         }
       }
     }
     for (int r = 0; r < R; ++r) {
       for (int q = 0; q < kPass; ++q) {
-        Floats sum = acc[0][r][q];
-        for (int set = 1; set < kSets; ++set) sum += acc[set][r][q];
         const int64_t column = (v0 + q) * kLanes;
-        StoreColumns(sum, y + r * y_stride + column, width - column);
+        StoreColumns(acc[r][q], y + r * y_stride + column, width - column);
       }
     }
   }
@@ -133,13 +97,10 @@ inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_
                                                       float* y, int64_t y_stride, int64_t width) {
   constexpr int kHalf = kVectors / 2;  // byte vectors in a row
   constexpr int kPass = std::max(1, std::min(kHalf, VectorsPerPass<R>() / 2));
-  constexpr int kSets = AccumulatorSets<R>();
   for (int v0 = 0; v0 < kHalf && v0 * kLanes < width; v0 += kPass) {
-    Floats low[kSets][R][kPass], high[kSets][R][kPass];
-    for (int set = 0; set < kSets; ++set) {
-      for (int r = 0; r < R; ++r) {
-        for (int q = 0; q < kPass; ++q) low[set][r][q] = high[set][r][q] = Floats{};
-      }
+    Floats low[R][kPass], high[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) low[r][q] = high[r][q] = Floats{};
     }
     for (int64_t g = 0; g < groups; ++g) {
       Floats s_low[kPass], s_high[kPass];
@@ -148,35 +109,27 @@ inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_
         s_high[q] = LoadFloats(scales + g * kPanel + kPanel / 2 + (v0 + q) * kLanes);
       }
       const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
-      for (int64_t k0 = g * kWeightGroup; k0 < k_end; k0 += kSets) {
-        for (int set = 0; set < kSets; ++set) {
-          const int64_t k = k0 + set;
-          if (kSets > 1 && k >= k_end) break;
-          const uint8_t* row = panel + k * kPanel / 2 + v0 * kLanes;
-          float xr[R];
-          for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
-          for (int q = 0; q < kPass; ++q) {
-            const Ints i = WidenBytes<false>(row + q * kLanes);
-            const Floats w_low = __builtin_convertvector((i & 15) - 8, Floats) * s_low[q];
-            const Floats w_high = __builtin_convertvector((i >> 4) - 8, Floats) * s_high[q];
-            for (int r = 0; r < R; ++r) {
-              low[set][r][q] += xr[r] * w_low;
-              high[set][r][q] += xr[r] * w_high;
-            }
+      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+        const uint8_t* row = panel + k * kPanel / 2 + v0 * kLanes;
+        float xr[R];
+        for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+        for (int q = 0; q < kPass; ++q) {
+          const Ints i = WidenBytes<false>(row + q * kLanes);
+          const Floats w_low = __builtin_convertvector((i & 15) - 8, Floats) * s_low[q];
+          const Floats w_high = __builtin_convertvector((i >> 4) - 8, Floats) * s_high[q];
+          for (int r = 0; r < R; ++r) {
+            low[r][q] += xr[r] * w_low;
+            high[r][q] += xr[r] * w_high;
           }
         }
       }
     }
     for (int r = 0; r < R; ++r) {
       for (int q = 0; q < kPass; ++q) {
-        Floats sum_low = low[0][r][q], sum_high = high[0][r][q];
-        for (int set = 1; set < kSets; ++set) {
-          sum_low += low[set][r][q];
-          sum_high += high[set][r][q];
-        }
         const int64_t column = (v0 + q) * kLanes;
-        StoreColumns(sum_low, y + r * y_stride + column, width - column);
-        StoreColumns(sum_high, y + r * y_stride + kPanel / 2 + column, width - kPanel / 2 - column);
+        StoreColumns(low[r][q], y + r * y_stride + column, width - column);
+        StoreColumns(high[r][q], y + r * y_stride + kPanel / 2 + column,
+                     width - kPanel / 2 - column);
       }
     }
   }

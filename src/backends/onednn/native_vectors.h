@@ -1,0 +1,38 @@
+// One vector register of floats (and of 32-bit integers) for the ISA the including file is
+// compiled for (the build's -march), for ntpbench's own streaming kernels (recurrent_stream.cc,
+// weight_only_dense.cc). GCC's vector extensions keep such values in registers; a type wider
+// than the ISA's registers does not: 64-byte vectors on an AVX2 CPU put every accumulator on the
+// stack (each FMA loaded and stored it), and the streamed recurrence ran at ~3 GFLOP/s per core,
+// a quarter of ONNX Runtime's on a Zen 3 VM.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace ntpb::onednn {
+namespace {  // each kernel file its own copy, compiled with that file's flags
+
+#if defined(__AVX512F__)
+constexpr int kLanes = 16, kRegisters = 32;
+#elif defined(__AVX__)
+constexpr int kLanes = 8, kRegisters = 16;
+#else
+constexpr int kLanes = 4, kRegisters = 16;
+#endif
+typedef float Floats __attribute__((vector_size(kLanes * sizeof(float)), aligned(4)));
+typedef int32_t Ints __attribute__((vector_size(kLanes * sizeof(int32_t))));
+
+// An unaligned load as one instruction (a memcpy into the vector type went through the stack).
+inline Floats LoadFloats(const float* p) {
+#if defined(__AVX512F__)
+  return (Floats)_mm512_loadu_ps(p);
+#elif defined(__AVX__)
+  return (Floats)_mm256_loadu_ps(p);
+#else
+  return (Floats)_mm_loadu_ps(p);
+#endif
+}
+
+}  // namespace
+}  // namespace ntpb::onednn
