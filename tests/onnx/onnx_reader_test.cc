@@ -346,9 +346,10 @@ float Sigmoid(float x) { return 1 / (1 + std::exp(-x)); }
 
 // ONNX LSTM (gates i, o, f, c) and GRU (z, r, h; linear_before_reset=1), written from the
 // operator specification over ONNX's own weight layout.
+// `c0`: an LSTM's initial cell state [dirs, N, H], or empty for zeros.
 std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
                                           const std::vector<float>& x, int64_t t_len,
-                                          int64_t n_batch) {
+                                          int64_t n_batch, const std::vector<float>& c0 = {}) {
   auto weight = [&](const std::string& name) {
     for (const auto& init : m.graph().initializer()) {
       if (init.name() == name) {
@@ -365,6 +366,8 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
   for (int64_t d = 0; d < dirs; ++d) {
     for (int64_t b = 0; b < n_batch; ++b) {
       std::vector<float> hs(h, 0), cs(h, 0);
+      if (!c0.empty())
+        cs.assign(c0.begin() + (d * n_batch + b) * h, c0.begin() + (d * n_batch + b + 1) * h);
       for (int64_t step = 0; step < t_len; ++step) {
         const int64_t t = d == 0 ? step : t_len - 1 - step;
         std::vector<float> xw(gates * h), hr(gates * h);
@@ -410,6 +413,31 @@ TEST(OnnxReader, BidirectionalLstmMatchesTheOnnxSpecification) {
   const std::vector<float> ref = OnnxRecurrentReference(true, TestModel("lstm"), x, T, N);
   ASSERT_EQ(y.size(), ref.size());
   EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
+}
+
+// An LSTM given initial_c but no initial_h starts its hidden state from zeros (ONNX's rule):
+// the importer adds a zeros input beside the cell state.
+TEST(OnnxReader, AnLstmWithOnlyAnInitialCellStateStartsFromZeroHiddenState) {
+  const int64_t T = 5, N = 2, h = 4;
+  onnx::ModelProto m = TestModel("lstm");
+  OnnxBuilder b("c0");
+  const std::vector<float> c0 = b.Random({2, N, h}, 1.0f, 77);
+  onnx::TensorProto* init = m.mutable_graph()->add_initializer();
+  init->set_name("c0");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : {int64_t{2}, N, h}) init->add_dims(d);
+  init->set_raw_data(c0.data(), c0.size() * sizeof(float));
+  onnx::NodeProto* lstm = m.mutable_graph()->mutable_node(0);
+  ASSERT_EQ(lstm->op_type(), "LSTM");
+  for (const char* in : {"", "", "c0"}) lstm->add_input(in);  // sequence_lens, initial_h, initial_c
+  const Topology t = ParseOnnx(m.SerializeAsString(), "lstm_c0.onnx");
+  const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
+  const std::vector<float> y = RunEigen(t, {{"N", N}, {"T", T}}, x);
+  const std::vector<float> ref = OnnxRecurrentReference(true, m, x, T, N, c0);
+  ASSERT_EQ(y.size(), ref.size());
+  EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
+  EXPECT_GT(MaxRelativeError(y, OnnxRecurrentReference(true, m, x, T, N)), 1e-3)
+      << "the cell state changes the output";
 }
 
 TEST(OnnxReader, GruMatchesTheOnnxSpecification) {

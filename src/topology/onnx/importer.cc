@@ -1013,6 +1013,23 @@ std::string OnnxImporter::ConstantLayer(const onnx::NodeProto& n, const std::str
   return tensor;
 }
 
+std::string OnnxImporter::ZerosLayer(const std::string& name, const std::vector<int64_t>& shape) {
+  Layer l;
+  l.name = name;
+  while (used_names_.count(l.name)) l.name += "_";
+  used_names_.insert(l.name);
+  l.op = "constant";
+  l.outputs = {l.name};
+  l.attrs["shape"] = shape;
+  l.attrs["parameter"] = false;
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  SetWeight(l, "value", shape, std::make_shared<std::vector<float>>(static_cast<size_t>(n), 0.0f));
+  const std::string out = l.name;
+  t_.layers.push_back(std::move(l));
+  return out;
+}
+
 bool OnnxImporter::FloatsConst(const std::string& name, const onnx::NodeProto& n,
                                std::vector<float>* out) const {
   auto w = float_consts_.find(name);

@@ -210,6 +210,9 @@ class OnnxImporter {
   // A weight used as an operand (Add(x, bias), Mul(x, scale)) becomes a `constant` layer named
   // after it, created once however many nodes use it. Activations pass through.
   std::string ConstantLayer(const onnx::NodeProto& n, const std::string& tensor);
+  // A `constant` layer of zeros of `shape` (not a parameter), named after `name`; returns its
+  // output's name.
+  std::string ZerosLayer(const std::string& name, const std::vector<int64_t>& shape);
 
   float ScalarConst(const std::string& name) const;
   // The values of a float constant (an initializer or a folded Constant); false if not one.

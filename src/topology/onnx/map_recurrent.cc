@@ -71,7 +71,15 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
       }
     }
     if (state == 6 && states.empty()) {
-      return im.Refuse(n, "initial_c without initial_h (give both, or initial_h alone)");
+      // initial_c without initial_h: the hidden state starts from zeros (as ONNX says), an
+      // input of [dirs, N, H] zeros beside the given cell state.
+      int64_t batch = 0;
+      const int64_t hidden = im.Int(n, "hidden_size", 0);
+      const int64_t directions = im.Str(n, "direction", "forward") == "bidirectional" ? 2 : 1;
+      if (!ToInt(x[1], &batch) || hidden <= 0) {
+        return im.Refuse(n, "initial_c without initial_h at a symbolic batch");
+      }
+      states.push_back(im.ZerosLayer(im.LayerName(n) + ".initial_h", {directions, batch, hidden}));
     }
     states.push_back(im.ConstantLayer(n, In(n, state)));
   }
