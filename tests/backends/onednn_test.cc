@@ -469,6 +469,28 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
   if (OnednnMatmulHasOnlyGemm()) EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
 }
 
+// An i8 LSTM's recurrence: oneDNN's s8 matmul where it has a tuned kernel (VNNI), else
+// ntpbench's int8-weight panels with an f32 state (gemm:jit's s8 product ran DeepSpeech's at
+// ~0.5 GFLOP/s); close to the f32 reference either way, bidirectional, batch 1 and 3.
+TEST(OnednnI8Recurrence, TakesTheInt8PanelsWhereTheS8MatmulIsGeneric) {
+  using memory = dnnl::memory;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  const dnnl::matmul::primitive_desc probe(
+      dnnl::matmul::desc(memory::desc({1, 50}, memory::data_type::s8, memory::format_tag::ab),
+                         memory::desc({50, 200}, memory::data_type::s8, memory::format_tag::any),
+                         memory::desc({1, 200}, memory::data_type::f32, memory::format_tag::ab)),
+      engine);
+  const bool panels = std::string(probe.impl_info_str()).rfind("gemm", 0) == 0;
+  for (int64_t batch : {1, 3}) {
+    const ResolvedTopology t = Resolve(
+        SingleLayer("lstm", {{batch, 6, 7}}, {{"units", 50}, {"direction", "bidirectional"}}), {});
+    const RanBoth r = RunBoth(t, OpConfig(), Precision::kI8);
+    ExpectClose(r, "y", kI8Tolerance, 0.999, "batch " + std::to_string(batch));
+    const std::string& kernel = r.onednn->steps().back().kernel;
+    EXPECT_EQ(kernel.find("int8-weight panels") != std::string::npos, panels) << kernel;
+  }
+}
+
 // w8 and w4 dense layers (weight_only_dense.h) against the Eigen reference in the same
 // precision, which multiplies the same dequantized weights in f32: the two differ only by the
 // order of the additions. 1 to 9 rows (4-row blocks and their remainders), 45 inputs (a partial

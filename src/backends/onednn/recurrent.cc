@@ -6,7 +6,9 @@
 //    and as fast or faster at batch 4, f32 and bf16 (README, "Backends");
 //  - decomposed (auto's choice otherwise, and i8): the same projection, then per step one
 //    matmul per direction [N, H] x [H, G*H] (it streams the recurrent weights: memory-bound)
-//    and the gate math on the CPU with Eigen's vectorised exp/tanh;
+//    and the gate math on the CPU with Eigen's vectorised exp/tanh; in i8 where oneDNN's s8
+//    matmul is its generic gemm:jit (no VNNI), ntpbench's int8-weight panels instead, the state
+//    f32 (BuildInt8PanelRecurrence);
 //  - fused: oneDNN's RNN primitives (lstm_forward, lbr_gru_forward: linear-before-reset, as the
 //    IR's GRU), reading the IR's [N, T, C] tensors in place through the ntc format. On a 2-core
 //    Intel Xeon VM (Ice Lake) oneDNN 2.6's fused LSTM ran DeepSpeech's bilstm (H 2048, T 100,
@@ -21,7 +23,9 @@
 #include "ntpbench/error.h"
 #include "src/backends/common/recurrent_gates.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/quantization.h"
 #include "src/backends/onednn/recurrent_stream.h"
+#include "src/backends/onednn/weight_only_dense.h"
 
 namespace ntpb::onednn {
 namespace {
@@ -135,6 +139,75 @@ void BuildRecurrent(Builder& b, bool lstm) {
 using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
 using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
 
+// The recurrence of an i8 run through ntpbench's int8-weight panels (BuildDecomposed says when):
+// each step, per direction, hg = state x W_h from the int8 weights quantized per output channel
+// as the i8 matmul would have them, then the gate math; the state stays f32. `xg`: the input
+// projections [N, T, dirs * G*H] with their bias.
+void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, int64_t t_len,
+                              int64_t h, size_t per_dir, bool reverse_only, const memory& xg,
+                              const InitialStates& initial,
+                              const std::shared_ptr<std::vector<float>>& bias_hn) {
+  const ResolvedLayer& l = b.layer();
+  const int64_t gh = (lstm ? 4 : 3) * h;
+  std::vector<std::shared_ptr<const WeightOnlyDense>> kernels;
+  for (int64_t d = 0; d < dirs; ++d) {
+    const QuantizedWeights qh =
+        QuantizeWeights(b.WeightValues(d * per_dir + 1), gh, 1, WeightLevels());
+    GroupQuantizedWeights g;  // one scale per channel: every group of a channel has it
+    g.inputs = h;
+    g.outputs = gh;
+    g.groups = (h + kWeightGroup - 1) / kWeightGroup;
+    g.levels = WeightLevels();
+    g.values = qh.values;
+    g.scales.resize(static_cast<size_t>(g.groups * gh));
+    for (int64_t group = 0; group < g.groups; ++group) {
+      for (int64_t j = 0; j < gh; ++j) g.scales[group * gh + j] = 1.0f / qh.scales[j];
+    }
+    kernels.push_back(std::make_shared<const WeightOnlyDense>(g));
+  }
+  // Aligned as oneDNN's buffers are (Eigen's exp/tanh round unaligned heads differently).
+  using Floats = std::vector<float, Eigen::aligned_allocator<float>>;
+  auto state = std::make_shared<Floats>(dirs * n * h, 0.0f);
+  auto cell = std::make_shared<Floats>(lstm ? dirs * n * h : 0, 0.0f);
+  auto hg = std::make_shared<Floats>(dirs * n * gh, 0.0f);
+  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
+  float* const xg_p = static_cast<float*>(xg.get_data_handle());
+  float* const out_p = static_cast<float*>(out.get_data_handle());
+  const int threads = EffectiveThreads(b.config());
+  b.AddHost([=, keep = std::vector<memory>{xg, out}] {
+    if (const float* h0 = initial.h0()) {
+      std::copy(h0, h0 + state->size(), state->begin());
+    } else {
+      std::fill(state->begin(), state->end(), 0.0f);
+    }
+    if (const float* c0 = initial.c0()) {
+      std::copy(c0, c0 + cell->size(), cell->begin());
+    } else {
+      std::fill(cell->begin(), cell->end(), 0.0f);
+    }
+    for (int64_t s = 0; s < t_len; ++s) {
+      for (int64_t d = 0; d < dirs; ++d) {
+        kernels[d]->Run(state->data() + d * n * h, n, hg->data() + d * n * gh, threads);
+      }
+      for (int64_t d = 0; d < dirs; ++d) {
+        const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
+        const StridedMatrix xt(xg_p + t * dirs * gh + d * gh, n, gh,
+                               Eigen::OuterStride<>(t_len * dirs * gh));
+        MatrixMap hg_d(hg->data() + d * n * gh, n, gh), state_d(state->data() + d * n * h, n, h);
+        if (lstm) {
+          MatrixMap cell_d(cell->data() + d * n * h, n, h);
+          recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
+        } else {
+          recurrent::GruGates(hg_d, xt, state_d, bias_hn->data() + d * h, h);
+        }
+        StridedMatrix(out_p + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
+            state_d;
+      }
+    }
+  });
+  b.SetKernel("ntpbench int8-weight panels, f32 state (oneDNN's s8 matmul here is gemm:jit)");
+}
+
 void BuildDecomposed(Builder& b, bool lstm) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -231,6 +304,21 @@ void BuildDecomposed(Builder& b, bool lstm) {
                               : "f32") +
                 " recurrence");
     return;
+  }
+
+  // i8 where oneDNN's s8 matrix-vector product is its generic GEMM (no VNNI: gemm:jit ran
+  // DeepSpeech H 2048's i8 recurrence at ~0.5 GFLOP/s, 12.9 s an inference, on a Zen 3 VM): the
+  // same per-channel int8 weights streamed by ntpbench's int8-weight panels
+  // (weight_only_dense.h), the state kept f32 instead of s8.
+  if (q && route != "fused") {
+    const memory::desc probe_src({n, h}, dt::s8, tag::ab), probe_w({h, gh}, dt::s8, tag::any),
+        probe_dst({n, gh}, dt::f32, tag::ab);
+    const dnnl::matmul::primitive_desc probe(dnnl::matmul::desc(probe_src, probe_w, probe_dst),
+                                             UserScratchpad(), b.engine());
+    if (std::string(probe.impl_info_str()).rfind("gemm", 0) == 0) {
+      return BuildInt8PanelRecurrence(b, lstm, dirs, n, t_len, h, per_dir, reverse_only, xg,
+                                      initial, bias_hn);
+    }
   }
 
   const memory::desc state_md({dirs, n, h}, dt::f32, tag::abc),
