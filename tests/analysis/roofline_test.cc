@@ -237,6 +237,11 @@ TEST(MachinePeaksFile, RoundTripsThroughTheCache) {
   ASSERT_EQ(back->ceilings.count("read.dram"), 1u);
   EXPECT_EQ(back->ceilings.at("read.dram").history, (std::vector<double>{48, 50}));
   EXPECT_EQ(back->ceilings.at("read.dram").spread, 0.08);
+  // The weight-only precisions compute in f32: their peak is f32's, by their own names.
+  for (Precision p : {Precision::kW8, Precision::kW4}) {
+    ASSERT_EQ(back->peak_gflops.count(PrecisionName(p)), 1u) << PrecisionName(p);
+    EXPECT_EQ(back->peak_gflops.at(PrecisionName(p)), back->peak_gflops.at("f32"));
+  }
   // A file from before ceilings had spreads (version 2) is measured again, not misread.
   nlohmann::json old = Peaks().ToJson();
   old["version"] = 2;

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "ntpbench/error.h"
 #include "src/backends/common/recurrent_gates.h"
@@ -47,6 +48,52 @@ InitialStates InitialStatesOf(Builder& b, bool lstm, int64_t dirs, int64_t n, in
   if (lstm && l.inputs.size() > 2) s.c = b.Input(l.inputs[2], PlainDesc({dirs, n, h}));
   return s;
 }
+
+using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
+using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
+
+// The per-step host code of a recurrence computed a step at a time: where it reads and writes
+// (state and cell [dirs, N, H], the step's products hg [dirs, N, G*H], the input projections
+// xg [N, T, dirs * G*H], the output [N, T, dirs * H]).
+struct HostRecurrence {
+  int64_t dirs = 1, n = 1, h = 1, gh = 1, t_len = 1;
+  bool lstm = true, reverse_only = false;
+  const float* xg = nullptr;
+  float *hg = nullptr, *state = nullptr, *cell = nullptr, *out = nullptr;
+  const float* bias_hn = nullptr;  // GRU: [dirs, H]
+
+  // The initial state and cell: h0 and c0 where the layer has them, else zeros.
+  void Start(const InitialStates& initial) const {
+    const size_t size = static_cast<size_t>(dirs * n * h);
+    if (const float* h0 = initial.h0()) {
+      std::copy(h0, h0 + size, state);
+    } else {
+      std::fill(state, state + size, 0.0f);
+    }
+    if (!lstm) return;
+    if (const float* c0 = initial.c0()) {
+      std::copy(c0, c0 + size, cell);
+    } else {
+      std::fill(cell, cell + size, 0.0f);
+    }
+  }
+  // Direction d's gate math at step s from its products in hg: the new state, also written to
+  // the output at its time step.
+  void Gates(int64_t s, int64_t d) const {
+    const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
+    const StridedMatrix xt(const_cast<float*>(xg) + t * dirs * gh + d * gh, n, gh,
+                           Eigen::OuterStride<>(t_len * dirs * gh));
+    MatrixMap hg_d(hg + d * n * gh, n, gh), state_d(state + d * n * h, n, h);
+    if (lstm) {
+      MatrixMap cell_d(cell + d * n * h, n, h);
+      recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
+    } else {
+      recurrent::GruGates(hg_d, xt, state_d, bias_hn + d * h, h);
+    }
+    StridedMatrix(out + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
+        state_d;
+  }
+};
 
 void BuildRecurrent(Builder& b, bool lstm) {
   const ResolvedLayer& l = b.layer();
@@ -136,9 +183,6 @@ void BuildRecurrent(Builder& b, bool lstm) {
   }
 }
 
-using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
-using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
-
 // The recurrence of an i8 run through ntpbench's int8-weight panels (BuildDecomposed says when):
 // each step, per direction, hg = state x W_h from the int8 weights quantized per output channel
 // as the i8 matmul would have them, then the gate math; the state stays f32. `xg`: the input
@@ -171,40 +215,24 @@ void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, in
   auto cell = std::make_shared<Floats>(lstm ? dirs * n * h : 0, 0.0f);
   auto hg = std::make_shared<Floats>(dirs * n * gh, 0.0f);
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
-  float* const xg_p = static_cast<float*>(xg.get_data_handle());
-  float* const out_p = static_cast<float*>(out.get_data_handle());
+  HostRecurrence r;
+  r.dirs = dirs, r.n = n, r.h = h, r.gh = gh, r.t_len = t_len, r.lstm = lstm;
+  r.reverse_only = reverse_only;
+  r.xg = static_cast<const float*>(xg.get_data_handle());
+  r.hg = hg->data(), r.state = state->data(), r.cell = cell->data();
+  r.out = static_cast<float*>(out.get_data_handle());
+  r.bias_hn = bias_hn->data();
   const int threads = EffectiveThreads(b.config());
-  b.AddHost([=, keep = std::vector<memory>{xg, out}] {
-    if (const float* h0 = initial.h0()) {
-      std::copy(h0, h0 + state->size(), state->begin());
-    } else {
-      std::fill(state->begin(), state->end(), 0.0f);
-    }
-    if (const float* c0 = initial.c0()) {
-      std::copy(c0, c0 + cell->size(), cell->begin());
-    } else {
-      std::fill(cell->begin(), cell->end(), 0.0f);
-    }
-    for (int64_t s = 0; s < t_len; ++s) {
-      for (int64_t d = 0; d < dirs; ++d) {
-        kernels[d]->Run(state->data() + d * n * h, n, hg->data() + d * n * gh, threads);
-      }
-      for (int64_t d = 0; d < dirs; ++d) {
-        const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
-        const StridedMatrix xt(xg_p + t * dirs * gh + d * gh, n, gh,
-                               Eigen::OuterStride<>(t_len * dirs * gh));
-        MatrixMap hg_d(hg->data() + d * n * gh, n, gh), state_d(state->data() + d * n * h, n, h);
-        if (lstm) {
-          MatrixMap cell_d(cell->data() + d * n * h, n, h);
-          recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
-        } else {
-          recurrent::GruGates(hg_d, xt, state_d, bias_hn->data() + d * h, h);
+  b.AddHost(
+      [=, keep = std::vector<memory>{xg, out}, own = std::make_tuple(state, cell, hg, bias_hn)] {
+        r.Start(initial);
+        for (int64_t s = 0; s < t_len; ++s) {
+          for (int64_t d = 0; d < dirs; ++d) {
+            kernels[d]->Run(r.state + d * n * h, n, r.hg + d * n * gh, threads);
+          }
+          for (int64_t d = 0; d < dirs; ++d) r.Gates(s, d);
         }
-        StridedMatrix(out_p + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
-            state_d;
-      }
-    }
-  });
+      });
   b.SetKernel("ntpbench int8-weight panels, f32 state (oneDNN's s8 matmul here is gemm:jit)");
 }
 
@@ -375,38 +403,21 @@ void BuildDecomposed(Builder& b, bool lstm) {
   }
   // The host code and the per-direction matmuls use raw pointers into these: the step keeps
   // them alive (memory objects own their buffers, and this function's locals go away).
+  HostRecurrence r;
+  r.dirs = dirs, r.n = n, r.h = h, r.gh = gh, r.t_len = t_len, r.lstm = lstm;
+  r.reverse_only = reverse_only;
+  r.xg = xg_p, r.hg = hg_p, r.state = state_p, r.cell = cell->data(), r.out = out_p;
+  r.bias_hn = bias_hn->data();
   b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg}] {  // the initial state
-    if (const float* h0 = initial.h0()) {
-      std::memcpy(state_p, h0, sizeof(float) * dirs * n * h);
-    } else {
-      std::memset(state_p, 0, sizeof(float) * dirs * n * h);
-    }
-    if (const float* c0 = initial.c0()) {
-      std::copy(c0, c0 + cell->size(), cell->begin());
-    } else {
-      std::fill(cell->begin(), cell->end(), 0.0f);
-    }
+    r.Start(initial);
   });
   if (low) b.Add(to_act, to_act_args);
   const int gate_threads = static_cast<int>(std::min<int64_t>(dirs, EffectiveThreads(b.config())));
   for (int64_t s = 0; s < t_len; ++s) {
     for (int64_t d = 0; d < dirs; ++d) b.Add(recurrent[d], args[d]);
-    b.AddHost([=] {
+    b.AddHost([=, own = std::make_tuple(cell, bias_hn)] {  // r points into these
 #pragma omp parallel for num_threads(gate_threads)
-      for (int64_t d = 0; d < dirs; ++d) {
-        const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
-        const StridedMatrix xt(xg_p + t * dirs * gh + d * gh, n, gh,
-                               Eigen::OuterStride<>(t_len * dirs * gh));
-        MatrixMap hg_d(hg_p + d * n * gh, n, gh), state_d(state_p + d * n * h, n, h);
-        if (lstm) {
-          MatrixMap cell_d(cell->data() + d * n * h, n, h);
-          recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
-        } else {
-          recurrent::GruGates(hg_d, xt, state_d, bias_hn->data() + d * h, h);
-        }
-        StridedMatrix(out_p + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
-            state_d;
-      }
+      for (int64_t d = 0; d < dirs; ++d) r.Gates(s, d);
     });
     if (low) b.Add(to_act, to_act_args);
   }
