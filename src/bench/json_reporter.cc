@@ -5,7 +5,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
-#include "src/results/benchmark_json.h"
+#include "src/common/benchmark_json.h"
 
 namespace ntpb::bench {
 

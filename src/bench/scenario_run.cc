@@ -19,9 +19,9 @@
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
 #include "src/bench/step_timer.h"
+#include "src/common/run_key.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
-#include "src/results/run_key.h"
 
 namespace ntpb::bench {
 namespace {

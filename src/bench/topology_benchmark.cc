@@ -28,9 +28,9 @@
 #include "src/bench/slowdown_injection.h"
 #include "src/bench/step_samples.h"
 #include "src/bench/step_timer.h"
+#include "src/common/run_key.h"
 #include "src/common/statistics.h"
 #include "src/instrument/interference_probe.h"
-#include "src/results/run_key.h"
 #include "src/topology/numeric_outputs.h"
 
 namespace ntpb {

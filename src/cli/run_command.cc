@@ -35,10 +35,10 @@
 #include "src/cli/output_check.h"
 #include "src/cli/topology_options.h"
 #include "src/cli/trace_file.h"
+#include "src/common/benchmark_json.h"
 #include "src/common/file_io.h"
 #include "src/common/nearest_name.h"
-#include "src/results/benchmark_json.h"
-#include "src/results/run_key.h"
+#include "src/common/run_key.h"
 
 namespace ntpb::cli {
 namespace {

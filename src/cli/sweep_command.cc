@@ -29,9 +29,9 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
 #include "src/cli/sweep_run.h"
+#include "src/common/benchmark_json.h"
 #include "src/common/file_io.h"
 #include "src/common/format_number.h"
-#include "src/results/benchmark_json.h"
 
 namespace ntpb::cli {
 namespace {

@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "ntpbench/error.h"
+#include "src/common/benchmark_json.h"
 #include "src/common/file_io.h"
+#include "src/common/run_key.h"
 #include "src/common/statistics.h"
-#include "src/results/benchmark_json.h"
-#include "src/results/run_key.h"
 
 namespace ntpb {
 

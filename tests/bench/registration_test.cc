@@ -8,7 +8,7 @@
 #include "ntpbench/json_format.h"
 #include "ntpbench/results.h"
 #include "ntpbench/run_file.h"
-#include "src/results/benchmark_json.h"
+#include "src/common/benchmark_json.h"
 #include "tests/command.h"
 #include "tests/test_util.h"
 

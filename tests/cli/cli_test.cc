@@ -10,7 +10,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/machine_class.h"
 #include "ntpbench/run_file.h"
-#include "src/results/benchmark_json.h"
+#include "src/common/benchmark_json.h"
 #include "src/topology/op_catalog.h"
 #include "tests/command.h"
 #include "tests/test_util.h"

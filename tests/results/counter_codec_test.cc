@@ -3,7 +3,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/results.h"
 #include "ntpbench/run_file.h"
-#include "src/results/run_key.h"
+#include "src/common/run_key.h"
 
 namespace ntpb::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "src/results/benchmark_json.h"
+#include "src/common/benchmark_json.h"
 
 #include "ntpbench/error.h"
 
