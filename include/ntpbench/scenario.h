@@ -68,6 +68,10 @@ ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field
 // "generate/qps:0.5"; "/queries:N" when set.
 std::string ScenarioTag(const Scenario& scenario);
 
+// Queries one measurement may ask for: it keeps each query's latency (80 MB at this count), and
+// no topology serves more within a scenario's time limit on one machine.
+inline constexpr int64_t kMaxQueries = 10'000'000;
+
 // Queries a percentile needs before it means something: at least 10 of them above it, so a
 // p99 needs 1000 queries, a p90 100 (LoadGen asks more: 270 336 for a server p99 at 99%
 // confidence; ntpbench says how many a result had next to how many it needs).

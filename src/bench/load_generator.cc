@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "ntpbench/scenario.h"
 #include "src/common/statistics.h"
 
 namespace ntpb::bench {
@@ -25,7 +26,7 @@ double SecondsSince(Clock::time_point start) {
 std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::exponential_distribution<double> gap(rate);
-  std::vector<double> arrivals(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  std::vector<double> arrivals(static_cast<size_t>(std::clamp<int64_t>(n, 0, kMaxQueries)));
   double t = 0;
   for (double& a : arrivals) {
     t += gap(rng);
@@ -44,7 +45,7 @@ LoadResult RunOffline(int streams, int64_t queries_per_stream, const ServeQuery&
   const Clock::time_point start = Clock::now();
   auto stream = [&](int s) {
     std::vector<double>& mine = per_stream[static_cast<size_t>(s)];
-    mine.reserve(static_cast<size_t>(queries_per_stream));
+    mine.reserve(static_cast<size_t>(std::clamp<int64_t>(queries_per_stream, 0, 1 << 20)));
     for (int64_t q = 0; q < queries_per_stream && !PastLimit(start, max_seconds); ++q) {
       const Clock::time_point begin = Clock::now();
       serve(s);

@@ -174,7 +174,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   // at twice the rate, or the requests asked.
   const int64_t arrivals_needed =
       scenario.queries > 0 ? scenario.queries
-                           : static_cast<int64_t>(2 * scenario.target_qps * limit_s) + 100;
+                           : static_cast<int64_t>(std::min(2 * scenario.target_qps * limit_s + 100,
+                                                           static_cast<double>(kMaxQueries)));
   const std::vector<double> arrivals =
       scenario.target_qps > 0 ? PoissonArrivals(scenario.target_qps, arrivals_needed, config.seed)
                               : std::vector<double>();

@@ -263,14 +263,10 @@ class StandardInputTopology {
  public:
   explicit StandardInputTopology(const std::string& file) {
     if (file != "-") return;
-    const std::string text = ReadStandardInputText(std::size_t{1} << 31);
-    if (text.empty()) throw Error("<stdin>", "", "", "is empty: no topology to run");
-    const size_t start = text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
-    const size_t first = text.find_first_not_of(" \t\r\n", start);
-    const char lead = first == std::string::npos ? '\0' : text[first];
-    const char* ext = lead == '{' ? ".json" : lead == '<' ? ".xml" : ".onnx";
+    std::string extension;
+    const std::string text = ReadStandardInputTopology(&extension);
     path_ = (std::filesystem::temp_directory_path() /
-             ("ntpbench-stdin-" + std::to_string(getpid()) + ext))
+             ("ntpbench-stdin-" + std::to_string(getpid()) + "." + extension))
                 .string();
     WriteFileAtomically(path_, text);
   }

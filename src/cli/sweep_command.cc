@@ -95,9 +95,10 @@ PointEstimate Estimate(const Topology& topology, const SweepPoint& p, const Swee
   try {
     ParamEnv env;
     for (const auto& [name, value] : p.settings) {
-      if (topology.params.count(name) || name == "T") env[name] = std::stoll(value);
+      if (topology.params.count(name) || name == "T")
+        env[name] = std::strtoll(value.c_str(), nullptr, 10);
     }
-    env["N"] = std::stoll(p.settings.at("batch"));
+    env["N"] = std::strtoll(p.settings.at("batch").c_str(), nullptr, 10);
     const Precision precision = ParsePrecision(p.settings.at("precision"));
     const ResolvedTopology t = Resolve(topology, env);
     const TopologyAnalysis a = Analyze(t, precision);
@@ -312,7 +313,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
   try {
     RunConfig config;
     const std::string threads = points.front().settings.at("threads");
-    config.threads = std::stoi(threads);
+    config.threads = static_cast<int>(std::strtol(threads.c_str(), nullptr, 10));  // checked
     peaks = ReadMachinePeaks(MachinePeaksPath(machine, EffectiveThreads(config)));
   } catch (const Error&) {
     peaks.reset();  // no ceilings: the estimates say so

@@ -250,7 +250,7 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
   c->add_option("--queries", o->queries,
                 "queries per measurement (default 1000: what a p99 needs, 10 above it); "
                 "generate: requests")
-      ->check(IntegerAtLeast(1))
+      ->check(IntegerAtLeast(1, kMaxQueries))
       ->type_name("N");
   c->add_option("--scenario-seconds", o->scenario_seconds,
                 "a scenario measurement starts no query after this (default 10)")

@@ -71,21 +71,28 @@ void Rename(const std::string& tmp, const std::string& path) {
 // Reads straight into the string, sized from `expected` (what fstat saw): a large model is not
 // copied chunk by chunk as the string grows.
 std::string ReadBounded(int fd, std::size_t max_bytes, const std::string& name,
-                        std::size_t expected = 0) {
+                        std::size_t expected = 0, const HeadLimit* head_limit = nullptr,
+                        std::size_t head_bytes = 0) {
   std::string text(std::min(expected, max_bytes) + 1, '\0');  // +1: a file that grew shows
   std::size_t used = 0;
+  bool head_judged = head_limit == nullptr;
   for (;;) {
     if (used == text.size()) text.resize(std::min(max_bytes + 1, 2 * text.size() + (1 << 16)));
     const ssize_t n = read(fd, text.data() + used, text.size() - used);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(name, "", "", std::string("cannot read: ") + std::strerror(errno));
+    used += static_cast<std::size_t>(n);
+    if (!head_judged && (used >= head_bytes || n == 0)) {
+      // The first bytes tell what the text is, and so how large it may be.
+      max_bytes = std::min(max_bytes, (*head_limit)(text.substr(0, std::min(used, head_bytes))));
+      head_judged = true;
+    }
+    if (used > max_bytes) {
+      throw Error(name, "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
+    }
     if (n == 0) {
       text.resize(used);
       return text;
-    }
-    used += static_cast<std::size_t>(n);
-    if (used > max_bytes) {
-      throw Error(name, "", "", "over the limit of " + std::to_string(max_bytes) + " bytes");
     }
   }
 }
@@ -126,6 +133,11 @@ std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
 
 std::string ReadStandardInputText(std::size_t max_bytes) {
   return ReadBounded(STDIN_FILENO, max_bytes, "<stdin>");
+}
+
+std::string ReadStandardInputText(std::size_t max_bytes, std::size_t head_bytes,
+                                  const HeadLimit& limit) {
+  return ReadBounded(STDIN_FILENO, max_bytes, "<stdin>", 0, &limit, head_bytes);
 }
 
 namespace {

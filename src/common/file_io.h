@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,13 @@ namespace ntpb {
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes);
 // Standard input, up to `max_bytes` (more is an ntpb::Error naming "<stdin>").
 std::string ReadStandardInputText(std::size_t max_bytes);
+// The bound for a text judged by its first bytes (what format it is); it throws ntpb::Error for
+// a text that is none of the formats wanted.
+using HeadLimit = std::function<std::size_t(const std::string& head)>;
+// Standard input whose first `head_bytes` (fewer at its end) `limit` judges before more is read:
+// `yes` or /dev/zero on standard input is refused at once, not after 2 GiB.
+std::string ReadStandardInputText(std::size_t max_bytes, std::size_t head_bytes,
+                                  const HeadLimit& limit);
 // Writes to a temporary file in the same folder, fsyncs it, renames it over `path` and fsyncs
 // the folder, so a reader sees either the old or the new content, never a truncated mix, and a
 // crash after it returns loses nothing. A write error (a full disk) throws ntpb::Error naming

@@ -9,6 +9,7 @@
 #include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "src/common/statistics.h"
+#include "src/report/csv_field.h"
 #include "src/report/step_alignment.h"
 #include "src/report/text_table.h"
 
@@ -565,14 +566,8 @@ std::string OpCell(const RunComparisonRow& r) {
   return "";
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-
-std::string MarkdownField(const std::string& s) {
+std::string MarkdownField(const std::string& text) {
+  const std::string s = Printable(text);
   std::string out;
   for (char ch : s) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
   return out;

@@ -2,18 +2,11 @@
 #include <cstdio>
 
 #include "ntpbench/report.h"
+#include "src/report/csv_field.h"
 #include "src/report/run_rows.h"
 
 namespace ntpb {
 namespace {
-
-// A field quoted when it holds a comma, a quote or a line break.
-std::string Field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 std::string Number(double v) {
   char buf[32];
@@ -23,7 +16,7 @@ std::string Number(double v) {
 
 std::string Row(const std::vector<std::string>& fields) {
   std::string line;
-  for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + Field(fields[i]);
+  for (size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + CsvField(fields[i]);
   return line + "\n";
 }
 

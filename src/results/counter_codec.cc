@@ -3,6 +3,7 @@
 // name; "mem" and "acc" hold the memory signature and the accuracy delta.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <iterator>
 #include <set>
 
@@ -235,6 +236,46 @@ std::optional<Metric> MetricOfCounter(const std::string& counter) {
   for (const MetricEntry& e : kMetrics) {
     if (counter == e.name) return e.metric;
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> CounterValueProblem(const std::string& counter, double value) {
+  if (!std::isfinite(value)) return std::string("expected a finite number");
+  if (std::fpclassify(value) == FP_SUBNORMAL) return std::string("a denormal number");
+  std::string region, metric;
+  SplitLast(counter, &region, &metric);
+  const bool cosine = metric == kCosine || metric == "logits_cosine";
+  if (cosine) {
+    if (value < -1.0 - 1e-6 || value > 1.0 + 1e-6) return std::string("a cosine outside -1 to 1");
+    return std::nullopt;
+  }
+  if (value < 0) return std::string("expected a number >= 0");
+  static const std::set<std::string> kWholeNumbers = {kOrder,
+                                                      kFusedLayers,
+                                                      kFeeds,
+                                                      kInlay,
+                                                      kLatencySamples,
+                                                      kStepSamples,
+                                                      kCountedIterations,
+                                                      kScenarioKind,
+                                                      kStreams,
+                                                      kThreadsPerStream,
+                                                      "queries",
+                                                      "queries_needed",
+                                                      "samples_per_query",
+                                                      "prompt_tokens",
+                                                      "gen_tokens",
+                                                      "decode_steps",
+                                                      "predictions",
+                                                      "inputs"};
+  if (kWholeNumbers.count(metric) && (value != std::floor(value) || value >= 9007199254740992.0)) {
+    return std::string("expected a whole number below 2^53");
+  }
+  // Sizes and operation counts: what a 64-bit machine can hold or do in one inference.
+  const bool size_or_count =
+      metric == "flops" || metric == "params" || metric == "allocs" ||
+      (metric.size() >= 5 && metric.compare(metric.size() - 5, 5, "bytes") == 0);
+  if (size_or_count && value >= 9.3e18) return std::string("expected a size below 2^63");
   return std::nullopt;
 }
 

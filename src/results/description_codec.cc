@@ -15,7 +15,8 @@ using nlohmann::json;
 
 // Field names of the description, spelled once.
 constexpr const char* kTopology = "topology";
-constexpr const char* kLogits = "logits";  // the accuracy's logits tensor
+constexpr int64_t kLatestStampNs = int64_t{1} << 62;  // 146 years of steady clock
+constexpr const char* kLogits = "logits";             // the accuracy's logits tensor
 constexpr const char* kBackend = "backend";
 constexpr const char* kPrecision = "precision";
 constexpr const char* kBatch = "batch";
@@ -248,17 +249,23 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
   m->trace.thread_id =
       t.contains(kThread) && t[kThread].is_number_integer() ? t[kThread].get<int64_t>() : 0;
   m->trace.iterations.clear();
+  int64_t last_stamp = 0;
   for (const json& it : t[kIterations]) {
     // Each iteration: every step's begin and end, nanoseconds, in order.
     if (!it.is_array() || it.size() != 2 * m->steps.size()) {
       Wrong(std::string(kTrace) + "." + kIterations, "2 stamps per step", it);
     }
+    // Steady-clock stamps: from 0, rising within an iteration and from one iteration to the
+    // next, so that every difference the trace takes fits (near INT64_MAX it would wrap).
     std::vector<int64_t>& stamps = m->trace.iterations.emplace_back();
     for (const json& v : it) {
-      if (!v.is_number_integer() || (!stamps.empty() && v.get<int64_t>() < stamps.back())) {
-        Wrong(std::string(kTrace) + "." + kIterations, "rising integer nanoseconds", v);
+      if (!v.is_number_integer() || v.get<int64_t>() < last_stamp ||
+          v.get<int64_t>() > kLatestStampNs) {
+        Wrong(std::string(kTrace) + "." + kIterations, "rising integer nanoseconds from 0 to 2^62",
+              v);
       }
       stamps.push_back(v.get<int64_t>());
+      last_stamp = stamps.back();
     }
   }
 }

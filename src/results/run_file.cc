@@ -17,6 +17,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::size_t kMaxResultFileBytes = 256u << 20;
+constexpr double kMaxIterationMs = 365.0 * 24 * 3600 * 1000;
 
 bool IsAnalyticCounter(const std::string& name) {
   const std::optional<Metric> metric = MetricOfCounter(name);
@@ -119,7 +120,28 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
     if (!ms_per_unit) {
       throw Error(file, "", field + ".time_unit", "expected ns, us, ms or s, got " + unit.dump());
     }
-    r.real_time_ms.push_back(b["real_time"].get<double>() * *ms_per_unit);
+    const double real_time_ms = b["real_time"].get<double>() * *ms_per_unit;
+    // A year per iteration is no measurement; a denormal is a forged or corrupted number.
+    if (!(real_time_ms < kMaxIterationMs) ||
+        std::fpclassify(b["real_time"].get<double>()) == FP_SUBNORMAL) {
+      throw Error(file, "", field + ".real_time",
+                  "expected a time per iteration between 0 and a year, got " +
+                      b["real_time"].dump() + " " + unit.get<std::string>());
+    }
+    for (const char* count : {"iterations", "repetitions"}) {
+      if (b.contains(count) &&
+          (!b[count].is_number_integer() || b[count].get<double>() < 0 ||
+           (std::string(count) == "iterations" && b[count].get<double>() < 1))) {
+        throw Error(file, "", field + "." + count,
+                    "expected a whole number above 0, got " + b[count].dump());
+      }
+    }
+    if (b.contains("cpu_time") && (!b["cpu_time"].is_number() || b["cpu_time"].get<double>() < 0 ||
+                                   !std::isfinite(b["cpu_time"].get<double>()))) {
+      throw Error(file, "", field + ".cpu_time",
+                  "expected a number >= 0, got " + b["cpu_time"].dump());
+    }
+    r.real_time_ms.push_back(real_time_ms);
     if (b.contains("ntpbench") && r.description.is_null()) {
       // Checked now, so that a bad field is named with its file here, not when it is read.
       RunMeasurement check;
@@ -132,12 +154,18 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
     }
     std::map<std::string, double>& repetition = r.repetitions.emplace_back();
     for (auto it = b.begin(); it != b.end(); ++it) {
-      if (it.key().find('.') == std::string::npos || it.value().is_null()) continue;
-      if (!it.value().is_number()) {  // ntpbench's counters are numbers (NaN was made null)
+      if (it.key().find('.') == std::string::npos) continue;
+      if (it.value().is_null()) {  // ParseBenchmarkJson's NaN or infinity
+        throw Error(file, "", field + "." + it.key(), "expected a finite number, got NaN or inf");
+      }
+      if (!it.value().is_number()) {  // ntpbench's counters are numbers
         throw Error(file, "", field + "." + it.key(),
                     "expected a number, got " + it.value().dump());
       }
       const double v = it.value().get<double>();
+      if (const std::optional<std::string> problem = CounterValueProblem(it.key(), v)) {
+        throw Error(file, "", field + "." + it.key(), *problem + ", got " + it.value().dump());
+      }
       repetition[it.key()] = v;
       if (IsAnalyticCounter(it.key())) {
         r.analytic[it.key()] = v;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "src/common/printable.h"
 #include "src/common/region_names.h"
 #include "src/topology/op_catalog.h"
 
@@ -17,12 +18,15 @@ namespace {
 
 using nlohmann::json;
 
+constexpr size_t kMaxNameBytes = 4096;
+
 class Resolver {
  public:
   Resolver(const Topology& t, const ResolveLimits& limits) : t_(t), limits_(limits) {}
 
   ResolvedTopology Run(const ParamEnv& overrides) {
     CheckTopologyName();
+    CheckNames();
     if (t_.layers.empty()) {  // every layer left out by `when`, or an ONNX graph of Identities
       throw Error(t_.file, "", "layers",
                   "nothing to compute: no layer is left (every one left out by its `when`, or an "
@@ -102,17 +106,37 @@ class Resolver {
   // The name starts every benchmark's name (<name>/<backend>/...) and baseline key: '/' would
   // shift the fields, an empty one or a space would make names that tools cannot match.
   void CheckTopologyName() const {
-    bool ok = !t_.name.empty() && t_.name.size() <= 200;
-    for (const char c : t_.name) {
-      ok = ok && c != '/' && !std::isspace(static_cast<unsigned char>(c)) &&
-           !std::iscntrl(static_cast<unsigned char>(c));
-    }
+    bool ok = !t_.name.empty() && t_.name.size() <= 200 && Printable(t_.name) == t_.name;
+    for (const char c : t_.name)
+      ok = ok && c != '/' && !std::isspace(static_cast<unsigned char>(c));
     if (!ok) {
       throw Error(t_.file, "", "name",
                   "the topology's name '" + t_.name +
                       "' must be 1 to 200 characters without '/', spaces or control characters "
                       "(it starts every benchmark's name)");
     }
+  }
+
+  // Layer, tensor and marker names go into benchmark counters, tables, traces and C APIs: a NUL
+  // would cut them short (two layers would share a name), and a name longer than any exporter
+  // writes is a mistake or an attack on every table. Other control characters are printed
+  // escaped (Printable).
+  void CheckNames() const {
+    auto check = [&](const std::string& name, const std::string& layer, const std::string& field) {
+      if (name.find('\0') != std::string::npos || name.size() > kMaxNameBytes) {
+        throw Error(t_.file, layer.size() > kMaxNameBytes ? layer.substr(0, 64) + "..." : layer,
+                    field,
+                    "a name of 1 to " + std::to_string(kMaxNameBytes) +
+                        " bytes without NUL characters, got " + std::to_string(name.size()) +
+                        " bytes" + (name.find('\0') != std::string::npos ? " with a NUL" : ""));
+      }
+    };
+    for (const TensorDecl& in : t_.inputs) check(in.name, "", "inputs.name");
+    for (const Layer& l : t_.layers) {
+      check(l.name, l.name, "name");
+      for (const std::string& out : l.outputs) check(out, l.name, "outputs");
+    }
+    for (const Marker& m : t_.markers) check(m.name, "", "markers.name");
   }
 
   // An integer attribute: a whole number or an expression, within the dimension limit either

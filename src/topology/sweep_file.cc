@@ -5,6 +5,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/sweep.h"
 #include "src/common/file_io.h"
+#include "src/common/printable.h"
 #include "src/topology/xml_text.h"
 
 namespace ntpb {
@@ -57,8 +58,10 @@ class SweepParser {
     Sweep s;
     s.file = file_;
     s.name = String(doc, "name", true);
-    if (s.name.empty() || s.name.find('/') != std::string::npos) {
-      Fail("name", "1 or more characters without '/'");
+    // The name heads every table and is the results file's default name.
+    if (s.name.empty() || s.name.size() > 200 || s.name.find('/') != std::string::npos ||
+        Printable(s.name) != s.name) {
+      Fail("name", "1 to 200 characters without '/' or control characters, got '" + s.name + "'");
     }
     s.description = String(doc, "description", false);
     s.topology = String(doc, "topology", true);

@@ -1,5 +1,6 @@
 // A sweep's points: checked against the topology, then one factor at a time, a grid, or a list.
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <iterator>
 #include <set>
@@ -13,6 +14,7 @@ namespace ntpb {
 namespace {
 
 constexpr std::size_t kMaxPoints = 10000;  // run one after another: more is a mistake
+constexpr long long kMaxThreads = 4096;    // as `run --threads`
 
 bool IsRunSetting(const std::string& name) {
   return std::find(std::begin(kSweepRunSettings), std::end(kSweepRunSettings), name) !=
@@ -158,14 +160,18 @@ class PointMaker {
       return;
     }
     char* end = nullptr;
+    errno = 0;
     const long long n = std::strtoll(value.c_str(), &end, 10);
     const bool positive_only = name == "batch" || name == "T";
-    if (value.empty() || *end != '\0' || (positive_only && n <= 0) ||
-        (name == "threads" && n < 0)) {
+    if (value.empty() || *end != '\0' || errno == ERANGE || (positive_only && n <= 0) ||
+        (name == "threads" && (n < 0 || n > kMaxThreads))) {
       throw Error(s_.file, "", field,
                   "'" + name + "' takes " +
-                      (positive_only || name == "threads" ? "a positive integer" : "an integer") +
-                      ", got '" + value + "'");
+                      (name == "threads" ? "a thread count from 0 (one per core) to " +
+                                               std::to_string(kMaxThreads)
+                       : positive_only ? "a positive integer"
+                                       : "an integer") +
+                      (errno == ERANGE ? " that fits 64 bits" : "") + ", got '" + value + "'");
     }
   }
 

@@ -1,5 +1,8 @@
 #include "ntpbench/topology_file.h"
 
+#include <cstdint>
+#include <cstdio>
+
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "ntpbench/onnx_format.h"
@@ -16,20 +19,55 @@ std::string Extension(const std::string& path) {
   return path.substr(dot + 1);
 }
 
+// An ONNX model is a protobuf ModelProto: it starts with a field tag (a varint) of one of its
+// fields (1 to 25) holding a varint or bytes.
+bool StartsLikeAModelProto(const std::string& head) {
+  uint64_t tag = 0;
+  for (size_t i = 0; i < head.size() && i < 5; ++i) {
+    tag |= static_cast<uint64_t>(head[i] & 0x7f) << (7 * i);
+    if ((head[i] & 0x80) == 0) {
+      const uint64_t field = tag >> 3, wire = tag & 7;
+      return field >= 1 && field <= 25 && (wire == 0 || wire == 2);
+    }
+  }
+  return false;
+}
+
 // A topology on standard input ("-"): its format by its first byte ('{' JSON, '<' XML, else an
 // ONNX protobuf; a UTF-8 byte-order mark before the text is skipped, as editors on Windows
 // write one), read with the ONNX reader's size bound.
 Topology ReadStandardInput() {
-  const std::string text = ReadStandardInputText(OnnxLimits().max_file_bytes);
-  const size_t bom = text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
-  const size_t first = text.find_first_not_of(" \t\r\n", bom);
-  const char lead = first == std::string::npos ? '\0' : text[first];
-  if (lead == '{') return ParseTopologyJson(text, "<stdin>");
-  if (lead == '<') return ParseTopologyXml(text, "<stdin>");
+  std::string extension;
+  const std::string text = ReadStandardInputTopology(&extension);
+  if (extension == "json") return ParseTopologyJson(text, "<stdin>");
+  if (extension == "xml") return ParseTopologyXml(text, "<stdin>");
   return ParseOnnx(text, "<stdin>");
 }
 
 }  // namespace
+
+std::string ReadStandardInputTopology(std::string* extension) {
+  const HeadLimit limit = [extension](const std::string& head) -> std::size_t {
+    if (head.empty()) throw Error("<stdin>", "", "", "is empty: no topology");
+    const size_t bom = head.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0;
+    const size_t first = head.find_first_not_of(" \t\r\n", bom);
+    const char lead = first == std::string::npos ? '\0' : head[first];
+    if (lead == '{' || lead == '<') {
+      *extension = lead == '{' ? "json" : "xml";
+      return kMaxTopologyFileBytes;
+    }
+    if (bom == 0 && StartsLikeAModelProto(head)) {
+      *extension = "onnx";
+      return OnnxLimits().max_file_bytes;
+    }
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(head[0]));
+    throw Error("<stdin>", "", "",
+                std::string("not a topology: it starts with byte ") + byte +
+                    " (JSON starts with '{', XML with '<', an ONNX model with a protobuf field)");
+  };
+  return ReadStandardInputText(OnnxLimits().max_file_bytes, 64 << 10, limit);
+}
 
 Topology ReadTopologyFile(const std::string& path) {
   if (path == "-") return ReadStandardInput();

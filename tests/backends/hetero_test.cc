@@ -77,6 +77,26 @@ TEST(HeteroBackend, ASplitTopologyMatchesTheReferenceWithItsTransfersShown) {
   }
 }
 
+// One placement names each layer once: a second backend for it was silently the last one.
+TEST(HeteroBackend, ALayerPlacedTwiceOnTwoBackendsIsRefused) {
+  EXPECT_EQ(ParsePlacement("fc1=eigen,fc1=eigen,default=eigen", "--place").size(), 2u);
+  for (const std::string other : {"onednn", "opencl", "torch", "xnnpack"}) {
+    if (!FindBackend(other)) continue;
+    for (const std::string& text :
+         {"default=eigen,default=" + other, "fc1=" + other + ",fc1=eigen"}) {
+      try {
+        ParsePlacement(text, "--place");
+        ADD_FAILURE() << text << " was accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.field(), "--place");
+        EXPECT_NE(e.message().find("is placed twice"), std::string::npos) << e.what();
+      }
+    }
+    return;
+  }
+  GTEST_SKIP() << "only eigen in this build: no second backend to place a layer on";
+}
+
 TEST(HeteroBackend, ALayerItsBackendCannotRunIsNamedUnlessItMayFallBack) {
   const ResolvedTopology t = Speech();
   RunConfig config;

@@ -289,6 +289,74 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           message,
           {}}});
   }
+  // Numbers a run file may not hold (issue 46, kind 5), written as Google Benchmark writes them
+  // (NaN and Infinity as bare words): refused naming the field, never compared or stored.
+  const std::string first_run = "/benchmarks/0/";
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"net.p50_ms", "NaN"},
+           {"net.p50_ms", "Infinity"},
+           {"net.p50_ms", "-1"},
+           {"layer.fc1.ms", "-3"},
+           {"real_time", "1e-320"},
+           {"iterations", "-5"},
+           {"mem.peak_activation_bytes", "1e300"},
+           {"layer.fc1.order", "2.5"},
+       }) {
+    nlohmann::json edited = run;
+    edited[nlohmann::json::json_pointer(first_run + key)] = "@value@";
+    std::string text = edited.dump();
+    text.replace(text.find("\"@value@\""), 9, value);
+    const std::string file = "run_number_" + std::to_string(index++) + ".json";
+    Write(file, text);
+    const std::string path = dir_ + "/" + file;
+    add({{"impossible number in a run file",
+          "baseline update --run " + path + " --suite s --baseline-dir " + dir_ + "/bl_" + file,
+          "." + key + "'",
+          {dir_ + "/bl_" + file}},
+         {"impossible number in a run file", "compare " + path + " " + path, "." + key + "'", {}},
+         {"impossible number in a run file",
+          "report " + path + " -o " + dir_ + "/" + file + ".html",
+          "." + key + "'",
+          {dir_ + "/" + file + ".html"}}});
+  }
+  // Values that overflowed into "internal error: stoi" or std::bad_alloc, a FIFO that hung a
+  // recording's reader (issue 46, kinds 1 and 3).
+  Write("sweep.json", R"({"format": "ntpbench-sweep", "version": 1, "name": "s", "topology": ")" +
+                          mlp + R"(", "factors": [{"name": "batch", "values": [1, 2]}]})");
+  for (const std::string base : {"threads=99999999999999999999", "batch=99999999999999999999",
+                                 "n_hidden=99999999999999999999", "threads=5000"}) {
+    add({{"bad command-line value",
+          "sweep " + dir_ + "/sweep.json --dry-run -o " + dir_ + "/sweep_out.json --base " + base,
+          "base." + base.substr(0, base.find('=')),
+          {dir_ + "/sweep_out.json"}}});
+  }
+  add({{"bad command-line value",
+        "run " + mlp + " --scenario offline --queries 4000000000",
+        "--queries",
+        {}},
+       {"not a regular file",
+        "run " + SourcePath("topologies/deepspeech_e2e.json") + " --input audio=" + dir_ +
+            "/fifo.json",
+        "not a regular file",
+        {}}});
+  // Names that are no names (issue 46, kind 6): a sweep named with an escape sequence would head
+  // its tables and name its results file; a NUL would cut a layer's name short in C APIs.
+  Write("sweep_escape.json",
+        "{\"format\": \"ntpbench-sweep\", \"version\": 1, \"name\": \"s\\u001b[2J\", "
+        "\"topology\": \"" +
+            mlp + "\", \"factors\": [{\"name\": \"batch\", \"values\": [1]}]}");
+  add({{"name that is a path",
+        "sweep " + dir_ + "/sweep_escape.json --dry-run",
+        "field 'name'",
+        {}}});
+  for (const std::string& name : {std::string("fc\\u0000x"), std::string(5000, 'L')}) {
+    const std::string file = "name_" + std::to_string(index++) + ".json";
+    Write(file, R"({"name": "v", "inputs": [{"name": "x", "shape": [1, 4]}], "layers": [)"
+                R"({"name": ")" +
+                    name + R"(", "op": "dense", "units": 4}]})");
+    add({{"meaningless value", "inspect " + dir_ + "/" + file, "without NUL characters", {}}});
+  }
+
   // A marker that redefines one of the topology's own is refused, not mixed into it.
   add({{"name that collides",
         "run " + SourcePath("topologies/tiny_cnn.json") + " --marker stem=conv1:bn1",
@@ -328,6 +396,34 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
     passed += counts.second;
   }
   std::cout << "  all: " << total << ", " << passed << "\n";
+}
+
+// A damaged OpenCL program cache (a killed copy, a full disk, another tool) costs a rebuild: an
+// entry cut short crashed PoCL, one that is a FIFO hung the run, a link to /dev/zero was read
+// until memory ran out. Each run succeeds and leaves a whole entry behind.
+TEST_F(RedTeam, ADamagedOpenclProgramCacheIsRebuilt) {
+  const std::string cache = dir_ + "/opencl_cache";
+  const std::string run = "NTPB_CACHE_DIR=" + cache + " timeout -s KILL 120 " + kCli + " run " +
+                          SourcePath("topologies/mlp.json") +
+                          " --backend opencl --benchmark_min_time=0.001 --quiet";
+  const CommandResult first = RunCommand(run);
+  if (first.exit_code != 0) GTEST_SKIP() << "no OpenCL here: " << first.err;
+  const std::string listed = RunCommand("ls " + cache + "/opencl/*.bin").out;
+  ASSERT_FALSE(listed.empty());
+  const std::string entry = listed.substr(0, listed.find('\n'));
+  const std::string size = RunCommand("stat -c %s " + entry).out;
+  for (const std::string damage :
+       {"truncate -s 100 " + entry, "head -c 3000 /dev/urandom > " + entry,
+        "rm " + entry + " && mkfifo " + entry, "rm " + entry + " && ln -s /dev/zero " + entry,
+        "truncate -s 0 " + entry}) {
+    ASSERT_EQ(RunCommand(damage).exit_code, 0) << damage;
+    const CommandResult r = RunCommand(run);
+    EXPECT_EQ(r.exit_code, 0) << damage << "\n" << r.err;
+    struct stat st;
+    ASSERT_EQ(lstat(entry.c_str(), &st), 0) << damage;
+    EXPECT_TRUE(S_ISREG(st.st_mode)) << damage;
+    EXPECT_EQ(RunCommand("stat -c %s " + entry).out, size) << damage << ": not rebuilt";
+  }
 }
 
 // Every count and shape that inspect --json prints for a layer is non-negative and finite (an

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "ntpbench/error.h"
 #include "ntpbench/results.h"
 #include "ntpbench/run_file.h"
@@ -267,6 +270,16 @@ TEST(DescriptionCodec, CarriesTheTraceAndTheMarkersSteps) {
   bad["trace"]["iterations"][1][2] = 1;  // time running backwards
   EXPECT_THROW(DecodeDescription(bad, &back), Error);
   bad = EncodeDescription(m);
+  bad["trace"]["iterations"][1][0] = 39;  // the second iteration starting inside the first
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  bad = EncodeDescription(m);
+  // Stamps near either end of int64: their differences would wrap into negative times.
+  bad["trace"]["iterations"][0][0] = std::numeric_limits<int64_t>::min();
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  bad = EncodeDescription(m);
+  bad["trace"]["iterations"][1] = std::vector<int64_t>(6, std::numeric_limits<int64_t>::max());
+  EXPECT_THROW(DecodeDescription(bad, &back), Error);
+  bad = EncodeDescription(m);
   bad["markers"][0]["last_step"] = 9;
   EXPECT_THROW(DecodeDescription(bad, &back), Error);
 }
@@ -357,6 +370,53 @@ TEST(DescriptionCodec, AWrongFieldIsNamedWithItsFile) {
   EXPECT_EQ(m.steps[0].op, "dense");
   EXPECT_EQ(m.steps[0].cost.flops, 8);
   EXPECT_EQ(m.steps[0].measure.ms, 1.0);
+}
+
+// Times and counters a run file may hold: finite, not negative (a cosine from -1 to 1), no
+// denormal, whole where they count or index something, sizes that fit 64 bits.
+TEST(CounterCodec, CounterValuesThatMeanNothingAreNamed) {
+  EXPECT_FALSE(CounterValueProblem("net.p50_ms", 0.25));
+  EXPECT_FALSE(CounterValueProblem("acc.cosine", -0.5));
+  EXPECT_FALSE(CounterValueProblem("layer.fc1.order", 3));
+  EXPECT_FALSE(CounterValueProblem("mem.weight_bytes", 1e12));
+  EXPECT_TRUE(CounterValueProblem("net.p50_ms", -1));
+  EXPECT_TRUE(CounterValueProblem("net.p50_ms", std::numeric_limits<double>::infinity()));
+  EXPECT_TRUE(CounterValueProblem("net.p50_ms", std::nan("")));
+  EXPECT_TRUE(CounterValueProblem("net.p50_ms", 1e-320));  // denormal
+  EXPECT_TRUE(CounterValueProblem("acc.cosine", 1.5));
+  EXPECT_TRUE(CounterValueProblem("layer.fc1.order", 2.5));
+  EXPECT_TRUE(CounterValueProblem("layer.fc1.order", 1e18));
+  EXPECT_TRUE(CounterValueProblem("mem.peak_activation_bytes", 1e300));
+  EXPECT_TRUE(CounterValueProblem("net.flops", -5));
+}
+
+// Such a number in a run file (as Google Benchmark writes NaN and Infinity: bare words) is one
+// error naming the file and field, before anything compares or stores it.
+TEST(DescriptionCodec, NonFiniteOrNegativeTimesAndCountersAreRefused) {
+  const std::string head =
+      R"({"benchmarks": [{"name": "a/batch:1", "run_name": "a/batch:1", "run_type": "iteration",
+          "iterations": 10, )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("real_time": 1.0, "time_unit": "ms", "net.p50_ms": NaN)", ".net.p50_ms"},
+      {R"("real_time": 1.0, "time_unit": "ms", "net.p50_ms": -Infinity)", ".net.p50_ms"},
+      {R"("real_time": 1.0, "time_unit": "ms", "layer.x.ms": -3)", ".layer.x.ms"},
+      {R"("real_time": 1e-320, "time_unit": "ms")", ".real_time"},
+      {R"("real_time": 1e308, "time_unit": "s")", ".real_time"},
+      {R"("real_time": 1.0, "time_unit": "ms", "cpu_time": -1)", ".cpu_time"},
+  };
+  for (const auto& [fields, field] : cases) {
+    try {
+      ParseRunResults(head + fields + "}]}", "run.json");
+      ADD_FAILURE() << fields << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.file(), "run.json");
+      EXPECT_EQ(e.field(), "benchmarks.a/batch:1" + field) << e.what();
+    }
+  }
+  std::string iterations = head;
+  iterations.replace(iterations.find("10"), 2, "-5");
+  EXPECT_THROW(ParseRunResults(iterations + R"("real_time": 1.0})" + "]}", "run.json"), Error);
+  EXPECT_NO_THROW(ParseRunResults(head + R"("real_time": 1.0, "acc.cosine": -0.25}]})", "r"));
 }
 
 // The run name is spelled in one place: what Encode writes, Parse reads back, with Google

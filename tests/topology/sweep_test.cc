@@ -119,6 +119,13 @@ TEST(Sweep, BadSweepsNameTheFileAndField) {
             "s.json: field 'factors[0].values[1]': value 1 of factor 'k' is given twice");
   EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "batch", "values": [0]}])")),
             "s.json: field 'factors[0].values[0]': 'batch' takes a positive integer, got '0'");
+  // Past int64 (strtoll saturated it silently) and past the thread limit `run` has.
+  EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "batch", "values": ["99999999999999999999"]}])")),
+            "s.json: field 'factors[0].values[0]': 'batch' takes a positive integer that fits 64 "
+            "bits, got '99999999999999999999'");
+  EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "threads", "values": [5000]}])")),
+            "s.json: field 'factors[0].values[0]': 'threads' takes a thread count from 0 (one per "
+            "core) to 4096, got '5000'");
   EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "k", "values": ["big"]}])")),
             "s.json: field 'factors[0].values[0]': 'k' takes an integer, got 'big'");
   EXPECT_NE(ErrorOf(SweepJson(R"([{"name": "precision", "values": ["f64"]}])"))
@@ -148,7 +155,7 @@ TEST(Sweep, BadSweepsNameTheFileAndField) {
   std::string values = "1";
   for (int v = 2; v <= 60000; ++v) values += ", " + std::to_string(v);
   std::string factors;
-  for (const char* name : {"k", "n_hidden", "batch", "threads"}) {
+  for (const char* name : {"k", "n_hidden", "batch", "T"}) {
     factors += std::string(factors.empty() ? "" : ", ") + R"({"name": ")" + name +
                R"(", "values": [)" + values + "]}";
   }

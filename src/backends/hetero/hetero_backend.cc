@@ -313,7 +313,12 @@ std::map<std::string, std::string> ParsePlacement(const std::string& text,
                                                       : UnknownBackendProblem(backend);
       throw Error("", "", field, problem.empty() ? BackendUnavailableReason(backend) : problem);
     }
-    placement[item.substr(0, eq)] = backend;
+    const std::string layer = item.substr(0, eq);
+    if (const auto [it, added] = placement.emplace(layer, backend);
+        !added && it->second != backend) {
+      throw Error("", "", field,
+                  "'" + layer + "' is placed twice, on " + it->second + " and on " + backend);
+    }
     pos = comma + 1;
   }
   return placement;

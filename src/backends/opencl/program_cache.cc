@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -47,15 +48,44 @@ std::string BuildLog(cl_program program, cl_device_id device) {
   return log;
 }
 
+// A disk entry is this header and the driver's binary. The driver is given only a binary whose
+// size and checksum match: PoCL crashes on a truncated one, and the cache folder is only as safe
+// as the disk (a killed copy, a full disk, another tool writing there).
+constexpr char kEntryMagic[8] = {'N', 'T', 'P', 'B', 'C', 'L', '1', '\0'};
+constexpr size_t kHeaderBytes = sizeof kEntryMagic + 2 * sizeof(uint64_t);
+constexpr size_t kMaxEntryBytes = size_t{512} << 20;
+
+std::string Entry(const std::string& binary) {
+  std::string entry(kEntryMagic, sizeof kEntryMagic);
+  const uint64_t fields[2] = {binary.size(), Fnv1a(binary)};
+  entry.append(reinterpret_cast<const char*>(fields), sizeof fields);
+  return entry + binary;
+}
+
+// The binary an entry holds, or "" for anything else (no entry, not a regular file, too large,
+// another format, truncated, corrupted).
+std::string BinaryOfEntry(const std::string& file) {
+  std::string entry;
+  try {
+    entry = ReadTextFile(file, kMaxEntryBytes);
+  } catch (const Error&) {
+    return "";
+  }
+  if (entry.size() < kHeaderBytes ||
+      entry.compare(0, sizeof kEntryMagic, kEntryMagic, sizeof kEntryMagic) != 0) {
+    return "";
+  }
+  uint64_t fields[2];
+  std::memcpy(fields, entry.data() + sizeof kEntryMagic, sizeof fields);
+  std::string binary = entry.substr(kHeaderBytes);
+  if (fields[0] != binary.size() || fields[1] != Fnv1a(binary)) return "";
+  return binary;
+}
+
 // A program from the disk entry, or null when there is none or the driver refuses it.
 cl_program FromBinary(const DeviceInfo& d, cl_context context, const std::string& file,
                       const std::string& options) {
-  std::FILE* f = std::fopen(file.c_str(), "rb");
-  if (!f) return nullptr;
-  std::string binary;
-  char chunk[1 << 16];
-  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) binary.append(chunk, n);
-  std::fclose(f);
+  const std::string binary = BinaryOfEntry(file);
   if (binary.empty()) return nullptr;
   const size_t size = binary.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
@@ -87,8 +117,13 @@ void SaveBinary(cl_program program, const std::string& file) {
   }
   std::error_code ignored;  // a folder that cannot be made fails at the write, caught below
   std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ignored);
+  // An entry that is no regular file (a FIFO, a link to a device) is no entry of ours: written
+  // in place, as WriteFileAtomically treats special files, a FIFO would block the run.
+  if (IsSpecialFile(file) || std::filesystem::is_symlink(file, ignored)) {
+    std::filesystem::remove(file, ignored);
+  }
   try {
-    WriteFileAtomically(file, binary);  // concurrent builders write the same bytes: last wins
+    WriteFileAtomically(file, Entry(binary));  // concurrent builders write the same bytes
   } catch (const Error&) {
     // A read-only cache folder costs the next process a build, nothing more.
   }
