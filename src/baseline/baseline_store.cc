@@ -8,6 +8,7 @@
 #include "ntpbench/baseline.h"
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 
 namespace ntpb {
 
@@ -125,7 +126,7 @@ std::string SerializeBaseline(const Baseline& b) {
   json benchmarks = json::object();
   for (const auto& [name, r] : b.benchmarks) benchmarks[name] = ResultToJson(r);
   doc["benchmarks"] = benchmarks;
-  return doc.dump(1) + "\n";
+  return JsonText(doc, 1) + "\n";
 }
 
 void WriteBaseline(const Baseline& baseline, const std::string& path) {

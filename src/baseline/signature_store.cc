@@ -7,6 +7,7 @@
 #include "src/baseline/signature.h"
 #include "src/baseline/suite_drift.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 #include "src/common/utc_time.h"
 
 namespace ntpb {
@@ -116,7 +117,7 @@ std::string SerializeSignature(const Signature& s) {
     benchmarks[name] = {{"config", e.config}, {"metrics", e.metrics}};
   }
   doc["benchmarks"] = benchmarks;
-  return doc.dump(1) + "\n";
+  return JsonText(doc, 1) + "\n";
 }
 
 void WriteSignature(const Signature& signature, const std::string& path) {

@@ -6,6 +6,7 @@
 #include "ntpbench/results.h"
 #include "src/bench/benchmark_flags.h"
 #include "src/common/benchmark_json.h"
+#include "src/common/json_text.h"
 
 namespace ntpb::bench {
 
@@ -78,8 +79,7 @@ void JsonReporter::Finalize() {
     benchmarks[i]["ntpbench"] = description;
   }
   additions_.clear();
-  GetOutputStream() << document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-                    << "\n";
+  GetOutputStream() << JsonText(document, 2) << "\n";
   GetOutputStream().flush();
 }
 

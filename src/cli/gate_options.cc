@@ -7,6 +7,7 @@
 #include "src/cli/comparison_table.h"
 #include "src/cli/option_checks.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 
 namespace ntpb::cli {
 
@@ -125,7 +126,7 @@ void AddBaselineUpdateOptions(CLI::App* c, GateOptions* o) {
 
 int Report(const GateOptions& o, const Comparison& c) {
   std::fputs(ComparisonTable(c).c_str(), stdout);
-  if (!o.report.empty()) WriteFileAtomically(o.report, c.ToJson().dump(2) + "\n");
+  if (!o.report.empty()) WriteFileAtomically(o.report, JsonText(c.ToJson(), 2) + "\n");
   return c.ExitCode();
 }
 

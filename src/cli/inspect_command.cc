@@ -9,6 +9,7 @@
 #include "ntpbench/topology_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/topology_options.h"
+#include "src/common/json_text.h"
 
 namespace ntpb::cli {
 namespace {
@@ -140,7 +141,7 @@ int Inspect(const TopologyOptions& given, bool backend_given) {
   for (const auto& [key, value] : view.items()) {
     if (key != "backends" || backend_given) doc[key] = value;
   }
-  std::printf("%s\n", doc.dump(2).c_str());
+  std::printf("%s\n", JsonText(doc, 2).c_str());
   return 0;
 }
 

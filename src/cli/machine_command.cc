@@ -17,6 +17,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 #include "src/instrument/interference_probe.h"
 #include "src/report/text_table.h"
 
@@ -71,7 +72,7 @@ int Machine(int threads, bool refresh, bool json, bool force) {
     if (refused.empty() || force) WriteMachinePeaks(*peaks, path);
   }
   if (json) {
-    std::printf("%s\n", peaks->ToJson().dump(2).c_str());
+    std::printf("%s\n", JsonText(peaks->ToJson(), 2).c_str());
     return Refusal(refused, force, cached_peaks.has_value());
   }
   std::printf(

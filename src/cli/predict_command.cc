@@ -23,6 +23,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 #include "src/common/statistics.h"
 #include "src/predict/probe_samples.h"
 #include "src/report/text_table.h"
@@ -506,7 +507,7 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
   }
   std::fputs(CheckReport(check).c_str(), stdout);
   if (!o.check_output.empty()) {
-    WriteFileAtomically(o.check_output, PredictionCheckJson(check).dump(1) + "\n");
+    WriteFileAtomically(o.check_output, JsonText(PredictionCheckJson(check), 1) + "\n");
     std::fprintf(stderr,
                  "ntpbench predict: wrote %s; `ntpbench report %s -o check.html` plots it\n",
                  o.check_output.c_str(), o.check_output.c_str());
@@ -558,7 +559,7 @@ int Predict(const PredictOptions& o) {
         PredictionTable(predictions, calibrations, measured ? &*measured : nullptr, o.wide).c_str(),
         stdout);
   }
-  if (o.json) std::printf("%s\n", all.dump(2).c_str());
+  if (o.json) std::printf("%s\n", JsonText(all, 2).c_str());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/trace_file.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 
 namespace ntpb::cli {
 
@@ -19,7 +20,7 @@ void WriteTraceFile(const std::vector<std::pair<std::string, RunMeasurement>>& r
     if (!m.trace.iterations.empty()) traced.emplace_back(name, &m);
   }
   if (traced.empty()) throw Error(path, "", "", "no traced iterations to write: " + hint);
-  WriteFileAtomically(path, EncodeChromeTrace(traced).dump() + "\n");
+  WriteFileAtomically(path, JsonText(EncodeChromeTrace(traced)) + "\n");
   std::fprintf(stderr,
                "ntpbench: trace of %zu benchmark%s in %s (ui.perfetto.dev, "
                "chrome://tracing)\n",

@@ -10,6 +10,7 @@
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
 #include "src/common/format_number.h"
+#include "src/common/json_text.h"
 
 namespace ntpb {
 
@@ -250,7 +251,7 @@ void WriteMachinePeaks(const MachinePeaks& peaks, const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (ec) throw Error(path, "", "", "cannot create its folder: " + ec.message());
-  WriteFileAtomically(path, peaks.ToJson().dump(2) + "\n");
+  WriteFileAtomically(path, JsonText(peaks.ToJson(), 2) + "\n");
 }
 
 }  // namespace ntpb

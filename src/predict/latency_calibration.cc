@@ -7,6 +7,7 @@
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
 #include "src/common/json_field.h"
+#include "src/common/json_text.h"
 
 namespace ntpb {
 namespace {
@@ -114,7 +115,7 @@ LatencyCalibration ReadLatencyCalibration(const std::string& path) {
 }
 
 void WriteLatencyCalibration(const LatencyCalibration& calibration, const std::string& path) {
-  WriteFileAtomically(path, LatencyCalibrationJson(calibration).dump(1) + "\n");
+  WriteFileAtomically(path, JsonText(LatencyCalibrationJson(calibration), 1) + "\n");
 }
 
 }  // namespace ntpb

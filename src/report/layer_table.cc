@@ -6,6 +6,7 @@
 
 #include "ntpbench/report.h"
 #include "ntpbench/scenario.h"
+#include "src/common/printable.h"
 #include "src/report/run_rows.h"
 #include "src/report/text_table.h"
 
@@ -519,7 +520,7 @@ std::string FormatInspectTable(const ResolvedTopology& t, const TopologyAnalysis
   std::string out = table.Render(4);
   out += "params " + std::to_string(a.total.params) + "   FLOPs " + std::to_string(a.total.flops) +
          "   peak live activations " + FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
-         " (at layer " + t.layers[a.peak_layer].name + ")   precision " +
+         " (at layer " + Printable(t.layers[a.peak_layer].name) + ")   precision " +
          PrecisionName(a.precision) + "\n";
   if (a.kv_cache_layers > 0) {
     out += "KV cache " + FormatBytes(static_cast<double>(a.kv_cache_bytes_per_token)) +

@@ -7,6 +7,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 
 namespace ntpb {
 namespace {
@@ -137,7 +138,7 @@ void RecordSweepPoint(const std::string& path, const nlohmann::json& sweep,
     }
   }
   if (!replaced) r.points.push_back(point);
-  WriteFileAtomically(path, ToJson(r).dump(1) + "\n");
+  WriteFileAtomically(path, JsonText(ToJson(r), 1) + "\n");
 }
 
 }  // namespace ntpb

@@ -1,6 +1,7 @@
 // Writes the canonical JSON form; defaults the reader fills in are left out.
 #include "ntpbench/json_format.h"
 #include "src/common/file_io.h"
+#include "src/common/json_text.h"
 
 namespace ntpb {
 namespace {
@@ -60,7 +61,7 @@ std::string WriteTopologyJson(const Topology& t) {
     }
     doc["markers"] = markers;
   }
-  return doc.dump(2) + "\n";
+  return JsonText(doc, 2) + "\n";
 }
 
 void WriteTopologyJsonFile(const Topology& topology, const std::string& path) {

@@ -15,11 +15,13 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
 #include "ntpbench/tensor_file.h"
 #include "src/common/file_io.h"
+#include "src/common/printable.h"
 #include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/importer.h"
 
@@ -70,6 +72,38 @@ Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::
   return t;
 }
 
+// Names that are not UTF-8 (ONNX says they are; proto2 does not check) or that hold control
+// characters become Printable's \xNN text, once, here: every table, JSON file and trace then
+// shows the same printable name, and no JSON writer throws on one. The same text is mapped the
+// same way everywhere, so references between nodes, initializers and subgraphs still match.
+void MakeNamesPrintable(onnx::ModelProto* model) {
+  auto fix = [](std::string* s) {
+    if (std::string printable = Printable(*s); printable != *s) *s = std::move(printable);
+  };
+  std::vector<onnx::GraphProto*> graphs = {model->mutable_graph()};  // subgraphs: no recursion
+  while (!graphs.empty()) {
+    onnx::GraphProto* g = graphs.back();
+    graphs.pop_back();
+    fix(g->mutable_name());
+    for (onnx::NodeProto& n : *g->mutable_node()) {
+      fix(n.mutable_name());
+      for (std::string& s : *n.mutable_input()) fix(&s);
+      for (std::string& s : *n.mutable_output()) fix(&s);
+      for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+        if (a.has_g()) graphs.push_back(a.mutable_g());
+        for (onnx::GraphProto& sub : *a.mutable_graphs()) graphs.push_back(&sub);
+      }
+    }
+    for (auto* values : {g->mutable_input(), g->mutable_output(), g->mutable_value_info()}) {
+      for (onnx::ValueInfoProto& v : *values) fix(v.mutable_name());
+    }
+    for (onnx::TensorProto& t : *g->mutable_initializer()) fix(t.mutable_name());
+    for (onnx::SparseTensorProto& t : *g->mutable_sparse_initializer()) {
+      fix(t.mutable_values()->mutable_name());
+    }
+  }
+}
+
 // `size` bytes at `data` (the file's, mapped or read) as a model with a graph; `model` parses in
 // place, so a caller that maps the file can tell a fault from a parse error.
 void ParseModelInto(const void* data, size_t size, const std::string& file,
@@ -86,6 +120,7 @@ void ParseModelInto(const void* data, size_t size, const std::string& file,
   if (!model->has_graph() || model->graph().node_size() == 0) {
     throw Error(file, "", "graph", "the ONNX model has no graph nodes");
   }
+  MakeNamesPrintable(model);
 }
 
 onnx::ModelProto ParseModel(const std::string& bytes, const std::string& file,

@@ -481,6 +481,28 @@ TEST(OnnxReader, ALongIdentityChainImportsAndAllIdentitiesIsOneLine) {
   }
 }
 
+// ONNX says names are UTF-8, protobuf's proto2 does not check: a node, tensor or initializer
+// name holding a byte that is not UTF-8 (or a control character) made every JSON writer throw
+// ("internal error: invalid UTF-8 byte"). Such names become their printable \xNN text, the same
+// wherever they are used, so the graph still connects and runs.
+TEST(OnnxReader, NamesThatAreNotUtf8BecomePrintable) {
+  OnnxBuilder b("g\xff");
+  b.Input("x\x1b", {"1", "4"});
+  b.Output("y", {"1", "4"});
+  b.RandomWeight("w\xfe", {4, 4}, 0.5f, 3);
+  b.Node("MatMul", {"x\x1b", "w\xfe"}, {"h\xc2\x9b"}, "fc\xff");
+  b.Node("Relu", {"h\xc2\x9b"}, {"y"}, "relu\xed\xa0\x80");
+  const Topology t = ParseOnnx(b.model.SerializeAsString(), "names.onnx");
+  ASSERT_EQ(t.layers.size(), 2u);
+  EXPECT_EQ(t.layers[0].name, "fc\\xff");
+  EXPECT_EQ(t.layers[0].inputs[0], "x\\x1b");
+  EXPECT_EQ(t.layers[1].name, "relu\\xed\\xa0\\x80");
+  EXPECT_EQ(t.layers[1].inputs[0], t.layers[0].outputs[0]);
+  EXPECT_EQ(t.layers[0].outputs[0], "h\\xc2\\x9b");
+  EXPECT_EQ(Resolve(t, {}).layers.size(), 2u);
+  EXPECT_NO_THROW(nlohmann::json(t.layers[0].name).dump());
+}
+
 TEST(OnnxReader, RemainingOpsMapAndRun) {
   const Topology t = Import("ops");
   std::map<std::string, std::string> ops;

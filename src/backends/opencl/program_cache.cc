@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -11,19 +10,13 @@
 #include <vector>
 
 #include "ntpbench/error.h"
+#include "src/backends/opencl/program_cache_entry.h"
 #include "src/common/file_io.h"
 
 namespace ntpb::opencl {
 namespace {
 
-// FNV-1a, 64 bits: a cache key, not a security property.
-uint64_t Fnv1a(const std::string& text, uint64_t hash = 1469598103934665603ull) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
+constexpr size_t kMaxEntryBytes = size_t{512} << 20;
 
 std::string CacheFile(const DeviceInfo& d, const std::string& source, const std::string& options) {
   if (const char* off = std::getenv("NTPB_OPENCL_CACHE"); off && std::string(off) == "off") {
@@ -48,38 +41,14 @@ std::string BuildLog(cl_program program, cl_device_id device) {
   return log;
 }
 
-// A disk entry is this header and the driver's binary. The driver is given only a binary whose
-// size and checksum match: PoCL crashes on a truncated one, and the cache folder is only as safe
-// as the disk (a killed copy, a full disk, another tool writing there).
-constexpr char kEntryMagic[8] = {'N', 'T', 'P', 'B', 'C', 'L', '1', '\0'};
-constexpr size_t kHeaderBytes = sizeof kEntryMagic + 2 * sizeof(uint64_t);
-constexpr size_t kMaxEntryBytes = size_t{512} << 20;
-
-std::string Entry(const std::string& binary) {
-  std::string entry(kEntryMagic, sizeof kEntryMagic);
-  const uint64_t fields[2] = {binary.size(), Fnv1a(binary)};
-  entry.append(reinterpret_cast<const char*>(fields), sizeof fields);
-  return entry + binary;
-}
-
-// The binary an entry holds, or "" for anything else (no entry, not a regular file, too large,
-// another format, truncated, corrupted).
+// The binary of the entry at `file`, or "" where there is none (not a regular file, too large,
+// another format, damaged).
 std::string BinaryOfEntry(const std::string& file) {
-  std::string entry;
   try {
-    entry = ReadTextFile(file, kMaxEntryBytes);
+    return BinaryOfCacheEntry(ReadTextFile(file, kMaxEntryBytes));
   } catch (const Error&) {
     return "";
   }
-  if (entry.size() < kHeaderBytes ||
-      entry.compare(0, sizeof kEntryMagic, kEntryMagic, sizeof kEntryMagic) != 0) {
-    return "";
-  }
-  uint64_t fields[2];
-  std::memcpy(fields, entry.data() + sizeof kEntryMagic, sizeof fields);
-  std::string binary = entry.substr(kHeaderBytes);
-  if (fields[0] != binary.size() || fields[1] != Fnv1a(binary)) return "";
-  return binary;
 }
 
 // A program from the disk entry, or null when there is none or the driver refuses it.
@@ -123,7 +92,7 @@ void SaveBinary(cl_program program, const std::string& file) {
     std::filesystem::remove(file, ignored);
   }
   try {
-    WriteFileAtomically(file, Entry(binary));  // concurrent builders write the same bytes
+    WriteFileAtomically(file, CacheEntry(binary));  // concurrent builders write the same bytes
   } catch (const Error&) {
     // A read-only cache folder costs the next process a build, nothing more.
   }
