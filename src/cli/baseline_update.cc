@@ -101,7 +101,9 @@ void UpdateSignature(const GateOptions& o, const RunResults& run) {
 
 int Update(const GateOptions& o, const std::vector<RunResults>& sessions, const std::string& path) {
   const RunResults& run = sessions.front();
-  for (const RunResults& s : sessions) RefuseOutputOverInput(path, {s.file}, "--run");
+  for (const RunResults& s : sessions) {
+    RefuseOutputOverInput(path, {s.file}, "--baseline/--baseline-dir");  // the output named
+  }
   const FileLock lock(path);  // read, merge, write: one updater at a time
   if (!run.has_machine)
     throw Error(run.file, "", "context", "the run did not record its machine class");

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "src/common/format_number.h"
+#include "src/common/printable.h"
 #include "src/report/text_table.h"
 
 namespace ntpb::report {
@@ -38,7 +39,15 @@ constexpr double kLabelWidth = 300;
 
 }  // namespace
 
-std::string Escape(const std::string& text) {
+std::string Escape(const std::string& raw) {
+  // Control characters (an ESC in a layer's name) and bytes that are not UTF-8 as \xNN text:
+  // XML forbids them in SVG, and a page shows them as nothing. Line breaks stay.
+  std::string text;
+  for (size_t start = 0; start <= raw.size();) {
+    const size_t end = std::min(raw.find('\n', start), raw.size());
+    text += Printable(raw.substr(start, end - start)) + (end < raw.size() ? "\n" : "");
+    start = end + 1;
+  }
   std::string out;
   for (char c : text) {
     switch (c) {

@@ -10,7 +10,8 @@ namespace ntpb::report {
 // Every chart's background: a render check finds the charts in a screenshot by it.
 inline constexpr const char* kChartBackground = "#f7f7fb";
 
-// Text made safe for HTML and SVG.
+// Text made safe for HTML and SVG: markup characters as entities, control characters other
+// than line breaks and bytes that are not UTF-8 as \xNN (Printable).
 std::string Escape(const std::string& text);
 
 struct Bar {

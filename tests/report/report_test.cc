@@ -4,6 +4,8 @@
 
 #include "ntpbench/json_format.h"
 #include "ntpbench/precision_report.h"
+#include "src/report/csv_field.h"
+#include "src/report/svg.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
@@ -16,6 +18,17 @@ TEST(Report, FormatsBytesAndCounts) {
   EXPECT_EQ(FormatCount(16.99e9), "16.99 G");
   EXPECT_EQ(FormatCount(3.72e6), "3.72 M");
   EXPECT_EQ(FormatCount(120), "120");
+}
+
+// A name from a file reaches HTML, SVG and CSV as text: markup as entities, quotes doubled,
+// control characters (an ESC in a layer's name) and stray bytes as \xNN; line breaks of notes
+// stay in HTML.
+TEST(Report, NamesAreTextInHtmlSvgAndCsv) {
+  EXPECT_EQ(report::Escape("fc\x1b[2J<b>\"&\nnext\xff"),
+            "fc\\x1b[2J&lt;b&gt;&quot;&amp;\nnext\\xff");
+  EXPECT_EQ(CsvField("fc\x1b[2J"), "fc\\x1b[2J");
+  EXPECT_EQ(CsvField("a,\"b\"\n"), "\"a,\"\"b\"\"\\x0a\"");
+  EXPECT_EQ(CsvField("caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
 TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
