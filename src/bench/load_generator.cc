@@ -1,10 +1,13 @@
 #include "src/bench/load_generator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -35,6 +38,33 @@ std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed) {
   return arrivals;
 }
 
+// The first exception a stream's query threw, kept until every thread has joined: an exception
+// leaving a stream thread would call std::terminate, and one leaving the calling thread while the
+// others still run destroys joinable threads (terminate "without an active exception").
+class StreamErrors {
+ public:
+  // Runs `query`; an exception is recorded, and the streams stop issuing.
+  void Guard(const std::function<void()>& query) {
+    if (failed_) return;
+    try {
+      query();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!first_) first_ = std::current_exception();
+      failed_ = true;
+    }
+  }
+  bool failed() const { return failed_; }
+  void RethrowFirst() {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr first_;
+  std::atomic<bool> failed_{false};
+};
+
 static bool PastLimit(Clock::time_point start, double max_seconds) {
   return max_seconds > 0 && SecondsSince(start) >= max_seconds;
 }
@@ -43,14 +73,18 @@ LoadResult RunOffline(int streams, int64_t queries_per_stream, const ServeQuery&
                       double max_seconds) {
   std::vector<std::vector<double>> per_stream(static_cast<size_t>(streams));
   const Clock::time_point start = Clock::now();
+  StreamErrors errors;
   auto stream = [&](int s) {
-    std::vector<double>& mine = per_stream[static_cast<size_t>(s)];
-    mine.reserve(static_cast<size_t>(std::clamp<int64_t>(queries_per_stream, 0, 1 << 20)));
-    for (int64_t q = 0; q < queries_per_stream && !PastLimit(start, max_seconds); ++q) {
-      const Clock::time_point begin = Clock::now();
-      serve(s);
-      mine.push_back(SecondsSince(begin));
-    }
+    errors.Guard([&] {
+      std::vector<double>& mine = per_stream[static_cast<size_t>(s)];
+      mine.reserve(static_cast<size_t>(std::clamp<int64_t>(queries_per_stream, 0, 1 << 20)));
+      for (int64_t q = 0;
+           q < queries_per_stream && !PastLimit(start, max_seconds) && !errors.failed(); ++q) {
+        const Clock::time_point begin = Clock::now();
+        serve(s);
+        mine.push_back(SecondsSince(begin));
+      }
+    });
   };
   // Stream 0 runs on the calling thread: it keeps the thread pool an OpenMP backend made for it
   // (each new thread gets a pool of its own, and more pool threads than cores make libgomp's
@@ -59,6 +93,7 @@ LoadResult RunOffline(int streams, int64_t queries_per_stream, const ServeQuery&
   for (int s = 1; s < streams; ++s) threads.emplace_back(stream, s);
   stream(0);
   for (std::thread& t : threads) t.join();
+  errors.RethrowFirst();
   LoadResult r;
   r.wall_s = SecondsSince(start);
   for (const std::vector<double>& mine : per_stream) {
@@ -77,6 +112,7 @@ LoadResult RunServer(int streams, const std::vector<double>& arrivals, const Ser
   std::condition_variable ready;
   std::deque<size_t> waiting;  // arrived, not yet taken
   bool issued_all = false;
+  StreamErrors errors;
   const Clock::time_point start = Clock::now();
   auto worker = [&](int s) {
     for (;;) {
@@ -88,7 +124,7 @@ LoadResult RunServer(int streams, const std::vector<double>& arrivals, const Ser
         q = waiting.front();
         waiting.pop_front();
       }
-      serve(s);
+      errors.Guard([&] { serve(s); });
       r.latencies_s[q] = SecondsSince(start) - arrivals[q];
     }
   };
@@ -96,7 +132,7 @@ LoadResult RunServer(int streams, const std::vector<double>& arrivals, const Ser
   // still counted from its scheduled arrival (as LoadGen does).
   std::thread issuer([&] {
     for (size_t q = 0; q < arrivals.size(); ++q) {
-      if (max_seconds > 0 && arrivals[q] >= max_seconds) break;
+      if ((max_seconds > 0 && arrivals[q] >= max_seconds) || errors.failed()) break;
       std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
                                                 std::chrono::duration<double>(arrivals[q])));
       {
@@ -118,6 +154,7 @@ LoadResult RunServer(int streams, const std::vector<double>& arrivals, const Ser
   worker(0);
   issuer.join();
   for (std::thread& t : workers) t.join();
+  errors.RethrowFirst();
   r.wall_s = SecondsSince(start);
   r.latencies_s.resize(issued);
   r.queries = static_cast<int64_t>(issued);
@@ -134,6 +171,7 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
   int64_t generation = 0;
   int finished = 0;
   bool stop = false;
+  StreamErrors errors;
   std::vector<std::thread> helpers;
   for (int s = 1; s < streams; ++s) {
     helpers.emplace_back([&, s] {
@@ -145,7 +183,7 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
           if (stop) return;
           seen = generation;
         }
-        serve(s);
+        errors.Guard([&] { serve(s); });
         {
           std::lock_guard<std::mutex> lock(mutex);
           ++finished;
@@ -157,7 +195,7 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
   // Reserved up front: no allocation between queries.
   r.latencies_s.reserve(static_cast<size_t>(std::clamp<int64_t>(queries, 0, 1 << 20)));
   const Clock::time_point start = Clock::now();
-  for (int64_t q = 0; q < queries && !PastLimit(start, max_seconds); ++q) {
+  for (int64_t q = 0; q < queries && !PastLimit(start, max_seconds) && !errors.failed(); ++q) {
     const Clock::time_point begin = Clock::now();
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -165,7 +203,7 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
       ++generation;
     }
     go.notify_all();
-    serve(0);
+    errors.Guard([&] { serve(0); });
     {
       std::unique_lock<std::mutex> lock(mutex);
       done.wait(lock, [&] { return finished == streams - 1; });
@@ -180,6 +218,7 @@ LoadResult RunMultiStream(int streams, int64_t queries, const ServeQuery& serve,
   }
   go.notify_all();
   for (std::thread& t : helpers) t.join();
+  errors.RethrowFirst();
   return r;
 }
 

@@ -25,6 +25,8 @@ std::vector<double> PoissonArrivals(double rate, int64_t n, uint64_t seed);
 
 // Each runner starts no query after `max_seconds` (0: no limit), so a slow topology's run ends
 // in time with fewer queries than asked (LoadResult::queries says how many).
+// A query that throws stops every stream; the first exception is rethrown on the calling
+// thread once all have joined.
 
 // Offline: every stream serves `queries_per_stream` queries back to back, all streams at once.
 LoadResult RunOffline(int streams, int64_t queries_per_stream, const ServeQuery& serve,

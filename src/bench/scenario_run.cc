@@ -352,8 +352,14 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   }
   auto serve = [&](int stream) { executables[static_cast<size_t>(stream)]->Run(); };
   // Warm-up per stream, all at once as measured: first-touch pages, each stream's thread pool.
-  RunOffline(streams, 2, serve);
-  const double service_s = MedianRunSeconds(*executables[0], 3);
+  double service_s = 0;
+  try {
+    RunOffline(streams, 2, serve);
+    service_s = MedianRunSeconds(*executables[0], 3);
+  } catch (const std::exception& e) {
+    state.SkipWithError(FailureMessage(e, "warming up the streams").c_str());
+    return;
+  }
 
   const int64_t needed = QueriesForPercentile(99);
   const int64_t asked = scenario.queries > 0 ? scenario.queries : needed;
@@ -374,44 +380,49 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   LoadResult result;
   instrument::InterferenceProbe probe;
   probe.Start();
-  for (auto _ : state) {
-    switch (scenario.kind) {
-      case ScenarioKind::kOffline:
-        result = RunOffline(streams, (asked + streams - 1) / streams, serve, limit_s);
-        break;
-      case ScenarioKind::kMultiStream:
-        result = RunMultiStream(streams, asked, serve, limit_s);
-        break;
-      case ScenarioKind::kServer:
-        if (scenario.p99_bound_ms > 0) {
-          auto run_at = [&](double rate) {
-            const LoadResult r =
-                RunServer(streams, PoissonArrivals(rate, asked, seed), serve, limit_s);
-            std::fprintf(stderr, "ntpbench: %s: %.1f queries/s: p99 %.2f ms over %lld queries\n",
-                         label.c_str(), rate, Percentile(r.latencies_s, 99) * 1e3,
-                         static_cast<long long>(r.queries));
-            return r;
-          };
-          // The bracket: a fifth of the capacity the warm-up measured (a queue rarely forms)
-          // to 1.2 times it (the streams cannot keep up).
-          const double capacity = streams / std::max(service_s, 1e-9);
-          const MaxQpsSearch search = FindMaxQps(run_at, scenario.p99_bound_ms * 1e-3,
-                                                 0.2 * capacity, 1.2 * capacity, kSearchSteps);
-          sm.max_qps = search.max_qps;
-          // What the table shows is the measurement at the rate found (at the lowest rate
-          // tried when none met the bound).
-          result = search.result;
-          sm.target_qps = search.max_qps > 0 ? search.max_qps : search.steps.front().rate;
-        } else {
-          result =
-              RunServer(streams, PoissonArrivals(scenario.target_qps, asked, seed), serve, limit_s);
-        }
-        break;
-      case ScenarioKind::kSingleStream:
-      case ScenarioKind::kGenerate:  // RunGenerate
-        break;
+  try {
+    for (auto _ : state) {
+      switch (scenario.kind) {
+        case ScenarioKind::kOffline:
+          result = RunOffline(streams, (asked + streams - 1) / streams, serve, limit_s);
+          break;
+        case ScenarioKind::kMultiStream:
+          result = RunMultiStream(streams, asked, serve, limit_s);
+          break;
+        case ScenarioKind::kServer:
+          if (scenario.p99_bound_ms > 0) {
+            auto run_at = [&](double rate) {
+              const LoadResult r =
+                  RunServer(streams, PoissonArrivals(rate, asked, seed), serve, limit_s);
+              std::fprintf(stderr, "ntpbench: %s: %.1f queries/s: p99 %.2f ms over %lld queries\n",
+                           label.c_str(), rate, Percentile(r.latencies_s, 99) * 1e3,
+                           static_cast<long long>(r.queries));
+              return r;
+            };
+            // The bracket: a fifth of the capacity the warm-up measured (a queue rarely forms)
+            // to 1.2 times it (the streams cannot keep up).
+            const double capacity = streams / std::max(service_s, 1e-9);
+            const MaxQpsSearch search = FindMaxQps(run_at, scenario.p99_bound_ms * 1e-3,
+                                                   0.2 * capacity, 1.2 * capacity, kSearchSteps);
+            sm.max_qps = search.max_qps;
+            // What the table shows is the measurement at the rate found (at the lowest rate
+            // tried when none met the bound).
+            result = search.result;
+            sm.target_qps = search.max_qps > 0 ? search.max_qps : search.steps.front().rate;
+          } else {
+            result = RunServer(streams, PoissonArrivals(scenario.target_qps, asked, seed), serve,
+                               limit_s);
+          }
+          break;
+        case ScenarioKind::kSingleStream:
+        case ScenarioKind::kGenerate:  // RunGenerate
+          break;
+      }
+      state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);
     }
-    state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);
+  } catch (const std::exception& e) {  // a query failed on one of the streams
+    state.SkipWithError(FailureMessage(e, "serving the queries").c_str());
+    return;
   }
   InterferenceMeasure interference =
       InterferenceOf(probe.Stop(static_cast<double>(result.queries)));

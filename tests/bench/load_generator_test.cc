@@ -172,6 +172,32 @@ TEST(LoadGenerator, MaxQpsSearchFindsTheRateWhereTheBoundBreaks) {
   EXPECT_EQ(FindMaxQps(run_at, 0.050, 5, 50, 10).max_qps, 50);
 }
 
+// A query that throws on any stream (an OpenCL error, memory running out) stops the streams and
+// comes back on the calling thread once all have joined: before, an exception in a stream thread
+// ended the process with std::terminate (SIGABRT in a 2-stream offline run).
+TEST(LoadGenerator, AQueryThatThrowsOnAnyStreamComesBackAsItsException) {
+  for (const int failing : {0, 1}) {
+    std::atomic<int> served{0};
+    const ServeQuery serve = [&](int stream) {
+      if (++served > 5 && stream == failing) throw Error("", "", "", "stream failed");
+    };
+    EXPECT_THROW(RunOffline(2, 100, serve), Error) << "offline, stream " << failing;
+    served = 0;
+    EXPECT_THROW(RunMultiStream(2, 100, serve), Error) << "multi-stream, stream " << failing;
+    served = 0;
+    std::vector<double> arrivals(100);
+    for (size_t i = 0; i < arrivals.size(); ++i) arrivals[i] = 0.0005 * static_cast<double>(i);
+    EXPECT_THROW(RunServer(2, arrivals, serve), Error) << "server, stream " << failing;
+  }
+  const LoadResult fine = RunOffline(2, 10, [](int) {});
+  EXPECT_EQ(fine.queries, 20);
+}
+
+// An absurd query count is bounded before anything is allocated for it.
+TEST(LoadGenerator, ArrivalsAreBoundedByTheLargestMeasurement) {
+  EXPECT_EQ(PoissonArrivals(1000, int64_t{1} << 40, 1).size(), static_cast<size_t>(kMaxQueries));
+}
+
 TEST(Scenario, NamesAndTags) {
   EXPECT_EQ(ParseScenarioKind("offline", "--scenario"), ScenarioKind::kOffline);
   EXPECT_EQ(ParseScenarioKind("multi-stream", "--scenario"), ScenarioKind::kMultiStream);
