@@ -194,7 +194,7 @@ Command AddCalibrateCommand(CLI::App* app) {
   c->add_option("--precision", o->precision, "f32, bf16, f16, i8, w8 or w4 (default f32)")
       ->type_name("P");
   c->add_option("--threads", o->threads, "threads per run (default 0: one per core)")
-      ->check(NumberBetween(0, 4096, "threads"))
+      ->check(IntegerAtLeast(0, 4096))
       ->type_name("N");
   c->add_option("-o,--output", o->output,
                 "the calibration file (default calibration-<backend>-<precision>-<N>t.json)")

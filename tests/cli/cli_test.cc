@@ -1245,6 +1245,11 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
       RunCommand(kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " + calibration);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("4 done before, 0 to run"), std::string::npos) << again.err;
+  // --threads 0, the documented default (one per core), was refused as out of range.
+  const CommandResult per_core =
+      RunCommand(kCli + " calibrate " + probe + " --backend eigen --threads 0 -o " + calibration +
+                 ".per_core.json");
+  EXPECT_EQ(per_core.exit_code, 0) << per_core.err;
 
   const std::string predict = kCli + " predict " + Topo("tiny_cnn.json") +
                               " --set width=12,size=24 --calibration " + calibration;

@@ -331,6 +331,10 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
           {dir_ + "/sweep_out.json"}}});
   }
   add({{"bad command-line value",
+        "calibrate " + dir_ + "/sweep.json --threads 2.5",
+        "--threads",
+        {}},
+       {"bad command-line value",
         "run " + mlp + " --scenario offline --queries 4000000000",
         "--queries",
         {}},
