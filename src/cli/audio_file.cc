@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -47,6 +48,12 @@ Audio ReadAudioFile(const std::string& path) {
     for (sf_count_t i = 0; i < read; ++i) {
       double sum = 0;
       for (int c = 0; c < info.channels; ++c) sum += block[i * info.channels + c];
+      if (!std::isfinite(sum)) {  // a float recording's NaN would make every feature NaN
+        sf_close(file);
+        throw Error(path, "", "",
+                    "sample " + std::to_string(audio.samples.size()) +
+                        " is not a finite number (NaN or infinity): not a usable recording");
+      }
       audio.samples.push_back(static_cast<float>(sum / info.channels));
     }
   }

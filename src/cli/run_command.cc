@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -102,6 +103,14 @@ bool IsTensorFile(const std::string& path) {
 std::vector<float> TensorInput(const std::string& path, const std::string& name, const Shape& shape,
                                const std::vector<int64_t>& batches) {
   TensorValues t = ReadTensorFile(path);
+  // A NaN or an infinity would run (and be timed) as if it were data, every output NaN.
+  const auto bad =
+      std::find_if(t.values.begin(), t.values.end(), [](float v) { return !std::isfinite(v); });
+  if (bad != t.values.end()) {
+    throw Error(path, "", "--input",
+                "value " + std::to_string(bad - t.values.begin()) + " of input '" + name + "' is " +
+                    (std::isnan(*bad) ? "NaN" : "infinite") + ": an input holds finite numbers");
+  }
   const Shape item(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
   Shape batch_of = t.dims;
   if (!batch_of.empty()) batch_of[0] = 1;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -343,6 +344,44 @@ TEST_F(RedTeam, EveryCaseFailsCleanlyOrSucceeds) {
             "/fifo.json",
         "not a regular file",
         {}}});
+  // Inputs that are no numbers: a float recording or a NumPy array holding NaN ran (and was
+  // timed) as data, every output NaN.
+  {
+    std::string wav = "RIFF";
+    auto u32 = [&wav](uint32_t v) { wav.append(reinterpret_cast<const char*>(&v), 4); };
+    auto u16 = [&wav](uint16_t v) { wav.append(reinterpret_cast<const char*>(&v), 2); };
+    const uint32_t samples = 1600;
+    u32(36 + 4 * samples);
+    wav += "WAVEfmt ";
+    u32(16), u16(3), u16(1), u32(16000), u32(64000), u16(4), u16(32);  // IEEE float, mono
+    wav += "data";
+    u32(4 * samples);
+    const float nan = std::nanf("");
+    for (uint32_t i = 0; i < samples; ++i) wav.append(reinterpret_cast<const char*>(&nan), 4);
+    Write("nan.wav", wav);
+    std::string npy = "\x93NUMPY\x01";
+    npy += '\0';
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 784), }";
+    header.resize(118, ' ');
+    header += '\n';
+    npy += static_cast<char>(header.size() & 255);
+    npy += static_cast<char>(header.size() >> 8);
+    npy += header;
+    std::vector<float> pixels(784, 0.5f);
+    pixels[3] = std::numeric_limits<float>::infinity();
+    npy.append(reinterpret_cast<const char*>(pixels.data()), pixels.size() * sizeof(float));
+    Write("inf.npy", npy);
+  }
+  add({{"meaningless value",
+        "run " + SourcePath("topologies/deepspeech_e2e.json") +
+            " --set n_hidden=16 --input audio=" + dir_ + "/nan.wav",
+        "not a finite number",
+        {}},
+       {"meaningless value",
+        "run " + mlp + " --input pixels=" + dir_ + "/inf.npy",
+        "value 3 of input 'pixels' is infinite",
+        {}}});
+
   // Names that are no names (issue 46, kind 6): a sweep named with an escape sequence would head
   // its tables and name its results file; a NUL would cut a layer's name short in C APIs.
   Write("sweep_escape.json",
