@@ -418,6 +418,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   for (const std::string& out : json_outs) {
     RefuseOutputOverInput(out, read_files, out == o.json_out ? "--json" : "--benchmark_out");
     // Said now, naming the file asked for, not after the runs and naming the temporary file.
+    if (!IsSpecialFile(out)) MakeParentFolder(out);
     const size_t slash = out.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : out.substr(0, slash + 1);
     if (!IsSpecialFile(out) && access(folder.c_str(), W_OK) != 0) {
@@ -428,6 +429,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
     std::vector<std::string> inputs = read_files;
     inputs.insert(inputs.end(), json_outs.begin(), json_outs.end());
     RefuseOutputOverInput(o.trace_out, inputs, "--trace");
+    if (!IsSpecialFile(o.trace_out)) MakeParentFolder(o.trace_out);  // said before the runs
   }
   // Google Benchmark writes a temporary that is committed after the runs; next to a device
   // (--json /dev/stdout) it goes to the temporary folder instead, whose device may be read-only.

@@ -176,8 +176,19 @@ bool WriteSpecialFile(const std::string& path, const std::string& content) {
 
 }  // namespace
 
+void MakeParentFolder(const std::string& path) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (folder.empty() || std::filesystem::is_directory(folder, error)) return;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    throw Error(path, "", "", "cannot make its folder " + folder.string() + ": " + error.message());
+  }
+}
+
 void WriteFileAtomically(const std::string& path, const std::string& content) {
   if (WriteSpecialFile(path, content)) return;
+  MakeParentFolder(path);
   std::string tmp = path + ".tmp.XXXXXX";
   int fd = mkstemp(tmp.data());
   if (fd < 0)

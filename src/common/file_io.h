@@ -27,6 +27,10 @@ std::string ReadStandardInputText(std::size_t max_bytes, std::size_t head_bytes,
 // place instead: renaming over it would replace the device with a regular file.
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
+// Makes the folder `path` goes in where it is missing, as `mkdir -p` would (an output written
+// to results/run.json in a fresh checkout); an ntpb::Error naming `path` when it cannot.
+// WriteFileAtomically does it first.
+void MakeParentFolder(const std::string& path);
 // The last step of WriteFileAtomically for a temporary file written by someone else (Google
 // Benchmark's --benchmark_out): fsync `tmp`, rename it over `path`, fsync the folder (a device or
 // FIFO at `path`: its content written into it, and `tmp` removed).

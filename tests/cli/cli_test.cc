@@ -884,6 +884,25 @@ struct BadCli {
 
 // Google Benchmark's conventions hold through `ntpbench run`: --benchmark_list_tests exits 0,
 // --benchmark_out and --json both get the document, newer GBs' "0.5s" is read as seconds.
+// An output in a folder that is not there yet (results/run.json in a fresh checkout) gets its
+// folder, as `mkdir -p` would, for every command that writes one: before, `run --json`,
+// `run --trace`, `report -o` and `convert` failed where `sweep -o` and `compare --report` did not.
+TEST(Cli, AnOutputsMissingFolderIsMade) {
+  const std::string out = TestDir() + "/made_" + std::to_string(::getpid());
+  const CommandResult run =
+      RunCommand(kCli + " run " + Topo("mlp.json") + " --benchmark_min_time=0.001 --json " + out +
+                 "/a/run.json --trace " + out + "/b/trace.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const std::string& command : {"report " + out + "/a/run.json -o " + out + "/c/report.html",
+                                     "convert " + Topo("mlp.json") + " " + out + "/e/mlp.xml"}) {
+    const CommandResult r = RunCommand(kCli + " " + command);
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
+  }
+  for (const char* file : {"/a/run.json", "/b/trace.json", "/c/report.html", "/e/mlp.xml"}) {
+    EXPECT_EQ(::access((out + file).c_str(), R_OK), 0) << file;
+  }
+}
+
 TEST(Cli, RunKeepsGoogleBenchmarkConventions) {
   const CommandResult list =
       RunCommand(kCli + " run " + Topo("mlp.json") + " --batch 1,2 --benchmark_list_tests");
@@ -939,9 +958,9 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --frobnicate", "unknown option"},
       {"inspect " + Topo("mlp.json") + " --set n_hidden=-5", "must be positive"},
       {"launch", "unknown command 'launch'"},
-      {"run " + Topo("mlp.json") + " --json " + MissingPath("x.json"),
-       MissingPath("x.json") + ": cannot write the JSON report: no writable folder " +
-           MissingPath("")},
+      {"run " + Topo("mlp.json") + " --json " + Topo("mlp.json") + "/x.json",
+       Topo("mlp.json") + "/x.json: cannot make its folder " + Topo("mlp.json") +
+           ": Not a directory"},
       // Options that cannot apply to what was asked: usage errors, before anything runs.
       {"run " + Topo("mlp.json") + " --place fc1=eigen,default=eigen",
        "option '--place': applies to --backend hetero"},
