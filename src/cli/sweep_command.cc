@@ -322,14 +322,8 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
 
   const std::string out = o.output.empty() ? sweep.name + ".results.json" : o.output;
   RefuseOutputOverInput(out, {o.file, sweep.topology_path}, "--output");
-  // Its folder is made here, as `report -o` and `--json` make theirs: every point would fail
-  // writing its run file into a folder that is not there.
-  if (const std::string folder = std::filesystem::path(out).parent_path().string();
-      !folder.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(folder, error);
-    if (error) throw Error(out, "", "--output", "cannot make its folder: " + error.message());
-  }
+  // Its folder is made now, before any point: every point writes its run file beside it.
+  MakeParentFolder(out);
   const nlohmann::json sweep_json = sweep.ToJson();
   SweepResults done;
   if (Exists(out)) {
