@@ -291,7 +291,8 @@ bool IsAnalytic(Metric metric);
 // The metric a counter name stands for, if it is one of them.
 std::optional<Metric> MetricOfCounter(const std::string& counter);
 // What is wrong with `value` as the counter `counter` of a run file, or empty when nothing is:
-// every counter is a finite number (no NaN or infinity, no denormal), not negative except a
+// every counter is a finite number (no NaN or infinity, no denormal; an error against the
+// reference, "..rel_err", may be +infinity: the outputs were not finite), not negative except a
 // cosine (-1 to 1), and a count or an index (a step's order, samples, queries) is a whole number
 // below 2^53. Readers refuse such a file naming the field instead of comparing or storing it.
 std::optional<std::string> CounterValueProblem(const std::string& counter, double value);

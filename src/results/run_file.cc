@@ -2,6 +2,7 @@
 #include "ntpbench/run_file.h"
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "ntpbench/error.h"
@@ -155,14 +156,17 @@ RunResults ParseRunResults(const std::string& text, const std::string& file) {
     std::map<std::string, double>& repetition = r.repetitions.emplace_back();
     for (auto it = b.begin(); it != b.end(); ++it) {
       if (it.key().find('.') == std::string::npos) continue;
-      if (it.value().is_null()) {  // ParseBenchmarkJson's NaN or infinity
+      // ParseBenchmarkJson's NaN or infinity: ntpbench writes no NaN and no infinity but an
+      // infinite error (outputs that were not finite), read back as such.
+      const double infinity = std::numeric_limits<double>::infinity();
+      if (it.value().is_null() && CounterValueProblem(it.key(), infinity)) {
         throw Error(file, "", field + "." + it.key(), "expected a finite number, got NaN or inf");
       }
-      if (!it.value().is_number()) {  // ntpbench's counters are numbers
+      if (!it.value().is_null() && !it.value().is_number()) {  // counters are numbers
         throw Error(file, "", field + "." + it.key(),
                     "expected a number, got " + it.value().dump());
       }
-      const double v = it.value().get<double>();
+      const double v = it.value().is_null() ? infinity : it.value().get<double>();
       if (const std::optional<std::string> problem = CounterValueProblem(it.key(), v)) {
         throw Error(file, "", field + "." + it.key(), *problem + ", got " + it.value().dump());
       }

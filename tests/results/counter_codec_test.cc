@@ -388,6 +388,12 @@ TEST(CounterCodec, CounterValuesThatMeanNothingAreNamed) {
   EXPECT_TRUE(CounterValueProblem("layer.fc1.order", 1e18));
   EXPECT_TRUE(CounterValueProblem("mem.peak_activation_bytes", 1e300));
   EXPECT_TRUE(CounterValueProblem("net.flops", -5));
+  // An error is infinite where the outputs were not (bf16 overflowing): a measurement.
+  EXPECT_FALSE(CounterValueProblem("acc.max_rel_err", std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(
+      CounterValueProblem("layer.fc1.rms_rel_err", std::numeric_limits<double>::infinity()));
+  EXPECT_TRUE(CounterValueProblem("acc.max_rel_err", -1));
+  EXPECT_TRUE(CounterValueProblem("acc.cosine", std::numeric_limits<double>::infinity()));
 }
 
 // Such a number in a run file (as Google Benchmark writes NaN and Infinity: bare words) is one
@@ -417,6 +423,11 @@ TEST(DescriptionCodec, NonFiniteOrNegativeTimesAndCountersAreRefused) {
   iterations.replace(iterations.find("10"), 2, "-5");
   EXPECT_THROW(ParseRunResults(iterations + R"("real_time": 1.0})" + "]}", "run.json"), Error);
   EXPECT_NO_THROW(ParseRunResults(head + R"("real_time": 1.0, "acc.cosine": -0.25}]})", "r"));
+  // As Google Benchmark writes an infinite error: read back as one.
+  const RunResults overflowed =
+      ParseRunResults(head + R"("real_time": 1.0, "acc.max_rel_err": inf}]})", "r");
+  EXPECT_EQ(overflowed.benchmarks.at("a/batch:1").counters.at("acc.max_rel_err"),
+            std::numeric_limits<double>::infinity());
 }
 
 // The run name is spelled in one place: what Encode writes, Parse reads back, with Google
