@@ -165,13 +165,14 @@ class PointMaker {
     const bool positive_only = name == "batch" || name == "T";
     if (value.empty() || *end != '\0' || errno == ERANGE || (positive_only && n <= 0) ||
         (name == "threads" && (n < 0 || n > kMaxThreads))) {
-      throw Error(s_.file, "", field,
-                  "'" + name + "' takes " +
-                      (name == "threads" ? "a thread count from 0 (one per core) to " +
-                                               std::to_string(kMaxThreads)
-                       : positive_only ? "a positive integer"
-                                       : "an integer") +
-                      (errno == ERANGE ? " that fits 64 bits" : "") + ", got '" + value + "'");
+      throw Error(
+          s_.file, "", field,
+          "'" + name + "' takes " +
+              (name == "threads"
+                   ? "a thread count from 0 (one per core) to " + std::to_string(kMaxThreads)
+               : positive_only ? "a positive integer"
+                               : "an integer") +
+              (errno == ERANGE ? " (this one is past 64 bits)" : "") + ", got '" + value + "'");
     }
   }
 

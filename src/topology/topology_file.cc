@@ -33,9 +33,7 @@ bool StartsLikeAModelProto(const std::string& head) {
   return false;
 }
 
-// A topology on standard input ("-"): its format by its first byte ('{' JSON, '<' XML, else an
-// ONNX protobuf; a UTF-8 byte-order mark before the text is skipped, as editors on Windows
-// write one), read with the ONNX reader's size bound.
+// A topology on standard input ("-"), in the format ReadStandardInputTopology tells.
 Topology ReadStandardInput() {
   std::string extension;
   const std::string text = ReadStandardInputTopology(&extension);
@@ -46,6 +44,8 @@ Topology ReadStandardInput() {
 
 }  // namespace
 
+// The format by the first bytes: '{' JSON, '<' XML (after a UTF-8 byte-order mark, as editors on
+// Windows write one, and white space), else an ONNX protobuf.
 std::string ReadStandardInputTopology(std::string* extension) {
   const HeadLimit limit = [extension](const std::string& head) -> std::size_t {
     if (head.empty()) throw Error("<stdin>", "", "", "is empty: no topology");

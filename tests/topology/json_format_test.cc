@@ -69,7 +69,11 @@ TEST(JsonFormat, WritesFilesAtomically) {
   WriteTopologyJsonFile(t, path);
   std::ifstream in(path);
   EXPECT_TRUE(in.good());
-  EXPECT_THROW(WriteTopologyJsonFile(t, MissingPath("x.json")), Error);
+  // A missing folder is made (as `mkdir -p`); one that cannot be (under a file) is an error.
+  const std::string nested = TestDir() + "/ntpb_new_folder/deeper/mlp.json";
+  WriteTopologyJsonFile(t, nested);
+  EXPECT_EQ(ReadTopologyJsonFile(nested), t);
+  EXPECT_THROW(WriteTopologyJsonFile(t, path + "/x.json"), Error);
   std::remove(path.c_str());
 }
 

@@ -121,8 +121,8 @@ TEST(Sweep, BadSweepsNameTheFileAndField) {
             "s.json: field 'factors[0].values[0]': 'batch' takes a positive integer, got '0'");
   // Past int64 (strtoll saturated it silently) and past the thread limit `run` has.
   EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "batch", "values": ["99999999999999999999"]}])")),
-            "s.json: field 'factors[0].values[0]': 'batch' takes a positive integer that fits 64 "
-            "bits, got '99999999999999999999'");
+            "s.json: field 'factors[0].values[0]': 'batch' takes a positive integer (this one is "
+            "past 64 bits), got '99999999999999999999'");
   EXPECT_EQ(ErrorOf(SweepJson(R"([{"name": "threads", "values": [5000]}])")),
             "s.json: field 'factors[0].values[0]': 'threads' takes a thread count from 0 (one per "
             "core) to 4096, got '5000'");
