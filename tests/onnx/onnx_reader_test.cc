@@ -855,6 +855,28 @@ TEST(OnnxReader, BrokenFilesGiveClearErrors) {
                       "its rank-2 input 's'"),
             std::string::npos)
       << ErrorOf(axis.Bytes());
+  // Found by fuzz_onnx_reader (an LSTM export's initial state, its length damaged): an Expand
+  // or a Reshape whose shape is a ConstantOfShape of a huge length made libonnx's shape
+  // inference allocate one dimension per element, past 20 GB.
+  for (const std::string op : {"Expand", "Reshape"}) {
+    OnnxBuilder shape(op);
+    shape.Input("x", {"1", "2"});
+    shape.Ints("length", {int64_t{576460752303423491}});
+    onnx::NodeProto& zeros = shape.Node("ConstantOfShape", {"length"}, {"dims"}, "zeros");
+    onnx::AttributeProto* value = zeros.add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+    value->mutable_t()->add_dims(1);
+    value->mutable_t()->add_int64_data(1);
+    shape.Node(op, {"x", "dims"}, {"y"}, "grow");
+    shape.Output("y", {"1", "2"});
+    EXPECT_NE(ErrorOf(shape.Bytes())
+                  .find("layer 'grow', field 'input 1': 'dims': the shape input has "
+                        "576460752303423491 values"),
+              std::string::npos)
+        << ErrorOf(shape.Bytes());
+  }
   // Too many nodes for the configured limit.
   OnnxLimits small;
   small.max_nodes = 2;

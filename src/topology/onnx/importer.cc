@@ -6,6 +6,7 @@
 #include <onnx/version_converter/convert.h>
 
 #include "src/topology/onnx/constant_folding.h"
+#include "src/topology/onnx/shape_input_guard.h"
 
 namespace ntpb::onnx_import {
 
@@ -236,11 +237,43 @@ void OnnxImporter::InferShapes() {
   for (onnx::ValueInfoProto& v : *m_.mutable_graph()->mutable_output()) {
     if (bindings_ && partial(v)) v.mutable_type()->mutable_tensor_type()->clear_shape();
   }
+  const onnx_import::ShapeInputGuardRegistry guarded(limits_.max_rank);
   try {
-    onnx::shape_inference::InferShapes(m_);
+    onnx::shape_inference::InferShapes(m_, &guarded);
+  } catch (const onnx_import::ShapeInputTooLong& e) {
+    FailShapeInputTooLong(e);
   } catch (const std::exception& e) {
     Fail("", "", std::string("ONNX shape inference failed: ") + OneLine(e.what()));
   }
+}
+
+void OnnxImporter::FailShapeInputTooLong(const onnx_import::ShapeInputTooLong& e) const {
+  // The node is the first of its op type whose shape input has that length as far as the graph
+  // says (libonnx records each value's type as it infers it); else the first of its op type.
+  auto length_of = [&](const std::string& tensor) -> int64_t {
+    for (const onnx::TensorProto& t : m_.graph().initializer()) {
+      if (t.name() == tensor) return t.dims_size() == 1 ? t.dims(0) : -1;
+    }
+    for (const onnx::ValueInfoProto& v : m_.graph().value_info()) {
+      if (v.name() != tensor || !v.type().tensor_type().has_shape()) continue;
+      const onnx::TensorShapeProto& shape = v.type().tensor_type().shape();
+      if (shape.dim_size() == 1 && shape.dim(0).has_dim_value()) return shape.dim(0).dim_value();
+    }
+    return -1;
+  };
+  const onnx::NodeProto* first = nullptr;
+  for (const onnx::NodeProto& n : m_.graph().node()) {
+    if (n.op_type() != e.op || n.input_size() <= e.index) continue;
+    if (first == nullptr) first = &n;
+    if (length_of(n.input(e.index)) == e.length) {
+      first = &n;
+      break;
+    }
+  }
+  if (first == nullptr)
+    Fail("", "", std::string("ONNX shape inference refused a ") + e.op + ": " + e.what());
+  Fail(first->name(), "input " + std::to_string(e.index),
+       "'" + first->input(e.index) + "': " + e.what());
 }
 
 void OnnxImporter::RefuseUnknownOpTypes() {

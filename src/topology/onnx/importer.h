@@ -23,6 +23,8 @@
 
 namespace ntpb::onnx_import {
 
+struct ShapeInputTooLong;
+
 using Dims = std::vector<std::string>;  // each an integer or an expression ("N")
 
 inline std::string Lower(std::string s) {
@@ -105,6 +107,7 @@ class OnnxImporter {
   void CheckOpset() const;
   void ConvertOldOpset();
   void InferShapes();
+  [[noreturn]] void FailShapeInputTooLong(const onnx_import::ShapeInputTooLong& e) const;
 
   // Op types no mapping exists for are reported before libonnx's shape inference sees them
   // (less third-party code run on untrusted input); attribute-level refusals come later.
