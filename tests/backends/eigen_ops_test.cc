@@ -133,6 +133,33 @@ TEST(EigenBackend, F16AndBf16RoundWhatTheyStore) {
   }
 }
 
+// A framework keeps token ids as integers at any precision: an embedding looks up the row it is
+// given, not the id rounded to f16 (exact to 2048) or bf16 (exact to 256).
+TEST(EigenBackend, TokenIdsStayExactInF16AndBf16) {
+  Topology lookup = SingleLayer("embedding", {{1, 3}}, {{"vocab", 5000}, {"dim", 2}});
+  lookup.inputs.at(0).integers = IntegerBounds{"0", "5000"};
+  const ResolvedTopology t = Resolve(lookup, {});
+  const std::vector<float> ids = {257.0f, 2049.0f, 4999.0f};  // none a bf16 or an f16
+  RunConfig f32;
+  const auto reference = FindBackend("eigen")->Compile(t, f32);
+  reference->WriteTensor(t.inputs[0].first, ids);
+  reference->Run();
+  for (const Precision precision : {Precision::kF16, Precision::kBf16}) {
+    RunConfig config;
+    config.precision = precision;
+    const auto exe = FindBackend("eigen")->Compile(t, config);
+    exe->WriteTensor(t.inputs[0].first, ids);
+    exe->Run();
+    const std::vector<float> want = reference->ReadTensor(t.outputs[0]);
+    const std::vector<float> got = exe->ReadTensor(t.outputs[0]);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      // The row's values are rounded as stored weights; the right row is within that rounding.
+      EXPECT_NEAR(got[i], want[i], std::abs(want[i]) / 128) << PrecisionName(precision) << " " << i;
+    }
+  }
+}
+
 TEST(EigenBackend, SameSeedSameOutputsDifferentSeedDifferent) {
   const ResolvedTopology t = Resolve(SingleLayer("dense", {{2, 8}}, {{"units", 4}}), {});
   RunConfig a, b;

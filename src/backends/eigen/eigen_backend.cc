@@ -57,6 +57,9 @@ class EigenExecutable : public Executable {
       float* p = Allocate(name, NumElements(shape));
       const std::vector<float> v = GraphInputValues(config, t, name, shape);
       std::copy(v.begin(), v.end(), p);
+      // Token ids stay exact: a framework keeps them as integers whatever the precision (f16
+      // holds integers exactly up to 2048 only, bf16 up to 256).
+      if (t.integer_inputs.count(name)) continue;
       RoundToStorage(precision_, p, static_cast<int64_t>(v.size()));
       inputs_.insert(name);
     }
@@ -160,7 +163,7 @@ class EigenExecutable : public Executable {
   Precision precision_;
   int64_t position_shift_ = 0;
   int64_t reach_ = 0;             // how far a shift may go (ShiftReach)
-  std::set<std::string> inputs_;  // graph inputs: rounded where they are written
+  std::set<std::string> inputs_;  // graph inputs of reals: rounded where they are written
   std::vector<Buffer> stored_;    // per step, its output (none for a view)
   Scratchpad scratch_;
   std::vector<AlignedFloats> storage_;
