@@ -62,8 +62,8 @@ StepRun MakeRotary(OpArgs& a) {
 // run's position shift): one buffer copy per item.
 StepRun MakeKvCache(OpArgs& a) {
   const Shape &in = a.layer.input_shapes[0], &out = a.layer.output_shapes[0];
-  const int64_t n = in[0], bytes = in[1] * in[2] * 4, capacity_bytes = out[1] * in[2] * 4;
-  const int64_t row_bytes = in[2] * 4, past = CacheWriteRow(a.layer, 0);
+  const int64_t n = in[0], bytes = a.Bytes(in[1] * in[2]), capacity_bytes = a.Bytes(out[1] * in[2]);
+  const int64_t row_bytes = a.Bytes(in[2]), past = CacheWriteRow(a.layer, 0);
   const cl_mem x = a.inputs[0], cache = a.output;
   const int64_t* shift = a.position_shift;
   return [=](Enqueuer& e) {

@@ -122,7 +122,7 @@ StepRun MakeConv2d(OpArgs& a) {
   // device, and in i8 everywhere). Else out [fg, plane] = W [fg, rows] x cols [rows, plane]
   // (im2col + gemm_tiled or gemm_vec).
   const bool packed = i8 || a.vector_gemm;
-  const int64_t element_bytes = i8 ? 1 : 4;
+  const int64_t element_bytes = i8 ? 1 : a.Bytes(1);
   const int64_t chunk =
       pointwise ? g.n
                 : std::clamp<int64_t>(kScratchChunkBytes / (rows * plane * element_bytes), 1, g.n);
@@ -227,7 +227,7 @@ StepRun MakeConvTranspose(OpArgs& a) {
   const cl_mem params = a.Constant(std::vector<cl_int>{Int(h), Int(w), Int(oh), Int(ow), Int(k[0]),
                                                        Int(k[1]), Int(s[0]), Int(s[1]), Int(d[0]),
                                                        Int(d[1]), Int(p[0]), Int(p[1])});
-  a.RequireScratch(rows * plane * 4);
+  a.RequireScratch(a.Bytes(rows * plane));
   struct Pass {
     GemmLaunch gemm;
     cl_kernel col2im;
@@ -276,10 +276,10 @@ StepRun MakeRecurrent(OpArgs& a) {
   const int dirs = dir == "bidirectional" ? 2 : 1;
   const int per_dir = kLstm ? 3 : 4;  // weights per direction
   // Own buffers, not the shared scratch: the gate kernels' pointers are fixed at build time.
-  const cl_mem xg = a.Buffer(n * t_len * gates * h * 4);
-  const cl_mem hg = a.Buffer(n * gates * h * 4);
-  const cl_mem state = a.Buffer(n * h * 4);
-  const cl_mem cell = a.Buffer(n * h * 4);
+  const cl_mem xg = a.Buffer(a.Bytes(n * t_len * gates * h));
+  const cl_mem hg = a.Buffer(a.Bytes(n * gates * h));
+  const cl_mem state = a.Buffer(a.Bytes(n * h));
+  const cl_mem cell = a.Buffer(a.Bytes(n * h));
   cl_kernel zero = a.Kernel("unary");
   SetArgs(zero, cl_mem{nullptr}, state, Int(n * h), cl_int{9}, cl_int{0}, cl_float{0},
           cl_float{0});  // UNARY_FILL
@@ -326,7 +326,7 @@ StepRun MakeRecurrent(OpArgs& a) {
     }
     directions->push_back(dn);
   }
-  const int64_t states = n * h;
+  const int64_t states = n * h, state_bytes = a.Bytes(states);
   // Initial states [dirs, N, H] where the layer has them as inputs, else zeros.
   const cl_mem h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
   const cl_mem c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
@@ -334,14 +334,14 @@ StepRun MakeRecurrent(OpArgs& a) {
     for (size_t d = 0; d < directions->size(); ++d) {
       const Direction& dn = (*directions)[d];
       dn.input_projection.Run(e);
-      const int64_t offset = static_cast<int64_t>(d) * states * 4;
+      const int64_t offset = static_cast<int64_t>(d) * state_bytes;
       if (h0) {
-        e.Copy(h0, state, states * 4, offset);
+        e.Copy(h0, state, state_bytes, offset);
       } else {
         e.LaunchChunks(zero, states);
       }
       if (c0) {
-        e.Copy(c0, cell, states * 4, offset);
+        e.Copy(c0, cell, state_bytes, offset);
       } else if (kLstm) {
         e.LaunchChunks(zero_cell, states);
       }

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "src/backends/opencl/kernel_source.h"  // generated from kernels.cl
 #include "src/ops/activations.h"
@@ -24,7 +25,7 @@ cl_kernel DeviceSession::NewKernel(const char* name) const {
 
 namespace {
 
-std::unique_ptr<DeviceSession> Open(const std::string& spec) {
+std::unique_ptr<DeviceSession> Open(const std::string& spec, bool half_storage) {
   auto s = std::make_unique<DeviceSession>();
   s->info = SelectDevice(spec);
   cl_int status = CL_SUCCESS;
@@ -39,10 +40,11 @@ std::unique_ptr<DeviceSession> Open(const std::string& spec) {
   s->elementwise_chunk = s->info.type == "cpu" ? 16 : 1;
   s->reduction_local = 64;
   while (s->reduction_local > s->info.max_work_group_size) s->reduction_local /= 2;
-  const std::string options = "-DTILE=" + std::to_string(s->gemm_tile) +
-                              " -DWPT=" + std::to_string(s->gemm_wpt) +
-                              " -DLOCAL_SIZE=" + std::to_string(s->reduction_local) +
-                              " -DCHUNK=" + std::to_string(s->elementwise_chunk);
+  const std::string options =
+      "-DTILE=" + std::to_string(s->gemm_tile) + " -DWPT=" + std::to_string(s->gemm_wpt) +
+      " -DLOCAL_SIZE=" + std::to_string(s->reduction_local) +
+      " -DCHUNK=" + std::to_string(s->elementwise_chunk) + (half_storage ? " -DSTORE_HALF" : "");
+  s->element_bytes = half_storage ? 2 : 4;
   s->program = BuildProgram(s->info, s->context.get(), KernelSource(), options);
   // 1-D kernels: a multiple of what the device runs in lockstep, up to 256.
   KernelHandle probe(s->NewKernel("unary"));
@@ -62,12 +64,12 @@ std::unique_ptr<DeviceSession> Open(const std::string& spec) {
 
 }  // namespace
 
-const DeviceSession& SessionFor(const std::string& spec) {
+const DeviceSession& SessionFor(const std::string& spec, bool half_storage) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<DeviceSession>> sessions;
+  static std::map<std::pair<std::string, bool>, std::unique_ptr<DeviceSession>> sessions;
   const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<DeviceSession>& s = sessions[spec];
-  if (!s) s = Open(spec);
+  std::unique_ptr<DeviceSession>& s = sessions[{spec, half_storage}];
+  if (!s) s = Open(spec, half_storage);
   return *s;
 }
 

@@ -26,12 +26,15 @@ struct DeviceSession {
   // ms at 16, 0.07-0.17 ms at 64; an add 1.4 / 0.27-0.43 / 0.68-0.96 ms); 1 elsewhere, so that a
   // GPU's neighbouring work-items read neighbouring addresses.
   int elementwise_chunk = 1;
+  // Bytes of a stored tensor element: 4, or 2 in an f16 session (kernels.cl's STORE_HALF).
+  int element_bytes = 4;
 
   cl_kernel NewKernel(const char* name) const;  // the caller owns it
 };
 
-// The session for `spec` (cl_runtime.h's SelectDevice), created on first use and kept.
-const DeviceSession& SessionFor(const std::string& spec);
+// The session for `spec` (cl_runtime.h's SelectDevice) whose kernels store tensors as float, or
+// as half (`half_storage`: f16 runs), created on first use and kept.
+const DeviceSession& SessionFor(const std::string& spec, bool half_storage = false);
 
 // The kernels' OpenCL C source (kernels.cl).
 const std::string& KernelSource();

@@ -7,6 +7,7 @@
 #include "ntpbench/error.h"
 #include "src/backends/common/broadcast.h"
 #include "src/backends/common/resize_taps.h"
+#include "src/backends/opencl/half_storage.h"
 #include "src/backends/opencl/op_builder.h"
 #include "src/ops/activations.h"
 
@@ -91,8 +92,11 @@ StepRun MakeBatchnorm(OpArgs& a) {
   // y = x * scale + shift per channel, scale = gamma / sqrt(var + eps) and shift = beta - mean *
   // scale computed once here (the reference's formula) rather than for every element.
   const float eps = static_cast<float>(a.layer.attrs.Float("epsilon"));
-  const std::vector<float>&gamma = a.WeightValues(0), &beta = a.WeightValues(1),
-        &mean = a.WeightValues(2), &var = a.WeightValues(3);
+  std::vector<float> gamma = a.WeightValues(0), beta = a.WeightValues(1), mean = a.WeightValues(2),
+                     var = a.WeightValues(3);
+  if (a.device.element_bytes == 2) {  // f16: the statistics as stored, as the reference's
+    for (std::vector<float>* v : {&gamma, &beta, &mean, &var}) *v = RoundedToHalf(*v);
+  }
   std::vector<float> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
   for (size_t ch = 0; ch < scale.size(); ++ch) {
     scale[ch] = gamma[ch] / std::sqrt(var[ch] + eps);
@@ -231,18 +235,23 @@ StepRun MakeEmbedding(OpArgs& a) {
   const int64_t total = count * dim;
   const cl_mem bad = a.Buffer(sizeof(cl_int));
   const cl_mem ids = a.inputs[0];
-  cl_kernel k = a.Kernel("embedding");
+  // Ids stored as float (f32 runs; token ids past what f16 holds in f16 runs), or as half.
+  const bool half_ids = a.Bytes(1) == 2 && !a.input_f32.at(0);
+  cl_kernel k = a.Kernel(half_ids ? "embedding_stored_ids" : "embedding");
   SetArgs(k, ids, a.Weight(0), a.output, Int(vocab), Int(dim), Int(total), bad);
   const std::string layer = a.layer.name;
-  a.CheckAfterRun([bad, ids, layer, vocab](cl_command_queue queue) {
+  a.CheckAfterRun([bad, ids, layer, vocab, half_ids](cl_command_queue queue) {
     cl_int position = 0;
     Check(clEnqueueReadBuffer(queue, bad, CL_TRUE, 0, sizeof position, &position, 0, nullptr,
                               nullptr),
           "clEnqueueReadBuffer");
     if (position == 0) return;
     float id = 0;
-    clEnqueueReadBuffer(queue, ids, CL_TRUE, sizeof(float) * static_cast<size_t>(position - 1),
-                        sizeof id, &id, 0, nullptr, nullptr);
+    std::uint16_t half_id = 0;
+    const size_t id_bytes = half_ids ? sizeof half_id : sizeof id;
+    clEnqueueReadBuffer(queue, ids, CL_TRUE, id_bytes * static_cast<size_t>(position - 1), id_bytes,
+                        half_ids ? static_cast<void*>(&half_id) : &id, 0, nullptr, nullptr);
+    if (half_ids) HalvesToFloats(&half_id, 1, &id);
     const cl_int zero = 0;
     clEnqueueWriteBuffer(queue, bad, CL_TRUE, 0, sizeof zero, &zero, 0, nullptr, nullptr);
     throw Error("", layer, "inputs",

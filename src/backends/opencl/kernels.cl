@@ -3,6 +3,24 @@
 // Semantics follow the Eigen reference (src/backends/eigen/): same formulas, same order of the
 // gate math; sums may run in another order.
 
+// ---- storage ---------------------------------------------------------------------------------
+// Tensors and weights are ELEM in memory: float, or with STORE_HALF (f16 runs) half, read and
+// written with vload_half / vstore_half_rte, which every OpenCL device has (cl_khr_fp16 is
+// needed for half arithmetic only). Arithmetic is f32 either way, as the Eigen reference's f16:
+// each stored value rounded to nearest even. Kernel parameters that are no tensor (taps,
+// scales, tables computed on the host, token ids) stay float. The i8 kernels run in f32 runs.
+#ifdef STORE_HALF
+#define ELEM half
+#define LD(p, i) vload_half((i), (p))
+#define ST(p, i, v) vstore_half_rte((v), (i), (p))
+#define LD16(p) vload_half16(0, (p))
+#else
+#define ELEM float
+#define LD(p, i) ((p)[i])
+#define ST(p, i, v) ((p)[i] = (v))
+#define LD16(p) vload16(0, (p))
+#endif
+
 // ---- activations (fused into GEMM epilogues, and the unary ops) ------------------------------
 // ACT_NONE, ACT_RELU, ...: defined before this source from the activation table
 // (src/ops/activations.h, ActivationCodeDefines).
@@ -38,9 +56,9 @@ inline float activate(float v, int kind, float clip) {
 #define UNARY_SWISH 8
 #define UNARY_FILL 9  // y = p
 
-inline void unary_at(global const float* x, global float* y, int i, int op, int a, float p,
+inline void unary_at(global const ELEM* x, global ELEM* y, int i, int op, int a, float p,
                      float q) {
-  const float v = op == UNARY_FILL ? 0.0f : x[i];
+  const float v = op == UNARY_FILL ? 0.0f : LD(x, i);
   float r;
   switch (op) {
     case UNARY_ACTIVATION:
@@ -74,7 +92,7 @@ inline void unary_at(global const float* x, global float* y, int i, int op, int 
       r = p;
       break;
   }
-  y[i] = r;
+  ST(y, i, r);
 }
 
 // Elements per work-item of the elementwise kernels (a build option: DeviceSession's
@@ -86,13 +104,13 @@ inline void unary_at(global const float* x, global float* y, int i, int op, int 
 // The common ops as plain loops, chosen once per work-item (a switch per element kept PoCL from
 // vectorising); the others element by element.
 #define UNARY_LOOP(f)                                    \
-  for (int i = i0; i < end; ++i) y[i] = f(x[i], p, q); \
+  for (int i = i0; i < end; ++i) ST(y, i, f(LD(x, i), p, q)); \
   return;
 inline float relu_of(float v, float p, float q) { return fmax(v, 0.0f); }
 inline float clipped_relu_of(float v, float p, float q) { return fmin(fmax(v, 0.0f), p); }
 inline float square_of(float v, float p, float q) { return v * v; }
 
-kernel void unary(global const float* x, global float* y, int n, int op, int a, float p,
+kernel void unary(global const ELEM* x, global ELEM* y, int n, int op, int a, float p,
                   float q) {
   const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
   if (op == UNARY_ACTIVATION && a == ACT_RELU) {
@@ -105,7 +123,7 @@ kernel void unary(global const float* x, global float* y, int n, int op, int a, 
     UNARY_LOOP(square_of)
   }
   if (op == UNARY_FILL) {
-    for (int i = i0; i < end; ++i) y[i] = p;
+    for (int i = i0; i < end; ++i) ST(y, i, p);
     return;
   }
   for (int i = i0; i < end; ++i) unary_at(x, y, i, op, a, p, q);
@@ -127,8 +145,8 @@ kernel void unary(global const float* x, global float* y, int n, int op, int a, 
 #define MAP_GREATER 7
 #define MAP_WHERE 8  // y = a != 0 ? b : c
 
-inline void strided_map_at(global float* y, global const float* a, global const float* b,
-                           global const float* c, constant int* p, int i, int op) {
+inline void strided_map_at(global ELEM* y, global const ELEM* a, global const ELEM* b,
+                           global const ELEM* c, constant int* p, int i, int op) {
   const int rank = p[0];
   int oy = p[1 + 5 * MAX_RANK + 0], oa = p[1 + 5 * MAX_RANK + 1], ob = p[1 + 5 * MAX_RANK + 2],
       oc = p[1 + 5 * MAX_RANK + 3];
@@ -152,53 +170,53 @@ inline void strided_map_at(global float* y, global const float* a, global const 
   float r;
   switch (op) {
     case MAP_ADD:
-      r = a[oa] + b[ob];
+      r = LD(a, oa) + LD(b, ob);
       break;
     case MAP_SUB:
-      r = a[oa] - b[ob];
+      r = LD(a, oa) - LD(b, ob);
       break;
     case MAP_MUL:
-      r = a[oa] * b[ob];
+      r = LD(a, oa) * LD(b, ob);
       break;
     case MAP_DIV:
-      r = a[oa] / b[ob];
+      r = LD(a, oa) / LD(b, ob);
       break;
     case MAP_EQUAL:
-      r = a[oa] == b[ob] ? 1.0f : 0.0f;
+      r = LD(a, oa) == LD(b, ob) ? 1.0f : 0.0f;
       break;
     case MAP_LESS:
-      r = a[oa] < b[ob] ? 1.0f : 0.0f;
+      r = LD(a, oa) < LD(b, ob) ? 1.0f : 0.0f;
       break;
     case MAP_GREATER:
-      r = a[oa] > b[ob] ? 1.0f : 0.0f;
+      r = LD(a, oa) > LD(b, ob) ? 1.0f : 0.0f;
       break;
     case MAP_WHERE:
-      r = a[oa] != 0.0f ? b[ob] : c[oc];
+      r = LD(a, oa) != 0.0f ? LD(b, ob) : LD(c, oc);
       break;
     default:  // MAP_COPY
-      r = a[oa];
+      r = LD(a, oa);
       break;
   }
-  y[oy] = r;
+  ST(y, oy, r);
 }
 
-kernel void strided_map(global float* y, global const float* a, global const float* b,
-                        global const float* c, constant int* p, int n, int op) {
+kernel void strided_map(global ELEM* y, global const ELEM* a, global const ELEM* b,
+                        global const ELEM* c, constant int* p, int n, int op) {
   const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
   if (p[0] == 1 && (op == MAP_COPY || op == MAP_ADD || op == MAP_MUL)) {
     // One flat axis (PrepareStridedMap collapses what it can), the op chosen once: plain loops.
-    global float* yy = y + p[1 + 5 * MAX_RANK];
-    global const float* aa = a + p[1 + 5 * MAX_RANK + 1];
+    global ELEM* yy = y + p[1 + 5 * MAX_RANK];
+    global const ELEM* aa = a + p[1 + 5 * MAX_RANK + 1];
     const int sy = p[1 + MAX_RANK], sa = p[1 + 2 * MAX_RANK], sb = p[1 + 3 * MAX_RANK];
     if (op == MAP_COPY) {
-      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa];
+      for (int i = i0; i < end; ++i) ST(yy, i * sy, LD(aa, i * sa));
       return;
     }
-    global const float* bb = b + p[1 + 5 * MAX_RANK + 2];
+    global const ELEM* bb = b + p[1 + 5 * MAX_RANK + 2];
     if (op == MAP_ADD) {
-      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa] + bb[i * sb];
+      for (int i = i0; i < end; ++i) ST(yy, i * sy, LD(aa, i * sa) + LD(bb, i * sb));
     } else {
-      for (int i = i0; i < end; ++i) yy[i * sy] = aa[i * sa] * bb[i * sb];
+      for (int i = i0; i < end; ++i) ST(yy, i * sy, LD(aa, i * sa) * LD(bb, i * sb));
     }
     return;
   }
@@ -222,9 +240,9 @@ kernel void strided_map(global float* y, global const float* a, global const flo
 #define RTS (TILE / WPT)
 
 kernel __attribute__((reqd_work_group_size(RTS, RTS, 1))) void gemm_tiled(
-    int M, int N, int K, global const float* A, int a_offset, int lda, int a_batch, int trans_a,
-    global const float* B, int b_offset, int ldb, int b_batch, global float* C, int c_offset,
-    int ldc, int c_batch, global const float* bias, int bias_offset, int bias_mode, int act,
+    int M, int N, int K, global const ELEM* A, int a_offset, int lda, int a_batch, int trans_a,
+    global const ELEM* B, int b_offset, int ldb, int b_batch, global ELEM* C, int c_offset,
+    int ldc, int c_batch, global const ELEM* bias, int bias_offset, int bias_mode, int act,
     float clip) {
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int n0 = get_group_id(0) * TILE, m0 = get_group_id(1) * TILE;
@@ -249,10 +267,11 @@ kernel __attribute__((reqd_work_group_size(RTS, RTS, 1))) void gemm_tiled(
         kk = e % TILE_K;
       }
       const int gm = m0 + mm, gk = k0 + kk;
-      As[kk][mm] = (gm < M && gk < K) ? (trans_a ? A[gk * lda + gm] : A[gm * lda + gk]) : 0.0f;
+      As[kk][mm] =
+          (gm < M && gk < K) ? (trans_a ? LD(A, gk * lda + gm) : LD(A, gm * lda + gk)) : 0.0f;
       const int kb = e / TILE, nb = e % TILE;
       const int gkb = k0 + kb, gn = n0 + nb;
-      Bs[kb][nb] = (gkb < K && gn < N) ? B[gkb * ldb + gn] : 0.0f;
+      Bs[kb][nb] = (gkb < K && gn < N) ? LD(B, gkb * ldb + gn) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int k = 0; k < TILE_K; ++k) {
@@ -271,9 +290,9 @@ kernel __attribute__((reqd_work_group_size(RTS, RTS, 1))) void gemm_tiled(
       const int n = n0 + tx + j * RTS;
       if (n >= N) continue;
       float v = acc[i][j];
-      if (bias_mode == 1) v += bias[bias_offset + n];
-      if (bias_mode == 2) v += bias[bias_offset + m];
-      C[m * ldc + n] = activate(v, act, clip);
+      if (bias_mode == 1) v += LD(bias, bias_offset + n);
+      if (bias_mode == 2) v += LD(bias, bias_offset + m);
+      ST(C, m * ldc + n, activate(v, act, clip));
     }
   }
 }
@@ -284,13 +303,13 @@ kernel __attribute__((reqd_work_group_size(RTS, RTS, 1))) void gemm_tiled(
 // Work-groups run along m, so the work-items of one share B's panel in cache.
 // Same arguments as gemm_tiled.
 #define VEC_ROWS 8
-inline float a_at(global const float* A, int lda, int trans_a, int m, int k) {
-  return trans_a ? A[k * lda + m] : A[m * lda + k];
+inline float a_at(global const ELEM* A, int lda, int trans_a, int m, int k) {
+  return trans_a ? LD(A, k * lda + m) : LD(A, m * lda + k);
 }
-kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, int lda,
-                     int a_batch, int trans_a, global const float* B, int b_offset, int ldb,
-                     int b_batch, global float* C, int c_offset, int ldc, int c_batch,
-                     global const float* bias, int bias_offset, int bias_mode, int act,
+kernel void gemm_vec(int M, int N, int K, global const ELEM* A, int a_offset, int lda,
+                     int a_batch, int trans_a, global const ELEM* B, int b_offset, int ldb,
+                     int b_batch, global ELEM* C, int c_offset, int ldc, int c_batch,
+                     global const ELEM* bias, int bias_offset, int bias_mode, int act,
                      float clip) {
   const int n0 = get_global_id(0) * 16, m0 = get_global_id(1) * VEC_ROWS;
   const int z = get_global_id(2);
@@ -304,13 +323,13 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
     for (int i = 0; i < VEC_ROWS; ++i) acc[i] = (float16)(0.0f);
     if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
       for (int k = 0; k < K; ++k) {
-        const float16 b = vload16(0, B + k * ldb + n0);
+        const float16 b = LD16(B + k * ldb + n0);
         for (int i = 0; i < VEC_ROWS; ++i)
           acc[i] = fma((float16)(a_at(A, lda, trans_a, m0 + i, k)), b, acc[i]);
       }
     } else {
       for (int k = 0; k < K; ++k) {
-        const float16 b = vload16(0, B + k * ldb + n0);
+        const float16 b = LD16(B + k * ldb + n0);
         for (int i = 0; i < rows; ++i)
           acc[i] = fma((float16)(a_at(A, lda, trans_a, m0 + i, k)), b, acc[i]);
       }
@@ -320,9 +339,9 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
       vstore16(acc[i], 0, v);
       for (int j = 0; j < 16; ++j) {
         float r = v[j];
-        if (bias_mode == 1) r += bias[bias_offset + n0 + j];
-        if (bias_mode == 2) r += bias[bias_offset + m0 + i];
-        C[(m0 + i) * ldc + n0 + j] = activate(r, act, clip);
+        if (bias_mode == 1) r += LD(bias, bias_offset + n0 + j);
+        if (bias_mode == 2) r += LD(bias, bias_offset + m0 + i);
+        ST(C, (m0 + i) * ldc + n0 + j, activate(r, act, clip));
       }
     }
     return;
@@ -330,10 +349,10 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
   for (int i = 0; i < rows; ++i) {  // the last columns, fewer than 16
     for (int n = n0; n < N; ++n) {
       float r = 0.0f;
-      for (int k = 0; k < K; ++k) r = fma(a_at(A, lda, trans_a, m0 + i, k), B[k * ldb + n], r);
-      if (bias_mode == 1) r += bias[bias_offset + n];
-      if (bias_mode == 2) r += bias[bias_offset + m0 + i];
-      C[(m0 + i) * ldc + n] = activate(r, act, clip);
+      for (int k = 0; k < K; ++k) r = fma(a_at(A, lda, trans_a, m0 + i, k), LD(B, k * ldb + n), r);
+      if (bias_mode == 1) r += LD(bias, bias_offset + n);
+      if (bias_mode == 2) r += LD(bias, bias_offset + m0 + i);
+      ST(C, (m0 + i) * ldc + n, activate(r, act, clip));
     }
   }
 }
@@ -349,9 +368,9 @@ kernel void gemm_vec(int M, int N, int K, global const float* A, int a_offset, i
 // output transposed ([filter][pixel]) as C. get_global_id(2) steps over images by a_batch and
 // c_batch. The bias (optional) is per column, from bias_offset.
 #define PACKED_COLS 32
-kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset, int a_ms,
-                        int a_ks, int a_batch, global const float* Bp, global float* C,
-                        int c_offset, int c_ms, int c_ns, int c_batch, global const float* bias,
+kernel void gemm_packed(int M, int N, int K, global const ELEM* A, int a_offset, int a_ms,
+                        int a_ks, int a_batch, global const ELEM* Bp, global ELEM* C,
+                        int c_offset, int c_ms, int c_ns, int c_batch, global const ELEM* bias,
                         int bias_offset, int act, float clip) {
   const int p = get_global_id(0), n0 = p * PACKED_COLS, m0 = get_global_id(1) * VEC_ROWS;
   const int z = get_global_id(2);
@@ -364,18 +383,18 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
   for (int i = 0; i < VEC_ROWS; ++i) lo[i] = hi[i] = (float16)(0.0f);
   if (rows == VEC_ROWS) {  // a constant trip count: the row loop unrolls into registers
     for (int k = 0; k < K; ++k) {
-      const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
+      const float16 b0 = LD16(Bp + k * PACKED_COLS), b1 = LD16(Bp + k * PACKED_COLS + 16);
       for (int i = 0; i < VEC_ROWS; ++i) {
-        const float16 a = (float16)(A[i * a_ms + k * a_ks]);
+        const float16 a = (float16)(LD(A, i * a_ms + k * a_ks));
         lo[i] = fma(a, b0, lo[i]);
         hi[i] = fma(a, b1, hi[i]);
       }
     }
   } else {
     for (int k = 0; k < K; ++k) {
-      const float16 b0 = vload16(0, Bp + k * PACKED_COLS), b1 = vload16(1, Bp + k * PACKED_COLS);
+      const float16 b0 = LD16(Bp + k * PACKED_COLS), b1 = LD16(Bp + k * PACKED_COLS + 16);
       for (int i = 0; i < rows; ++i) {
-        const float16 a = (float16)(A[i * a_ms + k * a_ks]);
+        const float16 a = (float16)(LD(A, i * a_ms + k * a_ks));
         lo[i] = fma(a, b0, lo[i]);
         hi[i] = fma(a, b1, hi[i]);
       }
@@ -387,8 +406,8 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
     vstore16(lo[i], 0, v);
     vstore16(hi[i], 1, v);
     for (int j = 0; j < cols; ++j) {
-      const float r = bias ? v[j] + bias[bias_offset + n0 + j] : v[j];
-      C[(m0 + i) * c_ms + (n0 + j) * c_ns] = activate(r, act, clip);
+      const float r = bias ? v[j] + LD(bias, bias_offset + n0 + j) : v[j];
+      ST(C, (m0 + i) * c_ms + (n0 + j) * c_ns, activate(r, act, clip));
     }
   }
 }
@@ -397,9 +416,9 @@ kernel void gemm_packed(int M, int N, int K, global const float* A, int a_offset
 // column of C reads its column of B once for all rows, and neighbouring work-items read
 // neighbouring addresses. Bound by reading B, as the product is.
 #define SKINNY_ROWS 8
-kernel void gemm_skinny(int M, int N, int K, global const float* A, int a_offset, int lda,
-                        global const float* B, int b_offset, int ldb, global float* C,
-                        int c_offset, int ldc, global const float* bias, int bias_offset,
+kernel void gemm_skinny(int M, int N, int K, global const ELEM* A, int a_offset, int lda,
+                        global const ELEM* B, int b_offset, int ldb, global ELEM* C,
+                        int c_offset, int ldc, global const ELEM* bias, int bias_offset,
                         int bias_mode, int act, float clip) {
   const int n = get_global_id(0);
   if (n >= N) return;
@@ -409,14 +428,14 @@ kernel void gemm_skinny(int M, int N, int K, global const float* A, int a_offset
   float acc[SKINNY_ROWS];
   for (int m = 0; m < SKINNY_ROWS; ++m) acc[m] = 0.0f;
   for (int k = 0; k < K; ++k) {
-    const float b = B[k * ldb + n];
-    for (int m = 0; m < M; ++m) acc[m] = fma(A[m * lda + k], b, acc[m]);
+    const float b = LD(B, k * ldb + n);
+    for (int m = 0; m < M; ++m) acc[m] = fma(LD(A, m * lda + k), b, acc[m]);
   }
   for (int m = 0; m < M; ++m) {
     float v = acc[m];
-    if (bias_mode == 1) v += bias[bias_offset + n];
-    if (bias_mode == 2) v += bias[bias_offset + m];
-    C[m * ldc + n] = activate(v, act, clip);
+    if (bias_mode == 1) v += LD(bias, bias_offset + n);
+    if (bias_mode == 2) v += LD(bias, bias_offset + m);
+    ST(C, m * ldc + n, activate(v, act, clip));
   }
 }
 
@@ -435,8 +454,11 @@ inline int im2col_source(int image, int r, int o, int image_stride, constant int
 // im2row's body for either element type: work-item (image, pixel) writes that pixel's row of
 // channels * kh * kw columns, its coordinates computed once and the (channel, ky, kx) walk free
 // of divisions (one work-item per element, dividing for every one, ran a 3x3 convolution's
-// im2row slower than its GEMM on PoCL's CPU device). `zero`: the padding's value.
-#define IM2ROW_BODY(zero)                                                              \
+// im2row slower than its GEMM on PoCL's CPU device). `zero`: the padding's value; load and
+// store: LD and ST, or RAW_LD and RAW_ST for bytes.
+#define RAW_LD(p, i) ((p)[i])
+#define RAW_ST(p, i, v) ((p)[i] = (v))
+#define IM2ROW_BODY(zero, load, store)                                                 \
   const int h = g[1], w = g[2], ow = g[4], kh = g[5], kw = g[6], plane = g[3] * ow;  \
   const int i = get_global_id(0);                                                    \
   if (i >= images * plane) return;                                                   \
@@ -449,7 +471,8 @@ inline int im2col_source(int image, int r, int o, int image_stride, constant int
       const bool row_in = iy >= 0 && iy < h;                                         \
       for (int kx = 0; kx < kw; ++kx, ++dst) {                                       \
         const int ix = x0 + kx * g[10];                                              \
-        cols[dst] = row_in && ix >= 0 && ix < w ? x[src0 + (ch * h + iy) * w + ix] : zero; \
+        const bool inside = row_in && ix >= 0 && ix < w;                             \
+        store(cols, dst, inside ? load(x, src0 + (ch * h + iy) * w + ix) : zero);    \
       }                                                                              \
     }                                                                                \
   }
@@ -463,19 +486,21 @@ inline int im2col_source(int image, int r, int o, int image_stride, constant int
 // copy of every kernel).
 
 // CHUNK elements per work-item, as the other elementwise kernels; the signedness chosen once.
-kernel void quantize(global const float* x, global uchar* q, float scale, int is_signed, int n) {
+kernel void quantize(global const ELEM* x, global uchar* q, float scale, int is_signed, int n) {
   const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, n);
   if (is_signed) {
-    for (int i = i0; i < end; ++i) q[i] = (uchar)(char)clamp(rint(x[i] * scale), -127.0f, 127.0f);
+    for (int i = i0; i < end; ++i) {
+      q[i] = (uchar)(char)clamp(rint(LD(x, i) * scale), -127.0f, 127.0f);
+    }
   } else {
-    for (int i = i0; i < end; ++i) q[i] = (uchar)clamp(rint(x[i] * scale), 0.0f, 255.0f);
+    for (int i = i0; i < end; ++i) q[i] = (uchar)clamp(rint(LD(x, i) * scale), 0.0f, 255.0f);
   }
 }
 
 // im2row of quantized bytes (as im2row; padding is 0 in u8 and s8 alike).
 kernel void im2row_i8(global const uchar* x, int x_offset, int image_stride, int channels,
                       constant int* g, global uchar* cols, int images) {
-  IM2ROW_BODY((uchar)0)
+  IM2ROW_BODY((uchar)0, RAW_LD, RAW_ST)
 }
 
 // gemm_packed on 8-bit integers: A the u8/s8 activations (strides as gemm_packed's: a dense
@@ -559,56 +584,56 @@ kernel void depthwise_conv_i8(global const uchar* x, int x_signed, global const 
 // g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl (13 ints).
 // im2col of `images` images, each channels x h x w from x + x_offset + image * image_stride, into
 // cols [image][channel * kh * kw][oh * ow].
-kernel void im2col(global const float* x, int x_offset, int image_stride, int channels,
-                   constant int* g, global float* cols, int images) {
+kernel void im2col(global const ELEM* x, int x_offset, int image_stride, int channels,
+                   constant int* g, global ELEM* cols, int images) {
   const int plane = g[3] * g[4], rows = channels * g[5] * g[6];
   const int i = get_global_id(0);
   if (i >= images * rows * plane) return;
   const int from = im2col_source(i / (plane * rows), (i / plane) % rows, i % plane, image_stride, g);
-  cols[i] = from >= 0 ? x[x_offset + from] : 0.0f;
+  ST(cols, i, from >= 0 ? LD(x, x_offset + from) : 0.0f);
 }
 
 // The same columns transposed, [image][oh * ow][channel * kh * kw] (im2row): A of gemm_packed,
 // whose B is the convolution's weights.
-kernel void im2row(global const float* x, int x_offset, int image_stride, int channels,
-                   constant int* g, global float* cols, int images) {
-  IM2ROW_BODY(0.0f)
+kernel void im2row(global const ELEM* x, int x_offset, int image_stride, int channels,
+                   constant int* g, global ELEM* cols, int images) {
+  IM2ROW_BODY(0.0f, LD, ST)
 }
 
 // Depthwise (one input channel per group, `mult` filters each): one work-item per output.
-kernel void depthwise_conv(global const float* x, global const float* wt, global const float* bias,
-                           int has_bias, global float* y, constant int* g, int filters, int mult,
+kernel void depthwise_conv(global const ELEM* x, global const ELEM* wt, global const ELEM* bias,
+                           int has_bias, global ELEM* y, constant int* g, int filters, int mult,
                            int total, int act, float clip) {
   const int i = get_global_id(0);
   if (i >= total) return;
   const int c = g[0], h = g[1], w = g[2], oh = g[3], ow = g[4], kh = g[5], kw = g[6];
   const int ox = i % ow, oy = (i / ow) % oh, f = (i / (ow * oh)) % filters,
             n = i / (ow * oh * filters);
-  global const float* image = x + (n * c + f / mult) * h * w;
-  global const float* k = wt + f * kh * kw;
-  float acc = has_bias ? bias[f] : 0.0f;
+  global const ELEM* image = x + (n * c + f / mult) * h * w;
+  global const ELEM* k = wt + f * kh * kw;
+  float acc = has_bias ? LD(bias, f) : 0.0f;
   for (int ky = 0; ky < kh; ++ky) {
     const int iy = oy * g[7] - g[11] + ky * g[9];
     if (iy < 0 || iy >= h) continue;
     for (int kx = 0; kx < kw; ++kx) {
       const int ix = ox * g[8] - g[12] + kx * g[10];
-      if (ix >= 0 && ix < w) acc = fma(k[ky * kw + kx], image[iy * w + ix], acc);
+      if (ix >= 0 && ix < w) acc = fma(LD(k, ky * kw + kx), LD(image, iy * w + ix), acc);
     }
   }
-  y[i] = activate(acc, act, clip);
+  ST(y, i, activate(acc, act, clip));
 }
 
 // conv_transpose's col2im as a gather (no atomics): each output pixel of `filters` filters sums
 // the (ky, kx) columns whose input pixel lands on it. t: h, w, oh, ow, kh, kw, sh, sw, dh, dw,
 // pt, pl.
-kernel void col2im(global const float* cols, global float* y, int y_offset,
-                   global const float* bias, int has_bias, int bias_offset, constant int* t,
+kernel void col2im(global const ELEM* cols, global ELEM* y, int y_offset,
+                   global const ELEM* bias, int has_bias, int bias_offset, constant int* t,
                    int filters) {
   const int h = t[0], w = t[1], oh = t[2], ow = t[3], kh = t[4], kw = t[5];
   const int i = get_global_id(0);
   if (i >= filters * oh * ow) return;
   const int ox = i % ow, oy = (i / ow) % oh, f = i / (ow * oh);
-  float acc = has_bias ? bias[bias_offset + f] : 0.0f;
+  float acc = has_bias ? LD(bias, bias_offset + f) : 0.0f;
   for (int ky = 0; ky < kh; ++ky) {
     const int ny = oy + t[10] - ky * t[8];
     if (ny < 0 || ny % t[6] != 0) continue;
@@ -619,15 +644,15 @@ kernel void col2im(global const float* cols, global float* y, int y_offset,
       if (nx < 0 || nx % t[7] != 0) continue;
       const int ix = nx / t[7];
       if (ix >= w) continue;
-      acc += cols[((f * kh + ky) * kw + kx) * h * w + iy * w + ix];
+      acc += LD(cols, ((f * kh + ky) * kw + kx) * h * w + iy * w + ix);
     }
   }
-  y[y_offset + i] = acc;
+  ST(y, y_offset + i, acc);
 }
 
 // ---- pooling, normalization, softmax, reduction ---------------------------------------------
 // q: h, w, oh, ow, kh, kw, sh, sw, pt, pl.
-kernel void window_pool(global const float* x, global float* y, constant int* q, int total,
+kernel void window_pool(global const ELEM* x, global ELEM* y, constant int* q, int total,
                         int is_max, int include_pad) {
   const int i = get_global_id(0);
   if (i >= total) return;
@@ -635,13 +660,13 @@ kernel void window_pool(global const float* x, global float* y, constant int* q,
   const int ox = i % ow, oy = (i / ow) % oh, plane = i / (ow * oh);
   const int y0 = oy * q[6] - q[8], x0 = ox * q[7] - q[9];
   const int ya = max(y0, 0), yb = min(y0 + q[4], h), xa = max(x0, 0), xb = min(x0 + q[5], w);
-  global const float* image = x + plane * h * w;
+  global const ELEM* image = x + plane * h * w;
   float acc = is_max ? -INFINITY : 0.0f;
   for (int iy = ya; iy < yb; ++iy)
     for (int ix = xa; ix < xb; ++ix)
-      acc = is_max ? fmax(acc, image[iy * w + ix]) : acc + image[iy * w + ix];
+      acc = is_max ? fmax(acc, LD(image, iy * w + ix)) : acc + LD(image, iy * w + ix);
   if (!is_max) acc /= (float)(include_pad ? q[4] * q[5] : (yb - ya) * (xb - xa));
-  y[i] = acc;
+  ST(y, i, acc);
 }
 
 // One work-group per plane: a tree sum in local memory (LOCAL_SIZE work-items).
@@ -664,16 +689,16 @@ float group_sum(local float* part, float acc) {
 }
 
 kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
-    global const float* x, global float* y, int area) {
+    global const ELEM* x, global ELEM* y, int area) {
   local float part[LOCAL_SIZE];
   const int plane = get_group_id(0), l = get_local_id(0);
   float acc = 0.0f;
-  for (int i = l; i < area; i += LOCAL_SIZE) acc += x[plane * area + i];
+  for (int i = l; i < area; i += LOCAL_SIZE) acc += LD(x, plane * area + i);
   const float sum = group_sum(part, acc);
-  if (l == 0) y[plane] = sum / (float)area;
+  if (l == 0) ST(y, plane, sum / (float)area);
 }
 
-kernel void batchnorm(global const float* x, global float* y, global const float* scale,
+kernel void batchnorm(global const ELEM* x, global ELEM* y, global const float* scale,
                       global const float* shift, int channels, int inner, int total) {
   const int i0 = get_global_id(0) * CHUNK, end = min(i0 + CHUNK, total);
   int ch = (i0 / inner) % channels;
@@ -681,41 +706,42 @@ kernel void batchnorm(global const float* x, global float* y, global const float
   for (int i = i0, run_end = min(end, i0 + inner - i0 % inner); i < end;
        run_end = min(end, i + inner)) {
     const float s = scale[ch], t = shift[ch];
-    for (; i < run_end; ++i) y[i] = x[i] * s + t;
+    for (; i < run_end; ++i) ST(y, i, LD(x, i) * s + t);
     ch = ch + 1 == channels ? 0 : ch + 1;
   }
 }
 
 // One work-group per row: mean, then variance, each a tree sum in local memory.
 kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void layernorm(
-    global const float* x, global float* y, global const float* gamma, global const float* beta,
+    global const ELEM* x, global ELEM* y, global const ELEM* gamma, global const ELEM* beta,
     float eps, int c) {
   local float part[LOCAL_SIZE];
   const int row = get_group_id(0), l = get_local_id(0);
-  global const float* in = x + row * c;
+  global const ELEM* in = x + row * c;
   float acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i];
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += LD(in, i);
   const float mean = group_sum(part, acc) / (float)c;
   acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += (in[i] - mean) * (in[i] - mean);
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += (LD(in, i) - mean) * (LD(in, i) - mean);
   const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
-  for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = (in[i] - mean) * inv * gamma[i] + beta[i];
+  for (int i = l; i < c; i += LOCAL_SIZE)
+    ST(y, row * c + i, (LD(in, i) - mean) * inv * LD(gamma, i) + LD(beta, i));
 }
 
 // One work-item per (outer, inner) line of `len` elements `inner` apart.
-kernel void softmax(global const float* x, global float* y, int len, int inner, int lines) {
+kernel void softmax(global const ELEM* x, global ELEM* y, int len, int inner, int lines) {
   const int i = get_global_id(0);
   if (i >= lines) return;
   const int base = (i / inner) * len * inner + i % inner;
   float top = -INFINITY;
-  for (int k = 0; k < len; ++k) top = fmax(top, x[base + k * inner]);
+  for (int k = 0; k < len; ++k) top = fmax(top, LD(x, base + k * inner));
   float sum = 0.0f;
   for (int k = 0; k < len; ++k) {
-    const float e = exp(x[base + k * inner] - top);
-    y[base + k * inner] = e;
+    const float e = exp(LD(x, base + k * inner) - top);
+    ST(y, base + k * inner, e);
     sum += e;
   }
-  for (int k = 0; k < len; ++k) y[base + k * inner] /= sum;
+  for (int k = 0; k < len; ++k) ST(y, base + k * inner, LD(y, base + k * inner) / sum);
 }
 
 // One work-item per output element. p: kept rank, kept dims, kept strides (in the input),
@@ -723,7 +749,7 @@ kernel void softmax(global const float* x, global float* y, int len, int inner, 
 #define REDUCE_SUM 0
 #define REDUCE_MEAN 1
 #define REDUCE_MAX 2
-kernel void reduce(global const float* x, global float* y, constant int* p, int outputs,
+kernel void reduce(global const ELEM* x, global ELEM* y, constant int* p, int outputs,
                    int count, int how) {
   const int o = get_global_id(0);
   if (o >= outputs) return;
@@ -742,49 +768,58 @@ kernel void reduce(global const float* x, global float* y, constant int* p, int 
       off += (rj % r[1 + d]) * r[1 + MAX_RANK + d];
       rj /= r[1 + d];
     }
-    acc = how == REDUCE_MAX ? fmax(acc, x[off]) : acc + x[off];
+    acc = how == REDUCE_MAX ? fmax(acc, LD(x, off)) : acc + LD(x, off);
   }
-  y[o] = how == REDUCE_MEAN ? acc * (1.0f / (float)count) : acc;
+  ST(y, o, how == REDUCE_MEAN ? acc * (1.0f / (float)count) : acc);
 }
 
 // ---- resize, embedding, context window ------------------------------------------------------
 // Taps per output row and column (resize_taps.h): lo, hi as ints, weight as float.
-kernel void resize(global const float* x, global float* y, global const int* ty_idx,
+kernel void resize(global const ELEM* x, global ELEM* y, global const int* ty_idx,
                    global const float* ty_w, global const int* tx_idx, global const float* tx_w,
                    int h, int w, int oh, int ow, int linear, int total) {
   const int i = get_global_id(0);
   if (i >= total) return;
   const int ox = i % ow, oy = (i / ow) % oh, plane = i / (ow * oh);
-  global const float* r0 = x + plane * h * w + ty_idx[2 * oy] * w;
-  global const float* r1 = x + plane * h * w + ty_idx[2 * oy + 1] * w;
+  global const ELEM* r0 = x + plane * h * w + ty_idx[2 * oy] * w;
+  global const ELEM* r1 = x + plane * h * w + ty_idx[2 * oy + 1] * w;
   const int lo = tx_idx[2 * ox], hi = tx_idx[2 * ox + 1];
   if (!linear) {
-    y[i] = r0[lo];
+    ST(y, i, LD(r0, lo));
     return;
   }
-  const float top = r0[lo] + tx_w[ox] * (r0[hi] - r0[lo]);
-  const float bottom = r1[lo] + tx_w[ox] * (r1[hi] - r1[lo]);
-  y[i] = top + ty_w[oy] * (bottom - top);
+  const float top = LD(r0, lo) + tx_w[ox] * (LD(r0, hi) - LD(r0, lo));
+  const float bottom = LD(r1, lo) + tx_w[ox] * (LD(r1, hi) - LD(r1, lo));
+  ST(y, i, top + ty_w[oy] * (bottom - top));
 }
 
 // An id that is no integer in [-vocab, vocab) writes its position + 1 to *bad (the host names
-// it after the run) and a zero row.
-kernel void embedding(global const float* ids, global const float* table, global float* y,
+// it after the run) and a zero row. Token ids beyond what f16 holds exactly (2048) stay float in
+// f16 runs (embedding); ids stored as the tensors are (embedding_stored_ids) are read as ELEM.
+#define EMBEDDING_BODY(id_at)                                      \
+  const int i = get_global_id(0);                                  \
+  if (i >= total) return;                                          \
+  const int pos = i / dim, col = i % dim;                          \
+  const float v = id_at;                                           \
+  if (!(v >= -(float)vocab && v < (float)vocab) || v != trunc(v)) { \
+    if (col == 0) atomic_cmpxchg(bad, 0, pos + 1);                 \
+    ST(y, i, 0.0f);                                                \
+    return;                                                        \
+  }                                                                \
+  const int row = v < 0.0f ? (int)v + vocab : (int)v;              \
+  ST(y, i, LD(table, row * dim + col));
+
+kernel void embedding(global const float* ids, global const ELEM* table, global ELEM* y,
                       int vocab, int dim, int total, global int* bad) {
-  const int i = get_global_id(0);
-  if (i >= total) return;
-  const int pos = i / dim, col = i % dim;
-  const float v = ids[pos];
-  if (!(v >= -(float)vocab && v < (float)vocab) || v != trunc(v)) {
-    if (col == 0) atomic_cmpxchg(bad, 0, pos + 1);
-    y[i] = 0.0f;
-    return;
-  }
-  const int row = v < 0.0f ? (int)v + vocab : (int)v;
-  y[i] = table[row * dim + col];
+  EMBEDDING_BODY(ids[pos])
 }
 
-kernel void context_window(global const float* x, global float* y, int steps, int features,
+kernel void embedding_stored_ids(global const ELEM* ids, global const ELEM* table, global ELEM* y,
+                                 int vocab, int dim, int total, global int* bad) {
+  EMBEDDING_BODY(LD(ids, pos))
+}
+
+kernel void context_window(global const ELEM* x, global ELEM* y, int steps, int features,
                            int context, int total) {
   const int i = get_global_id(0);
   if (i >= total) return;
@@ -792,7 +827,7 @@ kernel void context_window(global const float* x, global float* y, int steps, in
   const int slot = r % (2 * context + 1), nt = r / (2 * context + 1);
   const int t = nt % steps, n = nt / steps;
   const int source = t + slot - context;
-  y[i] = (source >= 0 && source < steps) ? x[(n * steps + source) * features + f] : 0.0f;
+  ST(y, i, (source >= 0 && source < steps) ? LD(x, (n * steps + source) * features + f) : 0.0f);
 }
 
 // ---- recurrent gates (recurrent_gates.h's math) ---------------------------------------------
@@ -800,69 +835,69 @@ kernel void context_window(global const float* x, global float* y, int steps, in
 // Gates i, f, g, o. One work-item per (n, j); writes the state into y [N, T, dirs * H].
 inline float sigmoid(float v) { return 1.0f / (1.0f + exp(-v)); }
 
-kernel void lstm_gates(global const float* hg, global const float* xg, global float* state,
-                       global float* cell, global float* y, int n_rows, int h, int t, int steps,
+kernel void lstm_gates(global const ELEM* hg, global const ELEM* xg, global ELEM* state,
+                       global ELEM* cell, global ELEM* y, int n_rows, int h, int t, int steps,
                        int y_width, int y_offset) {
   const int i = get_global_id(0);
   if (i >= n_rows * h) return;
   const int n = i / h, j = i % h;
-  global const float* r = hg + n * 4 * h;
-  global const float* xt = xg + (n * steps + t) * 4 * h;
-  const float gi = sigmoid(r[j] + xt[j]);
-  const float gf = sigmoid(r[h + j] + xt[h + j]);
-  const float gg = tanh(r[2 * h + j] + xt[2 * h + j]);
-  const float go = sigmoid(r[3 * h + j] + xt[3 * h + j]);
-  const float c = gf * cell[i] + gi * gg;
-  cell[i] = c;
+  global const ELEM* r = hg + n * 4 * h;
+  global const ELEM* xt = xg + (n * steps + t) * 4 * h;
+  const float gi = sigmoid(LD(r, j) + LD(xt, j));
+  const float gf = sigmoid(LD(r, h + j) + LD(xt, h + j));
+  const float gg = tanh(LD(r, 2 * h + j) + LD(xt, 2 * h + j));
+  const float go = sigmoid(LD(r, 3 * h + j) + LD(xt, 3 * h + j));
+  const float c = gf * LD(cell, i) + gi * gg;
+  ST(cell, i, c);
   const float s = go * tanh(c);
-  state[i] = s;
-  y[(n * steps + t) * y_width + y_offset + j] = s;
+  ST(state, i, s);
+  ST(y, (n * steps + t) * y_width + y_offset + j, s);
 }
 
 // Linear-before-reset GRU: gates r, z, n; hg [N, 3H] without bias_hn.
-kernel void gru_gates(global const float* hg, global const float* xg, global float* state,
-                      global const float* bias_hn, global float* y, int n_rows, int h, int t,
+kernel void gru_gates(global const ELEM* hg, global const ELEM* xg, global ELEM* state,
+                      global const ELEM* bias_hn, global ELEM* y, int n_rows, int h, int t,
                       int steps, int y_width, int y_offset) {
   const int i = get_global_id(0);
   if (i >= n_rows * h) return;
   const int n = i / h, j = i % h;
-  global const float* r = hg + n * 3 * h;
-  global const float* xt = xg + (n * steps + t) * 3 * h;
-  const float gr = sigmoid(r[j] + xt[j]);
-  const float gz = sigmoid(r[h + j] + xt[h + j]);
-  const float gn = tanh(xt[2 * h + j] + gr * (r[2 * h + j] + bias_hn[j]));
-  const float s = (1.0f - gz) * gn + gz * state[i];
-  state[i] = s;
-  y[(n * steps + t) * y_width + y_offset + j] = s;
+  global const ELEM* r = hg + n * 3 * h;
+  global const ELEM* xt = xg + (n * steps + t) * 3 * h;
+  const float gr = sigmoid(LD(r, j) + LD(xt, j));
+  const float gz = sigmoid(LD(r, h + j) + LD(xt, h + j));
+  const float gn = tanh(LD(xt, 2 * h + j) + gr * (LD(r, 2 * h + j) + LD(bias_hn, j)));
+  const float s = (1.0f - gz) * gn + gz * LD(state, i);
+  ST(state, i, s);
+  ST(y, (n * steps + t) * y_width + y_offset + j, s);
 }
 
 // One work-group per row: the mean square as a tree sum in local memory, then x / rms * gamma.
 kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void rms_norm(
-    global const float* x, global float* y, global const float* gamma, float eps, int c) {
+    global const ELEM* x, global ELEM* y, global const ELEM* gamma, float eps, int c) {
   local float part[LOCAL_SIZE];
   const int row = get_group_id(0), l = get_local_id(0);
-  global const float* in = x + row * c;
+  global const ELEM* in = x + row * c;
   float acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += in[i] * in[i];
+  for (int i = l; i < c; i += LOCAL_SIZE) acc += LD(in, i) * LD(in, i);
   const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
-  for (int i = l; i < c; i += LOCAL_SIZE) y[row * c + i] = in[i] * inv * gamma[i];
+  for (int i = l; i < c; i += LOCAL_SIZE) ST(y, row * c + i, LD(in, i) * inv * LD(gamma, i));
 }
 
 // One work-item per output element: act(gate) * value, the gate the first half of each row.
-kernel void swiglu(global const float* x, global float* y, int f, int total, int gelu) {
+kernel void swiglu(global const ELEM* x, global ELEM* y, int f, int total, int gelu) {
   const int o = get_global_id(0);
   if (o >= total) return;
   const int row = o / f, i = o % f;
-  const float z = x[row * 2 * f + i];
+  const float z = LD(x, row * 2 * f + i);
   const float act =
       gelu ? 0.5f * z * (1.0f + erf(z * 0.70710678118654752f)) : z / (1.0f + exp(-z));
-  y[o] = act * x[row * 2 * f + f + i];
+  ST(y, o, act * LD(x, row * 2 * f + f + i));
 }
 
 // One work-item per pair of features of one head at one position: p = {rows, heads, head size,
 // interleaved}; cos and sin [rows, D/2].
 // `first`: the table's row of the first position (the offset, moved by a run's position shift).
-kernel void rotary(global const float* x, global float* y, global const float* cosines,
+kernel void rotary(global const ELEM* x, global ELEM* y, global const float* cosines,
                    global const float* sines, constant int* p, int pairs, int first) {
   const int o = get_global_id(0);
   if (o >= pairs) return;
@@ -872,9 +907,9 @@ kernel void rotary(global const float* x, global float* y, global const float* c
   const int i0 = p[3] ? base + 2 * j : base + j;
   const int i1 = p[3] ? i0 + 1 : i0 + pairs_per_head;
   const float c = cosines[pos * pairs_per_head + j], s = sines[pos * pairs_per_head + j];
-  const float a = x[i0], b = x[i1];
-  y[i0] = a * c - b * s;
-  y[i1] = b * c + a * s;
+  const float a = LD(x, i0), b = LD(x, i1);
+  ST(y, i0, a * c - b * s);
+  ST(y, i1, b * c + a * s);
 }
 
 // One work-item per (item, head, query): the keys it sees in one pass with a running maximum
@@ -883,8 +918,8 @@ kernel void rotary(global const float* x, global float* y, global const float* c
 // of a cache out, where a run's position is earlier than resolved. A query that sees no key gives
 // zeros.
 #define ATTENTION_MAX_VALUE 256
-kernel void attention(global const float* q, global const float* k, global const float* v,
-                      global const float* mask, global float* y, constant int* p, float scale,
+kernel void attention(global const ELEM* q, global const ELEM* k, global const ELEM* v,
+                      global const ELEM* mask, global ELEM* y, constant int* p, float scale,
                       int shift) {
   const int batch = p[0], sq = p[1], sk = p[2], heads = p[3], kv_heads = p[4], d = p[5],
             dv = p[6];
@@ -893,15 +928,15 @@ kernel void attention(global const float* q, global const float* k, global const
   const int i = item % sq, h = item / sq % heads, n = item / (sq * heads);
   const int kvh = h / (heads / kv_heads);
   const int last = (p[7] ? sk - sq + i : sk - 1) + shift;
-  global const float* qrow = q + (n * sq + i) * heads * d + h * d;
+  global const ELEM* qrow = q + (n * sq + i) * heads * d + h * d;
   float acc[ATTENTION_MAX_VALUE];
   for (int e = 0; e < dv; ++e) acc[e] = 0.0f;
   float top = -INFINITY, sum = 0.0f;
   for (int j = 0; j <= last; ++j) {
-    if (p[8] && mask[n * sk + j] == 0.0f) continue;
-    global const float* krow = k + (n * sk + j) * kv_heads * d + kvh * d;
+    if (p[8] && LD(mask, n * sk + j) == 0.0f) continue;
+    global const ELEM* krow = k + (n * sk + j) * kv_heads * d + kvh * d;
     float s = 0.0f;
-    for (int e = 0; e < d; ++e) s += qrow[e] * krow[e];
+    for (int e = 0; e < d; ++e) s += LD(qrow, e) * LD(krow, e);
     s *= scale;
     if (s > top) {
       const float shrink = exp(top - s);  // 0 for the first key seen
@@ -911,10 +946,10 @@ kernel void attention(global const float* q, global const float* k, global const
     }
     const float w = exp(s - top);
     sum += w;
-    global const float* vrow = v + (n * sk + j) * kv_heads * dv + kvh * dv;
-    for (int e = 0; e < dv; ++e) acc[e] += w * vrow[e];
+    global const ELEM* vrow = v + (n * sk + j) * kv_heads * dv + kvh * dv;
+    for (int e = 0; e < dv; ++e) acc[e] += w * LD(vrow, e);
   }
-  global float* out = y + (n * sq + i) * heads * dv + h * dv;
+  global ELEM* out = y + (n * sq + i) * heads * dv + h * dv;
   const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-  for (int e = 0; e < dv; ++e) out[e] = acc[e] * inv;
+  for (int e = 0; e < dv; ++e) ST(out, e, acc[e] * inv);
 }

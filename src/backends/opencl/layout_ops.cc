@@ -93,7 +93,7 @@ StepRun MakeExpand(OpArgs& a) {
 
 StepRun MakeCopy(OpArgs& a) {
   const cl_mem from = a.inputs[0], to = a.output;
-  const int64_t bytes = NumElements(a.layer.output_shapes[0]) * 4;
+  const int64_t bytes = a.Bytes(NumElements(a.layer.output_shapes[0]));
   return [from, to, bytes](Enqueuer& e) { e.Copy(from, to, bytes); };
 }
 

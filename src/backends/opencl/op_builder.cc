@@ -5,6 +5,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/common/quantization.h"
+#include "src/backends/opencl/half_storage.h"
 #include "src/ops/activations.h"
 
 namespace ntpb::opencl {
@@ -70,6 +71,12 @@ cl_mem OpArgs::Constant(const void* data, int64_t bytes) {
   Check(status, "clCreateBuffer");
   buffers_->emplace_back(m);
   return m;
+}
+
+cl_mem OpArgs::Elements(const std::vector<float>& values) {
+  const std::vector<char> bytes =
+      StoredBytes(values.data(), static_cast<int64_t>(values.size()), device.element_bytes);
+  return Constant(bytes.data(), static_cast<int64_t>(bytes.size()));
 }
 
 cl_mem OpArgs::Buffer(int64_t bytes) {
@@ -142,7 +149,7 @@ GemmLaunch PreparePackedGemm(OpArgs& args, const GemmCall& g, const std::vector<
   GemmLaunch launch;
   launch.kernel = args.Kernel("gemm_packed");
   SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), l.a_ms, l.a_ks,
-          l.a_batch, args.Constant(packed), g.c, l.c_offset, l.c_ms, l.c_ns, l.c_batch,
+          l.a_batch, args.Elements(packed), g.c, l.c_offset, l.c_ms, l.c_ns, l.c_batch,
           g.bias_mode == 1 ? g.bias : cl_mem{nullptr}, Int(g.bias_offset), g.act.kind, g.act.clip);
   launch.b_arg = -1;  // constant
   launch.c_arg = 9;

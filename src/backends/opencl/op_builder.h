@@ -90,6 +90,8 @@ class OpArgs {
   const ResolvedLayer& layer;
   const DeviceSession& device;
   std::vector<cl_mem> inputs;
+  // Per input: stored as float whatever the run's precision (token ids past what f16 holds).
+  std::vector<bool> input_f32;
   cl_mem output;
   bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
   const ResolvedTopology* topology = nullptr;
@@ -116,6 +118,11 @@ class OpArgs {
   cl_mem Constant(const std::vector<float>& values) {
     return Constant(values.data(), static_cast<int64_t>(values.size() * sizeof(float)));
   }
+  // A read-only tensor the kernels read as ELEM (float, or half in f16 runs): a weight the
+  // builder repacked.
+  cl_mem Elements(const std::vector<float>& values);
+  // Bytes of `n` stored tensor elements (DeviceSession::element_bytes).
+  int64_t Bytes(int64_t n) const { return n * device.element_bytes; }
   cl_mem Buffer(int64_t bytes);  // zero-filled, owned by the executable
   void RequireScratch(int64_t bytes) { *scratch_bytes_ = std::max(*scratch_bytes_, bytes); }
   void CheckAfterRun(AfterRun check) { after_run_->push_back(std::move(check)); }

@@ -9,6 +9,7 @@
 #include "src/backends/common/attention_geometry.h"
 #include "src/backends/common/quantization.h"
 #include "src/backends/eigen/kernels.h"
+#include "src/backends/opencl/half_storage.h"
 #include "src/backends/opencl/op_builder.h"
 #include "src/backends/random_data.h"
 
@@ -21,6 +22,38 @@ namespace {
 // (an FFT per frame) and the CTC beam search (a sequential, branching search). They run the
 // reference's host kernels; the data they read and write crosses as copy steps.
 bool RunsOnHost(const std::string& op) { return op == "mfcc" || op == "ctc_beam_decoder"; }
+
+// f16 runs store tensors as half. An integer graph input whose range f16 holds exactly (|id| <=
+// 2048: masks, positions, small vocabularies) is stored so too; a larger one (token ids) as float,
+// which only an embedding's ids (kernels.cl's embedding) and host steps read.
+bool HoldsExactlyInHalf(const ResolvedTopology& t, const std::string& input) {
+  const auto range = t.integer_inputs.find(input);
+  return range == t.integer_inputs.end() ||
+         (range->second.low >= -2048 && range->second.high <= 2049);
+}
+
+// Why `t` cannot run in f16 here ("" when it can): a float-stored integer input read by
+// anything but an embedding's ids or a host step.
+std::string HalfStorageProblem(const ResolvedTopology& t) {
+  std::set<std::string> f32;
+  for (const auto& [name, range] : t.integer_inputs) {
+    if (!HoldsExactlyInHalf(t, name)) f32.insert(name);
+  }
+  for (const ResolvedLayer& l : t.layers) {
+    if (l.is_view) {
+      if (f32.count(l.inputs[0])) f32.insert(l.outputs[0]);
+      continue;
+    }
+    for (size_t i = 0; i < l.inputs.size(); ++i) {
+      if (f32.count(l.inputs[i]) && !(l.op == "embedding" && i == 0) && !RunsOnHost(l.op)) {
+        return "f16 on opencl keeps integers past 2048 exact as f32, which only an embedding's "
+               "ids read; layer " +
+               l.name + " reads '" + l.inputs[i] + "' as " + l.op + " input " + std::to_string(i);
+      }
+    }
+  }
+  return "";
+}
 
 std::string DeviceSpec(const RunConfig& config) {
   if (!config.device.empty()) return config.device;
@@ -39,12 +72,16 @@ struct Tensor {
   cl_mem device = nullptr;
   std::shared_ptr<eigen::AlignedFloats> host;
   int64_t elements = 0;
+  // Stored as float whatever the run's precision: token ids (an integer graph input and its
+  // views), exact where f16 would not be.
+  bool f32 = false;
 };
 
 class OpenclExecutable : public Executable {
  public:
   OpenclExecutable(const ResolvedTopology& t, const RunConfig& config)
-      : session_(SessionFor(DeviceSpec(config))), threads_(EffectiveThreads(config)) {
+      : session_(SessionFor(DeviceSpec(config), config.precision == Precision::kF16)),
+        threads_(EffectiveThreads(config)) {
     if (config.precision == Precision::kI8) calibration_ = CalibrateWithReference(t, config);
     reach_ = ShiftReach(t);
     const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
@@ -59,6 +96,7 @@ class OpenclExecutable : public Executable {
       in.host = std::make_shared<eigen::AlignedFloats>();
       const std::vector<float> v = GraphInputValues(config, t, name, shape);
       in.host->assign(v.begin(), v.end());
+      in.f32 = !HoldsExactlyInHalf(t, name);
       graph_inputs_.insert(name);
     }
     for (const ResolvedLayer& l : t.layers) {
@@ -136,9 +174,10 @@ class OpenclExecutable : public Executable {
     if (tensor.host) std::copy(values.begin(), values.end(), tensor.host->begin());
     // A graph input is uploaded by its copy step; any other tensor is written where it lives.
     if (tensor.device && !graph_inputs_.count(name)) {
-      Check(clEnqueueWriteBuffer(queue_.get(), tensor.device, CL_TRUE, 0,
-                                 static_cast<size_t>(tensor.elements) * 4, values.data(), 0,
-                                 nullptr, nullptr),
+      const std::vector<char> bytes =
+          StoredBytes(values.data(), tensor.elements, ElementBytes(tensor));
+      Check(clEnqueueWriteBuffer(queue_.get(), tensor.device, CL_TRUE, 0, bytes.size(),
+                                 bytes.data(), 0, nullptr, nullptr),
             "clEnqueueWriteBuffer");
     }
   }
@@ -149,9 +188,13 @@ class OpenclExecutable : public Executable {
       return std::vector<float>(tensor.host->begin(), tensor.host->end());
     }
     std::vector<float> values(static_cast<size_t>(tensor.elements));
-    Check(clEnqueueReadBuffer(queue_.get(), tensor.device, CL_TRUE, 0, values.size() * 4,
-                              values.data(), 0, nullptr, nullptr),
+    std::vector<std::uint16_t> halves(ElementBytes(tensor) == 2 ? values.size() : 0);
+    void* to = halves.empty() ? static_cast<void*>(values.data()) : halves.data();
+    Check(clEnqueueReadBuffer(queue_.get(), tensor.device, CL_TRUE, 0,
+                              static_cast<size_t>(tensor.elements * ElementBytes(tensor)), to, 0,
+                              nullptr, nullptr),
           "clEnqueueReadBuffer");
+    if (!halves.empty()) HalvesToFloats(halves.data(), tensor.elements, values.data());
     return values;
   }
 
@@ -177,16 +220,17 @@ class OpenclExecutable : public Executable {
     return it->second;
   }
 
-  cl_mem NewDeviceBuffer(int64_t elements, const float* values = nullptr) {
+  int ElementBytes(const Tensor& tensor) const { return tensor.f32 ? 4 : session_.element_bytes; }
+
+  // A buffer of `elements` stored as `element_bytes` each, holding `values` (else zeros).
+  cl_mem NewDeviceBuffer(int64_t elements, int element_bytes, const float* values = nullptr) {
     cl_int status = CL_SUCCESS;
-    const size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1)) * 4;
-    std::vector<float> zeros;
-    if (!values) {
-      zeros.assign(bytes / 4, 0.0f);
-      values = zeros.data();
-    }
+    const int64_t n = std::max<int64_t>(elements, 1);
+    std::vector<char> bytes(static_cast<size_t>(n * element_bytes), 0);
+    if (values) bytes = StoredBytes(values, elements, element_bytes);
+    bytes.resize(static_cast<size_t>(n * element_bytes));
     cl_mem m = clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              bytes, const_cast<float*>(values), &status);
+                              bytes.size(), bytes.data(), &status);
     Check(status, "clCreateBuffer");
     buffers_.emplace_back(m);
     return m;
@@ -219,13 +263,24 @@ class OpenclExecutable : public Executable {
   cl_mem Upload(const std::string& name, int feeds) {
     Tensor& tensor = Find(name);
     if (tensor.device) return tensor.device;
-    tensor.device = NewDeviceBuffer(tensor.elements, tensor.host->data());
+    tensor.device = NewDeviceBuffer(tensor.elements, ElementBytes(tensor), tensor.host->data());
     const cl_mem to = tensor.device;
     const std::shared_ptr<eigen::AlignedFloats> from = tensor.host;
-    const int64_t bytes = tensor.elements * 4;
+    const int64_t n = tensor.elements;
+    if (ElementBytes(tensor) == 2) {  // f16: converted on the host as part of the copy
+      auto halves = std::make_shared<std::vector<std::uint16_t>>(static_cast<size_t>(n));
+      AddCopyStep(
+          name + ".to_device", feeds,
+          [to, from, halves, n](Enqueuer& e) {
+            FloatsToHalves(from->data(), n, halves->data());
+            e.Write(to, halves->data(), n * 2);
+          },
+          "host to device, f32 to f16");
+      return to;
+    }
     AddCopyStep(
         name + ".to_device", feeds,
-        [to, from, bytes](Enqueuer& e) { e.Write(to, from->data(), bytes); }, "host to device");
+        [to, from, n](Enqueuer& e) { e.Write(to, from->data(), n * 4); }, "host to device");
     return to;
   }
 
@@ -236,10 +291,21 @@ class OpenclExecutable : public Executable {
     host_written_.insert(name);
     const cl_mem from = tensor.device;
     const std::shared_ptr<eigen::AlignedFloats> to = tensor.host;
-    const int64_t bytes = tensor.elements * 4;
+    const int64_t n = tensor.elements;
+    if (ElementBytes(tensor) == 2) {
+      auto halves = std::make_shared<std::vector<std::uint16_t>>(static_cast<size_t>(n));
+      AddCopyStep(
+          name + ".to_host", feeds,
+          [from, to, halves, n](Enqueuer& e) {
+            e.Read(from, halves->data(), n * 2);
+            HalvesToFloats(halves->data(), n, to->data());
+          },
+          "device to host, f16 to f32");
+      return tensor.host->data();
+    }
     AddCopyStep(
-        name + ".to_host", feeds,
-        [from, to, bytes](Enqueuer& e) { e.Read(from, to->data(), bytes); }, "device to host");
+        name + ".to_host", feeds, [from, to, n](Enqueuer& e) { e.Read(from, to->data(), n * 4); },
+        "device to host");
     return tensor.host->data();
   }
 
@@ -259,14 +325,16 @@ class OpenclExecutable : public Executable {
     }
     auto upload_weight = [this, &weight_values](size_t i) {
       const std::vector<float>& v = weight_values[i];
-      return NewDeviceBuffer(static_cast<int64_t>(v.size()), v.data());
+      return NewDeviceBuffer(static_cast<int64_t>(v.size()), session_.element_bytes, v.data());
     };
     // A constant's value is its output, written once here.
-    out.device =
-        l.op == "constant" && !l.weights.empty() ? upload_weight(0) : NewDeviceBuffer(out.elements);
-    activation_bytes_ += out.elements * 4;
+    out.device = l.op == "constant" && !l.weights.empty()
+                     ? upload_weight(0)
+                     : NewDeviceBuffer(out.elements, session_.element_bytes);
+    activation_bytes_ += out.elements * session_.element_bytes;
     OpArgs args(l, session_, inputs, out.device, &weight_values, upload_weight, &kernels_,
                 &buffers_, &scratch_bytes_, &after_run_);
+    for (const std::string& in : l.inputs) args.input_f32.push_back(Find(in).f32);
     args.vector_gemm = vector_gemm_;
     args.topology = &t;
     args.position_shift = &position_shift_;
@@ -325,7 +393,7 @@ class OpenclExecutable : public Executable {
     Tensor& out = tensors_[l.outputs[0]];
     out.elements = NumElements(l.output_shapes[0]);
     out.host = std::make_shared<eigen::AlignedFloats>(static_cast<size_t>(out.elements));
-    activation_bytes_ += out.elements * 4;
+    activation_bytes_ += out.elements * 4;  // the host's floats
     std::vector<const float*> weights;
     for (size_t i = 0; i < l.weights.size(); ++i) {
       host_weights_.push_back(std::make_shared<eigen::AlignedFloats>());
@@ -415,15 +483,11 @@ class OpenclBackend : public Backend {
       return {false, e.message()};
     }
     if (config.precision == Precision::kF16) {
-      // Half arithmetic needs cl_khr_fp16; no device this project's CI has offers it (PoCL's CPU
-      // device does not), so no f16 kernel could be tested.
-      return {false, device.fp16 ? "the opencl backend has no f16 kernels yet (" +
-                                       device.device_name + " has cl_khr_fp16)"
-                                 : "f16 needs cl_khr_fp16, which " + device.device_name +
-                                       " does not offer"};
+      if (std::string why = HalfStorageProblem(t); !why.empty()) return {false, why};
     }
-    if (config.precision != Precision::kF32 && config.precision != Precision::kI8) {
-      return {false, std::string("the opencl backend runs f32 and i8, not ") +
+    if (config.precision != Precision::kF32 && config.precision != Precision::kI8 &&
+        config.precision != Precision::kF16) {
+      return {false, std::string("the opencl backend runs f32, f16 and i8, not ") +
                          PrecisionName(config.precision) +
                          (config.precision == Precision::kBf16 ? " (OpenCL C has no bf16 type)"
                                                                : " (no kernels for it yet)")};
@@ -446,6 +510,10 @@ class OpenclBackend : public Backend {
   }
 
   std::string PrecisionPath(Precision precision) const override {
+    if (precision == Precision::kF16) {
+      return "f16 storage (vload_half / vstore_half, no cl_khr_fp16 needed), f32 arithmetic; "
+             "token ids f32";
+    }
     if (precision != Precision::kI8) return "";
     return "dense and conv2d on 8-bit integers (u8/s8 activations per tensor, s8 weights per "
            "channel, 32-bit sums), other ops f32";
