@@ -229,6 +229,7 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
   }
   std::string html;
   std::vector<report::ScatterPoint> points;
+  std::string legend;  // each configuration's line colour, named
   size_t series = 0;
   for (const auto& [key, list] : by_key) {
     if (list.size() < 2) continue;
@@ -261,6 +262,10 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
                           key + " " + e->m.setup.precision + agreement, true});
       }
     }
+    if (f32) {
+      legend += "<span style=\"background:" + report::SeriesColor(series) + "\"></span>" +
+                Escape(key) + " ";
+    }
     ++series;
     html += "<h4>" + Escape(key) + "</h4>" +
             Table({"precision", "time", "speed-up over f32", "top-1 agreement", "logits error",
@@ -272,7 +277,8 @@ std::string PrecisionSection(const std::vector<const Entry*>& runs) {
         "<p>Speed-up over f32 against the error of the logits (the input of the final "
         "softmax; the outputs' where there is none), ||x - ref|| / ||ref|| in percent, each "
         "point labelled with its top-1 agreement with f32 (argmax of the logits); one line "
-        "per configuration.</p>" +
+        "per configuration.</p><p class=\"legend\">" +
+        legend + "</p>" +
         report::ScatterChart(points, "error of the logits against f32 (%)", "speed-up over f32");
   }
   return html.empty() ? "" : "<h3>Precisions: speed against accuracy</h3>" + html;

@@ -383,6 +383,46 @@ TEST(HtmlReport, OnePageOverRunsFromTwoMachines) {
   EXPECT_EQ(Count(html, "<circle "), 2u * 2) << "every step with FLOPs and bytes is a point";
 }
 
+// Precisions of each configuration: a table per configuration with the speed-up over its f32
+// run and the accuracy, and one scatter of speed-up against logit error whose lines the legend
+// names by configuration (colour alone said nothing).
+TEST(HtmlReport, PrecisionsSetSpeedAgainstAccuracyWithALegend) {
+  const std::vector<FakeStep> steps = {{"fc", "dense", "[1, 8]", {"fc"}, 2}};
+  json doc = json::parse(RunFile("mlp/onednn/f32/batch:1", steps, 1, 1.0, 0.01, 1, "mlp"));
+  doc["benchmarks"].clear();
+  for (const char* backend : {"onednn", "opencl"}) {
+    for (const char* precision : {"f32", "f16"}) {
+      json b = json::parse(RunFile(std::string("mlp/") + backend + "/" + precision + "/batch:1",
+                                   steps, 1, precision == std::string("f32") ? 1.0 : 0.5, 0.01, 1,
+                                   "mlp"))["benchmarks"][0];
+      b["ntpbench"]["backend"] = backend;
+      b["ntpbench"]["precision"] = precision;
+      if (precision == std::string("f16")) {
+        b["acc.cosine"] = 0.999999;
+        b["acc.max_rel_err"] = 1e-3;
+        b["acc.rms_rel_err"] = 2e-4;
+        b["acc.logits_rms_rel_err"] = 6e-4;
+        b["acc.top1_agreement"] = 0.984;
+      }
+      doc["benchmarks"].push_back(b);
+    }
+  }
+  const std::string html = RenderHtmlReport({ParseRunResults(doc.dump(), "precisions.json")});
+  const size_t at = html.find("<h3>Precisions: speed against accuracy</h3>");
+  ASSERT_NE(at, std::string::npos) << html;
+  const std::string section = html.substr(at, html.find("<h3>", at + 4) - at);
+  EXPECT_EQ(Count(section, "<table>"), 2u) << "a table per configuration";
+  EXPECT_EQ(Count(section, "x2.00"), 2u) << "f16 twice as fast in both";
+  EXPECT_EQ(Count(section, "98.4%"), 6u)
+      << "top-1 in each table, beside each f16 point, in its tooltip";
+  const size_t legend = section.find("<p class=\"legend\">");
+  ASSERT_NE(legend, std::string::npos) << section;
+  const std::string names = section.substr(legend, section.find("</p>", legend) - legend);
+  EXPECT_NE(names.find("onednn/batch:1 on "), std::string::npos) << names;
+  EXPECT_NE(names.find("opencl/batch:1 on "), std::string::npos) << names;
+  EXPECT_EQ(Count(section, "<circle "), 4u) << "a point per precision and configuration";
+}
+
 // Backends of one topology on one machine (NTP's framework comparison): a chart of the slowest
 // layers with a bar per backend, and each backend's time outside its steps.
 TEST(HtmlReport, BackendsOfOneTopologyGetTheFrameworkFigure) {
