@@ -21,8 +21,10 @@ namespace ntpb {
 
 // Time and measured counters of one region (the network, a marker or a step), per iteration.
 struct RegionMeasure {
-  double ms = 0;          // mean: what the shares and Google Benchmark's time add up
-  double time_share = 0;  // of the sum of all step times
+  double ms = 0;  // mean: what Google Benchmark's time adds up
+  // Of the sum of all steps' Typical() times: the share of the time shown beside it (files
+  // from before: of the sum of the means).
+  double time_share = 0;
   double gflops = 0;      // the region's analytic FLOPs over its measured time
   // The counter sources' metrics by name ("page_faults", "PAPI_TOT_CYC", derived "ipc").
   std::map<std::string, double> counters;

@@ -310,6 +310,19 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
     }
     m.steps.push_back(std::move(step));
   }
+  // Shares follow the time the tables show beside them (each region's median): a step slowed
+  // now and then by the machine would otherwise show a large share of the mean next to a small
+  // median.
+  double typical_total = 0;
+  for (const StepMeasure& step : m.steps) typical_total += step.measure.Typical();
+  if (typical_total > 0) {
+    for (StepMeasure& step : m.steps) {
+      step.measure.time_share = step.measure.Typical() / typical_total;
+    }
+    for (MarkerMeasure& marker : m.markers) {
+      marker.measure.time_share = marker.measure.Typical() / typical_total;
+    }
+  }
   if (run.accuracy) m.accuracy = *run.accuracy;
   for (size_t s = 0; s < m.steps.size() && s < run.step_errors.size(); ++s) {
     m.steps[s].rms_rel_err = run.step_errors[s];
