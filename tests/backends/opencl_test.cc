@@ -319,6 +319,43 @@ TEST_P(OpenclTopology, InI8EveryTensorStaysCloseToTheEigenF32Reference) {
   }
 }
 
+// Both attention kernels (a work-item per query for CPU devices, a work-group per query for
+// GPUs), whichever auto picks here, on every attention op case (masks, causal, grouped heads)
+// and on the shipped decoders, in f32 and f16.
+TEST(OpenclBackend, BothAttentionKernelsMatchTheEigenReference) {
+  SKIP_WITHOUT_OPENCL();
+  std::vector<std::pair<std::string, ResolvedTopology>> cases;
+  for (const OpCase& c : OpCases()) {
+    if (c.op == "attention") cases.emplace_back(c.label, Resolve(OpCaseTopology(c), {}));
+  }
+  ASSERT_GE(cases.size(), 3u);
+  cases.emplace_back(
+      "gpt2 decode",
+      Resolve(ReadTopologyJsonFile(SourcePath("topologies/gpt2.json")), {{"N", 2},
+                                                                         {"prompt", 1},
+                                                                         {"past", 70},
+                                                                         {"layers", 1},
+                                                                         {"hidden", 64},
+                                                                         {"heads", 4},
+                                                                         {"ffn", 128},
+                                                                         {"vocab", 100},
+                                                                         {"context", 128}}));
+  for (const char* kernel : {"query", "group"}) {
+    for (const auto& [label, t] : cases) {
+      for (const Precision precision : {Precision::kF32, Precision::kF16}) {
+        RunConfig config;
+        config.seed = 11;
+        config.precision = precision;
+        config.options["attention"] = kernel;
+        const RanBoth r = RunBoth(t, config, precision);
+        const std::string out = NumericStandIn(t, t.outputs[0]);
+        ExpectClose(r, out, precision == Precision::kF32 ? kF32Tolerance : kF16Tolerance, 0.9999,
+                    std::string(kernel) + " " + label + " " + PrecisionName(precision));
+      }
+    }
+  }
+}
+
 // Every layer of every shipped topology in f16 against the Eigen f16 reference (the same
 // rounding of weights, inputs and each layer's output).
 TEST_P(OpenclTopology, InF16EveryTensorMatchesTheEigenF16Reference) {

@@ -1,6 +1,6 @@
 // attention (kernels.cl's one-pass kernel with an online softmax, one work-item per query and
-// head), rotary (one work-item per turned pair, over the shared angle table) and kv_cache
-// (buffer copies into the cache's rows).
+// head; or, for GPUs, attention_group: a work-group per query and head), rotary (one work-item per
+// turned pair, over the shared angle table) and kv_cache (buffer copies into the cache's rows).
 #include <algorithm>
 
 #include "ntpbench/error.h"
@@ -12,6 +12,9 @@ namespace {
 
 // kernels.cl's ATTENTION_MAX_VALUE: the private accumulator of one query's output.
 constexpr int64_t kMaxValueSize = 256;
+// kernels.cl's ATTENTION_LOCAL_KEYS and ATTENTION_MAX_HEAD: what attention_group keeps in local
+// memory (a query's scores, its head).
+constexpr int64_t kGroupMaxKeys = 4096, kGroupMaxHead = 256;
 
 StepRun MakeAttention(OpArgs& a) {
   const AttentionGeometry g = AttentionGeometry::Of(a.layer);
@@ -26,15 +29,22 @@ StepRun MakeAttention(OpArgs& a) {
       Int(g.value_size), cl_int{g.causal ? 1 : 0}, cl_int{g.padding_mask ? 1 : 0}});
   // Without a mask the kernel never reads its argument: any buffer stands in.
   const cl_mem mask = g.padding_mask ? a.inputs[3] : a.inputs[0];
-  cl_kernel k = a.Kernel("attention");
+  const bool group = a.group_attention && g.keys <= kGroupMaxKeys && g.head_size <= kGroupMaxHead;
+  cl_kernel k = a.Kernel(group ? "attention_group" : "attention");
   SetArgs(k, a.inputs[0], a.inputs[1], a.inputs[2], mask, a.output, q, cl_float{g.scale},
           cl_int{0});
   const int64_t items = g.batch * g.heads * g.queries;
   // Over a cache, the keys appended so far: the run's position shift leaves the last ones out.
   const int64_t* shift = ReadsKvCache(*a.topology, a.layer) ? a.position_shift : nullptr;
-  return [k, items, shift](Enqueuer& e) {
+  const size_t local = static_cast<size_t>(a.device.reduction_local);
+  return [k, items, shift, group, local](Enqueuer& e) {
     if (shift) SetArg(k, 7, Int(*shift));
-    e.Launch1D(k, items);
+    if (!group) {
+      e.Launch1D(k, items);
+      return;
+    }
+    const size_t global = static_cast<size_t>(items) * local;
+    e.Launch(k, 1, &global, &local);
   };
 }
 

@@ -688,6 +688,20 @@ float group_sum(local float* part, float acc) {
   return sum;
 }
 
+// The largest of every work-item's `v` over the work-group, as group_sum.
+float group_max(local float* part, float v) {
+  const int l = get_local_id(0);
+  part[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+    if (l < s) part[l] = fmax(part[l], part[l + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float top = part[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return top;
+}
+
 kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void plane_mean(
     global const ELEM* x, global ELEM* y, int area) {
   local float part[LOCAL_SIZE];
@@ -952,4 +966,56 @@ kernel void attention(global const ELEM* q, global const ELEM* k, global const E
   global ELEM* out = y + (n * sq + i) * heads * dv + h * dv;
   const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
   for (int e = 0; e < dv; ++e) ST(out, e, acc[e] * inv);
+}
+
+// The same attention with one work-group per (item, head, query), for GPUs, where a work-item per
+// query leaves most of the device idle (a decode step has batch x heads queries). The work-items
+// split the keys: each scores its keys into local memory, the group takes the maximum and the
+// sum, then each work-item sums the weighted values of its output features over every key
+// (neighbouring work-items read neighbouring features). Keys at most ATTENTION_LOCAL_KEYS, a
+// query head at most ATTENTION_MAX_HEAD features (the host falls back to `attention` beyond).
+#define ATTENTION_LOCAL_KEYS 4096
+#define ATTENTION_MAX_HEAD 256
+kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void attention_group(
+    global const ELEM* q, global const ELEM* k, global const ELEM* v, global const ELEM* mask,
+    global ELEM* y, constant int* p, float scale, int shift) {
+  local float part[LOCAL_SIZE];
+  local float w[ATTENTION_LOCAL_KEYS];
+  local float qs[ATTENTION_MAX_HEAD];
+  const int sq = p[1], sk = p[2], heads = p[3], kv_heads = p[4], d = p[5], dv = p[6];
+  const int item = get_group_id(0), l = get_local_id(0);
+  const int i = item % sq, h = item / sq % heads, n = item / (sq * heads);
+  const int kvh = h / (heads / kv_heads);
+  const int last = (p[7] ? sk - sq + i : sk - 1) + shift;
+  global const ELEM* qrow = q + (n * sq + i) * heads * d + h * d;
+  for (int e = l; e < d; e += LOCAL_SIZE) qs[e] = LD(qrow, e);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  float top = -INFINITY;
+  for (int j = l; j <= last; j += LOCAL_SIZE) {
+    float s = -INFINITY;  // a masked key weighs nothing
+    if (!(p[8] && LD(mask, n * sk + j) == 0.0f)) {
+      global const ELEM* krow = k + (n * sk + j) * kv_heads * d + kvh * d;
+      float dot = 0.0f;
+      for (int e = 0; e < d; ++e) dot += qs[e] * LD(krow, e);
+      s = dot * scale;
+    }
+    w[j] = s;
+    top = fmax(top, s);
+  }
+  top = group_max(part, top);
+  float sum = 0.0f;
+  for (int j = l; j <= last; j += LOCAL_SIZE) {
+    const float e = w[j] == -INFINITY ? 0.0f : exp(w[j] - top);
+    w[j] = e;
+    sum += e;
+  }
+  sum = group_sum(part, sum);  // its barriers make every weight visible to every work-item
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;  // a query that sees no key gives zeros
+  global const ELEM* values = v + n * sk * kv_heads * dv + kvh * dv;
+  global ELEM* out = y + (n * sq + i) * heads * dv + h * dv;
+  for (int e = l; e < dv; e += LOCAL_SIZE) {
+    float acc = 0.0f;
+    for (int j = 0; j <= last; ++j) acc += w[j] * LD(values, j * kv_heads * dv + e);
+    ST(out, e, acc * inv);
+  }
 }

@@ -94,6 +94,8 @@ class OpArgs {
   std::vector<bool> input_f32;
   cl_mem output;
   bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
+  // attention_group, else a work-item per query (the run's opencl.attention option)
+  bool group_attention = false;
   const ResolvedTopology* topology = nullptr;
   // The executable's position shift (Executable::SetPositionShift), read when a step enqueues.
   const int64_t* position_shift = nullptr;

@@ -86,6 +86,9 @@ class OpenclExecutable : public Executable {
     reach_ = ShiftReach(t);
     const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
     vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
+    const std::string attention =
+        BackendOptionValues(*OpenclBackendInstance(), config).at("attention");
+    group_attention_ = attention == "group" || (attention == "auto" && session_.info.type != "cpu");
     cl_int status = CL_SUCCESS;
     queue_ = Queue(clCreateCommandQueue(session_.context.get(), session_.info.device,
                                         CL_QUEUE_PROFILING_ENABLE, &status));
@@ -336,6 +339,7 @@ class OpenclExecutable : public Executable {
                 &buffers_, &scratch_bytes_, &after_run_);
     for (const std::string& in : l.inputs) args.input_f32.push_back(Find(in).f32);
     args.vector_gemm = vector_gemm_;
+    args.group_attention = group_attention_;
     args.topology = &t;
     args.position_shift = &position_shift_;
     if (!calibration_.empty()) {
@@ -427,6 +431,7 @@ class OpenclExecutable : public Executable {
   Memory scratch_;
   int64_t scratch_bytes_ = 0, activation_bytes_ = 0;
   bool vector_gemm_ = false;
+  bool group_attention_ = false;
 };
 
 class OpenclBackend : public Backend {
@@ -439,7 +444,13 @@ class OpenclBackend : public Backend {
              {"auto", "tiled", "vector"},
              "NTPB_OPENCL_GEMM",
              "GEMM kernel: tiled (local memory, for GPUs), vector (register blocks, for CPU "
-             "devices); auto picks by the device's type"}};
+             "devices); auto picks by the device's type"},
+            {"attention",
+             {"auto", "query", "group"},
+             "NTPB_OPENCL_ATTENTION",
+             "attention kernel: query (a work-item per query and head, for CPU devices), group (a "
+             "work-group per query and head splitting the keys, for GPUs); auto picks by the "
+             "device's type"}};
   }
 
   std::vector<DeviceDescription> Devices(std::string* why) const override {
