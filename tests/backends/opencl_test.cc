@@ -88,11 +88,13 @@ INSTANTIATE_TEST_SUITE_P(Shipped, OpenclTopology, ::testing::ValuesIn(ShippedTop
                            return TopologyCaseName(info.param);
                          });
 
-// The GEMM kernel auto does not pick on this device (the tiled one for GPUs on a CPU device,
-// and the other way round): every op case that runs a GEMM, against the reference.
-TEST(OpenclBackend, BothGemmKernelsMatchTheEigenReference) {
+// The GEMM kernels auto does not pick on this device (the tiled one and the skinny ones for GPUs
+// on a CPU device, and the other way round): every op case that runs a GEMM, against the
+// reference.
+TEST(OpenclBackend, EveryGemmKernelMatchesTheEigenReference) {
   SKIP_WITHOUT_OPENCL();
-  for (const char* kernel : {"tiled", "vector"}) {
+  for (const auto& [kernel, skinny] :
+       {std::pair{"tiled", "column"}, std::pair{"tiled", "split"}, std::pair{"vector", "column"}}) {
     for (const OpCase& c : OpCases()) {
       if (c.op != "dense" && c.op != "matmul" && c.op != "conv2d" && c.op != "conv_transpose" &&
           c.op != "lstm" && c.op != "gru") {
@@ -102,12 +104,13 @@ TEST(OpenclBackend, BothGemmKernelsMatchTheEigenReference) {
       RunConfig config;
       config.seed = 7;
       config.options["gemm"] = kernel;
+      config.options["skinny"] = skinny;
       const std::unique_ptr<Executable> reference = FindBackend("eigen")->Compile(t, config);
       const std::unique_ptr<Executable> exe = FindBackend("opencl")->Compile(t, config);
       reference->Run();
       exe->Run();
       EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), reference->ReadTensor("y")), kF32Tolerance)
-          << kernel << " " << c.label;
+          << kernel << " " << skinny << " " << c.label;
     }
   }
 }

@@ -439,6 +439,44 @@ kernel void gemm_skinny(int M, int N, int K, global const ELEM* A, int a_offset,
   }
 }
 
+// gemm_skinny for GPUs: a work-item per column left a decode step's 768-column layer with 768
+// work-items, each reading all of K in turn. Here a work-group takes SPLIT_COLS columns and
+// splits K over SPLIT_K work-items per column (a warp reads 32 neighbouring columns of a row of
+// B), and sums the slices in local memory. Same arguments as gemm_skinny.
+#define SPLIT_COLS 32
+#define SPLIT_K 8
+kernel __attribute__((reqd_work_group_size(SPLIT_COLS, SPLIT_K, 1))) void gemm_skinny_split(
+    int M, int N, int K, global const ELEM* A, int a_offset, int lda, global const ELEM* B,
+    int b_offset, int ldb, global ELEM* C, int c_offset, int ldc, global const ELEM* bias,
+    int bias_offset, int bias_mode, int act, float clip) {
+  local float part[SPLIT_K][SPLIT_COLS];
+  const int col = get_local_id(0), slice = get_local_id(1);
+  const int n = get_group_id(0) * SPLIT_COLS + col;
+  A += a_offset;
+  B += b_offset;
+  C += c_offset;
+  float acc[SKINNY_ROWS];
+  for (int m = 0; m < SKINNY_ROWS; ++m) acc[m] = 0.0f;
+  if (n < N) {
+    for (int k = slice; k < K; k += SPLIT_K) {
+      const float b = LD(B, k * ldb + n);
+      for (int m = 0; m < M; ++m) acc[m] = fma(LD(A, m * lda + k), b, acc[m]);
+    }
+  }
+  for (int m = 0; m < M; ++m) {  // M is the same for the whole group: the barriers are reached
+    part[slice][col] = acc[m];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slice == 0 && n < N) {
+      float v = 0.0f;
+      for (int t = 0; t < SPLIT_K; ++t) v += part[t][col];
+      if (bias_mode == 1) v += LD(bias, bias_offset + n);
+      if (bias_mode == 2) v += LD(bias, bias_offset + m);
+      ST(C, m * ldc + n, activate(v, act, clip));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // Which element of the images (from their start) the column entry (image, row r, pixel o) of
 // im2col / im2row reads; -1 for padding. g: c, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl.
 inline int im2col_source(int image, int r, int o, int image_stride, constant int* g) {

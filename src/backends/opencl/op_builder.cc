@@ -59,6 +59,9 @@ cl_mem OpArgs::Weight(size_t i) {
 }
 
 cl_kernel OpArgs::Kernel(const char* name) {
+  if (std::find(kernel_names.begin(), kernel_names.end(), name) == kernel_names.end()) {
+    kernel_names.emplace_back(name);
+  }
   kernels_->emplace_back(device.NewKernel(name));
   return kernels_->back().get();
 }
@@ -98,9 +101,10 @@ ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
 }
 
 namespace {
-constexpr int kSkinnyRows = 8;      // kernels.cl's SKINNY_ROWS
-constexpr int64_t kPanelCols = 32;  // kernels.cl's PACKED_COLS
-constexpr size_t kVecRows = 8;      // kernels.cl's VEC_ROWS
+constexpr int kSkinnyRows = 8;                  // kernels.cl's SKINNY_ROWS
+constexpr size_t kSplitCols = 32, kSplitK = 8;  // kernels.cl's SPLIT_COLS and SPLIT_K
+constexpr int64_t kPanelCols = 32;              // kernels.cl's PACKED_COLS
+constexpr size_t kVecRows = 8;                  // kernels.cl's VEC_ROWS
 
 // B [K, N] as panels of kPanelCols columns, [N / kPanelCols][K][kPanelCols], zero-padded.
 template <typename T>
@@ -200,12 +204,29 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
   launch.skinny = g.m <= kSkinnyRows && g.batch == 1 && !g.trans_a;
   const cl_mem bias = g.bias;
   if (launch.skinny) {
-    launch.kernel = args.Kernel("gemm_skinny");
+    cl_kernel split = args.split_skinny ? args.Kernel("gemm_skinny_split") : nullptr;
+    // The split kernel's work-group (SPLIT_COLS x SPLIT_K) where the device and kernel allow it.
+    size_t most = 0;
+    if (split) {
+      clGetKernelWorkGroupInfo(split, args.device.info.device, CL_KERNEL_WORK_GROUP_SIZE,
+                               sizeof most, &most, nullptr);
+    }
+    const bool use_split = split && most >= kSplitCols * kSplitK;
+    launch.kernel = use_split ? split : args.Kernel("gemm_skinny");
     SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
             Int(g.b_offset), Int(g.ldb), g.c, Int(g.c_offset), Int(g.ldc), bias, Int(g.bias_offset),
             cl_int{g.bias_mode}, g.act.kind, g.act.clip);
     launch.b_arg = 6;
     launch.c_arg = 9;
+    if (use_split) {
+      launch.skinny = false;  // its work-group size is required
+      launch.dims = 2;
+      launch.global[0] = (static_cast<size_t>(g.n) + kSplitCols - 1) / kSplitCols * kSplitCols;
+      launch.global[1] = kSplitK;
+      launch.local[0] = kSplitCols;
+      launch.local[1] = kSplitK;
+      return launch;
+    }
     launch.dims = 1;
     launch.global[0] = static_cast<size_t>(g.n);
     return launch;

@@ -96,6 +96,8 @@ class OpArgs {
   bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
   // attention_group, else a work-item per query (the run's opencl.attention option)
   bool group_attention = false;
+  // A few rows: gemm_skinny_split, else gemm_skinny (the run's opencl.skinny option)
+  bool split_skinny = false;
   const ResolvedTopology* topology = nullptr;
   // The executable's position shift (Executable::SetPositionShift), read when a step enqueues.
   const int64_t* position_shift = nullptr;
@@ -112,6 +114,9 @@ class OpArgs {
   bool quantized() const { return static_cast<bool>(quantize); }
 
   cl_kernel Kernel(const char* name);  // owned by the executable
+  // The kernels the step was built from, in the order first asked for: the run table's kernel
+  // column ("im2col + gemm_tiled").
+  std::vector<std::string> kernel_names;
   // A read-only buffer holding `values`, owned by the executable (kernel parameters, taps).
   cl_mem Constant(const void* data, int64_t bytes);
   cl_mem Constant(const std::vector<cl_int>& values) {

@@ -86,9 +86,12 @@ class OpenclExecutable : public Executable {
     reach_ = ShiftReach(t);
     const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
     vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
-    const std::string attention =
-        BackendOptionValues(*OpenclBackendInstance(), config).at("attention");
-    group_attention_ = attention == "group" || (attention == "auto" && session_.info.type != "cpu");
+    const std::map<std::string, std::string> options =
+        BackendOptionValues(*OpenclBackendInstance(), config);
+    const bool cpu = session_.info.type == "cpu";
+    group_attention_ =
+        options.at("attention") == "group" || (options.at("attention") == "auto" && !cpu);
+    split_skinny_ = options.at("skinny") == "split";
     cl_int status = CL_SUCCESS;
     queue_ = Queue(clCreateCommandQueue(session_.context.get(), session_.info.device,
                                         CL_QUEUE_PROFILING_ENABLE, &status));
@@ -340,6 +343,7 @@ class OpenclExecutable : public Executable {
     for (const std::string& in : l.inputs) args.input_f32.push_back(Find(in).f32);
     args.vector_gemm = vector_gemm_;
     args.group_attention = group_attention_;
+    args.split_skinny = split_skinny_;
     args.topology = &t;
     args.position_shift = &position_shift_;
     if (!calibration_.empty()) {
@@ -347,7 +351,10 @@ class OpenclExecutable : public Executable {
         return Quantized(t, tensor, index);
       };
     }
-    AddStep(l, index, it->second(args));
+    StepRun run = it->second(args);
+    std::string kernels;
+    for (const std::string& k : args.kernel_names) kernels += (kernels.empty() ? "" : " + ") + k;
+    AddStep(l, index, std::move(run), kernels);
   }
 
   // The 8-bit copy of `tensor` for an i8 layer: made by a "quantize" inlay step in front of the
@@ -432,6 +439,7 @@ class OpenclExecutable : public Executable {
   int64_t scratch_bytes_ = 0, activation_bytes_ = 0;
   bool vector_gemm_ = false;
   bool group_attention_ = false;
+  bool split_skinny_ = false;
 };
 
 class OpenclBackend : public Backend {
@@ -450,7 +458,12 @@ class OpenclBackend : public Backend {
              "NTPB_OPENCL_ATTENTION",
              "attention kernel: query (a work-item per query and head, for CPU devices), group (a "
              "work-group per query and head splitting the keys, for GPUs); auto picks by the "
-             "device's type"}};
+             "device's type"},
+            {"skinny",
+             {"column", "split"},
+             "NTPB_OPENCL_SKINNY",
+             "products of at most 8 rows with the tiled GEMM: column (a work-item per column), "
+             "split (a work-group per 32 columns splitting K; not yet measured faster on a GPU)"}};
   }
 
   std::vector<DeviceDescription> Devices(std::string* why) const override {
