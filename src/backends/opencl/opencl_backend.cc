@@ -84,10 +84,10 @@ class OpenclExecutable : public Executable {
         threads_(EffectiveThreads(config)) {
     if (config.precision == Precision::kI8) calibration_ = CalibrateWithReference(t, config);
     reach_ = ShiftReach(t);
-    const std::string gemm = BackendOptionValues(*OpenclBackendInstance(), config).at("gemm");
-    vector_gemm_ = gemm == "vector" || (gemm == "auto" && session_.vector_gemm);
     const std::map<std::string, std::string> options =
         BackendOptionValues(*OpenclBackendInstance(), config);
+    vector_gemm_ =
+        options.at("gemm") == "vector" || (options.at("gemm") == "auto" && session_.vector_gemm);
     const bool cpu = session_.info.type == "cpu";
     group_attention_ =
         options.at("attention") == "group" || (options.at("attention") == "auto" && !cpu);
@@ -232,11 +232,17 @@ class OpenclExecutable : public Executable {
   cl_mem NewDeviceBuffer(int64_t elements, int element_bytes, const float* values = nullptr) {
     cl_int status = CL_SUCCESS;
     const int64_t n = std::max<int64_t>(elements, 1);
-    std::vector<char> bytes(static_cast<size_t>(n * element_bytes), 0);
-    if (values) bytes = StoredBytes(values, elements, element_bytes);
-    bytes.resize(static_cast<size_t>(n * element_bytes));
-    cl_mem m = clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              bytes.size(), bytes.data(), &status);
+    // Floats go as they are (a large weight is not copied twice); halves and zeros are staged.
+    const void* host = values;
+    std::vector<char> staged;
+    if (!values || element_bytes != 4 || elements < 1) {
+      if (values) staged = StoredBytes(values, elements, element_bytes);
+      staged.resize(static_cast<size_t>(n * element_bytes), 0);
+      host = staged.data();
+    }
+    cl_mem m =
+        clCreateBuffer(session_.context.get(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                       static_cast<size_t>(n * element_bytes), const_cast<void*>(host), &status);
     Check(status, "clCreateBuffer");
     buffers_.emplace_back(m);
     return m;
