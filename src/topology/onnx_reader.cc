@@ -24,6 +24,7 @@
 #include "src/common/printable.h"
 #include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/importer.h"
+#include "src/topology/onnx/weight_pool.h"
 
 namespace ntpb {
 
@@ -46,15 +47,19 @@ bool HasSymbolicInputDims(const onnx::ModelProto& model) {
 // The model read with its symbolic dims bound; the topology reads it again for other values
 // (each set of values once: a run resolves the same configuration several times).
 Topology ReadBound(const onnx::ModelProto& source, const std::string& file,
-                   const OnnxLimits& limits, const std::map<std::string, int64_t>& values) {
+                   const OnnxLimits& limits, const std::map<std::string, int64_t>& values,
+                   std::shared_ptr<onnx_import::WeightPool> pool) {
   onnx::ModelProto model = source;
-  return OnnxImporter(model, file, limits, &values).Import();
+  return OnnxImporter(model, file, limits, &values, std::move(pool)).Import();
 }
 
 Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::string& file,
                      const OnnxLimits& limits, const std::map<std::string, int64_t>& values) {
   onnx::ModelProto model = *source;
-  OnnxImporter importer(model, file, limits, &values);
+  // Every reading of the model shares its large weights: held once however many sizes a run
+  // or sweep binds.
+  auto pool = std::make_shared<onnx_import::WeightPool>();
+  OnnxImporter importer(model, file, limits, &values, pool);
   importer.DeferFailureOfDefaults();
   Topology t = importer.Import();
   struct Cache {
@@ -62,12 +67,12 @@ Topology BoundImport(std::shared_ptr<const onnx::ModelProto> source, const std::
     std::map<std::map<std::string, int64_t>, Topology> read;
   };
   auto cache = std::make_shared<Cache>();
-  t.rebind = [source, file, limits, cache](const std::map<std::string, int64_t>& other) {
+  t.rebind = [source, file, limits, cache, pool](const std::map<std::string, int64_t>& other) {
     std::lock_guard<std::mutex> lock(cache->mutex);
     auto it = cache->read.find(other);
     if (it != cache->read.end()) return it->second;
     if (cache->read.size() >= 16) cache->read.clear();
-    return cache->read.emplace(other, ReadBound(*source, file, limits, other)).first->second;
+    return cache->read.emplace(other, ReadBound(*source, file, limits, other, pool)).first->second;
   };
   return t;
 }

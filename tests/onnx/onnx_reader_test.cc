@@ -140,6 +140,47 @@ TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
   EXPECT_THROW(Resolve(t, {{"seq", 0}}), Error);
 }
 
+// A model read again per binding of its symbolic dims (its shape arithmetic folds only with
+// sizes) holds its large weights once: every binding's layers share the first reading's storage,
+// so a run or sweep over batch sizes does not hold a copy per size.
+TEST(OnnxReader, EveryBindingSharesTheLargeWeights) {
+  OnnxBuilder b("shared");
+  b.Input("x", {"batch", "seq", "256"});
+  b.Output("y", {"batch", "seq", "256"});
+  b.Ints("zero", {0});
+  b.Ints("one", {1});
+  b.Ints("width", {256});
+  b.Node("Shape", {"x"}, {"shape"}, "shape");
+  b.Node("Gather", {"shape", "zero"}, {"n"}, "n");
+  b.Node("Gather", {"shape", "one"}, {"t"}, "t");
+  OnnxBuilder::SetInt(b.Node("Concat", {"n", "t", "width"}, {"dims"}, "dims"), "axis", 0);
+  onnx::NodeProto& ones = b.Node("ConstantOfShape", {"dims"}, {"ones"}, "ones");
+  onnx::AttributeProto* value = ones.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  value->mutable_t()->add_dims(1);
+  value->mutable_t()->add_float_data(1.0f);
+  b.Node("Add", {"x", "ones"}, {"x1"}, "plus_ones");
+  b.RandomWeight("w", {256, 256}, 0.1f, 3);
+  b.Node("MatMul", {"x1", "w"}, {"y"}, "project");
+  const Topology t = ParseOnnx(b.Bytes(), "shared.onnx");
+  ASSERT_FALSE(t.bound.empty()) << "read per binding";
+  const ResolvedTopology one = Resolve(t, {{"N", 1}});
+  const ResolvedTopology three = Resolve(t, {{"N", 3}, {"T", 5}});
+  auto weight = [](const ResolvedTopology& r) {
+    for (const ResolvedLayer& l : r.layers) {
+      for (const auto& w : l.weight_values) {
+        if (w && w->size() == 256 * 256) return w.get();
+      }
+    }
+    return static_cast<const std::vector<float>*>(nullptr);
+  };
+  ASSERT_NE(weight(one), nullptr);
+  EXPECT_EQ(weight(one), weight(three));
+  EXPECT_EQ(three.shapes.at("y"), (Shape{3, 5, 256}));
+}
+
 // ONNX external data (onnx.save_model(..., save_as_external_data=True), every model over 2 GiB):
 // the weights come from files beside the model, read once; a location outside the model's
 // folder or a range past a file's end is one clear error.

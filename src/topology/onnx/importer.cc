@@ -7,6 +7,7 @@
 
 #include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/shape_input_guard.h"
+#include "src/topology/onnx/weight_pool.h"
 
 namespace ntpb::onnx_import {
 
@@ -846,6 +847,7 @@ std::string OnnxImporter::LayerName(const onnx::NodeProto& n) {
 
 void OnnxImporter::SetWeight(Layer& l, const std::string& name, std::vector<int64_t> shape,
                              std::shared_ptr<std::vector<float>> values) {
+  if (pool_) values = pool_->Intern(std::move(values));
   if (values) l.weights[name] = {std::move(shape), std::move(values)};
 }
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <list>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "ntpbench/error.h"
@@ -24,6 +25,7 @@
 namespace ntpb::onnx_import {
 
 struct ShapeInputTooLong;
+class WeightPool;
 
 using Dims = std::vector<std::string>;  // each an integer or an expression ("N")
 
@@ -72,9 +74,15 @@ class OnnxImporter {
   // With `bindings`, the graph inputs' symbolic dims get those values (a dim not named there its
   // default) before shape inference and folding, so that every shape computation folds; without,
   // they stay symbols (N, T, ...) in the topology's shapes.
+  // `pool`: large weights are interned there, shared with the model's other readings.
   OnnxImporter(onnx::ModelProto& model, std::string file, const OnnxLimits& limits,
-               const std::map<std::string, int64_t>* bindings = nullptr)
-      : m_(model), file_(std::move(file)), limits_(limits), bindings_(bindings) {}
+               const std::map<std::string, int64_t>* bindings = nullptr,
+               std::shared_ptr<WeightPool> pool = nullptr)
+      : m_(model),
+        file_(std::move(file)),
+        limits_(limits),
+        bindings_(bindings),
+        pool_(std::move(pool)) {}
 
   Topology Import();
   Topology ImportGraph();
@@ -264,6 +272,7 @@ class OnnxImporter {
   std::string file_;
   const OnnxLimits& limits_;
   const std::map<std::string, int64_t>* bindings_;
+  std::shared_ptr<WeightPool> pool_;  // may be null
   mutable int64_t opset_ = 0;
   int64_t converted_from_ = 0;  // the model's own opset when it was converted, else 0
   int folded_ = 0;              // nodes folded into constants
