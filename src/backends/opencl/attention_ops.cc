@@ -29,7 +29,11 @@ StepRun MakeAttention(OpArgs& a) {
       Int(g.value_size), cl_int{g.causal ? 1 : 0}, cl_int{g.padding_mask ? 1 : 0}});
   // Without a mask the kernel never reads its argument: any buffer stands in.
   const cl_mem mask = g.padding_mask ? a.inputs[3] : a.inputs[0];
-  const bool group = a.group_attention && g.keys <= kGroupMaxKeys && g.head_size <= kGroupMaxHead;
+  // Its local memory: the scores, the query head and the reduction's partial sums.
+  const int64_t local_bytes =
+      (kGroupMaxKeys + kGroupMaxHead + a.device.reduction_local) * int64_t{sizeof(float)};
+  const bool group = a.group_attention && g.keys <= kGroupMaxKeys && g.head_size <= kGroupMaxHead &&
+                     a.device.info.local_memory_bytes >= local_bytes;
   cl_kernel k = a.Kernel(group ? "attention_group" : "attention");
   SetArgs(k, a.inputs[0], a.inputs[1], a.inputs[2], mask, a.output, q, cl_float{g.scale},
           cl_int{0});
