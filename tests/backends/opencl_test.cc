@@ -93,6 +93,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, OpenclTopology, ::testing::ValuesIn(ShippedTop
 // reference.
 TEST(OpenclBackend, EveryGemmKernelMatchesTheEigenReference) {
   SKIP_WITHOUT_OPENCL();
+  std::map<std::string, int> split_steps, column_steps;  // per skinny option
   for (const auto& [kernel, skinny] :
        {std::pair{"tiled", "column"}, std::pair{"tiled", "split"}, std::pair{"vector", "column"}}) {
     for (const OpCase& c : OpCases()) {
@@ -111,8 +112,17 @@ TEST(OpenclBackend, EveryGemmKernelMatchesTheEigenReference) {
       exe->Run();
       EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), reference->ReadTensor("y")), kF32Tolerance)
           << kernel << " " << skinny << " " << c.label;
+      for (const StepInfo& s : exe->steps()) {
+        const bool split = s.kernel.find("gemm_skinny_split") != std::string::npos;
+        (split ? split_steps : column_steps)[skinny] += s.kernel.find("gemm_skinny") == 0;
+      }
     }
   }
+  // The split kernel ran where asked for (a group of 256 work-items: PoCL runs 4096), the
+  // column one otherwise.
+  EXPECT_GT(split_steps["split"], 0);
+  EXPECT_EQ(split_steps["column"], 0);
+  EXPECT_GT(column_steps["column"], 0);
 }
 
 ResolvedTopology Speech() {
@@ -343,6 +353,9 @@ TEST(OpenclBackend, BothAttentionKernelsMatchTheEigenReference) {
                                                                          {"ffn", 128},
                                                                          {"vocab", 100},
                                                                          {"context", 128}}));
+  std::string why;
+  const int64_t local_memory =
+      FindBackend("opencl")->Devices(&why).front().local_memory_bytes;  // the default device
   for (const char* kernel : {"query", "group"}) {
     for (const auto& [label, t] : cases) {
       for (const Precision precision : {Precision::kF32, Precision::kF16}) {
@@ -354,6 +367,13 @@ TEST(OpenclBackend, BothAttentionKernelsMatchTheEigenReference) {
         const std::string out = NumericStandIn(t, t.outputs[0]);
         ExpectClose(r, out, precision == Precision::kF32 ? kF32Tolerance : kF16Tolerance, 0.9999,
                     std::string(kernel) + " " + label + " " + PrecisionName(precision));
+        // The kernel asked for ran (the group one needs 18 KiB of local memory; PoCL has 512).
+        const bool group = std::string(kernel) == "group" && local_memory >= (18 << 10);
+        for (const StepInfo& s : r.opencl->steps()) {
+          if (s.op == "attention") {
+            EXPECT_EQ(s.kernel, group ? "attention_group" : "attention") << label;
+          }
+        }
       }
     }
   }
