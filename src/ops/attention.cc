@@ -81,6 +81,12 @@ InferResult InferKvCache(const InferContext& ctx) {
               "kv_cache appends [N, sequence, width] rows, got " + ShapeToString(in));
   const int64_t past = ctx.attrs.Int("past");
   ctx.Require(past >= 0, "past", "must not be negative, got " + std::to_string(past));
+  const int64_t capacity = ctx.attrs.Int("capacity");
+  ctx.Require(capacity >= 0, "capacity", "must not be negative, got " + std::to_string(capacity));
+  ctx.Require(capacity == 0 || past + in[1] <= capacity, "capacity",
+              std::to_string(past) + " cached + " + std::to_string(in[1]) +
+                  " new rows are more than the cache's " + std::to_string(capacity) +
+                  " (the model's context: a prompt or past too long for it)");
   InferResult r;
   r.outputs = {Shape{in[0], past + in[1], in[2]}};
   return r;
@@ -139,7 +145,9 @@ void AddAttentionOps(std::vector<OpDef>* ops) {
   OpDef kv_cache;
   kv_cache.name = "kv_cache";
   kv_cache.attrs = {OptionalAttr("past", AttrType::kInt, 0,
-                                 "rows already in the cache: the new rows go after them")};
+                                 "rows already in the cache: the new rows go after them"),
+                    OptionalAttr("capacity", AttrType::kInt, 0,
+                                 "the most rows it holds (the model's context); 0: no bound")};
   kv_cache.infer = InferKvCache;
   kv_cache.flops = NoFlops;
   kv_cache.cache_elements_per_token = CachedElements;

@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "src/topology/op_catalog.h"
 #include "tests/test_util.h"
@@ -317,6 +318,22 @@ TEST(Cost, AKvCacheWritesOnlyTheRowsItAppendsAndStaysLive) {
   EXPECT_EQ(a.kv_cache_layers, 1);
   EXPECT_EQ(a.peak_activation_bytes, (2 * 3 * 8 + 2 * 7 * 8) * 4);
   EXPECT_EQ(AnalyzeTensorUses(t).LastUse(t.layers[0].outputs[0]), TensorUses::kForever);
+}
+
+// A cache bounded by the model's context refuses past + new rows beyond it, naming the layer
+// and field; at the bound it resolves.
+TEST(Cost, AKvCacheRefusesRowsBeyondItsCapacity) {
+  EXPECT_NO_THROW(
+      Resolve(SingleLayer("kv_cache", {{2, 3, 8}}, {{"past", 4}, {"capacity", 7}}), {}));
+  try {
+    Resolve(SingleLayer("kv_cache", {{2, 3, 8}}, {{"past", 5}, {"capacity", 7}}), {});
+    ADD_FAILURE() << "5 + 3 rows in a cache of 7 were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "capacity");
+    EXPECT_NE(e.message().find("5 cached + 3 new rows are more than the cache's 7"),
+              std::string::npos)
+        << e.message();
+  }
 }
 
 Topology Parse(const std::string& text) { return ParseTopologyJson(text, "liveness.json"); }
