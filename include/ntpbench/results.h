@@ -25,7 +25,7 @@ struct RegionMeasure {
   // Of the sum of all steps' Typical() times: the share of the time shown beside it (files
   // from before: of the sum of the means).
   double time_share = 0;
-  double gflops = 0;      // the region's analytic FLOPs over its measured time
+  double gflops = 0;  // the region's analytic FLOPs over its measured time
   // The counter sources' metrics by name ("page_faults", "PAPI_TOT_CYC", derived "ipc").
   std::map<std::string, double> counters;
   // Time on the device by its own clock (OpenCL profiling events), from inferences run with no

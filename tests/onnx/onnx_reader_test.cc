@@ -72,26 +72,19 @@ TEST(OnnxReader, AnExportersDefaultGraphNameGivesWayToTheFileName) {
 // symbolic dims (a state of ones sized from Shape(x), a slice that drops the last step). They
 // fold once the dims have values, so the model is read at its params' values and read again for
 // others; the dims answer to their ONNX names too.
-TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
-  OnnxBuilder b("dynamic");
-  b.Input("x", {"batch", "seq", "4"});
-  b.Output("y", {"batch", "steps", "4"});
+// x [batch, seq, width] plus ones sized from Shape(x) at run time, as x1 (an exported
+// recurrent layer's zero state is built so): its shape folds only once batch and seq have values.
+// Leaves "zero", "one" and the sequence length "t" for the caller's nodes.
+void AddOnesSizedAtRunTime(OnnxBuilder& b, int64_t width) {
+  b.Input("x", {"batch", "seq", std::to_string(width)});
   b.Ints("zero", {0});
   b.Ints("one", {1});
-  b.Ints("four", {4});
+  b.Ints("width", {width});
   b.Node("Shape", {"x"}, {"shape"}, "shape");
   b.Node("Gather", {"shape", "zero"}, {"n"}, "n");
   b.Node("Gather", {"shape", "one"}, {"t"}, "t");
-  b.Node("Concat", {"n", "t", "four"}, {"state_shape"}, "state_shape")
-      .add_attribute()
-      ->CopyFrom([] {
-        onnx::AttributeProto a;
-        a.set_name("axis");
-        a.set_type(onnx::AttributeProto::INT);
-        a.set_i(0);
-        return a;
-      }());
-  onnx::NodeProto& ones = b.Node("ConstantOfShape", {"state_shape"}, {"ones"}, "ones");
+  OnnxBuilder::SetInt(b.Node("Concat", {"n", "t", "width"}, {"dims"}, "dims"), "axis", 0);
+  onnx::NodeProto& ones = b.Node("ConstantOfShape", {"dims"}, {"ones"}, "ones");
   onnx::AttributeProto* value = ones.add_attribute();
   value->set_name("value");
   value->set_type(onnx::AttributeProto::TENSOR);
@@ -99,6 +92,12 @@ TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
   value->mutable_t()->add_dims(1);
   value->mutable_t()->add_float_data(1.0f);
   b.Node("Add", {"x", "ones"}, {"x1"}, "plus_ones");
+}
+
+TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
+  OnnxBuilder b("dynamic");
+  AddOnesSizedAtRunTime(b, 4);
+  b.Output("y", {"batch", "steps", "4"});
   b.Node("Sub", {"t", "one"}, {"last"}, "last");
   b.Node("Slice", {"x1", "zero", "last", "one"}, {"y"}, "drop_last");
   const Topology t = ParseOnnx(b.Bytes(), "dynamic.onnx");
@@ -145,23 +144,8 @@ TEST(OnnxReader, DynamicAxesAreParamsBoundBeforeFolding) {
 // so a run or sweep over batch sizes does not hold a copy per size.
 TEST(OnnxReader, EveryBindingSharesTheLargeWeights) {
   OnnxBuilder b("shared");
-  b.Input("x", {"batch", "seq", "256"});
+  AddOnesSizedAtRunTime(b, 256);
   b.Output("y", {"batch", "seq", "256"});
-  b.Ints("zero", {0});
-  b.Ints("one", {1});
-  b.Ints("width", {256});
-  b.Node("Shape", {"x"}, {"shape"}, "shape");
-  b.Node("Gather", {"shape", "zero"}, {"n"}, "n");
-  b.Node("Gather", {"shape", "one"}, {"t"}, "t");
-  OnnxBuilder::SetInt(b.Node("Concat", {"n", "t", "width"}, {"dims"}, "dims"), "axis", 0);
-  onnx::NodeProto& ones = b.Node("ConstantOfShape", {"dims"}, {"ones"}, "ones");
-  onnx::AttributeProto* value = ones.add_attribute();
-  value->set_name("value");
-  value->set_type(onnx::AttributeProto::TENSOR);
-  value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-  value->mutable_t()->add_dims(1);
-  value->mutable_t()->add_float_data(1.0f);
-  b.Node("Add", {"x", "ones"}, {"x1"}, "plus_ones");
   b.RandomWeight("w", {256, 256}, 0.1f, 3);
   b.Node("MatMul", {"x1", "w"}, {"y"}, "project");
   const Topology t = ParseOnnx(b.Bytes(), "shared.onnx");
