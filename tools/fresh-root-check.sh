@@ -7,7 +7,8 @@
 #
 # Usage (as root): tools/fresh-root-check.sh [WORKDIR]      default WORKDIR: /var/tmp/ntpbench-fresh
 #   KEEP_ROOT=1 keeps the root afterwards (default: removed).
-# Output: one summary line per command on stdout; full logs in WORKDIR/*.log. Exit status 0 only
+# Output: one summary line per command on stdout; full logs in WORKDIR/*.log, fuzz findings in
+# WORKDIR/fuzz-findings/. Exit status 0 only
 # when both commands exit 0.
 set -euo pipefail
 
@@ -36,6 +37,10 @@ done
 [ ${#sources[@]} -gt 0 ] || sources=("http://deb.debian.org/debian")
 
 cleanup() {
+  # What a fuzz target found (crash-, oom-, timeout- units) outlives the root: the next session
+  # needs the input to reproduce it.
+  mkdir -p "$work/fuzz-findings"
+  cp "$root"/root/ntpbench/build-fuzz/tests/fuzz/findings-* "$work/fuzz-findings/" 2>/dev/null || true
   for m in dev/pts dev proc sys; do
     mountpoint -q "$root/$m" 2>/dev/null && umount -l "$root/$m" || true
   done
