@@ -29,9 +29,12 @@ struct Value {
   double at(int64_t k) const { return is_float() ? f[k] : static_cast<double>(i[k]); }
 };
 
+// Saturating: sizes come from the file.
 int64_t Count(const std::vector<int64_t>& dims) {
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(n, d, &n)) return INT64_MAX;
+  }
   return n;
 }
 
@@ -200,8 +203,10 @@ const std::set<std::string>& FoldedOps() {
 
 class Folder {
  public:
-  Folder(onnx::ModelProto* model, std::string file, const FoldingLimits& limits)
-      : m_(*model), file_(std::move(file)), limits_(limits) {}
+  Folder(onnx::ModelProto* model, std::string file, const FoldingLimits& limits, int64_t bytes_used)
+      : m_(*model), file_(std::move(file)), limits_(limits), total_bytes_(bytes_used) {}
+
+  int64_t total_bytes() const { return total_bytes_; }
 
   int Run() {
     onnx::GraphProto* g = m_.mutable_graph();
@@ -230,12 +235,16 @@ class Folder {
       // A lookup in one of the model's tables stays (an embedding of constant ids: position
       // ids): the table is a parameter the framework counts, the lookup work the model does.
       const bool lookup = n.op_type() == "Gather" && n.input_size() > 0 && tables.count(n.input(0));
+      // Where shape inference knows the result's size, one over the budget is not computed.
+      const auto known_dims =
+          n.output_size() > 0 ? static_dims_.find(n.output(0)) : static_dims_.end();
+      const bool too_large = known_dims != static_dims_.end() && !Fits(Count(known_dims->second));
       std::optional<Value> v;
-      if (outputs_free && !lookup && (n.domain().empty() || n.domain() == "ai.onnx")) {
+      if (outputs_free && !lookup && !too_large &&
+          (n.domain().empty() || n.domain() == "ai.onnx")) {
         v = Evaluate(n);
       }
-      if (!v || v->size() > limits_.max_elements ||
-          total_bytes_ + 8 * v->size() > limits_.max_total_bytes) {
+      if (!v || !Fits(v->size())) {
         kept.push_back(n);
         continue;
       }
@@ -255,6 +264,13 @@ class Folder {
  private:
   [[noreturn]] void Fail(const onnx::NodeProto& n, const std::string& message) const {
     throw Error(file_, n.name().empty() ? n.op_type() : n.name(), "", message);
+  }
+
+  // Whether a result of `elements` fits in what is left of the budget. Checked before computing
+  // wherever the size is known first: computing a result that is then dropped costs as much.
+  bool Fits(int64_t elements) const {
+    return elements >= 0 && elements <= limits_.max_elements &&
+           elements <= (limits_.max_total_bytes - total_bytes_) / 8;
   }
 
   void RecordStaticDims(const onnx::ValueInfoProto& v) {
@@ -385,9 +401,10 @@ class Folder {
   }
 
   // For each output element of `out_dims`, the flat index into each input (NumPy broadcasting).
+  // A template, not a std::function: it is called per element.
+  template <typename F>
   static void ForEachBroadcast(const std::vector<int64_t>& out_dims,
-                               const std::vector<const Value*>& vs,
-                               const std::function<void(int64_t, const std::vector<int64_t>&)>& f) {
+                               const std::vector<const Value*>& vs, const F& f) {
     const size_t rank = out_dims.size();
     std::vector<std::vector<int64_t>> strides;
     for (const Value* v : vs) {
@@ -412,13 +429,74 @@ class Folder {
     }
   }
 
+  enum class BinaryOp {
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kPow,
+    kEqual,
+    kLess,
+    kGreater,
+    kLessOrEqual,
+    kGreaterOrEqual,
+    kAnd,
+    kOr
+  };
+
+  static BinaryOp BinaryOpOf(const std::string& op) {
+    static const std::map<std::string, BinaryOp> ops = {
+        {"Add", BinaryOp::kAdd},
+        {"Sub", BinaryOp::kSub},
+        {"Mul", BinaryOp::kMul},
+        {"Div", BinaryOp::kDiv},
+        {"Pow", BinaryOp::kPow},
+        {"Equal", BinaryOp::kEqual},
+        {"Less", BinaryOp::kLess},
+        {"Greater", BinaryOp::kGreater},
+        {"LessOrEqual", BinaryOp::kLessOrEqual},
+        {"GreaterOrEqual", BinaryOp::kGreaterOrEqual},
+        {"And", BinaryOp::kAnd},
+        {"Or", BinaryOp::kOr}};
+    return ops.at(op);
+  }
+
+  static double Apply(BinaryOp op, double x, double y) {
+    switch (op) {
+      case BinaryOp::kAdd:
+        return x + y;
+      case BinaryOp::kSub:
+        return x - y;
+      case BinaryOp::kMul:
+        return x * y;
+      case BinaryOp::kDiv:
+        return x / y;  // integers: the exact quotient is taken in Binary
+      case BinaryOp::kPow:
+        return std::pow(x, y);
+      case BinaryOp::kEqual:
+        return x == y;
+      case BinaryOp::kLess:
+        return x < y;
+      case BinaryOp::kGreater:
+        return x > y;
+      case BinaryOp::kLessOrEqual:
+        return x <= y;
+      case BinaryOp::kGreaterOrEqual:
+        return x >= y;
+      case BinaryOp::kAnd:
+        return x != 0 && y != 0;
+      case BinaryOp::kOr:
+        return x != 0 || y != 0;
+    }
+    return 0;
+  }
+
   std::optional<Value> Binary(const onnx::NodeProto& n, const Value& a, const Value& b) const {
-    const std::string& op = n.op_type();
+    const BinaryOp op = BinaryOpOf(n.op_type());  // once: the loop below runs per element
     const auto dims = BroadcastDims({&a, &b});
     if (!dims) Fail(n, "constant operands do not broadcast");
-    if (Count(*dims) > limits_.max_elements) return std::nullopt;
-    const bool compare = op == "Equal" || op == "Less" || op == "Greater" || op == "And" ||
-                         op == "Or" || op == "LessOrEqual" || op == "GreaterOrEqual";
+    if (!Fits(Count(*dims))) return std::nullopt;
+    const bool compare = op >= BinaryOp::kEqual;
     const bool floats = a.is_float() || b.is_float();
     Value out;
     out.dims = *dims;
@@ -432,53 +510,30 @@ class Folder {
     } else {
       out.i.resize(Count(out.dims));
     }
+    const bool exact_integers = !compare && !floats;
     bool bad = false;
     ForEachBroadcast(out.dims, {&a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
-      const double x = a.at(at[0]), y = b.at(at[1]);
-      double r = 0;
-      if (op == "Add")
-        r = x + y;
-      else if (op == "Sub")
-        r = x - y;
-      else if (op == "Mul")
-        r = x * y;
-      else if (op == "Div") {
-        if (!floats && y == 0) {
+      if (out.is_float()) {
+        out.f[e] = static_cast<float>(Apply(op, a.at(at[0]), b.at(at[1])));
+      } else if (exact_integers && op == BinaryOp::kDiv) {
+        const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
+        if (yi == 0) {
           bad = true;
           return;
         }
-        r = x / y;  // integers: the exact quotient is taken below
-      } else if (op == "Pow")
-        r = std::pow(x, y);
-      else if (op == "Equal")
-        r = x == y;
-      else if (op == "Less")
-        r = x < y;
-      else if (op == "Greater")
-        r = x > y;
-      else if (op == "LessOrEqual")
-        r = x <= y;
-      else if (op == "GreaterOrEqual")
-        r = x >= y;
-      else if (op == "And")
-        r = x != 0 && y != 0;
-      else if (op == "Or")
-        r = x != 0 || y != 0;
-      if (out.is_float()) {
-        out.f[e] = static_cast<float>(r);
-      } else if (!compare && !floats && op == "Div") {
-        const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
         out.i[e] = xi == INT64_MIN && yi == -1 ? INT64_MAX : xi / yi;
-      } else if (!compare && !floats && (op == "Add" || op == "Sub" || op == "Mul")) {
+      } else if (exact_integers &&
+                 (op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul)) {
         // Exact integer arithmetic (Slice ends of INT64_MAX pass through here), saturating.
         const int64_t xi = a.i[at[0]], yi = b.i[at[1]];
         int64_t ri = 0;
-        const bool over = op == "Add"   ? __builtin_add_overflow(xi, yi, &ri)
-                          : op == "Sub" ? __builtin_sub_overflow(xi, yi, &ri)
-                                        : __builtin_mul_overflow(xi, yi, &ri);
-        out.i[e] = over ? ((xi < 0) != (yi < 0) && op == "Mul" ? INT64_MIN : INT64_MAX) : ri;
+        const bool over = op == BinaryOp::kAdd   ? __builtin_add_overflow(xi, yi, &ri)
+                          : op == BinaryOp::kSub ? __builtin_sub_overflow(xi, yi, &ri)
+                                                 : __builtin_mul_overflow(xi, yi, &ri);
+        out.i[e] =
+            over ? ((xi < 0) != (yi < 0) && op == BinaryOp::kMul ? INT64_MIN : INT64_MAX) : ri;
       } else {
-        out.i[e] = static_cast<int64_t>(r);
+        out.i[e] = static_cast<int64_t>(Apply(op, a.at(at[0]), b.at(at[1])));
       }
     });
     if (bad) Fail(n, "integer division by zero in a constant computation");
@@ -547,7 +602,7 @@ class Folder {
       for (int64_t d : dims) {
         if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
       }
-      if (Count(dims) > limits_.max_elements) return std::nullopt;
+      if (!Fits(Count(dims))) return std::nullopt;
       Value out = Like(fill, dims);
       for (int64_t e = 0; e < out.size(); ++e) CopyElement(fill, 0, &out, e);
       return out;
@@ -620,7 +675,7 @@ class Folder {
       if (a.is_float() != b.is_float()) return std::nullopt;
       const auto dims = BroadcastDims({&x, &a, &b});
       if (!dims) Fail(n, "constant operands do not broadcast");
-      if (Count(*dims) > limits_.max_elements) return std::nullopt;
+      if (!Fits(Count(*dims))) return std::nullopt;
       Value out = Like(a, *dims);
       ForEachBroadcast(*dims, {&x, &a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
         if (x.at(at[0]) != 0) {
@@ -639,7 +694,7 @@ class Folder {
       }
       const auto dims = BroadcastDims({&x, &shape_as_value});
       if (!dims) Fail(n, "the shape does not broadcast with the input");
-      if (Count(*dims) > limits_.max_elements) return std::nullopt;
+      if (!Fits(Count(*dims))) return std::nullopt;
       Value out = Like(x, *dims);
       ForEachBroadcast(*dims, {&x}, [&](int64_t e, const std::vector<int64_t>& at) {
         CopyElement(x, at[0], &out, e);
@@ -650,7 +705,8 @@ class Folder {
       const double start = x.at(0), limit = Known(n, 1)->at(0), delta = Known(n, 2)->at(0);
       if (delta == 0 || x.size() != 1) Fail(n, "Range needs scalar bounds and a non-zero delta");
       const double count = std::max(0.0, std::ceil((limit - start) / delta));
-      if (count > static_cast<double>(limits_.max_elements)) return std::nullopt;
+      if (count > static_cast<double>(limits_.max_elements) || !Fits(static_cast<int64_t>(count)))
+        return std::nullopt;
       Value out = Like(x, {static_cast<int64_t>(count)});
       for (int64_t k = 0; k < out.size(); ++k) {
         if (out.is_float()) {
@@ -781,7 +837,7 @@ class Folder {
       std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + axis);
       dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
       dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
-      if (Count(dims) > limits_.max_elements) return std::nullopt;
+      if (!Fits(Count(dims))) return std::nullopt;
       Value out = Like(x, dims);
       int64_t outer = 1, inner = 1;
       for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
@@ -876,8 +932,12 @@ bool CanFold(const std::string& op_type) { return FoldedOps().count(op_type) > 0
 
 std::vector<std::string> FoldableOps() { return {FoldedOps().begin(), FoldedOps().end()}; }
 
-int FoldConstants(onnx::ModelProto* model, const std::string& file, const FoldingLimits& limits) {
-  return Folder(model, file, limits).Run();
+int FoldConstants(onnx::ModelProto* model, const std::string& file, const FoldingLimits& limits,
+                  int64_t* bytes_used) {
+  Folder folder(model, file, limits, bytes_used ? *bytes_used : 0);
+  const int folded = folder.Run();
+  if (bytes_used) *bytes_used = folder.total_bytes();
+  return folded;
 }
 
 }  // namespace ntpb::onnx_import

@@ -18,6 +18,7 @@ namespace ntpb::onnx_import {
 
 struct FoldingLimits {
   int64_t max_elements = int64_t{1} << 26;  // per folded tensor; larger results are left as nodes
+  // For all folded results together, 8 bytes per element; over it, results are left as nodes.
   int64_t max_total_bytes = int64_t{1} << 32;
 };
 
@@ -25,9 +26,10 @@ struct FoldingLimits {
 // folded nodes are removed, their outputs become initializers, initializers nobody reads any
 // more are dropped. Returns the number of nodes folded. Throws ntpb::Error (naming `file` and
 // the node) when a constant computation is malformed (an index out of range, shapes that do not
-// broadcast).
+// broadcast). `bytes_used`, when given, is what earlier calls folded and is added to: the
+// importer's rounds share one budget.
 int FoldConstants(onnx::ModelProto* model, const std::string& file,
-                  const FoldingLimits& limits = {});
+                  const FoldingLimits& limits = {}, int64_t* bytes_used = nullptr);
 
 // A tensor's values as floats, with its dims: FLOAT, DOUBLE and the integer types the folder
 // reads (converted; exact up to 2^24), from raw_data or the typed fields. Null when the type is

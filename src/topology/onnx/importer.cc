@@ -80,12 +80,14 @@ Topology OnnxImporter::ImportGraph() {
   // Folding feeds shape inference and back: a Reshape to a folded shape has a known output, whose
   // Shape then folds too (an exported attention's head split; a ShuffleNet's channel shuffles,
   // one round per unit).
-  int more = FoldConstants(&m_, file_);
+  folding_budget_ = FoldingBudget();
+  int64_t folded_bytes = 0;  // shared by the rounds
+  int more = FoldConstants(&m_, file_, folding_budget_, &folded_bytes);
   folded_ = more;
   for (int round = 0; more > 0; ++round) {
     InferShapes();
     if (round == 256) break;  // each round folds at least one node: a bound, not a limit
-    more = FoldConstants(&m_, file_);
+    more = FoldConstants(&m_, file_, folding_budget_, &folded_bytes);
     folded_ += more;
   }
   const onnx::GraphProto& g = m_.graph();
@@ -530,6 +532,29 @@ int64_t OnnxImporter::Elements(const onnx::TensorProto& t, const std::string& wh
     }
   }
   return n;
+}
+
+onnx_import::FoldingLimits OnnxImporter::FoldingBudget() const {
+  int64_t constants = 0;  // elements, saturating: a Constant's dims are not bounded yet
+  const auto add = [&constants](int64_t n) {
+    if (__builtin_add_overflow(constants, n, &constants)) constants = INT64_MAX;
+  };
+  for (const onnx::TensorProto& t : m_.graph().initializer()) add(Elements(t, t.name()));
+  for (const onnx::NodeProto& n : m_.graph().node()) {
+    if (n.op_type() != "Constant") continue;
+    for (const onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_t()) add(Elements(a.t(), "node '" + n.name() + "' value"));
+    }
+  }
+  onnx_import::FoldingLimits budget;
+  // Twice the constants (a transpose and what reads it) and 16 Mi elements of room for small
+  // models; never past what the weights may weigh (8 bytes per folded element, 4 per weight).
+  constexpr int64_t kRoom = int64_t{1} << 24;
+  const int64_t elements = std::min((budget.max_total_bytes / 8 - kRoom) / 2, constants);
+  budget.max_total_bytes = std::min(
+      budget.max_total_bytes, std::min(8 * (2 * elements + kRoom), 2 * limits_.max_weight_bytes));
+  budget.max_elements = std::min(budget.max_elements, budget.max_total_bytes / 8);
+  return budget;
 }
 
 std::string OnnxImporter::Symbol(const std::string& param, int axis, const std::string& input) {
@@ -977,6 +1002,14 @@ void OnnxImporter::MapNode(const onnx::NodeProto& n, int /*index*/) {
   }
   const OnnxOpMapping* mapping = FindOnnxMapping(op);
   if (!mapping && CanFold(op)) {
+    bool constant_inputs = true;
+    for (const std::string& i : n.input())
+      constant_inputs = constant_inputs && (i.empty() || IsInitializer(i));
+    if (constant_inputs) {
+      return Refuse(n, "only over constants; its result is more than ntpbench computes ahead (" +
+                           std::to_string(folding_budget_.max_elements) +
+                           " elements, about the model's own constants)");
+    }
     return Refuse(n, "only over constants, and its inputs are computed at run time");
   }
   if (!mapping) return Refuse(n);

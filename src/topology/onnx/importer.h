@@ -20,6 +20,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/onnx_format.h"
+#include "src/topology/onnx/constant_folding.h"
 #include "src/topology/onnx/mappings.h"
 
 namespace ntpb::onnx_import {
@@ -143,6 +144,11 @@ class OnnxImporter {
   void CheckLimits() const;
 
   int64_t Elements(const onnx::TensorProto& t, const std::string& what) const;
+  // What constant folding may produce: about the size of the model's own constants (exporters
+  // fold shape arithmetic and weight transposes). Larger generated data (ConstantOfShape,
+  // Expand, Range, Tile of sizes in the file) stays a node, as it would be made at run time;
+  // folding it cost seconds and gigabytes for nothing (a fuzz finding).
+  onnx_import::FoldingLimits FoldingBudget() const;
   static size_t ElementBytes(int32_t type);
 
   // Symbolic dimensions: the batch becomes N, a sequence T, anything else a param (default 1)
@@ -276,6 +282,7 @@ class OnnxImporter {
   mutable int64_t opset_ = 0;
   int64_t converted_from_ = 0;  // the model's own opset when it was converted, else 0
   int folded_ = 0;              // nodes folded into constants
+  onnx_import::FoldingLimits folding_budget_;
   Topology t_;
   std::map<std::string, const onnx::TensorProto*> init_;
   std::list<onnx::TensorProto> owned_;  // Constant nodes' integer tensors
