@@ -10,6 +10,7 @@
 
 #include "ntpbench/counters.h"
 #include "ntpbench/json_format.h"
+#include "src/bench/step_description.h"
 
 namespace ntpb::testing {
 
@@ -53,6 +54,57 @@ Topology SingleLayer(const std::string& op, const std::vector<Shape>& inputs,
   t.layers = {l};
   t.outputs = {"y"};
   return t;
+}
+
+RunMeasurement DescribedLikeARun(const ResolvedTopology& t, const TopologyAnalysis& a,
+                                 RunMeasurement measured, Precision precision,
+                                 const MachinePeaks* peaks) {
+  RunMeasurement m = measured;
+  m.steps.clear();
+  m.net.params = static_cast<double>(a.total.params);
+  m.memory.weight_bytes = static_cast<double>(a.total.weight_bytes);
+  m.memory.peak_activation_bytes = static_cast<double>(a.peak_activation_bytes);
+  std::vector<int> step_of_layer(t.layers.size(), -1);
+  for (int i = 0; i < static_cast<int>(t.layers.size());) {
+    for (const StepMeasure& s : measured.steps) {
+      if (s.kind != StepKind::kInlay || s.feeds != i) continue;
+      StepInfo info;
+      info.name = s.name;
+      info.op = s.inlay_op;
+      info.inlay = true;
+      info.feeds = i;
+      StepMeasure& inlay = m.steps.emplace_back();
+      bench::DescribeStep(t, a, info, precision, peaks, &inlay);
+      inlay.measure = s.measure;
+    }
+    const StepMeasure* own = measured.FindStep(t.layers[i].name);
+    StepInfo info;
+    info.name = t.layers[i].name;
+    info.op = t.layers[i].op;
+    info.layer = i;
+    info.fused = own ? std::min(own->fused_layers, static_cast<int>(t.layers.size()) - 1 - i) : 0;
+    StepMeasure& step = m.steps.emplace_back();
+    bench::DescribeStep(t, a, info, precision, peaks, &step);
+    if (own) {
+      step.measure = own->measure;
+      step.rms_rel_err = own->rms_rel_err;
+    }
+    for (int k = i; k <= i + info.fused; ++k)
+      step_of_layer[k] = static_cast<int>(m.steps.size()) - 1;
+    i += info.fused + 1;
+  }
+  for (const MarkerAnalysis& marker : a.markers) {
+    MarkerMeasure placed;
+    placed.name = marker.name;
+    if (const MarkerMeasure* mk = measured.FindMarker(marker.name)) placed.measure = mk->measure;
+    placed.first_step = step_of_layer[marker.first];
+    placed.last_step = step_of_layer[marker.last];
+    m.markers.erase(std::remove_if(m.markers.begin(), m.markers.end(),
+                                   [&](const MarkerMeasure& x) { return x.name == marker.name; }),
+                    m.markers.end());
+    m.markers.push_back(placed);
+  }
+  return m;
 }
 
 std::string SourcePath(const std::string& relative) {

@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/analysis.h"
 #include "ntpbench/backend.h"
+#include "ntpbench/machine_peaks.h"
 #include "ntpbench/resolve.h"
+#include "ntpbench/results.h"
 #include "ntpbench/topology.h"
 
 namespace ntpb::testing {
@@ -21,6 +24,14 @@ std::string TestDir();
 // A path under TestDir() that is never created: a missing file or folder that no machine can
 // happen to have (unlike /nonexistent).
 std::string MissingPath(const std::string& name);
+
+// `measured` (decoded counters: times by step name) as a run of `t` writes it: a step per
+// layer in execution order (fused as `measured`'s step says), each described by the runner's
+// own DescribeStep, the backend's inlays before the layer they feed, markers placed on steps,
+// the network's params and activation bytes. What the report tests render from.
+RunMeasurement DescribedLikeARun(const ResolvedTopology& t, const TopologyAnalysis& a,
+                                 RunMeasurement measured, Precision precision = Precision::kF32,
+                                 const MachinePeaks* peaks = nullptr);
 
 // Path of a file in the source tree (NTPBENCH_SOURCE_DIR/relative).
 std::string SourcePath(const std::string& relative);

@@ -25,23 +25,20 @@ struct TableView {
 // A time in `unit` (TableView::time_unit), with its unit: "12.3 µs", "4.56 ms".
 std::string FormatTime(double ms, const std::string& unit = "");
 
-// Per-layer time, share, GFLOP/s and bytes of one benchmark run (its results model: the
-// inlays a backend inserted above the layer they feed, fused layers under their step), followed
-// by markers, totals and the measured counters. With the machine's peaks (roofline.h), a "roof"
-// column: the share of its roofline bound each layer reached, "c" where compute sets the bound, "m"
-// where memory bandwidth does.
-std::string FormatRunTable(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                           const RunMeasurement& measurement, Precision precision = Precision::kF32,
-                           const MachinePeaks* peaks = nullptr, const TableView& view = {});
+// Per-layer time, share, GFLOP/s and bytes of one benchmark run, from its results model alone
+// (the steps carry their layers, ops, shapes, cost and roofline bound): the inlays a backend
+// inserted above the layer they feed, fused layers under their step, followed by markers, totals
+// and the measured counters. A "roof" column where the run knew the machine's ceilings: the
+// share of its roofline bound each step reached, "c" where compute sets the bound, "m" where
+// memory bandwidth does. `peaks` (null: none) adds the line naming the ceilings.
+std::string FormatRunTable(const RunMeasurement& measurement, const MachinePeaks* peaks = nullptr,
+                           const TableView& view = {});
 
 // One benchmark run, as a report format sees it.
 struct RunReport {
   const std::string& benchmark;  // Google Benchmark's run name
-  const ResolvedTopology& topology;
-  const TopologyAnalysis& analysis;
   const RunMeasurement& measurement;
-  Precision precision = Precision::kF32;
-  const MachinePeaks* peaks = nullptr;  // null: no roofline
+  const MachinePeaks* peaks = nullptr;  // null: no line naming the ceilings
   TableView view = {};
 };
 
@@ -60,7 +57,7 @@ const RunReportFormat* FindRunReportFormat(const std::string& name);
 
 // One CSV row per layer (its step's time; "fused" kind for the layers a step absorbed), per
 // inlay step and per marker, under kRunCsvHeader: numbers in full, for a spreadsheet. FLOPs and
-// bytes are each layer's analytic cost.
+// bytes are each step's analytic cost (a fused step's holds the layers it absorbed).
 inline constexpr const char* kRunCsvHeader =
     "benchmark,layer,op,kind,output,ms,time_share,gflops,flops,weight_bytes,output_bytes\n";
 std::string FormatRunCsv(const RunReport& run);

@@ -57,6 +57,15 @@ struct StepCost {
   // Bytes moved per inference: the roofline's memory traffic.
   double Bytes() const { return weight_traffic_bytes + input_bytes + output_bytes; }
   double Intensity() const { return Bytes() > 0 ? flops / Bytes() : 0; }  // FLOPs per byte
+  StepCost& operator+=(const StepCost& o) {
+    flops += o.flops;
+    params += o.params;
+    weight_bytes += o.weight_bytes;
+    input_bytes += o.input_bytes;
+    output_bytes += o.output_bytes;
+    weight_traffic_bytes += o.weight_traffic_bytes;
+    return *this;
+  }
 };
 
 // One step the backend executed.
@@ -73,6 +82,9 @@ struct StepMeasure {
   std::string shape;                // its output's shape, "1x64x56x56"; "" for inlays
   std::string kernel;               // the implementation the backend chose; "" when no choice
   std::vector<std::string> layers;  // the topology's layers it computes, in order
+  // Each of `layers`' op and output shape ("conv2d", "1x64x56x56"): the run table lists the
+  // layers a step absorbed under it (older files: empty).
+  std::vector<std::string> layer_ops, layer_shapes;
   // kLayer and kFused: the layer is an inlay of the topology's own (MFCC, the CTC decoder), not a
   // network layer; kInlay steps are the backend's.
   bool inlay_layer = false;

@@ -18,6 +18,7 @@
 #include "src/bench/load_generator.h"
 #include "src/bench/prepared_run.h"
 #include "src/bench/run_settings.h"
+#include "src/bench/step_description.h"
 #include "src/bench/step_timer.h"
 #include "src/common/run_key.h"
 #include "src/common/statistics.h"
@@ -48,30 +49,17 @@ double SecondsSince(Clock::time_point begin) {
 
 // A phase's steps with their mean time per run of the phase, their cost at the phase's shapes and
 // their roofline bound where the machine's ceilings are known.
-PhaseMeasure Phase(const char* name, const TopologyAnalysis& a, const std::vector<StepInfo>& steps,
-                   const std::vector<int64_t>& step_ns, double runs, Precision precision,
-                   const MachinePeaks* peaks) {
+PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAnalysis& a,
+                   const std::vector<StepInfo>& steps, const std::vector<int64_t>& step_ns,
+                   double runs, Precision precision, const MachinePeaks* peaks) {
   PhaseMeasure p;
   p.name = name;
   p.runs = runs;
   for (size_t i = 0; i < steps.size(); ++i) {
     const StepInfo& info = steps[i];
     StepMeasure& step = p.steps.emplace_back();
-    step.name = info.name;
-    step.op = info.op;
+    DescribeStep(t, a, info, precision, peaks, &step);
     step.measure.ms = runs > 0 ? static_cast<double>(step_ns[i]) / runs * 1e-6 : 0;
-    if (info.layer < 0) continue;  // an inlay: no analytic cost
-    const Cost c = FusedCost(a, info.layer, info.fused);
-    step.cost.flops = static_cast<double>(c.flops);
-    step.cost.weight_traffic_bytes = static_cast<double>(c.weight_traffic_bytes);
-    step.cost.input_bytes = static_cast<double>(c.input_bytes);
-    step.cost.output_bytes = static_cast<double>(c.output_bytes);
-    if (peaks) {
-      const RooflineBound bound =
-          Roofline(c, precision, *peaks, a.total.weight_bytes + a.peak_activation_bytes);
-      step.roof_ms = bound.ms;
-      step.bound = BoundName(bound);
-    }
   }
   return p;
 }
@@ -288,13 +276,13 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   // Per layer and phase; a decode step's cost at the mean context of the steps measured.
   const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
   const Precision precision = family.precision;
-  m.phases.push_back(
-      Phase("prefill", prefill_a, prefill->steps(), prefill_step_ns, requests, precision, peaks));
+  m.phases.push_back(Phase("prefill", prefill_t, prefill_a, prefill->steps(), prefill_step_ns,
+                           requests, precision, peaks));
   try {
     ParamEnv mean = DecodeParams(family.values, shape);
     mean["past"] = shape.prompt + (shape.gen - 1) / 2;
     const ResolvedTopology mean_t = ResolveFor(tb, topology, batch, mean);
-    m.phases.push_back(Phase("decode", Analyze(mean_t, precision, {}), decode->steps(),
+    m.phases.push_back(Phase("decode", mean_t, Analyze(mean_t, precision, {}), decode->steps(),
                              decode_step_ns, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
     state.SkipWithError(FailureMessage(e, "analysing the generation's phases").c_str());

@@ -26,6 +26,7 @@
 #include "src/bench/run_settings.h"
 #include "src/bench/scenario_run.h"
 #include "src/bench/slowdown_injection.h"
+#include "src/bench/step_description.h"
 #include "src/bench/step_samples.h"
 #include "src/bench/step_timer.h"
 #include "src/common/run_key.h"
@@ -275,39 +276,9 @@ RunMeasurement Measurement(const PreparedRun& run, const RunSetup& setup, Precis
   for (size_t s = 0; s < steps.size(); ++s) {
     const StepInfo& info = steps[s];
     StepMeasure step;
-    step.name = info.name;
+    DescribeStep(run.topology, a, info, precision, peaks, &step);
     step.order = static_cast<int>(s);
-    if (info.layer < 0) {
-      step.kind = StepKind::kInlay;
-      step.inlay_op = info.op;
-      step.feeds = info.feeds;
-    } else if (info.fused > 0) {
-      // The report shows the layers this step absorbed (post-op fusion) under it.
-      step.kind = StepKind::kFused;
-      step.fused_layers = info.fused;
-    }
-    step.op = info.op;
-    step.kernel = info.kernel;
-    if (info.layer >= 0) {
-      const Cost c = FusedCost(a, info.layer, info.fused);
-      step.cost = {
-          static_cast<double>(c.flops),        static_cast<double>(c.params),
-          static_cast<double>(c.weight_bytes), static_cast<double>(c.input_bytes),
-          static_cast<double>(c.output_bytes), static_cast<double>(c.weight_traffic_bytes)};
-      const ResolvedLayer& last = run.topology.layers[info.layer + info.fused];
-      if (!last.output_shapes.empty()) step.shape = ShapeToString(last.output_shapes[0]);
-      for (int l = info.layer; l <= info.layer + info.fused; ++l) {
-        step.layers.push_back(run.topology.layers[l].name);
-      }
-      step.inlay_layer = a.layers[info.layer].inlay;
-    }
     step.measure = region(step_ns[s], static_cast<int64_t>(step.cost.flops), {s});
-    if (info.layer >= 0 && peaks) {
-      const RooflineBound bound = Roofline(FusedCost(a, info.layer, info.fused), precision, *peaks,
-                                           a.total.weight_bytes + a.peak_activation_bytes);
-      step.roof_ms = bound.ms;
-      step.bound = BoundName(bound);
-    }
     m.steps.push_back(std::move(step));
   }
   // Shares follow the time the tables show beside them (each region's median): a step slowed

@@ -7,6 +7,8 @@
 #include "ntpbench/error.h"
 #include "ntpbench/html_report.h"
 #include "ntpbench/prediction_report.h"
+#include "ntpbench/report.h"
+#include "ntpbench/run_file.h"
 #include "ntpbench/sweep_report.h"
 #include "ntpbench/sweep_results.h"
 #include "src/cli/commands.h"
@@ -27,6 +29,22 @@ bool Announces(const std::string& path, const std::string& format) {
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(in.gcount()));
   return head.find("\"" + format + "\"") != std::string::npos;
+}
+
+// Each run of the files as `ntpbench run` printed it, from the run file alone (every step carries
+// its layers, ops, shapes, cost and roofline bound): no topology is read.
+void PrintRunTables(const std::vector<RunResults>& runs, const RunReportFormat& format,
+                    const TableView& view) {
+  std::fputs(format.header, stdout);
+  for (const RunResults& run : runs) {
+    for (const std::string& name : run.order) {
+      const BenchmarkResult& b = run.benchmarks.at(name);
+      if (!b.skipped.empty()) continue;
+      const RunMeasurement m = b.Measurement();
+      if (format.heading) std::printf("\n%s  (%s)\n", name.c_str(), run.file.c_str());
+      std::fputs(format.render({name, m, run.peaks ? &*run.peaks : nullptr, view}).c_str(), stdout);
+    }
+  }
 }
 
 }  // namespace
@@ -53,8 +71,19 @@ Command AddReportCommand(CLI::App* app) {
   c->add_option("--top", options->top, "steps per hot-spot chart and layer table (default 20)")
       ->check(NumberBetween(1, 1e6, "a number of steps"))
       ->type_name("N");
+  auto table = std::make_shared<std::string>();
+  auto view = std::make_shared<TableView>();
+  std::vector<std::string> formats;
+  for (const RunReportFormat& f : RunReportFormats()) formats.push_back(f.name);
+  CLI::Option* table_option =
+      c->add_option("--table", *table,
+                    "instead of the page, each run's per-layer table as `ntpbench run` printed "
+                    "it (text or csv), read from the run files alone")
+          ->check(OneOf(formats, "format"))
+          ->type_name("FORMAT");
+  c->add_flag("--wide", view->wide, "with --table text: every column")->needs(table_option);
   return {
-      c, {}, [files, output, options](const std::vector<std::string>&) {
+      c, {}, [c, files, output, options, table, view](const std::vector<std::string>&) {
         if (!output->empty()) RefuseOutputOverInput(*output, *files, "--output");
         // Sweep results files get the sweep page, prediction checks theirs; run files the
         // run report. One kind at a time.
@@ -79,6 +108,16 @@ Command AddReportCommand(CLI::App* app) {
                         "is " + kind + ", " + first_file + " " + first_kind +
                             ": report one kind at a time");
           }
+        }
+        if (!table->empty()) {
+          if (runs.empty())
+            throw Error(first_file, "", "--table", "takes run files, not " + first_kind);
+          if (!output->empty())
+            throw Error("", "", "--output",
+                        "the tables go to standard output, not a file (--table)");
+          if (c->count("--top") > 0) view->top = options->top;
+          PrintRunTables(runs, *FindRunReportFormat(*table), *view);
+          return 0;
         }
         const bool default_title = options->title == "ntpbench report";
         const std::string html =

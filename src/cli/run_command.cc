@@ -558,9 +558,6 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
     }
     if (family == tb.families().end() || !key || key->streams > 0) continue;
     const Precision precision = family->precision;
-    const ResolvedTopology resolved = bench::ResolveFor(tb, topology, key->batch, family->values);
-    const TopologyAnalysis analysis =
-        Analyze(resolved, precision, ResolveMarkers(resolved, tb.markers()));
     const char* unit = benchmark::GetTimeUnitString(run.time_unit);
     if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
       std::printf("\n%s  (%.3f %s per iteration = one batch of %lld, median of %lld repetitions)\n",
@@ -577,8 +574,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
       if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
     }
     std::fputs(format
-                   ->render({name, resolved, analysis, measurement, precision,
-                             peaks ? &*peaks : nullptr, view})
+                   ->render({name, measurement, peaks ? &*peaks : nullptr, view})
                    .c_str(),
                stdout);
     if (!format->heading) continue;  // a machine-readable format: rows only

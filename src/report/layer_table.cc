@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -87,21 +88,33 @@ std::string LatencySpread(const NetworkMeasure& n, const TableView& view) {
 
 }  // namespace
 
-std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
-                           const RunMeasurement& m, Precision precision, const MachinePeaks* peaks,
+std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
                            const TableView& view) {
   // "87% c": the roofline bound's time over the measured time, and what sets the bound: peak
   // compute (c), memory bandwidth (m), or a cache's (l2, l3) when what is read between two
-  // reads of the same bytes stays in it.
-  const int64_t working_set = a.total.weight_bytes + a.peak_activation_bytes;
-  auto roof = [&](const Cost& cost, double ms) -> std::string {
-    if (!peaks || ms <= 0) return "";
-    const RooflineBound bound = Roofline(cost, precision, *peaks, working_set);
-    if (bound.ms <= 0) return "";
-    return Printf("%.0f%% ", 100 * bound.ms / ms) + (!bound.memory_bound ? "c"
-                                                     : bound.level == MemoryLevel::kMemory
-                                                         ? "m"
-                                                         : MemoryLevelName(bound.level));
+  // reads of the same bytes stays in it. The run computed each step's bound; a region's is the
+  // sum of its steps', with the letter of the bound that holds most of it.
+  auto roof = [&](double roof_ms, const std::string& bound, double ms) -> std::string {
+    if (roof_ms <= 0 || ms <= 0) return "";
+    return Printf("%.0f%% ", 100 * roof_ms / ms) + (bound == "compute"  ? "c"
+                                                    : bound == "memory" ? "m"
+                                                                        : bound);
+  };
+  struct Bound {
+    double ms = 0;
+    std::map<std::string, double> by_kind;
+    void Add(const StepMeasure& s) {
+      ms += s.roof_ms;
+      if (s.roof_ms > 0) by_kind[s.bound] += s.roof_ms;
+    }
+    std::string Kind() const {
+      std::string kind;
+      double most = 0;
+      for (const auto& [k, v] : by_kind) {
+        if (v > most) kind = k, most = v;
+      }
+      return kind;
+    }
   };
   const int bar_cells = view.wide ? 20 : 10;
   auto bar = [&](double share) {
@@ -146,7 +159,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   bool any_error = false;
   for (const StepMeasure& s : m.steps) any_error = any_error || s.rms_rel_err >= 0;
   auto timed_row = [&](const std::string& name, const std::string& op, const std::string& what,
-                       const RegionMeasure& measure, const Cost& cost,
+                       const RegionMeasure& measure, const StepCost& cost, const Bound& bound,
                        const std::string& kernel = "", double error = -1) -> Row {
     const double ms = measure.Typical();
     Row r = {name,
@@ -157,7 +170,7 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
              Printf("%.1f%%", 100 * measure.time_share),
              bar(measure.time_share),
              Printf("%.1f", ms > 0 ? static_cast<double>(cost.flops) / (ms * 1e6) : 0.0),
-             roof(cost, ms),
+             roof(bound.ms, bound.Kind(), ms),
              kernel,
              FormatCount(static_cast<double>(cost.flops)),
              FormatBytes(static_cast<double>(cost.weight_bytes)),
@@ -174,14 +187,11 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
   };
   std::vector<Group> groups;
   double total_ms = 0;
-  // What each shown step moves and computes, by its first layer: a fused chain's intermediates
-  // never reach memory, so markers and the total sum these rather than every layer's cost.
-  std::vector<std::pair<int, Cost>> step_costs;
-  for (const report::RunRow& row : report::RunRows(t, m)) {
+  for (const report::RunRow& row : report::RunRows(m)) {
+    const StepMeasure& step = *row.step;
     if (row.kind == report::RunRow::kInlay) {
       // Steps a backend inserted in front of a layer (layout conversions, i8 quantization):
       // real cost, shown above the layer they prepare an input for.
-      const StepMeasure& step = *row.step;
       total_ms += step.measure.ms;
       const double share = step.measure.time_share;
       groups.push_back({{{step.name + " (inlay)", step.inlay_op, "",
@@ -192,31 +202,26 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                         step.measure.ms});
       continue;
     }
-    const ResolvedLayer& l = t.layers[row.layer];
     if (row.kind == report::RunRow::kFusedInto) {  // no time of its own: under its step
       if (!groups.empty()) {
-        groups.back().rows.push_back({"  " + l.name, l.op, ShapeToString(l.output_shapes[0]),
-                                      "fused", "", "", "", "", "", "", "", "", "", "", ""});
+        groups.back().rows.push_back({"  " + row.name, row.op, row.shape, "fused", "", "", "", "",
+                                      "", "", "", "", "", "", ""});
       }
       continue;
     }
-    const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
     // The default table counts the fused layers (listed under the step); --wide names them.
-    std::string op = l.op;
-    if (view.wide) {
-      for (int f = 1; f <= row.fused; ++f) op += "+" + t.layers[row.layer + f].op;
-    } else if (row.fused > 0) {
-      op += " +" + std::to_string(row.fused);
+    std::string op = row.op;
+    if (view.wide && row.fused > 0) {
+      for (int f = 1; f <= row.fused; ++f) op += "+" + step.layer_ops[f];
+    } else if (step.fused_layers > 0) {
+      op += " +" + std::to_string(step.fused_layers);
     }
-    const Cost cost = FusedCost(a, row.layer, row.fused);
-    step_costs.emplace_back(row.layer, cost);
-    const Shape& out = t.layers[row.layer + row.fused].output_shapes[0];
-    total_ms += measure.ms;
-    groups.push_back(
-        {{timed_row(l.name + (a.layers[row.layer].inlay ? " (inlay)" : ""), op, ShapeToString(out),
-                    measure, cost, row.step ? row.step->kernel : "",
-                    row.step ? row.step->rms_rel_err : -1)},
-         measure.ms});
+    Bound bound;
+    bound.Add(step);
+    total_ms += step.measure.ms;
+    groups.push_back({{timed_row(row.name + (step.inlay_layer ? " (inlay)" : ""), op, row.shape,
+                                 step.measure, step.cost, bound, step.kernel, step.rms_rel_err)},
+                      step.measure.ms});
   }
   const bool by_time = view.by_time || view.top > 0;
   if (by_time) {
@@ -240,37 +245,38 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                     FormatTime(hidden_ms, view.time_unit), "(sum of means)",
                     Printf("%.1f%%", 100 * share), bar(share), "", "", "", "", "", "", "", ""});
   }
-  // Fusion never crosses a marker boundary: a marker holds whole steps.
-  auto steps_cost = [&](int first, int last) {
-    Cost c;
-    for (const auto& [layer, cost] : step_costs) {
-      if (layer >= first && layer <= last) c += cost;
+  // A region's cost and bound: its steps' (a fused chain's intermediates never reach memory).
+  auto region = [&](int first, int last, StepCost* cost, Bound* bound) {
+    for (int k = std::max(first, 0); k <= last && k < static_cast<int>(m.steps.size()); ++k) {
+      *cost += m.steps[k].cost;
+      bound->Add(m.steps[k]);
     }
-    return c;
   };
   const Row rule;  // an empty row is a rule
-  if (!a.markers.empty()) {
-    rows.push_back(rule);
-    for (const MarkerAnalysis& marker : a.markers) {
-      const Cost cost = steps_cost(marker.first, marker.last);
-      const MarkerMeasure* measured = m.FindMarker(marker.name);
-      const RegionMeasure measure = measured ? measured->measure : RegionMeasure{};
-      rows.push_back(timed_row("[" + marker.name + "]", "marker",
-                               t.layers[marker.first].name + ".." + t.layers[marker.last].name,
-                               measure, cost));
-    }
+  const int steps = static_cast<int>(m.steps.size());
+  bool any_marker = false;
+  for (const MarkerMeasure& marker : m.markers) {
+    if (marker.first_step < 0 || marker.last_step >= steps) continue;  // not placed
+    if (!any_marker) rows.push_back(rule);
+    any_marker = true;
+    StepCost cost;
+    Bound bound;
+    region(marker.first_step, marker.last_step, &cost, &bound);
+    rows.push_back(timed_row("[" + marker.name + "]", "marker", report::MarkerLayers(m, marker),
+                             marker.measure, cost, bound));
   }
   rows.push_back(rule);
-  const Cost total = steps_cost(0, static_cast<int>(t.layers.size()) - 1);
+  StepCost total;
+  Bound total_bound;
+  region(0, steps - 1, &total, &total_bound);
   // The whole iteration's median and range (its latencies), else the steps' summed means.
   const double total_headline = medians && m.net.p50_ms > 0 ? m.net.p50_ms : total_ms;
   rows.push_back(
       {"total", "", "", FormatTime(total_headline, view.time_unit),
        medians ? FormatRange(m.net.min_ms, m.net.max_ms, view.time_unit) : "", "100.0%", "",
-       Printf("%.1f", total_headline > 0 ? static_cast<double>(total.flops) / (total_headline * 1e6)
-                                         : m.net.gflops),
-       roof(total, total_headline), "", FormatCount(static_cast<double>(total.flops)),
-       FormatBytes(static_cast<double>(total.weight_bytes)), "", "",
+       Printf("%.1f", total_headline > 0 ? total.flops / (total_headline * 1e6) : m.net.gflops),
+       roof(total_bound.ms, total_bound.Kind(), total_headline), "", FormatCount(total.flops),
+       FormatBytes(total.weight_bytes), "", "",
        any_device ? FormatTime(device_total_ms, view.time_unit) : ""});
   Row header = header_cells;
   header.push_back("device");
@@ -364,21 +370,21 @@ std::string FormatRunTable(const ResolvedTopology& t, const TopologyAnalysis& a,
                                            FormatTime(m.net.p50_ms / batch, view.time_unit)
                                      : "";
   out += "samples/s " + Printf("%.2f", m.net.samples_per_second) + "   params " +
-         FormatCount(static_cast<double>(a.total.params)) + "   mean " +
-         FormatTime(total_ms, view.time_unit) + per_sample + "\np50/p90/p99 " +
-         FormatTime(m.net.p50_ms, view.time_unit) + " / " +
+         FormatCount(m.net.params) + "   mean " + FormatTime(total_ms, view.time_unit) +
+         per_sample + "\np50/p90/p99 " + FormatTime(m.net.p50_ms, view.time_unit) + " / " +
          FormatTime(m.net.p90_ms, view.time_unit) + " / " +
          FormatTime(m.net.p99_ms, view.time_unit) + LatencySpread(m.net, view) +
-         "\npeak activations " + FormatBytes(static_cast<double>(a.peak_activation_bytes)) +
+         "\npeak activations " + FormatBytes(m.memory.peak_activation_bytes) +
          (m.memory.activation_bytes ? " (allocated " + FormatBytes(*m.memory.activation_bytes) + ")"
                                     : "") +
          "   workspace " + FormatBytes(m.memory.workspace_bytes.value_or(0)) + "\n";
-  if (peaks && peaks->peak_gflops.count(PrecisionName(precision))) {
-    const MemoryLevel level = LevelFor(working_set, *peaks);
-    const std::string fits =
-        " (weights + activations " + FormatBytes(static_cast<double>(working_set)) + " fit ";
-    out += std::string("roof: ") + PrecisionName(precision) + " peak " +
-           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(PrecisionName(precision))) + ", " +
+  const std::string& precision = m.setup.precision;
+  if (peaks && peaks->peak_gflops.count(precision)) {
+    const double working_set = m.memory.weight_bytes + m.memory.peak_activation_bytes;
+    const MemoryLevel level = LevelFor(static_cast<int64_t>(working_set), *peaks);
+    const std::string fits = " (weights + activations " + FormatBytes(working_set) + " fit ";
+    out += "roof: " + precision + " peak " +
+           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(precision)) + ", " +
            (level == MemoryLevel::kL2
                 ? "L2 " + Printf("%.1f GB/s", peaks->l2_bandwidth_gbs) + fits + "the L2s)"
             : level == MemoryLevel::kLastLevelCache

@@ -23,50 +23,48 @@ std::string Row(const std::vector<std::string>& fields) {
 }  // namespace
 
 std::string FormatRunCsv(const RunReport& r) {
-  const ResolvedTopology& t = r.topology;
-  const TopologyAnalysis& a = r.analysis;
   const RunMeasurement& m = r.measurement;
   std::string out;
   auto add = [&](std::vector<std::string> fields) {
     fields.insert(fields.begin(), r.benchmark);
     out += Row(fields);
   };
-  auto cost_fields = [](const Cost& c) {
-    return std::vector<std::string>{Number(static_cast<double>(c.flops)),
-                                    Number(static_cast<double>(c.weight_bytes)),
-                                    Number(static_cast<double>(c.output_bytes))};
+  auto cost_fields = [](const StepCost& c) {
+    return std::vector<std::string>{Number(c.flops), Number(c.weight_bytes),
+                                    Number(c.output_bytes)};
   };
-  for (const report::RunRow& row : report::RunRows(t, m)) {
+  for (const report::RunRow& row : report::RunRows(m)) {
+    const StepMeasure& s = *row.step;
     if (row.kind == report::RunRow::kInlay) {
-      const StepMeasure& s = *row.step;
       add({s.name, s.inlay_op, StepKindName(s.kind), "", Number(s.measure.ms),
            Number(s.measure.time_share), Number(s.measure.gflops), "0", "0", ""});
-      continue;
-    }
-    const ResolvedLayer& l = t.layers[row.layer];
-    std::vector<std::string> fields = {l.name, l.op};
-    if (row.kind == report::RunRow::kFusedInto) {  // no time of its own
-      fields.insert(fields.end(), {"fused", ShapeToString(l.output_shapes[0]), "", "", ""});
+    } else if (row.kind == report::RunRow::kFusedInto) {  // no time or cost of its own
+      add({row.name, row.op, "fused", row.shape, "", "", "", "", "", ""});
     } else {
-      const RegionMeasure measure = row.step ? row.step->measure : RegionMeasure{};
-      fields.insert(fields.end(), {row.step ? StepKindName(row.step->kind) : "layer",
-                                   ShapeToString(l.output_shapes[0]), Number(measure.ms),
-                                   Number(measure.time_share), Number(measure.gflops)});
+      std::vector<std::string> fields = {row.name,
+                                         row.op,
+                                         StepKindName(s.kind),
+                                         row.shape,
+                                         Number(s.measure.ms),
+                                         Number(s.measure.time_share),
+                                         Number(s.measure.gflops)};
+      for (const std::string& f : cost_fields(s.cost)) fields.push_back(f);
+      add(fields);
     }
-    for (const std::string& f : cost_fields(a.layers[row.layer].cost)) fields.push_back(f);
-    add(fields);
   }
-  for (const MarkerAnalysis& marker : a.markers) {
-    const MarkerMeasure* measured = m.FindMarker(marker.name);
-    const RegionMeasure measure = measured ? measured->measure : RegionMeasure{};
+  const int steps = static_cast<int>(m.steps.size());
+  for (const MarkerMeasure& marker : m.markers) {
+    if (marker.first_step < 0 || marker.last_step >= steps) continue;  // not placed
+    StepCost cost;  // its steps': a fused chain's intermediates never reach memory
+    for (int k = marker.first_step; k <= marker.last_step; ++k) cost += m.steps[k].cost;
     std::vector<std::string> row = {marker.name,
                                     "marker",
                                     "marker",
-                                    t.layers[marker.first].name + ".." + t.layers[marker.last].name,
-                                    Number(measure.ms),
-                                    Number(measure.time_share),
-                                    Number(measure.gflops)};
-    for (const std::string& f : cost_fields(marker.cost)) row.push_back(f);
+                                    report::MarkerLayers(m, marker),
+                                    Number(marker.measure.ms),
+                                    Number(marker.measure.time_share),
+                                    Number(marker.measure.gflops)};
+    for (const std::string& f : cost_fields(cost)) row.push_back(f);
     add(row);
   }
   return out;

@@ -4,9 +4,7 @@
 namespace ntpb {
 namespace {
 
-std::string Text(const RunReport& r) {
-  return FormatRunTable(r.topology, r.analysis, r.measurement, r.precision, r.peaks, r.view);
-}
+std::string Text(const RunReport& r) { return FormatRunTable(r.measurement, r.peaks, r.view); }
 
 }  // namespace
 

@@ -26,6 +26,8 @@ constexpr const char* kOp = "op";
 constexpr const char* kShape = "shape";
 constexpr const char* kKernel = "kernel";
 constexpr const char* kLayers = "layers";
+constexpr const char* kLayerOps = "layer_ops";
+constexpr const char* kLayerShapes = "layer_shapes";
 constexpr const char* kRoofMs = "roof_ms";
 constexpr const char* kInlayLayer = "inlay";
 // Markers' step ranges and the traced iterations (`--trace`).
@@ -61,6 +63,17 @@ std::string String(const json& j, const char* key, const std::string& at) {
   if (!j.contains(key)) return "";
   if (!j[key].is_string()) Wrong(at + key, "a string", j[key]);
   return j[key].get<std::string>();
+}
+
+std::vector<std::string> Strings(const json& j, const char* key, const std::string& at) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  if (!j[key].is_array()) Wrong(at + key, "an array of strings", j[key]);
+  for (const json& v : j[key]) {
+    if (!v.is_string()) Wrong(at + key, "an array of strings", v);
+    out.push_back(v.get<std::string>());
+  }
+  return out;
 }
 
 double Number(const json& j, const char* key, const std::string& at) {
@@ -102,6 +115,12 @@ json EncodeDescription(const RunMeasurement& m) {
     if (!s.shape.empty()) step[kShape] = s.shape;
     if (!s.kernel.empty()) step[kKernel] = s.kernel;
     if (!s.layers.empty()) step[kLayers] = s.layers;
+    // A fused step's absorbed layers (a single layer's are the step's own op and shape).
+    if (s.layers.size() > 1 && s.layer_ops.size() == s.layers.size() &&
+        s.layer_shapes.size() == s.layers.size()) {
+      step[kLayerOps] = s.layer_ops;
+      step[kLayerShapes] = s.layer_shapes;
+    }
     if (s.inlay_layer) step[kInlayLayer] = true;
     EncodeCostAndBound(s, &step);
     steps.push_back(std::move(step));
@@ -191,13 +210,16 @@ void DecodeDescription(const json& d, RunMeasurement* m) {
     step->op = String(j, kOp, at);
     step->shape = String(j, kShape, at);
     step->kernel = String(j, kKernel, at);
-    step->layers.clear();
-    if (j.contains(kLayers)) {
-      if (!j[kLayers].is_array()) Wrong(at + kLayers, "an array of names", j[kLayers]);
-      for (const json& layer : j[kLayers]) {
-        if (!layer.is_string()) Wrong(at + kLayers, "an array of names", layer);
-        step->layers.push_back(layer.get<std::string>());
-      }
+    step->layers = Strings(j, kLayers, at);
+    step->layer_ops = Strings(j, kLayerOps, at);
+    step->layer_shapes = Strings(j, kLayerShapes, at);
+    if (step->layer_ops.empty() && step->layers.size() == 1) {
+      step->layer_ops = {step->op};
+      step->layer_shapes = {step->shape};
+    }
+    for (const char* key : {kLayerOps, kLayerShapes}) {
+      const size_t n = key == kLayerOps ? step->layer_ops.size() : step->layer_shapes.size();
+      if (n != 0 && n != step->layers.size()) Wrong(at + key, "one entry per layer", j[key]);
     }
     DecodeCostAndBound(j, at, step);
     if (j.contains(kInlayLayer)) {

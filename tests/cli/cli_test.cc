@@ -339,6 +339,40 @@ TEST(Cli, RunWritesGoogleBenchmarkJson) {
   std::remove(out.c_str());
 }
 
+// The run file alone holds what the per-layer table shows (layers, ops, shapes, cost, markers;
+// fused layers: Report.RunTableShowsFusedLayersUnderTheirStep): `report --table` prints the table `run` printed, with the topology gone.
+TEST(Cli, ReportTableRendersTheRunFileAlone) {
+  const std::string dir = TestDir() + "/report_table";
+  std::filesystem::create_directories(dir);
+  const std::string topology = dir + "/tiny_cnn.json", out = dir + "/run.json";
+  std::filesystem::copy_file(SourcePath("topologies/tiny_cnn.json"), topology,
+                             std::filesystem::copy_options::overwrite_existing);
+  const CommandResult run = RunCommand(kCli + " run " + topology + " --wide --json " + out +
+                                       " --benchmark_min_time=0.01");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::filesystem::remove(topology);
+  const CommandResult table = RunCommand(kCli + " report " + out + " --table text --wide");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  // From the header row to the footer's peak-activations line, both print the same table.
+  auto rows = [](const std::string& text) {
+    const size_t from = text.find("\nlayer "), to = text.find("\npeak activations");
+    return from == std::string::npos || to == std::string::npos ? std::string()
+                                                                : text.substr(from, to - from);
+  };
+  ASSERT_NE(rows(run.out), "") << run.out;
+  EXPECT_EQ(rows(table.out), rows(run.out)) << table.out;
+  for (const char* text : {"bn1", "[stem]", "conv1..relu1", "[1, 8, 16, 16]", "total"}) {
+    EXPECT_NE(table.out.find(text), std::string::npos) << text << "\n" << table.out;
+  }
+  const CommandResult csv = RunCommand(kCli + " report " + out + " --table csv");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("benchmark,layer,op,kind,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find(",bn1,batchnorm,"), std::string::npos) << csv.out;
+  const CommandResult bad = RunCommand(kCli + " report " + out + " --table xml");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("option '--table': unknown format 'xml'"), std::string::npos) << bad.err;
+}
+
 // Two real runs, another backend and precision: the network, the marker and every layer side by
 // side, the executed kernels that differ, in the three formats; bad files are one line.
 TEST(Cli, CompareTwoRunsLayerByLayer) {

@@ -38,7 +38,7 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
       {"layer.fc1.ms", 0.25}, {"layer.fc1.time_share", 0.5},   {"layer.fc1.gflops", 6.4},
       {"layer.fc2.ms", 0.25}, {"layer.fc2.time_share", 0.5},   {"hidden.time_share", 1.0},
       {"hidden.ms", 0.5},     {"net.samples_per_second", 2000}};
-  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
+  const std::string table = FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)));
   // Sub-millisecond times in µs.
   for (const char* text : {"fc1", "fc2", "fc3", "probs", "[hidden]", "total", "500.0 \u00b5s",
                            "250.0 \u00b5s", "50.0%", "6.4", "samples/s 2000.00"}) {
@@ -48,7 +48,8 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
   TableView wide;
   wide.wide = true;
   wide.time_unit = "ms";
-  const std::string all = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide);
+  const std::string all =
+      FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)), nullptr, wide);
   for (const char* text : {"1.61 M", "FLOP/B", "activations out", "0.500 ms", "0.250 ms"}) {
     EXPECT_NE(all.find(text), std::string::npos) << text << "\n" << all;
   }
@@ -59,17 +60,18 @@ TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
   with_range["net.min_ms"] = 0.4;
   with_range["net.max_ms"] = 2.5;
   with_range["net.latency_samples"] = 57;
-  const std::string ranged = FormatRunTable(t, a, DecodeCounters(with_range));
+  const std::string ranged = FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(with_range)));
   EXPECT_NE(ranged.find("\nlatency min 400.0 \u00b5s, max 2.50 ms over 57 iterations (too few for "
                         "a p90: it needs 100)"),
             std::string::npos)
       << ranged;
   with_range["net.latency_samples"] = 500;
-  EXPECT_NE(FormatRunTable(t, a, DecodeCounters(with_range))
+  EXPECT_NE(FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(with_range)))
                 .find("over 500 iterations (too few for a p99: it needs 1000)"),
             std::string::npos);
   with_range["net.latency_samples"] = 1000;
-  EXPECT_EQ(FormatRunTable(t, a, DecodeCounters(with_range)).find("too few"), std::string::npos);
+  EXPECT_EQ(FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(with_range))).find("too few"),
+            std::string::npos);
 }
 
 // Where the run kept each step's iterations, every row's headline is its median with its range
@@ -88,7 +90,7 @@ TEST(Report, RunTableHeadlinesAreMediansWithTheirRange) {
       {"net.counted_iterations", 40}, {"net.counted_ms", 0.75}};
   RunMeasurement m = DecodeCounters(counters);
   m.setup.batch = 4;
-  const std::string table = FormatRunTable(t, a, m);
+  const std::string table = FormatRunTable(DescribedLikeARun(t, a, m));
   auto row = [&](const std::string& start) {
     const size_t at = table.find("\n" + start);
     return at == std::string::npos ? std::string()
@@ -109,8 +111,8 @@ TEST(Report, RunTableHeadlinesAreMediansWithTheirRange) {
             std::string::npos)
       << table;
   // A file from before medians were kept: means, said so, and no range column.
-  const std::string old = FormatRunTable(
-      t, a, DecodeCounters({{"layer.fc1.ms", 0.5}, {"net.samples_per_second", 2000}}));
+  const std::string old = FormatRunTable(DescribedLikeARun(
+      t, a, DecodeCounters({{"layer.fc1.ms", 0.5}, {"net.samples_per_second", 2000}})));
   EXPECT_NE(old.find(" mean "), std::string::npos) << old;
   EXPECT_EQ(old.find("min..max"), std::string::npos) << old;
 }
@@ -138,7 +140,7 @@ TEST(Report, RunTableShowsTheAccuracyBlock) {
                                      {"acc.predictions", 64},
                                      {"acc.inputs", 64}});
   m.accuracy->logits = "fc3";
-  const std::string table = FormatRunTable(t, a, m, Precision::kI8);
+  const std::string table = FormatRunTable(DescribedLikeARun(t, a, m, Precision::kI8));
   for (const char* text :
        {"outputs: relative error 1.20e-04",
         "logits (fc3, before the softmax): relative error "
@@ -154,7 +156,8 @@ TEST(Report, RunTableShowsTheAccuracyBlock) {
   ASSERT_NE(fc2, std::string::npos) << table;
   EXPECT_NE(table.substr(fc2, table.find('\n', fc2 + 1) - fc2).find("5.00e-03"), std::string::npos)
       << table;
-  EXPECT_EQ(FormatRunTable(t, a, DecodeCounters({{"layer.fc1.ms", 0.1}})).find("rel. err"),
+  EXPECT_EQ(FormatRunTable(DescribedLikeARun(t, a, DecodeCounters({{"layer.fc1.ms", 0.1}})))
+                .find("rel. err"),
             std::string::npos)
       << "no column where no error was measured";
 }
@@ -223,16 +226,19 @@ TEST(Report, RunTableFits120ColumnsAndShowsHotSpots) {
   long_names.markers.clear();
   const ResolvedTopology t = Resolve(long_names, {});
   const TopologyAnalysis a = Analyze(t, f32);
-  const std::string table = FormatRunTable(t, a, DecodeCounters(counters));
+  const std::string table = FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)));
   EXPECT_LE(Widest(table), 120u) << table;
   EXPECT_NE(table.find("\u2026"), std::string::npos) << "names shortened:\n" << table;
   EXPECT_NE(table.find("output_projection/fc1"), std::string::npos) << "the end is kept\n" << table;
   TableView wide;
   wide.wide = true;
-  EXPECT_GT(Widest(FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide)), 120u);
+  EXPECT_GT(
+      Widest(FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)), nullptr, wide)),
+      120u);
   TableView top;
   top.top = 2;
-  const std::string hot = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, top);
+  const std::string hot =
+      FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)), nullptr, top);
   const size_t probs = hot.find("probs"), fc3 = hot.find("fc3");
   ASSERT_NE(probs, std::string::npos) << hot;
   ASSERT_NE(fc3, std::string::npos) << hot;
@@ -256,7 +262,8 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
                                                   {"stem.ms", 0.012}};
   TableView wide;  // the bytes columns
   wide.wide = true;
-  const std::string table = FormatRunTable(t, a, DecodeCounters(counters), f32, nullptr, wide);
+  const std::string table =
+      FormatRunTable(DescribedLikeARun(t, a, DecodeCounters(counters)), nullptr, wide);
   // conv1, bn1 and relu1 each write 8 KiB ([1, 8, 16, 16] f32); the step writes relu1's only.
   for (const char* text :
        {"conv2d+batchnorm+relu", "  bn1", "  relu1", "fused", "conv1.reorder.image (inlay)"}) {
@@ -271,7 +278,7 @@ TEST(Report, RunTableShowsFusedLayersUnderTheirStep) {
   EXPECT_EQ(row("[stem]").find("24.00 KiB"), std::string::npos) << row("[stem]");
   // Without fusion the marker writes all three tensors.
   const std::string unfused =
-      FormatRunTable(t, a, DecodeCounters({{"stem.ms", 0.012}}), f32, nullptr, wide);
+      FormatRunTable(DescribedLikeARun(t, a, DecodeCounters({{"stem.ms", 0.012}})), nullptr, wide);
   EXPECT_NE(unfused.find("24.00 KiB"), std::string::npos) << unfused;
 }
 
@@ -290,7 +297,7 @@ TEST(Report, RunCsvHasOneRowPerLayerInlayAndMarker) {
   const std::string bench = "tiny_cnn/x/f32/batch:1";
   const RunReportFormat* csv = FindRunReportFormat("csv");
   ASSERT_NE(csv, nullptr);
-  const std::string out = csv->render({bench, t, a, m, f32, nullptr});
+  const std::string out = csv->render({bench, DescribedLikeARun(t, a, m), nullptr});
   std::vector<std::string> lines;
   for (size_t at = 0, nl; (nl = out.find('\n', at)) != std::string::npos; at = nl + 1) {
     lines.push_back(out.substr(at, nl - at));
@@ -298,7 +305,9 @@ TEST(Report, RunCsvHasOneRowPerLayerInlayAndMarker) {
   // Every layer, the inlay and both markers of tiny_cnn.
   ASSERT_EQ(lines.size(), t.layers.size() + 1 + a.markers.size()) << out;
   EXPECT_EQ(lines[0], bench + ",conv1.reorder.image,reorder,inlay,,0.002,0,0,0,0,");
-  EXPECT_EQ(lines[1], bench + ",conv1,conv2d,fused,\"[1, 8, 16, 16]\",0.25,0,0,110592,864,8192");
+  // The step's cost: conv1's 110592 FLOPs and 864 weight bytes, bn1's 4096 and 128 (four
+  // values for each of 8 channels), relu1's 2048 FLOPs; only relu1's 8 KiB are written.
+  EXPECT_EQ(lines[1], bench + ",conv1,conv2d,fused,\"[1, 8, 16, 16]\",0.25,0,0,116736,992,8192");
   EXPECT_EQ(lines[2].rfind(bench + ",bn1,batchnorm,fused,", 0), 0u) << lines[2];
   EXPECT_NE(out.find(bench + ",stem,marker,marker,conv1..relu1,0.252,"), std::string::npos) << out;
   EXPECT_EQ(std::string(csv->header).rfind("benchmark,layer,op,kind,output,ms,", 0), 0u);

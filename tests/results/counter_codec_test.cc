@@ -224,6 +224,8 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   m.steps[1].shape = "[4, 64, 56, 56]";
   m.steps[1].kernel = "brgconv:avx512_core_vnni";
   m.steps[1].layers = {"conv1", "conv1_bn", "conv1_relu"};
+  m.steps[1].layer_ops = {"conv2d", "batchnorm", "relu"};
+  m.steps[1].layer_shapes = {"[4, 64, 112, 112]", "[4, 64, 112, 112]", "[4, 64, 56, 56]"};
   m.steps[1].cost = {1e9, 9408, 9408, 602112, 802816, 9408};
   m.steps[1].roof_ms = 0.25;
   m.steps[2].inlay_layer = true;
@@ -237,6 +239,8 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   ASSERT_EQ(back.steps.size(), 3u);
   EXPECT_EQ(back.steps[1].kernel, "brgconv:avx512_core_vnni");
   EXPECT_EQ(back.steps[1].layers, m.steps[1].layers);
+  EXPECT_EQ(back.steps[1].layer_ops, m.steps[1].layer_ops);
+  EXPECT_EQ(back.steps[1].layer_shapes, m.steps[1].layer_shapes);
   EXPECT_EQ(back.steps[1].shape, "[4, 64, 56, 56]");
   EXPECT_EQ(back.steps[1].cost.flops, 1e9);
   EXPECT_EQ(back.steps[1].cost.Bytes(), 9408 + 602112 + 802816);
@@ -247,6 +251,15 @@ TEST(DescriptionCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(back.steps[1].measure.ms, 0.3) << "the counters' part is kept";
   EXPECT_EQ(back.steps[0].op, "quantize");
   EXPECT_EQ(back.steps[2].cost.flops, 0);
+  // Ops and shapes that do not match the layers are refused, naming the field.
+  nlohmann::json bad = EncodeDescription(m);
+  bad["steps"][1]["layer_ops"] = {"conv2d"};
+  try {
+    DecodeDescription(bad, &back);
+    ADD_FAILURE() << "one op for three layers was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("steps[1].layer_ops"), std::string::npos) << e.what();
+  }
 }
 
 // The traced iterations and the markers' step ranges travel too (`ntpbench trace` reads them).
