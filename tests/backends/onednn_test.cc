@@ -469,6 +469,37 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
   if (OnednnMatmulHasOnlyGemm()) EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
 }
 
+// i8 dense layers with a signed (s8) source: the 1x1 convolution route (the default where the
+// s8 matmul is gemm:jit: it ran mlp's layers 30x slower) as accurate as the matmul route. Without
+// VNNI oneDNN halves such a convolution's weights as it reorders them; ntpbench gives them
+// doubled (DoubleWeightsHalvedBy), so both routes compute with the same 7-bit weights. Before
+// that, the convolution's error on this layer was 2.4x the matmul's.
+TEST(OnednnDense, AnI8ConvolutionRouteIsAsAccurateAsTheMatmul) {
+  const ResolvedTopology t = Resolve(SingleLayer("dense", {{4, 256}}, {{"units", 64}}), {});
+  RunConfig config = OpConfig();
+  std::vector<float> x(4 * 256);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.61f * i) * (1.0f + (i % 7));  // signed
+  config.inputs["x0"] = x;
+  std::map<std::string, double> error;
+  for (const char* route : {"matmul", "conv1x1"}) {
+    setenv("NTPB_ONEDNN_DENSE", route, 1);
+    const RanBoth r = RunBoth(t, config, Precision::kI8);
+    unsetenv("NTPB_ONEDNN_DENSE");
+    const bool conv = r.onednn->steps().back().kernel.find("1x1 convolution") != std::string::npos;
+    EXPECT_EQ(conv, std::string(route) == "conv1x1") << r.onednn->steps().back().kernel;
+    const std::vector<float> got = r.onednn->ReadTensor("y"), want = r.reference->ReadTensor("y");
+    double diff = 0, norm = 0;  // ||got - want|| / ||want||: every element, not the worst one
+    for (size_t i = 0; i < want.size(); ++i) {
+      diff += (got[i] - want[i]) * (got[i] - want[i]);
+      norm += want[i] * want[i];
+    }
+    error[route] = std::sqrt(diff / norm);
+    EXPECT_GT(error[route], 0) << route << ": quantized, so not exact";
+  }
+  EXPECT_LT(error["conv1x1"], 1.25 * error["matmul"])
+      << "convolution " << error["conv1x1"] << ", matmul " << error["matmul"];
+}
+
 // An i8 LSTM's recurrence: oneDNN's s8 matmul where it has a tuned kernel (VNNI), else
 // ntpbench's int8-weight panels with an f32 state (gemm:jit's s8 product ran DeepSpeech's at
 // ~0.5 GFLOP/s); close to the f32 reference either way, bidirectional, batch 1 and 3.

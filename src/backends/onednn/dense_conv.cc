@@ -40,6 +40,26 @@ struct HostPrecision {
     dst = store_q ? QuantizedType(b.range(b.output_name())) : dt::f32;
     out_scale = store_q ? b.scale(b.output_name()) : 1.0f;
   }
+  // oneDNN 2.6's int8 kernels without VNNI halve the weights of a primitive with an s8 source
+  // as they reorder them (memory_extra_flag_scale_adjust) and double its output scales: the 7-bit
+  // weights ntpbench gives there (WeightLevels) kept 6 bits, and mlp's fc1 in i8 showed 2.4x the
+  // matmul route's error. Given as 2q at half the scale, the kernel gets q itself. `biases`, in
+  // accumulator units, are rescaled alike. Returns whether anything changed: the primitive must
+  // then be made again with the new output scales.
+  bool DoubleWeightsHalvedBy(const memory::desc& wanted, std::vector<float>* biases) {
+    const dnnl_memory_extra_desc_t& extra = wanted.data.extra;
+    if (!(extra.flags & dnnl_memory_extra_flag_scale_adjust) || extra.scale_adjust != 0.5f) {
+      return false;
+    }
+    for (const int8_t v : q.values) {
+      if (v > 63 || v < -63) return false;  // 8-bit weights (VNNI's): nothing to gain
+    }
+    for (int8_t& v : q.values) v = static_cast<int8_t>(2 * v);
+    for (float& s : q.scales) s /= 2;
+    for (float& s : output_scales) s /= 2;
+    for (float& bias : *biases) bias *= 2;  // bias / (source scale x weight scale)
+    return true;
+  }
   memory WeightMemory(Builder& b, const std::vector<float>& weights, const memory::dims& dims,
                       tag user_tag, const memory::desc& wanted) const {
     if (b.quantized()) {
@@ -75,12 +95,15 @@ constexpr int64_t kConvolutionRows = 4;
 // once, when the layer is built. On a 2-core Zen 3 VM (AVX2), 2 threads: [64 x 784] x
 // [784 x 1024] 1.48 ms as a matmul, 0.58 as a convolution; [100 x 2048] x [2048 x 2048]
 // 12.8 and 5.7 ms; from 4 rows up the convolution was faster, at 1 row slower (a GEMV).
-// Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the layer is f32).
+// In i8 at any row: gemm:jit's s8 product took mlp's batch-1 layers 30x longer (727 against
+// 23 µs for the network on that VM; jit_uni_int8_1x1:avx2).
+// Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the layer is f32 or i8).
 bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel) {
   const std::string& mode = b.option("dense");
-  if (mode == "matmul" || b.act() != dt::f32 || b.quantized()) return false;
+  if (mode == "matmul" || (b.act() != dt::f32 && !b.quantized())) return false;
   if (mode == "conv1x1") return true;
-  return rows >= kConvolutionRows && matmul_kernel.rfind("gemm", 0) == 0;
+  if (matmul_kernel.rfind("gemm", 0) != 0) return false;
+  return rows >= kConvolutionRows || b.quantized();
 }
 
 // A dense layer in w8 or w4: ntpbench's kernel (weight_only_dense.h) computes the product from
@@ -142,7 +165,7 @@ void BuildDense(Builder& b) {
   // A fused residual add (a transformer's output projections) reads the other operand as a
   // binary post-op, in f32 and bf16; an i8 run keeps it a step (its operand's scale differs).
   if (b.fusion().residual && b.quantized()) b.DropResidual();
-  const HostPrecision hp = PrecisionFor(b, units, 1, weights, &biases);
+  HostPrecision hp = PrecisionFor(b, units, 1, weights, &biases);
   const memory src_all =
       b.quantized() ? b.Input(l.inputs[0], PlainDesc(in, hp.src)) : b.PlainInput(l.inputs[0]);
   const bool bias = !biases.empty();
@@ -207,6 +230,9 @@ void BuildDense(Builder& b) {
       {DNNL_ARG_DST, memory(conv ? cv_dst : mm_dst, b.engine(), out.get_data_handle())}};
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
+  }
+  if (conv && b.quantized() && hp.DoubleWeightsHalvedBy(conv->weights_desc(), &biases)) {
+    conv = dnnl::convolution_forward::primitive_desc(conv_desc(), hp.Attr(b), b.engine());
   }
   if (conv) {
     // The IR's [k, units] weights are OIhw's dims {units, k, 1, 1} stored I-major: iohw.
@@ -281,6 +307,10 @@ void BuildConv(Builder& b) {
   }
   HostPrecision hp =
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
+  // The residual operand and in-place choice `pd` was made with (made again after
+  // DoubleWeightsHalvedBy).
+  std::optional<memory::desc> pd_residual, with_add_residual;
+  bool pd_in_place = false, with_add_in_place = false;
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
   const dnnl::algorithm algorithm = ConvAlgorithm(b, in, out);
@@ -336,6 +366,8 @@ void BuildConv(Builder& b) {
       const auto sum = make_pd(&operand, true);
       if (acceptable(sum)) {
         with_add = sum;
+        with_add_residual = operand;
+        with_add_in_place = true;
         overwritten = residual;
         residual = memory();  // read as the destination, not as an argument
       }
@@ -352,6 +384,8 @@ void BuildConv(Builder& b) {
         const auto binary = make_pd(&added, false);
         if (acceptable(binary)) {
           with_add = binary;
+          with_add_residual = added;
+          with_add_in_place = false;
           if (quantized_operand) residual = b.Input(name, added);
         } else if (hp.dst == dt::f32) {
           try_in_place();
@@ -360,12 +394,17 @@ void BuildConv(Builder& b) {
     }
     if (with_add) {
       pd = *with_add;
+      pd_residual = with_add_residual;
+      pd_in_place = with_add_in_place;
     } else {
       b.DropResidual();
       residual = memory();
       hp.ChooseResult(b);  // the result now feeds the add
       pd = make_pd(nullptr, false);
     }
+  }
+  if (b.quantized() && hp.DoubleWeightsHalvedBy(pd.weights_desc(), &biases)) {
+    pd = make_pd(pd_residual ? &*pd_residual : nullptr, pd_in_place);
   }
   const memory src = b.Input(l.inputs[0], pd.src_desc());
   const memory dst = overwritten ? b.OutputOver(b.fusion().ResidualOperand(), pd.dst_desc())

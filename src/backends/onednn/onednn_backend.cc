@@ -310,8 +310,9 @@ class OnednnBackend : public Backend {
         {"dense",
          {"auto", "matmul", "conv1x1"},
          "NTPB_ONEDNN_DENSE",
-         "f32 dense layers: matmul, or a 1x1 convolution (weights packed once); auto: the "
-         "convolution from 4 rows where oneDNN's matmul has only gemm:jit (no AVX-512)"},
+         "f32 and i8 dense layers: matmul, or a 1x1 convolution (weights packed once); auto: "
+         "the convolution where oneDNN's matmul has only gemm:jit (no AVX-512), from 4 rows in "
+         "f32, at every row in i8"},
         {"rnn",
          {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
