@@ -14,6 +14,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/common/file_io.h"
+#include "src/common/printable.h"
 
 namespace ntpb::cli {
 namespace {
@@ -41,7 +42,9 @@ void PrintRunTables(const std::vector<RunResults>& runs, const RunReportFormat& 
       const BenchmarkResult& b = run.benchmarks.at(name);
       if (!b.skipped.empty()) continue;
       const RunMeasurement m = b.Measurement();
-      if (format.heading) std::printf("\n%s  (%s)\n", name.c_str(), run.file.c_str());
+      if (format.heading) {
+        std::printf("\n%s  (%s)\n", Printable(name).c_str(), Printable(run.file).c_str());
+      }
       std::fputs(format.render({name, m, run.peaks ? &*run.peaks : nullptr, view}).c_str(), stdout);
     }
   }
