@@ -159,48 +159,6 @@ TensorProto ToProto(const Value& v, const std::string& name) {
   return t;
 }
 
-// Every op Folder::Evaluate handles: the one list, read by the importer too (CanFold).
-const std::set<std::string>& FoldedOps() {
-  static const std::set<std::string> ops = {"Abs",
-                                            "Add",
-                                            "And",
-                                            "Cast",
-                                            "Ceil",
-                                            "Concat",
-                                            "Constant",
-                                            "ConstantOfShape",
-                                            "Div",
-                                            "Dropout",
-                                            "Equal",
-                                            "Expand",
-                                            "Flatten",
-                                            "Floor",
-                                            "Gather",
-                                            "Greater",
-                                            "GreaterOrEqual",
-                                            "Identity",
-                                            "Less",
-                                            "LessOrEqual",
-                                            "Mul",
-                                            "Neg",
-                                            "Not",
-                                            "Or",
-                                            "Pow",
-                                            "Range",
-                                            "Reciprocal",
-                                            "Reshape",
-                                            "Shape",
-                                            "Slice",
-                                            "Sqrt",
-                                            "Squeeze",
-                                            "Sub",
-                                            "Transpose",
-                                            "Trilu",
-                                            "Unsqueeze",
-                                            "Where"};
-  return ops;
-}
-
 class Folder {
  public:
   Folder(onnx::ModelProto* model, std::string file, const FoldingLimits& limits, int64_t bytes_used)
@@ -541,373 +499,463 @@ class Folder {
   }
 
   std::optional<Value> Evaluate(const onnx::NodeProto& n) {
-    const std::string& op = n.op_type();
-    if (!FoldedOps().count(op)) return std::nullopt;
-    if (op == "Constant") {
-      if (const auto* a = Attr(n, "value")) {
-        if (a->has_t()) return FromProto(a->t());
-      }
-      Value v;
-      if (const auto* a = Attr(n, "value_float")) {
-        v.f = {a->f()};
-        return v;
-      }
-      if (const auto* a = Attr(n, "value_floats")) {
-        v.f.assign(a->floats().begin(), a->floats().end());
-        v.dims = {static_cast<int64_t>(v.f.size())};
-        return v;
-      }
-      v.type = TensorProto::INT64;
-      if (const auto* a = Attr(n, "value_int")) {
-        v.i = {a->i()};
-        return v;
-      }
-      if (const auto* a = Attr(n, "value_ints")) {
-        v.i.assign(a->ints().begin(), a->ints().end());
-        v.dims = {static_cast<int64_t>(v.i.size())};
-        return v;
-      }
-      return std::nullopt;
+    const auto rule = Rules().find(n.op_type());
+    if (rule == Rules().end()) return std::nullopt;
+    if (rule->second.inputs_known && !AllKnown(n)) return std::nullopt;
+    return (this->*rule->second.fold)(n);
+  }
+
+  // How a node of an op folds; `inputs_known`: only once every input is known (the others read
+  // what they need: a Shape its input's static dims).
+  struct FoldRule {
+    bool inputs_known;
+    std::optional<Value> (Folder::*fold)(const onnx::NodeProto& n);
+  };
+
+ public:
+  // Every op folded, by name: adding one is a method and a line here.
+  static const std::map<std::string, FoldRule>& Rules() {
+    static const std::map<std::string, FoldRule> rules = {
+        {"Abs", {true, &Folder::FoldUnary}},
+        {"Add", {true, &Folder::FoldBinary}},
+        {"And", {true, &Folder::FoldBinary}},
+        {"Cast", {true, &Folder::FoldCast}},
+        {"Ceil", {true, &Folder::FoldUnary}},
+        {"Concat", {true, &Folder::FoldConcat}},
+        {"Constant", {false, &Folder::FoldConstant}},
+        {"ConstantOfShape", {false, &Folder::FoldConstantOfShape}},
+        {"Div", {true, &Folder::FoldBinary}},
+        {"Dropout", {true, &Folder::FoldIdentity}},
+        {"Equal", {true, &Folder::FoldBinary}},
+        {"Expand", {true, &Folder::FoldExpand}},
+        {"Flatten", {true, &Folder::FoldReshape}},
+        {"Floor", {true, &Folder::FoldUnary}},
+        {"Gather", {true, &Folder::FoldGather}},
+        {"Greater", {true, &Folder::FoldBinary}},
+        {"GreaterOrEqual", {true, &Folder::FoldBinary}},
+        {"Identity", {true, &Folder::FoldIdentity}},
+        {"Less", {true, &Folder::FoldBinary}},
+        {"LessOrEqual", {true, &Folder::FoldBinary}},
+        {"Mul", {true, &Folder::FoldBinary}},
+        {"Neg", {true, &Folder::FoldUnary}},
+        {"Not", {true, &Folder::FoldUnary}},
+        {"Or", {true, &Folder::FoldBinary}},
+        {"Pow", {true, &Folder::FoldBinary}},
+        {"Range", {true, &Folder::FoldRange}},
+        {"Reciprocal", {true, &Folder::FoldUnary}},
+        {"Reshape", {true, &Folder::FoldReshape}},
+        {"Shape", {false, &Folder::FoldShape}},
+        {"Slice", {true, &Folder::FoldSlice}},
+        {"Sqrt", {true, &Folder::FoldUnary}},
+        {"Squeeze", {true, &Folder::FoldSqueeze}},
+        {"Sub", {true, &Folder::FoldBinary}},
+        {"Transpose", {true, &Folder::FoldTranspose}},
+        {"Trilu", {true, &Folder::FoldTrilu}},
+        {"Unsqueeze", {true, &Folder::FoldSqueeze}},
+        {"Where", {true, &Folder::FoldWhere}},
+    };
+    return rules;
+  }
+
+ private:
+  // Identity, and Dropout without its mask output (inference: the input itself).
+  std::optional<Value> FoldIdentity(const onnx::NodeProto& n) {
+    if (n.op_type() == "Dropout" && n.output_size() != 1) return std::nullopt;
+    return *Known(n, 0);
+  }
+
+  std::optional<Value> FoldConstant(const onnx::NodeProto& n) {
+    if (const auto* a = Attr(n, "value")) {
+      if (a->has_t()) return FromProto(a->t());
     }
-    if (op == "Shape") {
-      if (n.input_size() < 1) return std::nullopt;
-      auto s = static_dims_.find(n.input(0));
-      std::vector<int64_t> dims;
-      if (s != static_dims_.end()) {
-        dims = s->second;
-      } else if (const Value* v = Known(n, 0)) {
-        dims = v->dims;
-      } else {
-        return std::nullopt;
-      }
-      const int64_t rank = static_cast<int64_t>(dims.size());
-      int64_t start = IntAttr(n, "start", 0), end = IntAttr(n, "end", rank);
-      start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
-      end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
-      Value v;
-      v.type = TensorProto::INT64;
-      for (int64_t k = start; k < end; ++k) v.i.push_back(dims[k]);
+    Value v;
+    if (const auto* a = Attr(n, "value_float")) {
+      v.f = {a->f()};
+      return v;
+    }
+    if (const auto* a = Attr(n, "value_floats")) {
+      v.f.assign(a->floats().begin(), a->floats().end());
+      v.dims = {static_cast<int64_t>(v.f.size())};
+      return v;
+    }
+    v.type = TensorProto::INT64;
+    if (const auto* a = Attr(n, "value_int")) {
+      v.i = {a->i()};
+      return v;
+    }
+    if (const auto* a = Attr(n, "value_ints")) {
+      v.i.assign(a->ints().begin(), a->ints().end());
       v.dims = {static_cast<int64_t>(v.i.size())};
       return v;
     }
-    if (op == "ConstantOfShape") {
-      const Value* shape = Known(n, 0);
-      if (!shape) return std::nullopt;
-      Value fill;
-      fill.f = {0.0f};
-      if (const auto* a = Attr(n, "value")) {
-        if (auto v = FromProto(a->t()); v && v->size() == 1) fill = *v;
-      }
-      std::vector<int64_t> dims = Ints(*shape);
-      for (int64_t d : dims) {
-        if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
-      }
-      if (!Fits(Count(dims))) return std::nullopt;
-      Value out = Like(fill, dims);
-      for (int64_t e = 0; e < out.size(); ++e) CopyElement(fill, 0, &out, e);
-      return out;
+    return std::nullopt;
+  }
+
+  std::optional<Value> FoldShape(const onnx::NodeProto& n) {
+    if (n.input_size() < 1) return std::nullopt;
+    auto s = static_dims_.find(n.input(0));
+    std::vector<int64_t> dims;
+    if (s != static_dims_.end()) {
+      dims = s->second;
+    } else if (const Value* v = Known(n, 0)) {
+      dims = v->dims;
+    } else {
+      return std::nullopt;
     }
-    if (!AllKnown(n)) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    int64_t start = IntAttr(n, "start", 0), end = IntAttr(n, "end", rank);
+    start = std::clamp(start < 0 ? start + rank : start, int64_t{0}, rank);
+    end = std::clamp(end < 0 ? end + rank : end, int64_t{0}, rank);
+    Value v;
+    v.type = TensorProto::INT64;
+    for (int64_t k = start; k < end; ++k) v.i.push_back(dims[k]);
+    v.dims = {static_cast<int64_t>(v.i.size())};
+    return v;
+  }
+
+  std::optional<Value> FoldConstantOfShape(const onnx::NodeProto& n) {
+    const Value* shape = Known(n, 0);
+    if (!shape) return std::nullopt;
+    Value fill;
+    fill.f = {0.0f};
+    if (const auto* a = Attr(n, "value")) {
+      if (auto v = FromProto(a->t()); v && v->size() == 1) fill = *v;
+    }
+    std::vector<int64_t> dims = Ints(*shape);
+    for (int64_t d : dims) {
+      if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
+    }
+    if (!Fits(Count(dims))) return std::nullopt;
+    Value out = Like(fill, dims);
+    for (int64_t e = 0; e < out.size(); ++e) CopyElement(fill, 0, &out, e);
+    return out;
+  }
+
+  std::optional<Value> FoldCast(const onnx::NodeProto& n) {
     const Value& x = *Known(n, 0);
-    if (op == "Identity" || (op == "Dropout" && n.output_size() == 1)) return x;
-    if (op == "Cast") {
-      const int to = static_cast<int>(IntAttr(n, "to", TensorProto::FLOAT));
-      Value out;
-      out.type = to;
-      out.dims = x.dims;
-      if (to == TensorProto::FLOAT || to == TensorProto::DOUBLE) {
-        for (int64_t k = 0; k < x.size(); ++k) out.f.push_back(static_cast<float>(x.at(k)));
-      } else if (IsIntegerType(to)) {
-        for (int64_t k = 0; k < x.size(); ++k) {
-          out.i.push_back(to == TensorProto::BOOL ? x.at(k) != 0 : static_cast<int64_t>(x.at(k)));
-        }
-      } else {
-        return std::nullopt;
-      }
-      return out;
-    }
-    if (op == "Sqrt" || op == "Neg" || op == "Reciprocal" || op == "Not" || op == "Floor" ||
-        op == "Ceil" || op == "Abs") {
-      Value out = x;
+    const int to = static_cast<int>(IntAttr(n, "to", TensorProto::FLOAT));
+    Value out;
+    out.type = to;
+    out.dims = x.dims;
+    if (to == TensorProto::FLOAT || to == TensorProto::DOUBLE) {
+      for (int64_t k = 0; k < x.size(); ++k) out.f.push_back(static_cast<float>(x.at(k)));
+    } else if (IsIntegerType(to)) {
       for (int64_t k = 0; k < x.size(); ++k) {
-        const double v = x.at(k);
-        const double r = op == "Sqrt"         ? std::sqrt(v)
-                         : op == "Neg"        ? -v
-                         : op == "Reciprocal" ? 1.0 / v
-                         : op == "Not"        ? (v == 0)
-                         : op == "Floor"      ? std::floor(v)
-                         : op == "Ceil"       ? std::ceil(v)
-                                              : std::fabs(v);
-        if (out.is_float()) {
-          out.f[k] = static_cast<float>(r);
-        } else {
-          out.i[k] = static_cast<int64_t>(r);
-        }
+        out.i.push_back(to == TensorProto::BOOL ? x.at(k) != 0 : static_cast<int64_t>(x.at(k)));
       }
-      return out;
+    } else {
+      return std::nullopt;
     }
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Pow" || op == "Equal" ||
-        op == "Less" || op == "Greater" || op == "LessOrEqual" || op == "GreaterOrEqual" ||
-        op == "And" || op == "Or") {
-      if (n.input_size() != 2) return std::nullopt;
-      return Binary(n, x, *Known(n, 1));
-    }
-    if (op == "Trilu") {  // a causal mask: triu(full(-inf), 1) over the bound sequence
-      if (x.dims.size() < 2) Fail(n, "Trilu needs a tensor of rank 2 or more");
-      int64_t k = 0;
-      if (const Value* kv = Known(n, 1)) {
-        const std::vector<int64_t> ks = Ints(*kv);
-        if (ks.size() != 1) Fail(n, "k must be one value");
-        k = ks[0];
-      }
-      const bool upper = IntAttr(n, "upper", 1) != 0;
-      Value out = Like(x, x.dims);
-      const int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
-      for (int64_t e = 0; e < out.size(); ++e) {
-        const int64_t j = e % cols, i = (e / cols) % rows;
-        if (upper ? j - i >= k : j - i <= k) CopyElement(x, e, &out, e);
-      }
-      return out;
-    }
-    if (op == "Where") {
-      if (n.input_size() != 3) return std::nullopt;
-      const Value &a = *Known(n, 1), &b = *Known(n, 2);
-      if (a.is_float() != b.is_float()) return std::nullopt;
-      const auto dims = BroadcastDims({&x, &a, &b});
-      if (!dims) Fail(n, "constant operands do not broadcast");
-      if (!Fits(Count(*dims))) return std::nullopt;
-      Value out = Like(a, *dims);
-      ForEachBroadcast(*dims, {&x, &a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
-        if (x.at(at[0]) != 0) {
-          CopyElement(a, at[1], &out, e);
-        } else {
-          CopyElement(b, at[2], &out, e);
-        }
-      });
-      return out;
-    }
-    if (op == "Expand") {
-      Value shape_as_value;
-      shape_as_value.dims = Ints(*Known(n, 1));
-      for (int64_t d : shape_as_value.dims) {
-        if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
-      }
-      const auto dims = BroadcastDims({&x, &shape_as_value});
-      if (!dims) Fail(n, "the shape does not broadcast with the input");
-      if (!Fits(Count(*dims))) return std::nullopt;
-      Value out = Like(x, *dims);
-      ForEachBroadcast(*dims, {&x}, [&](int64_t e, const std::vector<int64_t>& at) {
-        CopyElement(x, at[0], &out, e);
-      });
-      return out;
-    }
-    if (op == "Range") {
-      const double start = x.at(0), limit = Known(n, 1)->at(0), delta = Known(n, 2)->at(0);
-      if (delta == 0 || x.size() != 1) Fail(n, "Range needs scalar bounds and a non-zero delta");
-      const double count = std::max(0.0, std::ceil((limit - start) / delta));
-      if (count > static_cast<double>(limits_.max_elements) || !Fits(static_cast<int64_t>(count)))
-        return std::nullopt;
-      Value out = Like(x, {static_cast<int64_t>(count)});
-      for (int64_t k = 0; k < out.size(); ++k) {
-        if (out.is_float()) {
-          out.f[k] = static_cast<float>(start + k * delta);
-        } else {
-          out.i[k] = static_cast<int64_t>(start) + k * static_cast<int64_t>(delta);
-        }
-      }
-      return out;
-    }
-    if (op == "Unsqueeze" || op == "Squeeze") {
-      std::vector<int64_t> axes = IntsAttr(n, "axes");
-      if (const Value* a = Known(n, 1)) axes = Ints(*a);
-      Value out = x;
-      if (op == "Unsqueeze") {
-        const size_t rank = x.dims.size() + axes.size();
-        std::vector<int64_t> norm;
-        for (int64_t a : axes) norm.push_back(NormAxis(n, a, rank));
-        std::sort(norm.begin(), norm.end());
-        if (std::adjacent_find(norm.begin(), norm.end()) != norm.end()) Fail(n, "repeated axes");
-        for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
+    return out;
+  }
+
+  // Sqrt, Neg, Reciprocal, Not, Floor, Ceil, Abs
+  std::optional<Value> FoldUnary(const onnx::NodeProto& n) {
+    const std::string& op = n.op_type();
+    const Value& x = *Known(n, 0);
+    Value out = x;
+    for (int64_t k = 0; k < x.size(); ++k) {
+      const double v = x.at(k);
+      const double r = op == "Sqrt"         ? std::sqrt(v)
+                       : op == "Neg"        ? -v
+                       : op == "Reciprocal" ? 1.0 / v
+                       : op == "Not"        ? (v == 0)
+                       : op == "Floor"      ? std::floor(v)
+                       : op == "Ceil"       ? std::ceil(v)
+                                            : std::fabs(v);
+      if (out.is_float()) {
+        out.f[k] = static_cast<float>(r);
       } else {
-        std::set<int64_t> drop;
-        for (int64_t a : axes) drop.insert(NormAxis(n, a, x.dims.size()));
-        out.dims.clear();
-        for (size_t k = 0; k < x.dims.size(); ++k) {
-          const bool squeeze = axes.empty() ? x.dims[k] == 1 : drop.count(k) > 0;
-          if (squeeze && x.dims[k] != 1) Fail(n, "cannot squeeze a dimension that is not 1");
-          if (!squeeze) out.dims.push_back(x.dims[k]);
-        }
+        out.i[k] = static_cast<int64_t>(r);
       }
-      return out;
     }
-    if (op == "Reshape" || op == "Flatten") {
-      std::vector<int64_t> dims;
-      if (op == "Flatten") {
-        const int64_t axis = IntAttr(n, "axis", 1);
-        const int64_t a = axis < 0 ? axis + static_cast<int64_t>(x.dims.size()) : axis;
-        if (a < 0 || a > static_cast<int64_t>(x.dims.size())) Fail(n, "axis out of range");
-        int64_t before = 1;
-        for (int64_t k = 0; k < a; ++k) before *= x.dims[k];
-        dims = {before, before == 0 ? 0 : x.size() / std::max<int64_t>(before, 1)};
+    return out;
+  }
+
+  // Add, Sub, Mul, Div, Pow, Equal, Less, Greater, LessOrEqual, GreaterOrEqual, And, Or
+  std::optional<Value> FoldBinary(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    if (n.input_size() != 2) return std::nullopt;
+    return Binary(n, x, *Known(n, 1));
+  }
+
+  // A causal mask: triu(full(-inf), 1) over the bound sequence
+  std::optional<Value> FoldTrilu(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    if (x.dims.size() < 2) Fail(n, "Trilu needs a tensor of rank 2 or more");
+    int64_t k = 0;
+    if (const Value* kv = Known(n, 1)) {
+      const std::vector<int64_t> ks = Ints(*kv);
+      if (ks.size() != 1) Fail(n, "k must be one value");
+      k = ks[0];
+    }
+    const bool upper = IntAttr(n, "upper", 1) != 0;
+    Value out = Like(x, x.dims);
+    const int64_t rows = x.dims[x.dims.size() - 2], cols = x.dims.back();
+    for (int64_t e = 0; e < out.size(); ++e) {
+      const int64_t j = e % cols, i = (e / cols) % rows;
+      if (upper ? j - i >= k : j - i <= k) CopyElement(x, e, &out, e);
+    }
+    return out;
+  }
+
+  std::optional<Value> FoldWhere(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    if (n.input_size() != 3) return std::nullopt;
+    const Value &a = *Known(n, 1), &b = *Known(n, 2);
+    if (a.is_float() != b.is_float()) return std::nullopt;
+    const auto dims = BroadcastDims({&x, &a, &b});
+    if (!dims) Fail(n, "constant operands do not broadcast");
+    if (!Fits(Count(*dims))) return std::nullopt;
+    Value out = Like(a, *dims);
+    ForEachBroadcast(*dims, {&x, &a, &b}, [&](int64_t e, const std::vector<int64_t>& at) {
+      if (x.at(at[0]) != 0) {
+        CopyElement(a, at[1], &out, e);
       } else {
-        dims = Ints(*Known(n, 1));
-        int64_t known = 1, infer = -1;
-        for (size_t k = 0; k < dims.size(); ++k) {
-          if (dims[k] == 0 && IntAttr(n, "allowzero", 0) == 0 && k < x.dims.size()) {
-            dims[k] = x.dims[k];
-          }
-          if (dims[k] == -1) {
-            if (infer >= 0) Fail(n, "more than one -1 in the shape");
-            infer = static_cast<int64_t>(k);
-          } else if (dims[k] < 0) {
-            Fail(n, "impossible dimension " + std::to_string(dims[k]));
-          } else {
-            known *= dims[k];
-          }
-        }
-        if (infer >= 0) dims[infer] = known == 0 ? 0 : x.size() / known;
+        CopyElement(b, at[2], &out, e);
       }
-      if (Count(dims) != x.size()) Fail(n, "cannot reshape the constant to that shape");
-      Value out = x;
-      out.dims = dims;
-      return out;
+    });
+    return out;
+  }
+
+  std::optional<Value> FoldExpand(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    Value shape_as_value;
+    shape_as_value.dims = Ints(*Known(n, 1));
+    for (int64_t d : shape_as_value.dims) {
+      if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
     }
-    if (op == "Transpose") {
-      const size_t rank = x.dims.size();
-      std::vector<int64_t> perm = IntsAttr(n, "perm");
-      if (perm.empty()) {
-        for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+    const auto dims = BroadcastDims({&x, &shape_as_value});
+    if (!dims) Fail(n, "the shape does not broadcast with the input");
+    if (!Fits(Count(*dims))) return std::nullopt;
+    Value out = Like(x, *dims);
+    ForEachBroadcast(*dims, {&x}, [&](int64_t e, const std::vector<int64_t>& at) {
+      CopyElement(x, at[0], &out, e);
+    });
+    return out;
+  }
+
+  std::optional<Value> FoldRange(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    const double start = x.at(0), limit = Known(n, 1)->at(0), delta = Known(n, 2)->at(0);
+    if (delta == 0 || x.size() != 1) Fail(n, "Range needs scalar bounds and a non-zero delta");
+    const double count = std::max(0.0, std::ceil((limit - start) / delta));
+    if (count > static_cast<double>(limits_.max_elements) || !Fits(static_cast<int64_t>(count)))
+      return std::nullopt;
+    Value out = Like(x, {static_cast<int64_t>(count)});
+    for (int64_t k = 0; k < out.size(); ++k) {
+      if (out.is_float()) {
+        out.f[k] = static_cast<float>(start + k * delta);
+      } else {
+        out.i[k] = static_cast<int64_t>(start) + k * static_cast<int64_t>(delta);
       }
-      std::vector<int64_t> sorted = perm;
-      std::sort(sorted.begin(), sorted.end());
-      for (size_t k = 0; k < sorted.size(); ++k) {
-        if (sorted.size() != rank || sorted[k] != static_cast<int64_t>(k))
-          Fail(n, "perm is not a permutation");
+    }
+    return out;
+  }
+
+  // Unsqueeze, Squeeze
+  std::optional<Value> FoldSqueeze(const onnx::NodeProto& n) {
+    const std::string& op = n.op_type();
+    const Value& x = *Known(n, 0);
+    std::vector<int64_t> axes = IntsAttr(n, "axes");
+    if (const Value* a = Known(n, 1)) axes = Ints(*a);
+    Value out = x;
+    if (op == "Unsqueeze") {
+      const size_t rank = x.dims.size() + axes.size();
+      std::vector<int64_t> norm;
+      for (int64_t a : axes) norm.push_back(NormAxis(n, a, rank));
+      std::sort(norm.begin(), norm.end());
+      if (std::adjacent_find(norm.begin(), norm.end()) != norm.end()) Fail(n, "repeated axes");
+      for (int64_t a : norm) out.dims.insert(out.dims.begin() + a, 1);
+    } else {
+      std::set<int64_t> drop;
+      for (int64_t a : axes) drop.insert(NormAxis(n, a, x.dims.size()));
+      out.dims.clear();
+      for (size_t k = 0; k < x.dims.size(); ++k) {
+        const bool squeeze = axes.empty() ? x.dims[k] == 1 : drop.count(k) > 0;
+        if (squeeze && x.dims[k] != 1) Fail(n, "cannot squeeze a dimension that is not 1");
+        if (!squeeze) out.dims.push_back(x.dims[k]);
       }
-      std::vector<int64_t> dims(rank);
-      for (size_t k = 0; k < rank; ++k) dims[k] = x.dims[perm[k]];
-      Value out = Like(x, dims);
-      const std::vector<int64_t> in_strides = Strides(x.dims);
-      std::vector<int64_t> index(rank, 0);
-      for (int64_t e = 0; e < out.size(); ++e) {
-        int64_t from = 0;
-        for (size_t k = 0; k < rank; ++k) from += index[k] * in_strides[perm[k]];
-        CopyElement(x, from, &out, e);
-        for (size_t k = rank; k-- > 0;) {
-          if (++index[k] < dims[k]) break;
-          index[k] = 0;
+    }
+    return out;
+  }
+
+  // Reshape, Flatten
+  std::optional<Value> FoldReshape(const onnx::NodeProto& n) {
+    const std::string& op = n.op_type();
+    const Value& x = *Known(n, 0);
+    std::vector<int64_t> dims;
+    if (op == "Flatten") {
+      const int64_t axis = IntAttr(n, "axis", 1);
+      const int64_t a = axis < 0 ? axis + static_cast<int64_t>(x.dims.size()) : axis;
+      if (a < 0 || a > static_cast<int64_t>(x.dims.size())) Fail(n, "axis out of range");
+      int64_t before = 1;
+      for (int64_t k = 0; k < a; ++k) before *= x.dims[k];
+      dims = {before, before == 0 ? 0 : x.size() / std::max<int64_t>(before, 1)};
+    } else {
+      dims = Ints(*Known(n, 1));
+      int64_t known = 1, infer = -1;
+      for (size_t k = 0; k < dims.size(); ++k) {
+        if (dims[k] == 0 && IntAttr(n, "allowzero", 0) == 0 && k < x.dims.size()) {
+          dims[k] = x.dims[k];
+        }
+        if (dims[k] == -1) {
+          if (infer >= 0) Fail(n, "more than one -1 in the shape");
+          infer = static_cast<int64_t>(k);
+        } else if (dims[k] < 0) {
+          Fail(n, "impossible dimension " + std::to_string(dims[k]));
+        } else {
+          known *= dims[k];
         }
       }
-      return out;
+      if (infer >= 0) dims[infer] = known == 0 ? 0 : x.size() / known;
     }
-    if (op == "Concat") {
-      const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), x.dims.size());
-      std::vector<int64_t> dims = x.dims;
-      dims[axis] = 0;
+    if (Count(dims) != x.size()) Fail(n, "cannot reshape the constant to that shape");
+    Value out = x;
+    out.dims = dims;
+    return out;
+  }
+
+  std::optional<Value> FoldTranspose(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    const size_t rank = x.dims.size();
+    std::vector<int64_t> perm = IntsAttr(n, "perm");
+    if (perm.empty()) {
+      for (size_t k = rank; k-- > 0;) perm.push_back(static_cast<int64_t>(k));
+    }
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t k = 0; k < sorted.size(); ++k) {
+      if (sorted.size() != rank || sorted[k] != static_cast<int64_t>(k))
+        Fail(n, "perm is not a permutation");
+    }
+    std::vector<int64_t> dims(rank);
+    for (size_t k = 0; k < rank; ++k) dims[k] = x.dims[perm[k]];
+    Value out = Like(x, dims);
+    const std::vector<int64_t> in_strides = Strides(x.dims);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t e = 0; e < out.size(); ++e) {
+      int64_t from = 0;
+      for (size_t k = 0; k < rank; ++k) from += index[k] * in_strides[perm[k]];
+      CopyElement(x, from, &out, e);
+      for (size_t k = rank; k-- > 0;) {
+        if (++index[k] < dims[k]) break;
+        index[k] = 0;
+      }
+    }
+    return out;
+  }
+
+  std::optional<Value> FoldConcat(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), x.dims.size());
+    std::vector<int64_t> dims = x.dims;
+    dims[axis] = 0;
+    for (int k = 0; k < n.input_size(); ++k) {
+      const Value& v = *Known(n, k);
+      if (v.dims.size() != x.dims.size() || v.is_float() != x.is_float()) {
+        Fail(n, "constant inputs of different ranks or types");
+      }
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (static_cast<int64_t>(d) != axis && v.dims[d] != x.dims[d]) {
+          Fail(n, "constant inputs differ outside the axis");
+        }
+      }
+      dims[axis] += v.dims[axis];
+    }
+    Value out = Like(x, dims);
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
+    int64_t e = 0;
+    for (int64_t o = 0; o < outer; ++o) {
       for (int k = 0; k < n.input_size(); ++k) {
         const Value& v = *Known(n, k);
-        if (v.dims.size() != x.dims.size() || v.is_float() != x.is_float()) {
-          Fail(n, "constant inputs of different ranks or types");
-        }
-        for (size_t d = 0; d < dims.size(); ++d) {
-          if (static_cast<int64_t>(d) != axis && v.dims[d] != x.dims[d]) {
-            Fail(n, "constant inputs differ outside the axis");
-          }
-        }
-        dims[axis] += v.dims[axis];
+        const int64_t chunk = outer == 0 ? 0 : v.size() / outer;
+        for (int64_t c = 0; c < chunk; ++c) CopyElement(v, o * chunk + c, &out, e++);
       }
-      Value out = Like(x, dims);
-      int64_t outer = 1;
-      for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
-      int64_t e = 0;
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int k = 0; k < n.input_size(); ++k) {
-          const Value& v = *Known(n, k);
-          const int64_t chunk = outer == 0 ? 0 : v.size() / outer;
-          for (int64_t c = 0; c < chunk; ++c) CopyElement(v, o * chunk + c, &out, e++);
-        }
-      }
-      return out;
     }
-    if (op == "Gather") {
-      const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), std::max<size_t>(x.dims.size(), 1));
-      if (x.dims.empty()) Fail(n, "cannot gather from a scalar");
-      const Value& idx = *Known(n, 1);
-      const std::vector<int64_t> indices = Ints(idx);
-      std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + axis);
-      dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
-      dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
-      if (!Fits(Count(dims))) return std::nullopt;
-      Value out = Like(x, dims);
-      int64_t outer = 1, inner = 1;
-      for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
-      for (size_t d = axis + 1; d < x.dims.size(); ++d) inner *= x.dims[d];
-      const int64_t along = x.dims[axis];
-      int64_t e = 0;
-      for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t i : indices) {
-          const int64_t k = i < 0 ? i + along : i;
-          if (k < 0 || k >= along) Fail(n, "index " + std::to_string(i) + " is out of range");
-          for (int64_t c = 0; c < inner; ++c)
-            CopyElement(x, (o * along + k) * inner + c, &out, e++);
-        }
+    return out;
+  }
+
+  std::optional<Value> FoldGather(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    const int64_t axis = NormAxis(n, IntAttr(n, "axis", 0), std::max<size_t>(x.dims.size(), 1));
+    if (x.dims.empty()) Fail(n, "cannot gather from a scalar");
+    const Value& idx = *Known(n, 1);
+    const std::vector<int64_t> indices = Ints(idx);
+    std::vector<int64_t> dims(x.dims.begin(), x.dims.begin() + axis);
+    dims.insert(dims.end(), idx.dims.begin(), idx.dims.end());
+    dims.insert(dims.end(), x.dims.begin() + axis + 1, x.dims.end());
+    if (!Fits(Count(dims))) return std::nullopt;
+    Value out = Like(x, dims);
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
+    for (size_t d = axis + 1; d < x.dims.size(); ++d) inner *= x.dims[d];
+    const int64_t along = x.dims[axis];
+    int64_t e = 0;
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i : indices) {
+        const int64_t k = i < 0 ? i + along : i;
+        if (k < 0 || k >= along) Fail(n, "index " + std::to_string(i) + " is out of range");
+        for (int64_t c = 0; c < inner; ++c) CopyElement(x, (o * along + k) * inner + c, &out, e++);
       }
-      return out;
     }
-    if (op == "Slice") {
-      std::vector<int64_t> starts, ends, axes, steps;
-      if (opset_ < 10) {
-        starts = IntsAttr(n, "starts");
-        ends = IntsAttr(n, "ends");
-        axes = IntsAttr(n, "axes");
+    return out;
+  }
+
+  std::optional<Value> FoldSlice(const onnx::NodeProto& n) {
+    const Value& x = *Known(n, 0);
+    std::vector<int64_t> starts, ends, axes, steps;
+    if (opset_ < 10) {
+      starts = IntsAttr(n, "starts");
+      ends = IntsAttr(n, "ends");
+      axes = IntsAttr(n, "axes");
+    } else {
+      starts = Ints(*Known(n, 1));
+      ends = Ints(*Known(n, 2));
+      if (const Value* a = Known(n, 3)) axes = Ints(*a);
+      if (const Value* s = Known(n, 4)) steps = Ints(*s);
+    }
+    const size_t rank = x.dims.size();
+    if (axes.empty()) {
+      for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+    }
+    if (steps.empty()) steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() ||
+        steps.size() != starts.size()) {
+      Fail(n, "starts, ends, axes and steps differ in length");
+    }
+    std::vector<int64_t> begin(rank, 0), step(rank, 1), dims = x.dims;
+    for (size_t k = 0; k < starts.size(); ++k) {
+      const int64_t a = NormAxis(n, axes[k], rank), d = x.dims[a];
+      if (steps[k] == 0) Fail(n, "a step of 0");
+      int64_t s = starts[k] < 0 ? std::max<int64_t>(starts[k], -d) + d : starts[k];
+      int64_t e = ends[k] < 0 ? std::max<int64_t>(ends[k], -d - 1) + d : ends[k];
+      if (steps[k] > 0) {
+        s = std::clamp<int64_t>(s, 0, d);
+        e = std::clamp<int64_t>(e, 0, d);
+        dims[a] = e > s ? (e - s + steps[k] - 1) / steps[k] : 0;
       } else {
-        starts = Ints(*Known(n, 1));
-        ends = Ints(*Known(n, 2));
-        if (const Value* a = Known(n, 3)) axes = Ints(*a);
-        if (const Value* s = Known(n, 4)) steps = Ints(*s);
+        s = std::clamp<int64_t>(s, 0, d - 1);
+        e = std::clamp<int64_t>(e, -1, d - 1);
+        dims[a] = s > e ? (s - e - steps[k] - 1) / -steps[k] : 0;
       }
-      const size_t rank = x.dims.size();
-      if (axes.empty()) {
-        for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-      }
-      if (steps.empty()) steps.assign(starts.size(), 1);
-      if (ends.size() != starts.size() || axes.size() != starts.size() ||
-          steps.size() != starts.size()) {
-        Fail(n, "starts, ends, axes and steps differ in length");
-      }
-      std::vector<int64_t> begin(rank, 0), step(rank, 1), dims = x.dims;
-      for (size_t k = 0; k < starts.size(); ++k) {
-        const int64_t a = NormAxis(n, axes[k], rank), d = x.dims[a];
-        if (steps[k] == 0) Fail(n, "a step of 0");
-        int64_t s = starts[k] < 0 ? std::max<int64_t>(starts[k], -d) + d : starts[k];
-        int64_t e = ends[k] < 0 ? std::max<int64_t>(ends[k], -d - 1) + d : ends[k];
-        if (steps[k] > 0) {
-          s = std::clamp<int64_t>(s, 0, d);
-          e = std::clamp<int64_t>(e, 0, d);
-          dims[a] = e > s ? (e - s + steps[k] - 1) / steps[k] : 0;
-        } else {
-          s = std::clamp<int64_t>(s, 0, d - 1);
-          e = std::clamp<int64_t>(e, -1, d - 1);
-          dims[a] = s > e ? (s - e - steps[k] - 1) / -steps[k] : 0;
-        }
-        begin[a] = s;
-        step[a] = steps[k];
-      }
-      Value out = Like(x, dims);
-      const std::vector<int64_t> strides = Strides(x.dims);
-      std::vector<int64_t> index(rank, 0);
-      for (int64_t e = 0; e < out.size(); ++e) {
-        int64_t from = 0;
-        for (size_t k = 0; k < rank; ++k) from += (begin[k] + index[k] * step[k]) * strides[k];
-        CopyElement(x, from, &out, e);
-        for (size_t k = rank; k-- > 0;) {
-          if (++index[k] < dims[k]) break;
-          index[k] = 0;
-        }
-      }
-      return out;
+      begin[a] = s;
+      step[a] = steps[k];
     }
-    return std::nullopt;
+    Value out = Like(x, dims);
+    const std::vector<int64_t> strides = Strides(x.dims);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t e = 0; e < out.size(); ++e) {
+      int64_t from = 0;
+      for (size_t k = 0; k < rank; ++k) from += (begin[k] + index[k] * step[k]) * strides[k];
+      CopyElement(x, from, &out, e);
+      for (size_t k = rank; k-- > 0;) {
+        if (++index[k] < dims[k]) break;
+        index[k] = 0;
+      }
+    }
+    return out;
   }
 
   onnx::ModelProto& m_;
@@ -926,6 +974,16 @@ bool IsIntegerElementType(int32_t type) {
   using T = TensorProto;
   return type == T::INT8 || type == T::UINT8 || type == T::INT16 || type == T::UINT16 ||
          type == T::INT32 || type == T::UINT32 || type == T::INT64 || type == T::UINT64;
+}
+
+// Every op the folder handles (Folder::Rules): read by the importer too (CanFold).
+const std::set<std::string>& FoldedOps() {
+  static const std::set<std::string> ops = [] {
+    std::set<std::string> names;
+    for (const auto& [op, rule] : Folder::Rules()) names.insert(op);
+    return names;
+  }();
+  return ops;
 }
 
 bool CanFold(const std::string& op_type) { return FoldedOps().count(op_type) > 0; }
