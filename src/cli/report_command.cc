@@ -13,6 +13,7 @@
 #include "ntpbench/sweep_results.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
+#include "src/cli/run_summaries.h"
 #include "src/common/file_io.h"
 #include "src/common/printable.h"
 
@@ -33,21 +34,40 @@ bool Announces(const std::string& path, const std::string& format) {
 }
 
 // Each run of the files as `ntpbench run` printed it, from the run file alone (every step carries
-// its layers, ops, shapes, cost and roofline bound): no topology is read.
+// its layers, ops, shapes, cost and roofline bound): no topology is read. The text format ends
+// with the tables `run` ends with (precisions, generations, scenarios).
 void PrintRunTables(const std::vector<RunResults>& runs, const RunReportFormat& format,
                     const TableView& view) {
   std::fputs(format.header, stdout);
+  std::vector<ScenarioRun> scenario_runs;
+  std::vector<PrecisionRun> precision_runs;
   for (const RunResults& run : runs) {
+    const MachinePeaks* peaks = run.peaks ? &*run.peaks : nullptr;
     for (const std::string& name : run.order) {
       const BenchmarkResult& b = run.benchmarks.at(name);
       if (!b.skipped.empty()) continue;
       const RunMeasurement m = b.Measurement();
       if (format.heading) {
         std::printf("\n%s  (%s)\n", Printable(name).c_str(), Printable(run.file).c_str());
+        if (m.scenario && m.scenario->kind == ScenarioKind::kGenerate && !m.phases.empty()) {
+          std::printf("%s  (per layer and phase)\n%s", Printable(name).c_str(),
+                      RenderPhaseTable(m, peaks ? peaks->bandwidth_gbs : 0).c_str());
+        }
       }
-      std::fputs(format.render({name, m, run.peaks ? &*run.peaks : nullptr, view}).c_str(), stdout);
+      std::fputs(format.render({name, m, peaks, view}).c_str(), stdout);
+      // How the machine ran the precision, as the run recorded it (context ntpbench_path.*).
+      const auto path =
+          run.context.find("ntpbench_path." + m.setup.backend + "." + m.setup.precision);
+      if (format.heading && path != run.context.end() && path->is_string()) {
+        std::printf("%s %s here: %s\n", Printable(m.setup.backend).c_str(),
+                    Printable(m.setup.precision).c_str(),
+                    Printable(path->get<std::string>()).c_str());
+      }
+      scenario_runs.push_back({name, m, run.threads});
+      if (!m.scenario) precision_runs.push_back({name, m});
     }
   }
+  if (format.heading) PrintRunSummaries(std::move(scenario_runs), precision_runs);
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "src/cli/audio_file.h"
 #include "src/cli/commands.h"
 #include "src/cli/output_check.h"
+#include "src/cli/run_summaries.h"
 #include "src/cli/topology_options.h"
 #include "src/cli/trace_file.h"
 #include "src/common/benchmark_json.h"
@@ -515,7 +516,6 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   int ran = 0, failed = 0;
   std::vector<ScenarioRun> scenario_runs;    // the batching decision's table, after the others
   std::vector<PrecisionRun> precision_runs;  // speed against accuracy, after the others
-  bool streamed = false;
   std::fputs(format->header, stdout);
   for (const auto& run : Representative(reporter.captured)) {
     const std::string name = run.benchmark_name();
@@ -542,7 +542,6 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
                       EffectiveThreads(threads_config)};
       const std::optional<RunKey> key = RunKey::Parse(row.name);
       if (row.measured.setup.batch == 0 && key) row.measured.setup.batch = key->batch;
-      streamed |= row.measured.scenario.has_value();
       scenario_runs.push_back(std::move(row));
     }
     // What ran: the family registered under this name, and the batch (the argument).
@@ -573,9 +572,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
           JudgeCaptured(reporter.captured, run.run_name.function_name + "/" + run.run_name.args);
       if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
     }
-    std::fputs(format
-                   ->render({name, measurement, peaks ? &*peaks : nullptr, view})
-                   .c_str(),
+    std::fputs(format->render({name, measurement, peaks ? &*peaks : nullptr, view}).c_str(),
                stdout);
     if (!format->heading) continue;  // a machine-readable format: rows only
     // How this machine ran the precision (native bf16 or emulated, VNNI or not).
@@ -585,25 +582,7 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
                   path.c_str());
     }
   }
-  std::fputs(RenderPrecisionTable(precision_runs).c_str(), stdout);
-  // Generations have their own table; the others the batching decision's.
-  std::vector<ScenarioRun> generations, others;
-  for (ScenarioRun& r : scenario_runs) {
-    const bool generate =
-        r.measured.scenario && r.measured.scenario->kind == ScenarioKind::kGenerate;
-    (generate ? generations : others).push_back(std::move(r));
-  }
-  if (!generations.empty()) {
-    std::printf("\nGeneration: time to first token, time per output token, tokens per second\n%s",
-                RenderGenerationTable(generations).c_str());
-  }
-  const bool batching = std::any_of(others.begin(), others.end(), [](const ScenarioRun& r) {
-    return r.measured.scenario.has_value();
-  });
-  if (streamed && batching) {
-    std::printf("\nScenarios: throughput against p99 latency per streams x batch\n%s",
-                RenderScenarioTable(others).c_str());
-  }
+  PrintRunSummaries(std::move(scenario_runs), precision_runs);
   benchmark::Shutdown();
   if (!o.trace_out.empty()) {
     // Every benchmark that ran, once, with the trace its description carries.

@@ -339,29 +339,38 @@ TEST(Cli, RunWritesGoogleBenchmarkJson) {
   std::remove(out.c_str());
 }
 
-// The run file alone holds what the per-layer table shows (layers, ops, shapes, cost, markers;
-// fused layers: Report.RunTableShowsFusedLayersUnderTheirStep): `report --table` prints the table `run` printed, with the topology gone.
+// The run file alone holds what `run` prints after its runs (layers, ops, shapes, cost, markers,
+// precision paths, accuracy; fused layers: Report.RunTableShowsFusedLayersUnderTheirStep): `report
+// --table` prints the table `run` printed, with the topology gone.
 TEST(Cli, ReportTableRendersTheRunFileAlone) {
   const std::string dir = TestDir() + "/report_table";
   std::filesystem::create_directories(dir);
   const std::string topology = dir + "/tiny_cnn.json", out = dir + "/run.json";
   std::filesystem::copy_file(SourcePath("topologies/tiny_cnn.json"), topology,
                              std::filesystem::copy_options::overwrite_existing);
-  const CommandResult run = RunCommand(kCli + " run " + topology + " --wide --json " + out +
-                                       " --benchmark_min_time=0.01");
+  const CommandResult run = RunCommand(kCli + " run " + topology + " --precision f32,bf16" +
+                                       " --wide --json " + out + " --benchmark_min_time=0.01");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   std::filesystem::remove(topology);
   const CommandResult table = RunCommand(kCli + " report " + out + " --table text --wide");
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  // From the header row to the footer's peak-activations line, both print the same table.
-  auto rows = [](const std::string& text) {
-    const size_t from = text.find("\nlayer "), to = text.find("\npeak activations");
-    return from == std::string::npos || to == std::string::npos ? std::string()
-                                                                : text.substr(from, to - from);
+  // From the first table's header row on, both print the same lines (each run's table, how
+  // the machine ran each precision, the precisions' speed against accuracy), but for the line
+  // naming each run (its time per iteration; the file).
+  auto tables = [](const std::string& text) {
+    std::string kept;
+    for (size_t at = text.find("\nlayer "); at != std::string::npos && at < text.size();) {
+      const size_t end = std::min(text.find('\n', at + 1), text.size());
+      const std::string line = text.substr(at, end - at);
+      if (line.find("/real_time  (") == std::string::npos) kept += line;
+      at = end;
+    }
+    return kept;
   };
-  ASSERT_NE(rows(run.out), "") << run.out;
-  EXPECT_EQ(rows(table.out), rows(run.out)) << table.out;
-  for (const char* text : {"bn1", "[stem]", "conv1..relu1", "[1, 8, 16, 16]", "total"}) {
+  ASSERT_NE(tables(run.out), "") << run.out;
+  EXPECT_EQ(tables(table.out), tables(run.out)) << table.out;
+  for (const char* text : {"bn1", "[stem]", "conv1..relu1", "[1, 8, 16, 16]", "total",
+                           "eigen bf16 here: ", "Precisions: speed against accuracy"}) {
     EXPECT_NE(table.out.find(text), std::string::npos) << text << "\n" << table.out;
   }
   const CommandResult csv = RunCommand(kCli + " report " + out + " --table csv");
