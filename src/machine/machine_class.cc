@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ntpbench/error.h"
+#include "src/common/json_field.h"
 
 namespace ntpb {
 namespace {
@@ -63,7 +64,12 @@ MachineClass MachineClass::FromJson(const nlohmann::json& j, const std::string& 
   MachineClass m;
   try {
     m.cpu = j.at("cpu").get<std::string>();
-    m.cores = j.at("cores").get<int>();
+    const std::optional<int> cores = JsonInteger<int>(j.at("cores"));
+    if (!cores || *cores < 0) {
+      throw Error(file, "", "machine_class.cores",
+                  "expected a count of cores, got " + j.at("cores").dump().substr(0, 40));
+    }
+    m.cores = *cores;
     m.isa = j.at("isa").get<std::string>();
     m.hardware_counters = j.at("hardware_counters").get<bool>();
     m.libraries = j.at("libraries").get<std::string>();

@@ -10,6 +10,7 @@
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
 #include "src/common/format_number.h"
+#include "src/common/json_field.h"
 #include "src/common/json_text.h"
 
 namespace ntpb {
@@ -52,7 +53,7 @@ Ceiling CeilingFromJson(const nlohmann::json& j, const std::string& file, const 
     c.what = j.value("what", std::string());
     c.best = j.at("best").get<double>();
     c.spread = j.value("spread", 0.0);
-    c.runs = j.value("runs", 0);
+    if (j.contains("runs")) c.runs = JsonField<int>(j, "runs", field + ".", file);
     c.history = j.value("history", std::vector<double>{});
   } catch (const nlohmann::json::exception& e) {
     throw Error(file, "", field, std::string("malformed: ") + e.what());
@@ -191,16 +192,17 @@ MachinePeaks MachinePeaks::FromJson(const nlohmann::json& j, const std::string& 
   try {
     p.machine_class = field("machine_class").get<std::string>();
     p.machine = field("machine").get<std::string>();
-    p.threads = field("threads").get<int>();
+    p.threads = JsonField<int>(j, "threads", "", file);
     p.measured = field("measured").get<std::string>();
     p.peak_gflops = field("peak_gflops").get<std::map<std::string, double>>();
     p.kernels = field("kernels").get<std::map<std::string, std::string>>();
     p.unmeasured = field("unmeasured").get<std::map<std::string, std::string>>();
     p.bandwidth_gbs = field("bandwidth_gbs").get<double>();
-    p.cache_bytes = j.value("cache_bytes", int64_t{0});
+    if (j.contains("cache_bytes")) p.cache_bytes = JsonField<int64_t>(j, "cache_bytes", "", file);
     p.cache_bandwidth_gbs = j.value("cache_bandwidth_gbs", 0.0);
-    p.reported_cache_bytes = j.value("reported_cache_bytes", int64_t{0});
-    p.l2_bytes = j.value("l2_bytes", int64_t{0});
+    if (j.contains("reported_cache_bytes"))
+      p.reported_cache_bytes = JsonField<int64_t>(j, "reported_cache_bytes", "", file);
+    if (j.contains("l2_bytes")) p.l2_bytes = JsonField<int64_t>(j, "l2_bytes", "", file);
     p.l2_bandwidth_gbs = j.value("l2_bandwidth_gbs", 0.0);
   } catch (const nlohmann::json::exception& e) {
     throw Error(file, "", "", std::string("malformed machine peaks: ") + e.what());

@@ -1,4 +1,5 @@
 // Sweep files: JSON, and NTP-style XML read into the same JSON and checked by one parser.
+#include <cmath>
 #include <pugixml.hpp>
 #include <set>
 
@@ -27,8 +28,10 @@ std::string ValueText(const json& v, const std::string& file, const std::string&
     return v.get<std::string>();
   }
   if (v.is_number_integer()) return v.dump();
-  if (v.is_number_float() && v.get<double>() == static_cast<double>(v.get<int64_t>())) {
-    return std::to_string(v.get<int64_t>());
+  // Whole numbers as exact integers (2^53 and beyond are not; casting them could be undefined).
+  if (v.is_number_float() && std::abs(v.get<double>()) < 9007199254740992.0 &&
+      v.get<double>() == std::floor(v.get<double>())) {
+    return std::to_string(static_cast<int64_t>(v.get<double>()));
   }
   throw Error(file, "", field, "expected an integer or a string, got " + v.dump());
 }

@@ -14,6 +14,7 @@
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
 #include "src/cli/comparison_table.h"
+#include "src/common/json_field.h"
 #include "tests/test_util.h"
 
 namespace ntpb {
@@ -504,6 +505,36 @@ TEST(RunResults, ReadsRepetitionsFromGoogleBenchmarkJson) {
   EXPECT_EQ(r.peak_rss_bytes, 7);
   EXPECT_THROW(ParseRunResults("{\"benchmarks\": 3}", "x.json"), Error);
   EXPECT_THROW(ParseRunResults("{\"benchm", "x.json"), Error);
+}
+
+// Integers read from a file are JSON integers in range: a machine class with "cores": 1.1e50
+// was cast to int (undefined behaviour; found by fuzz.run in the fresh-root check), a peaks
+// file's cache size likewise. Each is one error naming the field.
+TEST(RunResults, NumbersOutOfRangeAreRefusedNotCast) {
+  auto run_with = [](const std::string& machine_json) {
+    nlohmann::json doc = {{"context", {{"ntpbench_machine_json", machine_json}}},
+                          {"benchmarks", nlohmann::json::array()}};
+    return doc.dump();
+  };
+  const std::string good =
+      R"({"build":"release","cores":2,"cpu":"Test CPU","hardware_counters":false,)"
+      R"("isa":"avx512f","libraries":"eigen=Eigen 3.4.0"})";
+  EXPECT_TRUE(ParseRunResults(run_with(good), "run.json").has_machine);
+  for (const char* cores : {"1.11111e+50", "-3", "2.5", "4294967298"}) {
+    std::string bad = good;
+    bad.replace(bad.find("\"cores\":2"), 9, std::string("\"cores\":") + cores);
+    try {
+      ParseRunResults(run_with(bad), "run.json");
+      ADD_FAILURE() << "cores " << cores << " was read";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.field(), "machine_class.cores") << e.what();
+    }
+  }
+  EXPECT_EQ(JsonInteger<int>(nlohmann::json(1e50)), std::nullopt);
+  EXPECT_EQ(JsonInteger<int>(nlohmann::json(int64_t{1} << 40)), std::nullopt);
+  EXPECT_EQ(JsonInteger<int64_t>(nlohmann::json(UINT64_MAX)), std::nullopt);
+  EXPECT_EQ(JsonInteger<int>(nlohmann::json(-7)), -7);
+  EXPECT_EQ(JsonInteger<uint32_t>(nlohmann::json(-7)), std::nullopt);
 }
 
 }  // namespace
