@@ -95,8 +95,8 @@ constexpr int64_t kConvolutionRows = 4;
 // once, when the layer is built. On a 2-core Zen 3 VM (AVX2), 2 threads: [64 x 784] x
 // [784 x 1024] 1.48 ms as a matmul, 0.58 as a convolution; [100 x 2048] x [2048 x 2048]
 // 12.8 and 5.7 ms; from 4 rows up the convolution was faster, at 1 row slower (a GEMV).
-// In i8 at any row: gemm:jit's s8 product took mlp's batch-1 layers 30x longer (727 against
-// 23 µs for the network on that VM; jit_uni_int8_1x1:avx2).
+// In i8 at any row: gemm:jit's s8 product took mlp's batch-1 layers ~28x longer (0.75-0.86 ms
+// against 26-31 µs for the network on that VM; jit_uni_int8_1x1:avx2).
 // Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the layer is f32 or i8).
 bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel) {
   const std::string& mode = b.option("dense");
