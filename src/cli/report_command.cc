@@ -97,11 +97,15 @@ Command AddReportCommand(CLI::App* app) {
   auto table = std::make_shared<std::string>();
   auto view = std::make_shared<TableView>();
   std::vector<std::string> formats;
-  for (const RunReportFormat& f : RunReportFormats()) formats.push_back(f.name);
+  std::string names;
+  for (const RunReportFormat& f : RunReportFormats()) {
+    formats.push_back(f.name);
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
   CLI::Option* table_option =
       c->add_option("--table", *table,
-                    "instead of the page, each run's per-layer table as `ntpbench run` printed "
-                    "it (text or csv), read from the run files alone")
+                    "instead of the page, what `ntpbench run` printed after its runs (" + names +
+                        "), read from the run files alone")
           ->check(OneOf(formats, "format"))
           ->type_name("FORMAT");
   c->add_flag("--wide", view->wide, "with --table text: every column")->needs(table_option);
