@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ntpb {
 
@@ -54,14 +55,53 @@ struct Scenario {
   }
 };
 
+// What a scenario takes and how it measures, as flags of ScenarioInfo::traits.
+enum ScenarioTrait : unsigned {
+  kScenarioServesQueries = 1u << 0,      // a count of queries within --ntpb_scenario_seconds
+  kScenarioStreams = 1u << 1,            // concurrent executables, one per stream (--streams)
+  kScenarioRate = 1u << 2,               // an arrival rate (target_qps, --target-qps)
+  kScenarioNeedsRate = 1u << 3,          // cannot run without a rate or a p99 search
+  kScenarioP99Search = 1u << 4,          // the highest rate meeting a p99 bound (--find-max-qps)
+  kScenarioSamplesPerQuery = 1u << 5,    // samples per query (--samples-per-query)
+  kScenarioQuerySpansStreams = 1u << 6,  // a query is a batch on every stream at once
+  kScenarioQueueing = 1u << 7,           // latencies include queueing: their spread is by design
+};
+
+// One scenario: the one table (scenario.cc) that names, tags, documents and checks scenarios.
+// A new scenario: its ScenarioKind, its entry there, and how it serves queries (the bench's
+// table in src/bench/scenario_run.cc).
+struct ScenarioInfo {
+  ScenarioKind kind;
+  const char* name;     // as --scenario and the run file write it
+  const char* tag;      // the family name's first part ("" for single-stream)
+  const char* summary;  // one phrase for --help
+  unsigned traits;      // ScenarioTrait flags
+  bool Has(ScenarioTrait t) const { return (traits & t) != 0; }
+};
+
+// Every scenario, single-stream first.
+const std::vector<ScenarioInfo>& Scenarios();
+
+// The entry of `kind`.
+const ScenarioInfo& InfoOf(ScenarioKind kind);
+
+// Whether `value` is a ScenarioKind's (a file's number, before it is cast).
+bool IsScenarioKind(int value);
+
 // "single-stream", "offline", "server", "multi-stream", "generate".
 const char* ScenarioName(ScenarioKind kind);
 
 // Every scenario's name, comma-separated: "single-stream, offline, server, multi-stream".
 std::string ScenarioNames();
 
+// The names of the scenarios that have `trait`: "offline, server or multi-stream".
+std::string ScenarioNamesWith(ScenarioTrait trait);
+
 // Parses a scenario name; throws ntpb::Error naming `field` and the names it knows.
 ScenarioKind ParseScenarioKind(const std::string& text, const std::string& field);
+
+// Why `scenario` cannot run as given, "" when it can: a server without a rate or a p99 bound.
+std::string ScenarioProblem(const Scenario& scenario);
 
 // The family name's part for the scenario: "" for single-stream, "offline", "server/qps:200",
 // "server/p99_ms:50" (the max-QPS search), "multistream/samples:8", "generate",

@@ -1,6 +1,7 @@
-// The one place that lists the backends built into ntpbench: a backend the build left out
-// (NTPBENCH_WITH_ONEDNN=OFF, ...) has an instance of null and is said to be left out. A backend
-// built as a module needs no line here: one in a module folder is found by its file.
+// The backends ntpbench knows: those of the build's list (CMakeLists.txt's
+// ntpbench_builtin_backend and ntpbench_backend_module calls write it), modules found by their
+// file in a module folder, and those registered at run time. A backend the build left out
+// (NTPBENCH_WITH_ONEDNN=OFF, ...) has an instance of null and is said to be left out.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -8,28 +9,33 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/machine.h"
-#include "src/backends/eigen/eigen_backend.h"
-#include "src/backends/hetero/hetero_backend.h"
 #include "src/backends/module_backend.h"
-#include "src/backends/onednn/onednn_backend.h"
-#include "src/backends/opencl/opencl_backend.h"
-#include "src/backends/torch/torch_backend.h"
-#include "src/backends/xnnpack/xnnpack_backend.h"
 #include "src/common/nearest_name.h"
 
 namespace ntpb {
+
+// Each backend the build has defines its instance function in its folder.
+#define NTPB_BUILT_BACKEND(name, instance) const Backend* instance();
+#define NTPB_LEFT_OUT_BACKEND(name, option)
+#include "src/backends/builtin_backends.inc"
+#undef NTPB_BUILT_BACKEND
+#undef NTPB_LEFT_OUT_BACKEND
+
 namespace {
 
 struct Entry {
   const char* name;
   const Backend* instance;  // null: not part of this build
+  const char* option;       // the CMake option that builds it, where the build left it out
 };
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-      {"eigen", EigenBackendInstance()},     {"onednn", OnednnBackendInstance()},
-      {"opencl", OpenclBackendInstance()},   {"torch", TorchBackendInstance()},
-      {"xnnpack", XnnpackBackendInstance()}, {"hetero", HeteroBackendInstance()},
+#define NTPB_BUILT_BACKEND(name, instance) {#name, instance(), ""},
+#define NTPB_LEFT_OUT_BACKEND(name, option) {#name, nullptr, #option},
+#include "src/backends/builtin_backends.inc"
+#undef NTPB_BUILT_BACKEND
+#undef NTPB_LEFT_OUT_BACKEND
   };
   return entries;
 }
@@ -170,10 +176,8 @@ std::string BackendUnavailableReason(const std::string& name) {
   if (FindBackend(name)) return "";
   for (const Entry& e : Entries()) {
     if (e.name == name) {
-      std::string option = name;
-      for (char& c : option) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return "the " + name + " backend is not part of this build (configure with -DNTPBENCH_WITH_" +
-             option + "=ON, its library installed)";
+      return "the " + name + " backend is not part of this build (configure with -D" + e.option +
+             "=ON, its library installed)";
     }
   }
   return "";

@@ -1,7 +1,7 @@
 // What the library holds of the torch backend, which is built as a module of its own
 // (src/backends/torch/ -> libntpbench_torch.so): its name and options, and the module loaded
-// the first time a run uses it. Without the module (NTPBENCH_WITH_TORCH=OFF), no instance: the
-// registry says the backend is not part of this build.
+// the first time a run uses it. Compiled only with the module (NTPBENCH_WITH_TORCH=ON); the
+// registry lists it from the build's backend list (CMakeLists.txt, ntpbench_backend_module).
 #include "src/backends/module_backend.h"
 #include "src/backends/torch/torch_backend.h"
 
@@ -16,13 +16,9 @@ std::vector<BackendOption> TorchBackendOptions() {
 }
 
 const Backend* TorchBackendInstance() {
-#ifdef NTPBENCH_MODULE_TORCH
   static const std::unique_ptr<Backend> backend =
       MakeModuleBackend({"torch", TorchBackendOptions()});
   return backend.get();
-#else
-  return nullptr;
-#endif
 }
 
 }  // namespace ntpb

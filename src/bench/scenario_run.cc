@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -296,12 +297,74 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   }
 }
 
+// What one measurement of a query-serving scenario needs to issue its queries.
+struct QueryLoad {
+  const Scenario& scenario;
+  int streams;
+  int64_t queries;  // asked for
+  const ServeQuery& serve;
+  double limit_s;
+  uint64_t seed;
+  double service_s;  // one query on one stream, from the warm-up
+  const std::string& label;
+};
+
+// How each scenario issues its queries; the measurement found (a max-QPS search's rate) goes
+// into `sm`.
+using IssueQueries = LoadResult (*)(const QueryLoad& load, ScenarioMeasure* sm);
+
+LoadResult IssueOffline(const QueryLoad& l, ScenarioMeasure*) {
+  return RunOffline(l.streams, (l.queries + l.streams - 1) / l.streams, l.serve, l.limit_s);
+}
+
+LoadResult IssueMultiStream(const QueryLoad& l, ScenarioMeasure*) {
+  return RunMultiStream(l.streams, l.queries, l.serve, l.limit_s);
+}
+
+LoadResult IssueServer(const QueryLoad& l, ScenarioMeasure* sm) {
+  if (l.scenario.p99_bound_ms <= 0) {
+    return RunServer(l.streams, PoissonArrivals(l.scenario.target_qps, l.queries, l.seed), l.serve,
+                     l.limit_s);
+  }
+  auto run_at = [&](double rate) {
+    const LoadResult r =
+        RunServer(l.streams, PoissonArrivals(rate, l.queries, l.seed), l.serve, l.limit_s);
+    std::fprintf(stderr, "ntpbench: %s: %.1f queries/s: p99 %.2f ms over %lld queries\n",
+                 l.label.c_str(), rate, Percentile(r.latencies_s, 99) * 1e3,
+                 static_cast<long long>(r.queries));
+    return r;
+  };
+  // The bracket: a fifth of the capacity the warm-up measured (a queue rarely forms) to 1.2
+  // times it (the streams cannot keep up).
+  const double capacity = l.streams / std::max(l.service_s, 1e-9);
+  const MaxQpsSearch search = FindMaxQps(run_at, l.scenario.p99_bound_ms * 1e-3, 0.2 * capacity,
+                                         1.2 * capacity, kSearchSteps);
+  sm->max_qps = search.max_qps;
+  // What the table shows is the measurement at the rate found (at the lowest rate tried when
+  // none met the bound).
+  sm->target_qps = search.max_qps > 0 ? search.max_qps : search.steps.front().rate;
+  return search.result;
+}
+
+// The scenarios that serve queries from streams of executables, by kind (generate runs its
+// requests itself: RunGenerate).
+IssueQueries IssuerOf(ScenarioKind kind) {
+  static const std::map<ScenarioKind, IssueQueries> issuers = {
+      {ScenarioKind::kOffline, IssueOffline},
+      {ScenarioKind::kMultiStream, IssueMultiStream},
+      {ScenarioKind::kServer, IssueServer},
+  };
+  const auto it = issuers.find(kind);
+  return it == issuers.end() ? nullptr : it->second;
+}
+
 }  // namespace
 
 void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Topology& topology,
                  const TopologyBenchmark::Family& family) {
   const Scenario& scenario = family.scenario;
-  if (scenario.kind == ScenarioKind::kGenerate) return RunGenerate(state, tb, topology, family);
+  const IssueQueries issue = IssuerOf(scenario.kind);
+  if (!issue) return RunGenerate(state, tb, topology, family);
   const int streams = static_cast<int>(state.range(0));
   const int64_t batch = state.range(1);
   const std::string label = RunKey{family.name, streams, batch}.Encode();
@@ -338,7 +401,7 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
     state.SkipWithError(FailureMessage(e, "compiling the scenario's streams").c_str());
     return;
   }
-  auto serve = [&](int stream) { executables[static_cast<size_t>(stream)]->Run(); };
+  const ServeQuery serve = [&](int stream) { executables[static_cast<size_t>(stream)]->Run(); };
   // Warm-up per stream, all at once as measured: first-touch pages, each stream's thread pool.
   double service_s = 0;
   try {
@@ -359,53 +422,19 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   sm.threads_per_stream = per_stream;
   sm.queries_needed = static_cast<double>(needed);
   // Samples one query carries: a batch; in multi-stream, a batch on every stream.
-  const int64_t samples_per_query =
-      scenario.kind == ScenarioKind::kMultiStream ? batch * streams : batch;
+  const bool spans_streams = InfoOf(scenario.kind).Has(kScenarioQuerySpansStreams);
+  const int64_t samples_per_query = spans_streams ? batch * streams : batch;
   sm.samples_per_query = static_cast<double>(samples_per_query);
   sm.target_qps = scenario.target_qps;
   sm.p99_bound_ms = scenario.p99_bound_ms;
 
   LoadResult result;
+  const QueryLoad load{scenario, streams, asked, serve, limit_s, seed, service_s, label};
   instrument::InterferenceProbe probe;
   probe.Start();
   try {
     for (auto _ : state) {
-      switch (scenario.kind) {
-        case ScenarioKind::kOffline:
-          result = RunOffline(streams, (asked + streams - 1) / streams, serve, limit_s);
-          break;
-        case ScenarioKind::kMultiStream:
-          result = RunMultiStream(streams, asked, serve, limit_s);
-          break;
-        case ScenarioKind::kServer:
-          if (scenario.p99_bound_ms > 0) {
-            auto run_at = [&](double rate) {
-              const LoadResult r =
-                  RunServer(streams, PoissonArrivals(rate, asked, seed), serve, limit_s);
-              std::fprintf(stderr, "ntpbench: %s: %.1f queries/s: p99 %.2f ms over %lld queries\n",
-                           label.c_str(), rate, Percentile(r.latencies_s, 99) * 1e3,
-                           static_cast<long long>(r.queries));
-              return r;
-            };
-            // The bracket: a fifth of the capacity the warm-up measured (a queue rarely forms)
-            // to 1.2 times it (the streams cannot keep up).
-            const double capacity = streams / std::max(service_s, 1e-9);
-            const MaxQpsSearch search = FindMaxQps(run_at, scenario.p99_bound_ms * 1e-3,
-                                                   0.2 * capacity, 1.2 * capacity, kSearchSteps);
-            sm.max_qps = search.max_qps;
-            // What the table shows is the measurement at the rate found (at the lowest rate
-            // tried when none met the bound).
-            result = search.result;
-            sm.target_qps = search.max_qps > 0 ? search.max_qps : search.steps.front().rate;
-          } else {
-            result = RunServer(streams, PoissonArrivals(scenario.target_qps, asked, seed), serve,
-                               limit_s);
-          }
-          break;
-        case ScenarioKind::kSingleStream:
-        case ScenarioKind::kGenerate:  // RunGenerate
-          break;
-      }
+      result = issue(load, &sm);
       state.SetIterationTime(result.queries > 0 ? result.wall_s / result.queries : 0);
     }
   } catch (const std::exception& e) {  // a query failed on one of the streams
@@ -432,10 +461,11 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   m.setup = {resolved.name, family.backend, PrecisionName(family.precision), batch};
   m.scenario = sm;
   // A server's latencies include queueing, which varies by design: no spread to judge there.
-  if (scenario.kind != ScenarioKind::kServer) interference.mdape = Mdape(result.latencies_s);
+  if (!InfoOf(scenario.kind).Has(kScenarioQueueing)) {
+    interference.mdape = Mdape(result.latencies_s);
+  }
   m.interference = interference;
-  const double inferences_per_s =
-      sm.achieved_qps * (scenario.kind == ScenarioKind::kMultiStream ? streams : 1);
+  const double inferences_per_s = sm.achieved_qps * (spans_streams ? streams : 1);
   m.net.samples_per_second = sm.achieved_qps * static_cast<double>(samples_per_query);
   m.net.flops = static_cast<double>(analysis.total.flops);
   m.net.params = static_cast<double>(analysis.total.params);

@@ -349,7 +349,7 @@ void AddCounters(benchmark::State& state, const PreparedRun& run, const RunSetup
 void RunInstance(benchmark::State& state, const TopologyBenchmark* tb,
                  std::shared_ptr<const Topology> topology,
                  const TopologyBenchmark::Family& family) {
-  if (family.scenario.kind != ScenarioKind::kSingleStream) {
+  if (InfoOf(family.scenario.kind).Has(kScenarioServesQueries)) {
     CachedRun().reset();  // its own executables, one per stream
     RunScenario(state, *tb, *topology, family);
     return;
@@ -492,7 +492,7 @@ PreparedRun& Prepare(const TopologyBenchmark& tb, const Topology& topology,
 
 void TopologyBenchmark::RegisterArgs(benchmark::internal::Benchmark* b,
                                      const ntpb::Scenario& scenario) const {
-  if (scenario.kind == ScenarioKind::kSingleStream) {
+  if (!InfoOf(scenario.kind).Has(kScenarioServesQueries)) {
     // No Unit(): Google Benchmark's default time unit applies, which ntpbench sets to ms
     // before Initialize and --benchmark_time_unit overrides, as for any GB benchmark.
     b->ArgName("batch")->UseRealTime();
@@ -503,7 +503,7 @@ void TopologyBenchmark::RegisterArgs(benchmark::internal::Benchmark* b,
   // throughput in queries), so the gate judges throughput like a latency.
   b->ArgNames({"streams", "batch"})->Iterations(1)->UseManualTime();
   for (int64_t streams : streams_) {
-    if (scenario.kind == ScenarioKind::kMultiStream && scenario.samples_per_query > 0) {
+    if (InfoOf(scenario.kind).Has(kScenarioQuerySpansStreams) && scenario.samples_per_query > 0) {
       // The query's samples split over the streams; 0 when they do not divide (a skip).
       const int64_t per_stream =
           scenario.samples_per_query % streams == 0 ? scenario.samples_per_query / streams : 0;
@@ -543,10 +543,8 @@ std::map<std::string, int64_t> TopologyBenchmark::RegisterFamilies() {
     }
   }
   for (const ntpb::Scenario& scenario : scenarios()) {
-    if (scenario.kind == ScenarioKind::kServer && scenario.target_qps <= 0 &&
-        scenario.p99_bound_ms <= 0) {
-      throw Error(topology->file, "", "scenario",
-                  name_ + ": a server scenario needs a rate (Server(qps)) or a p99 bound (MaxQps)");
+    if (const std::string problem = ScenarioProblem(scenario); !problem.empty()) {
+      throw Error(topology->file, "", "scenario", name_ + ": " + problem);
     }
   }
   for (int64_t b : batches_) {

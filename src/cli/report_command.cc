@@ -7,6 +7,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/html_report.h"
 #include "ntpbench/prediction_report.h"
+#include "ntpbench/reliability.h"
 #include "ntpbench/report.h"
 #include "ntpbench/run_file.h"
 #include "ntpbench/sweep_report.h"
@@ -49,6 +50,9 @@ void PrintRunTables(const std::vector<RunResults>& runs, const RunReportFormat& 
       const RunMeasurement m = b.Measurement();
       if (format.heading) {
         std::printf("\n%s  (%s)\n", Printable(name).c_str(), Printable(run.file).c_str());
+        // As `run` said it: whether the machine let this benchmark measure.
+        const Reliability reliability = JudgeBenchmark(b);
+        if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
         if (m.scenario && m.scenario->kind == ScenarioKind::kGenerate && !m.phases.empty()) {
           std::printf("%s  (per layer and phase)\n%s", Printable(name).c_str(),
                       RenderPhaseTable(m, peaks ? peaks->bandwidth_gbs : 0).c_str());

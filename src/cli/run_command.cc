@@ -202,66 +202,50 @@ void LoadInputFiles(const TopologyOptions& o, const Topology& topology, const Re
 }
 
 // The scenarios --scenario and its options ask for; throws ntpb::Error naming an option that
-// does not apply.
+// none of them takes (the scenario table says which takes what).
 std::vector<Scenario> ScenariosFrom(const TopologyOptions& o) {
   std::vector<Scenario> out;
-  bool server = false, multi = false, generate = false;
+  unsigned asked = 0;  // the traits of the scenarios asked for
+  std::string names;
   for (const std::string& name : o.scenarios) {
     Scenario s;
     s.kind = ParseScenarioKind(name, "--scenario");
+    const ScenarioInfo& info = InfoOf(s.kind);
+    asked |= info.traits;
+    names += (names.empty() ? "" : ", ") + name;
     s.queries = o.queries;
-    if (s.kind == ScenarioKind::kServer) {
-      server = true;
-      if (o.find_max_qps) {
-        if (o.p99_bound_ms <= 0) {
-          throw Error("", "", "--find-max-qps", "needs the bound: --p99 TIME (e.g. 50ms)");
-        }
-        s.p99_bound_ms = o.p99_bound_ms;
-      } else if (o.target_qps > 0) {
-        s.target_qps = o.target_qps;
-      } else {
-        throw Error("", "", "--scenario",
-                    "server needs a rate (--target-qps QPS) or a search (--find-max-qps --p99 T)");
+    if (info.Has(kScenarioP99Search) && o.find_max_qps) {
+      if (o.p99_bound_ms <= 0) {
+        throw Error("", "", "--find-max-qps", "needs the bound: --p99 TIME (e.g. 50ms)");
       }
+      s.p99_bound_ms = o.p99_bound_ms;
+    } else if (info.Has(kScenarioRate)) {
+      s.target_qps = o.target_qps;
     }
-    if (s.kind == ScenarioKind::kMultiStream) {
-      multi = true;
-      s.samples_per_query = o.samples_per_query;
-    }
-    if (s.kind == ScenarioKind::kGenerate) {
-      generate = true;
-      s.target_qps = o.target_qps;  // 0: one request after another
+    if (info.Has(kScenarioSamplesPerQuery)) s.samples_per_query = o.samples_per_query;
+    if (const std::string problem = ScenarioProblem(s); !problem.empty()) {
+      throw Error("", "", "--scenario", problem);
     }
     out.push_back(s);
   }
-  const bool streamed = std::any_of(out.begin(), out.end(), [](const Scenario& s) {
-    return s.kind != ScenarioKind::kSingleStream;
-  });
-  auto refuse = [](const char* option, const char* why) { throw Error("", "", option, why); };
-  const bool only_generate =
-      !out.empty() && std::all_of(out.begin(), out.end(), [](const Scenario& s) {
-        return s.kind == ScenarioKind::kGenerate;
-      });
-  if (!o.streams.empty() && (!streamed || only_generate)) {
-    refuse("--streams", only_generate
-                            ? "does not apply to --scenario generate (its batch is the sequences "
-                              "generated together)"
-                            : "applies to --scenario offline, server or multi-stream");
+  // An option that no scenario asked for takes.
+  auto refuse_unless = [&](bool given, ScenarioTrait trait, const char* option) {
+    if (!given || (asked & trait)) return;
+    std::string why = "applies to --scenario " + ScenarioNamesWith(trait);
+    if (!names.empty()) why = "does not apply to --scenario " + names + " (it " + why + ")";
+    throw Error("", "", option, why);
+  };
+  refuse_unless(!o.streams.empty(), kScenarioStreams, "--streams");
+  refuse_unless(o.find_max_qps, kScenarioP99Search, "--find-max-qps");
+  refuse_unless(o.target_qps > 0, kScenarioRate, "--target-qps");
+  refuse_unless(o.samples_per_query > 0, kScenarioSamplesPerQuery, "--samples-per-query");
+  refuse_unless(o.queries > 0, kScenarioServesQueries, "--queries");
+  refuse_unless(o.scenario_seconds > 0, kScenarioServesQueries, "--scenario-seconds");
+  if (o.p99_bound_ms > 0 && !o.find_max_qps) {
+    throw Error("", "", "--p99", "is the bound of --find-max-qps");
   }
-  if (!server && o.find_max_qps) refuse("--find-max-qps", "applies to --scenario server");
-  if (!server && !generate && o.target_qps > 0) {
-    refuse("--target-qps", "applies to --scenario server or generate");
-  }
-  if (o.p99_bound_ms > 0 && !o.find_max_qps) refuse("--p99", "is the bound of --find-max-qps");
   if (o.find_max_qps && o.target_qps > 0) {
-    refuse("--target-qps", "--find-max-qps searches the rate: give one or the other");
-  }
-  if (o.samples_per_query > 0 && !multi) {
-    refuse("--samples-per-query", "applies to --scenario multi-stream");
-  }
-  if ((o.queries > 0 || o.scenario_seconds > 0) && !streamed) {
-    refuse(o.queries > 0 ? "--queries" : "--scenario-seconds",
-           "applies to --scenario offline, server, multi-stream or generate");
+    throw Error("", "", "--target-qps", "--find-max-qps searches the rate: give one or the other");
   }
   return out;
 }
@@ -292,16 +276,8 @@ class StandardInputTopology {
   std::string path_;
 };
 
-int Run(const std::string& program, const TopologyOptions& from_command_line,
-        const std::vector<std::string>& passthrough) {
-  const StandardInputTopology stdin_topology(from_command_line.file);
-  TopologyOptions given = from_command_line;
-  given.file = stdin_topology.Path(given.file);
-  const Topology topology = ReadTopologyFile(given.file);
-  TopologyOptions canonical = given;
-  CanonicalizeParams(topology, &canonical);
-  const TopologyOptions& o = canonical;
-  // A placement names layers: a typo is said now, with the nearest, not as a skipped row later.
+// A placement names layers: a typo is said now, with the nearest, not as a skipped row later.
+void CheckPlacement(const Topology& topology, const TopologyOptions& o) {
   for (const auto& [layer, backend] : o.settings.placement) {
     if (layer == "default" || layer == "fallback") continue;
     if (std::none_of(topology.layers.begin(), topology.layers.end(),
@@ -312,26 +288,12 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
                   "no layer named '" + layer + "' in the topology" + DidYouMean(layer, names));
     }
   }
-  TopologyBenchmark tb(o.name.empty() ? topology.name : o.name, o.file);
-  tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
-  for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
-  for (const Scenario& s : ScenariosFrom(o)) tb.Scenario(s);
-  if (!o.streams.empty()) tb.Streams(o.streams);
-  // The topology file defines the benchmark; what the command line changes is set as a suite's
-  // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
-  auto settings = std::make_shared<bench::RunSettings>(o.settings);
-  if (o.scenario_seconds > 0) settings->scenario_seconds = o.scenario_seconds;
-  settings->sets = o.sets;
-  settings->trace = !o.trace_out.empty();
-  // As for a suite: $NTPB_COUNTERS joins --counters (the run never read it before).
-  if (const char* env = std::getenv("NTPB_COUNTERS"); env && *env) {
-    settings->counters = ParseCounterList(env);
-  }
-  const int threads = std::max(settings->threads, 0);  // 0: one per core
-  settings->peaks = bench::MeasuredPeaks(threads);
-  tb.Settings(settings);
-  // An unknown param, or a batch the shapes cannot take, is one error line here, before Google
-  // Benchmark starts (not a failed row per benchmark).
+}
+
+// An unknown param, or a batch the shapes cannot take, is one error line here, before Google
+// Benchmark starts (not a failed row per benchmark); the --input files are read on the way.
+void CheckEveryCombination(const TopologyBenchmark& tb, const Topology& topology,
+                           const TopologyOptions& o, bench::RunSettings* settings) {
   for (const ParamEnv& values : bench::ValueCombinations(tb, topology)) {
     ParamEnv sets = o.sets;
     for (const auto& [param, value] : values) sets[param] = value;
@@ -357,35 +319,36 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
       }
     }
   }
-  tb.Counters(o.counters);
-  if (!o.check_outputs.empty() && !CheckOutputs(tb, topology, o, stdout)) {
-    std::fprintf(stderr,
-                 "ntpbench: not benchmarked: an output differs from --check-output's beyond "
-                 "--check-tolerance %.1e\n",
-                 o.check_tolerance);
-    return 1;
-  }
+}
 
-  // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
-  // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
-  std::vector<std::string> gb_args = {program, "--benchmark_min_time=2"};
-  bool console = true;
-  TableView view = o.view;
-  view.by_time = o.sort == "time";
-  // The JSON files asked for: --json, and Google Benchmark's own --benchmark_out in JSON. Both get
-  // the same document, with ntpbench's descriptions (one reporter writes it once; Google
+// What Google Benchmark is given, from the options passed through to it.
+struct BenchmarkArgs {
+  std::vector<std::string> args;
+  // The JSON files asked for: --json, and Google Benchmark's own --benchmark_out in JSON. Both
+  // get the same document, with ntpbench's descriptions (one reporter writes it once; Google
   // Benchmark alone would write one file and drop the other).
   std::vector<std::string> json_outs;
-  if (!o.json_out.empty()) json_outs.push_back(o.json_out);
-  std::string gb_out, gb_out_format;
+  std::string json_tmp;  // where Google Benchmark writes it, committed after the runs
+  bool console = true;   // Google Benchmark's console format (ntpbench's tables after it)
   bool list_only = false;
+};
+
+BenchmarkArgs BenchmarkArgsFor(const std::string& program, const TopologyOptions& o,
+                               const std::vector<std::string>& passthrough, TableView* view) {
+  BenchmarkArgs b;
+  // A topology iteration can take a second: measure for 2 s by default (not Google Benchmark's
+  // 0.5 s) so a run is more than one iteration; --benchmark_min_time overrides it.
+  b.args = {program, "--benchmark_min_time=2"};
+  if (!o.json_out.empty()) b.json_outs.push_back(o.json_out);
+  std::string gb_out, gb_out_format;
   for (const std::string& given : passthrough) {
     const std::string a = bench::NormalizeBenchmarkFlag(given);  // 0.5s: seconds, as 1.7 reads
     const std::string unit_flag = "--benchmark_time_unit=";
-    if (a.rfind(unit_flag, 0) == 0) view.time_unit = a.substr(unit_flag.size());
-    if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console")
-      console = false;
-    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true") list_only = true;
+    if (a.rfind(unit_flag, 0) == 0) view->time_unit = a.substr(unit_flag.size());
+    if (a.rfind("--benchmark_format=", 0) == 0 && a != "--benchmark_format=console") {
+      b.console = false;
+    }
+    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true") b.list_only = true;
     if (a.rfind("--benchmark_out=", 0) == 0) {
       gb_out = a.substr(16);
       continue;
@@ -394,11 +357,11 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
       gb_out_format = a.substr(23);
       continue;
     }
-    gb_args.push_back(a);
+    b.args.push_back(a);
   }
   if (!gb_out.empty() && (gb_out_format.empty() || gb_out_format == "json")) {
-    if (std::find(json_outs.begin(), json_outs.end(), gb_out) == json_outs.end()) {
-      json_outs.push_back(gb_out);
+    if (std::find(b.json_outs.begin(), b.json_outs.end(), gb_out) == b.json_outs.end()) {
+      b.json_outs.push_back(gb_out);
     }
   } else if (!gb_out.empty()) {  // console or csv: Google Benchmark's own file
     if (!o.json_out.empty()) {
@@ -407,18 +370,32 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
                       " ask for two files of two formats; Google Benchmark writes one: give "
                       "one, or --benchmark_out in JSON");
     }
-    gb_args.push_back("--benchmark_out=" + gb_out);
-    gb_args.push_back("--benchmark_out_format=" + gb_out_format);
+    b.args.push_back("--benchmark_out=" + gb_out);
+    b.args.push_back("--benchmark_out_format=" + gb_out_format);
   } else if (!gb_out_format.empty()) {
-    gb_args.push_back("--benchmark_out_format=" + gb_out_format);
+    b.args.push_back("--benchmark_out_format=" + gb_out_format);
   }
-  // What the run reads: the topology and every --input file (a recording must not be
-  // overwritten by a report).
+  // Google Benchmark writes a temporary that is committed after the runs; next to a device
+  // (--json /dev/stdout) it goes to the temporary folder instead, whose device may be read-only.
+  if (!b.json_outs.empty()) {
+    b.json_tmp = IsSpecialFile(b.json_outs.front())
+                     ? (std::filesystem::temp_directory_path() /
+                        ("ntpbench-json.tmp." + std::to_string(getpid())))
+                           .string()
+                     : b.json_outs.front() + ".tmp." + std::to_string(getpid());
+    b.args.push_back("--benchmark_out=" + b.json_tmp);
+    b.args.push_back("--benchmark_out_format=json");
+  }
+  return b;
+}
+
+// The files the run will write, checked before it starts: none over what it reads (a recording
+// must not be overwritten by a report), each in a folder it can write, named as asked.
+void CheckOutputFiles(const TopologyOptions& o, const std::vector<std::string>& json_outs) {
   std::vector<std::string> read_files = {o.file};
   for (const auto& [name, file] : o.input_files) read_files.push_back(file);
   for (const std::string& out : json_outs) {
     RefuseOutputOverInput(out, read_files, out == o.json_out ? "--json" : "--benchmark_out");
-    // Said now, naming the file asked for, not after the runs and naming the temporary file.
     if (!IsSpecialFile(out)) MakeParentFolder(out);
     const size_t slash = out.find_last_of('/');
     const std::string folder = slash == std::string::npos ? "." : out.substr(0, slash + 1);
@@ -430,22 +407,188 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
     std::vector<std::string> inputs = read_files;
     inputs.insert(inputs.end(), json_outs.begin(), json_outs.end());
     RefuseOutputOverInput(o.trace_out, inputs, "--trace");
-    if (!IsSpecialFile(o.trace_out)) MakeParentFolder(o.trace_out);  // said before the runs
+    if (!IsSpecialFile(o.trace_out)) MakeParentFolder(o.trace_out);
   }
-  // Google Benchmark writes a temporary that is committed after the runs; next to a device
-  // (--json /dev/stdout) it goes to the temporary folder instead, whose device may be read-only.
-  const std::string json_tmp = json_outs.empty() ? ""
-                               : IsSpecialFile(json_outs.front())
-                                   ? (std::filesystem::temp_directory_path() /
-                                      ("ntpbench-json.tmp." + std::to_string(getpid())))
-                                         .string()
-                                   : json_outs.front() + ".tmp." + std::to_string(getpid());
-  if (!json_tmp.empty()) {
-    gb_args.push_back("--benchmark_out=" + json_tmp);
-    gb_args.push_back("--benchmark_out_format=json");
+}
+
+// Google Benchmark wrote the temporary file and does not report a write error (a full disk):
+// the report is replaced only when it reads back as complete JSON.
+void CommitJsonReport(const BenchmarkArgs& b) {
+  std::string text;
+  try {
+    text = ReadTextFile(b.json_tmp, std::size_t{1} << 30);
+    const nlohmann::json written = ParseBenchmarkJson(text, b.json_tmp);
+    if (!written.contains("benchmarks")) throw Error(b.json_tmp, "", "", "no benchmarks");
+  } catch (const Error& e) {
+    std::remove(b.json_tmp.c_str());
+    throw Error(b.json_outs.front(), "", "",
+                "the JSON report was not written completely (disk full?): " + e.message());
   }
+  for (size_t i = 1; i < b.json_outs.size(); ++i) WriteFileAtomically(b.json_outs[i], text);
+  CommitFile(b.json_tmp, b.json_outs.front());
+}
+
+// The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
+std::optional<MachinePeaks> RunPeaks(int threads, std::set<std::string>* backends, bool console) {
+  RunConfig threads_config;
+  threads_config.threads = threads;
+  const MachineClass machine = DetectMachineClass(backends);
+  const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
+  std::optional<MachinePeaks> peaks;
+  try {
+    peaks = ReadMachinePeaks(peaks_path);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "ntpbench: no roofline column: %s\n", e.what());
+  }
+  if (!peaks && console) {
+    std::fprintf(stderr,
+                 "ntpbench: no roofline for this machine and thread count yet; `ntpbench machine%s`"
+                 " measures it once (seconds) and adds a \"roof\" column\n",
+                 threads > 0 ? (" --threads " + std::to_string(threads)).c_str() : "");
+  }
+  return peaks;
+}
+
+// A captured run decoded from its counters and its description.
+RunMeasurement MeasurementOf(const benchmark::BenchmarkReporter::Run& run) {
+  std::map<std::string, double> counters;
+  for (const auto& [k, c] : run.counters) counters[k] = c.value;
+  RunMeasurement m = DecodeCounters(counters);
+  if (const nlohmann::json* d =
+          bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
+    DecodeDescription(*d, &m);
+  }
+  return m;
+}
+
+struct RunCounts {
+  int ran = 0;
+  int failed = 0;  // errors, not skips
+};
+
+// Each run's tables on stdout in `format`: the per-layer table, a decoder's per-phase table,
+// the reliability verdict and the precision path; then the scenario and precision summaries.
+RunCounts PrintRunTables(const std::vector<benchmark::BenchmarkReporter::Run>& captured,
+                         const TopologyBenchmark& tb, const RunReportFormat& format,
+                         const std::optional<MachinePeaks>& peaks, const TableView& view,
+                         int threads) {
+  RunCounts counts;
+  std::vector<ScenarioRun> scenario_runs;    // the batching decision's table, after the others
+  std::vector<PrecisionRun> precision_runs;  // speed against accuracy, after the others
+  std::fputs(format.header, stdout);
+  for (const auto& run : Representative(captured)) {
+    const std::string name = run.benchmark_name();
+    if (run.error_occurred) {
+      counts.failed += run.error_message.rfind("skipped:", 0) != 0;
+      continue;
+    }
+    ++counts.ran;
+    const RunMeasurement measurement = MeasurementOf(run);
+    const std::string run_key = run.run_name.function_name + "/" + run.run_name.args;
+    // A scenario measures no accuracy (single-stream runs do): nothing to set against speed.
+    if (format.heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration &&
+        !measurement.scenario) {
+      precision_runs.push_back({name, measurement});
+    }
+    const std::optional<RunKey> key = RunKey::Parse(run_key);
+    if (format.heading) {
+      ScenarioRun row{run_key, measurement, threads};
+      if (row.measured.setup.batch == 0 && key) row.measured.setup.batch = key->batch;
+      scenario_runs.push_back(std::move(row));
+    }
+    // What ran: the family registered under this name, and the batch (the argument).
+    const auto family = std::find_if(
+        tb.families().begin(), tb.families().end(),
+        [&](const TopologyBenchmark::Family& f) { return f.name == run.run_name.function_name; });
+    if (format.heading && measurement.scenario &&
+        measurement.scenario->kind == ScenarioKind::kGenerate && !measurement.phases.empty()) {
+      std::printf("\n%s  (per layer and phase)\n%s", name.c_str(),
+                  RenderPhaseTable(measurement, peaks ? peaks->bandwidth_gbs : 0).c_str());
+    }
+    if (family == tb.families().end() || !key || key->streams > 0) continue;
+    if (format.heading) {
+      const char* unit = benchmark::GetTimeUnitString(run.time_unit);
+      const bool aggregate = run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+      std::printf(aggregate ? "\n%s  (%.3f %s per iteration = one batch of %lld, median of %lld "
+                              "repetitions)\n"
+                            : "\n%s  (mean %.3f %s per iteration = one batch of %lld, %lld "
+                              "iterations)\n",
+                  name.c_str(), run.GetAdjustedRealTime(), unit, static_cast<long long>(key->batch),
+                  static_cast<long long>(aggregate ? run.repetitions : run.iterations));
+      const Reliability reliability = JudgeCaptured(captured, run_key);
+      if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
+    }
+    std::fputs(format.render({name, measurement, peaks ? &*peaks : nullptr, view}).c_str(), stdout);
+    if (!format.heading) continue;  // a machine-readable format: rows only
+    // How this machine ran the precision (native bf16 or emulated, VNNI or not).
+    const std::string path = FindBackend(family->backend)->PrecisionPath(family->precision);
+    if (!path.empty()) {
+      std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(family->precision),
+                  path.c_str());
+    }
+  }
+  PrintRunSummaries(std::move(scenario_runs), precision_runs);
+  return counts;
+}
+
+// Every benchmark that ran, once, with the trace its description carries.
+void WriteRunTrace(const std::vector<benchmark::BenchmarkReporter::Run>& captured,
+                   const std::string& trace_out) {
+  std::vector<std::pair<std::string, RunMeasurement>> traced;
+  for (const auto& r : captured) {
+    const std::string name = r.run_name.function_name + "/" + r.run_name.args;
+    const bool seen =
+        std::any_of(traced.begin(), traced.end(), [&](const auto& t) { return t.first == name; });
+    if (!bench::FindRunDescription(name) || seen || r.error_occurred) continue;
+    traced.emplace_back(name, MeasurementOf(r));
+  }
+  WriteTraceFile(traced, trace_out, "no benchmark ran");
+}
+
+int Run(const std::string& program, const TopologyOptions& from_command_line,
+        const std::vector<std::string>& passthrough) {
+  const StandardInputTopology stdin_topology(from_command_line.file);
+  TopologyOptions given = from_command_line;
+  given.file = stdin_topology.Path(given.file);
+  const Topology topology = ReadTopologyFile(given.file);
+  TopologyOptions canonical = given;
+  CanonicalizeParams(topology, &canonical);
+  const TopologyOptions& o = canonical;
+  CheckPlacement(topology, o);
+  TopologyBenchmark tb(o.name.empty() ? topology.name : o.name, o.file);
+  tb.Backends(o.backends)->Batches(o.batches)->Precisions(o.precisions)->Markers(o.markers);
+  for (const auto& [param, values] : o.set_lists) tb.Values(param, values);
+  for (const Scenario& s : ScenariosFrom(o)) tb.Scenario(s);
+  if (!o.streams.empty()) tb.Streams(o.streams);
+  // The topology file defines the benchmark; what the command line changes is set as a suite's
+  // --ntpb_* flags would, so it is named (/n_hidden:512, /seed:7, /nthreads:1, /fusion:off).
+  auto settings = std::make_shared<bench::RunSettings>(o.settings);
+  if (o.scenario_seconds > 0) settings->scenario_seconds = o.scenario_seconds;
+  settings->sets = o.sets;
+  settings->trace = !o.trace_out.empty();
+  // As for a suite: $NTPB_COUNTERS joins --counters (the run never read it before).
+  if (const char* env = std::getenv("NTPB_COUNTERS"); env && *env) {
+    settings->counters = ParseCounterList(env);
+  }
+  const int threads = std::max(settings->threads, 0);  // 0: one per core
+  settings->peaks = bench::MeasuredPeaks(threads);
+  tb.Settings(settings);
+  CheckEveryCombination(tb, topology, o, settings.get());
+  tb.Counters(o.counters);
+  if (!o.check_outputs.empty() && !CheckOutputs(tb, topology, o, stdout)) {
+    std::fprintf(stderr,
+                 "ntpbench: not benchmarked: an output differs from --check-output's beyond "
+                 "--check-tolerance %.1e\n",
+                 o.check_tolerance);
+    return 1;
+  }
+
+  TableView view = o.view;
+  view.by_time = o.sort == "time";
+  BenchmarkArgs gb = BenchmarkArgsFor(program, o, passthrough, &view);
+  CheckOutputFiles(o, gb.json_outs);
   std::vector<char*> argv;
-  for (std::string& a : gb_args) argv.push_back(a.data());
+  for (std::string& a : gb.args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   argv.push_back(nullptr);
   const auto console_options = ConsoleOptionsFromArgs(argc, argv.data());
@@ -471,138 +614,24 @@ int Run(const std::string& program, const TopologyOptions& from_command_line,
   bench::JsonReporter json_to_file, json_to_console;
   // No display reporter (csv): Google Benchmark makes its own.
   benchmark::BenchmarkReporter* display = &reporter;
-  if (!console) display = json_display ? &json_to_console : nullptr;
-  benchmark::RunSpecifiedBenchmarks(display, json_tmp.empty() ? nullptr : &json_to_file);
-  if (list_only) {  // --benchmark_list_tests: the names, as Google Benchmark lists them; no run
-    if (!json_tmp.empty()) std::remove(json_tmp.c_str());
+  if (!gb.console) display = json_display ? &json_to_console : nullptr;
+  benchmark::RunSpecifiedBenchmarks(display, gb.json_tmp.empty() ? nullptr : &json_to_file);
+  if (gb.list_only) {  // --benchmark_list_tests: the names, as Google Benchmark lists them
+    if (!gb.json_tmp.empty()) std::remove(gb.json_tmp.c_str());
     benchmark::Shutdown();
     return 0;
   }
-  if (!json_tmp.empty()) {
-    // Google Benchmark wrote the temporary file and does not report a write error (a full
-    // disk): it replaces the report only when it reads back as complete JSON.
-    std::string text;
-    try {
-      text = ReadTextFile(json_tmp, std::size_t{1} << 30);
-      const nlohmann::json written = ParseBenchmarkJson(text, json_tmp);
-      if (!written.contains("benchmarks")) throw Error(json_tmp, "", "", "no benchmarks");
-    } catch (const Error& e) {
-      std::remove(json_tmp.c_str());
-      throw Error(json_outs.front(), "", "",
-                  "the JSON report was not written completely (disk full?): " + e.message());
-    }
-    for (size_t i = 1; i < json_outs.size(); ++i) WriteFileAtomically(json_outs[i], text);
-    CommitFile(json_tmp, json_outs.front());
-  }
+  if (!gb.json_tmp.empty()) CommitJsonReport(gb);
 
-  // The roofline of `ntpbench machine`, if it was measured for this machine and thread count.
+  const std::optional<MachinePeaks> peaks = RunPeaks(threads, &backends, gb.console);
   RunConfig threads_config;
   threads_config.threads = threads;
-  const MachineClass machine = DetectMachineClass(&backends);
-  const std::string peaks_path = MachinePeaksPath(machine, EffectiveThreads(threads_config));
-  std::optional<MachinePeaks> peaks;
-  try {
-    peaks = ReadMachinePeaks(peaks_path);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "ntpbench: no roofline column: %s\n", e.what());
-  }
-  if (!peaks && console) {
-    std::fprintf(stderr,
-                 "ntpbench: no roofline for this machine and thread count yet; `ntpbench machine%s`"
-                 " measures it once (seconds) and adds a \"roof\" column\n",
-                 threads > 0 ? (" --threads " + std::to_string(threads)).c_str() : "");
-  }
-
-  int ran = 0, failed = 0;
-  std::vector<ScenarioRun> scenario_runs;    // the batching decision's table, after the others
-  std::vector<PrecisionRun> precision_runs;  // speed against accuracy, after the others
-  std::fputs(format->header, stdout);
-  for (const auto& run : Representative(reporter.captured)) {
-    const std::string name = run.benchmark_name();
-    if (run.error_occurred) {
-      failed += run.error_message.rfind("skipped:", 0) != 0;
-      continue;
-    }
-    ++ran;
-    // Decoded once: the per-layer table and the scenario table read it.
-    std::map<std::string, double> counters;
-    for (const auto& [k, c] : run.counters) counters[k] = c.value;
-    RunMeasurement measurement = DecodeCounters(counters);
-    if (const nlohmann::json* d =
-            bench::FindRunDescription(run.run_name.function_name + "/" + run.run_name.args)) {
-      DecodeDescription(*d, &measurement);
-    }
-    // A scenario measures no accuracy (single-stream runs do): nothing to set against speed.
-    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration &&
-        !measurement.scenario) {
-      precision_runs.push_back({name, measurement});
-    }
-    if (format->heading) {
-      ScenarioRun row{run.run_name.function_name + "/" + run.run_name.args, measurement,
-                      EffectiveThreads(threads_config)};
-      const std::optional<RunKey> key = RunKey::Parse(row.name);
-      if (row.measured.setup.batch == 0 && key) row.measured.setup.batch = key->batch;
-      scenario_runs.push_back(std::move(row));
-    }
-    // What ran: the family registered under this name, and the batch (the argument).
-    const auto family = std::find_if(
-        tb.families().begin(), tb.families().end(),
-        [&](const TopologyBenchmark::Family& f) { return f.name == run.run_name.function_name; });
-    const std::optional<RunKey> key =
-        RunKey::Parse(run.run_name.function_name + "/" + run.run_name.args);
-    if (format->heading && measurement.scenario &&
-        measurement.scenario->kind == ScenarioKind::kGenerate && !measurement.phases.empty()) {
-      std::printf("\n%s  (per layer and phase)\n%s", name.c_str(),
-                  RenderPhaseTable(measurement, peaks ? peaks->bandwidth_gbs : 0).c_str());
-    }
-    if (family == tb.families().end() || !key || key->streams > 0) continue;
-    const Precision precision = family->precision;
-    const char* unit = benchmark::GetTimeUnitString(run.time_unit);
-    if (format->heading && run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) {
-      std::printf("\n%s  (%.3f %s per iteration = one batch of %lld, median of %lld repetitions)\n",
-                  name.c_str(), run.GetAdjustedRealTime(), unit, static_cast<long long>(key->batch),
-                  static_cast<long long>(run.repetitions));
-    } else if (format->heading) {
-      std::printf("\n%s  (mean %.3f %s per iteration = one batch of %lld, %lld iterations)\n",
-                  name.c_str(), run.GetAdjustedRealTime(), unit, static_cast<long long>(key->batch),
-                  static_cast<long long>(run.iterations));
-    }
-    if (format->heading) {
-      const Reliability reliability =
-          JudgeCaptured(reporter.captured, run.run_name.function_name + "/" + run.run_name.args);
-      if (!reliability.reliable) std::printf("%s\n", reliability.Verdict().c_str());
-    }
-    std::fputs(format->render({name, measurement, peaks ? &*peaks : nullptr, view}).c_str(),
-               stdout);
-    if (!format->heading) continue;  // a machine-readable format: rows only
-    // How this machine ran the precision (native bf16 or emulated, VNNI or not).
-    const std::string path = FindBackend(family->backend)->PrecisionPath(precision);
-    if (!path.empty()) {
-      std::printf("%s %s here: %s\n", family->backend.c_str(), PrecisionName(precision),
-                  path.c_str());
-    }
-  }
-  PrintRunSummaries(std::move(scenario_runs), precision_runs);
+  const RunCounts counts =
+      PrintRunTables(reporter.captured, tb, *format, peaks, view, EffectiveThreads(threads_config));
   benchmark::Shutdown();
-  if (!o.trace_out.empty()) {
-    // Every benchmark that ran, once, with the trace its description carries.
-    std::vector<std::pair<std::string, RunMeasurement>> traced;
-    for (const auto& r : reporter.captured) {
-      const std::string name = r.run_name.function_name + "/" + r.run_name.args;
-      const nlohmann::json* d = bench::FindRunDescription(name);
-      const bool seen =
-          std::any_of(traced.begin(), traced.end(), [&](const auto& t) { return t.first == name; });
-      if (!d || seen || r.error_occurred) continue;
-      std::map<std::string, double> counters;
-      for (const auto& [k, c] : r.counters) counters[k] = c.value;
-      RunMeasurement m = DecodeCounters(counters);
-      DecodeDescription(*d, &m);
-      traced.emplace_back(name, std::move(m));
-    }
-    WriteTraceFile(traced, o.trace_out, "no benchmark ran");
-  }
-  if (failed > 0) return 1;
-  return console && ran == 0 ? 1 : 0;
+  if (!o.trace_out.empty()) WriteRunTrace(reporter.captured, o.trace_out);
+  if (counts.failed > 0) return 1;
+  return gb.console && counts.ran == 0 ? 1 : 0;
 }
 
 }  // namespace

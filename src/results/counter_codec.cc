@@ -497,9 +497,8 @@ RunMeasurement DecodeCounters(const std::map<std::string, double>& counters) {
       const std::string field = name.substr(scenario.size());
       if (field == kScenarioKind) {
         const int kind = ToInt(value);  // a file may hold any number
-        m.scenario->kind = kind >= 0 && kind <= static_cast<int>(ScenarioKind::kGenerate)
-                               ? static_cast<ScenarioKind>(kind)
-                               : ScenarioKind::kOffline;
+        m.scenario->kind =
+            IsScenarioKind(kind) ? static_cast<ScenarioKind>(kind) : ScenarioKind::kOffline;
       } else if (field == kStreams) {
         m.scenario->streams = ToInt(value);
       } else if (field == kThreadsPerStream) {

@@ -1,6 +1,7 @@
 // A backend made outside ntpbench, added with one call (RegisterBackend): found by name like the
 // built-in ones, planned, run step by step, and checked against the Eigen reference. The toy
-// computes the MLP's ops with plain loops; everything it touches is this file.
+// computes the MLP's ops with plain loops; everything it touches is this file. And the build's
+// own list of backends, the one line each built-in backend costs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -131,6 +132,47 @@ TEST(RegisteredBackend, OneCallMakesItABackendLikeTheBuiltInOnes) {
   reference->Run();
   const std::string out = mlp.outputs.front();
   EXPECT_LT(MaxRelativeError(mine->ReadTensor(out), reference->ReadTensor(out)), 1e-5);
+}
+
+// The built-in backends and the listed modules come from one list the build writes, a line per
+// ntpbench_builtin_backend() or ntpbench_backend_module() call (CMakeLists.txt): each backend
+// the build has is found by its name, and each it left out says which option builds it.
+TEST(BuiltinBackends, TheBuildsListIsWhatTheRegistryKnows) {
+  struct Listed {
+    std::string name;
+    bool built;
+    std::string option;
+  };
+  const std::vector<Listed> listed = {
+#define NTPB_BUILT_BACKEND(name, instance) {#name, true, ""},
+#define NTPB_LEFT_OUT_BACKEND(name, option) {#name, false, #option},
+#include "src/backends/builtin_backends.inc"
+#undef NTPB_BUILT_BACKEND
+#undef NTPB_LEFT_OUT_BACKEND
+  };
+  ASSERT_GE(listed.size(), 2u) << "eigen and hetero are always built";
+  EXPECT_EQ(listed.front().name, "eigen");
+  const std::vector<std::string> names = BackendNames();
+  for (const Listed& l : listed) {
+    const Backend* b = FindBackend(l.name);
+    if (l.built) {
+      ASSERT_NE(b, nullptr) << l.name;
+      EXPECT_EQ(b->name(), l.name);
+      EXPECT_EQ(BackendUnavailableReason(l.name), "");
+    } else {
+      EXPECT_EQ(b, nullptr) << l.name;
+      EXPECT_NE(BackendUnavailableReason(l.name).find("-D" + l.option + "=ON"), std::string::npos)
+          << BackendUnavailableReason(l.name);
+    }
+    EXPECT_EQ(std::count(names.begin(), names.end(), l.name), l.built ? 1 : 0) << l.name;
+  }
+  // The built ones come first, in the list's order.
+  std::vector<std::string> built;
+  for (const Listed& l : listed) {
+    if (l.built) built.push_back(l.name);
+  }
+  ASSERT_LE(built.size(), names.size());
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + built.size()), built);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <set>
 #include <thread>
 
 #include "ntpbench/error.h"
@@ -221,6 +222,32 @@ TEST(Scenario, NamesAndTags) {
   Scenario many = Scenario::Offline();
   many.queries = 200;
   EXPECT_EQ(ScenarioTag(many), "offline/queries:200");
+}
+
+// One table names, tags and checks the scenarios: each entry's name parses back to its kind,
+// names and tags are unique, and what an option applies to is read from the traits.
+TEST(Scenario, TheTableIsTheOnePlaceThatDescribesAScenario) {
+  std::set<std::string> names, tags;
+  for (const ScenarioInfo& s : Scenarios()) {
+    EXPECT_EQ(ParseScenarioKind(s.name, "--scenario"), s.kind) << s.name;
+    EXPECT_EQ(&InfoOf(s.kind), &s) << s.name;
+    EXPECT_TRUE(IsScenarioKind(static_cast<int>(s.kind))) << s.name;
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_TRUE(tags.insert(s.tag).second) << s.name;
+    EXPECT_GT(std::string(s.summary).size(), 10u) << s.name;
+    // Only single-stream is Google Benchmark's own loop, with no tag.
+    EXPECT_EQ(std::string(s.tag).empty(), !s.Has(kScenarioServesQueries)) << s.name;
+  }
+  EXPECT_FALSE(IsScenarioKind(-1));
+  EXPECT_FALSE(IsScenarioKind(static_cast<int>(Scenarios().size())));
+  EXPECT_EQ(ScenarioNamesWith(kScenarioStreams), "offline, server or multi-stream");
+  EXPECT_EQ(ScenarioNamesWith(kScenarioRate), "server or generate");
+  EXPECT_EQ(ScenarioNamesWith(kScenarioSamplesPerQuery), "multi-stream");
+  EXPECT_NE(ScenarioProblem(Scenario{ScenarioKind::kServer}).find("server needs a rate"),
+            std::string::npos);
+  EXPECT_EQ(ScenarioProblem(Scenario::Server(5)), "");
+  EXPECT_EQ(ScenarioProblem(Scenario::MaxQps(20)), "");
+  EXPECT_EQ(ScenarioProblem(Scenario::Generate()), "");
 }
 
 }  // namespace

@@ -830,9 +830,11 @@ TEST(Cli, RunScenariosPrintTheStreamsByBatchTable) {
 
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"--streams 2", "option '--streams': applies to --scenario offline, server or multi-stream"},
-      {"--scenario server", "server needs a rate (--target-qps QPS)"},
+      {"--scenario server", "server needs a rate (--target-qps QPS;"},
       {"--scenario server --find-max-qps", "option '--find-max-qps': needs the bound"},
-      {"--scenario offline --target-qps 5", "option '--target-qps': applies to --scenario server"},
+      {"--scenario offline --target-qps 5",
+       "option '--target-qps': does not apply to --scenario offline (it applies to --scenario "
+       "server or generate)"},
       {"--scenario server --find-max-qps --p99 fast", "expected a time like 50ms"},
       {"--scenario ofline", "unknown scenario 'ofline'"},
       {"--scenario offline --samples-per-query 4", "applies to --scenario multi-stream"}};

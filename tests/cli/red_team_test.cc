@@ -455,7 +455,7 @@ TEST_F(RedTeam, ADamagedOpenclProgramCacheIsRebuilt) {
   ASSERT_FALSE(listed.empty());
   const std::string entry = listed.substr(0, listed.find('\n'));
   const std::string size = RunCommand("stat -c %s " + entry).out;
-  for (const std::string damage :
+  for (const std::string& damage :
        {"truncate -s 100 " + entry, "head -c 3000 /dev/urandom > " + entry,
         "rm " + entry + " && mkfifo " + entry, "rm " + entry + " && ln -s /dev/zero " + entry,
         "truncate -s 0 " + entry}) {

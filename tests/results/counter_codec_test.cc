@@ -28,7 +28,9 @@ RunMeasurement Sample() {
   m.memory.allocs = 0;
   m.memory.alloc_bytes = 16;
   m.memory.peak_rss_bytes = 1 << 20;
-  m.accuracy = OutputAccuracy{1e-3, 0.9999};
+  m.accuracy.emplace();
+  m.accuracy->max_rel_err = 1e-3;
+  m.accuracy->cosine = 0.9999;
   m.accuracy->rms_rel_err = 2e-3;
   m.accuracy->logits_rms_rel_err = 8e-3;
   m.accuracy->top1_agreement = 0.98;
