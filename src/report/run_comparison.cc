@@ -257,11 +257,16 @@ struct Spec {
   RunSetup setup;
   std::map<std::string, std::string> params;
   std::string seed, backend_options, scenario;
+  // The topology's structure at those sizes: two models of one name (two exports both named
+  // after their file, model.onnx) differ here. Neither depends on backend or precision.
+  double flops = 0, weights = 0;
 };
 
 Spec SpecOf(const Side& side) {
   Spec spec;
   spec.setup = side.median.setup;
+  spec.flops = side.median.net.flops;
+  spec.weights = side.median.net.params;
   const nlohmann::json& config = side.result->config;
   if (config.is_object()) {
     if (config.contains("params") && config["params"].is_object()) {
@@ -279,8 +284,9 @@ Spec SpecOf(const Side& side) {
   return spec;
 }
 
-// What makes `b` measure something else than `a` ("" when nothing): another topology, batch
-// size, size (a param's value) or scenario. Backend, precision, threads, backend options and
+// What makes `b` measure something else than `a` ("" when nothing): another topology (by name,
+// or by its FLOPs and parameters at the same sizes), batch size, size (a param's value) or
+// scenario. Backend, precision, threads, backend options and
 // machine are what a comparison is for; a seed only changes the random weights.
 std::string Mismatch(const Spec& a, const Spec& b) {
   if (!a.setup.topology.empty() && !b.setup.topology.empty() &&
@@ -299,6 +305,11 @@ std::string Mismatch(const Spec& a, const Spec& b) {
     theirs += (theirs.empty() ? "" : ", ") + name + " " + it->second;
   }
   if (!sizes.empty()) return "other sizes (" + sizes + "; A: " + theirs + ")";
+  if (a.flops > 0 && b.flops > 0 && (a.flops != b.flops || a.weights != b.weights)) {
+    return "another topology of the same name (" + FormatCount(b.flops) + " FLOPs, " +
+           FormatCount(b.weights) + " params; A: " + FormatCount(a.flops) + " FLOPs, " +
+           FormatCount(a.weights) + " params)";
+  }
   if (a.scenario != b.scenario) {
     return "another scenario (" + (b.scenario.empty() ? "single-stream" : b.scenario) +
            "; A: " + (a.scenario.empty() ? "single-stream" : a.scenario) + ")";

@@ -220,6 +220,33 @@ TEST(RunComparison, AnotherBatchOrModelIsShownNotJudged) {
       << m[0].notes[0];
 }
 
+// Two exports both named after their file (model.onnx in two folders) share a benchmark name:
+// their FLOPs and parameters at the same sizes tell them apart, and the pair is not judged.
+TEST(RunComparison, TwoModelsOfOneNameAreToldApartByTheirStructure) {
+  const std::vector<FakeStep> steps = {{"fc1", "dense", "[1, 8]", {}, 2}};
+  auto model = [&](double flops, double params, double scale, const std::string& file) {
+    json doc = json::parse(RunFile("model/eigen/f32/batch:1", steps, 3, scale, 0.01, 1, "model"));
+    for (json& b : doc["benchmarks"]) {
+      b["net.flops"] = flops;
+      b["net.params"] = params;
+    }
+    return ParseRunResults(doc.dump(), file);
+  };
+  const std::vector<RunComparison> other =
+      CompareRuns({model(1000, 50, 1.0, "a.json"), model(9000, 800, 5.0, "b.json")}, {});
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(Row(other[0], "network")->judgements[0].verdict, "n/a");
+  ASSERT_EQ(other[0].notes.size(), 1u);
+  EXPECT_NE(other[0].notes[0].find("another topology of the same name (9.00 k FLOPs"),
+            std::string::npos)
+      << other[0].notes[0];
+  // The same model measured twice is judged.
+  const std::vector<RunComparison> same =
+      CompareRuns({model(1000, 50, 1.0, "a.json"), model(1000, 50, 5.0, "b.json")}, {});
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_NE(Row(same[0], "network")->judgements[0].verdict, "n/a");
+}
+
 // The run's configuration is part of what pairs: another size (a param's value) is shown, not
 // judged; a seed is compared on purpose and said.
 TEST(RunComparison, AnotherSizeIsShownNotJudgedAndASeedIsNamed) {
