@@ -5,7 +5,10 @@
 // conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the two
 // steps' roofline-like cost, so that a neighbour twice the FLOPs of a compute-bound step counts as
 // half its time; the neighbours' estimates are averaged in log space, weighted by closeness, and
-// their spread is the interval.
+// their spread is the interval. A step larger than every sample of its kind and over 3x from
+// all of them is priced by its kind's own roofline instead (the rates its best samples reached):
+// a scaled-up neighbour keeps the neighbour's efficiency, and large kernels run nearer their
+// kind's best.
 #include "ntpbench/latency_prediction.h"
 
 #include <algorithm>
@@ -34,19 +37,25 @@ struct Scale {
   }
 };
 
-Scale ScaleOf(const LatencyCalibration& c) {
+// Near the top (`percentile`), not the top: one lucky sample does not set the rate.
+Scale ScaleOf(const std::vector<const CalibrationSample*>& samples, double percentile) {
   std::vector<double> flop_rates, byte_rates, times;
-  for (const CalibrationSample& s : c.samples) {
-    if (s.features.flops > 0) flop_rates.push_back(s.features.flops / s.ms);
-    if (s.features.bytes > 0) byte_rates.push_back(s.features.bytes / s.ms);
-    times.push_back(s.ms);
+  for (const CalibrationSample* s : samples) {
+    if (s->features.flops > 0) flop_rates.push_back(s->features.flops / s->ms);
+    if (s->features.bytes > 0) byte_rates.push_back(s->features.bytes / s->ms);
+    times.push_back(s->ms);
   }
   Scale scale;
-  // Near the top, not the top: one lucky sample does not set the machine's rate.
-  if (!flop_rates.empty()) scale.flops_per_ms = Percentile(flop_rates, 95);
-  if (!byte_rates.empty()) scale.bytes_per_ms = Percentile(byte_rates, 95);
-  scale.floor_ms = Percentile(times, 2);
+  if (!flop_rates.empty()) scale.flops_per_ms = Percentile(flop_rates, percentile);
+  if (!byte_rates.empty()) scale.bytes_per_ms = Percentile(byte_rates, percentile);
+  if (!times.empty()) scale.floor_ms = Percentile(times, 2);
   return scale;
+}
+
+Scale ScaleOf(const LatencyCalibration& c) {
+  std::vector<const CalibrationSample*> all;
+  for (const CalibrationSample& s : c.samples) all.push_back(&s);
+  return ScaleOf(all, 95);
 }
 
 double Log(double x) { return std::log(x + 1); }
@@ -86,6 +95,13 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     for (const std::string& level : Levels(s.features)) by_level[level].push_back(&s);
   }
   const Scale scale = ScaleOf(calibration);
+  // A network that moves more bytes than every probe network did leaves no more of a step's data
+  // in the caches than the largest of them (already past the last level): past it, its steps
+  // are as near to those as their own FLOPs and bytes say.
+  double largest_context = 0;
+  for (const CalibrationSample& s : calibration.samples) {
+    largest_context = std::max(largest_context, s.features.context_bytes);
+  }
   LatencyPrediction out;
   out.topology = topology.name;
   const auto n = topology.params.find("N");
@@ -120,9 +136,10 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
       out.steps.push_back(step);
       continue;
     }
+    StepFeatures query = step.features;
+    query.context_bytes = std::min(query.context_bytes, largest_context);
     std::vector<std::pair<double, const CalibrationSample*>> near;
-    for (const CalibrationSample* s : *pool)
-      near.push_back({Distance(step.features, s->features), s});
+    for (const CalibrationSample* s : *pool) near.push_back({Distance(query, s->features), s});
     const size_t k = std::min<size_t>(kNeighbours, near.size());
     std::partial_sort(near.begin(), near.begin() + k, near.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -140,11 +157,23 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     }
     step.calibrated = true;
     step.ms = std::exp(log_sum / weights);
+    step.extrapolated = near.front().first > kExtrapolation;
+    // Beyond the largest of its kind: a kernel's efficiency grows with its work up to what the
+    // kind reaches at best, which a smaller neighbour scaled up does not know; priced by the
+    // kind's own roofline instead (the rates its best samples reached).
+    const bool larger_than_all = std::all_of(pool->begin(), pool->end(), [&](const auto* s) {
+      return s->features.flops < step.features.flops;
+    });
+    if (step.extrapolated && larger_than_all && step.features.flops > 0) {
+      const Scale kind = ScaleOf(*pool, 90);
+      step.ms = kind.Cost(step.features) - kind.floor_ms + scale.floor_ms;
+      step.low_ms = std::min(step.low_ms, step.ms);
+      step.high_ms = std::max(step.high_ms, step.ms);
+    }
     step.samples = static_cast<int>(k);
     const CalibrationSample& nearest = *near.front().second;
     step.nearest_flops_ratio =
         step.features.flops > 0 ? nearest.features.flops / step.features.flops : 0;
-    step.extrapolated = near.front().first > kExtrapolation;
     // "4 of conv2d[k3s1]": the kind the samples are of, where it is broader than the step's own.
     step.basis = std::to_string(k) + " of " + (level == levels.front() ? "its kind" : level) +
                  (step.extrapolated ? ", all >3x away" : "");

@@ -71,6 +71,27 @@ TEST(LatencyPrediction, PricesAnUnsampledSizeFromItsNeighbours) {
   EXPECT_DOUBLE_EQ(p.ms, sum);
 }
 
+// A step larger than every sample of its kind is priced by the rates the kind's best samples
+// reached, not by its nearest (largest) samples scaled up: here the largest samples ran at half
+// the rate of the others (as a probe's widest layers may, short of the caches), and a step 100x
+// their size runs at the machine's rate.
+TEST(LatencyPrediction, BeyondEverySampleAStepRunsAtWhatItsKindReachesAtBest) {
+  const double rate = 5e7;
+  LatencyCalibration c = MlpCalibration(rate);
+  for (CalibrationSample& s : c.samples) {
+    if (s.source.rfind("mlp 4096 ", 0) == 0) s.ms *= 2;
+  }
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 256}, {"n_hidden", 8192}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const StepPrediction fc2 = PredictLatency(r, a, OnePerLayer(r), c).steps[1];
+  ASSERT_EQ(fc2.layers, std::vector<std::string>{"fc2"});
+  EXPECT_TRUE(fc2.extrapolated);
+  const double truth = fc2.features.flops / rate;
+  EXPECT_NEAR(fc2.ms, truth, 0.1 * truth);
+  EXPECT_LE(fc2.low_ms, fc2.ms);
+  EXPECT_GE(fc2.high_ms, fc2.ms);
+}
+
 TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
   const LatencyCalibration c = MlpCalibration(5e7);
   const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"N", 1}});
