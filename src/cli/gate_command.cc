@@ -154,8 +154,12 @@ int Gate(GateOptions o) {
     return ControlledGate(o);
   }
   if (o.suite_binary.empty() || o.suite.empty() || o.baseline_dir.empty()) {
-    throw Error("", "", "",
-                "gate needs --suite-binary, --suite and --baseline-dir (or --control-binary)");
+    const char* missing = o.suite_binary.empty() ? "--suite-binary"
+                          : o.suite.empty()      ? "--suite"
+                                                 : "--baseline-dir";
+    throw Error("", "", missing,
+                "is missing: gate needs --suite-binary, --suite and --baseline-dir (or "
+                "--control-binary)");
   }
   if (!o.report.empty()) {
     RefuseOutputOverInput(o.report, {o.suite_binary, SignaturePath(o.baseline_dir, o.suite)},

@@ -658,6 +658,22 @@ void CheckRunOptions(const TopologyOptions& o) {
         "applies to a backend with devices, such as opencl (asked: --backend " + backends + ")");
   }
   ScenariosFrom(o);  // the scenario options that do not apply
+  // A value listed twice would register the same benchmark twice (one name, two rows that
+  // collide in the JSON and in compare).
+  auto once = [](const auto& values, const char* option, auto text) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (values[j] == values[i]) {
+          throw Error("", "", option, text(values[i]) + " is listed twice");
+        }
+      }
+    }
+  };
+  once(o.backends, "--backend", [](const std::string& v) { return v; });
+  once(o.batches, "--batch", [](int64_t v) { return std::to_string(v); });
+  once(o.precisions, "--precision", [](Precision v) { return std::string(PrecisionName(v)); });
+  once(o.streams, "--streams", [](int64_t v) { return std::to_string(v); });
+  once(o.scenarios, "--scenario", [](const std::string& v) { return v; });
 }
 
 Command AddRunCommand(CLI::App* app, const std::string& program) {

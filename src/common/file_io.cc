@@ -99,6 +99,12 @@ std::string ReadBounded(int fd, std::size_t max_bytes, const std::string& name,
 
 }  // namespace
 
+std::string NotAFileToRead(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return "";
+  return KindOf(st.st_mode);
+}
+
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO with no writer must not wait; the descriptor is checked to be a
   // regular file before a byte is read (a FIFO would hang, /dev/zero would never end).

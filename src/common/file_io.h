@@ -10,6 +10,10 @@ namespace ntpb {
 
 // Throws ntpb::Error naming `path` when it cannot be read or is larger than `max_bytes`.
 std::string ReadTextFile(const std::string& path, std::size_t max_bytes);
+
+// Why `path` cannot be read as a file ("is a directory", "a FIFO, not a regular file"), or ""
+// where it is a regular file or does not exist (the reader then says which).
+std::string NotAFileToRead(const std::string& path);
 // Standard input, up to `max_bytes` (more is an ntpb::Error naming "<stdin>").
 std::string ReadStandardInputText(std::size_t max_bytes);
 // The bound for a text judged by its first bytes (what format it is); it throws ntpb::Error for

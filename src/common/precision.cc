@@ -1,5 +1,8 @@
 #include "ntpbench/precision.h"
 
+#include <cctype>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "ntpbench/error.h"
@@ -31,9 +34,20 @@ Precision ParsePrecision(const std::string& text, const std::string& field) {
     if (text == PrecisionName(p)) return p;
     names.push_back(PrecisionName(p));
   }
+  // What other tools call them (PyTorch's dtypes, ONNX's and oneDNN's names).
+  static const std::map<std::string, std::string> kOtherNames = {
+      {"fp32", "f32"}, {"float32", "f32"}, {"float", "f32"}, {"bfloat16", "bf16"},
+      {"fp16", "f16"}, {"float16", "f16"}, {"half", "f16"},  {"int8", "i8"},
+      {"s8", "i8"},    {"u8", "i8"},       {"qint8", "i8"},  {"uint8", "i8"},
+      {"int4", "w4"},
+  };
+  std::string lower = text;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto other = kOtherNames.find(lower);
   throw Error("", "", field,
               "unknown precision '" + text + "' (expected f32, bf16, f16, i8, w8 or w4)" +
-                  DidYouMean(text, names));
+                  (other != kOtherNames.end() ? " (did you mean '" + other->second + "'?)"
+                                              : DidYouMean(text, names)));
 }
 
 int64_t ElementBytes(Precision p) {

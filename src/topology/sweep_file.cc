@@ -42,6 +42,11 @@ class SweepParser {
 
   Sweep Parse(const json& doc) {
     if (!doc.is_object()) Fail("", "a sweep is a JSON object");
+    if (doc.contains("layers") && !doc.contains("factors")) {
+      Fail("",
+           "this is a topology, not a sweep (a sweep names its topology and its factors: "
+           "see sweeps/*.json); `ntpbench run` runs a topology");
+    }
     static const std::set<std::string> kFields = {
         "format",  "version", "name",   "description", "topology",   "base",
         "factors", "mode",    "points", "min_time",    "repetitions"};

@@ -71,6 +71,10 @@ std::string ReadStandardInputTopology(std::string* extension) {
 
 Topology ReadTopologyFile(const std::string& path) {
   if (path == "-") return ReadStandardInput();
+  // Said as what it is, before its (missing) extension is: `run topologies`, `run /dev/zero`.
+  if (const std::string kind = NotAFileToRead(path); !kind.empty()) {
+    throw Error(path, "", "", "cannot read a topology: " + kind);
+  }
   const std::string ext = Extension(path);
   if (ext == "json") return ReadTopologyJsonFile(path);
   if (ext == "xml") return ReadTopologyXmlFile(path);

@@ -1020,6 +1020,20 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --scenario offline --streams ,2", "option '--streams'"},
       {"run " + Topo("mlp.json") + " --json ''", "option '--json': an empty argument after it"},
       {"run " + Topo("mlp.json") + " --benchmark_format=xml", "expected console, json or csv"},
+      // One benchmark registered twice would collide in the JSON and in compare.
+      {"run " + Topo("mlp.json") + " --backend eigen,eigen",
+       "option '--backend': eigen is listed twice"},
+      {"run " + Topo("mlp.json") + " --batch 4,1,4", "option '--batch': 4 is listed twice"},
+      {"run " + Topo("mlp.json") + " --precision f32,f32",
+       "option '--precision': f32 is listed twice"},
+      // Another tool's name for a precision; a folder or a device for a topology; a topology for
+      // a sweep; a gate without its suite.
+      {"run " + Topo("mlp.json") + " --precision int8", "(did you mean 'i8'?)"},
+      {"run " + Topo("mlp.json") + " --precision bfloat16", "(did you mean 'bf16'?)"},
+      {"run " + SourcePath("topologies"), "cannot read a topology: is a directory"},
+      {"inspect /dev/zero", "/dev/zero: cannot read a topology: a character device"},
+      {"sweep " + Topo("mlp.json"), "this is a topology, not a sweep"},
+      {"gate", "option '--suite-binary': is missing: gate needs --suite-binary"},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);
