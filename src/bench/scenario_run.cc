@@ -215,7 +215,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   if (static_cast<int64_t>(ttft_s.size()) < needed) {
     std::fprintf(stderr,
                  "ntpbench: %s: TPOT p99 from %zu decode steps; it needs %lld to mean something "
-                 "(--ntpb_scenario_seconds, or --queries requests)\n",
+                 "(a longer --scenario-seconds, in a suite --ntpb_scenario_seconds; or fewer "
+                 "--queries)\n",
                  label.c_str(), tpot_s.size(), static_cast<long long>(needed * shape.gen));
   }
 
@@ -444,17 +445,19 @@ void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Top
   InterferenceMeasure interference =
       InterferenceOf(probe.Stop(static_cast<double>(result.queries)));
   if (result.queries == 0) {
-    state.SkipWithError("no query completed within the time limit (--ntpb_scenario_seconds)");
+    state.SkipWithError(
+        "no query completed within the time limit (--scenario-seconds; in a suite "
+        "--ntpb_scenario_seconds)");
     return;
   }
   sm.queries = static_cast<double>(result.queries);
   sm.achieved_qps = result.AchievedQps();
   if (result.queries < needed) {
-    std::fprintf(stderr,
-                 "ntpbench: %s: p99 from %lld queries; it needs %lld to mean something "
-                 "(--ntpb_scenario_seconds, or the scenario's queries)\n",
-                 label.c_str(), static_cast<long long>(result.queries),
-                 static_cast<long long>(needed));
+    std::fprintf(
+        stderr,
+        "ntpbench: %s: p99 from %lld queries; it needs %lld to mean something "
+        "(a longer --scenario-seconds, in a suite --ntpb_scenario_seconds; or --queries)\n",
+        label.c_str(), static_cast<long long>(result.queries), static_cast<long long>(needed));
   }
 
   RunMeasurement m;

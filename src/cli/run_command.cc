@@ -652,6 +652,15 @@ void CheckRunOptions(const TopologyOptions& o) {
                 "applies to --backend hetero, which places layers on others (asked: --backend " +
                     backends + ")");
   }
+  for (const std::string& name : o.backends) {
+    const Backend* b = FindBackend(name);
+    if (b && b->UsesPlacement() && o.settings.placement.empty()) {
+      throw Error("", "", "--backend",
+                  name +
+                      " places layers on the other backends: it needs --place "
+                      "layer=backend,...,default=backend");
+    }
+  }
   if (!o.settings.device.empty() && !any_backend([](const Backend& b) { return b.HasDevices(); })) {
     throw Error(
         "", "", "--device",

@@ -1034,6 +1034,8 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"inspect /dev/zero", "/dev/zero: cannot read a topology: a character device"},
       {"sweep " + Topo("mlp.json"), "this is a topology, not a sweep"},
       {"gate", "option '--suite-binary': is missing: gate needs --suite-binary"},
+      {"run " + Topo("mlp.json") + " --backend hetero",
+       "option '--backend': hetero places layers on the other backends: it needs --place"},
   };
   for (const BadCli& c : cases) {
     const CommandResult r = RunCommand(kCli + " " + c.args);
