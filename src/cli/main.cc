@@ -32,7 +32,11 @@ std::string BackendOptionsHelp() {
   }
   out +=
       "\nEnvironment: NTPB_COUNTERS (default --counters), NTPB_CACHE_DIR (machine ceilings; "
-      "default ~/.cache/ntpbench), NTPB_TOPOLOGY_DIR (where suites look for topologies).\n"
+      "default ~/.cache/ntpbench), NTPB_TOPOLOGY_DIR (where suites look for topologies), "
+      "NTPB_OPENCL_DEVICE (default --device), NTPB_OPENCL_CACHE=off (no compiled-kernel cache), "
+      "NTPB_OPENMP_WAIT=keep (libgomp's own spin count, not 10000), NTPB_BACKEND_MODULE_PATH "
+      "(more folders of backend modules), NTPB_ALLOW_NO_BASELINE=1 (gate: no baseline is a "
+      "skip).\n"
       "\n`ntpbench COMMAND --help` lists a command's options. Long runs print progress on "
       "stderr; results go to stdout.";
   return out;
@@ -67,7 +71,6 @@ int main(int argc, char** argv) {
   // Computed when asked for: the backends' versions start their drivers (PoCL: ~60 MB and ~50 ms),
   // which no other command should pay for.
   app.set_version_flag("--version", [] { return VersionText(); });
-  app.footer(BackendOptionsHelp());
   const std::vector<ntpb::cli::Command> commands = {
       ntpb::cli::AddRunCommand(&app, argv[0]), ntpb::cli::AddInspectCommand(&app),
       ntpb::cli::AddOpsCommand(&app),          ntpb::cli::AddConvertCommand(&app),
@@ -78,6 +81,16 @@ int main(int argc, char** argv) {
       ntpb::cli::AddDevicesCommand(&app),      ntpb::cli::AddCalibrateCommand(&app),
       ntpb::cli::AddPredictCommand(&app),
   };
+  // Set after the commands are made, which would take it over: the backends' options and the
+  // environment go under the overview and under the commands that take backend options.
+  const std::string backend_options = BackendOptionsHelp();
+  app.footer(backend_options);
+  for (const ntpb::cli::Command& c : commands) {
+    const std::string& name = c.app->get_name();
+    if (name != "run" && name != "sweep") continue;
+    const std::string own = c.app->get_footer();
+    c.app->footer(own.empty() ? backend_options : own + "\n\n" + backend_options);
+  }
   // What a command does not know is left for PassThrough: one line with "did you mean".
   for (const ntpb::cli::Command& c : commands) {
     c.app->allow_extras();

@@ -1051,6 +1051,18 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
 // The command line is CLI11's: help per command (stdout, exit 0, lines that fit 120 columns),
 // --version, "did you mean" for a near miss, and exit 2 for any mistake in the command line.
 TEST(Cli, HelpVersionAndNearMisses) {
+  // The backends' options are listed where they apply (and in the overview), not under every
+  // command.
+  for (const std::string command : {"", " run", " sweep"}) {
+    EXPECT_NE(RunCommand(kCli + command + " --help").out.find("Backend options ("),
+              std::string::npos)
+        << command;
+  }
+  for (const std::string command : {" convert", " ops", " report", " diff", " devices"}) {
+    EXPECT_EQ(RunCommand(kCli + command + " --help").out.find("Backend options ("),
+              std::string::npos)
+        << command;
+  }
   const CommandResult version = RunCommand(kCli + " --version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("ntpbench " NTPBENCH_VERSION, 0), 0u) << version.out;
