@@ -220,14 +220,19 @@ void AddTopologyOptions(CLI::App* c, TopologyOptions* o, TopologyCommand which) 
          for (const std::string& n : names) ParseScenarioKind(n, "--scenario");
          o->scenarios = names;
        },
-       "how queries arrive, comma-separated: " + ScenarioNames() +
-           " (default single-stream); then a table of throughput vs p99 per streams x batch "
-           "with the Pareto front; generate: a decoder's prefill and decode steps (TTFT, TPOT)")
+       [] {
+         std::string help = "how queries arrive, comma-separated (default single-stream)";
+         for (const ScenarioInfo& s : Scenarios())
+           help += "; " + std::string(s.name) + ": " + s.summary;
+         return help +
+                ". Then a table of throughput vs p99 per streams x batch with the Pareto "
+                "front";
+       }())
       ->delimiter(',')
       ->type_name("LIST");
   c->add_option("--streams", o->streams,
-                "concurrent streams, comma-separated (offline, server, multi-stream): each its "
-                "own executable with threads / streams threads")
+                "concurrent streams, comma-separated (" + ScenarioNamesWith(kScenarioStreams) +
+                    "): each its own executable with threads / streams threads")
       ->delimiter(',')
       ->check(IntegerAtLeast(1, 256))
       ->type_name("N[,N..]");
