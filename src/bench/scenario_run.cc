@@ -364,8 +364,14 @@ IssueQueries IssuerOf(ScenarioKind kind) {
 void RunScenario(benchmark::State& state, const TopologyBenchmark& tb, const Topology& topology,
                  const TopologyBenchmark::Family& family) {
   const Scenario& scenario = family.scenario;
+  if (scenario.kind == ScenarioKind::kGenerate) return RunGenerate(state, tb, topology, family);
   const IssueQueries issue = IssuerOf(scenario.kind);
-  if (!issue) return RunGenerate(state, tb, topology, family);
+  if (!issue) {
+    state.SkipWithError((std::string("skipped: the ") + ScenarioName(scenario.kind) +
+                         " scenario has no query issuer (src/bench/scenario_run.cc, IssuerOf)")
+                            .c_str());
+    return;
+  }
   const int streams = static_cast<int>(state.range(0));
   const int64_t batch = state.range(1);
   const std::string label = RunKey{family.name, streams, batch}.Encode();
