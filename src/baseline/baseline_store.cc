@@ -8,6 +8,7 @@
 #include "ntpbench/baseline.h"
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 #include "src/common/json_text.h"
 
 namespace ntpb {
@@ -56,7 +57,7 @@ Baseline ParseBaseline(const std::string& text, const std::string& file) {
   } catch (const json::exception& e) {  // also out_of_range: a number too large
     throw Error(file, "", "", std::string("corrupt or truncated baseline: ") + e.what());
   }
-  if (!doc.is_object() || doc.value("schema", std::string()) != "ntpbench-baseline") {
+  if (!doc.is_object() || JsonStringOrEmpty(doc, "schema") != "ntpbench-baseline") {
     throw Error(file, "", "schema",
                 "not an ntpbench baseline (expected \"schema\": \"ntpbench-baseline\")");
   }

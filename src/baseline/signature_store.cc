@@ -7,6 +7,7 @@
 #include "src/baseline/signature.h"
 #include "src/baseline/suite_drift.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 #include "src/common/json_text.h"
 #include "src/common/utc_time.h"
 
@@ -73,7 +74,7 @@ Signature ParseSignature(const std::string& text, const std::string& file) {
   } catch (const json::exception& e) {  // also out_of_range: a number too large
     throw Error(file, "", "", std::string("corrupt or truncated signature file: ") + e.what());
   }
-  if (!doc.is_object() || doc.value("schema", std::string()) != "ntpbench-signature") {
+  if (!doc.is_object() || JsonStringOrEmpty(doc, "schema") != "ntpbench-signature") {
     throw Error(file, "", "schema",
                 "not an ntpbench signature file (expected \"schema\": \"ntpbench-signature\")");
   }

@@ -23,6 +23,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 #include "src/common/json_text.h"
 #include "src/common/statistics.h"
 #include "src/predict/probe_samples.h"
@@ -284,7 +285,7 @@ std::vector<Model> HeldOut(const PredictOptions& o) {
     return models;
   }
   const nlohmann::json j = nlohmann::json::parse(ReadTextFile(o.heldout, 1 << 20), nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("format", "") != "ntpbench-heldout") {
+  if (j.is_discarded() || JsonStringOrEmpty(j, "format") != "ntpbench-heldout") {
     throw Error(o.heldout, "", "format", "not a held-out list (\"format\": \"ntpbench-heldout\")");
   }
   if (!j.contains("models") || !j["models"].is_array()) {
@@ -301,9 +302,9 @@ std::vector<Model> HeldOut(const PredictOptions& o) {
     if (m.contains("set")) {
       if (!m["set"].is_object()) throw Error(o.heldout, "", field + ".set", "not an object");
       for (const auto& [k, v] : m["set"].items()) {
-        if (!v.is_number_integer())
-          throw Error(o.heldout, "", field + ".set." + k, "not an integer");
-        sets[k] = v.get<int64_t>();
+        const std::optional<int64_t> value = JsonInteger<int64_t>(v);
+        if (!value) throw Error(o.heldout, "", field + ".set." + k, "not a 64-bit integer");
+        sets[k] = *value;
       }
     }
     const std::string path = (folder / m["topology"].get<std::string>()).string();

@@ -55,4 +55,13 @@ T JsonField(const nlohmann::json& j, const char* key, const std::string& at,
   }
 }
 
+// `j[key]` when it is a string, else "" (missing, or of another type). For a field whose value
+// is then checked (a schema name): nlohmann's own j.value(key, "") throws a type_error where the
+// field holds a number, which no reader catches (found by fuzzing a sweep results file).
+inline std::string JsonStringOrEmpty(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace ntpb

@@ -7,6 +7,7 @@
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/json_field.h"
 #include "src/common/json_text.h"
 
 namespace ntpb {
@@ -83,7 +84,10 @@ SweepResults ParseSweepResults(const std::string& text, const std::string& file)
   SweepResults r;
   r.file = file;
   r.sweep = doc.value("sweep", json::object());
-  r.machine = doc.value("machine", "");
+  if (doc.contains("machine") && !doc["machine"].is_string()) {
+    throw Error(file, "", "machine", "expected the machine's description, a string");
+  }
+  r.machine = JsonStringOrEmpty(doc, "machine");
   if (!doc.contains("points") || !doc["points"].is_array()) {
     throw Error(file, "", "points", "expected a list");
   }

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "ntpbench/error.h"
+#include "ntpbench/sweep_results.h"
 #include "src/baseline/confirmation.h"
 #include "src/baseline/noise_threshold.h"
 #include "src/baseline/signature.h"
@@ -440,6 +441,8 @@ TEST(BaselineStore, RoundTripsAndNamesTheFileOnBadInput) {
   for (const Bad& c :
        std::vector<Bad>{{text.substr(0, text.size() / 2), "", "corrupt or truncated baseline"},
                         {"{\"schema\": \"something-else\"}", "schema", "not an ntpbench baseline"},
+                        // nlohmann's value("schema", "") threw a type_error here
+                        {"{\"schema\": 5}", "schema", "not an ntpbench baseline"},
                         {wrong_version.dump(), "version", "unsupported baseline version 99"},
                         {no_machine.dump(), "machine_class", "missing"},
                         {bad_latency.dump(), "benchmarks.a", "latencies must be positive"},
@@ -535,6 +538,25 @@ TEST(RunResults, NumbersOutOfRangeAreRefusedNotCast) {
   EXPECT_EQ(JsonInteger<int64_t>(nlohmann::json(UINT64_MAX)), std::nullopt);
   EXPECT_EQ(JsonInteger<int>(nlohmann::json(-7)), -7);
   EXPECT_EQ(JsonInteger<uint32_t>(nlohmann::json(-7)), std::nullopt);
+}
+
+// A sweep results file whose "machine" is a number: nlohmann's value("machine", "") threw a
+// type_error that no reader caught, an internal error (found by fuzz.sweep in the fresh-root
+// check). Now one error naming the field.
+TEST(SweepResultsFile, AFieldOfTheWrongTypeIsAnErrorNamingIt) {
+  nlohmann::json doc = {{"format", "ntpbench-sweep-results"},
+                        {"version", 1},
+                        {"sweep", nlohmann::json::object()},
+                        {"machine", "Test CPU"},
+                        {"points", nlohmann::json::array()}};
+  EXPECT_EQ(ParseSweepResults(doc.dump(), "s.json").machine, "Test CPU");
+  doc["machine"] = 1;
+  try {
+    ParseSweepResults(doc.dump(), "s.json");
+    ADD_FAILURE() << "a machine of 1 was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.field(), "machine") << e.what();
+  }
 }
 
 }  // namespace
@@ -659,6 +681,7 @@ TEST(Signature, RoundTripsAndDiffs) {
   ASSERT_EQ(diff.size(), 1u);
   EXPECT_NE(diff[0].find("net.flops 1000 -> 2000"), std::string::npos) << diff[0];
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-baseline\"}", "x.json"), Error);
+  EXPECT_THROW(ParseSignature("{\"schema\": [1]}", "x.json"), Error);
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-signature\", \"ver", "x.json"), Error);
 }
 
