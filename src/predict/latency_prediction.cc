@@ -95,13 +95,6 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     for (const std::string& level : Levels(s.features)) by_level[level].push_back(&s);
   }
   const Scale scale = ScaleOf(calibration);
-  // A network that moves more bytes than every probe network did leaves no more of a step's data
-  // in the caches than the largest of them (already past the last level): past it, its steps
-  // are as near to those as their own FLOPs and bytes say.
-  double largest_context = 0;
-  for (const CalibrationSample& s : calibration.samples) {
-    largest_context = std::max(largest_context, s.features.context_bytes);
-  }
   LatencyPrediction out;
   out.topology = topology.name;
   const auto n = topology.params.find("N");
@@ -136,10 +129,10 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
       out.steps.push_back(step);
       continue;
     }
-    StepFeatures query = step.features;
-    query.context_bytes = std::min(query.context_bytes, largest_context);
     std::vector<std::pair<double, const CalibrationSample*>> near;
-    for (const CalibrationSample* s : *pool) near.push_back({Distance(query, s->features), s});
+    for (const CalibrationSample* s : *pool) {
+      near.push_back({Distance(step.features, s->features), s});
+    }
     const size_t k = std::min<size_t>(kNeighbours, near.size());
     std::partial_sort(near.begin(), near.begin() + k, near.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
