@@ -67,6 +67,19 @@ class GruState(nn.Module):
         return y, h
 
 
+class LstmState(nn.Module):
+    """`y, (h, c) = lstm(x)` returned whole: the sequence and both final states (Y, Y_h, Y_c of
+    each layer, concatenated by the export)."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(20, 24, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        y, (h, c) = self.rnn(x)
+        return y, h, c
+
+
 class Recurrent(nn.Module):
     """nn.LSTM / nn.GRU as a speech model uses it: features in, per-step scores out."""
 
@@ -306,6 +319,7 @@ MODELS = [
     ("gru_bi2", lambda: Recurrent("gru", 2, True, False), (10, 2, 20), [13], "rnn", "small"),
     ("gru_state", GruState, (10, 2, 20), [13, 17], "rnn", "small"),
     ("lstm_from_state", lambda: RecurrentFromState("lstm"), (10, 2, 20), [13, 17], "rnn", "small"),
+    ("lstm_state", LstmState, (10, 2, 20), [13, 17], "rnn", "small"),
     ("gru_from_state", lambda: RecurrentFromState("gru"), (10, 2, 20), [13], "rnn", "small"),
     ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
@@ -347,6 +361,7 @@ DYNAMIC = {
     "gru_bi2": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "gru_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "lstm_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    "lstm_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "gru_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "deepspeech_like": ({0: "batch", 1: "time"}, (3, 9, 26 * 19)),
     "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),

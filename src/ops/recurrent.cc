@@ -1,6 +1,7 @@
 // lstm and gru over T steps: input [N, T, C], output [N, T, units * directions]; optional
 // initial states as inputs (h0, and c0 for lstm: [directions, N, units], ONNX's initial_h and
-// initial_c layout), else zeros.
+// initial_c layout), else zeros; lstm's optional second output, the final cell state, in the
+// same layout.
 #include "src/ops/op_helpers.h"
 
 namespace ntpb::ops {
@@ -25,6 +26,9 @@ InferResult InferRecurrent(const InferContext& ctx, int gates) {
   }
   InferResult r;
   r.outputs = {{in[0], in[1], h * dirs}};
+  // lstm's second output, when the layer lists one: the final cell state [dirs, N, H] (ONNX's
+  // Y_c; a reverse direction's is its state after the sequence's first step).
+  if (gates == 4 && ctx.layer.outputs.size() > 1) r.outputs.push_back({dirs, in[0], h});
   for (int d = 0; d < dirs; ++d) {
     const std::string p =
         (dirs == 2 && d == 1) || ctx.attrs.Str("direction") == "reverse" ? "reverse." : "forward.";
@@ -72,8 +76,9 @@ void AddRecurrentOps(std::vector<OpDef>* ops) {
   lstm.weight_elements_read = LstmWeightRead;
   lstm.summary =
       "LSTM, gates i, f, g, o; one bias per gate; inputs x [N, T, C] (+ h0, c0 [dirs, N, H], else "
-      "zeros)";
+      "zeros); outputs y [N, T, dirs * H] (+ the final cell state [dirs, N, H])";
   lstm.max_inputs = 3;
+  lstm.max_outputs = 2;
   ops->push_back(lstm);
   OpDef gru = Recurrent("gru");
   gru.infer = InferGru;

@@ -251,7 +251,13 @@ class Reader {
                                         : std::vector<std::string>{previous};
     layer.outputs = v.contains("outputs") ? Strings(v["outputs"], layer.name, "outputs")
                                           : std::vector<std::string>{layer.name};
-    if (layer.outputs.size() != 1) Fail(layer.name, "outputs", "every op has exactly one output");
+    if (layer.outputs.empty() || static_cast<int>(layer.outputs.size()) > def->max_outputs) {
+      Fail(layer.name, "outputs",
+           "op '" + layer.op + "' has " +
+               (def->max_outputs == 1 ? std::string("exactly one output")
+                                      : "1 to " + std::to_string(def->max_outputs) + " outputs") +
+               ", got " + std::to_string(layer.outputs.size()));
+    }
     const int n = static_cast<int>(layer.inputs.size());
     if (n < def->min_inputs || (def->max_inputs >= 0 && n > def->max_inputs)) {
       std::string want = def->min_inputs == def->max_inputs

@@ -91,6 +91,9 @@ struct OpDef {
   OpKind kind = OpKind::kLayer;
   int min_inputs = 1;
   int max_inputs = 1;  // -1: any number
+  // Outputs past the first are optional: a layer lists those it uses, in order (lstm: y, then
+  // the final cell state), and its infer function gives a shape for each one listed.
+  int max_outputs = 1;
   std::vector<AttrDef> attrs;
   InferResult (*infer)(const InferContext&) = nullptr;
   // FLOPs of one execution (multiply-add = 2); see docs/topology-format.md for each op's formula.

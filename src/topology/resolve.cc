@@ -334,6 +334,11 @@ class Resolver {
     }
     r.attrs = Attrs(attrs);
     r.output_shapes = inferred.outputs;
+    if (r.output_shapes.size() != r.outputs.size()) {  // the op's infer and max_outputs disagree
+      throw Error(t_.file, l.name, "outputs",
+                  "op '" + l.op + "' gives " + std::to_string(r.output_shapes.size()) +
+                      " output(s) here, the layer lists " + std::to_string(r.outputs.size()));
+    }
     r.weights = inferred.weights;
     r.weight_values.resize(r.weights.size());
     for (const auto& [weight_name, given] : l.weights) {

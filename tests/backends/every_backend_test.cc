@@ -52,11 +52,14 @@ TEST_P(BackendOpTest, MatchesTheEigenReference) {
   const std::unique_ptr<Executable> exe = FindBackend(backend)->Compile(t, config);
   reference->Run();
   exe->Run();
-  const std::vector<float> expected = reference->ReadTensor("y"), actual = exe->ReadTensor("y");
-  ASSERT_EQ(actual.size(), expected.size()) << backend << " " << c.label;
-  EXPECT_LT(MaxRelativeError(actual, expected), kF32Tolerance) << backend << " " << c.label;
-  exe->Run();  // again: no state carried between inferences
-  EXPECT_EQ(exe->ReadTensor("y"), actual) << backend << " " << c.label;
+  for (const std::string& y : OpCaseOutputs(c)) {
+    const std::vector<float> expected = reference->ReadTensor(y), actual = exe->ReadTensor(y);
+    ASSERT_EQ(actual.size(), expected.size()) << backend << " " << c.label << " " << y;
+    EXPECT_LT(MaxRelativeError(actual, expected), kF32Tolerance)
+        << backend << " " << c.label << " " << y;
+    exe->Run();  // again: no state carried between inferences
+    EXPECT_EQ(exe->ReadTensor(y), actual) << backend << " " << c.label << " " << y;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, BackendOpTest,

@@ -394,7 +394,8 @@ double Sigmoid(double v) { return 1.0 / (1.0 + std::exp(-v)); }
 // One direction of an LSTM or GRU, element by element, written into its half of the output;
 // from the initial states in[1] (h0) and in[2] (c0), [dirs, N, H], where given.
 void Recurrent(const ResolvedLayer& l, const std::vector<Values>& in_values,
-               const std::vector<Values>& w, int dir, bool reverse, bool lstm, Values* y) {
+               const std::vector<Values>& w, int dir, bool reverse, bool lstm, Values* y,
+               Values* final_cell) {
   const Values& x = in_values[0];
   const Shape& in = l.input_shapes[0];
   const int64_t n = in[0], t_len = in[1], c = in[2], h = l.attrs.Int("units");
@@ -437,16 +438,22 @@ void Recurrent(const ResolvedLayer& l, const std::vector<Values>& in_values,
         (*y)[(b * t_len + t) * width + dir * h + j] = static_cast<float>(hs[j]);
       }
     }
+    for (int64_t j = 0; j < h && final_cell; ++j) {
+      (*final_cell)[(dir * n + b) * h + j] = static_cast<float>(cs[j]);
+    }
   }
 }
 
+// y, or (output 1) lstm's final cell state [dirs, N, H].
 Values RecurrentLayer(const ResolvedLayer& l, const std::vector<Values>& in,
-                      const std::vector<Values>& w, bool lstm) {
+                      const std::vector<Values>& w, bool lstm, size_t output) {
   Values y(NumElements(l.output_shapes[0]));
+  Values cell(output == 1 ? NumElements(l.output_shapes[1]) : 0);
+  Values* final_cell = output == 1 ? &cell : nullptr;
   const std::string dir = l.attrs.Str("direction");
-  Recurrent(l, in, w, 0, dir == "reverse", lstm, &y);
-  if (dir == "bidirectional") Recurrent(l, in, w, 1, true, lstm, &y);
-  return y;
+  Recurrent(l, in, w, 0, dir == "reverse", lstm, &y, final_cell);
+  if (dir == "bidirectional") Recurrent(l, in, w, 1, true, lstm, &y, final_cell);
+  return output == 1 ? cell : y;
 }
 
 // Every input pixel scattered through every tap: the definition of the transposed convolution.
@@ -703,9 +710,10 @@ Values CtcDecoder(const ResolvedLayer& l, const Values& in) {
 
 }  // namespace
 
-Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
-               const std::vector<Values>& w) {
+Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in, const std::vector<Values>& w,
+               size_t output) {
   const std::string& op = l.op;
+  if (output > 0 && op != "lstm") throw std::runtime_error(op + " has one output");
   if (op == "dense") return Dense(l, in[0], w);
   if (op == "matmul") return Matmul(l, in[0], in[1]);
   if (op == "conv2d") return Conv2d(l, in[0], w);
@@ -778,8 +786,8 @@ Values NaiveOp(const ResolvedLayer& l, const std::vector<Values>& in,
   if (op == "concat") return Concat(l, in);
   if (op == "reshape" || op == "flatten" || op == "copy" || op == "reorder") return in[0];
   if (op == "transpose") return Transpose(l, in[0]);
-  if (op == "lstm") return RecurrentLayer(l, in, w, true);
-  if (op == "gru") return RecurrentLayer(l, in, w, false);
+  if (op == "lstm") return RecurrentLayer(l, in, w, true, output);
+  if (op == "gru") return RecurrentLayer(l, in, w, false, output);
   throw std::runtime_error("no naive implementation of op " + op);
 }
 

@@ -18,7 +18,8 @@ using Values = std::vector<float>;
 std::vector<int> NaiveCtcBest(const std::vector<double>& probs, int64_t frames, int64_t classes,
                               int64_t blank, double* probability = nullptr);
 
+// `output`: which of the layer's outputs (lstm's 1: the final cell state).
 Values NaiveOp(const ResolvedLayer& layer, const std::vector<Values>& inputs,
-               const std::vector<Values>& weights);
+               const std::vector<Values>& weights, size_t output = 0);
 
 }  // namespace ntpb::testing

@@ -164,6 +164,22 @@ const std::vector<OpCase>& OpCases() {
        "lstm",
        {{1, 3, 4}, {1, 1, 2}, {1, 1, 2}},
        {{"units", 2}, {"direction", "reverse"}}},
+      // The final cell state as a second output: from zeros, from given states, each direction.
+      {"lstm_final_cell", "lstm", {{2, 4, 3}}, {{"units", 5}}, false, {}, 2},
+      {"lstm_reverse_final_cell",
+       "lstm",
+       {{1, 3, 4}},
+       {{"units", 2}, {"direction", "reverse"}},
+       false,
+       {},
+       2},
+      {"lstm_bidirectional_initial_states_final_cell",
+       "lstm",
+       {{2, 5, 3}, {2, 2, 4}, {2, 2, 4}},
+       {{"units", 4}, {"direction", "bidirectional"}},
+       false,
+       {},
+       2},
       {"gru_initial_state", "gru", {{2, 4, 3}, {1, 2, 5}}, {{"units", 5}}},
       {"gru_bidirectional_initial_state",
        "gru",
@@ -281,8 +297,15 @@ const std::vector<OpCase>& OpCases() {
   return cases;
 }
 
+std::vector<std::string> OpCaseOutputs(const OpCase& c) {
+  std::vector<std::string> names = {"y"};
+  for (int i = 1; i < c.outputs; ++i) names.push_back("y_" + std::to_string(i));
+  return names;
+}
+
 Topology OpCaseTopology(const OpCase& c) {
   Topology t = SingleLayer(c.op, c.inputs, c.attrs);
+  t.layers[0].outputs = t.outputs = OpCaseOutputs(c);
   for (const auto& [index, range] : c.integer_inputs) {
     t.inputs.at(index).integers =
         IntegerBounds{std::to_string(range.low), std::to_string(range.high)};

@@ -23,7 +23,12 @@ struct OpCase {
   bool nonnegative_inputs = false;
   // Inputs that hold integers (ids, conditions, values compared for equality), by index.
   std::map<int, IntegerRange> integer_inputs = {};
+  // How many outputs the layer lists (lstm's second: its final cell state).
+  int outputs = 1;
 };
+
+// The case's output tensors: y, then y_1, y_2, ... for the further outputs.
+std::vector<std::string> OpCaseOutputs(const OpCase& c);
 
 // The case as a topology: its op as the last layer, reading x0, x1, ... and writing y.
 Topology OpCaseTopology(const OpCase& c);

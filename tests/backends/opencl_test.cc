@@ -110,8 +110,10 @@ TEST(OpenclBackend, EveryGemmKernelMatchesTheEigenReference) {
       const std::unique_ptr<Executable> exe = FindBackend("opencl")->Compile(t, config);
       reference->Run();
       exe->Run();
-      EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), reference->ReadTensor("y")), kF32Tolerance)
-          << kernel << " " << skinny << " " << c.label;
+      for (const std::string& y : OpCaseOutputs(c)) {
+        EXPECT_LT(MaxRelativeError(exe->ReadTensor(y), reference->ReadTensor(y)), kF32Tolerance)
+            << kernel << " " << skinny << " " << c.label << " " << y;
+      }
       for (const StepInfo& s : exe->steps()) {
         const bool split = s.kernel.find("gemm_skinny_split") != std::string::npos;
         (split ? split_steps : column_steps)[skinny] += s.kernel.find("gemm_skinny") == 0;
@@ -269,7 +271,7 @@ TEST_P(OpenclOpTest, InI8StaysCloseToTheEigenF32Reference) {
   RunConfig config;
   config.seed = 7;
   const RanBoth r = RunBoth(t, config, Precision::kI8);
-  ExpectClose(r, "y", kI8Tolerance, 0.999, c.label);
+  for (const std::string& y : OpCaseOutputs(c)) ExpectClose(r, y, kI8Tolerance, 0.999, c.label);
   // A quantized layer computes from an 8-bit copy of its input, made by a quantize step.
   int quantize_steps = 0;
   for (const StepInfo& s : r.opencl->steps()) {
@@ -294,7 +296,7 @@ TEST_P(OpenclOpTest, InF16MatchesTheEigenF16Reference) {
   config.seed = 7;
   config.precision = Precision::kF16;
   const RanBoth r = RunBoth(t, config, Precision::kF16);
-  ExpectClose(r, "y", kF16Tolerance, 0.9999, c.label);
+  for (const std::string& y : OpCaseOutputs(c)) ExpectClose(r, y, kF16Tolerance, 0.9999, c.label);
   for (const StepInfo& s : r.opencl->steps()) {
     if (s.layer >= 0) continue;
     EXPECT_TRUE(s.kernel == "host to device, f32 to f16" ||

@@ -371,10 +371,12 @@ float Sigmoid(float x) { return 1 / (1 + std::exp(-x)); }
 
 // ONNX LSTM (gates i, o, f, c) and GRU (z, r, h; linear_before_reset=1), written from the
 // operator specification over ONNX's own weight layout.
-// `c0`: an LSTM's initial cell state [dirs, N, H], or empty for zeros.
+// `c0`: an LSTM's initial cell state [dirs, N, H], or empty for zeros. `final_cell`, where
+// given: the LSTM's final cell state Y_c [dirs, N, H].
 std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
                                           const std::vector<float>& x, int64_t t_len,
-                                          int64_t n_batch, const std::vector<float>& c0 = {}) {
+                                          int64_t n_batch, const std::vector<float>& c0 = {},
+                                          std::vector<float>* final_cell = nullptr) {
   auto weight = [&](const std::string& name) {
     for (const auto& init : m.graph().initializer()) {
       if (init.name() == name) {
@@ -388,6 +390,7 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
   const std::vector<float> W = weight("W"), R = weight("R"), B = weight("B");
   const int64_t h = 4, c = 3, gates = lstm ? 4 : 3, dirs = lstm ? 2 : 1;
   std::vector<float> y(t_len * dirs * n_batch * h);
+  if (final_cell) final_cell->assign(dirs * n_batch * h, 0.0f);
   for (int64_t d = 0; d < dirs; ++d) {
     for (int64_t b = 0; b < n_batch; ++b) {
       std::vector<float> hs(h, 0), cs(h, 0);
@@ -421,6 +424,7 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
         hs = next;
         for (int64_t j = 0; j < h; ++j) y[((t * dirs + d) * n_batch + b) * h + j] = hs[j];
       }
+      if (final_cell) std::copy(cs.begin(), cs.end(), final_cell->begin() + (d * n_batch + b) * h);
     }
   }
   return y;
@@ -463,6 +467,47 @@ TEST(OnnxReader, AnLstmWithOnlyAnInitialCellStateStartsFromZeroHiddenState) {
   EXPECT_LT(MaxRelativeError(y, ref), 1e-5);
   EXPECT_GT(MaxRelativeError(y, OnnxRecurrentReference(true, m, x, T, N)), 1e-3)
       << "the cell state changes the output";
+}
+
+// `y, (h, c) = nn.LSTM(...)(x)` exported: Y_h and Y_c are graph outputs beside Y. Y_c is the
+// lstm layer's second output; Y_h is read from Y's last steps.
+TEST(OnnxReader, AnLstmsFinalStatesAreOutputsAsTheSpecificationSays) {
+  const int64_t T = 5, N = 2, h = 4;
+  onnx::ModelProto m = TestModel("lstm");
+  onnx::NodeProto* lstm = m.mutable_graph()->mutable_node(0);
+  ASSERT_EQ(lstm->op_type(), "LSTM");
+  lstm->add_output("y_h");
+  lstm->add_output("y_c");
+  for (const char* name : {"y_h", "y_c"}) {
+    onnx::ValueInfoProto* out = m.mutable_graph()->add_output();
+    out->set_name(name);
+    auto* tensor = out->mutable_type()->mutable_tensor_type();
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    tensor->mutable_shape()->add_dim()->set_dim_value(2);
+    tensor->mutable_shape()->add_dim()->set_dim_param("batch");
+    tensor->mutable_shape()->add_dim()->set_dim_value(h);
+  }
+  const Topology t = ParseOnnx(m.SerializeAsString(), "lstm_states.onnx");
+  EXPECT_EQ(LayerNamed(t, "lstm").outputs.size(), 2u);
+  const ResolvedTopology r = Resolve(t, {{"N", N}, {"T", T}});
+  auto exe = FindBackend("eigen")->Compile(r, RunConfig{});
+  OnnxBuilder b("x");
+  const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
+  exe->WriteTensor(r.inputs.at(0).first, x);
+  exe->Run();
+  std::vector<float> want_c;
+  const std::vector<float> want_y = OnnxRecurrentReference(true, m, x, T, N, {}, &want_c);
+  // Y_h: each direction's last step of Y (the reverse direction's is the sequence's first).
+  std::vector<float> want_h;
+  for (int64_t d = 0; d < 2; ++d) {
+    const int64_t t_last = d == 0 ? T - 1 : 0;
+    const auto first = want_y.begin() + ((t_last * 2 + d) * N) * h;
+    want_h.insert(want_h.end(), first, first + N * h);
+  }
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), want_y), 1e-5);
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_h"), want_h), 1e-5);
+  EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_c"), want_c), 1e-5);
+  EXPECT_GT(MaxRelativeError(want_c, want_h), 1e-2) << "the cell state is not the hidden state";
 }
 
 TEST(OnnxReader, GruMatchesTheOnnxSpecification) {

@@ -145,6 +145,13 @@ const std::vector<BadCase>& Cases() {
        "out of range"},
       {"lstm_wrong_rank", WithLayers(R"({"name": "l", "op": "lstm", "units": 4})"), "l", "inputs",
        "needs an [N, T, C] input"},
+      {"two_outputs_of_a_one_output_op",
+       WithLayers(R"({"name": "r", "op": "relu", "outputs": ["a", "b"]})"), "r", "outputs",
+       "op 'relu' has exactly one output, got 2"},
+      {"lstm_three_outputs",
+       WithLayers(
+           R"({"name": "r", "op": "reshape", "shape": ["N", 8, 24]}, {"name": "l", "op": "lstm", "units": 4, "outputs": ["y", "c", "z"]})"),
+       "l", "outputs", "op 'lstm' has 1 to 2 outputs, got 3"},
       {"param_not_integer", R"({"name": "bad", "params": {"h": 1.5}, "inputs": [], "layers": []})",
        "", "params.h", "expected an integer"},
       {"output_unknown", WithLayers(R"({"name": "r", "op": "relu"})", R"(, "outputs": ["nope"])"),

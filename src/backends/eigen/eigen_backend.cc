@@ -77,10 +77,14 @@ class EigenExecutable : public Executable {
         stored_.push_back({});
         continue;
       }
-      KernelArgs args{l, {}, nullptr, {}, threads_, &scratch_, &t, &position_shift_};
+      KernelArgs args{l, {}, nullptr, {}, {}, threads_, &scratch_, &t, &position_shift_};
       for (const std::string& in : l.inputs) args.inputs.push_back(tensors_.at(in).data);
-      args.output = Allocate(l.outputs[0], NumElements(l.output_shapes[0]));
-      stored_.push_back(tensors_.at(l.outputs[0]));
+      stored_.emplace_back();
+      for (size_t o = 0; o < l.outputs.size(); ++o) {
+        args.outputs.push_back(Allocate(l.outputs[o], NumElements(l.output_shapes[o])));
+        stored_.back().push_back(tensors_.at(l.outputs[o]));
+      }
+      args.output = args.outputs[0];
       for (size_t i = 0; i < l.weights.size(); ++i) {
         const bool given = i < l.weight_values.size() && l.weight_values[i];
         const std::vector<float> v =
@@ -110,8 +114,8 @@ class EigenExecutable : public Executable {
   void RunStep(std::size_t index) override {
     if (index == 0) Eigen::setNbThreads(threads_);
     kernels_[index]();
-    if (precision_ != Precision::kF32 && stored_[index].data) {
-      RoundToStorage(precision_, stored_[index].data, stored_[index].size);
+    if (precision_ != Precision::kF32) {
+      for (const Buffer& out : stored_[index]) RoundToStorage(precision_, out.data, out.size);
     }
   }
 
@@ -164,7 +168,7 @@ class EigenExecutable : public Executable {
   int64_t position_shift_ = 0;
   int64_t reach_ = 0;             // how far a shift may go (ShiftReach)
   std::set<std::string> inputs_;  // graph inputs of reals: rounded where they are written
-  std::vector<Buffer> stored_;    // per step, its output (none for a view)
+  std::vector<std::vector<Buffer>> stored_;  // per step, its outputs (none for a view)
   Scratchpad scratch_;
   std::vector<AlignedFloats> storage_;
   std::map<std::string, Buffer> tensors_;

@@ -44,7 +44,8 @@ class Scratchpad {
 struct KernelArgs {
   const ResolvedLayer& layer;
   std::vector<const float*> inputs;
-  float* output;
+  float* output;                      // outputs[0]
+  std::vector<float*> outputs;        // every output the layer lists (lstm: y, then the final cell)
   std::vector<const float*> weights;  // in the order of layer.weights
   int threads;
   Scratchpad* scratch;

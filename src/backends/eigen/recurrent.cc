@@ -1,5 +1,6 @@
 // LSTM and GRU: one GEMM for the input projection of all T steps, then one small GEMM per step
-// for the recurrence. Bidirectional layers write [forward, reverse] halves of the output.
+// for the recurrence. Bidirectional layers write [forward, reverse] halves of the output, and
+// an lstm's final cell state, where the layer lists it, its two [N, H] blocks.
 #include "src/backends/common/recurrent_gates.h"
 #include "src/backends/eigen/kernels.h"
 
@@ -24,6 +25,8 @@ Kernel MakeRecurrent(const KernelArgs& a) {
   const float* h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
   const float* c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
   float* y = a.output;
+  // lstm's final cell state [dirs, N, H], where the layer lists it.
+  float* final_cell = kLstm && a.outputs.size() > 1 ? a.outputs[1] : nullptr;
   const int threads = a.threads;
   // Scratch: projected inputs [N*T, gates*H], recurrent gates [N, gates*H], h and c [N, H].
   const int64_t xg_size = n * t_len * gates * h, hg_size = n * gates * h, state_size = n * h;
@@ -68,6 +71,7 @@ Kernel MakeRecurrent(const KernelArgs& a) {
         StridedMatrix(y + t * out_width + d * h, n, h, Eigen::OuterStride<>(t_len * out_width)) =
             *state;
       }
+      if (final_cell) MatrixMap(final_cell + d * n * h, n, h) = *cell;
     }
   };
 }

@@ -180,6 +180,14 @@ memory Builder::NewOutput(const memory::desc& desc) {
   return out;
 }
 
+memory Builder::NewOutput(const memory::desc& desc, size_t index) {
+  if (index == 0) return NewOutput(desc);
+  const std::string& name = layer_->outputs.at(index);
+  memory out = pool_.Allocate(desc, name, name, index_, engine_);
+  tensors_[name] = out;
+  return out;
+}
+
 std::vector<float> Builder::WeightValues(const ResolvedLayer& l, size_t i) const {
   if (i < l.weight_values.size() && l.weight_values[i]) return *l.weight_values[i];
   return RandomWeight(config_.seed, l.name, l.weights[i]);

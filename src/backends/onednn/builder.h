@@ -127,6 +127,8 @@ class Builder {
   // Memory for the layer's output (a buffer of the activation pool), and registering it; or
   // registering an existing memory (views).
   memory NewOutput(const memory::desc& desc);
+  // The layer's further output `index` (lstm's final cell state), never fused or quantized.
+  memory NewOutput(const memory::desc& desc, size_t index);
   // Host code computes in f32: its output is the layer's output when the run is f32, else f32
   // memory of its own that ConvertHostOutput then reorders into the layer's output.
   memory HostOutputF32(const Shape& shape);

@@ -49,6 +49,13 @@ InitialStates InitialStatesOf(Builder& b, bool lstm, int64_t dirs, int64_t n, in
   return s;
 }
 
+// The layer's final cell state [dirs, N, H] f32 (its second output), where it lists one: the
+// recurrence's cell buffer, so that nothing is copied.
+std::optional<memory> FinalCellOutput(Builder& b, bool lstm, int64_t dirs, int64_t n, int64_t h) {
+  if (!lstm || b.layer().outputs.size() < 2) return std::nullopt;
+  return b.NewOutput(PlainDesc({dirs, n, h}), 1);
+}
+
 using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
 using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
 
@@ -123,6 +130,10 @@ void BuildRecurrent(Builder& b, bool lstm) {
   };
   const memory::desc src_md({t, n, c}, dt::f32, tag::ntc),
       dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
+  // The final cell state, where the layer outputs it: oneDNN's dst_iter_c (which needs dst_iter,
+  // the final hidden state, too: memory of its own).
+  const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
+  const memory::desc dst_iter_md = final_cell ? state_md : memory::desc();
   const memory::desc wl_any({1, dirs, c, gates, h}, dt::f32, tag::any),
       wi_any({1, dirs, h, gates, h}, dt::f32, tag::any);
   // LSTM: one bias per gate; lbr_gru: three gates plus the recurrent n bias. Four either way.
@@ -162,6 +173,10 @@ void BuildRecurrent(Builder& b, bool lstm) {
                {DNNL_ARG_DST_LAYER, memory(dst_md, b.engine(), out.get_data_handle())}};
   if (any_state) args[DNNL_ARG_SRC_ITER] = state_memory(initial.h);
   if (lstm && any_state) args[DNNL_ARG_SRC_ITER_C] = state_memory(initial.c);
+  if (final_cell) {
+    args[DNNL_ARG_DST_ITER] = memory(state_md, b.engine());
+    args[DNNL_ARG_DST_ITER_C] = memory(state_md, b.engine(), final_cell->get_data_handle());
+  }
   auto finish = [&](const auto& pd, const dnnl::primitive& p) {
     args[DNNL_ARG_WEIGHTS_LAYER] = b.WeightMemory(wl, wl_user, pd.weights_layer_desc());
     args[DNNL_ARG_WEIGHTS_ITER] = b.WeightMemory(wi, wi_user, pd.weights_iter_desc());
@@ -172,7 +187,7 @@ void BuildRecurrent(Builder& b, bool lstm) {
   };
   if (lstm) {
     dnnl::lstm_forward::desc desc(fwd, dir, src_md, src_iter_md, src_iter_c_md, wl_any, wi_any,
-                                  bias_md, dst_md, memory::desc(), memory::desc());
+                                  bias_md, dst_md, dst_iter_md, dst_iter_md);
     dnnl::lstm_forward::primitive_desc pd(desc, UserScratchpad(), b.engine());
     finish(pd, dnnl::lstm_forward(pd));
   } else {
@@ -215,24 +230,26 @@ void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, in
   auto cell = std::make_shared<Floats>(lstm ? dirs * n * h : 0, 0.0f);
   auto hg = std::make_shared<Floats>(dirs * n * gh, 0.0f);
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
+  const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
   HostRecurrence r;
   r.dirs = dirs, r.n = n, r.h = h, r.gh = gh, r.t_len = t_len, r.lstm = lstm;
   r.reverse_only = reverse_only;
   r.xg = static_cast<const float*>(xg.get_data_handle());
-  r.hg = hg->data(), r.state = state->data(), r.cell = cell->data();
+  r.hg = hg->data(), r.state = state->data();
+  r.cell = final_cell ? static_cast<float*>(final_cell->get_data_handle()) : cell->data();
   r.out = static_cast<float*>(out.get_data_handle());
   r.bias_hn = bias_hn->data();
   const int threads = EffectiveThreads(b.config());
-  b.AddHost(
-      [=, keep = std::vector<memory>{xg, out}, own = std::make_tuple(state, cell, hg, bias_hn)] {
-        r.Start(initial);
-        for (int64_t s = 0; s < t_len; ++s) {
-          for (int64_t d = 0; d < dirs; ++d) {
-            kernels[d]->Run(r.state + d * n * h, n, r.hg + d * n * gh, threads);
-          }
-          for (int64_t d = 0; d < dirs; ++d) r.Gates(s, d);
-        }
-      });
+  b.AddHost([=, keep = std::vector<memory>{xg, out, final_cell.value_or(out)},
+             own = std::make_tuple(state, cell, hg, bias_hn)] {
+    r.Start(initial);
+    for (int64_t s = 0; s < t_len; ++s) {
+      for (int64_t d = 0; d < dirs; ++d) {
+        kernels[d]->Run(r.state + d * n * h, n, r.hg + d * n * gh, threads);
+      }
+      for (int64_t d = 0; d < dirs; ++d) r.Gates(s, d);
+    }
+  });
   b.SetKernel("ntpbench int8-weight panels, f32 state (oneDNN's s8 matmul here is gemm:jit)");
 }
 
@@ -320,11 +337,16 @@ void BuildDecomposed(Builder& b, bool lstm) {
     if (!lstm) sr->bias_hn = *bias_hn;
     sr->Allocate();
     const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
+    const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
     float* const xg_p = static_cast<float*>(xg.get_data_handle());
     float* const out_p = static_cast<float*>(out.get_data_handle());
+    float* const cell_p = final_cell ? static_cast<float*>(final_cell->get_data_handle()) : nullptr;
+    const size_t cell_size = static_cast<size_t>(dirs * n * h);
     const int threads = EffectiveThreads(b.config());
-    b.AddHost([sr, xg_p, out_p, threads, initial, keep = std::vector<memory>{xg, out}] {
+    b.AddHost([sr, xg_p, out_p, cell_p, cell_size, threads, initial,
+               keep = std::vector<memory>{xg, out, final_cell.value_or(out)}] {
       sr->Run(xg_p, out_p, threads, initial.h0(), initial.c0());
+      if (cell_p) std::copy(sr->cell(), sr->cell() + cell_size, cell_p);
     });
     b.SetKernel(std::string("ntpbench streamed ") +
                 (sr->bf16_dot ? "bf16 dot-product"
@@ -368,7 +390,8 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const Args to_act_args = {{DNNL_ARG_FROM, state}, {DNNL_ARG_TO, state_act}};
   const int64_t act_bytes = static_cast<int64_t>(memory::data_type_size(state_type));
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
-  auto cell = std::make_shared<std::vector<float>>(lstm ? dirs * n * h : 0);
+  const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
+  auto cell = std::make_shared<std::vector<float>>(lstm && !final_cell ? dirs * n * h : 0);
   float* const state_p = static_cast<float*>(state.get_data_handle());
   float* const hg_p = static_cast<float*>(hg.get_data_handle());
   float* const xg_p = static_cast<float*>(xg.get_data_handle());
@@ -406,9 +429,11 @@ void BuildDecomposed(Builder& b, bool lstm) {
   HostRecurrence r;
   r.dirs = dirs, r.n = n, r.h = h, r.gh = gh, r.t_len = t_len, r.lstm = lstm;
   r.reverse_only = reverse_only;
-  r.xg = xg_p, r.hg = hg_p, r.state = state_p, r.cell = cell->data(), r.out = out_p;
+  r.xg = xg_p, r.hg = hg_p, r.state = state_p, r.out = out_p;
+  r.cell = final_cell ? static_cast<float*>(final_cell->get_data_handle()) : cell->data();
   r.bias_hn = bias_hn->data();
-  b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg}] {  // the initial state
+  b.AddHost([=, keep = std::vector<memory>{state, state_act, hg, xg, final_cell.value_or(out)}] {
+    // the initial state
     r.Start(initial);
   });
   if (low) b.Add(to_act, to_act_args);

@@ -70,6 +70,8 @@ struct StreamedRecurrence {
   // threads at most. h0, c0: the initial states [dirs, N, H], or null for zeros.
   void Run(const float* xg, float* out, int threads, const float* h0 = nullptr,
            const float* c0 = nullptr);
+  // The cell state [dirs, N, H] after Run (LSTM): the layer's final cell state.
+  const float* cell() const { return cell_.data(); }
 
   // Whether this route applies: f32 or bf16 weights, batch up to 4 (beyond that a step does
   // enough arithmetic per weight byte for a GEMM to be the better route).

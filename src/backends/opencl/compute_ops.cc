@@ -330,6 +330,8 @@ StepRun MakeRecurrent(OpArgs& a) {
   // Initial states [dirs, N, H] where the layer has them as inputs, else zeros.
   const cl_mem h0 = a.inputs.size() > 1 ? a.inputs[1] : nullptr;
   const cl_mem c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
+  // lstm's final cell state [dirs, N, H], where the layer lists it: each direction's cell.
+  const cl_mem final_cell = kLstm && !a.further_outputs.empty() ? a.further_outputs[0] : nullptr;
   return [=](Enqueuer& e) {
     for (size_t d = 0; d < directions->size(); ++d) {
       const Direction& dn = (*directions)[d];
@@ -351,6 +353,7 @@ StepRun MakeRecurrent(OpArgs& a) {
         SetArg(dn.gate, 7, Int(t));
         e.Launch1D(dn.gate, states);
       }
+      if (final_cell) e.Copy(cell, final_cell, state_bytes, 0, offset);
     }
   };
 }

@@ -93,6 +93,8 @@ class OpArgs {
   // Per input: stored as float whatever the run's precision (token ids past what f16 holds).
   std::vector<bool> input_f32;
   cl_mem output;
+  // The layer's outputs past the first (lstm's final cell state), of the run's element type.
+  std::vector<cl_mem> further_outputs;
   bool vector_gemm = false;  // gemm_vec, else gemm_tiled (the run's opencl.gemm option)
   // attention_group, else a work-item per query (the run's opencl.attention option)
   bool group_attention = false;

@@ -346,6 +346,13 @@ class OpenclExecutable : public Executable {
     activation_bytes_ += out.elements * session_.element_bytes;
     OpArgs args(l, session_, inputs, out.device, &weight_values, upload_weight, &kernels_,
                 &buffers_, &scratch_bytes_, &after_run_);
+    for (size_t o = 1; o < l.outputs.size(); ++o) {
+      Tensor& further = tensors_[l.outputs[o]];
+      further.elements = NumElements(l.output_shapes[o]);
+      further.device = NewDeviceBuffer(further.elements, session_.element_bytes);
+      activation_bytes_ += further.elements * session_.element_bytes;
+      args.further_outputs.push_back(further.device);
+    }
     for (const std::string& in : l.inputs) args.input_f32.push_back(Find(in).f32);
     args.vector_gemm = vector_gemm_;
     args.group_attention = group_attention_;
@@ -418,7 +425,15 @@ class OpenclExecutable : public Executable {
       host_weights_.back()->assign(v.begin(), v.end());
       weights.push_back(host_weights_.back()->data());
     }
-    eigen::KernelArgs args{l, inputs, out.host->data(), weights, threads_, &host_scratch_};
+    eigen::KernelArgs args{l,       inputs,   out.host->data(), {out.host->data()},
+                           weights, threads_, &host_scratch_};
+    for (size_t o = 1; o < l.outputs.size(); ++o) {
+      Tensor& further = tensors_[l.outputs[o]];
+      further.elements = NumElements(l.output_shapes[o]);
+      further.host = std::make_shared<eigen::AlignedFloats>(static_cast<size_t>(further.elements));
+      activation_bytes_ += further.elements * 4;
+      args.outputs.push_back(further.host->data());
+    }
     eigen::Kernel kernel = it->second(args);
     AddStep(
         l, index, [kernel](Enqueuer&) { kernel(); }, "host");

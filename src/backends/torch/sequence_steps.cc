@@ -40,14 +40,19 @@ Step MakeRecurrent(const StepArgs& a) {
   const at::Tensor* c0 = kLstm && a.inputs.size() > 2 ? a.inputs[2] : nullptr;
   const at::Tensor* x = a.inputs[0];
   at::Tensor* y = a.output;
-  // torch has no reverse-only layer: the sequence is flipped in time before and after.
+  // lstm's final cell state [dirs, N, H], where the layer lists it: at::lstm's c_n.
+  at::Tensor* final_cell = kLstm && a.outputs.size() > 1 ? a.outputs[1] : nullptr;
+  // torch has no reverse-only layer: the sequence is flipped in time before and after (c_n is
+  // then the reverse direction's own).
   return {[=] {
             const at::Tensor seq = reverse ? x->flip(1) : *x;
             const at::Tensor hx = h0 ? *h0 : zeros, cx = c0 ? *c0 : zeros;
             at::Tensor out;
             if (kLstm) {
-              out = std::get<0>(
-                  at::lstm(seq, {hx, cx}, params, true, 1, 0.0, false, bidirectional, true));
+              auto [sequence, h_n, c_n] =
+                  at::lstm(seq, {hx, cx}, params, true, 1, 0.0, false, bidirectional, true);
+              out = sequence;
+              if (final_cell) *final_cell = c_n;
             } else {
               out = std::get<0>(at::gru(seq, hx, params, true, 1, 0.0, false, bidirectional, true));
             }

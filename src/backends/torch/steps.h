@@ -18,9 +18,10 @@ namespace ntpb::torchb {
 struct StepArgs {
   const ResolvedLayer& layer;
   std::vector<const at::Tensor*> inputs;
-  at::Tensor* output;               // preallocated with the resolved shape and the run's type
-  std::vector<at::Tensor> weights;  // in the order of layer.weights, the run's type
-  at::ScalarType type;              // kFloat or kBFloat16
+  at::Tensor* output;                // preallocated with the resolved shape and the run's type
+  std::vector<at::Tensor*> outputs;  // every output the layer lists; outputs[0] is output
+  std::vector<at::Tensor> weights;   // in the order of layer.weights, the run's type
+  at::ScalarType type;               // kFloat or kBFloat16
   const ResolvedTopology* topology;
   // The executable's position shift (Executable::SetPositionShift), read when a step runs.
   const int64_t* position_shift;

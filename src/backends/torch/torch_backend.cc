@@ -60,12 +60,15 @@ class TorchExecutable : public Executable {
       if (it == Steps().end()) {
         throw Error(t.file, l.name, "op", "the torch backend has no step for op '" + l.op + "'");
       }
-      StepArgs args{l, {}, nullptr, {}, type_, &t, &position_shift_};
+      StepArgs args{l, {}, nullptr, {}, {}, type_, &t, &position_shift_};
       for (const std::string& in : l.inputs) args.inputs.push_back(&tensors_.at(in));
-      at::Tensor& out = tensors_[l.outputs[0]];
-      out = at::zeros(l.output_shapes[0], at::TensorOptions().dtype(type_));
-      if (!l.is_view) activation_bytes_ += static_cast<int64_t>(out.nbytes());
-      args.output = &out;
+      for (size_t o = 0; o < l.outputs.size(); ++o) {
+        at::Tensor& out = tensors_[l.outputs[o]];
+        out = at::zeros(l.output_shapes[o], at::TensorOptions().dtype(type_));
+        if (!l.is_view) activation_bytes_ += static_cast<int64_t>(out.nbytes());
+        args.outputs.push_back(&out);
+      }
+      args.output = args.outputs[0];
       for (size_t i = 0; i < l.weights.size(); ++i) {
         const bool given = i < l.weight_values.size() && l.weight_values[i];
         args.weights.push_back(TensorFrom(
@@ -81,8 +84,8 @@ class TorchExecutable : public Executable {
       info.kernel = step.kernel;
       steps_.push_back(info);
       runs_.push_back(std::move(step.run));
-      outputs_.push_back(&out);
-      output_types_.push_back(out.scalar_type());
+      outputs_.push_back(args.output);
+      output_types_.push_back(args.output->scalar_type());
     }
     release_after_.resize(steps_.size());
     if (release) PlanReleases(t);

@@ -860,6 +860,11 @@ Layer& OnnxImporter::Add(const onnx::NodeProto& n, const std::string& op, const 
   return t_.layers.back();
 }
 
+void OnnxImporter::AddOutput(Layer& layer, const std::string& output) {
+  layer.outputs.push_back(output);
+  producer_[output] = static_cast<size_t>(&layer - t_.layers.data());
+}
+
 std::string OnnxImporter::LayerName(const onnx::NodeProto& n) {
   auto it = node_names_.find(&n);
   if (it != node_names_.end()) return it->second;

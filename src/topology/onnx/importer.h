@@ -195,6 +195,8 @@ class OnnxImporter {
 
   Layer& Add(const onnx::NodeProto& n, const std::string& op, const std::string& suffix,
              std::vector<std::string> inputs, const std::string& output);
+  // Gives the layer just added a further output (lstm's final cell state).
+  void AddOutput(Layer& layer, const std::string& output);
 
   std::string LayerName(const onnx::NodeProto& n);
 

@@ -89,9 +89,8 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   if (!lstm && im.Int(n, "linear_before_reset", 0) != 1) {
     return im.Refuse(n, "linear_before_reset=0 (PyTorch exports 1)");
   }
-  if (n.output_size() > 2 && im.IsUsed(n.output(2))) {
-    return im.Refuse(n, "the final cell state Y_c is used (the IR's lstm does not output it)");
-  }
+  // Y_c [dirs, N, H]: the IR's lstm's second output, in the same layout.
+  const bool final_cell = lstm && n.output_size() > 2 && im.IsUsed(n.output(2));
   const bool final_state = n.output_size() > 1 && im.IsUsed(n.output(1));
   if (final_state && !fixed_steps) return im.Refuse(n, "Y_h with a symbolic sequence length");
   const std::string direction = im.Str(n, "direction", "forward");
@@ -108,6 +107,7 @@ void MapRecurrent(OnnxImporter& im, const onnx::NodeProto& n) {
   std::vector<std::string> inputs = {name + ".ntc"};
   inputs.insert(inputs.end(), states.begin(), states.end());
   Layer& l = im.Add(n, Lower(n.op_type()), "", inputs, name + ".out");
+  if (final_cell) im.AddOutput(l, n.output(2));
   l.attrs["units"] = h;
   l.attrs["direction"] = direction;
   // ONNX gate order: LSTM i, o, f, c; GRU z, r, h. The IR's: LSTM i, f, g, o; GRU r, z, n.
@@ -166,7 +166,7 @@ void AddRecurrentMappings(std::vector<OnnxOpMapping>* table) {
            "inputs, constant zeros dropped; `sequence_lens`, `layout` 1, custom activations, "
            "`clip` "
            "unsupported; `Y_h` read from `Y`'s last steps (fixed or bound sequence length), `Y_c` "
-           "only when unused"},
+           "the layer's second output"},
           {"GRU", MapRecurrent, "", "as LSTM, `gru`",
            "`linear_before_reset` = 1 (PyTorch's export); gates z, r, h reordered to r, "
            "z, n; the recurrent `n` bias stays inside the reset product"},
