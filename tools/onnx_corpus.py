@@ -80,6 +80,22 @@ class LstmState(nn.Module):
         return y, h, c
 
 
+class LstmPacked(nn.Module):
+    """Sequences of different lengths as PyTorch runs them: `pack_padded_sequence(x, lengths)`
+    (sorted longest first, its default), the LSTM, `pad_packed_sequence` back; the exporter
+    passes the lengths to the LSTM's sequence_lens."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(20, 24, bidirectional=True)
+
+    def forward(self, x, lengths):
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths)
+        y, (h, _) = self.rnn(packed)
+        y, _ = nn.utils.rnn.pad_packed_sequence(y, total_length=x.shape[0])
+        return y, h
+
+
 class Recurrent(nn.Module):
     """nn.LSTM / nn.GRU as a speech model uses it: features in, per-step scores out."""
 
@@ -320,6 +336,7 @@ MODELS = [
     ("gru_state", GruState, (10, 2, 20), [13, 17], "rnn", "small"),
     ("lstm_from_state", lambda: RecurrentFromState("lstm"), (10, 2, 20), [13, 17], "rnn", "small"),
     ("lstm_state", LstmState, (10, 2, 20), [13, 17], "rnn", "small"),
+    ("lstm_packed", LstmPacked, ("lengths", (10, 3, 20)), [13, 17], "rnn", "small"),
     ("gru_from_state", lambda: RecurrentFromState("gru"), (10, 2, 20), [13], "rnn", "small"),
     ("deepspeech_like", DeepSpeechLike, (1, 16, 26 * 19), [13], "rnn", "small"),
     ("tiny_unet", TinyUNet, (1, 3, 32, 32), [11, 13], "segmentation", "small"),
@@ -362,6 +379,9 @@ DYNAMIC = {
     "gru_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "lstm_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "lstm_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
+    # At the exported batch only: PyTorch 1.13 traces pack_padded_sequence's batch into the
+    # initial states' constant ([2, 3, 24] expanded to [2, batch, 24] fails at another batch).
+    "lstm_packed": ({0: "T", 1: "batch"}, ("lengths", (7, 3, 20))),
     "gru_from_state": ({0: "T", 1: "batch"}, (7, 3, 20)),
     "deepspeech_like": ({0: "batch", 1: "time"}, (3, 9, 26 * 19)),
     "tiny_unet": ({0: "batch"}, (3, 3, 32, 32)),
@@ -381,7 +401,17 @@ def make_input(spec, generator):
         ids = torch.randint(1, vocab, shape, generator=generator)
         ids[:, -3:] = 0  # some padding, so the mask matters
         return ids
+    if spec[0] == "lengths":  # [T, N, C] sequences and their lengths, longest first, from T
+        _, shape = spec
+        lengths = torch.randint(1, shape[0] + 1, (shape[1],), generator=generator)
+        lengths[0] = shape[0]
+        return torch.randn(shape, generator=generator), lengths.sort(descending=True).values
     return torch.randn(spec, generator=generator)
+
+
+def inputs_of(x):
+    """The model's inputs: the data, then any lengths."""
+    return list(x) if isinstance(x, tuple) else [x]
 
 
 def make_signal_flow(model):
@@ -410,7 +440,7 @@ def input_sensitivity(model, x, y, spec):
     output ignores its input cannot show that an implementation computes it right."""
     other = make_input(spec, torch.Generator().manual_seed(3))
     with torch.no_grad():
-        y2 = outputs_of(model(other))[0]
+        y2 = outputs_of(model(*inputs_of(other)))[0]
     return float((y2 - y).norm() / max(float(y.norm()), 1e-30))
 
 
@@ -439,7 +469,8 @@ def write_data_set(folder, index, x, y):
     from onnx import numpy_helper
     data = os.path.join(folder, f"test_data_set_{index}")
     os.makedirs(data, exist_ok=True)
-    tensors = [("input_0", x)] + [(f"output_{i}", t) for i, t in enumerate(outputs_of(y))]
+    tensors = [(f"input_{i}", t) for i, t in enumerate(inputs_of(x))] + \
+        [(f"output_{i}", t) for i, t in enumerate(outputs_of(y))]
     for kind_name, tensor in tensors:
         with open(os.path.join(data, kind_name + ".pb"), "wb") as f:
             f.write(numpy_helper.from_array(tensor.numpy(), kind_name).SerializeToString())
@@ -466,7 +497,7 @@ def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
     make_signal_flow(model)
     x = make_input(spec, torch.Generator().manual_seed(1))
     with torch.no_grad():
-        y = model(x)
+        y = model(*inputs_of(x))
     sensitivity = input_sensitivity(model, x, outputs_of(y)[0], spec)
     # Ten times the tests' tolerance (1e-4): an output computed from the wrong input would fail.
     if sensitivity < 1e-3:
@@ -476,19 +507,24 @@ def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
     os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, "model.onnx")
     output_names = [f"output_{i}" if i else "output" for i in range(len(outputs_of(y)))]
-    torch.onnx.export(model, (x,), path, opset_version=opset, input_names=["input"],
-                      output_names=output_names, do_constant_folding=True,
-                      dynamic_axes={"input": dynamic[0]} if dynamic else None)
+    input_names = ["input", "lengths"][:len(inputs_of(x))]
+    dynamic_axes = {"input": dynamic[0]} if dynamic else None
+    if dynamic and len(input_names) > 1:  # the lengths: one per batch item
+        dynamic_axes["lengths"] = {0: dynamic[0][1]}
+    torch.onnx.export(model, tuple(inputs_of(x)), path, opset_version=opset,
+                      input_names=input_names, output_names=output_names,
+                      do_constant_folding=True, dynamic_axes=dynamic_axes)
     onnx_model = onnx.load(path)
     onnx.checker.check_model(onnx_model)
     write_data_set(folder, 0, x, y)
-    data_sets = [{"bind": {dim: x.shape[axis] for axis, dim in dynamic[0].items()}}] if dynamic \
-        else [{"bind": {}}]
+    data_sets = [{"bind": {dim: inputs_of(x)[0].shape[axis] for axis, dim in dynamic[0].items()}}] \
+        if dynamic else [{"bind": {}}]
     if dynamic:
         other = make_input(dynamic[1], torch.Generator().manual_seed(4))
         with torch.no_grad():
-            write_data_set(folder, 1, other, model(other))
-        data_sets.append({"bind": {dim: other.shape[axis] for axis, dim in dynamic[0].items()}})
+            write_data_set(folder, 1, other, model(*inputs_of(other)))
+        data_sets.append(
+            {"bind": {dim: inputs_of(other)[0].shape[axis] for axis, dim in dynamic[0].items()}})
     return {
         "name": name,
         "folder": stem,
@@ -502,7 +538,7 @@ def export(name, builder, spec, opset, kind, out_dir, dynamic=None):
         "tables_folded_by_exporter": params_exporter_changed(model, onnx_model)[0],
         "params_tied": params_exporter_changed(model, onnx_model)[1],
         "input_sensitivity": round(sensitivity, 4),
-        "input_shape": list(x.shape),
+        "input_shape": list(inputs_of(x)[0].shape),
         "bytes": os.path.getsize(path),
     }
 

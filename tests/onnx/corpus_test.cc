@@ -76,18 +76,25 @@ int64_t MergedRecurrentBiases(const ResolvedTopology& t) {
   return merged;
 }
 
+// A data set's inputs (input_0.pb, input_1.pb, ...: the graph inputs in order), by name.
+using GraphInputs = std::map<std::string, std::vector<float>>;
+
+void WriteInputs(Executable& exe, const GraphInputs& inputs) {
+  for (const auto& [name, values] : inputs) exe.WriteTensor(name, values);
+}
+
 // Where a backend's result first leaves Eigen's: the first layer whose output differs by more
 // than the tolerance (a diagnostic for a failed match).
 std::string FirstDivergence(const ResolvedTopology& t, const std::string& backend,
-                            const std::vector<float>& input) {
+                            const GraphInputs& inputs) {
   RunConfig keep_every_tensor;
   keep_every_tensor.options = {{"fusion", "off"}};
   auto eigen = FindBackend("eigen")->Compile(t, RunConfig{});
-  eigen->WriteTensor(t.inputs[0].first, input);
+  WriteInputs(*eigen, inputs);
   eigen->Run();
   auto other =
       FindBackend(backend)->Compile(t, backend == "onednn" ? keep_every_tensor : RunConfig{});
-  other->WriteTensor(t.inputs[0].first, input);
+  WriteInputs(*other, inputs);
   other->Run();
   other->Wait();
   Executable& exe = *other;
@@ -113,20 +120,20 @@ std::string FirstDivergence(const ResolvedTopology& t, const std::string& backen
 constexpr double kMinCosine[] = {0.998, 0.97};  // bf16, i8 with VNNI dot products
 constexpr double kMinCosineI8WithoutVnni = 0.90;
 
-std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p,
-                               const std::vector<float>& input, const std::vector<float>& want) {
+std::string LowPrecisionColumn(const ResolvedTopology& t, Precision p, const GraphInputs& inputs,
+                               const std::vector<float>& want) {
   const Backend* onednn = FindBackend("onednn");
   if (!onednn) return "-";
   RunConfig config;
   config.precision = p;
-  config.inputs[t.inputs[0].first] = input;  // i8 calibrates on the model's own input
+  for (const auto& [name, values] : inputs) config.inputs[name] = values;  // i8 calibrates on them
   const Support support = onednn->Supports(t, config);
   if (!support.ok) {
     std::printf("  (%s skipped: %s)\n", PrecisionName(p), support.reason.c_str());
     return "skip";
   }
   auto exe = onednn->Compile(t, config);
-  exe->WriteTensor(t.inputs[0].first, input);
+  WriteInputs(*exe, inputs);
   exe->Run();
   exe->Wait();
   const AccuracyDelta d = CompareOutputs(exe->ReadTensor(t.outputs[0]), want);
@@ -152,11 +159,17 @@ void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::
   SCOPED_TRACE(data);
   ParamEnv env;
   for (const auto& [dim, value] : bind.items()) env[dim] = value.get<int64_t>();
-  std::vector<int64_t> in_dims;
-  const std::vector<float> input = ReadTensorFile(data + "/input_0.pb", &in_dims);
   const ResolvedTopology t = Resolve(topology, env);
-  ASSERT_EQ(t.inputs.size(), 1u);
-  EXPECT_EQ(t.shapes.at(t.inputs[0].first), in_dims);
+  GraphInputs inputs;
+  std::vector<int64_t> in_dims;  // the first input's, for the table
+  for (size_t i = 0; i < t.inputs.size(); ++i) {
+    std::vector<int64_t> dims;
+    inputs[t.inputs[i].first] = ReadTensorFile(data + "/input_" + std::to_string(i) + ".pb", &dims);
+    EXPECT_EQ(t.inputs[i].second, dims) << "input " << i;
+    if (i == 0) in_dims = dims;
+  }
+  EXPECT_FALSE(std::ifstream(data + "/input_" + std::to_string(t.inputs.size()) + ".pb"))
+      << "the data set has more inputs than the model";
   std::vector<std::vector<float>> want(t.outputs.size());
   for (size_t o = 0; o < t.outputs.size(); ++o) {
     std::vector<int64_t> out_dims;
@@ -197,13 +210,13 @@ void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::
       continue;
     }
     auto exe = FindBackend(backend)->Compile(t, config);
-    exe->WriteTensor(t.inputs[0].first, input);
+    WriteInputs(*exe, inputs);
     exe->Run();
     exe->Wait();
     for (size_t o = 0; o < t.outputs.size(); ++o) {
       const double e = RelativeError(exe->ReadTensor(t.outputs[o]), want[o]);
       error[backend] = std::max(error[backend], e);
-      EXPECT_LE(e, kTolerance) << backend << " output " << o << FirstDivergence(t, backend, input);
+      EXPECT_LE(e, kTolerance) << backend << " output " << o << FirstDivergence(t, backend, inputs);
     }
   }
   auto shown = [&](const std::string& b) {
@@ -211,8 +224,8 @@ void CheckDataSet(const nlohmann::json& m, const Topology& topology, const std::
     std::snprintf(s, sizeof s, "%.1e", error.count(b) ? error[b] : NAN);
     return std::string(error.count(b) ? s : "-");
   };
-  const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, input, want[0]);
-  const std::string i8 = LowPrecisionColumn(t, Precision::kI8, input, want[0]);
+  const std::string bf16 = LowPrecisionColumn(t, Precision::kBf16, inputs, want[0]);
+  const std::string i8 = LowPrecisionColumn(t, Precision::kI8, inputs, want[0]);
   const std::string shape = ShapeToString(in_dims);
   std::printf(
       "%-30s %5d %-7s %-15s %9lld %9lld %8lld %6s %9s %9s %9s %9s %9s %9s\n",

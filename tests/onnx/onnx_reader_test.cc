@@ -376,7 +376,9 @@ float Sigmoid(float x) { return 1 / (1 + std::exp(-x)); }
 std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
                                           const std::vector<float>& x, int64_t t_len,
                                           int64_t n_batch, const std::vector<float>& c0 = {},
-                                          std::vector<float>* final_cell = nullptr) {
+                                          std::vector<float>* final_cell = nullptr,
+                                          const std::vector<int64_t>& lens = {},
+                                          std::vector<float>* final_hidden = nullptr) {
   auto weight = [&](const std::string& name) {
     for (const auto& init : m.graph().initializer()) {
       if (init.name() == name) {
@@ -391,13 +393,16 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
   const int64_t h = 4, c = 3, gates = lstm ? 4 : 3, dirs = lstm ? 2 : 1;
   std::vector<float> y(t_len * dirs * n_batch * h);
   if (final_cell) final_cell->assign(dirs * n_batch * h, 0.0f);
+  if (final_hidden) final_hidden->assign(dirs * n_batch * h, 0.0f);
   for (int64_t d = 0; d < dirs; ++d) {
     for (int64_t b = 0; b < n_batch; ++b) {
       std::vector<float> hs(h, 0), cs(h, 0);
       if (!c0.empty())
         cs.assign(c0.begin() + (d * n_batch + b) * h, c0.begin() + (d * n_batch + b + 1) * h);
-      for (int64_t step = 0; step < t_len; ++step) {
-        const int64_t t = d == 0 ? step : t_len - 1 - step;
+      // sequence_lens: the first `steps` of the sequence; Y zero past them.
+      const int64_t steps = lens.empty() ? t_len : lens[b];
+      for (int64_t step = 0; step < steps; ++step) {
+        const int64_t t = d == 0 ? step : steps - 1 - step;
         std::vector<float> xw(gates * h), hr(gates * h);
         for (int64_t g = 0; g < gates * h; ++g) {
           float a = B[d * 2 * gates * h + g], r = B[d * 2 * gates * h + gates * h + g];
@@ -425,6 +430,9 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
         for (int64_t j = 0; j < h; ++j) y[((t * dirs + d) * n_batch + b) * h + j] = hs[j];
       }
       if (final_cell) std::copy(cs.begin(), cs.end(), final_cell->begin() + (d * n_batch + b) * h);
+      if (final_hidden) {
+        std::copy(hs.begin(), hs.end(), final_hidden->begin() + (d * n_batch + b) * h);
+      }
     }
   }
   return y;
@@ -508,6 +516,108 @@ TEST(OnnxReader, AnLstmsFinalStatesAreOutputsAsTheSpecificationSays) {
   EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_h"), want_h), 1e-5);
   EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_c"), want_c), 1e-5);
   EXPECT_GT(MaxRelativeError(want_c, want_h), 1e-2) << "the cell state is not the hidden state";
+}
+
+// sequence_lens shorter than the sequence, as `pack_padded_sequence` exports them (a graph
+// input, cast) and as a constant: each sequence's own steps, in both directions, Y zero past
+// them and Y_h the state after its last one.
+TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
+  const int64_t T = 6, N = 3;
+  const std::vector<int64_t> lens = {6, 2, 4};
+  for (const bool lstm_model : {true, false}) {
+    for (const bool from_input : {true, false}) {
+      onnx::ModelProto m = TestModel(lstm_model ? "lstm" : "gru");
+      onnx::GraphProto* g = m.mutable_graph();
+      if (from_input) {
+        onnx::ValueInfoProto* in = g->add_input();
+        in->set_name("lens");
+        auto* tensor = in->mutable_type()->mutable_tensor_type();
+        tensor->set_elem_type(onnx::TensorProto::INT64);
+        tensor->mutable_shape()->add_dim()->set_dim_param("batch");
+        onnx::NodeProto* cast = g->add_node();
+        cast->set_op_type("Cast");
+        cast->set_name("cast_lens");
+        cast->add_input("lens");
+        cast->add_output("lens_i32");
+        onnx::AttributeProto* to = cast->add_attribute();
+        to->set_name("to");
+        to->set_type(onnx::AttributeProto::INT);
+        to->set_i(onnx::TensorProto::INT32);
+        // Nodes in topological order: the cast first.
+        g->mutable_node()->SwapElements(0, 1);
+      } else {
+        onnx::TensorProto* init = g->add_initializer();
+        init->set_name("lens_i32");
+        init->set_data_type(onnx::TensorProto::INT32);
+        init->add_dims(N);
+        for (int64_t l : lens) init->add_int32_data(static_cast<int32_t>(l));
+      }
+      onnx::NodeProto* node = g->mutable_node(from_input ? 1 : 0);
+      ASSERT_EQ(node->op_type(), lstm_model ? "LSTM" : "GRU");
+      node->add_input("lens_i32");
+      node->add_output("y_h");
+      onnx::ValueInfoProto* out = g->add_output();
+      out->set_name("y_h");
+      auto* out_type = out->mutable_type()->mutable_tensor_type();
+      out_type->set_elem_type(onnx::TensorProto::FLOAT);
+      out_type->mutable_shape()->add_dim()->set_dim_value(lstm_model ? 2 : 1);
+      out_type->mutable_shape()->add_dim()->set_dim_param("batch");
+      out_type->mutable_shape()->add_dim()->set_dim_value(4);
+      const std::string what = std::string(lstm_model ? "lstm" : "gru") +
+                               (from_input ? " lengths from an input" : " constant lengths");
+      const Topology t = ParseOnnx(m.SerializeAsString(), "lens.onnx");
+      const ResolvedTopology r = Resolve(t, {{"N", N}, {"T", T}});
+      if (from_input) {  // random lengths are lengths: 1 to T
+        ASSERT_EQ(r.inputs.size(), 2u) << what;
+        ASSERT_TRUE(r.integer_inputs.count("lens")) << what;
+        EXPECT_EQ(r.integer_inputs.at("lens").low, 1) << what;
+        EXPECT_EQ(r.integer_inputs.at("lens").high, T + 1) << what;
+      }
+      OnnxBuilder b("x");
+      const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
+      std::vector<float> want_h;
+      const std::vector<float> want_y =
+          OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr, lens, &want_h);
+      for (const char* backend : {"eigen", "onednn"}) {
+        auto exe = FindBackend(backend)->Compile(r, RunConfig{});
+        exe->WriteTensor("x", x);
+        if (from_input) exe->WriteTensor("lens", std::vector<float>(lens.begin(), lens.end()));
+        exe->Run();
+        EXPECT_LT(MaxRelativeError(exe->ReadTensor("y"), want_y), 1e-5) << what << " " << backend;
+        EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_h"), want_h), 1e-5) << what << " " << backend;
+      }
+      // The lengths matter: the whole sequences' output differs.
+      EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N)), 1e-2)
+          << what;
+    }
+  }
+  // Y_c past a shorter length is not what the whole sequence's run leaves: refused, named.
+  onnx::ModelProto m = TestModel("lstm");
+  onnx::TensorProto* init = m.mutable_graph()->add_initializer();
+  init->set_name("lens_i32");
+  init->set_data_type(onnx::TensorProto::INT32);
+  init->add_dims(2);
+  init->add_int32_data(3);
+  init->add_int32_data(1);
+  onnx::NodeProto* node = m.mutable_graph()->mutable_node(0);
+  node->add_input("lens_i32");
+  node->add_output("");
+  node->add_output("y_c");
+  onnx::ValueInfoProto* y_c = m.mutable_graph()->add_output();
+  y_c->set_name("y_c");
+  y_c->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* y_c_shape = y_c->mutable_type()->mutable_tensor_type()->mutable_shape();
+  y_c_shape->add_dim()->set_dim_value(2);
+  y_c_shape->add_dim()->set_dim_param("batch");
+  y_c_shape->add_dim()->set_dim_value(4);
+  std::string error = "(no error)";
+  try {  // read once its sequence length is bound
+    Resolve(ParseOnnx(m.SerializeAsString(), "lens.onnx"), {{"N", 2}, {"T", 5}});
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("Y_c with sequence_lens shorter than the sequence"), std::string::npos)
+      << error;
 }
 
 TEST(OnnxReader, GruMatchesTheOnnxSpecification) {

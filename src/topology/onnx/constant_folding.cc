@@ -11,6 +11,7 @@
 #include <set>
 
 #include "ntpbench/error.h"
+#include "ntpbench/shape.h"
 
 namespace ntpb::onnx_import {
 namespace {
@@ -726,7 +727,14 @@ class Folder {
       if (d < 0 || d > (int64_t{1} << 31)) Fail(n, "impossible dimension " + std::to_string(d));
     }
     const auto dims = BroadcastDims({&x, &shape_as_value});
-    if (!dims) Fail(n, "the shape does not broadcast with the input");
+    if (!dims) {
+      // A size the exporter traced into a constant (`pack_padded_sequence`'s initial states at
+      // the batch it was exported at) meets another bound size.
+      Fail(n, "the input " + ShapeToString(x.dims) + " does not broadcast to the shape " +
+                  ShapeToString(shape_as_value.dims) +
+                  " (where the model was exported at other sizes, it holds a constant of those "
+                  "and runs at them only)");
+    }
     if (!Fits(Count(*dims))) return std::nullopt;
     Value out = Like(x, *dims);
     ForEachBroadcast(*dims, {&x}, [&](int64_t e, const std::vector<int64_t>& at) {

@@ -146,13 +146,16 @@ Topology OnnxImporter::ImportGraph() {
     TensorDecl input{v.name(), d->second, std::nullopt};
     const int32_t type = ElemType(v.name());
     if (type == onnx::TensorProto::BOOL) input.integers = IntegerBounds{"0", "2"};
-    if (IsIntegerElementType(type)) {
+    auto steps = length_steps_.find(v.name());
+    if (IsIntegerElementType(type) && steps != length_steps_.end()) {
+      input.integers = IntegerBounds{"1", std::to_string(steps->second + 1)};
+    } else if (IsIntegerElementType(type)) {
       auto rows = id_rows_.find(v.name());
       if (rows == id_rows_.end()) {
         Fail("", "input",
              "graph input '" + v.name() +
                  "' holds integers that index no embedding table: the range of its values is "
-                 "unknown (only token ids are read)");
+                 "unknown (only token ids and sequence lengths are read)");
       }
       input.integers = IntegerBounds{"0", std::to_string(rows->second)};
     }
@@ -716,6 +719,11 @@ int32_t OnnxImporter::ElemType(const std::string& tensor) const {
   return it == types_.end() ? 0 : it->second;
 }
 
+void OnnxImporter::DeclareLengths(const std::string& input, int64_t steps) {
+  auto it = length_steps_.find(input);
+  length_steps_[input] = it == length_steps_.end() ? steps : std::min(it->second, steps);
+}
+
 void OnnxImporter::DeclareIds(const std::string& input, int64_t rows) {
   auto it = id_rows_.find(input);
   id_rows_[input] = it == id_rows_.end() ? rows : std::min(it->second, rows);
@@ -1087,6 +1095,13 @@ std::string OnnxImporter::ConstantLayer(const onnx::NodeProto& n, const std::str
 }
 
 std::string OnnxImporter::ZerosLayer(const std::string& name, const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return ValuesLayer(name, shape, std::vector<float>(static_cast<size_t>(n), 0.0f));
+}
+
+std::string OnnxImporter::ValuesLayer(const std::string& name, const std::vector<int64_t>& shape,
+                                      std::vector<float> values) {
   Layer l;
   l.name = name;
   while (used_names_.count(l.name)) l.name += "_";
@@ -1095,9 +1110,7 @@ std::string OnnxImporter::ZerosLayer(const std::string& name, const std::vector<
   l.outputs = {l.name};
   l.attrs["shape"] = shape;
   l.attrs["parameter"] = false;
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  SetWeight(l, "value", shape, std::make_shared<std::vector<float>>(static_cast<size_t>(n), 0.0f));
+  SetWeight(l, "value", shape, std::make_shared<std::vector<float>>(std::move(values)));
   const std::string out = l.name;
   t_.layers.push_back(std::move(l));
   return out;

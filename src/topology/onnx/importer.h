@@ -179,6 +179,9 @@ class OnnxImporter {
   // `input` is a graph input of integers read as ids of a table of `rows` (an embedding): its
   // random data is drawn from [0, rows).
   void DeclareIds(const std::string& input, int64_t rows);
+  // `input` is a graph input of sequence lengths up to `steps` (a recurrent layer's
+  // sequence_lens): its random data is drawn from [1, steps].
+  void DeclareLengths(const std::string& input, int64_t steps);
 
   // Float contents of an initializer or Constant (integer tensors converted: a comparison with
   // an integer constant).
@@ -232,6 +235,9 @@ class OnnxImporter {
   // A `constant` layer of zeros of `shape` (not a parameter), named after `name`; returns its
   // output's name.
   std::string ZerosLayer(const std::string& name, const std::vector<int64_t>& shape);
+  // The same of the given values (as many as the shape holds).
+  std::string ValuesLayer(const std::string& name, const std::vector<int64_t>& shape,
+                          std::vector<float> values);
 
   float ScalarConst(const std::string& name) const;
   // The values of a float constant (an initializer or a folded Constant); false if not one.
@@ -308,6 +314,7 @@ class OnnxImporter {
   std::set<std::string> defaulted_;  // symbolic dims read at their default size (bound mode)
   std::map<std::string, int32_t> types_;
   std::map<std::string, int64_t> id_rows_;
+  std::map<std::string, int64_t> length_steps_;  // DeclareLengths
   // Large initializers converted to floats, their bytes in the model released (WeightInput).
   std::map<std::string, std::shared_ptr<std::vector<float>>> converted_;
   int InitializerIndex(
