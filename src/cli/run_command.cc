@@ -115,7 +115,11 @@ std::vector<float> TensorInput(const std::string& path, const std::string& name,
   const Shape item(shape.begin() + (shape.empty() ? 0 : 1), shape.end());
   Shape batch_of = t.dims;
   if (!batch_of.empty()) batch_of[0] = 1;
-  if (t.dims == item || (batch_of == shape && t.dims[0] == 1)) return std::move(t.values);
+  // The input's own shape (a model of fixed sizes whose batch is not the first axis: an RNN's
+  // [T, N, C]), one batch item, or a batch of one.
+  if (t.dims == shape || t.dims == item || (batch_of == shape && t.dims[0] == 1)) {
+    return std::move(t.values);
+  }
   if (batch_of == shape && batches.size() == 1 && batches[0] == t.dims[0]) {
     return std::move(t.values);
   }

@@ -786,6 +786,31 @@ TEST(Cli, RunChecksAnOnnxTestDataSetAtTheSizesItWasMadeAt) {
   EXPECT_EQ(wrong.out.find("batch:3"), std::string::npos) << wrong.out;
 }
 
+// A model of fixed sizes whose batch is not the first axis (an RNN's [T, N, C] at N 2): its own
+// test data is its input as it is. Every output of `y, (h, c) = lstm(x)` checked, the final cell
+// state (Y_c) among them.
+TEST(Cli, RunChecksAStaticRecurrentExportsTestDataAsItIs) {
+  const std::string dir = SourcePath("tests/onnx/corpus/lstm_state_op13");
+  const std::string set = dir + "/test_data_set_0/";
+  const CommandResult r = RunCommand(
+      kCli + " run " + dir + "/model.onnx --backend eigen,onednn --input input=" + set +
+      "input_0.pb --check-output output=" + set + "output_0.pb --check-output output_1=" + set +
+      "output_1.pb --check-output output_2=" + set +
+      "output_2.pb --benchmark_min_time=0.01 --quiet");
+  if (r.err.find("without ONNX support") != std::string::npos) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* backend : {"eigen", "onednn"}) {
+    for (const char* output : {"output", "output_1", "output_2"}) {
+      EXPECT_NE(r.out.find("check-output " + std::string(backend) + " f32 output '" + output +
+                           "': relative error "),
+                std::string::npos)
+          << backend << " " << output << "\n"
+          << r.out;
+    }
+  }
+  EXPECT_EQ(r.out.find("BEYOND TOLERANCE"), std::string::npos) << r.out;
+}
+
 TEST(Cli, RunSetListRunsEachValue) {
   const CommandResult r = RunCommand(kCli + " run " + Topo("mlp.json") +
                                      " --set n_hidden=32,48 --table csv --benchmark_min_time=0.01");
