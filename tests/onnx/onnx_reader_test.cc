@@ -661,6 +661,29 @@ TEST(OnnxReader, ALongIdentityChainImportsAndAllIdentitiesIsOneLine) {
   }
 }
 
+// A Tile of an activation is a concat of its copies: repeats past the node limit are one line,
+// at once (fuzzing found 150994945 repeats, which built a 9 GB layer list for minutes first).
+TEST(OnnxReader, ATileOfMoreCopiesThanTheNodeLimitIsOneLine) {
+  OnnxBuilder b("tile");
+  b.Input("x", {"1", "4"});
+  b.Ints("reps", {1, 150994945});
+  b.Node("Tile", {"x", "reps"}, {"y"}, "tile");
+  b.Output("y", {"1", "603979780"});
+  const std::string error = ErrorOf(b.model.SerializeAsString());
+  EXPECT_NE(error.find("bad.onnx: layer 'tile', field 'repeats': over 100000 copies in all"),
+            std::string::npos)
+      << error;
+  OnnxBuilder fits("tile");  // a few copies still tile
+  fits.Input("x", {"1", "4"});
+  fits.Ints("reps", {2, 3});
+  fits.Node("Tile", {"x", "reps"}, {"y"}, "tile");
+  fits.Output("y", {"2", "12"});
+  const std::vector<float> y =
+      RunEigen(ParseOnnx(fits.model.SerializeAsString(), "tile.onnx"), {}, {1, 2, 3, 4});
+  EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4,
+                                   1, 2, 3, 4}));
+}
+
 // Data a model generates from a few constants (ConstantOfShape, Expand, Range, Tile) is folded
 // only up to about the size of the model's own constants: a 244-byte file asking for 60 million
 // zeros, added to themselves 200 times, took 7 s and 1.9 GB to fold (a fuzz timeout). Now the

@@ -94,6 +94,7 @@ class OnnxImporter {
  public:  // the mapping interface
   int64_t opset() const { return opset_; }
   bool reads_weights() const { return limits_.read_weights; }
+  const OnnxLimits& limits() const { return limits_; }
   bool IsConsumed(const std::string& tensor) const { return consumers_.count(tensor) > 0; }
   // Consumed by a node or a graph output.
   bool IsUsed(const std::string& tensor) const;

@@ -156,10 +156,19 @@ void MapTile(OnnxImporter& im, const onnx::NodeProto& n) {
   Dims r;
   if (!im.IntConst(In(n, 1), &r)) return im.Refuse(n, "repeats computed at run time");
   std::vector<int64_t> repeats;
+  int64_t copies = 0;
   for (const std::string& dim : r) {
     int64_t v = 0;
     if (!ToInt(dim, &v) || v < 1) return im.Refuse(n, "repeats that are not positive integers");
     repeats.push_back(v);
+    copies += v > 1 ? std::min<int64_t>(v, im.limits().max_nodes + int64_t{1}) : 0;
+  }
+  // Each copy is a concat input: as many as the node limit allows (a fuzzed 150994945 repeats
+  // built a layer of that many inputs, 9 GB, before anything else could refuse it).
+  if (copies > im.limits().max_nodes) {
+    return im.Fail(im.LayerName(n), "repeats",
+                   "over " + std::to_string(im.limits().max_nodes) +
+                       " copies in all (the node limit): no topology concatenates that many");
   }
   std::string tensor = im.ConstantLayer(n, In(n, 0));
   int last = -1;
