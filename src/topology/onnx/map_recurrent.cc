@@ -159,12 +159,10 @@ void AddMaskedRecurrent(OnnxImporter& im, const onnx::NodeProto& n, const Recurr
     // A reverse direction runs forward over the reversed input.
     const std::string run = name + tag + ".run";
     AddRecurrentLayer(im, n, tag, inputs, "forward", rw, {dirs == 2 ? d : 0}, run);
-    std::string y;
+    const std::string y = name + tag + ".y";  // zero past each length
     if (reverse) {
-      y = name + tag + ".y";
       im.Add(n, "matmul", tag + ".unreversed", {permutation, run}, y);
     } else {
-      y = name + tag + ".y";
       im.Add(n, "mul", tag + ".masked", {run, name + ".valid"}, y);
     }
     parts.push_back(y);
