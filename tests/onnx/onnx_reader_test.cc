@@ -378,7 +378,8 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
                                           int64_t n_batch, const std::vector<float>& c0 = {},
                                           std::vector<float>* final_cell = nullptr,
                                           const std::vector<int64_t>& lens = {},
-                                          std::vector<float>* final_hidden = nullptr) {
+                                          std::vector<float>* final_hidden = nullptr,
+                                          bool reverse_only = false) {
   auto weight = [&](const std::string& name) {
     for (const auto& init : m.graph().initializer()) {
       if (init.name() == name) {
@@ -402,7 +403,7 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
       // sequence_lens: the first `steps` of the sequence; Y zero past them.
       const int64_t steps = lens.empty() ? t_len : lens[b];
       for (int64_t step = 0; step < steps; ++step) {
-        const int64_t t = d == 0 ? step : steps - 1 - step;
+        const int64_t t = d == 0 && !reverse_only ? step : steps - 1 - step;
         std::vector<float> xw(gates * h), hr(gates * h);
         for (int64_t g = 0; g < gates * h; ++g) {
           float a = B[d * 2 * gates * h + g], r = B[d * 2 * gates * h + gates * h + g];
@@ -524,10 +525,18 @@ TEST(OnnxReader, AnLstmsFinalStatesAreOutputsAsTheSpecificationSays) {
 TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
   const int64_t T = 6, N = 3;
   const std::vector<int64_t> lens = {6, 2, 4};
-  for (const bool lstm_model : {true, false}) {
+  // The bidirectional LSTM, the forward GRU, and the GRU made reverse-only.
+  for (const auto& [lstm_model, reverse_only] :
+       {std::pair{true, false}, std::pair{false, false}, std::pair{false, true}}) {
     for (const bool from_input : {true, false}) {
       onnx::ModelProto m = TestModel(lstm_model ? "lstm" : "gru");
       onnx::GraphProto* g = m.mutable_graph();
+      if (reverse_only) {
+        onnx::AttributeProto* direction = g->mutable_node(0)->add_attribute();
+        direction->set_name("direction");
+        direction->set_type(onnx::AttributeProto::STRING);
+        direction->set_s("reverse");
+      }
       if (from_input) {
         onnx::ValueInfoProto* in = g->add_input();
         in->set_name("lens");
@@ -564,6 +573,7 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
       out_type->mutable_shape()->add_dim()->set_dim_param("batch");
       out_type->mutable_shape()->add_dim()->set_dim_value(4);
       const std::string what = std::string(lstm_model ? "lstm" : "gru") +
+                               (reverse_only ? " reverse" : "") +
                                (from_input ? " lengths from an input" : " constant lengths");
       const Topology t = ParseOnnx(m.SerializeAsString(), "lens.onnx");
       const ResolvedTopology r = Resolve(t, {{"N", N}, {"T", T}});
@@ -577,7 +587,7 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
       const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
       std::vector<float> want_h;
       const std::vector<float> want_y =
-          OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr, lens, &want_h);
+          OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr, lens, &want_h, reverse_only);
       for (const char* backend : {"eigen", "onednn"}) {
         auto exe = FindBackend(backend)->Compile(r, RunConfig{});
         exe->WriteTensor("x", x);
@@ -587,7 +597,9 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
         EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_h"), want_h), 1e-5) << what << " " << backend;
       }
       // The lengths matter: the whole sequences' output differs.
-      EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N)), 1e-2)
+      EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr,
+                                                                {}, nullptr, reverse_only)),
+                1e-2)
           << what;
     }
   }
@@ -680,8 +692,8 @@ TEST(OnnxReader, ATileOfMoreCopiesThanTheNodeLimitIsOneLine) {
   fits.Output("y", {"2", "12"});
   const std::vector<float> y =
       RunEigen(ParseOnnx(fits.model.SerializeAsString(), "tile.onnx"), {}, {1, 2, 3, 4});
-  EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4,
-                                   1, 2, 3, 4}));
+  EXPECT_EQ(y, (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4,
+                                   1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4}));
 }
 
 // Data a model generates from a few constants (ConstantOfShape, Expand, Range, Tile) is folded
