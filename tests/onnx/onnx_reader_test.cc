@@ -373,13 +373,11 @@ float Sigmoid(float x) { return 1 / (1 + std::exp(-x)); }
 // operator specification over ONNX's own weight layout.
 // `c0`: an LSTM's initial cell state [dirs, N, H], or empty for zeros. `final_cell`, where
 // given: the LSTM's final cell state Y_c [dirs, N, H].
-std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
-                                          const std::vector<float>& x, int64_t t_len,
-                                          int64_t n_batch, const std::vector<float>& c0 = {},
-                                          std::vector<float>* final_cell = nullptr,
-                                          const std::vector<int64_t>& lens = {},
-                                          std::vector<float>* final_hidden = nullptr,
-                                          bool reverse_only = false) {
+std::vector<float> OnnxRecurrentReference(
+    bool lstm, const onnx::ModelProto& m, const std::vector<float>& x, int64_t t_len,
+    int64_t n_batch, const std::vector<float>& c0 = {}, std::vector<float>* final_cell = nullptr,
+    const std::vector<int64_t>& lens = {}, std::vector<float>* final_hidden = nullptr,
+    bool reverse_only = false, const std::vector<float>& h0 = {}) {
   auto weight = [&](const std::string& name) {
     for (const auto& init : m.graph().initializer()) {
       if (init.name() == name) {
@@ -398,6 +396,8 @@ std::vector<float> OnnxRecurrentReference(bool lstm, const onnx::ModelProto& m,
   for (int64_t d = 0; d < dirs; ++d) {
     for (int64_t b = 0; b < n_batch; ++b) {
       std::vector<float> hs(h, 0), cs(h, 0);
+      if (!h0.empty())
+        hs.assign(h0.begin() + (d * n_batch + b) * h, h0.begin() + (d * n_batch + b + 1) * h);
       if (!c0.empty())
         cs.assign(c0.begin() + (d * n_batch + b) * h, c0.begin() + (d * n_batch + b + 1) * h);
       // sequence_lens: the first `steps` of the sequence; Y zero past them.
@@ -564,6 +564,21 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
       onnx::NodeProto* node = g->mutable_node(from_input ? 1 : 0);
       ASSERT_EQ(node->op_type(), lstm_model ? "LSTM" : "GRU");
       node->add_input("lens_i32");
+      // The LSTM with constant lengths starts from given states: each direction's own.
+      std::vector<float> h0, c0;
+      if (lstm_model && !from_input) {
+        OnnxBuilder states("states");
+        h0 = states.Random({2, N, 4}, 1.0f, 51);
+        c0 = states.Random({2, N, 4}, 1.0f, 52);
+        for (const auto& [name, values] : {std::pair{"h0", &h0}, std::pair{"c0", &c0}}) {
+          onnx::TensorProto* init = g->add_initializer();
+          init->set_name(name);
+          init->set_data_type(onnx::TensorProto::FLOAT);
+          for (int64_t d : {int64_t{2}, N, int64_t{4}}) init->add_dims(d);
+          init->set_raw_data(values->data(), values->size() * sizeof(float));
+          node->add_input(name);
+        }
+      }
       node->add_output("y_h");
       onnx::ValueInfoProto* out = g->add_output();
       out->set_name("y_h");
@@ -586,8 +601,14 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
       OnnxBuilder b("x");
       const std::vector<float> x = b.Random({T, N, 3}, 1.0f, 99);
       std::vector<float> want_h;
-      const std::vector<float> want_y =
-          OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr, lens, &want_h, reverse_only);
+      const std::vector<float> want_y = OnnxRecurrentReference(lstm_model, m, x, T, N, c0, nullptr,
+                                                               lens, &want_h, reverse_only, h0);
+      if (!h0.empty()) {  // each direction starts from its own slice of the states
+        EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N, {},
+                                                                  nullptr, lens, nullptr)),
+                  1e-2);
+        EXPECT_GE(r.LayerIndex("lstm.reverse.state1"), 0) << what;
+      }
       for (const char* backend : {"eigen", "onednn"}) {
         auto exe = FindBackend(backend)->Compile(r, RunConfig{});
         exe->WriteTensor("x", x);
@@ -597,8 +618,8 @@ TEST(OnnxReader, SequenceLengthsShorterThanTheSequenceAreEachSequencesOwn) {
         EXPECT_LT(MaxRelativeError(exe->ReadTensor("y_h"), want_h), 1e-5) << what << " " << backend;
       }
       // The lengths matter: the whole sequences' output differs.
-      EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N, {}, nullptr,
-                                                                {}, nullptr, reverse_only)),
+      EXPECT_GT(MaxRelativeError(want_y, OnnxRecurrentReference(lstm_model, m, x, T, N, c0, nullptr,
+                                                                {}, nullptr, reverse_only, h0)),
                 1e-2)
           << what;
     }
