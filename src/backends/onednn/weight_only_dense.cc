@@ -26,6 +26,15 @@ constexpr int VectorsPerPass() {
   return v;
 }
 
+// Whether R rows of `vectors` accumulators each fit the registers twice over (plus a weight
+// vector and the rows' inputs): then a group's products are summed unscaled and scaled once at
+// the group's end, one multiply per weight vector fewer (w8 on AVX-512: 4 instructions per 16
+// weights to 3).
+template <int R, int kVectorsHeld>
+constexpr bool ScaleAfterGroup() {
+  return 2 * kVectorsHeld * R + R + 2 <= kRegisters;
+}
+
 // kLanes bytes widened to 32-bit integers, sign-extended (w8) or not (w4), in one instruction
 // (GCC's __builtin_convertvector of a byte vector loaded the bytes one by one).
 template <bool kSigned>
@@ -66,17 +75,37 @@ inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_
       for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
     }
     for (int64_t g = 0; g < groups; ++g) {
-      Floats s[kPass];
-      for (int q = 0; q < kPass; ++q) s[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
       const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
-      for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
-        const uint8_t* row = panel + k * kPanel + v0 * kLanes;
-        float xr[R];
-        for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+      if constexpr (ScaleAfterGroup<R, kPass>()) {
+        Floats part[R][kPass];
+        for (int r = 0; r < R; ++r) {
+          for (int q = 0; q < kPass; ++q) part[r][q] = Floats{};
+        }
+        for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+          const uint8_t* row = panel + k * kPanel + v0 * kLanes;
+          float xr[R];
+          for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+          for (int q = 0; q < kPass; ++q) {
+            const Floats w = __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats);
+            for (int r = 0; r < R; ++r) part[r][q] += xr[r] * w;
+          }
+        }
         for (int q = 0; q < kPass; ++q) {
-          const Floats w =
-              __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats) * s[q];
-          for (int r = 0; r < R; ++r) acc[r][q] += xr[r] * w;
+          const Floats s = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
+          for (int r = 0; r < R; ++r) acc[r][q] += part[r][q] * s;
+        }
+      } else {
+        Floats s[kPass];
+        for (int q = 0; q < kPass; ++q) s[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
+        for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+          const uint8_t* row = panel + k * kPanel + v0 * kLanes;
+          float xr[R];
+          for (int r = 0; r < R; ++r) xr[r] = x[r * k_len + k];
+          for (int q = 0; q < kPass; ++q) {
+            const Floats w =
+                __builtin_convertvector(WidenBytes<true>(row + q * kLanes), Floats) * s[q];
+            for (int r = 0; r < R; ++r) acc[r][q] += xr[r] * w;
+          }
         }
       }
     }
@@ -103,12 +132,48 @@ inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_
       for (int q = 0; q < kPass; ++q) low[r][q] = high[r][q] = Floats{};
     }
     for (int64_t g = 0; g < groups; ++g) {
+      const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
+      if constexpr (ScaleAfterGroup<R, 2 * kPass>()) {
+        // sum_k x_k (n_k - 8) s = s (sum_k x_k n_k - 8 sum_k x_k): the offset and the scale
+        // once per group.
+        Floats part_low[R][kPass], part_high[R][kPass];
+        float x_sum[R] = {};
+        for (int r = 0; r < R; ++r) {
+          for (int q = 0; q < kPass; ++q) part_low[r][q] = part_high[r][q] = Floats{};
+        }
+        for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
+          const uint8_t* row = panel + k * kPanel / 2 + v0 * kLanes;
+          float xr[R];
+          for (int r = 0; r < R; ++r) {
+            xr[r] = x[r * k_len + k];
+            x_sum[r] += xr[r];
+          }
+          for (int q = 0; q < kPass; ++q) {
+            const Ints i = WidenBytes<false>(row + q * kLanes);
+            const Floats n_low = __builtin_convertvector(i & 15, Floats);
+            const Floats n_high = __builtin_convertvector(i >> 4, Floats);
+            for (int r = 0; r < R; ++r) {
+              part_low[r][q] += xr[r] * n_low;
+              part_high[r][q] += xr[r] * n_high;
+            }
+          }
+        }
+        for (int q = 0; q < kPass; ++q) {
+          const Floats s_low = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
+          const Floats s_high = LoadFloats(scales + g * kPanel + kPanel / 2 + (v0 + q) * kLanes);
+          for (int r = 0; r < R; ++r) {
+            const float offset = 8 * x_sum[r];
+            low[r][q] += (part_low[r][q] - offset) * s_low;
+            high[r][q] += (part_high[r][q] - offset) * s_high;
+          }
+        }
+        continue;
+      }
       Floats s_low[kPass], s_high[kPass];
       for (int q = 0; q < kPass; ++q) {
         s_low[q] = LoadFloats(scales + g * kPanel + (v0 + q) * kLanes);
         s_high[q] = LoadFloats(scales + g * kPanel + kPanel / 2 + (v0 + q) * kLanes);
       }
-      const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
       for (int64_t k = g * kWeightGroup; k < k_end; ++k) {
         const uint8_t* row = panel + k * kPanel / 2 + v0 * kLanes;
         float xr[R];
