@@ -8,11 +8,14 @@
 //  - the threads split the panels; a panel is read for 4 rows at a time, so at batch 1-4 (decode)
 //    each weight byte is read once per inference, and more rows (prefill) read each panel once
 //    per 4 rows while it stays in the L2;
-//  - in each group of kWeightGroup inputs the values are widened, multiplied by their outputs'
-//    scales and accumulated in f32.
+//  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
+//    multiplied by their outputs' scales once (where the registers hold a second set of
+//    accumulators; else each weight is scaled as it is widened).
 // Bias, activation and a residual add are applied after it by a oneDNN binary primitive. An i8
 // run's recurrence takes the same panels where oneDNN's s8 matmul is generic (recurrent.cc).
-// Tried and dropped: for more than 4 rows, each 256-input block of a panel widened once into an
+// Tried and dropped: the panels on 2 MiB pages (huge_pages.h): llama (1.1B) w4 decode no faster
+// (TPOT 27.5-27.9 ms against 25.8-27.2), its 16-token prefill slower (182-197 ms against
+// 141-145; Zen 5 VM, alternating). For more than 4 rows, each 256-input block of a panel widened once into an
 // L2-resident f32 buffer and multiplied for all rows: 1.3-1.6x slower at mlp batch 64 (Zen 3).
 #pragma once
 
