@@ -71,6 +71,23 @@ TEST(XmlFormat, AnInputOfIntegersRoundTripsThroughBothFormats) {
             std::string::npos);
 }
 
+// An lstm listing its final cell state as a second output, and a graph output of it, survive
+// both writers.
+TEST(XmlFormat, ALayerOfTwoOutputsRoundTripsThroughBothFormats) {
+  const Topology t = ParseTopologyJson(
+      R"({"name": "cell", "inputs": [{"name": "x", "shape": ["N", 5, 3]}],)"
+      R"( "layers": [{"name": "l", "op": "lstm", "units": 4, "outputs": ["y", "c"]}],)"
+      R"( "outputs": ["y", "c"]})",
+      "cell.json");
+  ASSERT_EQ(t.layers[0].outputs, (std::vector<std::string>{"y", "c"}));
+  const std::string xml = WriteTopologyXml(t);
+  EXPECT_NE(xml.find("outputs=\"y, c\""), std::string::npos) << xml;
+  EXPECT_EQ(ParseTopologyXml(xml, "cell.xml"), t);
+  EXPECT_EQ(ParseTopologyJson(WriteTopologyJson(t), "back.json"), t);
+  const ResolvedTopology r = Resolve(t, {{"N", 2}});
+  EXPECT_EQ(r.shapes.at("c"), (Shape{1, 2, 4}));
+}
+
 // Bounds may be expressions over the params: a token-id input follows the vocabulary it indexes.
 TEST(XmlFormat, IntegerBoundsFollowTheParams) {
   const std::string json =
