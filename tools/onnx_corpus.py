@@ -7,7 +7,8 @@ Each model is written as the ONNX model zoo lays out its test data, which libonn
 extra code:
 
   OUT/<model>_op<opset>/model.onnx
-  OUT/<model>_op<opset>/test_data_set_0/input_0.pb    (onnx.TensorProto)
+  OUT/<model>_op<opset>/test_data_set_0/input_0.pb    (onnx.TensorProto; input_1.pb: the
+                                                        lengths of a packed-sequence model)
   OUT/<model>_op<opset>/test_data_set_0/output_0.pb    (output_1.pb ...: further outputs)
   OUT/<model>_dyn_op<opset>/...                        exported with dynamic axes (DYNAMIC),
                                                         test_data_set_1 at other sizes
