@@ -30,7 +30,8 @@ struct OpCase {
 // The case's output tensors: y, then y_1, y_2, ... for the further outputs.
 std::vector<std::string> OpCaseOutputs(const OpCase& c);
 
-// The case as a topology: its op as the last layer, reading x0, x1, ... and writing y.
+// The case as a topology: its op as the last layer, reading x0, x1, ... and writing y (and
+// y_1, ...: OpCaseOutputs).
 Topology OpCaseTopology(const OpCase& c);
 
 inline std::ostream& operator<<(std::ostream& os, const OpCase& c) { return os << c.label; }
