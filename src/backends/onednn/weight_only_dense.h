@@ -15,8 +15,9 @@
 // run's recurrence takes the same panels where oneDNN's s8 matmul is generic (recurrent.cc).
 // Tried and dropped: the panels on 2 MiB pages (huge_pages.h): llama (1.1B) w4 decode no faster
 // (TPOT 27.5-27.9 ms against 25.8-27.2), its 16-token prefill slower (182-197 ms against
-// 141-145; Zen 5 VM, alternating). For more than 4 rows, each 256-input block of a panel widened once into an
-// L2-resident f32 buffer and multiplied for all rows: 1.3-1.6x slower at mlp batch 64 (Zen 3).
+// 141-145; Zen 5 VM, alternating). For more than 4 rows, each 256-input block of a panel widened
+// once into an L2-resident f32 buffer and multiplied for all rows: 1.3-1.6x slower at mlp batch 64
+// (Zen 3).
 #pragma once
 
 #include <cstdint>
