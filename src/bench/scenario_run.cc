@@ -48,11 +48,13 @@ double SecondsSince(Clock::time_point begin) {
   return std::chrono::duration<double>(Clock::now() - begin).count();
 }
 
-// A phase's steps with their mean time per run of the phase, their cost at the phase's shapes and
-// their roofline bound where the machine's ceilings are known.
+// A phase's steps with their mean time per run of the phase (and the device's own, where the
+// backend measures it: device_ns not empty), their cost at the phase's shapes and their roofline
+// bound where the machine's ceilings are known.
 PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAnalysis& a,
                    const std::vector<StepInfo>& steps, const std::vector<int64_t>& step_ns,
-                   double runs, Precision precision, const MachinePeaks* peaks) {
+                   const std::vector<int64_t>& device_ns, double runs, Precision precision,
+                   const MachinePeaks* peaks) {
   PhaseMeasure p;
   p.name = name;
   p.runs = runs;
@@ -61,8 +63,20 @@ PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAn
     StepMeasure& step = p.steps.emplace_back();
     DescribeStep(t, a, info, precision, peaks, &step);
     step.measure.ms = runs > 0 ? static_cast<double>(step_ns[i]) / runs * 1e-6 : 0;
+    if (i < device_ns.size() && runs > 0) {
+      step.measure.device_ms = static_cast<double>(device_ns[i]) / runs * 1e-6;
+    }
   }
   return p;
+}
+
+// Adds the run just waited for's device time per step (Executable::DeviceStepNanoseconds) to
+// device_ns; nothing where the backend does not measure it.
+void AddDeviceTimes(const Executable& exe, std::vector<int64_t>& device_ns) {
+  const std::vector<int64_t> ns = exe.DeviceStepNanoseconds();
+  if (ns.empty()) return;
+  device_ns.resize(ns.size(), 0);
+  for (size_t i = 0; i < ns.size(); ++i) device_ns[i] += ns[i];
 }
 
 // Runs every step, adding each one's time to step_ns, and waits once at the end; returns the
@@ -70,7 +84,8 @@ PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAn
 // on oneDNN that wait cost about 0.1 ms a step here (a GPT-2 decode step of 2 blocks, 30 steps:
 // TPOT 7.2-7.6 ms with it, 4.4-4.7 without; a single-stream run of the same step did not show
 // it). The CPU backends run each step synchronously, so the split is the same; an asynchronous
-// backend's (OpenCL's) steps are charged where they are enqueued, its total where it waits.
+// backend's (OpenCL's) steps are charged where they are enqueued, its total where it waits: its
+// per-step table reads the device's own times instead (AddDeviceTimes).
 int64_t RunStepsWaitingOnce(Executable& exe, std::vector<int64_t>& step_ns) {
   const int64_t start = NowNanoseconds();
   int64_t t0 = start;
@@ -137,6 +152,8 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
       decode_step_ns(decode->steps().size());
   std::vector<int64_t> ignored_prefill(prefill_step_ns.size()),
       ignored_decode(decode_step_ns.size());
+  // The same, the device's own times, where the backend measures them (OpenCL's events).
+  std::vector<int64_t> prefill_device_ns, decode_device_ns;
   // The prompt's ids stay as drawn from the seed; its positions are the same for every request.
   WritePositions(prefill_t, *prefill, 0);
   // One request: the prefill, then gen decode steps, each fed the token the step before chose.
@@ -145,14 +162,20 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
                                     *prefill, record ? prefill_step_ns : ignored_prefill));
     std::vector<float> out = prefill->ReadTensor(logits);
     HandOverCaches(prefill_t, *prefill, decode_t, *decode);
-    if (record) ttft_s.push_back(first);
+    if (record) {
+      ttft_s.push_back(first);
+      AddDeviceTimes(*prefill, prefill_device_ns);
+    }
     for (int64_t g = 0; g < steps; ++g) {
       const int64_t position = shape.prompt + g;
       decode->SetPositionShift(position - (shape.capacity() - 1));
       WriteTokens(decode_t, *decode, GreedyTokens(out, batch), position);
       const double step = 1e-9 * static_cast<double>(RunStepsWaitingOnce(
                                      *decode, record ? decode_step_ns : ignored_decode));
-      if (record) tpot_s.push_back(step);
+      if (record) {
+        tpot_s.push_back(step);
+        AddDeviceTimes(*decode, decode_device_ns);
+      }
       out = decode->ReadTensor(logits);
     }
   };
@@ -279,13 +302,13 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
   const Precision precision = family.precision;
   m.phases.push_back(Phase("prefill", prefill_t, prefill_a, prefill->steps(), prefill_step_ns,
-                           requests, precision, peaks));
+                           prefill_device_ns, requests, precision, peaks));
   try {
     ParamEnv mean = DecodeParams(family.values, shape);
     mean["past"] = shape.prompt + (shape.gen - 1) / 2;
     const ResolvedTopology mean_t = ResolveFor(tb, topology, batch, mean);
     m.phases.push_back(Phase("decode", mean_t, Analyze(mean_t, precision, {}), decode->steps(),
-                             decode_step_ns, sm.decode_steps, precision, peaks));
+                             decode_step_ns, decode_device_ns, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
     state.SkipWithError(FailureMessage(e, "analysing the generation's phases").c_str());
     return;

@@ -162,23 +162,30 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
     if (p.name == "decode") decode = &p;
   }
   if (!prefill || !decode || prefill->steps.size() != decode->steps.size()) return "";
-  auto total = [](const PhaseMeasure& p) {
-    double ms = 0;
-    for (const StepMeasure& s : p.steps) ms += s.measure.ms;
-    return ms;
+  // An asynchronous backend's steps are timed on its device (their wall times are where they
+  // were enqueued, the whole run's where it waited): the table shows the device's times.
+  bool device = false;
+  for (const PhaseMeasure* p : {prefill, decode}) {
+    for (const StepMeasure& s : p->steps) device = device || s.measure.device_ms > 0;
+  }
+  auto ms = [device](const StepMeasure& s) { return device ? s.measure.device_ms : s.measure.ms; };
+  auto total = [&ms](const PhaseMeasure& p) {
+    double sum = 0;
+    for (const StepMeasure& s : p.steps) sum += ms(s);
+    return sum;
   };
   const double prefill_ms = total(*prefill), decode_ms = total(*decode);
-  report::TextTable table({"step", "op", "prefill ms", "share", "roof ms", "bound", "decode ms",
-                           "share", "roof ms", "bound"});
+  const char* unit = device ? "device ms" : "ms";
+  report::TextTable table({"step", "op", std::string("prefill ") + unit, "share", "roof ms",
+                           "bound", std::string("decode ") + unit, "share", "roof ms", "bound"});
   auto share = [](double ms, double of) { return of > 0 ? Number(100 * ms / of, "%.1f%%") : ""; };
   auto roof = [](const StepMeasure& s) { return s.roof_ms > 0 ? Number(s.roof_ms, "%.3f") : ""; };
   double decode_bytes = 0;
   for (size_t i = 0; i < prefill->steps.size(); ++i) {
     const StepMeasure &p = prefill->steps[i], &d = decode->steps[i];
     decode_bytes += d.cost.Bytes();
-    table.Add({report::Elide(p.name, 28), p.op, Number(p.measure.ms, "%.3f"),
-               share(p.measure.ms, prefill_ms), roof(p), p.bound, Number(d.measure.ms, "%.3f"),
-               share(d.measure.ms, decode_ms), roof(d), d.bound});
+    table.Add({report::Elide(p.name, 28), p.op, Number(ms(p), "%.3f"), share(ms(p), prefill_ms),
+               roof(p), p.bound, Number(ms(d), "%.3f"), share(ms(d), decode_ms), roof(d), d.bound});
   }
   table.Rule();
   table.Add(
@@ -187,6 +194,11 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
   out += "per run of the phase: a prefill of the prompt (" + Number(prefill->runs, "%.0f") +
          " measured), one decode step at the mean context (" + Number(decode->runs, "%.0f") +
          " measured)\n";
+  if (device) {
+    out +=
+        "device ms: each step's own time on the device (its events), launch gaps left out; TTFT "
+        "and TPOT are wall times\n";
+  }
   if (decode_ms > 0) {
     const double gbs = decode_bytes / (decode_ms * 1e-3) * 1e-9;
     out += "a decode step moves " + FormatBytes(decode_bytes) +

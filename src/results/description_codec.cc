@@ -42,6 +42,7 @@ constexpr const char* kBound = "bound";
 constexpr const char* kPhases = "phases";
 constexpr const char* kRuns = "runs";
 constexpr const char* kMs = "ms";
+constexpr const char* kDeviceMs = "device_ms";  // where the backend times its device
 
 // The cost's fields, with their names.
 constexpr std::pair<const char*, double StepCost::*> kCostFields[] = {
@@ -141,6 +142,7 @@ json EncodeDescription(const RunMeasurement& m) {
       json steps = json::array();
       for (const StepMeasure& s : p.steps) {
         json step = {{kName, s.name}, {kOp, s.op}, {kMs, s.measure.ms}};
+        if (s.measure.device_ms > 0) step[kDeviceMs] = s.measure.device_ms;
         EncodeCostAndBound(s, &step);
         steps.push_back(std::move(step));
       }
@@ -172,6 +174,7 @@ void DecodePhases(const json& d, RunMeasurement* m) {
       s.name = String(js, kName, s_at);
       s.op = String(js, kOp, s_at);
       s.measure.ms = Number(js, kMs, s_at);
+      s.measure.device_ms = Number(js, kDeviceMs, s_at);
       DecodeCostAndBound(js, s_at, &s);
     }
   }

@@ -160,5 +160,30 @@ TEST(PhaseTable, SetsThePrefillBesideADecodeStep) {
   EXPECT_EQ(RenderPhaseTable(m, 100), "") << "one phase alone: nothing to set beside";
 }
 
+// An asynchronous backend's step wall times are where it enqueued them (its whole run lands on
+// the step that waits): where the device timed its steps, the table shows those.
+TEST(PhaseTable, ShowsTheDevicesOwnStepTimesWhereItMeasuredThem) {
+  RunMeasurement m;
+  auto step = [](const char* name, double ms, double device_ms) {
+    StepMeasure s;
+    s.name = name;
+    s.op = "dense";
+    s.measure.ms = ms;
+    s.measure.device_ms = device_ms;
+    s.cost.weight_traffic_bytes = 10e6;
+    return s;
+  };
+  m.phases.push_back({"prefill", 4, {step("fc1", 0.02, 3.0), step("to_host", 9.0, 0.5)}});
+  m.phases.push_back({"decode", 64, {step("fc1", 0.02, 0.15), step("to_host", 0.9, 0.05)}});
+  const std::string table = RenderPhaseTable(m, 100);
+  EXPECT_NE(table.find("prefill device ms"), std::string::npos) << table;
+  EXPECT_NE(table.find("fc1      dense              3.000  85.7%"), std::string::npos) << table;
+  EXPECT_NE(table.find("total                       3.500"), std::string::npos) << table;
+  // 20 MB in 0.2 ms of device time: 100 GB/s.
+  EXPECT_NE(table.find("100.0 GB/s, 100% of the 100.0 GB/s"), std::string::npos) << table;
+  EXPECT_NE(table.find("device ms: each step's own time on the device"), std::string::npos)
+      << table;
+}
+
 }  // namespace
 }  // namespace ntpb

@@ -317,6 +317,7 @@ TEST(DescriptionCodec, CarriesAGenerationsNumbersAndPhases) {
   step.name = "lm_head";
   step.op = "dense";
   step.measure.ms = 2.5;
+  step.measure.device_ms = 1.75;
   step.cost.weight_traffic_bytes = 4e6;
   step.roof_ms = 2.0;
   step.bound = "memory";
@@ -336,6 +337,7 @@ TEST(DescriptionCodec, CarriesAGenerationsNumbersAndPhases) {
   ASSERT_EQ(back.phases[0].steps.size(), 1u);
   EXPECT_EQ(back.phases[0].steps[0].name, "lm_head");
   EXPECT_EQ(back.phases[0].steps[0].measure.ms, 2.5);
+  EXPECT_EQ(back.phases[0].steps[0].measure.device_ms, 1.75);
   EXPECT_EQ(back.phases[0].steps[0].cost.weight_traffic_bytes, 4e6);
   EXPECT_EQ(back.phases[0].steps[0].bound, "memory");
   nlohmann::json bad = EncodeDescription(m);

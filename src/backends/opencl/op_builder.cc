@@ -101,10 +101,11 @@ ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
 }
 
 namespace {
-constexpr int kSkinnyRows = 8;                  // kernels.cl's SKINNY_ROWS
-constexpr size_t kSplitCols = 32, kSplitK = 8;  // kernels.cl's SPLIT_COLS and SPLIT_K
-constexpr int64_t kPanelCols = 32;              // kernels.cl's PACKED_COLS
-constexpr size_t kVecRows = 8;                  // kernels.cl's VEC_ROWS
+constexpr int kSkinnyRows = 8;  // kernels.cl's SKINNY_ROWS
+// kernels.cl's SPLIT_GROUP and SPLIT_UNROLL
+constexpr size_t kSplitGroup = 512, kSplitUnroll = 8;
+constexpr int64_t kPanelCols = 32;  // kernels.cl's PACKED_COLS
+constexpr size_t kVecRows = 8;      // kernels.cl's VEC_ROWS
 
 // B [K, N] as panels of kPanelCols columns, [N / kPanelCols][K][kPanelCols], zero-padded.
 template <typename T>
@@ -205,13 +206,27 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
   const cl_mem bias = g.bias;
   if (launch.skinny) {
     cl_kernel split = args.split_skinny ? args.Kernel("gemm_skinny_split") : nullptr;
-    // The split kernel's work-group (SPLIT_COLS x SPLIT_K) where the device and kernel allow it.
+    // The split kernel's work-group: 32 columns, or 16 or 8 where N leaves fewer than two groups
+    // per compute unit; by as many slices of K (a power of two) as the device and kernel allow,
+    // each slice taking two or more chunks of SPLIT_UNROLL rows.
     size_t most = 0;
     if (split) {
       clGetKernelWorkGroupInfo(split, args.device.info.device, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof most, &most, nullptr);
     }
-    const bool use_split = split && most >= kSplitCols * kSplitK;
+    const size_t n = static_cast<size_t>(g.n);
+    const size_t enough = 2 * static_cast<size_t>(std::max(1, args.device.info.compute_units));
+    size_t cols = 32;
+    while (cols > 8 && (n + cols - 1) / cols < enough) cols /= 2;
+    // A CPU device runs a work-group as a loop on one core, and compiles it per size (PoCL):
+    // groups of at most 256 there.
+    const size_t group = args.device.info.type == "cpu" ? 256 : kSplitGroup;
+    size_t slices = group / cols;
+    while (slices > 1 &&
+           (slices * cols > most || slices * kSplitUnroll * 2 > static_cast<size_t>(g.k))) {
+      slices /= 2;
+    }
+    const bool use_split = split && most >= cols;
     launch.kernel = use_split ? split : args.Kernel("gemm_skinny");
     SetArgs(launch.kernel, Int(g.m), Int(g.n), Int(g.k), g.a, Int(g.a_offset), Int(g.lda), g.b,
             Int(g.b_offset), Int(g.ldb), g.c, Int(g.c_offset), Int(g.ldc), bias, Int(g.bias_offset),
@@ -219,12 +234,12 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
     launch.b_arg = 6;
     launch.c_arg = 9;
     if (use_split) {
-      launch.skinny = false;  // its work-group size is required
+      launch.skinny = false;  // the work-group size chosen above
       launch.dims = 2;
-      launch.global[0] = (static_cast<size_t>(g.n) + kSplitCols - 1) / kSplitCols * kSplitCols;
-      launch.global[1] = kSplitK;
-      launch.local[0] = kSplitCols;
-      launch.local[1] = kSplitK;
+      launch.global[0] = (n + cols - 1) / cols * cols;
+      launch.global[1] = slices;
+      launch.local[0] = cols;
+      launch.local[1] = slices;
       return launch;
     }
     launch.dims = 1;

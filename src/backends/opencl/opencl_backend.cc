@@ -91,7 +91,7 @@ class OpenclExecutable : public Executable {
     const bool cpu = session_.info.type == "cpu";
     group_attention_ =
         options.at("attention") == "group" || (options.at("attention") == "auto" && !cpu);
-    split_skinny_ = options.at("skinny") == "split";
+    split_skinny_ = options.at("skinny") == "split" || (options.at("skinny") == "auto" && !cpu);
     cl_int status = CL_SUCCESS;
     queue_ = Queue(clCreateCommandQueue(session_.context.get(), session_.info.device,
                                         CL_QUEUE_PROFILING_ENABLE, &status));
@@ -481,10 +481,11 @@ class OpenclBackend : public Backend {
              "work-group per query and head splitting the keys, for GPUs); auto picks by the "
              "device's type"},
             {"skinny",
-             {"column", "split"},
+             {"auto", "column", "split"},
              "NTPB_OPENCL_SKINNY",
-             "products of at most 8 rows with the tiled GEMM: column (a work-item per column), "
-             "split (a work-group per 32 columns splitting K; not yet measured faster on a GPU)"}};
+             "products of at most 8 rows with the tiled GEMM: column (a work-item per column, for "
+             "CPU devices), split (a work-group per 8-32 columns splitting K, for GPUs); auto "
+             "picks by the device's type"}};
   }
 
   std::vector<DeviceDescription> Devices(std::string* why) const override {
