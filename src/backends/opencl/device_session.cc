@@ -38,12 +38,15 @@ std::unique_ptr<DeviceSession> Open(const std::string& spec, bool half_storage) 
   if (s->info.max_work_group_size < 256) s->gemm_tile = 32;
   s->vector_gemm = s->info.type == "cpu";
   s->elementwise_chunk = s->info.type == "cpu" ? 16 : 1;
+  if (s->info.type == "cpu") s->split_group = 256;
   s->reduction_local = 64;
   while (s->reduction_local > s->info.max_work_group_size) s->reduction_local /= 2;
   const std::string options =
       "-DTILE=" + std::to_string(s->gemm_tile) + " -DWPT=" + std::to_string(s->gemm_wpt) +
       " -DLOCAL_SIZE=" + std::to_string(s->reduction_local) +
-      " -DCHUNK=" + std::to_string(s->elementwise_chunk) + (half_storage ? " -DSTORE_HALF" : "");
+      " -DCHUNK=" + std::to_string(s->elementwise_chunk) +
+      " -DSPLIT_GROUP=" + std::to_string(s->split_group) +
+      " -DSPLIT_UNROLL=" + std::to_string(s->split_unroll) + (half_storage ? " -DSTORE_HALF" : "");
   s->element_bytes = half_storage ? 2 : 4;
   s->program = BuildProgram(s->info, s->context.get(), KernelSource(), options);
   // 1-D kernels: a multiple of what the device runs in lockstep, up to 256.

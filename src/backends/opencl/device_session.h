@@ -19,7 +19,11 @@ struct DeviceSession {
   // gemm_vec (register blocks, no local memory), any other the tiled gemm_tiled; on PoCL's CPU
   // device those are about 10x faster than gemm_tiled at 1024^3 (docs/opencl.md).
   bool vector_gemm = false;
-  int reduction_local = 64;      // work-items of a tree reduction (a power of two)
+  int reduction_local = 64;  // work-items of a tree reduction (a power of two)
+  // gemm_skinny_split (kernels.cl's SPLIT_GROUP and SPLIT_UNROLL): the most work-items of its
+  // group (512; 256 on a CPU device, which runs a group as a loop on one core and compiles it
+  // per size) and the rows of B each slice loads before it uses them.
+  int split_group = 512, split_unroll = 8;
   size_t elementwise_local = 0;  // 1-D kernels' work-group size; 0: the driver's choice
   // Elements per work-item of the elementwise kernels (kernels.cl's CHUNK): 16 on a CPU device,
   // where PoCL then vectorises each work-item's loop (a relu of 800k floats: 0.6 ms at 1, 0.08-0.19

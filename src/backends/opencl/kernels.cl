@@ -443,13 +443,17 @@ kernel void gemm_skinny(int M, int N, int K, global const ELEM* A, int a_offset,
 // work-items, each reading all of K in turn (1.31 ms for 768 x 3072 on an H100). Here a
 // work-group takes get_local_size(0) neighbouring columns (32, or 16 or 8 where N leaves too few
 // groups for the device: a warp then reads 4 rows' 32-byte pieces) and splits K over
-// get_local_size(1) slices (a power of two; the group at most SPLIT_GROUP, its sums 16 KB).
+// get_local_size(1) slices (a power of two; the group at most SPLIT_GROUP, its sums 16 KB at 512).
 // Each slice issues SPLIT_UNROLL rows' loads before it uses them, so that many reads are in
 // flight. The rows' sums stay in registers (a loop of constant trip count: private arrays
 // indexed by a variable live in memory on NVIDIA's compiler); the slices are summed in local
 // memory, pairwise. Same arguments as gemm_skinny.
+#ifndef SPLIT_GROUP  // set by the host (DeviceSession)
 #define SPLIT_GROUP 512
+#endif
+#ifndef SPLIT_UNROLL
 #define SPLIT_UNROLL 8
+#endif
 kernel void gemm_skinny_split(int M, int N, int K, global const ELEM* A, int a_offset, int lda,
                               global const ELEM* B, int b_offset, int ldb, global ELEM* C,
                               int c_offset, int ldc, global const ELEM* bias, int bias_offset,

@@ -101,9 +101,7 @@ ActivationCode ActivationCode::FromAttrs(const Attrs& attrs) {
 }
 
 namespace {
-constexpr int kSkinnyRows = 8;  // kernels.cl's SKINNY_ROWS
-// kernels.cl's SPLIT_GROUP and SPLIT_UNROLL
-constexpr size_t kSplitGroup = 512, kSplitUnroll = 8;
+constexpr int kSkinnyRows = 8;      // kernels.cl's SKINNY_ROWS
 constexpr int64_t kPanelCols = 32;  // kernels.cl's PACKED_COLS
 constexpr size_t kVecRows = 8;      // kernels.cl's VEC_ROWS
 
@@ -208,7 +206,8 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
     cl_kernel split = args.split_skinny ? args.Kernel("gemm_skinny_split") : nullptr;
     // The split kernel's work-group: 32 columns, or 16 or 8 where N leaves fewer than two groups
     // per compute unit; by as many slices of K (a power of two) as the device and kernel allow,
-    // each slice taking two or more chunks of SPLIT_UNROLL rows.
+    // each slice taking two or more chunks of SPLIT_UNROLL rows (the session's split_group and
+    // split_unroll).
     size_t most = 0;
     if (split) {
       clGetKernelWorkGroupInfo(split, args.device.info.device, CL_KERNEL_WORK_GROUP_SIZE,
@@ -218,12 +217,9 @@ GemmLaunch PrepareGemm(OpArgs& args, const GemmCall& g) {
     const size_t enough = 2 * static_cast<size_t>(std::max(1, args.device.info.compute_units));
     size_t cols = 32;
     while (cols > 8 && (n + cols - 1) / cols < enough) cols /= 2;
-    // A CPU device runs a work-group as a loop on one core, and compiles it per size (PoCL):
-    // groups of at most 256 there.
-    const size_t group = args.device.info.type == "cpu" ? 256 : kSplitGroup;
-    size_t slices = group / cols;
-    while (slices > 1 &&
-           (slices * cols > most || slices * kSplitUnroll * 2 > static_cast<size_t>(g.k))) {
+    const size_t unroll = static_cast<size_t>(args.device.split_unroll);
+    size_t slices = static_cast<size_t>(args.device.split_group) / cols;
+    while (slices > 1 && (slices * cols > most || slices * unroll * 2 > static_cast<size_t>(g.k))) {
       slices /= 2;
     }
     const bool use_split = split && most >= cols;
