@@ -163,21 +163,23 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
   }
   if (!prefill || !decode || prefill->steps.size() != decode->steps.size()) return "";
   // An asynchronous backend's steps are timed on its device (their wall times are where they
-  // were enqueued, the whole run's where it waited): the table shows the device's times.
+  // were enqueued, the whole run's where it waited): a step the device timed shows that time; a
+  // host step (a CPU part of a hetero run, a transfer) its wall time.
   bool device = false;
   for (const PhaseMeasure* p : {prefill, decode}) {
     for (const StepMeasure& s : p->steps) device = device || s.measure.device_ms > 0;
   }
-  auto ms = [device](const StepMeasure& s) { return device ? s.measure.device_ms : s.measure.ms; };
+  auto ms = [](const StepMeasure& s) {
+    return s.measure.device_ms > 0 ? s.measure.device_ms : s.measure.ms;
+  };
   auto total = [&ms](const PhaseMeasure& p) {
     double sum = 0;
     for (const StepMeasure& s : p.steps) sum += ms(s);
     return sum;
   };
   const double prefill_ms = total(*prefill), decode_ms = total(*decode);
-  const char* unit = device ? "device ms" : "ms";
-  report::TextTable table({"step", "op", std::string("prefill ") + unit, "share", "roof ms",
-                           "bound", std::string("decode ") + unit, "share", "roof ms", "bound"});
+  report::TextTable table({"step", "op", "prefill ms", "share", "roof ms", "bound", "decode ms",
+                           "share", "roof ms", "bound"});
   auto share = [](double ms, double of) { return of > 0 ? Number(100 * ms / of, "%.1f%%") : ""; };
   auto roof = [](const StepMeasure& s) { return s.roof_ms > 0 ? Number(s.roof_ms, "%.3f") : ""; };
   double decode_bytes = 0;
@@ -196,8 +198,8 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
          " measured)\n";
   if (device) {
     out +=
-        "device ms: each step's own time on the device (its events), launch gaps left out; TTFT "
-        "and TPOT are wall times\n";
+        "ms: a step the device ran, its own time there (its events, launch gaps left out); a "
+        "host step,\nits wall time; TTFT and TPOT are wall times\n";
   }
   if (decode_ms > 0) {
     const double gbs = decode_bytes / (decode_ms * 1e-3) * 1e-9;

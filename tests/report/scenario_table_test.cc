@@ -161,7 +161,8 @@ TEST(PhaseTable, SetsThePrefillBesideADecodeStep) {
 }
 
 // An asynchronous backend's step wall times are where it enqueued them (its whole run lands on
-// the step that waits): where the device timed its steps, the table shows those.
+// the step that waits): where the device timed a step, the table shows that time; a host step
+// (a hetero run's CPU part) its wall time.
 TEST(PhaseTable, ShowsTheDevicesOwnStepTimesWhereItMeasuredThem) {
   RunMeasurement m;
   auto step = [](const char* name, double ms, double device_ms) {
@@ -173,15 +174,19 @@ TEST(PhaseTable, ShowsTheDevicesOwnStepTimesWhereItMeasuredThem) {
     s.cost.weight_traffic_bytes = 10e6;
     return s;
   };
-  m.phases.push_back({"prefill", 4, {step("fc1", 0.02, 3.0), step("to_host", 9.0, 0.5)}});
-  m.phases.push_back({"decode", 64, {step("fc1", 0.02, 0.15), step("to_host", 0.9, 0.05)}});
+  m.phases.push_back(
+      {"prefill", 4, {step("fc1", 0.02, 3.0), step("on_host", 0.5, 0), step("to_host", 9.0, 0.5)}});
+  m.phases.push_back(
+      {"decode",
+       64,
+       {step("fc1", 0.02, 0.15), step("on_host", 0.05, 0), step("to_host", 0.9, 0.05)}});
   const std::string table = RenderPhaseTable(m, 100);
-  EXPECT_NE(table.find("prefill device ms"), std::string::npos) << table;
-  EXPECT_NE(table.find("fc1      dense              3.000  85.7%"), std::string::npos) << table;
-  EXPECT_NE(table.find("total                       3.500"), std::string::npos) << table;
-  // 20 MB in 0.2 ms of device time: 100 GB/s.
-  EXPECT_NE(table.find("100.0 GB/s, 100% of the 100.0 GB/s"), std::string::npos) << table;
-  EXPECT_NE(table.find("device ms: each step's own time on the device"), std::string::npos)
+  EXPECT_NE(table.find("fc1      dense       3.000  75.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("on_host  dense       0.500  12.5%"), std::string::npos) << table;
+  EXPECT_NE(table.find("total                4.000"), std::string::npos) << table;
+  // 30 MB in 0.25 ms: 120 GB/s.
+  EXPECT_NE(table.find("120.0 GB/s, 120% of the 100.0 GB/s"), std::string::npos) << table;
+  EXPECT_NE(table.find("ms: a step the device ran, its own time there"), std::string::npos)
       << table;
 }
 
