@@ -8,6 +8,8 @@
 //  - the threads split the panels; a panel is read for 4 rows at a time, so at batch 1-4 (decode)
 //    each weight byte is read once per inference, and more rows (prefill) read each panel once
 //    per 4 rows while it stays in the L2;
+//  - at batch 1 with AVX-512, w4 reads two panel rows per 64-byte load and maps each nibble to
+//    its weight with a table permute (PanelRow4Pairs); the panels are 64-byte aligned;
 //  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
 //    multiplied by their outputs' scales once (where the registers hold a second set of
 //    accumulators; else each weight is scaled as it is widened).
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "src/backends/common/quantization.h"
+#include "src/common/cache_line_allocator.h"
 
 namespace ntpb::onednn {
 
@@ -32,8 +35,8 @@ struct WeightOnlyDense {
 
   int64_t inputs = 0, outputs = 0, groups = 0;
   int bits = 8;
-  std::vector<uint8_t> packed;  // panel-major, as above
-  std::vector<float> scales;    // [panels, groups, kPanel], zero-padded
+  std::vector<uint8_t, CacheLineAllocator<uint8_t>> packed;  // panel-major, as above
+  std::vector<float> scales;  // [panels, groups, kPanel], zero-padded
 
   explicit WeightOnlyDense(const GroupQuantizedWeights& q);
 
