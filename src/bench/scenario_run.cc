@@ -70,8 +70,8 @@ PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAn
   return p;
 }
 
-// Adds the run just waited for's device time per step (Executable::DeviceStepNanoseconds) to
-// device_ns; nothing where the backend does not measure it.
+// Adds each step's device time in the run just waited for (Executable::DeviceStepNanoseconds)
+// to device_ns; nothing where the backend does not measure it.
 void AddDeviceTimes(const Executable& exe, std::vector<int64_t>& device_ns) {
   const std::vector<int64_t> ns = exe.DeviceStepNanoseconds();
   if (ns.empty()) return;

@@ -164,7 +164,7 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
   if (!prefill || !decode || prefill->steps.size() != decode->steps.size()) return "";
   // An asynchronous backend's steps are timed on its device (their wall times are where they
   // were enqueued, the whole run's where it waited): a step the device timed shows that time; a
-  // host step (a CPU part of a hetero run, a transfer) its wall time.
+  // step the host ran (an inlay such as the MFCC) its wall time.
   bool device = false;
   for (const PhaseMeasure* p : {prefill, decode}) {
     for (const StepMeasure& s : p->steps) device = device || s.measure.device_ms > 0;
