@@ -304,6 +304,16 @@ TEST_P(OpenclOpTest, InF16MatchesTheEigenF16Reference) {
                 s.kernel == "host to device")  // token ids stay f32
         << s.name << ": " << s.kernel;
   }
+  // A GPU's GEMM kernels (tiled, and split for a few rows) store half too; a CPU device's auto
+  // picks neither.
+  if (c.op == "dense" || c.op == "matmul" || c.op == "lstm" || c.op == "gru") {
+    config.options["gemm"] = "tiled";
+    config.options["skinny"] = "split";
+    const RanBoth gpu = RunBoth(t, config, Precision::kF16);
+    for (const std::string& y : OpCaseOutputs(c)) {
+      ExpectClose(gpu, y, kF16Tolerance, 0.9999, c.label + " tiled, split");
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpenclOpTest, ::testing::ValuesIn(OpCases()),
