@@ -48,12 +48,30 @@ double SecondsSince(Clock::time_point begin) {
   return std::chrono::duration<double>(Clock::now() - begin).count();
 }
 
+// Each step's device time summed over some runs of a phase (Executable::DeviceStepNanoseconds,
+// where the backend measures it). Reading the events takes host time between runs (two calls
+// per kernel), so a phase reads at most kMostRuns of them, as `run` reads a few inferences.
+struct DeviceTimes {
+  static constexpr int64_t kMostRuns = 64;
+  std::vector<int64_t> ns;
+  int64_t runs = 0;
+  // Adds the run just waited for; nothing past kMostRuns or where the backend has no times.
+  void Add(const Executable& exe) {
+    if (runs >= kMostRuns) return;
+    const std::vector<int64_t> run = exe.DeviceStepNanoseconds();
+    if (run.empty()) return;
+    ns.resize(run.size(), 0);
+    for (size_t i = 0; i < run.size(); ++i) ns[i] += run[i];
+    ++runs;
+  }
+};
+
 // A phase's steps with their mean time per run of the phase (and the device's own, where the
-// backend measures it: device_ns not empty), their cost at the phase's shapes and their roofline
-// bound where the machine's ceilings are known.
+// backend measured it), their cost at the phase's shapes and their roofline bound where the
+// machine's ceilings are known.
 PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAnalysis& a,
                    const std::vector<StepInfo>& steps, const std::vector<int64_t>& step_ns,
-                   const std::vector<int64_t>& device_ns, double runs, Precision precision,
+                   const DeviceTimes& device, double runs, Precision precision,
                    const MachinePeaks* peaks) {
   PhaseMeasure p;
   p.name = name;
@@ -63,20 +81,11 @@ PhaseMeasure Phase(const char* name, const ResolvedTopology& t, const TopologyAn
     StepMeasure& step = p.steps.emplace_back();
     DescribeStep(t, a, info, precision, peaks, &step);
     step.measure.ms = runs > 0 ? static_cast<double>(step_ns[i]) / runs * 1e-6 : 0;
-    if (i < device_ns.size() && runs > 0) {
-      step.measure.device_ms = static_cast<double>(device_ns[i]) / runs * 1e-6;
+    if (i < device.ns.size()) {
+      step.measure.device_ms = static_cast<double>(device.ns[i]) / device.runs * 1e-6;
     }
   }
   return p;
-}
-
-// Adds each step's device time in the run just waited for (Executable::DeviceStepNanoseconds)
-// to device_ns; nothing where the backend does not measure it.
-void AddDeviceTimes(const Executable& exe, std::vector<int64_t>& device_ns) {
-  const std::vector<int64_t> ns = exe.DeviceStepNanoseconds();
-  if (ns.empty()) return;
-  device_ns.resize(ns.size(), 0);
-  for (size_t i = 0; i < ns.size(); ++i) device_ns[i] += ns[i];
 }
 
 // Runs every step, adding each one's time to step_ns, and waits once at the end; returns the
@@ -85,7 +94,7 @@ void AddDeviceTimes(const Executable& exe, std::vector<int64_t>& device_ns) {
 // TPOT 7.2-7.6 ms with it, 4.4-4.7 without; a single-stream run of the same step did not show
 // it). The CPU backends run each step synchronously, so the split is the same; an asynchronous
 // backend's (OpenCL's) steps are charged where they are enqueued, its total where it waits: its
-// per-step table reads the device's own times instead (AddDeviceTimes).
+// per-step table reads the device's own times instead (DeviceTimes).
 int64_t RunStepsWaitingOnce(Executable& exe, std::vector<int64_t>& step_ns) {
   const int64_t start = NowNanoseconds();
   int64_t t0 = start;
@@ -152,8 +161,11 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
       decode_step_ns(decode->steps().size());
   std::vector<int64_t> ignored_prefill(prefill_step_ns.size()),
       ignored_decode(decode_step_ns.size());
-  // The same, the device's own times, where the backend measures them (OpenCL's events).
-  std::vector<int64_t> prefill_device_ns, decode_device_ns;
+  // The device's own times, where the backend measures them (OpenCL's events); decode steps
+  // sampled across the generation, since attention's time grows with the context.
+  DeviceTimes prefill_device, decode_device;
+  const int64_t decode_stride =
+      std::max<int64_t>(1, shape.gen / 8);  // 8 steps a request spread over the tokens
   // The prompt's ids stay as drawn from the seed; its positions are the same for every request.
   WritePositions(prefill_t, *prefill, 0);
   // One request: the prefill, then gen decode steps, each fed the token the step before chose.
@@ -164,7 +176,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
     HandOverCaches(prefill_t, *prefill, decode_t, *decode);
     if (record) {
       ttft_s.push_back(first);
-      AddDeviceTimes(*prefill, prefill_device_ns);
+      prefill_device.Add(*prefill);
     }
     for (int64_t g = 0; g < steps; ++g) {
       const int64_t position = shape.prompt + g;
@@ -174,7 +186,7 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
                                      *decode, record ? decode_step_ns : ignored_decode));
       if (record) {
         tpot_s.push_back(step);
-        AddDeviceTimes(*decode, decode_device_ns);
+        if (g % decode_stride == 0) decode_device.Add(*decode);
       }
       out = decode->ReadTensor(logits);
     }
@@ -302,13 +314,13 @@ void RunGenerate(benchmark::State& state, const TopologyBenchmark& tb, const Top
   const MachinePeaks* peaks = tb.settings().peaks ? &*tb.settings().peaks : nullptr;
   const Precision precision = family.precision;
   m.phases.push_back(Phase("prefill", prefill_t, prefill_a, prefill->steps(), prefill_step_ns,
-                           prefill_device_ns, requests, precision, peaks));
+                           prefill_device, requests, precision, peaks));
   try {
     ParamEnv mean = DecodeParams(family.values, shape);
     mean["past"] = shape.prompt + (shape.gen - 1) / 2;
     const ResolvedTopology mean_t = ResolveFor(tb, topology, batch, mean);
     m.phases.push_back(Phase("decode", mean_t, Analyze(mean_t, precision, {}), decode->steps(),
-                             decode_step_ns, decode_device_ns, sm.decode_steps, precision, peaks));
+                             decode_step_ns, decode_device, sm.decode_steps, precision, peaks));
   } catch (const std::exception& e) {
     state.SkipWithError(FailureMessage(e, "analysing the generation's phases").c_str());
     return;
