@@ -144,7 +144,6 @@ inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_
 // folded, and the outputs put back in order, once per panel.
 inline void PanelRow4Pairs(const float* x, int64_t k_len, int64_t groups, const uint8_t* panel,
                            const float* scales, float* y, int64_t width) {
-  const __m512 table = _mm512_setr_ps(-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7);
   // Lane l's output, less u/2 and 32 (u % 2): 4 (l % 8), to pick each lane's scale.
   const __m512i lane_column =
       _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
@@ -154,23 +153,20 @@ inline void PanelRow4Pairs(const float* x, int64_t k_len, int64_t groups, const 
     const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
     __m512 part[8];
     for (int u = 0; u < 8; ++u) part[u] = _mm512_setzero_ps();
+    auto accumulate = [&part](__m512i w, __m512 xr) {
+      for (int u = 0; u < 8; ++u) {
+        const Ints lanes = (Ints)(u == 0 ? w : _mm512_srli_epi32(w, 4 * u));
+        part[u] = _mm512_fmadd_ps(xr, (__m512)NibbleWeights(lanes), part[u]);
+      }
+    };
     int64_t k = g * kWeightGroup;
     for (; k + 2 <= k_end; k += 2) {
-      const __m512i w = _mm512_loadu_si512(panel + k * kPanel / 2);
-      const __m512 xr =
-          _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(x[k]), _mm512_set1_ps(x[k + 1]));
-      for (int u = 0; u < 8; ++u) {
-        const __m512i lanes = u == 0 ? w : _mm512_srli_epi32(w, 4 * u);
-        part[u] = _mm512_fmadd_ps(xr, _mm512_permutexvar_ps(lanes, table), part[u]);
-      }
+      accumulate(_mm512_loadu_si512(panel + k * kPanel / 2),
+                 _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(x[k]), _mm512_set1_ps(x[k + 1])));
     }
     if (k < k_end) {  // an odd last row: its 32 bytes in the low half, x 0 in the high one
-      const __m512i w = _mm512_maskz_loadu_epi32(0x00FF, panel + k * kPanel / 2);
-      const __m512 xr = _mm512_maskz_mov_ps(0x00FF, _mm512_set1_ps(x[k]));
-      for (int u = 0; u < 8; ++u) {
-        const __m512i lanes = u == 0 ? w : _mm512_srli_epi32(w, 4 * u);
-        part[u] = _mm512_fmadd_ps(xr, _mm512_permutexvar_ps(lanes, table), part[u]);
-      }
+      accumulate(_mm512_maskz_loadu_epi32(0x00FF, panel + k * kPanel / 2),
+                 _mm512_maskz_mov_ps(0x00FF, _mm512_set1_ps(x[k])));
     }
     const float* s = scales + g * kPanel;
     const __m512 s0 = _mm512_loadu_ps(s), s1 = _mm512_loadu_ps(s + 16);
