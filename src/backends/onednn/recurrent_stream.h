@@ -14,6 +14,8 @@
 //    last (a pure read of 64 MiB per core ran 1.13-1.17x faster alternating than in one
 //    direction; 32 MiB per core, bf16's size, 1.45-1.5x);
 //  - the panels on 2 MiB pages (3-4% at f32 batch 1);
+//  - f32 asks for the lines 16 KiB ahead of each row it multiplies (0.86-0.96x the time at f32
+//    batch 1, alternating 10 times; an earlier VM showed nothing beyond its noise);
 //  - bf16 on a CPU with bf16 dot products (avx512_bf16, after ONEDNN_MAX_CPU_ISA): vdpbf16ps
 //    on k in pairs, the state rounded to bf16 once per step (as oneDNN's bf16 matmul rounds
 //    its source); with the weights all in the L3 (H 1024) it read them at 63-83 GB/s at batch
@@ -23,9 +25,9 @@
 //    hold (float arrays stayed on the stack at f32 batch 4: 0.96-0.98x the DRAM read, against
 //    1.04-1.10x now; 64-byte vectors on AVX2 did too, at a quarter of the speed).
 // Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
-// software prefetch 16-64 rows ahead or of the next panel's head, batch 4 as two passes of two
-// rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read under
-// prefetchnta (the hint cost the stream 15%).
+// software prefetch of the next panel's head, bf16 dot products' rows prefetched, batch 4 as two
+// passes of two rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read
+// under prefetchnta (the hint cost the stream 15%).
 #pragma once
 
 #include <Eigen/Core>

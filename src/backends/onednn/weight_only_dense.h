@@ -10,6 +10,8 @@
 //    per 4 rows while it stays in the L2;
 //  - at batch 1 with AVX-512, w4 reads two panel rows per 64-byte load and maps each nibble to
 //    its weight with a table permute (PanelRow4Pairs); the panels are 64-byte aligned;
+//  - w4 prefetches 8 KiB ahead of the group it widens (its widening is too long for the
+//    out-of-order window to reach memory in time);
 //  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
 //    multiplied by their outputs' scales once (where the registers hold a second set of
 //    accumulators; else each weight is scaled as it is widened).
