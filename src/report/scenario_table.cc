@@ -207,7 +207,7 @@ std::string RenderPhaseTable(const RunMeasurement& run, double bandwidth_gbs) {
            " (weights, caches, activations): " + Number(gbs, "%.1f") + " GB/s";
     if (bandwidth_gbs > 0) {
       out += ", " + Number(100 * gbs / bandwidth_gbs, "%.0f") + "% of the " +
-             Number(bandwidth_gbs, "%.1f") + " GB/s read bandwidth measured";
+             Number(bandwidth_gbs, "%.1f") + " GB/s DRAM read `ntpbench machine` cached";
     }
     out += "\n";
   }

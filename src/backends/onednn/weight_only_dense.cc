@@ -72,10 +72,12 @@ inline Floats NibbleWeights(const Ints& lanes) {
 #endif
 
 // w4 asks for the group 8 KiB of weights ahead (its rows and its scales) before it widens a
-// group: widening takes 3 instructions per 8 bytes, too many for the out-of-order window to reach
-// the next lines from memory in time. Llama (1.1B) cut to 8 layers, w4 decode at batch 1, TPOT
-// p50 over 6 alternations, 2-core Zen 5 VM: 6.80 -> 6.08 ms (16 KiB ahead the same; prefill
-// unchanged). w8 (3 instructions per 16 bytes) gained nothing, 0-4% slower: it has none.
+// group: widening takes 3 instructions per 8 bytes, and the out-of-order window reaches fewer
+// lines ahead than a plain read. Llama (1.1B) cut to 8 layers, w4 decode at batch 1, TPOT p50
+// medians, 2-core Zen 5 VM: 6.80 -> 6.08 ms over 6 alternations, 6.51 -> 6.43 over 8 more
+// (slower in 3 of the 14 rounds, by up to 6%; 16-32 KiB ahead, or into the L2, the same within
+// the noise; prefill unchanged). w8 (3 instructions per 16 bytes) gained nothing, 0-4% slower:
+// it has none.
 constexpr int64_t kPrefetchAhead = 8192;
 
 inline void PrefetchGroupAhead(const uint8_t* group, int64_t group_bytes, const float* scales) {
