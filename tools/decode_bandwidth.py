@@ -23,15 +23,9 @@ import subprocess
 import sys
 import tempfile
 
+from machine_read import machine_read_gbs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def machine_read_gbs(cli, cache):
-    r = subprocess.run([cli, "machine", "--refresh", "--force", "--json"], capture_output=True, text=True,
-                       env=dict(os.environ, NTPB_CACHE_DIR=cache))
-    if r.returncode != 0:
-        sys.exit("decode_bandwidth: `ntpbench machine --refresh` failed:\n" + r.stderr[-2000:])
-    return json.loads(r.stdout)["ceilings"]["read.dram"]["best"]
 
 
 def generate(cli, topology, backend, precision, sets, out):
@@ -69,9 +63,9 @@ def main():
         for attempt in range(a.attempts):
             print("decode_bandwidth: %d/%d %s, attempt %d" % (i + 1, len(precisions), precision,
                                                               attempt + 1), file=sys.stderr)
-            before = machine_read_gbs(cli, cache)
+            before = machine_read_gbs(cli, cache, "decode_bandwidth")
             moved, tpot_ms, steps_ms = generate(cli, a.topology, a.backend, precision, sets, out)
-            after = machine_read_gbs(cli, cache)
+            after = machine_read_gbs(cli, cache, "decode_bandwidth")
             gbs = moved / (tpot_ms * 1e-3) / 1e9
             # A decode step reads gigabytes, far beyond the last-level cache: more than the
             # read's rate means the bandwidth moved during the row, between the two reads.

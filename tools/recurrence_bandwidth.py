@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """DeepSpeech's recurrence against the memory floor: per precision, batch and route, the
 bidirectional LSTM's (or GRU's) effective recurrent-weight bandwidth (bytes of recurrent weights
-per step x steps / time) and its ratio to the DRAM read bandwidth `ntpbench machine --refresh`
+per step x steps / time) and its ratio to the DRAM read bandwidth `ntpbench machine --refresh --force`
 measures just before and just after that row's recurrence (this VM's bandwidth moves within
 seconds, so each row has its own reference, and a row whose two reads disagree is measured
 again).
@@ -25,14 +25,10 @@ import subprocess
 import sys
 import tempfile
 
+from machine_read import machine_read_gbs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BYTES = {"f32": 4, "bf16": 2, "f16": 2, "i8": 1}
-
-
-def machine_read_gbs(cli, cache):
-    out = subprocess.run([cli, "machine", "--refresh", "--json"], capture_output=True, text=True,
-                         check=True, env=dict(os.environ, NTPB_CACHE_DIR=cache)).stdout
-    return json.loads(out)["ceilings"]["read.dram"]["best"]
 
 
 def layer_ms(cli, path, layer, precision, batch, route, h, min_time, tmp):
@@ -89,10 +85,10 @@ def main():
         # seconds: a row counts when the reads before and after it agree within 10%, else it is
         # measured again (at most --attempts times; the last attempt is shown, marked '?').
         for attempt in range(a.attempts):
-            before = machine_read_gbs(cli, cache)
+            before = machine_read_gbs(cli, cache, "recurrence_bandwidth")
             alone_ms, _ = layer_ms(cli, alone, rnn["name"], precision, batch, route, h,
                                    a.min_time, tmp)
-            after = machine_read_gbs(cli, cache)
+            after = machine_read_gbs(cli, cache, "recurrence_bandwidth")
             if abs(before - after) <= 0.1 * max(before, after):
                 break
         steady = abs(before - after) <= 0.1 * max(before, after)
