@@ -154,7 +154,8 @@ TEST(PhaseTable, SetsThePrefillBesideADecodeStep) {
   EXPECT_NE(table.find("(10 measured)"), std::string::npos) << table;
   EXPECT_NE(table.find("(640 measured)"), std::string::npos) << table;
   // 80 MB in 2 ms: 40 GB/s, 40% of 100.
-  EXPECT_NE(table.find("40.0 GB/s, 40% of the 100.0 GB/s read bandwidth"), std::string::npos)
+  EXPECT_NE(table.find("40.0 GB/s, 40% of the 100.0 GB/s DRAM read `ntpbench machine` cached"),
+            std::string::npos)
       << table;
   m.phases.pop_back();
   EXPECT_EQ(RenderPhaseTable(m, 100), "") << "one phase alone: nothing to set beside";
