@@ -71,19 +71,16 @@ inline Floats NibbleWeights(const Ints& lanes) {
 }
 #endif
 
-// w4 asks for the group 8 KiB of weights ahead (its rows and its scales) before it widens a
-// group: widening takes 3 instructions per 8 bytes, and the out-of-order window reaches fewer
-// lines ahead than a plain read. Llama (1.1B) cut to 8 layers, w4 decode at batch 1, TPOT p50
-// medians, 2-core Zen 5 VM: 6.80 -> 6.08 ms over 6 alternations, 6.51 -> 6.43 over 8 more
-// (slower in 3 of the 14 rounds, by up to 6%; 16-32 KiB ahead, or into the L2, the same within
-// the noise; prefill unchanged). w8 (3 instructions per 16 bytes) gained nothing, 0-4% slower:
-// it has none.
-constexpr int64_t kPrefetchAhead = 8192;
-
-inline void PrefetchGroupAhead(const uint8_t* group, int64_t group_bytes, const float* scales) {
-  const char* w = reinterpret_cast<const char*>(group) + kPrefetchAhead;
+// Asks for the lines `ahead` bytes past a group of a panel (its weight rows, and the scales of
+// the group that far on) before the group is widened: widening takes 3 instructions per 8 (w4)
+// or 16 (w8) bytes, and the out-of-order window then reaches fewer lines ahead than a plain read
+// does. `ahead` 0: none.
+inline void PrefetchGroupAhead(const uint8_t* group, int64_t group_bytes, const float* scales,
+                               int64_t ahead) {
+  if (ahead <= 0) return;
+  const char* w = reinterpret_cast<const char*>(group) + ahead;
   for (int64_t b = 0; b < group_bytes; b += 64) _mm_prefetch(w + b, _MM_HINT_T0);
-  const char* s = reinterpret_cast<const char*>(scales + kPrefetchAhead / group_bytes * kPanel);
+  const char* s = reinterpret_cast<const char*>(scales + ahead / group_bytes * kPanel);
   for (int64_t b = 0; b < kPanel * 4; b += 64) _mm_prefetch(s + b, _MM_HINT_T0);
 }
 
@@ -100,7 +97,8 @@ inline void StoreColumns(const Floats& acc, float* y, int64_t columns) {
 template <int R>
 inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_len, int64_t groups,
                                                       const uint8_t* panel, const float* scales,
-                                                      float* y, int64_t y_stride, int64_t width) {
+                                                      float* y, int64_t y_stride, int64_t width,
+                                                      int64_t ahead) {
   constexpr int kPass = VectorsPerPass<R>();
   for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
     Floats acc[R][kPass];
@@ -109,6 +107,10 @@ inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_
     }
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
+      if (v0 == 0) {
+        PrefetchGroupAhead(panel + g * kWeightGroup * kPanel, kWeightGroup * kPanel,
+                           scales + g * kPanel, ahead);
+      }
       if constexpr (ScaleAfterGroup<R, kPass>()) {
         Floats part[R][kPass];
         for (int r = 0; r < R; ++r) {
@@ -159,7 +161,7 @@ inline __attribute__((always_inline)) void PanelRows8(const float* x, int64_t k_
 // bytes at a time, PanelRows4). An accumulator's halves sum the even and the odd rows; they are
 // folded, and the outputs put back in order, once per panel.
 inline void PanelRow4Pairs(const float* x, int64_t k_len, int64_t groups, const uint8_t* panel,
-                           const float* scales, float* y, int64_t width) {
+                           const float* scales, float* y, int64_t width, int64_t ahead) {
   // Lane l's output, less u/2 and 32 (u % 2): 4 (l % 8), to pick each lane's scale.
   const __m512i lane_column =
       _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
@@ -176,7 +178,8 @@ inline void PanelRow4Pairs(const float* x, int64_t k_len, int64_t groups, const 
       }
     };
     int64_t k = g * kWeightGroup;
-    PrefetchGroupAhead(panel + k * kPanel / 2, kWeightGroup * kPanel / 2, scales + g * kPanel);
+    PrefetchGroupAhead(panel + k * kPanel / 2, kWeightGroup * kPanel / 2, scales + g * kPanel,
+                       ahead);
     for (; k + 2 <= k_end; k += 2) {
       accumulate(_mm512_loadu_si512(panel + k * kPanel / 2),
                  _mm512_mask_blend_ps(0xFF00, _mm512_set1_ps(x[k]), _mm512_set1_ps(x[k + 1])));
@@ -210,10 +213,11 @@ inline void PanelRow4Pairs(const float* x, int64_t k_len, int64_t groups, const 
 template <int R>
 inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_len, int64_t groups,
                                                       const uint8_t* panel, const float* scales,
-                                                      float* y, int64_t y_stride, int64_t width) {
+                                                      float* y, int64_t y_stride, int64_t width,
+                                                      int64_t ahead) {
 #if defined(__AVX512F__)
   if constexpr (R == 1) {
-    PanelRow4Pairs(x, k_len, groups, panel, scales, y, width);
+    PanelRow4Pairs(x, k_len, groups, panel, scales, y, width, ahead);
     return;
   }
 #endif
@@ -228,7 +232,7 @@ inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_
       const int64_t k_end = std::min(k_len, (g + 1) * kWeightGroup);
       if (v0 == 0) {
         PrefetchGroupAhead(panel + g * kWeightGroup * kPanel / 2, kWeightGroup * kPanel / 2,
-                           scales + g * kPanel);
+                           scales + g * kPanel, ahead);
       }
       if constexpr (ScaleAfterGroup<R, 2 * kPass>()) {
         // sum_k x_k (n_k - 8) s = s (sum_k x_k n_k - 8 sum_k x_k): the offset (where
@@ -300,32 +304,33 @@ inline __attribute__((always_inline)) void PanelRows4(const float* x, int64_t k_
 template <int R, int kBits>
 inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t k_len, int64_t groups,
                                                      const uint8_t* panel, const float* scales,
-                                                     float* y, int64_t y_stride, int64_t width) {
+                                                     float* y, int64_t y_stride, int64_t width,
+                                                     int64_t ahead) {
   if constexpr (kBits == 8) {
-    PanelRows8<R>(x, k_len, groups, panel, scales, y, y_stride, width);
+    PanelRows8<R>(x, k_len, groups, panel, scales, y, y_stride, width, ahead);
   } else {
-    PanelRows4<R>(x, k_len, groups, panel, scales, y, y_stride, width);
+    PanelRows4<R>(x, k_len, groups, panel, scales, y, y_stride, width, ahead);
   }
 }
 
 template <int kBits>
 void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const uint8_t* panel,
-           const float* scales, float* y, int64_t y_stride, int64_t width) {
+           const float* scales, float* y, int64_t y_stride, int64_t width, int64_t ahead) {
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const float* xr = x + r0 * k_len;
     float* yr = y + r0 * y_stride;
     switch (std::min<int64_t>(4, rows - r0)) {
       case 1:
-        PanelRows<1, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        PanelRows<1, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
         break;
       case 2:
-        PanelRows<2, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        PanelRows<2, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
         break;
       case 3:
-        PanelRows<3, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        PanelRows<3, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
         break;
       default:
-        PanelRows<4, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width);
+        PanelRows<4, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
         break;
     }
   }
@@ -334,7 +339,11 @@ void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const ui
 }  // namespace
 
 WeightOnlyDense::WeightOnlyDense(const GroupQuantizedWeights& q)
-    : inputs(q.inputs), outputs(q.outputs), groups(q.groups), bits(q.levels > 7 ? 8 : 4) {
+    : inputs(q.inputs),
+      outputs(q.outputs),
+      groups(q.groups),
+      bits(q.levels > 7 ? 8 : 4),
+      prefetch_ahead(bits == 8 ? kPrefetchAheadW8 : kPrefetchAheadW4) {
   // w4's padding decodes to 0 (8 - 8); w8's is 0.
   packed.assign(static_cast<size_t>(panels() * panel_bytes()), bits == 8 ? 0 : 0x88);
   scales.assign(static_cast<size_t>(panels() * groups * kPanel), 0.0f);
@@ -369,9 +378,11 @@ void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) c
     const int64_t width = std::min(kPanel, outputs - p * kPanel);
     float* y_panel = y + p * kPanel;
     if (bits == 8) {
-      Panel<8>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width);
+      Panel<8>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width,
+               prefetch_ahead);
     } else {
-      Panel<4>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width);
+      Panel<4>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width,
+               prefetch_ahead);
     }
   }
 }
