@@ -319,6 +319,7 @@ void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const ui
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const float* xr = x + r0 * k_len;
     float* yr = y + r0 * y_stride;
+    if (r0 > 0) ahead = 0;  // the first 4 rows brought the panel into the L2
     switch (std::min<int64_t>(4, rows - r0)) {
       case 1:
         PanelRows<1, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
