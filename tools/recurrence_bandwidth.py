@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """DeepSpeech's recurrence against the memory floor: per precision, batch and route, the
 bidirectional LSTM's (or GRU's) effective recurrent-weight bandwidth (bytes of recurrent weights
-per step x steps / time) and its ratio to the DRAM read bandwidth `ntpbench machine --refresh --force`
-measures just before and just after that row's recurrence (this VM's bandwidth moves within
+per step x steps / time) and its ratio to the DRAM read bandwidth `ntpbench machine --refresh
+--force` measures just before and just after that row's recurrence (this VM's bandwidth moves within
 seconds, so each row has its own reference, and a row whose two reads disagree is measured
 again).
 

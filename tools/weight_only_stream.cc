@@ -1,11 +1,12 @@
-// The weight-only kernel's streaming rate at batch 1 against a plain two-thread read, alternating
-// within one process (a VM's memory bandwidth moves within seconds, so each pass is set against
-// the read just before it): llama (1.1B)'s dense layer shapes for 8 blocks (q, k, v, o, gate_up,
-// fc2; 176 MiB in w4, more than a last-level cache), each run with 2 threads, for each
+// The weight-only kernel's streaming rate at batch 1 against `ntpbench machine`'s DRAM read,
+// alternating within one process (a VM's memory bandwidth moves within seconds, so each pass is set
+// against the read just before it): llama (1.1B)'s dense layer shapes for 8 blocks (q, k, v, o,
+// gate_up, fc2; 176 MiB in w4, more than a last-level cache), each run with 2 threads, for each
 // `prefetch_ahead` given (WeightOnlyDense::prefetch_ahead, bytes; 0: none).
 //
 //   g++ -std=c++17 -O3 -march=native -fopenmp -I. -Iinclude -o weight_only_stream
 //       tools/weight_only_stream.cc src/backends/onednn/weight_only_dense.cc
+//       src/machine/ceiling_kernels.cc
 //   ./weight_only_stream w4|w8 [AHEAD ...]      (default: 0 and the kernel's default)
 #include <omp.h>
 
@@ -17,8 +18,8 @@
 #include <random>
 #include <vector>
 
-#include "src/backends/onednn/native_vectors.h"
 #include "src/backends/onednn/weight_only_dense.h"
+#include "src/machine/ceiling_kernels.h"
 
 using namespace ntpb;
 using namespace ntpb::onednn;
@@ -36,28 +37,6 @@ static GroupQuantizedWeights Make(int64_t in, int64_t out, int levels, unsigned 
   for (auto& s : q.scales) s = 0.01f * (1 + r() % 100);
   return q;
 }
-// A plain read of `n` floats by 2 threads, four vector accumulators each: GB/s.
-static double ReadGBs(const float* buf, size_t n) {
-  const auto t0 = std::chrono::steady_clock::now();
-  float total = 0;
-#pragma omp parallel num_threads(2) reduction(+ : total)
-  {
-    Floats a0{}, a1{}, a2{}, a3{};
-#pragma omp for schedule(static)
-    for (size_t i = 0; i < n; i += 4 * kLanes) {
-      a0 += LoadFloats(buf + i);
-      a1 += LoadFloats(buf + i + kLanes);
-      a2 += LoadFloats(buf + i + 2 * kLanes);
-      a3 += LoadFloats(buf + i + 3 * kLanes);
-    }
-    const Floats sum = a0 + a1 + a2 + a3;
-    for (int l = 0; l < kLanes; ++l) total += sum[l];
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (total == 12345) std::printf("!");  // keeps the sum
-  return n * 4.0 / s / 1e9;
-}
-
 int main(int argc, char** argv) {
   if (argc < 2 || (std::strcmp(argv[1], "w4") != 0 && std::strcmp(argv[1], "w8") != 0)) {
     std::fprintf(stderr, "usage: weight_only_stream w4|w8 [PREFETCH_AHEAD_BYTES ...]\n");
@@ -73,16 +52,14 @@ int main(int argc, char** argv) {
   double bytes = 0;
   for (auto& L : layers) bytes += L.packed.size() + L.scales.size() * 4.0;
   std::vector<float> x(in, 0.5f), y(out);
-  const size_t n = 64 << 20;  // 256 MiB
-  float* buf = static_cast<float*>(std::aligned_alloc(64, n * 4));
-  for (size_t i = 0; i < n; ++i) buf[i] = 1;
   std::vector<int64_t> variants;
   for (int i = 2; i < argc; ++i) variants.push_back(std::atoll(argv[i]));
   if (variants.empty()) variants = {0, layers[0].prefetch_ahead};
   std::vector<std::vector<double>> gbs(variants.size());
   std::vector<double> reads;
   for (int rep = 0; rep < 30; ++rep) {
-    reads.push_back(ReadGBs(buf, n));
+    // `ntpbench machine`'s own read.dram probe (256 MiB on huge pages), one timing.
+    reads.push_back(StreamBandwidth(StreamKind::kRead, 2, int64_t{256} << 20, 1).front());
     for (size_t v = 0; v < variants.size(); ++v) {
       for (auto& L : layers) L.prefetch_ahead = variants[v];
       auto t0 = std::chrono::steady_clock::now();

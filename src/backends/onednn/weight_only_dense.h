@@ -37,10 +37,12 @@ struct WeightOnlyDense {
 
   // Bytes of a panel past the group being widened that are asked for first (0: none), on the
   // panel's first pass. tools/weight_only_stream.cc, llama (1.1B)'s layer shapes x 8 blocks at
-  // batch 1, 2-core Zen 5 VM, alternating 30 times, x a plain two-thread read: w8 0.88-0.92
-  // without, 0.96-1.01 at 4 KiB (1.00 at 2), 0.96-0.98 at 8-32 in three runs, and 0.85 with or
-  // without at every distance in three runs an hour later; w4 0.86-0.91 without, 0.99-1.02 at
-  // 8 KiB, 1.01-1.05 at 16 (0.88 -> 1.01 in the later hour), 1.00 at 32.
+  // batch 1, 2-core Zen 5 VM, alternating 30 times, x the read beside each pass:
+  //  - a 45-50 GB/s read (a plain 4 KiB-page loop): w8 0.88-0.92 without, 0.96-1.01 at 4 KiB in
+  //    three runs, 0.85 at every distance in three later ones; w4 0.86-0.91 without, 0.99-1.02
+  //    at 8 KiB, 1.01-1.05 at 16, 1.00 at 32;
+  //  - an 82-86 GB/s read (`ntpbench machine`'s probe): w8 0.64-0.68 at every distance; w4
+  //    0.50-0.52 without, 0.73-0.74 at 8 KiB, 0.73-0.77 at 16, 0.72-0.74 at 32.
   static constexpr int64_t kPrefetchAheadW8 = 4096, kPrefetchAheadW4 = 16384;
 
   int64_t inputs = 0, outputs = 0, groups = 0;
