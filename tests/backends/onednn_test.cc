@@ -177,9 +177,9 @@ TEST(OnednnBackend, FusedRnnPrimitivesMatchTheEigenReference) {
 // the reference, at batch 1 to 4 (each row count has its own register blocking: 1, 2 and 3-4
 // rows take a panel in 1, 2 and 4 column passes on AVX2) and 5 (beyond the streamed route: auto
 // takes the matmul), with
-// 1 to 4 threads (one thread for both directions; one per direction; directions split over
-// several threads, which then synchronise at each step), in f32 and bf16, and with a hidden
-// size whose gates fill no whole panel (H 50: 150 and 200 columns).
+// 1 to 4 threads (each direction's panels shared among them, 4 threads more than a GRU's 3
+// panels), in f32 and bf16, and with a hidden size whose gates fill no whole panel (H 50: 150
+// and 200 columns).
 TEST(OnednnBackend, EveryRecurrentRouteMatchesTheEigenReference) {
   int checked = 0, skipped = 0;
   for (const char* op : {"lstm", "gru"}) {

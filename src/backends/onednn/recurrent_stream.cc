@@ -260,60 +260,61 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
       StatePairs(state.data() + d * n * h, n, h, state_pairs_.data() + d * n * kp_count);
     }
   }
-  // One direction per thread where there are threads enough; more threads split a direction's
-  // panels (and then synchronise at every step).
-  const int64_t per_dir = std::max<int64_t>(1, threads / dirs);
-  const int team = static_cast<int>(std::min<int64_t>(threads, dirs * per_dir));
-  const bool split = team >= dirs;  // else one thread runs the directions in turn
+  // The products of direction d's panels [p_begin, p_end), in the order of step s.
+  auto panels = [&](int64_t d, int64_t s, int64_t p_begin, int64_t p_end) {
+    const bool backwards = s % 2 == 1;  // the panels read last are read first next time
+    float* hg_d = hg.data() + d * n * padded;
+    const float* state_d = state.data() + d * n * h;
+    const uint32_t* pairs_d = state_pairs_.data() + d * n * kp_count;
+    for (int64_t i = 0; i < p_end - p_begin; ++i) {
+      const int64_t p = backwards ? p_end - 1 - i : p_begin + i;
+      const int64_t width = std::min(kPanel, gh - p * kPanel);
+      if (bf16_dot) {
+        DotPanel(pairs_d, n, kp_count, w16[d].data() + p * kp_count * 2 * kPanel, hg_d + p * kPanel,
+                 padded, width);
+      } else if (bf16) {
+        Panel(state_d, n, h, w16[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
+      } else {
+        Panel(state_d, n, h, w32[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
+      }
+    }
+  };
+  // The gate math of direction d at step s, from the products and the input projection.
+  auto gates_of = [&](int64_t d, int64_t s) {
+    const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
+    const StridedMatrix xt(const_cast<float*>(xg) + t * dirs * gh + d * gh, n, gh,
+                           Eigen::OuterStride<>(t_len * dirs * gh));
+    Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>> hg_d(
+        hg.data() + d * n * padded, n, gh, Eigen::OuterStride<>(padded));
+    MatrixMap state_d(state.data() + d * n * h, n, h);
+    if (lstm) {
+      MatrixMap cell_d(cell.data() + d * n * h, n, h);
+      recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
+    } else {
+      recurrent::GruGates(hg_d, xt, state_d, bias_hn.data() + d * h, h);
+    }
+    StridedMatrix(out + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
+        state_d;
+    if (bf16_dot) StatePairs(state_d.data(), n, h, state_pairs_.data() + d * n * kp_count);
+  };
+  // The directions in turn, every thread on a share of each step's panels: a step then reads one
+  // direction's weights (64 MiB at H 2048 f32), and the alternating order finds about half of
+  // them still in a 32 MiB L3, where one direction per core read both directions' 128 MiB a step
+  // between two syncs and found a fifth. DeepSpeech's LSTM, 2-core Zen 5 VM (32 MiB L3),
+  // alternating 3-4 times: H 2048 f32 batch 1 256-261 -> 210-219 ms, batch 4 211-300 -> 169-171,
+  // one thread 322-325 -> 293-299; H 1024 f32 27.4-28.4 -> 20.1-20.3; H 2048 bf16 (dot products)
+  // 106-110 -> 58-61; H 512 f32 and H 1024 bf16 (in the L3 either way) unchanged. The two
+  // barriers a step cost less than that.
+  const int team = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, p_count)));
 #pragma omp parallel num_threads(team)
   {
-    const int64_t tid = omp_get_thread_num();
-    const int64_t d_first = split ? tid / per_dir : 0, d_last = split ? d_first + 1 : dirs;
-    const int64_t part = split ? tid % per_dir : 0, parts = split ? per_dir : 1;
-    const int64_t p_begin = p_count * part / parts, p_end = p_count * (part + 1) / parts;
-    for (int64_t s = 0; s < t_len; ++s) {
-      const bool backwards = s % 2 == 1;  // the panels read last are read first next time
-      for (int64_t d = d_first; d < d_last; ++d) {
-        float* hg_d = hg.data() + d * n * padded;
-        const float* state_d = state.data() + d * n * h;
-        const uint32_t* pairs_d = state_pairs_.data() + d * n * kp_count;
-        for (int64_t i = 0; i < p_end - p_begin; ++i) {
-          const int64_t p = backwards ? p_end - 1 - i : p_begin + i;
-          const int64_t width = std::min(kPanel, gh - p * kPanel);
-          if (bf16_dot) {
-            DotPanel(pairs_d, n, kp_count, w16[d].data() + p * kp_count * 2 * kPanel,
-                     hg_d + p * kPanel, padded, width);
-          } else if (bf16) {
-            Panel(state_d, n, h, w16[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
-          } else {
-            Panel(state_d, n, h, w32[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
-          }
-        }
-      }
-      if (per_dir > 1) {
+    const int64_t tid = omp_get_thread_num(), parts = omp_get_num_threads();
+    const int64_t p_begin = p_count * tid / parts, p_end = p_count * (tid + 1) / parts;
+    for (int64_t d = 0; d < dirs; ++d) {
+      for (int64_t s = 0; s < t_len; ++s) {
+        panels(d, s, p_begin, p_end);
 #pragma omp barrier
-      }
-      // The gate math of each direction, by its first thread.
-      if (part == 0) {
-        for (int64_t d = d_first; d < d_last; ++d) {
-          const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
-          const StridedMatrix xt(const_cast<float*>(xg) + t * dirs * gh + d * gh, n, gh,
-                                 Eigen::OuterStride<>(t_len * dirs * gh));
-          Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>> hg_d(
-              hg.data() + d * n * padded, n, gh, Eigen::OuterStride<>(padded));
-          MatrixMap state_d(state.data() + d * n * h, n, h);
-          if (lstm) {
-            MatrixMap cell_d(cell.data() + d * n * h, n, h);
-            recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
-          } else {
-            recurrent::GruGates(hg_d, xt, state_d, bias_hn.data() + d * h, h);
-          }
-          StridedMatrix(out + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
-              state_d;
-          if (bf16_dot) StatePairs(state_d.data(), n, h, state_pairs_.data() + d * n * kp_count);
-        }
-      }
-      if (per_dir > 1) {
+        if (tid == 0) gates_of(d, s);
 #pragma omp barrier
       }
     }
