@@ -28,7 +28,9 @@
 // Tried and dropped, none beyond that VM's noise: two panels in lockstep (two streams per core),
 // software prefetch of the next panel's head, bf16 dot products' rows prefetched, batch 4 as two
 // passes of two rows over each (L2-resident) panel, a fixed L3-resident slab with the rest read
-// under prefetchnta (the hint cost the stream 15%).
+// under prefetchnta (the hint cost the stream 15%; with the directions in turn, every panel or
+// all but a 16-28 MiB slab under prefetchnta ran H 2048 f32 in 199-204 ms against 212-220 where
+// the VM read slowly and no faster where it read fast, 4 alternations: not kept on that).
 #pragma once
 
 #include <Eigen/Core>
