@@ -23,6 +23,10 @@ struct Cost {
   // such as an LSTM's recurrent weights at every step, less what is not read (the embedding
   // rows no id picks). The roofline's memory traffic.
   int64_t weight_traffic_bytes = 0;
+  // The largest weight tensor read more than once per execution (an LSTM direction's recurrent
+  // weights, read every step), 0 if none: what a cache must hold from one pass over it to the
+  // next. The largest of the parts where costs are summed.
+  int64_t reread_tensor_bytes = 0;
   // FLOPs per byte moved (weights + inputs + outputs), 0 when nothing moves.
   double Intensity() const;
   Cost& operator+=(const Cost& o);

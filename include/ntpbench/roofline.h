@@ -24,9 +24,11 @@ struct RooflineBound {
 // often as they are read, inputs, outputs) at the bandwidth, whichever takes longer. The
 // bandwidth is that of the plateau (`ntpbench machine`'s read.l2, read.l3, read.dram) whose
 // capacity holds what is read between two reads of the same bytes: for work that re-reads its
-// weights within an inference (a recurrent layer, every step), its own weights; otherwise
-// `working_set` (the bytes one inference touches: weights and peak activations), which stay
-// cached from one inference to the next when they fit.
+// weights within an inference (a recurrent layer, every step), its largest re-read tensor
+// (Cost::reread_tensor_bytes; its weights where that is 0); otherwise `working_set` (the bytes
+// one inference touches: weights and peak activations), which stay cached from one inference to
+// the next when they fit. Re-read tensors too large for the last-level cache have half of that
+// cache's capacity served from it at every pass after the first (the rest from memory).
 RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks& peaks,
                        int64_t working_set = 0);
 // What sets a bound, as tables and run files say it: "compute", or the memory level's name.

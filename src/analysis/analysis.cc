@@ -1,6 +1,7 @@
 // Per-layer and per-marker cost, and peak live activation memory under the execution order.
 #include "ntpbench/analysis.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ntpb {
@@ -17,6 +18,7 @@ Cost& Cost::operator+=(const Cost& o) {
   input_bytes += o.input_bytes;
   output_bytes += o.output_bytes;
   weight_traffic_bytes += o.weight_traffic_bytes;
+  reread_tensor_bytes = std::max(reread_tensor_bytes, o.reread_tensor_bytes);
   return *this;
 }
 
@@ -33,10 +35,16 @@ Cost LayerCost(const ResolvedLayer& layer, Precision precision) {
       const int64_t bytes = WeightOnlyBytes(precision, w.shape[0], w.shape[1]);
       c.weight_bytes += bytes;
       c.weight_traffic_bytes += n > 0 ? bytes * layer.weight_elements_read[i] / n : 0;
+      if (layer.weight_elements_read[i] > n) {
+        c.reread_tensor_bytes = std::max(c.reread_tensor_bytes, bytes);
+      }
       continue;
     }
     c.weight_bytes += n * eb;
     c.weight_traffic_bytes += layer.weight_elements_read[i] * eb;
+    if (layer.weight_elements_read[i] > n) {
+      c.reread_tensor_bytes = std::max(c.reread_tensor_bytes, n * eb);
+    }
   }
   // A view moves no data: it reads and writes nothing.
   if (!layer.is_view) {

@@ -391,8 +391,9 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
                 ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) + fits +
                       "its " + FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
                 : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
-           "; a layer that re-reads its weights in an inference, by its weights' plateau; from "
-           "`ntpbench machine`\n";
+           "; a layer that re-reads weights in an inference (a recurrence), by the plateau of its "
+           "largest re-read tensor, half the last-level cache served at each pass beyond it; "
+           "from `ntpbench machine`\n";
   }
   if (m.accuracy) out += FormatAccuracy(m);
   out += FormatCounterTable(m);

@@ -205,10 +205,50 @@ TEST(Roofline, RecurrentWeightsAreReadAtEveryStep) {
   const Cost c = LayerCost(t.layers[0], Precision::kF32);
   EXPECT_EQ(c.weight_bytes, 4 * (60 + 100 + 20));
   EXPECT_EQ(c.weight_traffic_bytes, 4 * (60 + 4 * 100 + 20));
+  EXPECT_EQ(c.reread_tensor_bytes, 4 * 100) << "w_h, the one tensor read more than once";
   // Other ops read each weight once.
   const ResolvedTopology d = Resolve(SingleLayer("dense", {{2, 7}}, {{"units", 5}}), {});
   const Cost dc = LayerCost(d.layers[0], Precision::kF32);
   EXPECT_EQ(dc.weight_traffic_bytes, dc.weight_bytes);
+  EXPECT_EQ(dc.reread_tensor_bytes, 0);
+  // Summed (a fused step, a marker, the total): the largest part's.
+  Cost sum = dc;
+  sum += c;
+  EXPECT_EQ(sum.reread_tensor_bytes, 4 * 100);
+  // Bidirectional: two w_h of 5x20, each its own tensor.
+  const ResolvedTopology bi =
+      Resolve(SingleLayer("lstm", {{1, 4, 3}}, {{"units", 5}, {"direction", "bidirectional"}}), {});
+  EXPECT_EQ(LayerCost(bi.layers[0], Precision::kF32).reread_tensor_bytes, 4 * 100);
+}
+
+TEST(Roofline, ReReadTensorsBeyondTheCacheFindHalfOfItServedAtEveryPass) {
+  // 50 GB/s memory, a 32 MiB last-level cache read at 200 GB/s. Two 64 MiB recurrent tensors
+  // (a bidirectional LSTM's w_h at H 2048 f32) read at each of 100 steps, with 64 MiB read once
+  // (w_x): of each pass after the first, 16 MiB come from the cache.
+  const MachinePeaks p = Peaks();
+  const int64_t mib = 1 << 20;
+  Cost rnn;
+  rnn.flops = 1'000'000;
+  rnn.weight_bytes = 2 * 64 * mib + 64 * mib;
+  rnn.weight_traffic_bytes = 2 * 100 * 64 * mib + 64 * mib;
+  rnn.reread_tensor_bytes = 64 * mib;
+  const double reread = 2.0 * 99 * 64 * mib, cached = reread / 4;
+  const double expected_ms =
+      ((static_cast<double>(rnn.weight_traffic_bytes) - cached) / 50e9 + cached / 200e9) * 1e3;
+  const RooflineBound b = Roofline(rnn, Precision::kF32, p, 300 * mib);
+  EXPECT_NEAR(b.ms, expected_ms, 1e-9);
+  EXPECT_EQ(b.level, MemoryLevel::kMemory);
+  EXPECT_LT(b.ms, static_cast<double>(rnn.weight_traffic_bytes) / 50e9 * 1e3);
+  // Without the re-read tensor's size the weights decide, all from memory (as before).
+  rnn.reread_tensor_bytes = 0;
+  EXPECT_DOUBLE_EQ(Roofline(rnn, Precision::kF32, p, 300 * mib).ms,
+                   static_cast<double>(rnn.weight_traffic_bytes) / 50e9 * 1e3);
+  // A re-read tensor within half the cache: the cache's bandwidth for all of it, though the
+  // layer's weights together would not fit.
+  rnn.reread_tensor_bytes = 8 * mib;
+  const RooflineBound small = Roofline(rnn, Precision::kF32, p, 300 * mib);
+  EXPECT_EQ(small.level, MemoryLevel::kLastLevelCache);
+  EXPECT_DOUBLE_EQ(small.ms, static_cast<double>(rnn.weight_traffic_bytes) / 200e9 * 1e3);
 }
 
 TEST(Roofline, AnEmbeddingReadsOnlyTheRowsItsIdsPick) {
