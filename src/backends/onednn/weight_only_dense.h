@@ -15,8 +15,9 @@
 //  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
 //    multiplied by their outputs' scales once (where the registers hold a second set of
 //    accumulators; else each weight is scaled as it is widened).
-// Bias, activation and a residual add are applied after it by a oneDNN binary primitive. An i8
-// run's recurrence takes the same panels where oneDNN's s8 matmul is generic (recurrent.cc).
+// Bias, activation and a residual add are applied after it by a oneDNN binary primitive (none
+// where the layer has none of them). An i8 run's recurrence takes the same panels where
+// oneDNN's s8 matmul is generic (recurrent.cc).
 // Tried and dropped: w4 at batch 1 with bf16 dot products (avx512_bf16): a 64-byte load's two
 // rows interleaved by 16-bit lanes, a vpermw table of bf16 nibble values giving pairs (k, k + 1)
 // for vdpbf16ps. On one Zen 5 core, a 1024 x 1024 layer in the L2: 54 G weights/s with x split
