@@ -12,8 +12,9 @@ onnxruntime-node) and `ntpbench run` on that same file alternate A B A B for --r
 
 Output (stdout): per workload and precision, each side's median latency over the rounds (its
 range), the ratio ntpbench / ONNX Runtime (below 1 is faster), ntpbench's GFLOP/s and share of
-its roofline bound (`ntpbench machine`'s ceilings, from the run's own analysis), and whether
-the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs in f32 only (it has
+its roofline bound (from the run's own analysis, against `ntpbench machine`'s ceilings measured
+at the start of this run, unless `--machine cached`; the header gives the DRAM read then and at
+the end), and whether the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs in f32 only (it has
 no bf16 kernels for them), so a bf16 row compares ntpbench bf16 against ONNX Runtime f32.
 `--profile` adds a per-layer table for each workload: ONNX Runtime's per-node kernel times
 (enableProfiling) beside ntpbench's per-layer p50, by node name, largest first.
@@ -26,6 +27,7 @@ Debian's python3-torch and python3-onnx (setup.sh --with-torch).
   /usr/bin/python3 tools/compare_ort.py --ort DIR [--build build] [--threads 2]
       [--models mlp:1,mlp:64,resnet50:1,mobilenet_v2:1,deepspeech:1:n_hidden=512,deepspeech:1]
       [--precision f32,bf16] [--min-time 2] [--rounds 3] [--profile] [--keep DIR]
+      [--machine refresh|cached]
 
 A workload is MODEL:BATCH[:PARAM=VALUE...]; deepspeech's default is n_hidden=2048, T=100.
 """
@@ -40,6 +42,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_pytorch as cp  # noqa: E402  (the builder and ntpbench's timing)
+from machine_read import machine_read_gbs  # noqa: E402
 
 ROOT = cp.ROOT
 
@@ -218,6 +221,9 @@ def main():
                    help="what ntpbench runs: the exported file (default) or the topology")
     p.add_argument("--profile", action="store_true", help="per-layer table against ORT's profile")
     p.add_argument("--keep", help="keep the exported ONNX files in this folder")
+    p.add_argument("--machine", choices=("refresh", "cached"), default="refresh",
+                   help="the roof's ceilings: `ntpbench machine --refresh` at the start of this "
+                        "run, in a cache of its own (default), or those the user's cache holds")
     args = p.parse_args()
     if not os.path.isdir(os.path.join(args.ort, "node_modules", "onnxruntime-node")):
         sys.exit("compare_ort.py: no onnxruntime-node under --ort %s; install it with: npm install "
@@ -228,6 +234,14 @@ def main():
     work = args.keep or tempfile.mkdtemp(prefix="compare_ort.")
     os.makedirs(work, exist_ok=True)
     ntpbench = os.path.join(args.build, "ntpbench")
+    reads = []
+    if args.machine == "refresh":
+        # The roof is set against ceilings measured now, on this machine as it is during the run
+        # (a VM's memory bandwidth moves between days and within minutes): every ntpbench below
+        # reads them from this cache.
+        os.environ["NTPB_CACHE_DIR"] = os.path.join(work, "machine-cache")
+        cp.progress("measuring the machine's ceilings (ntpbench machine --refresh)")
+        reads.append(machine_read_gbs(ntpbench, os.environ["NTPB_CACHE_DIR"], "compare_ort"))
 
     rows, profiles = [], []
     for item in args.models.split(","):
@@ -282,11 +296,18 @@ def main():
                     profiles.append(("%s %s" % (label, precision), ort_node_times(written[0]),
                                      entry))
 
+    if reads:
+        # The DRAM read again at the end, to show how far the machine moved during the run
+        # (`--force` without overwriting the start's ceilings: a cache of its own).
+        reads.append(machine_read_gbs(ntpbench, os.path.join(work, "machine-cache-end"),
+                                      "compare_ort"))
     print("ntpbench %s (on the %s) vs ONNX Runtime %s (CPU, all optimisations, sequential), "
           "%d threads, %d rounds A B A B; ratio = ntpbench / ORT of the medians; roof: the "
-          "run's GFLOP/s against its roofline bound from `ntpbench machine`" % (
+          "run's GFLOP/s against its roofline bound from `ntpbench machine`%s" % (
               args.backend, "exported ONNX file" if args.ntpbench_input == "onnx" else
-              "shipped topology", ort_version, args.threads, args.rounds))
+              "shipped topology", ort_version, args.threads, args.rounds,
+              " measured at the start of this run (DRAM read %.1f GB/s, %.1f at the end)" %
+              tuple(reads) if reads else "'s cache"))
     header = ("workload", "precision", "ntpbench ms", "(range)", "ORT f32 ms", "(range)",
               "ratio", "GFLOP/s", "% of roof", "reliability")
     print("| " + " | ".join(header) + " |")
