@@ -298,9 +298,10 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
     if (bf16_dot) StatePairs(state_d.data(), n, h, state_pairs_.data() + d * n * kp_count);
   };
   // The directions in turn, every thread on a share of each step's panels: a step then reads one
-  // direction's weights (64 MiB at H 2048 f32), and the alternating order finds about half of
-  // them still in a 32 MiB L3, where one direction per core read both directions' 128 MiB a step
-  // between two syncs and found a fifth. DeepSpeech's LSTM, 2-core Zen 5 VM (32 MiB L3),
+  // direction's weights (64 MiB at H 2048 f32), and the alternating order finds 15-21 MiB of
+  // them still in a 32 MiB L3 (1.25-1.33x the DRAM read at f32), where one direction per core
+  // read both directions' 128 MiB a step and found far less (1.04-1.13x). DeepSpeech's LSTM,
+  // 2-core Zen 5 VM (32 MiB L3),
   // alternating 3-4 times: H 2048 f32 batch 1 256-261 -> 210-219 ms, batch 4 211-300 -> 169-171,
   // one thread 322-325 -> 293-299; H 1024 f32 27.4-28.4 -> 20.1-20.3; H 2048 bf16 (dot products)
   // 106-110 -> 58-61; H 512 f32 and H 1024 bf16 (in the L3 either way) unchanged. The two

@@ -4,9 +4,10 @@
 // is all that matters. What it does about that, each measured on a 2-core AMD EPYC VM (Zen 5,
 // 32 MiB L3; README, "Backends", and tools/recurrence_bandwidth.py):
 //  - the directions in turn, every thread on a share of each step's panels with a barrier
-//    between steps: a step reads one direction's weights, half of which the L3 still holds from
-//    the step before (below); one direction per core, with no barriers, read both directions'
-//    weights a step and ran 1.2x (f32) to 1.8x (bf16) longer at H 2048;
+//    between steps: a step reads one direction's weights, a quarter (f32) to a half (bf16) of
+//    which the L3 still holds from the step before (below); one direction per core, with no
+//    barriers, read both directions' weights a step and ran 1.2x (f32) to 1.8x (bf16) longer
+//    at H 2048;
 //  - the weights of a direction packed in contiguous panels of 64 columns, so each thread reads
 //    one contiguous slab per step and the hardware prefetcher sees one stream;
 //  - the panels read in alternating order from one step to the next, so the tail read last is
