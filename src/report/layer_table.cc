@@ -391,9 +391,9 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
                 ? "last-level cache " + Printf("%.1f GB/s", peaks->cache_bandwidth_gbs) + fits +
                       "its " + FormatBytes(static_cast<double>(peaks->cache_bytes)) + ")"
                 : "memory " + Printf("%.1f GB/s", peaks->bandwidth_gbs)) +
-           "; a layer that re-reads weights in an inference (a recurrence), by the plateau of its "
-           "largest re-read tensor, half the last-level cache served at each pass beyond it; "
-           "from `ntpbench machine`\n";
+           "; from `ntpbench machine`\n"
+           "      a recurrence (weights re-read each step): its largest re-read tensor's plateau, "
+           "half the L3 served beyond it\n";
   }
   if (m.accuracy) out += FormatAccuracy(m);
   out += FormatCounterTable(m);
