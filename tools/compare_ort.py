@@ -14,8 +14,9 @@ Output (stdout): per workload and precision, each side's median latency over the
 range), the ratio ntpbench / ONNX Runtime (below 1 is faster), ntpbench's GFLOP/s and share of
 its roofline bound (from the run's own analysis, against `ntpbench machine`'s ceilings measured
 at the start of this run, unless `--machine cached`; the header gives the DRAM read then and at
-the end), and whether the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs in f32 only (it has
-no bf16 kernels for them), so a bf16 row compares ntpbench bf16 against ONNX Runtime f32.
+the end), and whether the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs
+in f32 only (it has no bf16 kernels for them), so a bf16 row compares ntpbench bf16 against ONNX
+Runtime f32.
 `--profile` adds a per-layer table for each workload: ONNX Runtime's per-node kernel times
 (enableProfiling) beside ntpbench's per-layer p50, by node name, largest first.
 

@@ -41,14 +41,17 @@ RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks
   auto it = peaks.peak_gflops.find(PrecisionName(precision));
   if (it == peaks.peak_gflops.end() || peaks.bandwidth_gbs <= 0) return {};
   const bool rereads = cost.weight_bytes > 0 && cost.weight_traffic_bytes > cost.weight_bytes;
-  // What is read between two reads of the same bytes: for re-read weights, one pass over the
+  // What is read between two reads of the same bytes: the working set from one inference to the
+  // next; for re-read weights, one pass over the
   // largest re-read tensor where the cost knows it (work that takes its re-read tensors one at
   // a time, as the onednn backend's recurrences take an LSTM's directions), else its weights.
+  const bool rereads_known = rereads && cost.reread_tensor_bytes > 0;
   const int64_t reuse =
-      rereads && cost.reread_tensor_bytes > 0
+      !rereads ? working_set
+      : rereads_known
           ? cost.reread_tensor_bytes
           : std::min(cost.weight_bytes, working_set > 0 ? working_set : cost.weight_bytes);
-  const MemoryLevel level = LevelFor(rereads ? reuse : working_set, peaks);
+  const MemoryLevel level = LevelFor(reuse, peaks);
   const double bandwidth = level == MemoryLevel::kL2               ? peaks.l2_bandwidth_gbs
                            : level == MemoryLevel::kLastLevelCache ? peaks.cache_bandwidth_gbs
                                                                    : peaks.bandwidth_gbs;
@@ -59,8 +62,8 @@ RooflineBound Roofline(const Cost& cost, Precision precision, const MachinePeaks
   // onednn recurrence, reading in alternating order, ran at 1.25-2.17x the DRAM read with 32-64
   // MiB a step, as if 15-21 MiB of a 32 MiB L3 were served each step).
   double cached = 0;
-  if (rereads && cost.reread_tensor_bytes > 0 && level == MemoryLevel::kMemory &&
-      peaks.cache_bandwidth_gbs > 0 && peaks.cache_bytes > 0) {
+  if (rereads_known && level == MemoryLevel::kMemory && peaks.cache_bandwidth_gbs > 0 &&
+      peaks.cache_bytes > 0) {
     const double kept = std::min(static_cast<double>(peaks.cache_bytes / 2),
                                  static_cast<double>(cost.reread_tensor_bytes));
     const double reread = static_cast<double>(cost.weight_traffic_bytes - cost.weight_bytes);
