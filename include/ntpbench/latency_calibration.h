@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ntpbench/analysis.h"
+#include "ntpbench/backend.h"
 #include "ntpbench/machine_class.h"
 #include "ntpbench/resolve.h"
 
@@ -19,7 +20,7 @@ namespace ntpb {
 // What prices a step: which kind of work it is and how much.
 struct StepFeatures {
   // The host layer's op and its kind where kernels differ: "conv2d", "conv2d.depthwise",
-  // "conv2d.grouped", "dense", "lstm".
+  // "conv2d.grouped", "conv2d.winograd" (the backend's algorithm, PlannedStep), "dense", "lstm".
   std::string family;
   std::string detail;  // what else picks the kernel within the family: "k3s2" for a conv2d
   std::string fused;   // the layers fused into the step, by op: "+batchnorm+relu+add"
@@ -37,9 +38,10 @@ struct StepFeatures {
   std::string Signature() const;
 };
 
-// The step that computes layers first..first+fused of `topology` (`analysis` of it).
+// The step `step` of a backend's plan of `topology` (`analysis` of it): the layers
+// step.layer..step.layer+step.fused, and the algorithm the backend picked for it.
 StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                            int first, int fused);
+                            const PlannedStep& step);
 
 struct CalibrationSample {
   StepFeatures features;
@@ -48,7 +50,9 @@ struct CalibrationSample {
 };
 
 struct LatencyCalibration {
-  static constexpr int kVersion = 1;
+  // 2: a backend's algorithm became part of a step's kind (conv2d.winograd); version 1's
+  // samples priced Winograd and direct convolutions alike.
+  static constexpr int kVersion = 2;
   std::string file;  // where it was read from (messages; not serialized)
   MachineClass machine;
   std::string backend;              // "onednn"

@@ -91,7 +91,7 @@ std::vector<PlannedStep> Backend::PlanSteps(const ResolvedTopology& topology,
                                             const RunConfig& config) const {
   (void)config;
   std::vector<PlannedStep> steps;
-  for (size_t i = 0; i < topology.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
+  for (size_t i = 0; i < topology.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0, ""});
   return steps;
 }
 

@@ -147,7 +147,8 @@ int Calibrate(const CalibrateOptions& given) {
       return rc;
     }
     const Topology topology = ReadTopologyShapes(probe.topology_path);
-    AddProbeSamples(ReadSweepResults(s.output), topology, precision, &calibration);
+    AddProbeSamples(ReadSweepResults(s.output), topology, *FindBackend(o.backend), config,
+                    &calibration);
     calibration.probes.push_back(probe.name);
     if (outcome.budget_reached) {
       // First: the problems printed at the end are the first few.

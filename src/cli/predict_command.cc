@@ -74,7 +74,7 @@ std::vector<PlannedStep> Plan(const ResolvedTopology& r, const LatencyCalibratio
                  c.file.c_str(), c.backend.c_str());
   }
   std::vector<PlannedStep> steps;
-  for (size_t i = 0; i < r.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0});
+  for (size_t i = 0; i < r.layers.size(); ++i) steps.push_back({static_cast<int>(i), 0, ""});
   return steps;
 }
 

@@ -28,8 +28,8 @@ std::map<int, MeasuredUnit> MeasuredUnits(const RunMeasurement& m,
   return units;
 }
 
-void AddProbeSamples(const SweepResults& results, const Topology& probe, Precision precision,
-                     LatencyCalibration* calibration) {
+void AddProbeSamples(const SweepResults& results, const Topology& probe, const Backend& backend,
+                     const RunConfig& config, LatencyCalibration* calibration) {
   const std::string name = results.sweep.value("name", probe.name);
   for (const SweepPointResult& point : results.points) {
     if (!point.ok) {
@@ -63,13 +63,16 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, Precisi
       }
     }
     const ResolvedTopology topology = Resolve(probe, env);
-    const TopologyAnalysis analysis = Analyze(topology, precision);
+    const TopologyAnalysis analysis = Analyze(topology, config.precision);
+    std::map<int, std::string> algorithms;
+    for (const PlannedStep& p : backend.PlanSteps(topology, config))
+      algorithms[p.layer] = p.algorithm;
     const RunMeasurement m = benchmark.Measurement();
     const std::map<int, MeasuredUnit> units = MeasuredUnits(m, topology);
     for (const auto& [layer, unit] : units) {
       if (!(unit.ms > 0)) continue;
       CalibrationSample sample;
-      sample.features = FeaturesOfStep(topology, analysis, layer, unit.fused);
+      sample.features = FeaturesOfStep(topology, analysis, {layer, unit.fused, algorithms[layer]});
       sample.ms = unit.ms;
       sample.source = name + " " + point.id + " / " + topology.layers[layer].name;
       calibration->samples.push_back(sample);

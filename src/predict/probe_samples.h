@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "ntpbench/backend.h"
 #include "ntpbench/latency_calibration.h"
 #include "ntpbench/precision.h"
 #include "ntpbench/results.h"
@@ -22,9 +23,11 @@ struct MeasuredUnit {
 std::map<int, MeasuredUnit> MeasuredUnits(const RunMeasurement& run,
                                           const ResolvedTopology& topology);
 
-// Adds `results`' samples (and its failed and unreliable points) to `calibration`. Throws
-// ntpb::Error naming the results file for a point whose run is unreadable.
-void AddProbeSamples(const SweepResults& results, const Topology& probe, Precision precision,
-                     LatencyCalibration* calibration);
+// Adds `results`' samples (and its failed and unreliable points) to `calibration`, each step of
+// the kind `backend`'s plan gives it under `config` (the algorithm it picks by shape), as a
+// prediction will plan it. Throws ntpb::Error naming the results file for a point whose run is
+// unreadable.
+void AddProbeSamples(const SweepResults& results, const Topology& probe, const Backend& backend,
+                     const RunConfig& config, LatencyCalibration* calibration);
 
 }  // namespace ntpb

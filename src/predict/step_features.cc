@@ -11,7 +11,8 @@ std::string StepFeatures::Signature() const {
 }
 
 StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                            int first, int fused) {
+                            const PlannedStep& step) {
+  const int first = step.layer, fused = step.fused;
   const ResolvedLayer& host = topology.layers[first];
   StepFeatures f;
   f.family = host.op;
@@ -26,6 +27,9 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
     // the reorder of its input are its own, unlike any convolution of as many FLOPs inside.
     if (groups == 1 && channels <= 4) f.family += ".image";
   }
+  // A backend's other algorithm for the op (oneDNN's Winograd convolution, 2-4x the direct
+  // one's rate on the same FLOPs) is a kind of its own, or its samples price direct ones.
+  if (!step.algorithm.empty()) f.family += "." + step.algorithm;
   if (host.attrs.Has("kernel") && host.attrs.Has("stride") &&
       host.attrs.json()["kernel"].is_array() && host.attrs.json()["stride"].is_array()) {
     const auto k = host.attrs.Ints("kernel"), s = host.attrs.Ints("stride");

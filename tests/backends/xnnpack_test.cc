@@ -130,7 +130,7 @@ TEST_F(XnnpackTest, AConvolutionAbsorbsItsBatchnormAndRelu) {
   // The plan a prediction prices is the steps Compile makes.
   std::vector<PlannedStep> compiled;
   for (const StepInfo& s : exe->steps()) {
-    if (s.layer >= 0) compiled.push_back({s.layer, s.fused});
+    if (s.layer >= 0) compiled.push_back({s.layer, s.fused, ""});
   }
   const std::vector<PlannedStep> planned = backend_->PlanSteps(t, config_);
   ASSERT_EQ(planned.size(), compiled.size());

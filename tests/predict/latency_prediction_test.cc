@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <set>
 
 #include "ntpbench/error.h"
 #include "ntpbench/topology_file.h"
@@ -20,7 +22,7 @@ ResolvedTopology ResolveFile(const std::string& name, const ParamEnv& env) {
 
 std::vector<PlannedStep> OnePerLayer(const ResolvedTopology& r) {
   std::vector<PlannedStep> plan;
-  for (size_t i = 0; i < r.layers.size(); ++i) plan.push_back({static_cast<int>(i), 0});
+  for (size_t i = 0; i < r.layers.size(); ++i) plan.push_back({static_cast<int>(i), 0, ""});
   return plan;
 }
 
@@ -37,7 +39,7 @@ LatencyCalibration MlpCalibration(double rate) {
       const TopologyAnalysis a = Analyze(r, Precision::kF32);
       for (size_t i = 0; i < r.layers.size(); ++i) {
         CalibrationSample s;
-        s.features = FeaturesOfStep(r, a, static_cast<int>(i), 0);
+        s.features = FeaturesOfStep(r, a, {static_cast<int>(i), 0, ""});
         s.ms = s.features.flops / rate + 0.001;
         s.source = "mlp " + std::to_string(hidden) + " / " + r.layers[i].name;
         c.samples.push_back(s);
@@ -117,7 +119,7 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   const TopologyAnalysis a = Analyze(r, Precision::kBf16);
   const int dw = r.LayerIndex("features.1.depthwise");
   ASSERT_GE(dw, 0);
-  const StepFeatures f = FeaturesOfStep(r, a, dw, 2);
+  const StepFeatures f = FeaturesOfStep(r, a, {dw, 2, ""});
   EXPECT_EQ(f.family, "conv2d.depthwise");
   EXPECT_EQ(f.detail, "k3s1");
   EXPECT_EQ(f.fused, "+batchnorm+clipped_relu");
@@ -127,7 +129,7 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   EXPECT_EQ(f.flops, static_cast<double>(cost.flops));
   EXPECT_EQ(f.bytes,
             static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes));
-  const StepFeatures stem = FeaturesOfStep(r, a, 0, 0);
+  const StepFeatures stem = FeaturesOfStep(r, a, {0, 0, ""});
   EXPECT_EQ(stem.Signature(), "conv2d.image[k3s2]");
 }
 
@@ -166,6 +168,57 @@ TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
   EXPECT_EQ(FindBackend("eigen")->PlanSteps(r, {}).size(), r.layers.size());
 }
 
+// The plan names the convolutions oneDNN runs as Winograd (a kind of step of their own to a
+// calibration): f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more. Where oneDNN
+// has Winograd for the ISA (AVX-512), the compiled kernels are those; elsewhere the compile falls
+// back to the direct algorithm and the plan still names the same steps (a calibration made there
+// keeps them apart all the same).
+TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  const Backend& onednn = *FindBackend("onednn");
+  // ResNet-50 at 112: layer1's 3x3 convolutions at 28x28 over 64 channels; the rest smaller.
+  const ResolvedTopology t = ResolveFile("resnet50.json", {{"size", 112}});
+  RunConfig config;
+  std::set<int> planned;
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
+    const ResolvedLayer& l = t.layers[p.layer];
+    const bool expected = l.op == "conv2d" && l.attrs.Ints("kernel")[0] == 3 &&
+                          l.attrs.Ints("stride")[0] == 1 && l.input_shapes[0][1] >= 64 &&
+                          l.output_shapes[0][2] >= 28;
+    EXPECT_EQ(p.algorithm, expected ? "winograd" : "") << l.name;
+    if (!p.algorithm.empty()) planned.insert(p.layer);
+  }
+  EXPECT_EQ(planned.size(), 3u);  // layer1's three bottlenecks
+  const std::unique_ptr<Executable> exe = onednn.Compile(t, config);
+  std::set<int> compiled;
+  for (const StepInfo& s : exe->steps()) {
+    if (!s.inlay && s.kernel.find("wino") != std::string::npos) compiled.insert(s.layer);
+  }
+  if (!compiled.empty()) EXPECT_EQ(compiled, planned);
+  // A first convolution over an image's 3 channels is never Winograd (3-4x slower there), nor
+  // one over 32.
+  const ResolvedTopology tiny = ResolveFile("tiny_cnn.json", {{"size", 64}, {"width", 32}});
+  EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, "");
+  config.options["winograd"] = "all";
+  EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, "winograd");
+  config.options["winograd"] = "off";
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+  // bf16 has none.
+  config.options.clear();
+  config.precision = Precision::kBf16;
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+}
+
+// A Winograd convolution is a kind of its own: its samples never price a direct one.
+TEST(LatencyPrediction, AnAlgorithmIsAKindOfItsOwn) {
+  const ResolvedTopology r = ResolveFile("resnet50.json", {{"size", 112}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const int conv = r.LayerIndex("layer1.0.conv2");
+  ASSERT_GE(conv, 0);
+  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, "winograd"}).Signature(), "conv2d.winograd[k3s1]");
+  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, ""}).Signature(), "conv2d[k3s1]");
+}
+
 TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   LatencyCalibration c = MlpCalibration(1e8);
   c.machine.cpu = "Test CPU";
@@ -196,7 +249,9 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_NE(message(R"({"format": "ntpbench-sweep"})").find("field 'format'"), std::string::npos);
   nlohmann::json j = nlohmann::json::parse(text);
   j["version"] = 99;
-  EXPECT_NE(message(j.dump()).find("version 99, this ntpbench reads version 1"), std::string::npos);
+  EXPECT_NE(message(j.dump()).find("version 99, this ntpbench reads version " +
+                                   std::to_string(LatencyCalibration::kVersion)),
+            std::string::npos);
   j = nlohmann::json::parse(text);
   j["samples"][2]["ms"] = -1;
   EXPECT_NE(message(j.dump()).find("field 'samples[2].ms'"), std::string::npos)

@@ -275,26 +275,6 @@ void BuildMatmul(Builder& b) {
                   {DNNL_ARG_DST, mo}});
 }
 
-// Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
-// this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones
-// 2x faster than its direct brgconv, 14x14 ones 1.15x, 7x7 ones no faster. In the network each
-// also costs a reorder in and out of its blocked layout, which leaves ResNet-50 a few percent
-// faster. The option winograd=off never uses it, =all wherever oneDNN has it (tests).
-// oneDNN 2.6 has no bf16 or int8 Winograd.
-dnnl::algorithm ConvAlgorithm(const Builder& b, const Shape& in, const Shape& out) {
-  const ResolvedLayer& l = b.layer();
-  const std::string& mode = b.option("winograd");
-  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation");
-  const bool shape_ok = k[0] == 3 && k[1] == 3 && s[0] == 1 && s[1] == 1 && d[0] == 1 &&
-                        d[1] == 1 && l.attrs.Int("groups") == 1 && in.size() == 4;
-  const bool large = out[2] * out[3] >= 28 * 28;
-  if (mode == "off" || !shape_ok || b.act() != dt::f32 || b.quantized() ||
-      (!large && mode != "all")) {
-    return dnnl::algorithm::convolution_direct;
-  }
-  return dnnl::algorithm::convolution_winograd;
-}
-
 void BuildConv(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -321,7 +301,9 @@ void BuildConv(Builder& b) {
   bool pd_in_place = false, with_add_in_place = false;
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
-  const dnnl::algorithm algorithm = ConvAlgorithm(b, in, out);
+  const dnnl::algorithm algorithm = UsesWinograd(l, b.config().precision, b.option("winograd"))
+                                        ? dnnl::algorithm::convolution_winograd
+                                        : dnnl::algorithm::convolution_direct;
   auto make_pd = [&](const memory::desc* residual, bool in_place) {
     const memory::desc src_any(Dims(in), hp.src, tag::any), dst_any(Dims(out), hp.dst, tag::any),
         w_any(w_dims, hp.weights, tag::any);
@@ -459,6 +441,35 @@ void BuildConvTranspose(Builder& b) {
 }
 
 }  // namespace
+
+// Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
+// this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones
+// 2x faster than its direct brgconv, 14x14 ones 1.15x, 7x7 ones no faster. In the network each
+// also costs a reorder in and out of its blocked layout, which leaves ResNet-50 a few percent
+// faster. Only with 64 channels in and out or more (a Zen 5 VM, f32, 2 threads): alone, after a
+// 1x1 convolution, one such layer ran 1.5-3.9x direct's time over an image's 3 or 8 channels,
+// 0.9-1.2x over 16 or 24, 0.6-0.8x over 32-128; in small networks, where direct kernels keep
+// few channels in an unblocked layout, the Winograd layers' reorders, the slower pooling and
+// depthwise layers after them, and a residual add then falling back to a slower direct kernel
+// made a 3-channel first layer 3x slower (tiny_cnn at batch 8) and random CNNs of 24 and 32
+// channels 18-30% slower than all direct.
+// The option winograd=off never uses it, =all wherever oneDNN has it (tests).
+// oneDNN 2.6 has no bf16 or int8 Winograd.
+bool UsesWinograd(const ResolvedLayer& l, Precision precision, const std::string& mode) {
+  if (l.op != "conv2d" || mode == "off" || precision == Precision::kBf16 ||
+      precision == Precision::kI8) {
+    return false;
+  }
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation");
+  const bool shape_ok = k[0] == 3 && k[1] == 3 && s[0] == 1 && s[1] == 1 && d[0] == 1 &&
+                        d[1] == 1 && l.attrs.Int("groups") == 1 && in.size() == 4;
+  if (!shape_ok) return false;
+  if (mode == "all") return true;
+  return in[1] >= kWinogradMinChannels && out[1] >= kWinogradMinChannels &&
+         out[2] * out[3] >= 28 * 28;
+}
 
 void AddDenseConvOps(OpTable* table) {
   (*table)["dense"] = BuildDense;

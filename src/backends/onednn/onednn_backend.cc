@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -329,13 +330,15 @@ class OnednnBackend : public Backend {
   // VM); planned apart, i8 was predicted with adds its convolutions had absorbed.
   std::vector<PlannedStep> PlanSteps(const ResolvedTopology& t,
                                      const RunConfig& config) const override {
-    const bool fusion = BackendOptionValues(*this, config).at("fusion") == "on";
+    const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
+    const bool fusion = options.at("fusion") == "on";
     const TensorUses uses = AnalyzeTensorUses(t);
     std::vector<PlannedStep> steps;
     for (size_t i = 0; i < t.layers.size(); ++i) {
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
       if (plan.residual && config.precision == Precision::kBf16) plan.DropResidual();
-      steps.push_back({static_cast<int>(i), plan.fused});
+      const bool winograd = UsesWinograd(t.layers[i], config.precision, options.at("winograd"));
+      steps.push_back({static_cast<int>(i), plan.fused, winograd ? "winograd" : ""});
       i += plan.fused;
     }
     return steps;

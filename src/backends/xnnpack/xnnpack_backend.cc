@@ -466,7 +466,7 @@ class XnnpackBackend : public Backend {
     (void)config;
     std::vector<PlannedStep> steps;
     for (const Chain& c : PlanChains(t)) {
-      steps.push_back({static_cast<int>(c.host - t.layers.data()), c.fused()});
+      steps.push_back({static_cast<int>(c.host - t.layers.data()), c.fused(), ""});
     }
     return steps;
   }
