@@ -61,6 +61,15 @@ def cnn_probe(rng):
     def fits(p):
         return p["size"] * p["size"] * p["width"] * p["width"] * p["batch"] <= 224 * 224 * 64 * 64 * 2
     points = spread(rng, combos, sizes, 7, fits)
+    # And each combination's largest image at the widest width that fits: a network's first
+    # layers at 224x224 and batch 8 hold tens of MB of activations each, beyond the L3, and ran
+    # at half the byte rate of any smaller sample (MobileNet v2 at batch 8 was predicted 22-26%
+    # fast from them).
+    for combo in combos:
+        widest = max(w for w in sizes["width"] if fits(dict(combo, size=224, width=w)))
+        corner = dict(combo, size=224, width=widest)
+        if corner not in points:
+            points.append(corner)
     return sweep("probe_cnn", "Convolutions in context (topologies/backbone.json): standard, "
                  "depthwise-separable and grouped, kernels 1-7, strides 1 and 2, 16 to 1024 "
                  "channels, images 1x1 to 224x224, with their batchnorm, activations and residual "
