@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -63,9 +64,18 @@ struct LatencyCalibration {
   int points = 0;                   // probe runs measured
   int failed_points = 0;            // probe runs that failed (their reasons in `problems`)
   int unreliable_points = 0;        // measured on a busy machine or with a wide spread
+  // Per probe, how much the machine's speed moved while it ran: its first point's latency run
+  // again after its last, over the first run, less 1. A VM's can move by a quarter within
+  // minutes while no point looks disturbed on its own (kDriftLimit: a problem line).
+  std::map<std::string, double> probe_drift;
+  static constexpr double kDriftLimit = 0.10;
   std::vector<std::string> problems;
   std::vector<CalibrationSample> samples;
 };
+
+// The probe whose machine moved most while it ran, where that exceeds kDriftLimit: "the
+// machine's speed moved by 24% while probe_cnn ran"; "" where every probe stayed within it.
+std::string DriftNote(const LatencyCalibration& calibration);
 
 nlohmann::json LatencyCalibrationJson(const LatencyCalibration& calibration);
 // Throws ntpb::Error naming the file and the field for a file that is not a calibration, another

@@ -5,6 +5,7 @@
 // folder beside the output: an interrupted calibration goes on from there when run again.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -118,6 +119,7 @@ int Calibrate(const CalibrateOptions& given) {
     s.resume = std::filesystem::exists(s.output);
     s.point_timeout = o.point_timeout;
     s.print_table = false;
+    s.measure_drift = true;
     if (o.budget > 0) {
       // What is left, shared by the probes left: one that finishes early leaves its time to the
       // next.
@@ -150,6 +152,19 @@ int Calibrate(const CalibrateOptions& given) {
     AddProbeSamples(ReadSweepResults(s.output), topology, *FindBackend(o.backend), config,
                     &calibration);
     calibration.probes.push_back(probe.name);
+    if (outcome.drift) {
+      const double drift = *outcome.drift;
+      calibration.probe_drift[probe.name] = drift;
+      if (std::abs(drift) > LatencyCalibration::kDriftLimit) {
+        calibration.problems.insert(
+            calibration.problems.begin(),
+            probe.name + ": the machine's speed moved while it ran: its first point (" +
+                outcome.drift_point + ") took " + FormatNumber("%.0f", 100 * std::abs(drift)) +
+                (drift > 0 ? "% longer" : "% less") +
+                " when run again at its end; its samples are kept, but a calibration made "
+                "on a quiet machine prices better");
+      }
+    }
     if (outcome.budget_reached) {
       // First: the problems printed at the end are the first few.
       calibration.problems.insert(

@@ -528,6 +528,14 @@ int Predict(const PredictOptions& o) {
   for (const std::string& file : o.calibrations) {
     calibrations.push_back(ReadLatencyCalibration(file));
   }
+  for (const LatencyCalibration& c : calibrations) {
+    if (const std::string drift = DriftNote(c); !drift.empty()) {
+      std::fprintf(stderr,
+                   "ntpbench predict: warning: %s: %s, and its samples carry that error "
+                   "(calibrate again on a quiet machine)\n",
+                   c.file.c_str(), drift.c_str());
+    }
+  }
   if (o.check) return Check(o, calibrations);
   if (o.topologies.size() != 1) {
     throw Error("", "", "TOPOLOGY", "predict takes one topology (--check takes several)");

@@ -31,6 +31,7 @@
 #include "src/common/benchmark_json.h"
 #include "src/common/file_io.h"
 #include "src/common/format_number.h"
+#include "src/common/statistics.h"
 
 namespace ntpb::cli {
 namespace {
@@ -263,6 +264,17 @@ SweepPointResult PointResult(const SweepPoint& p, const PointOutcome& r,
   return result;
 }
 
+// A measured point's latency: the median of its repetitions' p50s.
+double LatencyMs(const SweepPointResult& result, const std::string& out) {
+  const RunResults run = result.Run(out);
+  const BenchmarkResult& b = run.benchmarks.begin()->second;
+  std::vector<double> p50s;
+  for (size_t i = 0; i < b.repetitions.size(); ++i) {
+    p50s.push_back(b.RepetitionMeasurement(i).net.p50_ms);
+  }
+  return Median(p50s.empty() || p50s.front() <= 0 ? b.real_time_ms : p50s);
+}
+
 // A point's progress line: its latency and throughput, a generation's TTFT and TPOT, or why
 // it failed.
 std::string PointProgress(const SweepPointResult& result, const std::string& out) {
@@ -362,6 +374,8 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
   std::array<int64_t, 3> as_written = FileStamp(out);  // the results file as this sweep left it
   size_t ran = 0;
   bool budget_reached = false;
+  const SweepPoint* first_ok = nullptr;  // measure_drift: the first point measured, and its time
+  double first_ms = 0;
   for (size_t i = 0; i < todo.size(); ++i) {
     const SweepPoint& p = *todo[i];
     if (o.budget_seconds > 0 && ran > 0 && spent + spent / ran > o.budget_seconds) {
@@ -402,6 +416,10 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     std::remove(json_tmp.c_str());
     if (result.ok) std::remove(log.c_str());
     failed += result.ok ? 0 : 1;
+    if (result.ok && !first_ok && o.measure_drift) {
+      first_ok = &p;
+      first_ms = LatencyMs(result, out);
+    }
     spent += r.seconds;
     ++ran;
     estimated_done += estimates[i];
@@ -413,8 +431,27 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     std::fprintf(stderr, "[%zu/%zu] %s: %s (%.1f s); ETA %s\n", points.size() - todo.size() + i + 1,
                  points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
   }
+  std::optional<double> drift;
+  if (o.measure_drift && first_ok && ran > 1) {
+    std::remove(json_tmp.c_str());
+    const PointOutcome again =
+        RunPointProcess(RunArgs(sweep, topology, *first_ok, json_tmp), log, o.point_timeout);
+    const SweepPointResult second = PointResult(*first_ok, again, json_tmp);
+    RemoveLeftovers(json_tmp, log);
+    if (again.interrupted) return 130;
+    if (second.ok) {
+      drift = LatencyMs(second, out) / first_ms - 1;
+      std::fprintf(stderr,
+                   "ntpbench sweep: %s: its first point (%s) run again at the end: %+.1f%% (the "
+                   "machine's own drift over the sweep)\n",
+                   sweep.name.c_str(), first_ok->id.c_str(), 100 * *drift);
+    }
+  }
   const SweepResults results = ReadSweepResults(out);
-  if (outcome) *outcome = {points.size(), results.points.size(), budget_reached};
+  if (outcome) {
+    *outcome = {points.size(), results.points.size(), budget_reached, drift,
+                first_ok ? first_ok->id : ""};
+  }
   if (!o.print_table) return 0;
   std::fputs(RenderSweepTable(results).c_str(), stdout);
   std::fprintf(stderr,

@@ -2,6 +2,7 @@
 // sweeps with: each point a child `ntpbench run`, recorded atomically as it finishes, resumable.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct SweepOptions {
   // (every other point of the design first, then those between...), so that a sweep stopped
   // early still covers its whole design, coarser. Running again goes on with the rest.
   double budget_seconds = 0;
+  // Runs the first point this call measured once more after the last, for SweepOutcome::drift.
+  bool measure_drift = false;
 };
 
 // What a RunSweep call left in the results file.
@@ -27,6 +30,11 @@ struct SweepOutcome {
   size_t points = 0;    // in the sweep
   size_t recorded = 0;  // in the results file now
   bool budget_reached = false;
+  // measure_drift: the first point's latency run again at the end over its first run, less 1
+  // (the machine's own change over the sweep); absent where fewer than two points ran or that
+  // run failed.
+  std::optional<double> drift;
+  std::string drift_point;  // that point's id
 };
 
 // Runs the points the results file does not hold yet; progress on stderr. `passed`: Google

@@ -2,10 +2,13 @@
 // or version, a mistyped field each get one line naming the file and the field).
 #include "ntpbench/latency_calibration.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
+#include "src/common/format_number.h"
 #include "src/common/json_field.h"
 #include "src/common/json_text.h"
 
@@ -31,6 +34,17 @@ nlohmann::json SampleJson(const CalibrationSample& s) {
 
 }  // namespace
 
+std::string DriftNote(const LatencyCalibration& c) {
+  const auto most = std::max_element(
+      c.probe_drift.begin(), c.probe_drift.end(),
+      [](const auto& a, const auto& b) { return std::abs(a.second) < std::abs(b.second); });
+  if (most == c.probe_drift.end() || !(std::abs(most->second) > LatencyCalibration::kDriftLimit)) {
+    return "";
+  }
+  return "the machine's speed moved by " + FormatNumber("%.0f", 100 * std::abs(most->second)) +
+         "% while " + most->first + " ran";
+}
+
 nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
   nlohmann::json samples = nlohmann::json::array();
   for (const CalibrationSample& s : c.samples) samples.push_back(SampleJson(s));
@@ -46,6 +60,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"points", c.points},
           {"failed_points", c.failed_points},
           {"unreliable_points", c.unreliable_points},
+          {"probe_drift", c.probe_drift},
           {"problems", c.problems},
           {"samples", samples}};
 }
@@ -79,6 +94,10 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   c.points = JsonField<int>(j, "points", "", file);
   c.failed_points = JsonField<int>(j, "failed_points", "", file);
   c.unreliable_points = JsonField<int>(j, "unreliable_points", "", file);
+  // Absent in calibrations from before it was measured.
+  if (j.contains("probe_drift")) {
+    c.probe_drift = JsonField<std::map<std::string, double>>(j, "probe_drift", "", file);
+  }
   c.problems = JsonField<std::vector<std::string>>(j, "problems", "", file);
   if (!j.contains("samples") || !j["samples"].is_array()) {
     throw Error(file, "", "samples", "missing or not a list");

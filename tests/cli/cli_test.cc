@@ -1355,6 +1355,12 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_EQ(c["backend"], "eigen");
   EXPECT_EQ(c["threads"], 1);
   EXPECT_EQ(c["points"], 4);
+  // The probe's first point ran again after its last: the machine's drift over the probe.
+  ASSERT_TRUE(c["probe_drift"].contains("probe_tiny")) << c["probe_drift"];
+  EXPECT_GT(c["probe_drift"]["probe_tiny"].get<double>(), -1);
+  EXPECT_NE(calibrated.err.find("probe_tiny: its first point (width=8,size=16,batch=1) run again"),
+            std::string::npos)
+      << calibrated.err;
   // tiny_cnn has 11 layers, each a step on eigen: 11 samples a point.
   EXPECT_EQ(c["samples"].size(), 44u);
   // Run again: every point is kept from the first time.

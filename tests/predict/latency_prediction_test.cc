@@ -219,6 +219,18 @@ TEST(LatencyPrediction, AnAlgorithmIsAKindOfItsOwn) {
   EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, ""}).Signature(), "conv2d[k3s1]");
 }
 
+// A probe during which the machine's speed moved by more than 10% is named, the largest move
+// first; within that, nothing is said.
+TEST(LatencyCalibrationFile, NamesTheProbeWhoseMachineMovedMost) {
+  LatencyCalibration c;
+  EXPECT_EQ(DriftNote(c), "");
+  c.probe_drift = {{"probe_cnn", 0.04}, {"probe_dense", -0.08}};
+  EXPECT_EQ(DriftNote(c), "");
+  c.probe_drift["probe_layers"] = -0.24;
+  c.probe_drift["probe_recurrent"] = 0.12;
+  EXPECT_EQ(DriftNote(c), "the machine's speed moved by 24% while probe_layers ran");
+}
+
 TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   LatencyCalibration c = MlpCalibration(1e8);
   c.machine.cpu = "Test CPU";
@@ -226,8 +238,10 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.created = "2026-11-26T00:00:00Z";
   c.probes = {"probe_dense"};
   c.points = 14;
+  c.probe_drift = {{"probe_dense", -0.03}};
   const std::string text = LatencyCalibrationJson(c).dump();
   const LatencyCalibration back = ParseLatencyCalibration(text, "c.json");
+  EXPECT_EQ(back.probe_drift, c.probe_drift);
   EXPECT_EQ(back.samples.size(), c.samples.size());
   EXPECT_EQ(back.samples[3].features.Signature(), c.samples[3].features.Signature());
   EXPECT_DOUBLE_EQ(back.samples[3].ms, c.samples[3].ms);
@@ -255,6 +269,10 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j = nlohmann::json::parse(text);
   j["samples"][2]["ms"] = -1;
   EXPECT_NE(message(j.dump()).find("field 'samples[2].ms'"), std::string::npos)
+      << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["probe_drift"]["probe_dense"] = "a lot";
+  EXPECT_NE(message(j.dump()).find("field 'probe_drift': has the wrong type"), std::string::npos)
       << message(j.dump());
   j = nlohmann::json::parse(text);
   j["samples"][0]["flops"] = "many";
