@@ -35,14 +35,24 @@ struct StepFeatures {
   // caches from the inference before (a small MLP's are; a CNN's classifier's, after megabytes
   // of feature maps, are not) depends on it, not on the step.
   double context_bytes = 0;
+  // Of the vector lanes its channels fill: a convolution's output channels (per group) run in
+  // blocks of the machine's vector width, 24 of them as 32 (0.75). Its kernel does
+  // WorkFlops() = flops / lane_fill of arithmetic, and is priced by that.
+  double lane_fill = 1;
+  double WorkFlops() const { return flops / lane_fill; }
   // "conv2d.depthwise[k3s1]+batchnorm+clipped_relu".
   std::string Signature() const;
 };
 
+// The f32 lanes of the calibrated machine's widest vectors (16 with AVX-512, 8 with AVX2): the
+// block a convolution's channels are padded to.
+int VectorLanes(const MachineClass& machine);
+
 // The step `step` of a backend's plan of `topology` (`analysis` of it): the layers
-// step.layer..step.layer+step.fused, and the algorithm the backend picked for it.
+// step.layer..step.layer+step.fused, and the algorithm the backend picked for it, on a machine of
+// `lanes` vector lanes (VectorLanes).
 StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                            const PlannedStep& step);
+                            const PlannedStep& step, int lanes);
 
 struct CalibrationSample {
   StepFeatures features;
@@ -64,9 +74,10 @@ struct LatencyCalibration {
   int points = 0;                   // probe runs measured
   int failed_points = 0;            // probe runs that failed (their reasons in `problems`)
   int unreliable_points = 0;        // measured on a busy machine or with a wide spread
-  // Per probe, how much the machine's speed moved while it ran: its first point's latency run
-  // again after its last, over the first run, less 1. A VM's can move by a quarter within
-  // minutes while no point looks disturbed on its own (kDriftLimit: a problem line).
+  // Per probe, how much the machine's speed moved while it ran: one of its points (the first
+  // of a millisecond or more) run again after its last, over its first run, less 1. A VM's can move
+  // by a quarter within minutes while no point looks disturbed on its own (kDriftLimit: a problem
+  // line).
   std::map<std::string, double> probe_drift;
   static constexpr double kDriftLimit = 0.10;
   std::vector<std::string> problems;

@@ -158,8 +158,8 @@ int Calibrate(const CalibrateOptions& given) {
       if (std::abs(drift) > LatencyCalibration::kDriftLimit) {
         calibration.problems.insert(
             calibration.problems.begin(),
-            probe.name + ": the machine's speed moved while it ran: its first point (" +
-                outcome.drift_point + ") took " + FormatNumber("%.0f", 100 * std::abs(drift)) +
+            probe.name + ": the machine's speed moved while it ran: " + outcome.drift_point +
+                " took " + FormatNumber("%.0f", 100 * std::abs(drift)) +
                 (drift > 0 ? "% longer" : "% less") +
                 " when run again at its end; its samples are kept, but a calibration made "
                 "on a quiet machine prices better");

@@ -21,7 +21,8 @@ struct SweepOptions {
   // (every other point of the design first, then those between...), so that a sweep stopped
   // early still covers its whole design, coarser. Running again goes on with the rest.
   double budget_seconds = 0;
-  // Runs the first point this call measured once more after the last, for SweepOutcome::drift.
+  // Runs a point this call measured once more after the last, for SweepOutcome::drift: the first
+  // of a millisecond or more, else the slowest.
   bool measure_drift = false;
 };
 
@@ -30,7 +31,7 @@ struct SweepOutcome {
   size_t points = 0;    // in the sweep
   size_t recorded = 0;  // in the results file now
   bool budget_reached = false;
-  // measure_drift: the first point's latency run again at the end over its first run, less 1
+  // measure_drift: that point's latency run again at the end over its first run, less 1
   // (the machine's own change over the sweep); absent where fewer than two points ran or that
   // run failed.
   std::optional<double> drift;

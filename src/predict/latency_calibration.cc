@@ -23,6 +23,7 @@ nlohmann::json SampleJson(const CalibrationSample& s) {
           {"detail", f.detail},
           {"fused", f.fused},
           {"flops", f.flops},
+          {"lane_fill", f.lane_fill},
           {"bytes", f.bytes},
           {"batch", f.batch},
           {"context_bytes", f.context_bytes},
@@ -110,6 +111,9 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.detail = JsonField<std::string>(s, "detail", at, file);
     sample.features.fused = JsonField<std::string>(s, "fused", at, file);
     sample.features.flops = JsonField<double>(s, "flops", at, file);
+    if (s.contains("lane_fill")) {  // absent in calibrations from before it was counted
+      sample.features.lane_fill = JsonField<double>(s, "lane_fill", at, file);
+    }
     sample.features.bytes = JsonField<double>(s, "bytes", at, file);
     sample.features.batch = JsonField<int64_t>(s, "batch", at, file);
     sample.features.context_bytes = JsonField<double>(s, "context_bytes", at, file);
@@ -117,6 +121,9 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.output_bytes = JsonField<double>(s, "output_bytes", at, file);
     sample.ms = JsonField<double>(s, "ms", at, file);
     sample.source = JsonField<std::string>(s, "source", at, file);
+    if (!(sample.features.lane_fill > 0 && sample.features.lane_fill <= 1)) {
+      throw Error(file, "", at + "lane_fill", "must be above 0 and at most 1");
+    }
     if (!(sample.ms > 0) || sample.features.flops < 0 || sample.features.bytes < 0) {
       throw Error(file, "", at + "ms",
                   "a sample's time must be positive, its FLOPs and bytes not "

@@ -33,7 +33,7 @@ constexpr double kShapeWeight = 0.5;
 struct Scale {
   double flops_per_ms = 1, bytes_per_ms = 1, floor_ms = 0;
   double Cost(const StepFeatures& f) const {
-    return std::max(f.flops / flops_per_ms, f.bytes / bytes_per_ms) + floor_ms;
+    return std::max(f.WorkFlops() / flops_per_ms, f.bytes / bytes_per_ms) + floor_ms;
   }
 };
 
@@ -41,7 +41,7 @@ struct Scale {
 Scale ScaleOf(const std::vector<const CalibrationSample*>& samples, double percentile) {
   std::vector<double> flop_rates, byte_rates, times;
   for (const CalibrationSample* s : samples) {
-    if (s->features.flops > 0) flop_rates.push_back(s->features.flops / s->ms);
+    if (s->features.flops > 0) flop_rates.push_back(s->features.WorkFlops() / s->ms);
     if (s->features.bytes > 0) byte_rates.push_back(s->features.bytes / s->ms);
     times.push_back(s->ms);
   }
@@ -63,7 +63,7 @@ double Log(double x) { return std::log(x + 1); }
 // In log FLOPs, log bytes, the log of the bytes its network moves (what is left in the caches)
 // and the log of its activations read over written.
 double Distance(const StepFeatures& a, const StepFeatures& b) {
-  const double df = Log(a.flops) - Log(b.flops), db = Log(a.bytes) - Log(b.bytes);
+  const double df = Log(a.WorkFlops()) - Log(b.WorkFlops()), db = Log(a.bytes) - Log(b.bytes);
   const double dc = Log(a.context_bytes) - Log(b.context_bytes);
   const double ds = kShapeWeight * ((Log(a.input_bytes) - Log(a.output_bytes)) -
                                     (Log(b.input_bytes) - Log(b.output_bytes)));
@@ -104,7 +104,7 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     for (int i = p.layer; i <= p.layer + p.fused; ++i)
       step.layers.push_back(topology.layers[i].name);
     step.shape = ShapeText(topology.layers[p.layer + p.fused].output_shapes.front());
-    step.features = FeaturesOfStep(topology, analysis, p);
+    step.features = FeaturesOfStep(topology, analysis, p, VectorLanes(calibration.machine));
     const std::vector<const CalibrationSample*>* pool = nullptr;
     std::string level;
     const std::vector<std::string> levels = Levels(step.features);
@@ -155,7 +155,7 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     // kind reaches at best, which a smaller neighbour scaled up does not know; priced by the
     // kind's own roofline instead (the rates its best samples reached).
     const bool larger_than_all = std::all_of(pool->begin(), pool->end(), [&](const auto* s) {
-      return s->features.flops < step.features.flops;
+      return s->features.WorkFlops() < step.features.WorkFlops();
     });
     if (step.extrapolated && larger_than_all && step.features.flops > 0) {
       const Scale kind = ScaleOf(*pool, 90);

@@ -72,7 +72,8 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
     for (const auto& [layer, unit] : units) {
       if (!(unit.ms > 0)) continue;
       CalibrationSample sample;
-      sample.features = FeaturesOfStep(topology, analysis, {layer, unit.fused, algorithms[layer]});
+      sample.features = FeaturesOfStep(topology, analysis, {layer, unit.fused, algorithms[layer]},
+                                       VectorLanes(calibration->machine));
       sample.ms = unit.ms;
       sample.source = name + " " + point.id + " / " + topology.layers[layer].name;
       calibration->samples.push_back(sample);

@@ -6,12 +6,19 @@
 
 namespace ntpb {
 
+int VectorLanes(const MachineClass& machine) {
+  const std::string& isa = machine.isa;
+  if (isa.find("avx512f") != std::string::npos) return 16;
+  if (isa.find("avx") != std::string::npos) return 8;
+  return 4;
+}
+
 std::string StepFeatures::Signature() const {
   return family + (detail.empty() ? "" : "[" + detail + "]") + fused;
 }
 
 StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
-                            const PlannedStep& step) {
+                            const PlannedStep& step, int lanes) {
   const int first = step.layer, fused = step.fused;
   const ResolvedLayer& host = topology.layers[first];
   StepFeatures f;
@@ -26,6 +33,17 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
     // A network's first convolution reads a few channels (an image's three): its kernels and
     // the reorder of its input are its own, unlike any convolution of as many FLOPs inside.
     if (groups == 1 && channels <= 4) f.family += ".image";
+    // Measured (Zen 5 VM, AVX-512, f32, batch 8, 80x80): a 3x3 convolution of 24 channels took
+    // 0.80 of the time of one of 32 for 0.56 of its FLOPs, as if it had 32 outputs. A depthwise
+    // one runs its channels side by side. (Grouped ones, whose kernels may run groups side by
+    // side, are left as they are.)
+    const int64_t out = host.output_shapes[0].size() > 1 && (groups == 1 || groups == channels)
+                            ? host.output_shapes[0][1]
+                            : 0;
+    if (out > 0 && lanes > 1) {
+      const int64_t padded = (out + lanes - 1) / lanes * lanes;
+      f.lane_fill = static_cast<double>(out) / static_cast<double>(padded);
+    }
   }
   // A backend's other algorithm for the op (oneDNN's Winograd convolution, 2-4x the direct
   // one's rate on the same FLOPs) is a kind of its own, or its samples price direct ones.

@@ -39,7 +39,7 @@ LatencyCalibration MlpCalibration(double rate) {
       const TopologyAnalysis a = Analyze(r, Precision::kF32);
       for (size_t i = 0; i < r.layers.size(); ++i) {
         CalibrationSample s;
-        s.features = FeaturesOfStep(r, a, {static_cast<int>(i), 0, ""});
+        s.features = FeaturesOfStep(r, a, {static_cast<int>(i), 0, ""}, 16);
         s.ms = s.features.flops / rate + 0.001;
         s.source = "mlp " + std::to_string(hidden) + " / " + r.layers[i].name;
         c.samples.push_back(s);
@@ -119,7 +119,7 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   const TopologyAnalysis a = Analyze(r, Precision::kBf16);
   const int dw = r.LayerIndex("features.1.depthwise");
   ASSERT_GE(dw, 0);
-  const StepFeatures f = FeaturesOfStep(r, a, {dw, 2, ""});
+  const StepFeatures f = FeaturesOfStep(r, a, {dw, 2, ""}, 16);
   EXPECT_EQ(f.family, "conv2d.depthwise");
   EXPECT_EQ(f.detail, "k3s1");
   EXPECT_EQ(f.fused, "+batchnorm+clipped_relu");
@@ -129,7 +129,7 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   EXPECT_EQ(f.flops, static_cast<double>(cost.flops));
   EXPECT_EQ(f.bytes,
             static_cast<double>(cost.weight_traffic_bytes + cost.input_bytes + cost.output_bytes));
-  const StepFeatures stem = FeaturesOfStep(r, a, {0, 0, ""});
+  const StepFeatures stem = FeaturesOfStep(r, a, {0, 0, ""}, 16);
   EXPECT_EQ(stem.Signature(), "conv2d.image[k3s2]");
 }
 
@@ -215,8 +215,29 @@ TEST(LatencyPrediction, AnAlgorithmIsAKindOfItsOwn) {
   const TopologyAnalysis a = Analyze(r, Precision::kF32);
   const int conv = r.LayerIndex("layer1.0.conv2");
   ASSERT_GE(conv, 0);
-  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, "winograd"}).Signature(), "conv2d.winograd[k3s1]");
-  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, ""}).Signature(), "conv2d[k3s1]");
+  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, "winograd"}, 16).Signature(), "conv2d.winograd[k3s1]");
+  EXPECT_EQ(FeaturesOfStep(r, a, {conv, 0, ""}, 16).Signature(), "conv2d[k3s1]");
+}
+
+// A convolution's output channels fill the machine's vector lanes in blocks: 24 of them run as
+// 32 with 16 lanes (AVX-512) and as 24 with 8 (AVX2); its work is its FLOPs over that share.
+TEST(LatencyPrediction, ChannelsFillVectorLanesInBlocks) {
+  const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"width", 24}, {"size", 16}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const StepFeatures avx512 = FeaturesOfStep(r, a, {0, 0, ""}, 16);
+  EXPECT_DOUBLE_EQ(avx512.lane_fill, 0.75);
+  EXPECT_DOUBLE_EQ(avx512.WorkFlops(), avx512.flops / 0.75);
+  EXPECT_DOUBLE_EQ(FeaturesOfStep(r, a, {0, 0, ""}, 8).lane_fill, 1);
+  // The depthwise convolution (24 groups of one channel) alike; conv2 has 48 outputs: full.
+  EXPECT_DOUBLE_EQ(FeaturesOfStep(r, a, {r.LayerIndex("dw"), 0, ""}, 16).lane_fill, 0.75);
+  EXPECT_DOUBLE_EQ(FeaturesOfStep(r, a, {r.LayerIndex("conv2"), 0, ""}, 16).lane_fill, 1);
+  // Not a convolution: nothing to fill.
+  EXPECT_DOUBLE_EQ(FeaturesOfStep(r, a, {r.LayerIndex("fc"), 0, ""}, 16).lane_fill, 1);
+  MachineClass m;
+  m.isa = "avx2 fma avx512f avx512bw";
+  EXPECT_EQ(VectorLanes(m), 16);
+  m.isa = "avx2 fma";
+  EXPECT_EQ(VectorLanes(m), 8);
 }
 
 // A probe during which the machine's speed moved by more than 10% is named, the largest move
@@ -273,6 +294,11 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j = nlohmann::json::parse(text);
   j["probe_drift"]["probe_dense"] = "a lot";
   EXPECT_NE(message(j.dump()).find("field 'probe_drift': has the wrong type"), std::string::npos)
+      << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["samples"][1]["lane_fill"] = 1.5;
+  EXPECT_NE(message(j.dump()).find("field 'samples[1].lane_fill': must be above 0"),
+            std::string::npos)
       << message(j.dump());
   j = nlohmann::json::parse(text);
   j["samples"][0]["flops"] = "many";
