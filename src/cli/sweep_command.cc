@@ -379,8 +379,8 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
   // measure_drift: the reference point and its time: the first of kDriftReferenceMs or more (a
   // run of microseconds moves by tens of percent between two processes on a quiet machine), else
   // the slowest.
-  const SweepPoint* first_ok = nullptr;
-  double first_ms = 0;
+  const SweepPoint* reference = nullptr;
+  double reference_ms = 0;
   for (size_t i = 0; i < todo.size(); ++i) {
     const SweepPoint& p = *todo[i];
     if (o.budget_seconds > 0 && ran > 0 && spent + spent / ran > o.budget_seconds) {
@@ -421,11 +421,11 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     std::remove(json_tmp.c_str());
     if (result.ok) std::remove(log.c_str());
     failed += result.ok ? 0 : 1;
-    if (result.ok && o.measure_drift && first_ms < kDriftReferenceMs) {
+    if (result.ok && o.measure_drift && reference_ms < kDriftReferenceMs) {
       const double ms = LatencyMs(result, out);
-      if (ms > first_ms) {
-        first_ok = &p;
-        first_ms = ms;
+      if (ms > reference_ms) {
+        reference = &p;
+        reference_ms = ms;
       }
     }
     spent += r.seconds;
@@ -440,25 +440,25 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
                  points.size(), p.id.c_str(), what.c_str(), r.seconds, Duration(eta).c_str());
   }
   std::optional<double> drift;
-  if (o.measure_drift && first_ok && ran > 1) {
+  if (o.measure_drift && reference && ran > 1) {
     std::remove(json_tmp.c_str());
     const PointOutcome again =
-        RunPointProcess(RunArgs(sweep, topology, *first_ok, json_tmp), log, o.point_timeout);
-    const SweepPointResult second = PointResult(*first_ok, again, json_tmp);
+        RunPointProcess(RunArgs(sweep, topology, *reference, json_tmp), log, o.point_timeout);
+    const SweepPointResult second = PointResult(*reference, again, json_tmp);
     RemoveLeftovers(json_tmp, log);
     if (again.interrupted) return 130;
     if (second.ok) {
-      drift = LatencyMs(second, out) / first_ms - 1;
+      drift = LatencyMs(second, out) / reference_ms - 1;
       std::fprintf(stderr,
                    "ntpbench sweep: %s: %s run again at the end: %+.1f%% (the machine's own "
                    "drift over the sweep)\n",
-                   sweep.name.c_str(), first_ok->id.c_str(), 100 * *drift);
+                   sweep.name.c_str(), reference->id.c_str(), 100 * *drift);
     }
   }
   const SweepResults results = ReadSweepResults(out);
   if (outcome) {
     *outcome = {points.size(), results.points.size(), budget_reached, drift,
-                first_ok ? first_ok->id : ""};
+                reference ? reference->id : ""};
   }
   if (!o.print_table) return 0;
   std::fputs(RenderSweepTable(results).c_str(), stdout);
