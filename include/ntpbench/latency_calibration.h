@@ -35,8 +35,8 @@ struct StepFeatures {
   // caches from the inference before (a small MLP's are; a CNN's classifier's, after megabytes
   // of feature maps, are not) depends on it, not on the step.
   double context_bytes = 0;
-  // Of the vector lanes its channels fill: a convolution's output channels (per group) run in
-  // blocks of the machine's vector width, 24 of them as 32 (0.75). Its kernel does
+  // Of the vector lanes its channels fill: a convolution's output channels (a depthwise one's
+  // channels) run in blocks of the machine's vector width, 24 of them as 32 (0.75). Its kernel does
   // WorkFlops() = flops / lane_fill of arithmetic, and is priced by that.
   double lane_fill = 1;
   double WorkFlops() const { return flops / lane_fill; }
