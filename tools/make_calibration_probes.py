@@ -236,6 +236,40 @@ def tensor_ops_probe(rng):
                  ["batch", "C", "S"], points)
 
 
+def image_conv_topology():
+    return {
+        "format": "ntpbench-topology", "version": 1, "name": "image_conv",
+        "description": "Latency calibration probe: a network's first convolution, over an "
+                       "image's few channels (kernels and input reorders of their own), with its "
+                       "batchnorm and ReLU, and the pooling after it (as ResNet's). Written by "
+                       "tools/make_calibration_probes.py.",
+        "params": {"C": 3, "S": 224, "W": 64, "kernel": 7, "stride": 2},
+        "inputs": [{"name": "image", "shape": ["N", "C", "S", "S"]}],
+        "layers": [
+            {"name": "conv", "op": "conv2d", "filters": "W", "kernel": "kernel",
+             "stride": "stride", "padding": "(kernel-1)/2", "bias": False},
+            {"name": "bn", "op": "batchnorm"},
+            {"name": "relu", "op": "relu"},
+            {"name": "pool", "op": "max_pool", "kernel": 3, "stride": 2, "padding": 1},
+        ],
+    }
+
+
+def image_conv_probe(rng):
+    combos = [{"kernel": k, "stride": s, "batch": b}
+              for k in (3, 5, 7) for s in (1, 2) for b in (1, 8)]
+    # Grey images (one channel) and RGB, the latter more often.
+    sizes = {"S": [32, 64, 96, 128, 160, 224], "W": [16, 24, 32, 48, 64], "C": [3, 3, 1]}
+    points = spread(rng, combos, sizes, 5, lambda p: True)
+    return sweep("probe_image_conv", "A network's first convolution (probes/image_conv.json): "
+                 "1 or 3 channels in, 16 to 64 out, kernels 3 to 7, strides 1 and 2, images "
+                 "32x32 to 224x224, batch 1 and 8, with its batchnorm, ReLU and a max pooling.",
+                 "probes/image_conv.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "C": 3, "S": 224, "W": 64,
+                  "kernel": 7, "stride": 2},
+                 ["kernel", "stride", "batch", "S", "W", "C"], points)
+
+
 def random_cnn(rng, index):
     """A random CNN of the kinds people build: a strided stem, then plain, residual and
     depthwise-separable blocks with occasional pooling, global pooling and a classifier."""
@@ -344,6 +378,8 @@ def main():
     write("calibration/recurrent.json", recurrent_probe(rng))
     write("calibration/probes/tensor_ops.json", tensor_ops_topology())
     write("calibration/tensor_ops.json", tensor_ops_probe(rng))
+    write("calibration/probes/image_conv.json", image_conv_topology())
+    write("calibration/image_conv.json", image_conv_probe(rng))
     held = random.Random(7)
     for i in range(8):
         write(f"calibration/heldout/random/cnn_{i}.json", random_cnn(held, i))

@@ -167,6 +167,9 @@ class Backend {
     (void)why;
     return {};
   }
+  // The f32 lanes of the widest vectors its CPU kernels use here (oneDNN under
+  // ONEDNN_MAX_CPU_ISA=AVX2: 8 on an AVX-512 CPU); 0 where it does not know (then the CPU's).
+  virtual int VectorLanes() const { return 0; }
   virtual std::string PrecisionPath(Precision precision) const {
     (void)precision;
     return "";

@@ -44,8 +44,8 @@ struct StepFeatures {
   std::string Signature() const;
 };
 
-// The f32 lanes of the calibrated machine's widest vectors (16 with AVX-512, 8 with AVX2): the
-// block a convolution's channels are padded to.
+// The f32 lanes of a machine's widest vectors (16 with AVX-512, 8 with AVX2): the block a
+// convolution's channels are padded to, where the backend does not say (Backend::VectorLanes).
 int VectorLanes(const MachineClass& machine);
 
 // The step `step` of a backend's plan of `topology` (`analysis` of it): the layers
@@ -66,9 +66,12 @@ struct LatencyCalibration {
   static constexpr int kVersion = 2;
   std::string file;  // where it was read from (messages; not serialized)
   MachineClass machine;
-  std::string backend;              // "onednn"
-  std::string precision;            // "f32"
-  int threads = 0;                  // threads per run (one per core when 0 was asked)
+  std::string backend;    // "onednn"
+  std::string precision;  // "f32"
+  int threads = 0;        // threads per run (one per core when 0 was asked)
+  // The f32 lanes of the vectors the backend's kernels used (Backend::VectorLanes): not the
+  // CPU's where an ISA cap held them narrower (ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 CPU: 8).
+  int vector_lanes = 0;
   std::string created;              // UTC, ISO 8601
   std::vector<std::string> probes;  // the probe sweeps it ran, by name
   int points = 0;                   // probe runs measured

@@ -105,6 +105,8 @@ int Calibrate(const CalibrateOptions& given) {
   calibration.backend = o.backend;
   calibration.precision = PrecisionName(precision);
   calibration.threads = threads;
+  calibration.vector_lanes = FindBackend(o.backend)->VectorLanes();
+  if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
   calibration.created = UtcTimestamp();
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < o.probes.size(); ++i) {

@@ -56,6 +56,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"backend", c.backend},
           {"precision", c.precision},
           {"threads", c.threads},
+          {"vector_lanes", c.vector_lanes},
           {"created", c.created},
           {"probes", c.probes},
           {"points", c.points},
@@ -90,6 +91,13 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   c.backend = JsonField<std::string>(j, "backend", "", file);
   c.precision = JsonField<std::string>(j, "precision", "", file);
   c.threads = JsonField<int>(j, "threads", "", file);
+  // Absent in calibrations from before the backend was asked: the CPU's.
+  c.vector_lanes = j.contains("vector_lanes") ? JsonField<int>(j, "vector_lanes", "", file)
+                                              : VectorLanes(c.machine);
+  if (c.vector_lanes < 1 || c.vector_lanes > 64) {
+    throw Error(file, "", "vector_lanes",
+                "must be 1 to 64 (f32 lanes per vector), got " + std::to_string(c.vector_lanes));
+  }
   c.created = JsonField<std::string>(j, "created", "", file);
   c.probes = JsonField<std::vector<std::string>>(j, "probes", "", file);
   c.points = JsonField<int>(j, "points", "", file);

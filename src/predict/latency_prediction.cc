@@ -104,7 +104,7 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     for (int i = p.layer; i <= p.layer + p.fused; ++i)
       step.layers.push_back(topology.layers[i].name);
     step.shape = ShapeText(topology.layers[p.layer + p.fused].output_shapes.front());
-    step.features = FeaturesOfStep(topology, analysis, p, VectorLanes(calibration.machine));
+    step.features = FeaturesOfStep(topology, analysis, p, calibration.vector_lanes);
     const std::vector<const CalibrationSample*>* pool = nullptr;
     std::string level;
     const std::vector<std::string> levels = Levels(step.features);

@@ -73,7 +73,7 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
       if (!(unit.ms > 0)) continue;
       CalibrationSample sample;
       sample.features = FeaturesOfStep(topology, analysis, {layer, unit.fused, algorithms[layer]},
-                                       VectorLanes(calibration->machine));
+                                       calibration->vector_lanes);
       sample.ms = unit.ms;
       sample.source = name + " " + point.id + " / " + topology.layers[layer].name;
       calibration->samples.push_back(sample);

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "ntpbench/backend.h"
+#include "ntpbench/latency_calibration.h"
+#include "ntpbench/machine.h"
 #include "ntpbench/machine_class.h"
 #include "ntpbench/run_file.h"
 #include "src/common/benchmark_json.h"
@@ -1337,6 +1339,39 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
   EXPECT_EQ(RunCommand(command + " --budget 0").exit_code, 2);
 }
 
+int CpuVectorLanes() {
+  MachineClass m;
+  m.isa = ThisMachine().isa();
+  return VectorLanes(m);
+}
+
+// oneDNN's kernels under ONEDNN_MAX_CPU_ISA=AVX2 are 8 f32 lanes wide on any CPU: a calibration
+// made so counts 8 output channels as filling them, as the "other machine" it stands for would.
+TEST(Cli, ACalibrationUnderAnIsaCapCountsTheCappedVectorWidth) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  if (CpuVectorLanes() < 8) GTEST_SKIP() << "no AVX2 here";
+  const std::string probe = WriteTemp("ntpb_probe_capped.json", R"({"name": "probe_capped",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "onednn", "width": 8, "size": 16}, "min_time": 0.01,
+    "factors": [{"name": "width", "values": [8]}, {"name": "size", "values": [16]}],
+    "points": [{"width": 8, "size": 16}]})");
+  const std::string calibration = TestDir() + "/ntpb_calibration_capped.json";
+  std::remove(calibration.c_str());
+  const CommandResult capped = RunCommand("ONEDNN_MAX_CPU_ISA=AVX2 " + kCli + " calibrate " +
+                                          probe + " --backend onednn --threads 1 -o " +
+                                          calibration + " --work " + calibration + ".d");
+  ASSERT_EQ(capped.exit_code, 0) << capped.err;
+  const nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
+  EXPECT_EQ(c["vector_lanes"], 8);
+  bool conv1 = false;
+  for (const nlohmann::json& s : c["samples"]) {
+    if (s["source"].get<std::string>().find("/ conv1") == std::string::npos) continue;
+    conv1 = true;
+    EXPECT_DOUBLE_EQ(s["lane_fill"].get<double>(), 1) << s;  // 8 of 8 lanes
+  }
+  EXPECT_TRUE(conv1) << c["samples"];
+}
+
 TEST(Cli, CalibrateThenPredictWithoutRunning) {
   const std::string probe = WriteTemp("ntpb_probe.json", R"({"name": "probe_tiny",
     "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
@@ -1355,6 +1390,8 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_EQ(c["backend"], "eigen");
   EXPECT_EQ(c["threads"], 1);
   EXPECT_EQ(c["points"], 4);
+  // Eigen does not say its vector width: the CPU's.
+  EXPECT_EQ(c["vector_lanes"], CpuVectorLanes()) << c["machine"];
   // A point ran again after the last (none took 1 ms: the slowest): the machine's drift.
   ASSERT_TRUE(c["probe_drift"].contains("probe_tiny")) << c["probe_drift"];
   EXPECT_GT(c["probe_drift"]["probe_tiny"].get<double>(), -1);

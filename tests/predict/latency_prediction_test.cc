@@ -33,6 +33,7 @@ LatencyCalibration MlpCalibration(double rate) {
   c.backend = "eigen";
   c.precision = "f32";
   c.threads = 1;
+  c.vector_lanes = 16;
   for (int64_t hidden : {64, 128, 256, 512, 1024, 2048, 4096}) {
     for (int64_t batch : {1, 8}) {
       const ResolvedTopology r = ResolveFile("mlp.json", {{"N", batch}, {"n_hidden", hidden}});
@@ -268,6 +269,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_DOUBLE_EQ(back.samples[3].ms, c.samples[3].ms);
   EXPECT_EQ(back.machine.cpu, "Test CPU");
   EXPECT_EQ(back.points, 14);
+  EXPECT_EQ(back.vector_lanes, 16);
 
   auto message = [](const std::string& t) {
     try {
@@ -295,6 +297,14 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j["probe_drift"]["probe_dense"] = "a lot";
   EXPECT_NE(message(j.dump()).find("field 'probe_drift': has the wrong type"), std::string::npos)
       << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["vector_lanes"] = 0;
+  EXPECT_NE(message(j.dump()).find("field 'vector_lanes': must be 1 to 64"), std::string::npos)
+      << message(j.dump());
+  // A calibration from before the backend was asked: the calibrated CPU's width.
+  j.erase("vector_lanes");
+  j["machine_class"]["isa"] = "avx2 fma";
+  EXPECT_EQ(ParseLatencyCalibration(j.dump(), "c.json").vector_lanes, 8);
   j = nlohmann::json::parse(text);
   j["samples"][1]["lane_fill"] = 1.5;
   EXPECT_NE(message(j.dump()).find("field 'samples[1].lane_fill': must be above 0"),

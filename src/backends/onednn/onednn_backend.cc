@@ -348,6 +348,24 @@ class OnednnBackend : public Backend {
   // ONEDNN_MAX_CPU_ISA=AVX2, its activations 19456 and 24576 bytes, 64 and 58 allocations.
   bool MemoryPlanIsPortable() const override { return false; }
 
+  int VectorLanes() const override {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::sse41:
+        return 4;
+      case dnnl::cpu_isa::avx:
+      case dnnl::cpu_isa::avx2:
+      case dnnl::cpu_isa::avx2_vnni:
+        return 8;
+      case dnnl::cpu_isa::avx512_core:
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx512_core_amx:
+        return 16;
+      default:
+        return 0;
+    }
+  }
+
   std::string PrecisionPath(Precision precision) const override {
     const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
     const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
