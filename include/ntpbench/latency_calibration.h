@@ -83,6 +83,15 @@ struct LatencyCalibration {
   // line).
   std::map<std::string, double> probe_drift;
   static constexpr double kDriftLimit = 0.10;
+  // Per probe, that point again, for `predict --check` to run once more: how the machine's speed
+  // at the check compares with its speed while calibrated (a VM's moved by 10% within an hour).
+  struct SpeedReference {
+    std::string sweep;              // the probe's sweep file, as calibrate was given it
+    std::vector<std::string> base;  // the settings calibrate gave it (sweep --base)
+    std::string point;              // the point's id
+    double ms = 0;                  // its latency, the geometric mean of its two runs
+  };
+  std::map<std::string, SpeedReference> speed_references;
   std::vector<std::string> problems;
   std::vector<CalibrationSample> samples;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -32,6 +33,16 @@ struct PredictionCheck {
   std::string backend, precision;
   int threads = 0;
   std::vector<PredictionCheckRow> rows;
+  // Per probe of the calibration, its reference point run again before and after the passes
+  // (LatencyCalibration::speed_references): that latency over the calibration's, less 1. Above 0:
+  // the machine ran slower at the check than while calibrated, and every prediction is that
+  // much fast for a reason that is not the predictor's. Empty where the calibration has none.
+  std::map<std::string, double> machine_change;
+  // Their median; nullopt when there are none.
+  std::optional<double> MedianMachineChange() const;
+  // |predicted x scale / measured - 1| of each measured row: with `scale` 1 + the machine's
+  // change, the error the predictor would have had on the machine it was calibrated on.
+  std::vector<double> ErrorMagnitudes(double scale = 1) const;
 };
 
 nlohmann::json PredictionCheckJson(const PredictionCheck& check);

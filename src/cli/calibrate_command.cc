@@ -154,9 +154,32 @@ int Calibrate(const CalibrateOptions& given) {
     AddProbeSamples(ReadSweepResults(s.output), topology, *FindBackend(o.backend), config,
                     &calibration);
     calibration.probes.push_back(probe.name);
+    // Kept beside the probe's results: a calibration run again over a finished probe (to go on
+    // after an interrupt) measures no drift for it, and keeps what the first one measured.
+    const std::string drift_file =
+        (std::filesystem::path(o.work) / (probe.name + ".drift.json")).string();
+    if (outcome.drift) {
+      WriteFileAtomically(drift_file, nlohmann::json({{"drift", *outcome.drift},
+                                                      {"point", outcome.drift_point},
+                                                      {"ms", outcome.drift_point_ms}})
+                                              .dump() +
+                                          "\n");
+    } else if (std::filesystem::exists(drift_file)) {
+      const nlohmann::json kept =
+          nlohmann::json::parse(ReadTextFile(drift_file, 1 << 16), nullptr, false);
+      if (kept.is_object() && kept.value("drift", nlohmann::json()).is_number() &&
+          kept.value("point", nlohmann::json()).is_string() &&
+          kept.value("ms", nlohmann::json()).is_number() && kept["ms"].get<double>() > 0) {
+        outcome.drift = kept["drift"].get<double>();
+        outcome.drift_point = kept["point"].get<std::string>();
+        outcome.drift_point_ms = kept["ms"].get<double>();
+      }
+    }
     if (outcome.drift) {
       const double drift = *outcome.drift;
       calibration.probe_drift[probe.name] = drift;
+      calibration.speed_references[probe.name] = {s.file, s.base, outcome.drift_point,
+                                                  outcome.drift_point_ms};
       if (std::abs(drift) > LatencyCalibration::kDriftLimit) {
         calibration.problems.insert(
             calibration.problems.begin(),

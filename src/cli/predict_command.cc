@@ -22,6 +22,7 @@
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
+#include "src/cli/sweep_run.h"
 #include "src/common/file_io.h"
 #include "src/common/json_field.h"
 #include "src/common/json_text.h"
@@ -371,6 +372,34 @@ std::optional<double> Measure(const Model& m, int64_t batch, const LatencyCalibr
   return ms;
 }
 
+// Each of the calibration's speed references run once here: its latency by probe (a failed one is
+// said on stderr and left out).
+std::map<std::string, double> RunSpeedReferences(const LatencyCalibration& c, double timeout) {
+  std::map<std::string, double> ms;
+  if (!c.speed_references.empty()) {
+    std::fprintf(stderr,
+                 "ntpbench predict: running a point of each of the calibration's %zu probes again, "
+                 "to compare this machine's speed with its speed while calibrated\n",
+                 c.speed_references.size());
+  }
+  for (const auto& [probe, r] : c.speed_references) {
+    std::string why;
+    std::optional<double> now;
+    try {
+      now = MeasureSweepPoint(r.sweep, r.base, r.point, timeout, &why);
+    } catch (const Error& e) {
+      why = e.what();  // the probe's file is not here (run from where calibrate ran)
+    }
+    if (now) {
+      ms[probe] = *now;
+    } else {
+      std::fprintf(stderr, "ntpbench predict: %s's speed reference (%s) did not run: %s\n",
+                   probe.c_str(), r.point.c_str(), why.c_str());
+    }
+  }
+  return ms;
+}
+
 // The check's table and its error distribution, with the worst cases and their dominant step.
 std::string CheckReport(const PredictionCheck& check) {
   report::TextTable table({"model", "batch", "predicted ms", "interval", "measured ms", "spread",
@@ -407,7 +436,22 @@ std::string CheckReport(const PredictionCheck& check) {
          "\nthe machine itself: the same run varied by a median " +
          FormatNumber("%.1f%%", 100 * Median(spreads)) + " (worst " +
          FormatNumber("%.1f%%", 100 * *std::max_element(spreads.begin(), spreads.end())) +
-         ") between passes (spread: slowest over fastest); an error within that is noise\nworst:\n";
+         ") between passes (spread: slowest over fastest); an error within that is noise\n";
+  if (const std::optional<double> change = check.MedianMachineChange()) {
+    // What the predictions would be within, had the machine run as fast as while calibrated.
+    const std::vector<double> scaled = check.ErrorMagnitudes(1 + *change);
+    const long n =
+        std::count_if(scaled.begin(), scaled.end(), [](double e) { return e <= 0.10 + 1e-12; });
+    std::string each;
+    for (const auto& [probe, c] : check.machine_change) {
+      each += (each.empty() ? "" : ", ") + probe + FormatNumber(" %+.1f%%", 100 * c);
+    }
+    out += "the machine against its calibration: the probes' reference points ran " +
+           FormatNumber("%+.1f%%", 100 * *change) + " (median; " + each +
+           "); with the predictions scaled by that, " + std::to_string(n) + " (" +
+           FormatNumber("%.0f%%", 100.0 * n / scaled.size()) + ") are within +-10%\n";
+  }
+  out += "worst:\n";
   std::sort(measured.begin(), measured.end(), [](const auto* a, const auto* b) {
     return std::fabs(*a->RelativeError()) > std::fabs(*b->RelativeError());
   });
@@ -482,6 +526,9 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
       row_models.push_back(&m);
     }
   }
+  // The machine's speed against its calibration's, before the passes and after them.
+  const std::map<std::string, double> before = RunSpeedReferences(c, o.point_timeout);
+  if (Interrupted()) return 130;
   std::vector<std::vector<double>> times(check.rows.size());
   const size_t total = check.rows.size() * o.passes;
   size_t done = 0;
@@ -499,6 +546,14 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
                    Ms(row.predicted_ms).c_str(),
                    ms ? (Ms(*ms) + " ms").c_str() : ("failed: " + row.failed).c_str());
     }
+  }
+  const std::map<std::string, double> after = RunSpeedReferences(c, o.point_timeout);
+  if (Interrupted()) return 130;
+  for (const auto& [probe, ms] : after) {
+    const auto first = before.find(probe);
+    if (first == before.end()) continue;
+    check.machine_change[probe] =
+        std::sqrt(first->second * ms) / c.speed_references.at(probe).ms - 1;
   }
   for (size_t i = 0; i < check.rows.size(); ++i) {
     if (times[i].empty() || !check.rows[i].failed.empty()) continue;

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -295,7 +297,48 @@ std::string PointProgress(const SweepPointResult& result, const std::string& out
   return what;
 }
 
+// The sweep file with --base's settings over its own.
+Sweep ReadSweepWithBase(const std::string& file, const std::vector<std::string>& base) {
+  Sweep sweep = ReadSweepFile(file);
+  for (const std::string& kv : base) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
+      throw Error("", "", "--base", "expected NAME=VALUE, got '" + kv + "'");
+    }
+    sweep.base[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return sweep;
+}
+
 }  // namespace
+
+std::optional<double> MeasureSweepPoint(const std::string& file,
+                                        const std::vector<std::string>& base, const std::string& id,
+                                        double timeout, std::string* why) {
+  const Sweep sweep = ReadSweepWithBase(file, base);
+  const Topology topology = ReadTopologyFile(sweep.topology_path);
+  const std::vector<SweepPoint> points = SweepPoints(sweep, topology, TableSettings());
+  const auto point =
+      std::find_if(points.begin(), points.end(), [&](const SweepPoint& p) { return p.id == id; });
+  if (point == points.end()) {
+    *why = file + " has no point " + id + " (the file changed since)";
+    return std::nullopt;
+  }
+  // This process's own files: two at once never read each other's run.
+  const std::string stem =
+      (std::filesystem::temp_directory_path() / ("ntpbench-point." + std::to_string(::getpid())))
+          .string();
+  const std::string json = stem + ".json", log = stem + ".log";
+  std::remove(json.c_str());
+  const PointOutcome r = RunPointProcess(RunArgs(sweep, topology, *point, json), log, timeout);
+  const SweepPointResult result = PointResult(*point, r, json);
+  RemoveLeftovers(json, log);
+  if (!result.ok) {
+    *why = r.interrupted ? "interrupted" : result.reason;
+    return std::nullopt;
+  }
+  return LatencyMs(result, json);
+}
 
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, SweepOutcome* outcome) {
   if (!passed.empty()) {
@@ -303,14 +346,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
                 "sweep takes no Google Benchmark flags (min_time and repetitions are the "
                 "sweep file's)");
   }
-  Sweep sweep = ReadSweepFile(o.file);
-  for (const std::string& kv : o.base) {
-    const size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size()) {
-      throw Error("", "", "--base", "expected NAME=VALUE, got '" + kv + "'");
-    }
-    sweep.base[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  const Sweep sweep = ReadSweepWithBase(o.file, o.base);
   const Topology topology = ReadTopologyFile(sweep.topology_path);
   const std::vector<SweepPoint> points = SweepPoints(sweep, topology, TableSettings());
   for (const SweepPoint& p : points) {
@@ -448,7 +484,9 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     RemoveLeftovers(json_tmp, log);
     if (again.interrupted) return 130;
     if (second.ok) {
-      drift = LatencyMs(second, out) / reference_ms - 1;
+      const double again_ms = LatencyMs(second, out);
+      drift = again_ms / reference_ms - 1;
+      reference_ms = std::sqrt(reference_ms * again_ms);
       std::fprintf(stderr,
                    "ntpbench sweep: %s: %s run again at the end: %+.1f%% (the machine's own "
                    "drift over the sweep)\n",
@@ -457,8 +495,8 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
   }
   const SweepResults results = ReadSweepResults(out);
   if (outcome) {
-    *outcome = {points.size(), results.points.size(), budget_reached, drift,
-                reference ? reference->id : ""};
+    *outcome = {points.size(), results.points.size(),          budget_reached,
+                drift,         reference ? reference->id : "", drift ? reference_ms : 0};
   }
   if (!o.print_table) return 0;
   std::fputs(RenderSweepTable(results).c_str(), stdout);

@@ -35,12 +35,20 @@ struct SweepOutcome {
   // (the machine's own change over the sweep); absent where fewer than two points ran or that
   // run failed.
   std::optional<double> drift;
-  std::string drift_point;  // that point's id
+  std::string drift_point;    // that point's id
+  double drift_point_ms = 0;  // its latency: the geometric mean of its two runs
 };
 
 // Runs the points the results file does not hold yet; progress on stderr. `passed`: Google
 // Benchmark flags given on the command line (refused). Returns the exit code (130: interrupted).
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed,
              SweepOutcome* outcome = nullptr);
+
+// Runs the point `id` of the sweep file `file` (its settings over `base`, as --base gives them)
+// once more, in a child `ntpbench run` as RunSweep does; its latency in ms (the median of its
+// repetitions' p50s), or nullopt with the reason in *why.
+std::optional<double> MeasureSweepPoint(const std::string& file,
+                                        const std::vector<std::string>& base, const std::string& id,
+                                        double timeout, std::string* why);
 
 }  // namespace ntpb::cli

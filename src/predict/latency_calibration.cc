@@ -49,6 +49,10 @@ std::string DriftNote(const LatencyCalibration& c) {
 nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
   nlohmann::json samples = nlohmann::json::array();
   for (const CalibrationSample& s : c.samples) samples.push_back(SampleJson(s));
+  nlohmann::json references = nlohmann::json::object();
+  for (const auto& [probe, r] : c.speed_references) {
+    references[probe] = {{"sweep", r.sweep}, {"base", r.base}, {"point", r.point}, {"ms", r.ms}};
+  }
   return {{"format", kFormat},
           {"version", LatencyCalibration::kVersion},
           {"machine_class", c.machine.ToJson()},
@@ -63,6 +67,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"failed_points", c.failed_points},
           {"unreliable_points", c.unreliable_points},
           {"probe_drift", c.probe_drift},
+          {"speed_references", references},
           {"problems", c.problems},
           {"samples", samples}};
 }
@@ -106,6 +111,21 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   // Absent in calibrations from before it was measured.
   if (j.contains("probe_drift")) {
     c.probe_drift = JsonField<std::map<std::string, double>>(j, "probe_drift", "", file);
+  }
+  if (j.contains("speed_references")) {  // absent in calibrations from before they were kept
+    if (!j["speed_references"].is_object()) {
+      throw Error(file, "", "speed_references", "not an object");
+    }
+    for (const auto& [probe, r] : j["speed_references"].items()) {
+      const std::string at = "speed_references." + probe + ".";
+      LatencyCalibration::SpeedReference ref;
+      ref.sweep = JsonField<std::string>(r, "sweep", at, file);
+      ref.base = JsonField<std::vector<std::string>>(r, "base", at, file);
+      ref.point = JsonField<std::string>(r, "point", at, file);
+      ref.ms = JsonField<double>(r, "ms", at, file);
+      if (!(ref.ms > 0)) throw Error(file, "", at + "ms", "must be positive");
+      c.speed_references[probe] = ref;
+    }
   }
   c.problems = JsonField<std::vector<std::string>>(j, "problems", "", file);
   if (!j.contains("samples") || !j["samples"].is_array()) {

@@ -20,6 +20,19 @@ std::string MachineName(const PredictionCheck& c) {
          (c.threads == 1 ? " thread" : " threads");
 }
 
+// How the machine's speed at the check compared with its calibration's, and what the predictions
+// would be within without that.
+std::string MachineChange(const PredictionCheck& c) {
+  const double change = *c.MedianMachineChange();
+  const std::vector<double> scaled = c.ErrorMagnitudes(1 + change);
+  const auto n =
+      std::count_if(scaled.begin(), scaled.end(), [](double v) { return v <= 0.10 + 1e-12; });
+  return "; against its calibration the machine ran " + Percent(change) +
+         " (its probes' reference points run again, median): with the predictions scaled by "
+         "that, " +
+         FormatNumber("%.0f%%", 100.0 * n / scaled.size()) + " within +-10%";
+}
+
 // Within +-5, 10 and 20 %, the median and the worst error of one check.
 std::string Distribution(const PredictionCheck& c) {
   std::vector<double> e, spreads;
@@ -39,7 +52,8 @@ std::string Distribution(const PredictionCheck& c) {
          FormatNumber("%.1f%%", 100 * Median(e)) + ", worst " +
          FormatNumber("%.1f%%", 100 * *std::max_element(e.begin(), e.end())) +
          "; the measurements themselves varied by a median " +
-         FormatNumber("%.1f%%", 100 * Median(spreads)) + " between passes";
+         FormatNumber("%.1f%%", 100 * Median(spreads)) + " between passes" +
+         (c.MedianMachineChange() ? MachineChange(c) : "");
 }
 
 }  // namespace

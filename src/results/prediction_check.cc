@@ -1,9 +1,12 @@
 // The prediction check's file: one JSON object, read strictly.
 #include "ntpbench/prediction_check.h"
 
+#include <cmath>
+
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
 #include "src/common/json_field.h"
+#include "src/common/statistics.h"
 
 namespace ntpb {
 namespace {
@@ -15,6 +18,22 @@ constexpr const char* kFormat = "ntpbench-prediction-check";
 std::optional<double> PredictionCheckRow::RelativeError() const {
   if (!measured_ms || !(*measured_ms > 0)) return std::nullopt;
   return predicted_ms / *measured_ms - 1;
+}
+
+std::optional<double> PredictionCheck::MedianMachineChange() const {
+  if (machine_change.empty()) return std::nullopt;
+  std::vector<double> changes;
+  for (const auto& [probe, change] : machine_change) changes.push_back(change);
+  return Median(changes);
+}
+
+std::vector<double> PredictionCheck::ErrorMagnitudes(double scale) const {
+  std::vector<double> magnitudes;
+  for (const PredictionCheckRow& r : rows) {
+    if (r.RelativeError())
+      magnitudes.push_back(std::fabs(r.predicted_ms * scale / *r.measured_ms - 1));
+  }
+  return magnitudes;
 }
 
 nlohmann::json PredictionCheckJson(const PredictionCheck& c) {
@@ -39,7 +58,7 @@ nlohmann::json PredictionCheckJson(const PredictionCheck& c) {
   }
   return {{"format", kFormat},    {"version", 1},         {"calibration", c.calibration},
           {"machine", c.machine}, {"backend", c.backend}, {"precision", c.precision},
-          {"threads", c.threads}, {"results", rows}};
+          {"threads", c.threads}, {"results", rows},      {"machine_change", c.machine_change}};
 }
 
 bool IsPredictionCheck(const nlohmann::json& doc) {
@@ -63,6 +82,9 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
   c.backend = JsonField<std::string>(j, "backend", "", file);
   c.precision = JsonField<std::string>(j, "precision", "", file);
   c.threads = JsonField<int>(j, "threads", "", file);
+  if (j.contains("machine_change")) {  // absent in checks from before it was measured
+    c.machine_change = JsonField<std::map<std::string, double>>(j, "machine_change", "", file);
+  }
   if (!j.contains("results") || !j["results"].is_array()) {
     throw Error(file, "", "results", "missing or not a list");
   }

@@ -1399,6 +1399,14 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   ASSERT_NE(again_at, std::string::npos) << calibrated.err;
   EXPECT_NE(calibrated.err.rfind("probe_tiny: width=", again_at), std::string::npos)
       << calibrated.err;
+  // That point is kept for the check to run again: the machine's speed then against now.
+  ASSERT_TRUE(c["speed_references"].contains("probe_tiny")) << c;
+  const nlohmann::json& reference = c["speed_references"]["probe_tiny"];
+  EXPECT_EQ(reference["sweep"], probe);
+  EXPECT_NE(calibrated.err.find(reference["point"].get<std::string>() + " run again at the end"),
+            std::string::npos)
+      << reference << calibrated.err;
+  EXPECT_GT(reference["ms"].get<double>(), 0);
   // tiny_cnn has 11 layers, each a step on eigen: 11 samples a point.
   EXPECT_EQ(c["samples"].size(), 44u);
   // Run again: every point is kept from the first time.
@@ -1478,6 +1486,26 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_NE(check.err.find("[2/2] pass 2"), std::string::npos) << check.err;
   const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
   EXPECT_GT(checked["results"][0]["measured_ms"].get<double>(), 0);
+  // The probe's point ran again before and after the passes: how the machine's speed compares
+  // with its calibration's.
+  EXPECT_NE(check.out.find("the machine against its calibration: the probes' reference points "
+                           "ran "),
+            std::string::npos)
+      << check.out;
+  ASSERT_TRUE(checked["machine_change"].contains("probe_tiny")) << checked;
+  EXPECT_GT(checked["machine_change"]["probe_tiny"].get<double>(), -1);
+  // Where the probe's file is not (a check run elsewhere), the check says so and goes on.
+  nlohmann::json moved = c;
+  moved["speed_references"]["probe_tiny"]["sweep"] = TestDir() + "/ntpb_no_such_probe.json";
+  const std::string moved_path = WriteTemp("ntpb_calibration_moved.json", moved.dump());
+  const CommandResult without =
+      RunCommand(kCli + " predict --check " + Topo("tiny_cnn.json") +
+                 " --set width=12,size=24 --batch 1 --passes 1 " + "--calibration " + moved_path);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.err.find("probe_tiny's speed reference ("), std::string::npos) << without.err;
+  EXPECT_NE(without.err.find("ntpb_no_such_probe.json"), std::string::npos) << without.err;
+  EXPECT_EQ(without.out.find("the machine against its calibration"), std::string::npos)
+      << without.out;
   const std::string page = TestDir() + "/ntpb_check.html";
   const CommandResult report = RunCommand(kCli + " report " + check_out + " -o " + page);
   ASSERT_EQ(report.exit_code, 0) << report.err;

@@ -1,0 +1,77 @@
+// The prediction check's file (`predict --check -o`): read back as written, the machine's own
+// change against its calibration included, and refused with the field named.
+#include "ntpbench/prediction_check.h"
+
+#include <gtest/gtest.h>
+
+#include "ntpbench/error.h"
+
+namespace ntpb {
+namespace {
+
+PredictionCheck TwoRows() {
+  PredictionCheck c;
+  c.calibration = "cal.json";
+  c.machine = "Test CPU, 2 cores";
+  c.backend = "onednn";
+  c.precision = "f32";
+  c.threads = 2;
+  PredictionCheckRow measured;
+  measured.model = "tiny_cnn.json width=8";
+  measured.topology = "topologies/tiny_cnn.json";
+  measured.batch = 8;
+  measured.predicted_ms = 1.1;
+  measured.low_ms = 1;
+  measured.high_ms = 1.2;
+  measured.dominant = "conv1 conv2d.image[k3s1] (30%)";
+  measured.measured_ms = 1.0;
+  measured.measured_spread = 0.02;
+  PredictionCheckRow failed = measured;
+  failed.batch = 1;
+  failed.measured_ms.reset();
+  failed.failed = "killed by signal 9";
+  c.rows = {measured, failed};
+  return c;
+}
+
+std::string Refusal(const std::string& text) {
+  try {
+    ParsePredictionCheck(text, "check.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(PredictionCheckFile, RoundTripsWithTheMachinesOwnChange) {
+  PredictionCheck c = TwoRows();
+  EXPECT_FALSE(c.MedianMachineChange());
+  c.machine_change = {{"probe_cnn", 0.09}, {"probe_dense", 0.03}, {"probe_layers", -0.01}};
+  EXPECT_DOUBLE_EQ(*c.MedianMachineChange(), 0.03);
+  const PredictionCheck back = ParsePredictionCheck(PredictionCheckJson(c).dump(), "check.json");
+  EXPECT_EQ(back.machine_change, c.machine_change);
+  ASSERT_EQ(back.rows.size(), 2u);
+  EXPECT_NEAR(*back.rows[0].RelativeError(), 0.1, 1e-12);
+  EXPECT_FALSE(back.rows[1].RelativeError());
+  EXPECT_EQ(back.rows[1].failed, "killed by signal 9");
+  // A check from before the change was measured reads as none.
+  nlohmann::json j = PredictionCheckJson(c);
+  j.erase("machine_change");
+  EXPECT_TRUE(ParsePredictionCheck(j.dump(), "check.json").machine_change.empty());
+}
+
+TEST(PredictionCheckFile, RefusesAMistypedChangeNamingIt) {
+  nlohmann::json j = PredictionCheckJson(TwoRows());
+  j["machine_change"] = {{"probe_cnn", "faster"}};
+  EXPECT_NE(Refusal(j.dump()).find("check.json: field 'machine_change': has the wrong type"),
+            std::string::npos)
+      << Refusal(j.dump());
+  j = PredictionCheckJson(TwoRows());
+  j["results"][0].erase("measured_spread");
+  EXPECT_NE(Refusal(j.dump()).find("field 'results[0].measured_spread': missing"),
+            std::string::npos)
+      << Refusal(j.dump());
+}
+
+}  // namespace
+}  // namespace ntpb
