@@ -20,6 +20,7 @@
 #include "src/bench/machine_class_detect.h"
 #include "src/bench/run_settings.h"
 #include "src/cli/commands.h"
+#include "src/cli/help_formatter.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
 #include "src/cli/sweep_run.h"
@@ -401,9 +402,16 @@ std::map<std::string, double> RunSpeedReferences(const LatencyCalibration& c, do
 }
 
 // The check's table and its error distribution, with the worst cases and their dominant step.
-std::string CheckReport(const PredictionCheck& check) {
-  report::TextTable table({"model", "batch", "predicted ms", "interval", "measured ms", "spread",
-                           "error", "dominant step"});
+// `wide`: with each model's dominant step (past 120 columns; the worst ones are named below it).
+std::string CheckReport(const PredictionCheck& check, bool wide) {
+  std::vector<std::string> headings = {"model",       "batch",  "predicted ms", "interval",
+                                       "measured ms", "spread", "error"};
+  std::vector<bool> left = {true, false, false, false, false, false, false};
+  if (wide) {
+    headings.push_back("dominant step");
+    left.push_back(true);
+  }
+  report::TextTable table(headings);
   std::vector<double> magnitudes, spreads;
   std::vector<const PredictionCheckRow*> measured;
   for (const PredictionCheckRow& r : check.rows) {
@@ -413,30 +421,42 @@ std::string CheckReport(const PredictionCheck& check) {
       spreads.push_back(r.measured_spread);
       measured.push_back(&r);
     }
-    table.Add({report::Elide(r.model, 36), std::to_string(r.batch), Ms(r.predicted_ms),
-               Ms(r.low_ms) + "-" + Ms(r.high_ms), r.measured_ms ? Ms(*r.measured_ms) : "failed",
-               r.measured_ms ? FormatNumber("%.0f%%", 100 * r.measured_spread) : "",
-               (error ? FormatNumber("%+.1f%%", 100 * *error) : "") +
-                   (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) + " uncalibrated)" : ""),
-               r.dominant});
+    std::vector<std::string> row = {
+        report::Elide(r.model, 36),
+        std::to_string(r.batch),
+        Ms(r.predicted_ms),
+        Ms(r.low_ms) + "-" + Ms(r.high_ms),
+        r.measured_ms ? Ms(*r.measured_ms) : "failed",
+        r.measured_ms ? FormatNumber("%.0f%%", 100 * r.measured_spread) : "",
+        (error ? FormatNumber("%+.1f%%", 100 * *error) : "") +
+            (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) + " uncalibrated)" : "")};
+    if (wide) row.push_back(r.dominant);
+    table.Add(row);
   }
-  std::string out = "held-out check of " + check.calibration + ": " + check.machine + ", " +
-                    check.backend + " " + check.precision + ", " + Threads(check.threads) + "\n";
-  out += table.Render(std::vector<bool>{true, false, false, false, false, false, false, true});
+  std::string out =
+      WrapText("held-out check of " + check.calibration + ": " + check.machine + ", " +
+                   check.backend + " " + check.precision + ", " + Threads(check.threads),
+               120) +
+      "\n";
+  out += table.Render(left);
   if (magnitudes.empty()) return out + "\nnothing measured\n";
   auto within = [&](double bound) {
     const long n = std::count_if(magnitudes.begin(), magnitudes.end(),
                                  [&](double e) { return e <= bound + 1e-12; });
     return std::to_string(n) + " (" + FormatNumber("%.0f%%", 100.0 * n / magnitudes.size()) + ")";
   };
-  out += "\n" + std::to_string(magnitudes.size()) + " predictions: within +-5% " + within(0.05) +
-         ", +-10% " + within(0.10) + ", +-20% " + within(0.20) + "; median |error| " +
-         FormatNumber("%.1f%%", 100 * Median(magnitudes)) + ", worst " +
-         FormatNumber("%.1f%%", 100 * *std::max_element(magnitudes.begin(), magnitudes.end())) +
-         "\nthe machine itself: the same run varied by a median " +
-         FormatNumber("%.1f%%", 100 * Median(spreads)) + " (worst " +
-         FormatNumber("%.1f%%", 100 * *std::max_element(spreads.begin(), spreads.end())) +
-         ") between passes (spread: slowest over fastest); an error within that is noise\n";
+  out +=
+      "\n" + std::to_string(magnitudes.size()) + " predictions: within +-5% " + within(0.05) +
+      ", +-10% " + within(0.10) + ", +-20% " + within(0.20) + "; median |error| " +
+      FormatNumber("%.1f%%", 100 * Median(magnitudes)) + ", worst " +
+      FormatNumber("%.1f%%", 100 * *std::max_element(magnitudes.begin(), magnitudes.end())) + "\n" +
+      WrapText("the machine itself: the same run varied by a median " +
+                   FormatNumber("%.1f%%", 100 * Median(spreads)) + " (worst " +
+                   FormatNumber("%.1f%%", 100 * *std::max_element(spreads.begin(), spreads.end())) +
+                   ") between passes (spread: slowest over fastest); an error within that is "
+                   "noise",
+               120) +
+      "\n";
   if (const std::optional<double> change = check.MedianMachineChange()) {
     // What the predictions would be within, had the machine run as fast as while calibrated.
     const std::vector<double> scaled = check.ErrorMagnitudes(1 + *change);
@@ -446,10 +466,13 @@ std::string CheckReport(const PredictionCheck& check) {
     for (const auto& [probe, c] : check.machine_change) {
       each += (each.empty() ? "" : ", ") + probe + FormatNumber(" %+.1f%%", 100 * c);
     }
-    out += "the machine against its calibration: the probes' reference points ran " +
-           FormatNumber("%+.1f%%", 100 * *change) + " (median; " + each +
-           "); with the predictions scaled by that, " + std::to_string(n) + " (" +
-           FormatNumber("%.0f%%", 100.0 * n / scaled.size()) + ") are within +-10%\n";
+    out += WrapText("the machine against its calibration: the probes' reference points ran " +
+                        FormatNumber("%+.1f%%", 100 * *change) +
+                        " (median); with the predictions scaled by that, " + std::to_string(n) +
+                        " (" + FormatNumber("%.0f%%", 100.0 * n / scaled.size()) +
+                        ") are within +-10%. Per probe: " + each,
+                    120) +
+           "\n";
   }
   out += "worst:\n";
   std::sort(measured.begin(), measured.end(), [](const auto* a, const auto* b) {
@@ -561,7 +584,7 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
     const auto [lo, hi] = std::minmax_element(times[i].begin(), times[i].end());
     check.rows[i].measured_spread = *hi / *lo - 1;
   }
-  std::fputs(CheckReport(check).c_str(), stdout);
+  std::fputs(CheckReport(check, o.wide).c_str(), stdout);
   if (!o.check_output.empty()) {
     WriteFileAtomically(o.check_output, JsonText(PredictionCheckJson(check), 1) + "\n");
     std::fprintf(stderr,
@@ -655,7 +678,9 @@ Command AddPredictCommand(CLI::App* app) {
        "params (repeatable)")
       ->type_name("NAME=VALUE[,..]");
   c->add_flag("--json", o->json, "print the predictions as JSON");
-  c->add_flag("--wide", o->wide, "also the samples each step's prediction rests on");
+  c->add_flag("--wide", o->wide,
+              "also the samples each step's prediction rests on (--check: each model's dominant "
+              "step)");
   c->add_option("--measured", o->measured,
                 "a run file of the topology (`ntpbench run --json`): its step times beside the "
                 "prediction of the first calibration's backend and precision")

@@ -1483,6 +1483,8 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_NE(check.out.find("1 predictions: within +-5%"), std::string::npos) << check.out;
   EXPECT_NE(check.out.find("between passes"), std::string::npos) << check.out;
+  std::istringstream check_lines(check.out);
+  for (std::string line; std::getline(check_lines, line);) EXPECT_LE(line.size(), 120u) << line;
   EXPECT_NE(check.err.find("[2/2] pass 2"), std::string::npos) << check.err;
   const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
   EXPECT_GT(checked["results"][0]["measured_ms"].get<double>(), 0);

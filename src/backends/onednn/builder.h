@@ -66,8 +66,9 @@ FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int ind
 
 // Whether a conv2d runs as Winograd F(2x2, 3x3) (dense_conv.cc says where it wins) at
 // `precision` under the option winograd=`mode`: what the compile asks oneDNN for, and what the
-// plan of steps tells a latency prediction (a kind of step of its own). The compile falls back to
-// the direct algorithm where oneDNN has no Winograd for the ISA or the post-ops.
+// plan of steps tells a latency prediction (a kind of step of its own). False where oneDNN has no
+// Winograd kernels at the effective ISA (oneDNN 2.6: below avx512_core); the compile also falls
+// back to the direct algorithm where oneDNN has none for the post-ops.
 constexpr int64_t kWinogradMinChannels = 64;
 bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
 

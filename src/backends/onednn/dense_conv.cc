@@ -455,9 +455,31 @@ void BuildConvTranspose(Builder& b) {
 // channels 18-30% slower than all direct.
 // The option winograd=off never uses it, =all wherever oneDNN has it (tests).
 // oneDNN 2.6 has no bf16 or int8 Winograd.
+// Whether oneDNN has f32 Winograd kernels at the effective ISA: a 3x3 convolution of 64
+// channels is asked for (oneDNN 2.6 has them from avx512_core only; under ONEDNN_MAX_CPU_ISA=AVX2
+// it answers "could not create a primitive descriptor", and the compile runs direct).
+bool HasWinogradKernels() {
+  static const bool has = [] {
+    const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const memory::desc src({1, 64, 28, 28}, dt::f32, tag::any),
+        w({64, 64, 3, 3}, dt::f32, tag::any);
+    try {
+      dnnl::convolution_forward::primitive_desc pd(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                          dnnl::algorithm::convolution_winograd, src, w, src,
+                                          {1, 1}, {1, 1}, {1, 1}),
+          engine);
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
 bool UsesWinograd(const ResolvedLayer& l, Precision precision, const std::string& mode) {
   if (l.op != "conv2d" || mode == "off" || precision == Precision::kBf16 ||
-      precision == Precision::kI8) {
+      precision == Precision::kI8 || !HasWinogradKernels()) {
     return false;
   }
   const Shape& in = l.input_shapes[0];
