@@ -23,10 +23,17 @@ struct MeasuredUnit {
 std::map<int, MeasuredUnit> MeasuredUnits(const RunMeasurement& run,
                                           const ResolvedTopology& topology);
 
+// Whether the step `layer` (`features` of it) is a convolution over many channels that reads the
+// network's input: mostly that input's reorder into the backend's layout, where no network has
+// such a layer (its first convolution reads an image's few channels: conv2d.image). A probe's
+// such layer is not a sample of its kind.
+bool IsALeadingConvolution(const ResolvedTopology& topology, int layer,
+                           const StepFeatures& features);
+
 // Adds `results`' samples (and its failed and unreliable points) to `calibration`, each step of
 // the kind `backend`'s plan gives it under `config` (the algorithm it picks by shape), as a
-// prediction will plan it. Throws ntpb::Error naming the results file for a point whose run is
-// unreadable.
+// prediction will plan it; leading convolutions (IsALeadingConvolution) are left out. Throws
+// ntpb::Error naming the results file for a point whose run is unreadable.
 void AddProbeSamples(const SweepResults& results, const Topology& probe, const Backend& backend,
                      const RunConfig& config, LatencyCalibration* calibration);
 

@@ -11,6 +11,7 @@
 
 #include "ntpbench/error.h"
 #include "ntpbench/topology_file.h"
+#include "src/predict/probe_samples.h"
 #include "tests/test_util.h"
 
 namespace ntpb::testing {
@@ -242,6 +243,23 @@ TEST(LatencyPrediction, ChannelsFillVectorLanesInBlocks) {
   EXPECT_EQ(VectorLanes(m), 16);
   m.isa = "avx2 fma";
   EXPECT_EQ(VectorLanes(m), 8);
+}
+
+// A probe's first convolution over many channels times the input's reorder more than itself: not
+// a sample of its kind. A network's first convolution over an image's channels is one.
+TEST(LatencyCalibrationFile, LeavesOutAProbesLeadingConvolution) {
+  const ResolvedTopology layers =
+      Resolve(ReadTopologyShapes(SourcePath("calibration/probes/cnn_layers.json")), {{"N", 1}});
+  const TopologyAnalysis a = Analyze(layers, Precision::kF32);
+  const int conv = layers.LayerIndex("conv"), bn = layers.LayerIndex("bn");
+  EXPECT_TRUE(IsALeadingConvolution(layers, conv, FeaturesOfStep(layers, a, {conv, 0, ""}, 16)));
+  EXPECT_FALSE(IsALeadingConvolution(layers, bn, FeaturesOfStep(layers, a, {bn, 0, ""}, 16)));
+  const ResolvedTopology tiny = ResolveFile("tiny_cnn.json", {{"size", 32}, {"width", 16}});
+  const TopologyAnalysis ta = Analyze(tiny, Precision::kF32);
+  EXPECT_FALSE(IsALeadingConvolution(tiny, 0, FeaturesOfStep(tiny, ta, {0, 0, ""}, 16)))
+      << "an image's first convolution";
+  const int dw = tiny.LayerIndex("dw");
+  EXPECT_FALSE(IsALeadingConvolution(tiny, dw, FeaturesOfStep(tiny, ta, {dw, 0, ""}, 16)));
 }
 
 // A probe during which the machine's speed moved by more than 10% is named, the largest move
