@@ -510,6 +510,12 @@ int Check(const PredictOptions& o, const std::vector<LatencyCalibration>& calibr
   PredictionCheck check;
   check.calibration = c.file;
   check.machine = Hardware(c.machine);
+  // A calibration under an ISA cap (ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 CPU) is another
+  // machine's: its name says so, or two such checks read alike.
+  if (c.vector_lanes != VectorLanes(c.machine)) {
+    check.machine += ", the backend's kernels " + std::to_string(c.vector_lanes) +
+                     " f32 lanes wide (an ISA cap)";
+  }
   check.backend = c.backend;
   check.precision = c.precision;
   check.threads = c.threads;

@@ -1370,6 +1370,16 @@ TEST(Cli, ACalibrationUnderAnIsaCapCountsTheCappedVectorWidth) {
     EXPECT_DOUBLE_EQ(s["lane_fill"].get<double>(), 1) << s;  // 8 of 8 lanes
   }
   EXPECT_TRUE(conv1) << c["samples"];
+  // Its check names it as the other machine it stands for.
+  const std::string check_out = calibration + ".check.json";
+  const CommandResult check = RunCommand(
+      "ONEDNN_MAX_CPU_ISA=AVX2 " + kCli + " predict --check " + Topo("tiny_cnn.json") +
+      " --set width=8,size=16 --batch 1 --passes 1 -c " + calibration + " -o " + check_out);
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
+  EXPECT_NE(checked["machine"].get<std::string>().find("kernels 8 f32 lanes wide (an ISA cap)"),
+            std::string::npos)
+      << checked["machine"];
 }
 
 TEST(Cli, CalibrateThenPredictWithoutRunning) {
