@@ -282,9 +282,17 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.probes = {"probe_dense"};
   c.points = 14;
   c.probe_drift = {{"probe_dense", -0.03}};
+  c.speed_references["probe_dense"] = {
+      "calibration/dense.json", {"backend=eigen", "threads=1"}, "batch=1,n_input=784", 0.25};
   const std::string text = LatencyCalibrationJson(c).dump();
   const LatencyCalibration back = ParseLatencyCalibration(text, "c.json");
   EXPECT_EQ(back.probe_drift, c.probe_drift);
+  ASSERT_EQ(back.speed_references.count("probe_dense"), 1u);
+  const LatencyCalibration::SpeedReference& reference = back.speed_references.at("probe_dense");
+  EXPECT_EQ(reference.sweep, "calibration/dense.json");
+  EXPECT_EQ(reference.base, (std::vector<std::string>{"backend=eigen", "threads=1"}));
+  EXPECT_EQ(reference.point, "batch=1,n_input=784");
+  EXPECT_DOUBLE_EQ(reference.ms, 0.25);
   EXPECT_EQ(back.samples.size(), c.samples.size());
   EXPECT_EQ(back.samples[3].features.Signature(), c.samples[3].features.Signature());
   EXPECT_DOUBLE_EQ(back.samples[3].ms, c.samples[3].ms);
@@ -317,6 +325,14 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j = nlohmann::json::parse(text);
   j["probe_drift"]["probe_dense"] = "a lot";
   EXPECT_NE(message(j.dump()).find("field 'probe_drift': has the wrong type"), std::string::npos)
+      << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["speed_references"]["probe_dense"]["ms"] = 0;
+  EXPECT_NE(message(j.dump()).find("field 'speed_references.probe_dense.ms': must be positive"),
+            std::string::npos)
+      << message(j.dump());
+  j["speed_references"] = "fast";
+  EXPECT_NE(message(j.dump()).find("field 'speed_references': not an object"), std::string::npos)
       << message(j.dump());
   j = nlohmann::json::parse(text);
   j["vector_lanes"] = 0;
