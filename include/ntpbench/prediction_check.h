@@ -43,6 +43,8 @@ struct PredictionCheck {
   // |predicted x scale / measured - 1| of each measured row: with `scale` 1 + the machine's
   // change, the error the predictor would have had on the machine it was calibrated on.
   std::vector<double> ErrorMagnitudes(double scale = 1) const;
+  // How many of those are within `bound` (0.10: +-10%).
+  int CountWithin(double bound, double scale = 1) const;
 };
 
 nlohmann::json PredictionCheckJson(const PredictionCheck& check);

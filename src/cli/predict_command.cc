@@ -459,9 +459,7 @@ std::string CheckReport(const PredictionCheck& check, bool wide) {
       "\n";
   if (const std::optional<double> change = check.MedianMachineChange()) {
     // What the predictions would be within, had the machine run as fast as while calibrated.
-    const std::vector<double> scaled = check.ErrorMagnitudes(1 + *change);
-    const long n =
-        std::count_if(scaled.begin(), scaled.end(), [](double e) { return e <= 0.10 + 1e-12; });
+    const int n = check.CountWithin(0.10, 1 + *change);
     std::string each;
     for (const auto& [probe, c] : check.machine_change) {
       each += (each.empty() ? "" : ", ") + probe + FormatNumber(" %+.1f%%", 100 * c);
@@ -469,7 +467,7 @@ std::string CheckReport(const PredictionCheck& check, bool wide) {
     out += WrapText("the machine against its calibration: the probes' reference points ran " +
                         FormatNumber("%+.1f%%", 100 * *change) +
                         " (median); with the predictions scaled by that, " + std::to_string(n) +
-                        " (" + FormatNumber("%.0f%%", 100.0 * n / scaled.size()) +
+                        " (" + FormatNumber("%.0f%%", 100.0 * n / magnitudes.size()) +
                         ") are within +-10%. Per probe: " + each,
                     120) +
            "\n";

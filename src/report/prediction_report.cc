@@ -24,13 +24,12 @@ std::string MachineName(const PredictionCheck& c) {
 // would be within without that.
 std::string MachineChange(const PredictionCheck& c) {
   const double change = *c.MedianMachineChange();
-  const std::vector<double> scaled = c.ErrorMagnitudes(1 + change);
-  const auto n =
-      std::count_if(scaled.begin(), scaled.end(), [](double v) { return v <= 0.10 + 1e-12; });
+  const size_t measured = c.ErrorMagnitudes().size();
+  const int n = c.CountWithin(0.10, 1 + change);
   return "; against its calibration the machine ran " + Percent(change) +
          " (its probes' reference points run again, median): with the predictions scaled by "
          "that, " +
-         FormatNumber("%.0f%%", 100.0 * n / scaled.size()) + " within +-10%";
+         FormatNumber("%.0f%%", 100.0 * n / measured) + " within +-10%";
 }
 
 // Within +-5, 10 and 20 %, the median and the worst error of one check.

@@ -1,6 +1,7 @@
 // The prediction check's file: one JSON object, read strictly.
 #include "ntpbench/prediction_check.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ntpbench/error.h"
@@ -34,6 +35,12 @@ std::vector<double> PredictionCheck::ErrorMagnitudes(double scale) const {
       magnitudes.push_back(std::fabs(r.predicted_ms * scale / *r.measured_ms - 1));
   }
   return magnitudes;
+}
+
+int PredictionCheck::CountWithin(double bound, double scale) const {
+  const std::vector<double> magnitudes = ErrorMagnitudes(scale);
+  return static_cast<int>(std::count_if(magnitudes.begin(), magnitudes.end(),
+                                        [&](double e) { return e <= bound + 1e-12; }));
 }
 
 nlohmann::json PredictionCheckJson(const PredictionCheck& c) {

@@ -52,6 +52,10 @@ TEST(PredictionCheckFile, RoundTripsWithTheMachinesOwnChange) {
   EXPECT_EQ(back.machine_change, c.machine_change);
   ASSERT_EQ(back.rows.size(), 2u);
   EXPECT_NEAR(*back.rows[0].RelativeError(), 0.1, 1e-12);
+  // +10% is within +-10%, not within +-5%; scaled by the machine's +3%, +13.3% is not.
+  EXPECT_EQ(back.CountWithin(0.10), 1);
+  EXPECT_EQ(back.CountWithin(0.05), 0);
+  EXPECT_EQ(back.CountWithin(0.10, 1.03), 0);
   EXPECT_FALSE(back.rows[1].RelativeError());
   EXPECT_EQ(back.rows[1].failed, "killed by signal 9");
   // A check from before the change was measured reads as none.
