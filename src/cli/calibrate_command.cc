@@ -22,6 +22,7 @@
 #include "src/cli/sweep_run.h"
 #include "src/common/file_io.h"
 #include "src/common/utc_time.h"
+#include "src/predict/calibration_outliers.h"
 #include "src/predict/probe_samples.h"
 #include "src/report/text_table.h"
 
@@ -38,6 +39,10 @@ struct CalibrateOptions {
   double point_timeout = 600;
   double budget = 0;  // seconds for all probes; 0: every point of every probe
 };
+
+// A point whose steps sum to 1.5x what the other points price them at is run again.
+constexpr double kSlowPoint = 1.5;
+constexpr size_t kMostPointsAgain = 5;  // or a twentieth of the points, whichever is more
 
 std::vector<std::string> DefaultProbes() {
   std::vector<std::string> found;
@@ -78,6 +83,113 @@ std::string SummaryTable(const LatencyCalibration& c) {
   return table.Render();
 }
 
+// A probe as this calibration ran it: its sweep settings and what the sweep left.
+struct ProbeRun {
+  std::string name;
+  SweepOptions sweep;
+  SweepOutcome outcome;
+};
+
+// A second look at the points that ran far slower than the rest of the calibration prices their
+// steps (SlowProbePoints): each runs once more, and where the second run is faster its samples
+// are scaled to it (a VM's slow second is not the steps' cost; a point that is slow again is
+// kept as measured). Runs already made are kept in <work>/<probe>.again.json, by the first run's
+// time, so that a calibration run again over finished probes reuses them; none runs once
+// --budget is spent. Returns, per point
+// (SamplePoint), the factor its samples were scaled by.
+std::map<std::string, double> RunSlowPointsAgain(const CalibrateOptions& o,
+                                                 const std::vector<ProbeRun>& ran,
+                                                 std::chrono::steady_clock::time_point start,
+                                                 LatencyCalibration* calibration) {
+  std::map<std::string, double> scaled;
+  const std::vector<SlowProbePoint> slow = SlowProbePoints(*calibration, kSlowPoint);
+  const size_t most = std::max<size_t>(kMostPointsAgain, calibration->points / 20);
+  for (size_t i = 0; i < slow.size() && i < most; ++i) {
+    const SlowProbePoint& point = slow[i];
+    const size_t space = point.point.find(' ');
+    if (space == std::string::npos) continue;
+    const std::string name = point.point.substr(0, space), id = point.point.substr(space + 1);
+    const auto probe =
+        std::find_if(ran.begin(), ran.end(), [&](const ProbeRun& p) { return p.name == name; });
+    if (probe == ran.end()) continue;
+    const SweepResults results = ReadSweepResults(probe->sweep.output);
+    const SweepPointResult* first = results.Find(id);
+    if (!first || !first->ok) continue;
+    const double first_ms = PointLatencyMs(*first, results.file);
+    const std::string again_file =
+        (std::filesystem::path(o.work) / (name + ".again.json")).string();
+    nlohmann::json again = nlohmann::json::object();
+    if (std::filesystem::exists(again_file)) {
+      again = nlohmann::json::parse(ReadTextFile(again_file, 1 << 20), nullptr, false);
+      if (!again.is_object()) again = nlohmann::json::object();
+    }
+    double again_ms = 0;
+    const nlohmann::json& kept = again.value(id, nlohmann::json());
+    if (kept.is_object() && kept.value("first_ms", nlohmann::json()).is_number() &&
+        kept["first_ms"].get<double>() == first_ms &&
+        kept.value("again_ms", nlohmann::json()).is_number() &&
+        kept["again_ms"].get<double>() > 0) {
+      again_ms = kept["again_ms"].get<double>();
+    } else if (o.budget > 0 &&
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+                   o.budget) {
+      continue;  // --budget is spent: the same command with a larger one looks again
+    } else {
+      std::string why;
+      const std::optional<double> ms =
+          MeasureSweepPoint(probe->sweep.file, probe->sweep.base, id, o.point_timeout, &why);
+      if (!ms) {
+        std::fprintf(stderr, "ntpbench calibrate: %s could not run again: %s\n",
+                     point.point.c_str(), why.c_str());
+        continue;
+      }
+      again_ms = *ms;
+      again[id] = {{"first_ms", first_ms}, {"again_ms", again_ms}};
+      WriteFileAtomically(again_file, again.dump() + "\n");
+    }
+    const bool faster = again_ms < first_ms;
+    std::fprintf(stderr,
+                 "ntpbench calibrate: %s ran %.1fx what the rest of the calibration prices its "
+                 "steps at; run again: %.3f ms against %.3f%s\n",
+                 point.point.c_str(), point.Ratio(), again_ms, first_ms,
+                 faster ? " (the faster run is kept)" : " (kept as measured)");
+    if (!faster) continue;
+    ScalePointSamples(calibration, point.point, again_ms / first_ms);
+    scaled[point.point] = again_ms / first_ms;
+    calibration->problems.push_back(point.point + ": ran " + FormatNumber("%.1f", point.Ratio()) +
+                                    "x what the other points price its steps at, and " +
+                                    FormatNumber("%.3f", again_ms) + " ms against " +
+                                    FormatNumber("%.3f", first_ms) +
+                                    " when run again: its samples are scaled to the second run");
+  }
+  return scaled;
+}
+
+// The probe's drift (SweepOutcome::drift) into the calibration, against its reference point's
+// first run as the second look left it (`first_run_scales`), and its problem line.
+void AddDrift(ProbeRun& p, const std::map<std::string, double>& first_run_scales,
+              LatencyCalibration* calibration) {
+  SweepOutcome& outcome = p.outcome;
+  if (!outcome.drift) return;
+  ReferenceDrift reference{*outcome.drift, outcome.drift_point_ms};
+  if (auto it = first_run_scales.find(p.name + " " + outcome.drift_point);
+      it != first_run_scales.end()) {
+    reference = DriftWithFirstRunScaled(reference, it->second);
+  }
+  const double drift = reference.drift;
+  calibration->probe_drift[p.name] = drift;
+  calibration->speed_references[p.name] = {p.sweep.file, p.sweep.base, outcome.drift_point,
+                                           reference.ms};
+  if (std::abs(drift) > LatencyCalibration::kDriftLimit) {
+    calibration->problems.insert(
+        calibration->problems.begin(),
+        p.name + ": the machine's speed moved while it ran: " + outcome.drift_point + " took " +
+            FormatNumber("%.0f", 100 * std::abs(drift)) + (drift > 0 ? "% longer" : "% less") +
+            " when run again at its end; its samples are kept, but a calibration made on a "
+            "quiet machine prices better");
+  }
+}
+
 int Calibrate(const CalibrateOptions& given) {
   CalibrateOptions o = given;
   if (o.probes.empty()) o.probes = DefaultProbes();
@@ -109,6 +221,8 @@ int Calibrate(const CalibrateOptions& given) {
   if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
   calibration.created = UtcTimestamp();
   const auto start = std::chrono::steady_clock::now();
+  std::vector<ProbeRun> ran;
+  std::vector<std::string> budget_lines;  // probes measured in part
   for (size_t i = 0; i < o.probes.size(); ++i) {
     const Sweep probe = ReadSweepFile(o.probes[i]);
     std::fprintf(stderr, "ntpbench calibrate: probe %zu of %zu: %s\n", i + 1, o.probes.size(),
@@ -175,34 +289,24 @@ int Calibrate(const CalibrateOptions& given) {
         outcome.drift_point_ms = kept["ms"].get<double>();
       }
     }
-    if (outcome.drift) {
-      const double drift = *outcome.drift;
-      calibration.probe_drift[probe.name] = drift;
-      calibration.speed_references[probe.name] = {s.file, s.base, outcome.drift_point,
-                                                  outcome.drift_point_ms};
-      if (std::abs(drift) > LatencyCalibration::kDriftLimit) {
-        calibration.problems.insert(
-            calibration.problems.begin(),
-            probe.name + ": the machine's speed moved while it ran: " + outcome.drift_point +
-                " took " + FormatNumber("%.0f", 100 * std::abs(drift)) +
-                (drift > 0 ? "% longer" : "% less") +
-                " when run again at its end; its samples are kept, but a calibration made "
-                "on a quiet machine prices better");
-      }
-    }
+    ran.push_back({probe.name, s, outcome});
     if (outcome.budget_reached) {
-      // First: the problems printed at the end are the first few.
-      calibration.problems.insert(
-          calibration.problems.begin(),
+      budget_lines.push_back(
           probe.name + ": " + std::to_string(outcome.recorded) + " of its " +
-              std::to_string(outcome.points) +
-              " points measured within --budget (spread over its design); the same command with a "
-              "larger budget measures the rest");
+          std::to_string(outcome.points) +
+          " points measured within --budget (spread over its design); the same command with a "
+          "larger budget measures the rest");
     }
   }
   if (calibration.samples.empty()) {
     throw Error(o.output, "", "", "no probe point measured anything: nothing written");
   }
+  const std::map<std::string, double> first_run_scales =
+      RunSlowPointsAgain(o, ran, start, &calibration);
+  for (ProbeRun& p : ran) AddDrift(p, first_run_scales, &calibration);
+  // First: the problems printed at the end are the first few.
+  calibration.problems.insert(calibration.problems.begin(), budget_lines.begin(),
+                              budget_lines.end());
   WriteLatencyCalibration(calibration, o.output);
   std::fputs(SummaryTable(calibration).c_str(), stdout);
   std::fprintf(stderr,

@@ -268,17 +268,6 @@ SweepPointResult PointResult(const SweepPoint& p, const PointOutcome& r,
 
 constexpr double kDriftReferenceMs = 1;
 
-// A measured point's latency: the median of its repetitions' p50s.
-double LatencyMs(const SweepPointResult& result, const std::string& out) {
-  const RunResults run = result.Run(out);
-  const BenchmarkResult& b = run.benchmarks.begin()->second;
-  std::vector<double> p50s;
-  for (size_t i = 0; i < b.repetitions.size(); ++i) {
-    p50s.push_back(b.RepetitionMeasurement(i).net.p50_ms);
-  }
-  return Median(p50s.empty() || p50s.front() <= 0 ? b.real_time_ms : p50s);
-}
-
 // A point's progress line: its latency and throughput, a generation's TTFT and TPOT, or why
 // it failed.
 std::string PointProgress(const SweepPointResult& result, const std::string& out) {
@@ -312,6 +301,16 @@ Sweep ReadSweepWithBase(const std::string& file, const std::vector<std::string>&
 
 }  // namespace
 
+double PointLatencyMs(const SweepPointResult& result, const std::string& out) {
+  const RunResults run = result.Run(out);
+  const BenchmarkResult& b = run.benchmarks.begin()->second;
+  std::vector<double> p50s;
+  for (size_t i = 0; i < b.repetitions.size(); ++i) {
+    p50s.push_back(b.RepetitionMeasurement(i).net.p50_ms);
+  }
+  return Median(p50s.empty() || p50s.front() <= 0 ? b.real_time_ms : p50s);
+}
+
 std::optional<double> MeasureSweepPoint(const std::string& file,
                                         const std::vector<std::string>& base, const std::string& id,
                                         double timeout, std::string* why) {
@@ -337,7 +336,7 @@ std::optional<double> MeasureSweepPoint(const std::string& file,
     *why = r.interrupted ? "interrupted" : result.reason;
     return std::nullopt;
   }
-  return LatencyMs(result, json);
+  return PointLatencyMs(result, json);
 }
 
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, SweepOutcome* outcome) {
@@ -458,7 +457,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     if (result.ok) std::remove(log.c_str());
     failed += result.ok ? 0 : 1;
     if (result.ok && o.measure_drift && reference_ms < kDriftReferenceMs) {
-      const double ms = LatencyMs(result, out);
+      const double ms = PointLatencyMs(result, out);
       if (ms > reference_ms) {
         reference = &p;
         reference_ms = ms;
@@ -484,7 +483,7 @@ int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, Swee
     RemoveLeftovers(json_tmp, log);
     if (again.interrupted) return 130;
     if (second.ok) {
-      const double again_ms = LatencyMs(second, out);
+      const double again_ms = PointLatencyMs(second, out);
       drift = again_ms / reference_ms - 1;
       reference_ms = std::sqrt(reference_ms * again_ms);
       std::fprintf(stderr,

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "ntpbench/sweep_results.h"
+
 namespace ntpb::cli {
 
 struct SweepOptions {
@@ -43,6 +45,10 @@ struct SweepOutcome {
 // Benchmark flags given on the command line (refused). Returns the exit code (130: interrupted).
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed,
              SweepOutcome* outcome = nullptr);
+
+// A measured point's latency (`result` from the results file `file`): the median of its
+// repetitions' p50s, in ms.
+double PointLatencyMs(const SweepPointResult& result, const std::string& file);
 
 // Runs the point `id` of the sweep file `file` (its settings over `base`, as --base gives them)
 // once more, in a child `ntpbench run` as RunSweep does; its latency in ms (the median of its
