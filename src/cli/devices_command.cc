@@ -2,6 +2,7 @@
 // machine's cores; a backend with devices (opencl) lists each with the spec --device takes.
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/machine.h"
@@ -20,6 +21,26 @@ std::string GiB(int64_t bytes) {
   return text;
 }
 
+// A device's line of figures and its name: the name at the end where it fits 120 columns, else
+// on a line of its own under it (PoCL names its CPU device "pthread-skylake-avx512-" and the
+// CPU's name).
+void PrintDeviceLine(const std::string& backend, const std::string& spec, const std::string& type,
+                     int units, const std::string& memory, const std::string& max_alloc,
+                     const std::string& local, const std::string& features,
+                     const std::string& name) {
+  char figures[256];
+  std::snprintf(figures, sizeof figures, "%-8s %-12s %-5s %4d %9s %9s %9s %-15s ", backend.c_str(),
+                spec.c_str(), type.c_str(), units, memory.c_str(), max_alloc.c_str(), local.c_str(),
+                features.c_str());
+  const std::string line = figures;
+  if (line.size() + name.size() <= 120) {
+    std::printf("%s%s\n", line.c_str(), name.c_str());
+  } else {
+    std::printf("%s\n%22s%s\n", line.substr(0, line.find_last_not_of(' ') + 1).c_str(), "",
+                name.c_str());
+  }
+}
+
 }  // namespace
 
 Command AddDevicesCommand(CLI::App* app) {
@@ -34,8 +55,7 @@ Command AddDevicesCommand(CLI::App* app) {
               const Backend* b = FindBackend(name);
               if (b->UsesPlacement()) continue;  // hetero runs on the others' devices
               if (!b->HasDevices()) {
-                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s\n", name.c_str(), "host",
-                            "cpu", m.cores, "-", "-", "-", "-", m.cpu.c_str());
+                PrintDeviceLine(name, "host", "cpu", m.cores, "-", "-", "-", "-", m.cpu);
                 // The ISA beside the version where both fit 120 columns, else under it.
                 const std::string version = b->version(), isa = "ISA " + m.isa();
                 if (22 + version.size() + 2 + isa.size() <= 120) {
@@ -56,11 +76,9 @@ Command AddDevicesCommand(CLI::App* app) {
                 for (const std::string& f : d.features) {
                   features += (features.empty() ? "" : ",") + f;
                 }
-                std::printf("%-8s %-12s %-5s %4d %9s %9s %9s %-15s %s\n", name.c_str(),
-                            d.spec.c_str(), d.type.c_str(), d.compute_units,
-                            GiB(d.memory_bytes).c_str(), GiB(d.max_allocation_bytes).c_str(),
-                            GiB(d.local_memory_bytes).c_str(),
-                            features.empty() ? "-" : features.c_str(), d.name.c_str());
+                PrintDeviceLine(name, d.spec, d.type, d.compute_units, GiB(d.memory_bytes),
+                                GiB(d.max_allocation_bytes), GiB(d.local_memory_bytes),
+                                features.empty() ? "-" : features, d.name);
                 std::printf("%22s%s, driver %s\n", "", d.platform.c_str(),
                             d.driver.substr(0, 60).c_str());
               }

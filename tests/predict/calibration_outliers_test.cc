@@ -7,45 +7,21 @@
 
 #include <cmath>
 
-#include "ntpbench/topology_file.h"
 #include "src/predict/step_pricer.h"
-#include "tests/test_util.h"
+#include "tests/predict/mlp_calibration.h"
 
 namespace ntpb::testing {
 namespace {
 
-// Samples of every step of the mlp at several widths (one probe point each), each taking
-// flops / rate + 1 us: a machine whose dense layers run at exactly `rate` FLOP per ms.
-LatencyCalibration MlpCalibration(double rate) {
-  LatencyCalibration c;
-  c.backend = "eigen";
-  c.precision = "f32";
-  c.threads = 1;
-  c.vector_lanes = 16;
-  const Topology mlp = ReadTopologyShapes(SourcePath("topologies/mlp.json"));
-  for (int64_t hidden : {64, 128, 256, 512, 1024, 2048, 4096}) {
-    const ResolvedTopology r = Resolve(mlp, {{"N", 8}, {"n_hidden", hidden}});
-    const TopologyAnalysis a = Analyze(r, Precision::kF32);
-    for (size_t i = 0; i < r.layers.size(); ++i) {
-      CalibrationSample s;
-      s.features = FeaturesOfStep(r, a, {static_cast<int>(i), 0, ""}, 16);
-      s.ms = s.features.flops / rate + 0.001;
-      s.source = "probe_dense n_hidden=" + std::to_string(hidden) + " / " + r.layers[i].name;
-      c.samples.push_back(s);
-    }
-  }
-  return c;
-}
-
 constexpr double kRate = 5e7;  // 50 GFLOP/s
-const char kSlow[] = "probe_dense n_hidden=512";
+const char kSlow[] = "probe_dense batch=8,n_hidden=512";
 
 TEST(CalibrationOutliers, ACalibrationWhosePointsAgreeHasNoSlowPoint) {
-  EXPECT_TRUE(SlowProbePoints(MlpCalibration(kRate), 1.5).empty());
+  EXPECT_TRUE(SlowProbePoints(MlpCalibration(kRate, {8}), 1.5).empty());
 }
 
 TEST(CalibrationOutliers, FindsThePointThatRanSlowerThanTheOtherPointsPriceIt) {
-  LatencyCalibration c = MlpCalibration(kRate);
+  LatencyCalibration c = MlpCalibration(kRate, {8});
   ScalePointSamples(&c, kSlow, 4);  // the machine was slow for that point's second
   const std::vector<SlowProbePoint> slow = SlowProbePoints(c, 1.5);
   ASSERT_EQ(slow.size(), 1u);
@@ -53,7 +29,7 @@ TEST(CalibrationOutliers, FindsThePointThatRanSlowerThanTheOtherPointsPriceIt) {
   EXPECT_NEAR(slow[0].Ratio(), 4, 0.6);
   // Its neighbours priced it: the steps' true time, not its own samples'.
   double truth = 0;
-  for (const CalibrationSample& s : MlpCalibration(kRate).samples) {
+  for (const CalibrationSample& s : MlpCalibration(kRate, {8}).samples) {
     if (SamplePoint(s) == kSlow) truth += s.ms;
   }
   EXPECT_NEAR(slow[0].priced_ms, truth, 0.15 * truth);
@@ -62,7 +38,7 @@ TEST(CalibrationOutliers, FindsThePointThatRanSlowerThanTheOtherPointsPriceIt) {
   // Scaled back to a second run, nothing is slow and the other points are untouched.
   ScalePointSamples(&c, kSlow, 0.25);
   EXPECT_TRUE(SlowProbePoints(c, 1.5).empty());
-  const LatencyCalibration original = MlpCalibration(kRate);
+  const LatencyCalibration original = MlpCalibration(kRate, {8});
   ASSERT_EQ(c.samples.size(), original.samples.size());
   for (size_t i = 0; i < c.samples.size(); ++i) {
     EXPECT_NEAR(c.samples[i].ms, original.samples[i].ms, 1e-12) << c.samples[i].source;
@@ -70,7 +46,7 @@ TEST(CalibrationOutliers, FindsThePointThatRanSlowerThanTheOtherPointsPriceIt) {
 }
 
 TEST(CalibrationOutliers, LeavingAPointOutPricesItsStepsFromTheOthers) {
-  LatencyCalibration c = MlpCalibration(kRate);
+  LatencyCalibration c = MlpCalibration(kRate, {8});
   ScalePointSamples(&c, kSlow, 4);
   const StepPricer pricer(c);
   for (const CalibrationSample& s : c.samples) {
