@@ -270,6 +270,33 @@ def image_conv_probe(rng):
                  ["kernel", "stride", "batch", "S", "W", "C"], points)
 
 
+def decoder_probe():
+    """One Llama-style decoder block (RMSNorm, rotary q/k, grouped-query attention over a key/value
+    cache, SwiGLU): a prefill of `prompt` tokens, or one decode step after `past` cached ones."""
+    points = []
+    for hidden in (256, 512, 1024, 2048):
+        heads = hidden // 64
+        for batch in (1, 8):
+            shapes = [(prompt, 0) for prompt in (16, 64, 256)] + [(1, past) for past in (64, 512)]
+            for prompt, past in shapes:
+                # A block's work grows with tokens * hidden^2 (~21x that in FLOPs): at most a
+                # few GFLOP a run.
+                if batch * prompt * hidden * hidden > 2 ** 28:
+                    continue
+                points.append({"batch": batch, "hidden": hidden, "heads": heads,
+                               "kv_heads": heads // 4, "ffn": hidden * 11 // 4,
+                               "prompt": prompt, "past": past})
+    return sweep("probe_decoder", "One Llama-style decoder block (topologies/llama.json, 1 layer, "
+                 "a 1000-token vocabulary): RMSNorm, q/k/v/o dense layers, rotary embeddings, "
+                 "key/value caches, grouped-query causal attention, SwiGLU; hidden 256 to 2048, "
+                 "a prefill of 16 to 256 tokens or a decode step after 64 or 512, batch 1 and 8.",
+                 "../topologies/llama.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "layers": 1,
+                  "vocab": 1000, "context": 1024, "hidden": 2048, "heads": 32, "kv_heads": 8,
+                  "ffn": 5632, "prompt": 128, "past": 0},
+                 ["batch", "hidden", "heads", "kv_heads", "ffn", "prompt", "past"], points)
+
+
 def random_cnn(rng, index):
     """A random CNN of the kinds people build: a strided stem, then plain, residual and
     depthwise-separable blocks with occasional pooling, global pooling and a classifier."""
@@ -362,6 +389,11 @@ def heldout():
             {"topology": "../../topologies/bert.json",
              "set": {"layers": 2, "seq": 96, "vocab": 2000}},
             {"topology": "../../topologies/vit.json", "set": {"layers": 2}},
+            {"topology": "../../topologies/llama.json",
+             "set": {"layers": 2, "hidden": 768, "heads": 12, "kv_heads": 4, "ffn": 2048,
+                     "prompt": 48, "vocab": 2000, "context": 1024}},
+            {"topology": "../../topologies/gpt2.json",
+             "set": {"layers": 2, "prompt": 1, "past": 384, "vocab": 2000}},
             {"topology": "random/"},
         ],
     }
@@ -380,6 +412,7 @@ def main():
     write("calibration/tensor_ops.json", tensor_ops_probe(rng))
     write("calibration/probes/image_conv.json", image_conv_topology())
     write("calibration/image_conv.json", image_conv_probe(rng))
+    write("calibration/decoder.json", decoder_probe())
     held = random.Random(7)
     for i in range(8):
         write(f"calibration/heldout/random/cnn_{i}.json", random_cnn(held, i))
