@@ -95,8 +95,7 @@ struct ProbeRun {
 // are scaled to it (a VM's slow second is not the steps' cost; a point that is slow again is
 // kept as measured). Runs already made are kept in <work>/<probe>.again.json, by the first run's
 // time, so that a calibration run again over finished probes reuses them; none runs once
-// --budget is spent. Returns, per point
-// (SamplePoint), the factor its samples were scaled by.
+// --budget is spent. Returns, per point (SamplePoint), the factor its samples were scaled by.
 std::map<std::string, double> RunSlowPointsAgain(const CalibrateOptions& o,
                                                  const std::vector<ProbeRun>& ran,
                                                  std::chrono::steady_clock::time_point start,
