@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -1337,6 +1338,72 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
     EXPECT_EQ(problem.get<std::string>().find("--budget"), std::string::npos) << problem;
   }
   EXPECT_EQ(RunCommand(command + " --budget 0").exit_code, 2);
+}
+
+// A point that ran far slower than the other points price its steps (here: its recorded times
+// made 5x) is run again at the end of the calibration, and the faster second run is kept.
+TEST(Cli, CalibrateRunsAPointFarSlowerThanTheOthersAgainAndKeepsTheFasterRun) {
+  const std::string probe = WriteTemp("ntpb_probe_slow.json", R"({"name": "probe_slow",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "eigen", "size": 16}, "min_time": 0.02,
+    "factors": [{"name": "width", "values": [8, 10, 12, 14, 16, 20]}],
+    "points": [{"width": 8}, {"width": 10}, {"width": 12}, {"width": 14}, {"width": 16},
+               {"width": 20}]})");
+  const std::string calibration =
+      TestDir() + "/ntpb_calibration_slow_" + std::to_string(::getpid()) + ".json";
+  const std::string work = calibration + ".d";
+  std::filesystem::remove_all(work);
+  const std::string command = kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " +
+                              calibration + " --work " + work;
+  const CommandResult first = RunCommand(command);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  auto point_ms = [&](const std::string& file) {
+    double ms = 0;
+    const nlohmann::json c = nlohmann::json::parse(ReadFile(file));
+    for (const nlohmann::json& s : c["samples"]) {
+      if (s["source"].get<std::string>().rfind("probe_slow width=14 /", 0) == 0) {
+        ms += s["ms"].get<double>();
+      }
+    }
+    return ms;
+  };
+  const double measured = point_ms(calibration);
+  ASSERT_GT(measured, 0) << first.err;
+
+  // The machine "was slow" for the point width=14: every time of its run 5x.
+  const std::string results = work + "/probe_slow.results.json";
+  nlohmann::json recorded = nlohmann::json::parse(ReadFile(results));
+  for (nlohmann::json& point : recorded["points"]) {
+    if (point["id"] != "width=14") continue;
+    for (nlohmann::json& b : point["run"]["benchmarks"]) {
+      for (auto& [key, value] : b.items()) {
+        const bool time = key == "real_time" || key == "cpu_time" ||
+                          (key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0) ||
+                          (key.size() > 3 && key.compare(key.size() - 3, 3, ".ms") == 0);
+        if (time && value.is_number()) value = value.get<double>() * 5;
+      }
+    }
+  }
+  { std::ofstream(results) << recorded.dump(); }
+
+  const CommandResult again = RunCommand(command);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("probe_slow width=14 ran "), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("(the faster run is kept)"), std::string::npos) << again.err;
+  // Scaled to the second run: near what it measured before, far from 5x.
+  EXPECT_LT(point_ms(calibration), 2.5 * measured) << again.err;
+  const nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
+  bool said = false;
+  for (const nlohmann::json& problem : c["problems"]) {
+    said = said || problem.get<std::string>().find("probe_slow width=14: ran") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << c["problems"];
+  // The second run is kept in the work folder: calibrating again reuses it.
+  const nlohmann::json kept = nlohmann::json::parse(ReadFile(work + "/probe_slow.again.json"));
+  ASSERT_TRUE(kept.contains("width=14")) << kept;
+  EXPECT_GT(kept["width=14"]["first_ms"].get<double>(), kept["width=14"]["again_ms"].get<double>());
+  std::filesystem::remove_all(work);
+  std::remove(calibration.c_str());
 }
 
 int CpuVectorLanes() {
