@@ -101,6 +101,7 @@ std::map<std::string, double> RunSlowPointsAgain(const CalibrateOptions& o,
                                                  std::chrono::steady_clock::time_point start,
                                                  LatencyCalibration* calibration) {
   std::map<std::string, double> scaled;
+  std::map<std::string, SweepResults> results_by_probe;
   const std::vector<SlowProbePoint> slow = SlowProbePoints(*calibration, kSlowPoint);
   const size_t most = std::max<size_t>(kMostPointsAgain, calibration->points / 20);
   for (size_t i = 0; i < slow.size() && i < most; ++i) {
@@ -111,7 +112,12 @@ std::map<std::string, double> RunSlowPointsAgain(const CalibrateOptions& o,
     const auto probe =
         std::find_if(ran.begin(), ran.end(), [&](const ProbeRun& p) { return p.name == name; });
     if (probe == ran.end()) continue;
-    const SweepResults results = ReadSweepResults(probe->sweep.output);
+    // Read once per probe: a results file holds every point's run (megabytes).
+    auto read = results_by_probe.find(name);
+    if (read == results_by_probe.end()) {
+      read = results_by_probe.emplace(name, ReadSweepResults(probe->sweep.output)).first;
+    }
+    const SweepResults& results = read->second;
     const SweepPointResult* first = results.Find(id);
     if (!first || !first->ok) continue;
     const double first_ms = PointLatencyMs(*first, results.file);
