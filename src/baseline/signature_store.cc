@@ -148,6 +148,11 @@ std::vector<std::string> SignatureDiff(const Signature& before, const Signature&
                         Number(value));
       }
     }
+    for (const auto& [metric, value] : old->second.metrics) {
+      if (!e.metrics.count(metric)) {
+        lines.push_back("  " + name + ": " + metric + " " + Number(value) + " (removed metric)");
+      }
+    }
   }
   for (const auto& [name, e] : before.benchmarks) {
     if (!after.benchmarks.count(name)) lines.push_back("- " + name + " (removed)");

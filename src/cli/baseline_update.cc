@@ -86,8 +86,10 @@ void UpdateSignature(const GateOptions& o, const RunResults& run) {
     now = merged;
   }
   now.suite = o.suite;
-  WriteSignature(now, path);
   const std::vector<std::string> diff = SignatureDiff(old, now);
+  // An unchanged signature keeps its file as it was: rewriting it would change only its stamp
+  // (and its key order), a diff in every machine's update with nothing in it.
+  if (!existed || !diff.empty()) WriteSignature(now, path);
   std::printf("signature %s (every machine)%s\n", path.c_str(),
               !existed       ? ": new"
               : diff.empty() ? ": unchanged"

@@ -680,6 +680,11 @@ TEST(Signature, RoundTripsAndDiffs) {
   const std::vector<std::string> diff = SignatureDiff(a, b);
   ASSERT_EQ(diff.size(), 1u);
   EXPECT_NE(diff[0].find("net.flops 1000 -> 2000"), std::string::npos) << diff[0];
+  Signature c = a;
+  c.benchmarks.begin()->second.metrics.erase("net.flops");
+  const std::vector<std::string> removed = SignatureDiff(a, c);
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_NE(removed[0].find("net.flops 1000 (removed metric)"), std::string::npos) << removed[0];
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-baseline\"}", "x.json"), Error);
   EXPECT_THROW(ParseSignature("{\"schema\": [1]}", "x.json"), Error);
   EXPECT_THROW(ParseSignature("{\"schema\": \"ntpbench-signature\", \"ver", "x.json"), Error);

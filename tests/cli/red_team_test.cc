@@ -608,6 +608,29 @@ TEST_F(RedTeam, ConcurrentBaselineUpdatesLoseNothing) {
   }
 }
 
+// Updating a baseline again from the same run leaves the machine-independent signature's file
+// byte for byte as it was and says it is unchanged: only the machine class's file is new.
+TEST_F(RedTeam, AnUnchangedSignatureIsNotRewritten) {
+  const std::string run = dir_ + "/same.json";
+  ASSERT_EQ(RunCommand(kCli + " run " + SourcePath("topologies/mlp.json") +
+                       " --benchmark_min_time=0.001 --json " + run)
+                .exit_code,
+            0);
+  const std::string update =
+      kCli + " baseline update --run " + run + " --suite s --baseline-dir " + dir_ + "/same";
+  const CommandResult first = RunCommand(update);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::string signature = dir_ + "/same/any-machine/s.json";
+  const std::string before = RunCommand("cat " + signature + " && stat -c %Y.%y " + signature).out;
+  ASSERT_NE(before, "");
+  RunCommand("sleep 1.1");  // a rewrite would show in the modification time too
+  const CommandResult second = RunCommand(update);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.out.find(signature + " (every machine): unchanged"), std::string::npos)
+      << second.out;
+  EXPECT_EQ(RunCommand("cat " + signature + " && stat -c %Y.%y " + signature).out, before);
+}
+
 // A write that fails (here a file size limit, as a full disk would) exits non-zero naming the
 // file and leaves the previous file as it was, and no temporary behind.
 TEST_F(RedTeam, AFailedWriteKeepsThePreviousFile) {
