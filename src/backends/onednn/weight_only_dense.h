@@ -10,8 +10,8 @@
 //    per 4 rows while it stays in the L2;
 //  - at batch 1 with AVX-512, w4 reads two panel rows per 64-byte load and maps each nibble to
 //    its weight with a table permute (PanelRow4Pairs); the panels are 64-byte aligned;
-//  - each group is widened after asking for the lines `prefetch_ahead` bytes past it
-//    (the widening is too long for the out-of-order window to reach memory in time);
+//  - each panel line is widened after asking for the line `prefetch_ahead` bytes past it into
+//    the L2 (the widening is too long for the out-of-order window to reach memory in time);
 //  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
 //    multiplied by their outputs' scales once (where the registers hold a second set of
 //    accumulators; else each weight is scaled as it is widened).
@@ -41,14 +41,12 @@ namespace ntpb::onednn {
 struct WeightOnlyDense {
   static constexpr int64_t kPanel = 64;
 
-  // Bytes of a panel past the group being widened that are asked for first (0: none), on the
-  // panel's first pass. tools/weight_only_stream.cc, llama (1.1B)'s layer shapes x 8 blocks at
-  // batch 1, 2-core Zen 5 VM, alternating 30 times, x the read beside each pass:
-  //  - a 45-50 GB/s read (a plain 4 KiB-page loop): w8 0.88-0.92 without, 0.96-1.01 at 4 KiB in
-  //    three runs, 0.85 at every distance in three later ones; w4 0.86-0.91 without, 0.99-1.02
-  //    at 8 KiB, 1.01-1.05 at 16, 1.00 at 32;
-  //  - an 82-86 GB/s read (`ntpbench machine`'s probe): w8 0.64-0.68 at every distance; w4
-  //    0.50-0.52 without, 0.73-0.74 at 8 KiB, 0.73-0.77 at 16, 0.72-0.74 at 32.
+  // Bytes of a panel past the line being widened that are asked for first (0: none), on the
+  // panel's first pass. A 256 MiB 16384 x 16384 layer at batch 1 (2-core Intel Xeon guest,
+  // Sapphire Rapids class; a plain two-thread read 27-28 GB/s): w8 16 GB/s without, 22-23.5 at
+  // 4-16 KiB; w4 12.7 without, 19-20 at 4-32 KiB. Until then the lines were asked for a group
+  // (32 lines) at a time with _mm_prefetch, which GCC 12 dropped from the w8 loops: the w8
+  // distances once measured on a Zen 5 VM (0.85-1.01 of the read "at 4 KiB") were without any.
   static constexpr int64_t kPrefetchAheadW8 = 4096, kPrefetchAheadW4 = 16384;
 
   int64_t inputs = 0, outputs = 0, groups = 0;
