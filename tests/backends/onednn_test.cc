@@ -3,7 +3,10 @@
 // (oneDNN's kernels sum in other orders and use their own exp/tanh approximations).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <dnnl.hpp>
 #include <functional>
 #include <iostream>
@@ -14,6 +17,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
+#include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/bench/accuracy.h"
@@ -469,8 +473,12 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
       ASSERT_EQ(r.onednn->steps().size(), 2u) << what << ": the activation and add are fused";
       for (const StepInfo& s : r.onednn->steps()) {
         const bool conv = s.kernel.find("1x1 convolution") != std::string::npos;
-        if (std::string(route) == "conv1x1") EXPECT_TRUE(conv) << what << " " << s.kernel;
-        if (std::string(route) == "matmul") EXPECT_FALSE(conv) << what << " " << s.kernel;
+        if (std::string(route) == "conv1x1") {
+          EXPECT_TRUE(conv) << what << " " << s.kernel;
+        }
+        if (std::string(route) == "matmul") {
+          EXPECT_FALSE(conv) << what << " " << s.kernel;
+        }
         if (std::string(route) == "auto" && conv) {
           EXPECT_GE(n * t, 4) << what;
           EXPECT_EQ(OnednnMatmulHasOnlyGemm(), true) << what;
@@ -479,7 +487,9 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
       }
     }
   }
-  if (OnednnMatmulHasOnlyGemm()) EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
+  if (OnednnMatmulHasOnlyGemm()) {
+    EXPECT_EQ(convolutions, 3 * 2) << "auto: 3 sizes x 2 layers";
+  }
 }
 
 // i8 dense layers with a signed (s8) source: the 1x1 convolution route (the default where the
@@ -540,6 +550,105 @@ TEST(OnednnI8Recurrence, TakesTheInt8PanelsWhereTheS8MatmulIsGeneric) {
 // order of the additions. 1 to 9 rows (4-row blocks and their remainders), 45 inputs (a partial
 // group), 70 outputs (a partial panel), with and without bias, a fused activation and residual
 // add. The analysis counts the quantized bytes.
+// The bf16 panel kernel itself, both ways of multiplying (vdpbf16ps where built for it, the
+// widening loop everywhere): its f32 sums against a double-precision product of the same bf16
+// values, at odd and even inputs, a last panel narrower than 64 and 1 to 9 rows.
+TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
+  auto bits = [](float f) {  // round to nearest even (no NaN here)
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  };
+  auto bf16 = [&bits](float f) {
+    const uint32_t u = static_cast<uint32_t>(bits(f)) << 16;
+    float g;
+    std::memcpy(&g, &u, sizeof g);
+    return g;
+  };
+  for (const int64_t inputs : {45, 64}) {
+    const int64_t outputs = 70;
+    std::vector<float> w(static_cast<size_t>(inputs * outputs));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * static_cast<double>(i));
+    for (const bool dot : {false, true}) {
+      if (dot && !onednn::Bf16DenseHasDotProducts()) continue;
+      onednn::Bf16Dense kernel(w, inputs, outputs);
+      kernel.use_dot_products = dot;
+      for (const int64_t rows : {1, 2, 3, 4, 5, 9}) {
+        std::vector<uint16_t> x(static_cast<size_t>(rows * inputs));
+        std::vector<float> xf(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          xf[i] = bf16(static_cast<float>(std::cos(0.11 * static_cast<double>(i))));
+          x[i] = bits(xf[i]);
+        }
+        std::vector<float> y(static_cast<size_t>(rows * outputs), -1.0f);
+        std::vector<uint16_t> y16(y.size(), 0xFFFF);
+        kernel.Run(x.data(), rows, y.data(), 2);
+        kernel.Run(x.data(), rows, y16.data(), 2);
+        double worst = 0;
+        int rounded_apart = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < outputs; ++j) {
+            double want = 0, scale = 0;
+            for (int64_t k = 0; k < inputs; ++k) {
+              const double term = double(xf[r * inputs + k]) * bf16(w[k * outputs + j]);
+              want += term;
+              scale += std::abs(term);
+            }
+            const size_t i = static_cast<size_t>(r * outputs + j);
+            worst = std::max(worst, std::abs(y[i] - want) / scale);
+            rounded_apart += y16[i] != bits(y[i]);  // the bf16 result: the f32 sum rounded
+          }
+        }
+        EXPECT_EQ(rounded_apart, 0)
+            << (dot ? "vdpbf16ps" : "widened") << " inputs " << inputs << " rows " << rows;
+        EXPECT_LT(worst, 1e-5) << (dot ? "vdpbf16ps" : "widened") << " inputs " << inputs
+                               << " rows " << rows;
+      }
+    }
+  }
+}
+
+// bf16 dense layers at 1-4 rows take the panel kernel (onednn.bf16_dense=streamed, the default)
+// and match the reference as oneDNN's matmul does; from 5 rows, or with =matmul, the matmul.
+TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
+  for (const int rows : {1, 3, 4, 5}) {
+    const ResolvedTopology topology =
+        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "b",
+        "inputs": [{"name": "x", "shape": [)" +
+                                      std::to_string(rows) +
+                                      R"(, 45]}],
+        "layers": [
+          {"name": "a", "op": "dense", "units": 70, "activation": "gelu"},
+          {"name": "b", "op": "dense", "units": 130, "bias": false, "inputs": ["a"]}],
+        "outputs": ["b"]})",
+                                  "b.json"),
+                {});
+    RunConfig config = OpConfig();
+    const RanBoth streamed = RunBoth(topology, config, Precision::kBf16);
+    config.options["bf16_dense"] = "matmul";
+    const RanBoth matmul = RunBoth(topology, config, Precision::kBf16);
+    const std::string what = "rows " + std::to_string(rows);
+    for (const char* tensor : {"a", "b"}) {
+      ExpectClose(streamed, tensor, kBf16Tolerance, 0.999, what + " " + tensor);
+      const AccuracyDelta d =
+          CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
+      EXPECT_LT(d.max_rel_err, kBf16Tolerance) << what << " " << tensor << " against the matmul";
+    }
+    int layers = 0;
+    for (const StepInfo& step : streamed.onednn->steps()) {
+      if (step.name != "a" && step.name != "b") continue;  // the source's conversion to bf16
+      ++layers;
+      EXPECT_EQ(step.kernel.find("bf16 panels") != std::string::npos, rows <= 4)
+          << what << ": " << step.name << " " << step.kernel;
+    }
+    EXPECT_EQ(layers, 2) << what;
+    for (const StepInfo& step : matmul.onednn->steps()) {
+      EXPECT_EQ(step.kernel.find("bf16 panels"), std::string::npos) << what << ": " << step.kernel;
+    }
+  }
+}
+
 TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
   for (const int rows : {1, 2, 3, 4, 5, 9}) {
     const ResolvedTopology topology =
@@ -725,7 +834,9 @@ TEST(OnednnKnownDefects, AStridedOneByOneI8ConvolutionIsRightOnEveryRun) {
     }
     ExpectClose(r, "down", kI8Tolerance, 0.999, c + " channels");
     for (const StepInfo& s : r.onednn->steps()) {
-      if (s.name == "down") EXPECT_EQ(s.kernel.rfind("jit_uni_int8_1x1", 0), std::string::npos);
+      if (s.name == "down") {
+        EXPECT_EQ(s.kernel.rfind("jit_uni_int8_1x1", 0), std::string::npos);
+      }
     }
   }
 }

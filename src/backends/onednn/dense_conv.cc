@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/backends/common/post_op_fusion.h"
+#include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/known_defects.h"
 #include "src/backends/onednn/weight_only_dense.h"
@@ -162,8 +163,64 @@ void BuildWeightOnlyDense(Builder& b) {
   b.AddPrimitive(*pd, dnnl::binary(*pd), std::move(args));
 }
 
+// A bf16 dense layer at 1-4 rows: ntpbench's panel kernel (bf16_dense.h) writes the layer's
+// bf16 result; where there is a bias or a fused activation it writes f32 sums into a buffer of
+// the step's own instead, and one oneDNN binary add adds the bias, applies the activation and
+// stores the result. Option onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row
+// count).
+bool StreamsBf16Dense(const Builder& b, int64_t rows) {
+  return b.act() == dt::bf16 && !b.quantized() && rows <= Bf16Dense::kStreamedRows &&
+         b.option("bf16_dense") == "streamed" && !b.fusion().residual;
+}
+
+void BuildStreamedBf16Dense(Builder& b) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
+  auto packed = std::make_shared<Bf16Dense>(b.WeightValues(0), k, units);
+  // vdpbf16ps where oneDNN multiplies bf16 natively too (not under an ONEDNN_MAX_CPU_ISA cap).
+  packed->use_dot_products = Bf16DenseHasDotProducts() && HasNativeBf16Arithmetic();
+  const std::shared_ptr<const Bf16Dense> kernel = std::move(packed);
+  std::vector<float> biases(static_cast<size_t>(units), 0.0f);
+  if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
+  const memory src = b.PlainInput(l.inputs[0]);
+  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], dt::bf16));
+  const auto* x = static_cast<const uint16_t*>(src.get_data_handle());
+  const int threads = EffectiveThreads(b.config());
+  const std::string name = std::string("ntpbench bf16 panels") +
+                           (kernel->use_dot_products ? " (vdpbf16ps)" : " (widened to f32)");
+  if (!l.attrs.Bool("bias") && FusedActivation(l.attrs).kind == ActivationKind::kNone &&
+      !b.fusion().activation) {  // a transformer's projections: the result straight from it
+    auto* y = static_cast<uint16_t*>(out.get_data_handle());
+    b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, out}] {
+      kernel->Run(x, rows, y, threads);
+    });
+    b.SetKernel(name);
+    return;
+  }
+  const memory::desc sums_md({rows, units}, dt::f32, tag::ab),
+      bias_md({1, units}, dt::f32, tag::ab), out_md({rows, units}, dt::bf16, tag::ab);
+  const memory sums(sums_md, b.engine());
+  auto* y = static_cast<float*>(sums.get_data_handle());
+  b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, sums}] {
+    kernel->Run(x, rows, y, threads);
+  });
+  const dnnl::binary::desc add(dnnl::algorithm::binary_add, sums_md, bias_md, out_md);
+  const HostPrecision hp{dt::bf16, dt::bf16, dt::bf16, {}, {}, 1.0f};
+  const dnnl::binary::primitive_desc pd(add, hp.Attr(b), b.engine());
+  b.SetKernel(name + " + " + pd.impl_info_str());
+  b.AddPrimitive(pd, dnnl::binary(pd),
+                 {{DNNL_ARG_SRC_0, sums},
+                  {DNNL_ARG_SRC_1, b.WeightMemory(biases, bias_md, bias_md)},
+                  {DNNL_ARG_DST, memory(out_md, b.engine(), out.get_data_handle())}});
+}
+
 void BuildDense(Builder& b) {
   if (IsWeightOnly(b.config().precision)) return BuildWeightOnlyDense(b);
+  {
+    const Shape& in = b.layer().input_shapes[0];
+    if (StreamsBf16Dense(b, NumElements(in) / in.back())) return BuildStreamedBf16Dense(b);
+  }
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;

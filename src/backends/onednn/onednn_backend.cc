@@ -11,6 +11,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/common/attention_geometry.h"
+#include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/random_data.h"
@@ -314,6 +315,11 @@ class OnednnBackend : public Backend {
          "f32 and i8 dense layers: matmul, or a 1x1 convolution (weights packed once); auto: "
          "the convolution where oneDNN's matmul has only gemm:jit (no AVX-512), from 4 rows in "
          "f32, at every row in i8"},
+        {"bf16_dense",
+         {"streamed", "matmul"},
+         "NTPB_ONEDNN_BF16_DENSE",
+         "bf16 dense layers at 1-4 rows (a decode step, batch 1): streamed (ntpbench's panel "
+         "kernel, f32 sums), matmul (oneDNN's)"},
         {"rnn",
          {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
@@ -371,7 +377,11 @@ class OnednnBackend : public Backend {
     const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
     switch (precision) {
       case Precision::kBf16:
-        if (HasNativeBf16Arithmetic()) return "native bf16 arithmetic (" + oneDNN + ")";
+        if (HasNativeBf16Arithmetic()) {
+          return "native bf16 arithmetic (" + oneDNN + ")" +
+                 (Bf16DenseHasDotProducts() ? "; dense layers at 1-4 rows: ntpbench's bf16 panels"
+                                            : "");
+        }
         if (isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni) {
           return "bf16 emulated with AVX-512 f32 arithmetic: no avx512_bf16 here, or "
                  "ONEDNN_MAX_CPU_ISA caps it (" +

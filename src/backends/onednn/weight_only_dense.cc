@@ -71,17 +71,6 @@ inline Floats NibbleWeights(const Ints& lanes) {
 }
 #endif
 
-// Asks for the line at `p` into the L2. In asm, since GCC 12 dropped every _mm_prefetch of the
-// w8 loops (w8 had never prefetched); the address in a register, since a memory operand made
-// GCC keep the accumulators in memory (they might alias it).
-inline void PrefetchIntoL2(const void* p) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht1 (%0)" : : "r"(p));
-#else
-  __builtin_prefetch(p, 0, 2);
-#endif
-}
-
 // Asks for the scales of the group `ahead` bytes of weights past this one.
 inline void PrefetchScalesAhead(const float* scales, int64_t group_bytes, int64_t ahead) {
   if (ahead <= 0) return;

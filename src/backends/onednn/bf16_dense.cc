@@ -1,0 +1,223 @@
+#include "src/backends/onednn/bf16_dense.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstring>
+
+#include "src/backends/onednn/native_vectors.h"
+
+namespace ntpb::onednn {
+namespace {
+
+constexpr int64_t kPanel = Bf16Dense::kPanel;
+constexpr int kVectors = static_cast<int>(kPanel / kLanes);
+
+uint16_t ToBf16(float f) {
+  return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f));  // round to nearest even
+}
+
+// Row r's source pair kp: x[2 kp] in the low half, x[2 kp + 1] (0 past the last input) in the
+// high one.
+inline uint32_t SourcePair(const uint16_t* row, int64_t inputs, int64_t kp) {
+  if (2 * kp + 1 < inputs) {
+    uint32_t pair;
+    std::memcpy(&pair, row + 2 * kp, sizeof pair);
+    return pair;
+  }
+  return row[2 * kp];
+}
+
+inline float Low(uint32_t pair) {
+  const uint32_t bits = pair << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline float High(uint32_t pair) {
+  const uint32_t bits = pair & 0xFFFF0000u;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// Asks for the 4 lines of a pair row (64 outputs x 2 bf16) `ahead` bytes on.
+template <bool kAhead>
+inline void PrefetchPairRow(const uint16_t* row, int64_t ahead) {
+  if constexpr (kAhead) {
+    const char* p = reinterpret_cast<const char*>(row) + ahead;
+    for (int b = 0; b < 2 * kPanel * 2; b += 64) PrefetchIntoL2(p + b);
+  }
+}
+
+// Stores the first `width` of a row's kPanel sums: f32, or rounded to bf16.
+inline void StoreRow(const float* sums, float* y, int64_t width) {
+  std::memcpy(y, sums, sizeof(float) * static_cast<size_t>(width));
+}
+inline void StoreRow(const float* sums, uint16_t* y, int64_t width) {
+  for (int64_t j = 0; j < width; ++j) y[j] = ToBf16(sums[j]);
+}
+
+// Vectors of a pair row one pass takes for R rows: R of accumulators each, two widened halves
+// and the rows' two broadcast inputs in registers.
+template <int R>
+constexpr int VectorsPerPass() {
+  int v = kVectors;
+  while (v > 1 && v * R + 2 + 2 * R > kRegisters) v /= 2;
+  return v;
+}
+
+// Each lane's pair widened to f32 (the low half shifted up, the high half masked) and multiplied
+// by the rows' inputs, in column passes where the registers do not hold a whole pair row.
+template <int R, bool kAhead, typename Out>
+void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
+                    int64_t y_stride, int64_t width, int64_t ahead) {
+  typedef int32_t LoadedInts __attribute__((vector_size(kLanes * 4), aligned(4), may_alias));
+  constexpr int kPass = VectorsPerPass<R>();
+  const int64_t pairs = (inputs + 1) / 2;
+  for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
+    Floats acc[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
+    }
+    const int64_t pass_ahead = v0 == 0 ? ahead : 0;  // the first pass brings the panel in
+    for (int64_t kp = 0; kp < pairs; ++kp) {
+      const uint16_t* row = panel + kp * 2 * kPanel;
+      PrefetchPairRow<kAhead>(row, pass_ahead);
+      float low[R], high[R];
+      for (int r = 0; r < R; ++r) {
+        const uint32_t pair = SourcePair(x + r * inputs, inputs, kp);
+        low[r] = Low(pair);
+        high[r] = High(pair);
+      }
+      for (int q = 0; q < kPass; ++q) {
+        const Ints lanes = *reinterpret_cast<const LoadedInts*>(row + 2 * kLanes * (v0 + q));
+        const Floats even = (Floats)(lanes << 16);
+        const Floats odd = (Floats)(lanes & static_cast<int32_t>(0xFFFF0000u));
+        for (int r = 0; r < R; ++r) acc[r][q] += low[r] * even + high[r] * odd;
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      float sums[kPass * kLanes];
+      std::memcpy(sums, acc[r], sizeof sums);
+      const int64_t column = v0 * kLanes;
+      StoreRow(sums, y + r * y_stride + column, std::min<int64_t>(kPass * kLanes, width - column));
+    }
+  }
+}
+
+#if defined(__AVX512BF16__)
+// vdpbf16ps: a lane's weight pair times the row's source pair, both products added to the f32
+// accumulator; R x 4 accumulators hold the panel's 64 outputs.
+template <int R, bool kAhead, typename Out>
+void DotPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
+                  int64_t y_stride, int64_t width, int64_t ahead) {
+  constexpr int kZmm = static_cast<int>(kPanel / 16);
+  const int64_t pairs = (inputs + 1) / 2;
+  __m512 acc[R][kZmm];
+  for (int r = 0; r < R; ++r) {
+    for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_setzero_ps();
+  }
+  for (int64_t kp = 0; kp < pairs; ++kp) {
+    const uint16_t* row = panel + kp * 2 * kPanel;
+    PrefetchPairRow<kAhead>(row, ahead);
+    __m512bh w[kZmm];
+    for (int q = 0; q < kZmm; ++q) w[q] = (__m512bh)_mm512_loadu_si512(row + 32 * q);
+    for (int r = 0; r < R; ++r) {
+      const uint32_t pair = SourcePair(x + r * inputs, inputs, kp);
+      const __m512bh xr = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+      for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_dpbf16_ps(acc[r][q], xr, w[q]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float sums[kPanel];
+    for (int q = 0; q < kZmm; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
+    StoreRow(sums, y + r * y_stride, width);
+  }
+}
+#endif
+
+template <int R, bool kAhead, typename Out>
+void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
+               int64_t y_stride, int64_t width, int64_t ahead) {
+#if defined(__AVX512BF16__)
+  if (dot) return DotPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead);
+#endif
+  (void)dot;
+  WidenPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead);
+}
+
+template <int R, typename Out>
+void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
+               int64_t y_stride, int64_t width, int64_t ahead) {
+  if (ahead > 0) {
+    PanelRows<R, true>(dot, x, inputs, panel, y, y_stride, width, ahead);
+  } else {
+    PanelRows<R, false>(dot, x, inputs, panel, y, y_stride, width, 0);
+  }
+}
+
+}  // namespace
+
+bool Bf16DenseHasDotProducts() {
+#if defined(__AVX512BF16__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+Bf16Dense::Bf16Dense(const std::vector<float>& weights, int64_t in, int64_t out)
+    : inputs(in), outputs(out) {
+  const int64_t kp_count = pairs();
+  packed.assign(static_cast<size_t>(panels() * kp_count * kPanel * 2), 0);
+  for (int64_t p = 0; p < panels(); ++p) {
+    for (int64_t k = 0; k < inputs; ++k) {
+      for (int64_t j = 0; j < kPanel && p * kPanel + j < outputs; ++j) {
+        packed[static_cast<size_t>(((p * kp_count + k / 2) * kPanel + j) * 2 + k % 2)] =
+            ToBf16(weights[static_cast<size_t>(k * outputs + p * kPanel + j)]);
+      }
+    }
+  }
+}
+
+template <typename Out>
+void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const {
+  const int64_t p_count = panels(), panel_size = pairs() * kPanel * 2;
+  const bool dot = use_dot_products;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t p = 0; p < p_count; ++p) {
+    const uint16_t* panel = packed.data() + p * panel_size;
+    const int64_t width = std::min(kPanel, outputs - p * kPanel);
+    for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+      const uint16_t* xr = x + r0 * inputs;
+      Out* yr = y + r0 * outputs + p * kPanel;
+      const int64_t ahead = r0 == 0 ? prefetch_ahead : 0;  // then the panel is in the L2
+      switch (std::min<int64_t>(4, rows - r0)) {
+        case 1:
+          PanelRows<1>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          break;
+        case 2:
+          PanelRows<2>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          break;
+        case 3:
+          PanelRows<3>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          break;
+        default:
+          PanelRows<4>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          break;
+      }
+    }
+  }
+}
+
+void Bf16Dense::Run(const uint16_t* x, int64_t rows, float* y, int threads) const {
+  RunTo(x, rows, y, threads);
+}
+void Bf16Dense::Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads) const {
+  RunTo(x, rows, y, threads);
+}
+
+}  // namespace ntpb::onednn
