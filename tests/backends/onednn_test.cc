@@ -573,6 +573,9 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
       if (dot && !onednn::Bf16DenseHasDotProducts()) continue;
       onednn::Bf16Dense kernel(w, inputs, outputs);
       kernel.use_dot_products = dot;
+      if (inputs == 64) {  // and a bias, added before the result is stored
+        for (int64_t j = 0; j < outputs; ++j) kernel.bias.push_back(0.5f - 0.01f * j);
+      }
       for (const int64_t rows : {1, 2, 3, 4, 5, 9}) {
         std::vector<uint16_t> x(static_cast<size_t>(rows * inputs));
         std::vector<float> xf(x.size());
@@ -594,6 +597,7 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
               want += term;
               scale += std::abs(term);
             }
+            if (!kernel.bias.empty()) want += kernel.bias[j];
             const size_t i = static_cast<size_t>(r * outputs + j);
             worst = std::max(worst, std::abs(y[i] - want) / scale);
             rounded_apart += y16[i] != bits(y[i]);  // the bf16 result: the f32 sum rounded
@@ -617,10 +621,10 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
         Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "b",
         "inputs": [{"name": "x", "shape": [)" +
                                       std::to_string(rows) +
-                                      R"(, 130]}],
+                                      R"(, 520]}],
         "layers": [
           {"name": "a", "op": "dense", "units": 4100, "activation": "gelu"},
-          {"name": "b", "op": "dense", "units": 130, "bias": false, "inputs": ["a"]},
+          {"name": "b", "op": "dense", "units": 520, "inputs": ["a"]},
           {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]}],
         "outputs": ["a", "b", "c"]})",
                                   "b.json"),
@@ -636,8 +640,8 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
           CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
       EXPECT_LT(d.max_rel_err, kBf16Tolerance) << what << " " << tensor << " against the matmul";
     }
-    // a: 130 x 4100 and b: 4100 x 130 (1 MiB each) at 1-4 rows; c (10 outputs, less than a
-    // panel a thread) never.
+    // a (bias, gelu): 520 x 4100 and b (bias): 4100 x 520, 4.1 MiB each, at 1-4 rows; c (10
+    // outputs, less than a panel a thread) never.
     int layers = 0;
     for (const StepInfo& step : streamed.onednn->steps()) {
       if (step.name != "a" && step.name != "b" && step.name != "c") continue;

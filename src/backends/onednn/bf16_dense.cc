@@ -52,12 +52,13 @@ inline void PrefetchPairRow(const uint16_t* row, int64_t ahead) {
   }
 }
 
-// Stores the first `width` of a row's kPanel sums: f32, or rounded to bf16.
-inline void StoreRow(const float* sums, float* y, int64_t width) {
-  std::memcpy(y, sums, sizeof(float) * static_cast<size_t>(width));
+// Stores the first `width` of a row's sums plus the bias (none if null): f32, or rounded to
+// bf16.
+inline void StoreRow(const float* sums, const float* bias, float* y, int64_t width) {
+  for (int64_t j = 0; j < width; ++j) y[j] = bias ? sums[j] + bias[j] : sums[j];
 }
-inline void StoreRow(const float* sums, uint16_t* y, int64_t width) {
-  for (int64_t j = 0; j < width; ++j) y[j] = ToBf16(sums[j]);
+inline void StoreRow(const float* sums, const float* bias, uint16_t* y, int64_t width) {
+  for (int64_t j = 0; j < width; ++j) y[j] = ToBf16(bias ? sums[j] + bias[j] : sums[j]);
 }
 
 // Vectors of a pair row one pass takes for R rows: R of accumulators each, two widened halves
@@ -73,7 +74,7 @@ constexpr int VectorsPerPass() {
 // by the rows' inputs, in column passes where the registers do not hold a whole pair row.
 template <int R, bool kAhead, typename Out>
 void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-                    int64_t y_stride, int64_t width, int64_t ahead) {
+                    int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
   typedef int32_t LoadedInts __attribute__((vector_size(kLanes * 4), aligned(4), may_alias));
   constexpr int kPass = VectorsPerPass<R>();
   const int64_t pairs = (inputs + 1) / 2;
@@ -103,7 +104,8 @@ void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Ou
       float sums[kPass * kLanes];
       std::memcpy(sums, acc[r], sizeof sums);
       const int64_t column = v0 * kLanes;
-      StoreRow(sums, y + r * y_stride + column, std::min<int64_t>(kPass * kLanes, width - column));
+      StoreRow(sums, bias ? bias + column : nullptr, y + r * y_stride + column,
+               std::min<int64_t>(kPass * kLanes, width - column));
     }
   }
 }
@@ -113,7 +115,7 @@ void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Ou
 // accumulator; R x 4 accumulators hold the panel's 64 outputs.
 template <int R, bool kAhead, typename Out>
 void DotPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-                  int64_t y_stride, int64_t width, int64_t ahead) {
+                  int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
   constexpr int kZmm = static_cast<int>(kPanel / 16);
   const int64_t pairs = (inputs + 1) / 2;
   __m512 acc[R][kZmm];
@@ -134,28 +136,28 @@ void DotPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out*
   for (int r = 0; r < R; ++r) {
     float sums[kPanel];
     for (int q = 0; q < kZmm; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
-    StoreRow(sums, y + r * y_stride, width);
+    StoreRow(sums, bias, y + r * y_stride, width);
   }
 }
 #endif
 
 template <int R, bool kAhead, typename Out>
 void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-               int64_t y_stride, int64_t width, int64_t ahead) {
+               int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
 #if defined(__AVX512BF16__)
-  if (dot) return DotPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead);
+  if (dot) return DotPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, bias);
 #endif
   (void)dot;
-  WidenPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead);
+  WidenPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, bias);
 }
 
 template <int R, typename Out>
 void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-               int64_t y_stride, int64_t width, int64_t ahead) {
+               int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
   if (ahead > 0) {
-    PanelRows<R, true>(dot, x, inputs, panel, y, y_stride, width, ahead);
+    PanelRows<R, true>(dot, x, inputs, panel, y, y_stride, width, ahead, bias);
   } else {
-    PanelRows<R, false>(dot, x, inputs, panel, y, y_stride, width, 0);
+    PanelRows<R, false>(dot, x, inputs, panel, y, y_stride, width, 0, bias);
   }
 }
 
@@ -185,28 +187,30 @@ Bf16Dense::Bf16Dense(const std::vector<float>& weights, int64_t in, int64_t out)
 
 template <typename Out>
 void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const {
+  const float* all_bias = bias.empty() ? nullptr : bias.data();
   const int64_t p_count = panels(), panel_size = pairs() * kPanel * 2;
   const bool dot = use_dot_products;
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t p = 0; p < p_count; ++p) {
     const uint16_t* panel = packed.data() + p * panel_size;
     const int64_t width = std::min(kPanel, outputs - p * kPanel);
+    const float* b = all_bias ? all_bias + p * kPanel : nullptr;
     for (int64_t r0 = 0; r0 < rows; r0 += 4) {
       const uint16_t* xr = x + r0 * inputs;
       Out* yr = y + r0 * outputs + p * kPanel;
       const int64_t ahead = r0 == 0 ? prefetch_ahead : 0;  // then the panel is in the L2
       switch (std::min<int64_t>(4, rows - r0)) {
         case 1:
-          PanelRows<1>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          PanelRows<1>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
           break;
         case 2:
-          PanelRows<2>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          PanelRows<2>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
           break;
         case 3:
-          PanelRows<3>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          PanelRows<3>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
           break;
         default:
-          PanelRows<4>(dot, xr, inputs, panel, yr, outputs, width, ahead);
+          PanelRows<4>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
           break;
       }
     }

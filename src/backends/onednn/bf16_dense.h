@@ -33,6 +33,7 @@ struct Bf16Dense {
   // vdpbf16ps (only where Bf16DenseHasDotProducts); false: the widening loop.
   bool use_dot_products = false;
   std::vector<uint16_t, HugePageAllocator<uint16_t>> packed;  // as above, zero-padded
+  std::vector<float> bias;  // [outputs], added to the sums before they are stored; empty: none
 
   // `weights` [inputs, outputs] row-major (the IR's dense weights), rounded to bf16.
   Bf16Dense(const std::vector<float>& weights, int64_t inputs, int64_t outputs);
@@ -40,8 +41,8 @@ struct Bf16Dense {
   int64_t pairs() const { return (inputs + 1) / 2; }
   int64_t panels() const { return (outputs + kPanel - 1) / kPanel; }
 
-  // y[rows, outputs] = x[rows, inputs] x W for bf16 x, 4 rows at a time, with `threads` threads:
-  // y f32, or rounded to bf16 (to nearest even, as oneDNN rounds).
+  // y[rows, outputs] = x[rows, inputs] x W + bias for bf16 x, 4 rows at a time, with `threads`
+  // threads: y f32, or rounded to bf16 (to nearest even, as oneDNN rounds).
   void Run(const uint16_t* x, int64_t rows, float* y, int threads) const;
   void Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads) const;
 

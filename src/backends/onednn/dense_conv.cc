@@ -163,18 +163,19 @@ void BuildWeightOnlyDense(Builder& b) {
   b.AddPrimitive(*pd, dnnl::binary(*pd), std::move(args));
 }
 
-// A bf16 dense layer at 1-4 rows: ntpbench's panel kernel (bf16_dense.h) writes the layer's
-// bf16 result; where there is a bias or a fused activation it writes f32 sums into a buffer of
-// the step's own instead, and one oneDNN binary add adds the bias, applies the activation and
-// stores the result. Option onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row
-// count).
-// Only layers of 1 MiB of weights or more, with a panel for every thread: mlp's 1024 x 10 output
-// layer took 8.7 µs so against oneDNN's 3.9 (one thread on one panel, three dispatches), while
-// llama's 2048 x 256 key projection, read from memory in a decode step, took 55 µs against 72.
+// A bf16 dense layer at 1-4 rows: ntpbench's panel kernel (bf16_dense.h) adds the bias and
+// writes the layer's bf16 result; where there is a fused activation it writes f32 sums into a
+// buffer of the step's own instead, for a oneDNN binary (adding zeros) to apply it. Option
+// onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row count).
+// Only layers of 4 MiB of weights or more (more than a core's L2 on the machines measured),
+// with a panel for every thread. From a cache oneDNN's matmul was as fast or faster: mlp batch 1
+// (1.5 and 2 MiB layers, held in the L3 between inferences) 66-73 µs through the kernel against
+// 54-64, alternating 4 times; its 1024 x 10 output layer 8.7 µs against 3.9. Read from memory in
+// a llama decode step, the 8 MiB query projection took 409 µs against 463.
 bool StreamsBf16Dense(const Builder& b, int64_t rows, int64_t k, int64_t units) {
   return b.act() == dt::bf16 && !b.quantized() && rows <= Bf16Dense::kStreamedRows &&
          b.option("bf16_dense") == "streamed" && !b.fusion().residual &&
-         units >= Bf16Dense::kPanel * EffectiveThreads(b.config()) && 2 * k * units >= (1 << 20);
+         units >= Bf16Dense::kPanel * EffectiveThreads(b.config()) && 2 * k * units >= (4 << 20);
 }
 
 void BuildStreamedBf16Dense(Builder& b) {
@@ -184,17 +185,15 @@ void BuildStreamedBf16Dense(Builder& b) {
   auto packed = std::make_shared<Bf16Dense>(b.WeightValues(0), k, units);
   // vdpbf16ps where oneDNN multiplies bf16 natively too (not under an ONEDNN_MAX_CPU_ISA cap).
   packed->use_dot_products = Bf16DenseHasDotProducts() && HasNativeBf16Arithmetic();
+  if (l.attrs.Bool("bias")) packed->bias = b.WeightValues(1);
   const std::shared_ptr<const Bf16Dense> kernel = std::move(packed);
-  std::vector<float> biases(static_cast<size_t>(units), 0.0f);
-  if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
   const memory src = b.PlainInput(l.inputs[0]);
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], dt::bf16));
   const auto* x = static_cast<const uint16_t*>(src.get_data_handle());
   const int threads = EffectiveThreads(b.config());
   const std::string name = std::string("ntpbench bf16 panels") +
                            (kernel->use_dot_products ? " (vdpbf16ps)" : " (widened to f32)");
-  if (!l.attrs.Bool("bias") && FusedActivation(l.attrs).kind == ActivationKind::kNone &&
-      !b.fusion().activation) {  // a transformer's projections: the result straight from it
+  if (FusedActivation(l.attrs).kind == ActivationKind::kNone && !b.fusion().activation) {
     auto* y = static_cast<uint16_t*>(out.get_data_handle());
     b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, out}] {
       kernel->Run(x, rows, y, threads);
@@ -204,6 +203,7 @@ void BuildStreamedBf16Dense(Builder& b) {
   }
   const memory::desc sums_md({rows, units}, dt::f32, tag::ab),
       bias_md({1, units}, dt::f32, tag::ab), out_md({rows, units}, dt::bf16, tag::ab);
+  const std::vector<float> no_bias(static_cast<size_t>(units), 0.0f);  // the kernel adds it
   const memory sums(sums_md, b.engine());
   auto* y = static_cast<float*>(sums.get_data_handle());
   b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, sums}] {
@@ -219,7 +219,7 @@ void BuildStreamedBf16Dense(Builder& b) {
   b.SetKernel(name + " + " + pd.impl_info_str() + " + " + round.impl_info_str());
   b.AddPrimitive(pd, dnnl::binary(pd),
                  {{DNNL_ARG_SRC_0, sums},
-                  {DNNL_ARG_SRC_1, b.WeightMemory(biases, bias_md, bias_md)},
+                  {DNNL_ARG_SRC_1, b.WeightMemory(no_bias, bias_md, bias_md)},
                   {DNNL_ARG_DST, sums}});
   b.AddPrimitive(
       round, dnnl::reorder(round),
