@@ -21,7 +21,8 @@ namespace ntpb {
 // What prices a step: which kind of work it is and how much.
 struct StepFeatures {
   // The host layer's op and its kind where kernels differ: "conv2d", "conv2d.depthwise",
-  // "conv2d.grouped", "conv2d.winograd" (the backend's algorithm, PlannedStep), "dense", "lstm".
+  // "conv2d.grouped", "conv2d.winograd", "dense.panels" (the backend's algorithm, PlannedStep),
+  // "dense", "lstm".
   std::string family;
   std::string detail;  // what else picks the kernel within the family: "k3s2" for a conv2d
   std::string fused;   // the layers fused into the step, by op: "+batchnorm+relu+add"
@@ -63,7 +64,10 @@ struct CalibrationSample {
 struct LatencyCalibration {
   // 2: a backend's algorithm became part of a step's kind (conv2d.winograd); version 1's
   // samples priced Winograd and direct convolutions alike.
-  static constexpr int kVersion = 2;
+  // 3: ntpbench's bf16 dense panels a kind of their own (dense.panels); a version 2 bf16
+  // calibration's dense samples mixed them with oneDNN's matmul and is refused, version 2 of
+  // other precisions read as it is (nothing else changed).
+  static constexpr int kVersion = 3;
   std::string file;  // where it was read from (messages; not serialized)
   MachineClass machine;
   std::string backend;    // "onednn"

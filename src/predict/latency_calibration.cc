@@ -83,7 +83,13 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
                     "\"; `ntpbench calibrate` writes one)");
   }
   const int version = JsonField<int>(j, "version", "", file);
-  if (version != LatencyCalibration::kVersion) {
+  const std::string precision = JsonField<std::string>(j, "precision", "", file);
+  if (version == 2 && precision == "bf16") {
+    throw Error(file, "", "version",
+                "version 2 bf16 calibration: its dense samples mix ntpbench's bf16 panels with "
+                "oneDNN's matmul, this ntpbench keeps them apart (calibrate again with it)");
+  }
+  if (version != LatencyCalibration::kVersion && version != 2) {
     throw Error(file, "", "version",
                 "version " + std::to_string(version) + ", this ntpbench reads version " +
                     std::to_string(LatencyCalibration::kVersion) +
@@ -94,7 +100,7 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   if (!j.contains("machine_class")) throw Error(file, "", "machine_class", "missing");
   c.machine = MachineClass::FromJson(j["machine_class"], file);
   c.backend = JsonField<std::string>(j, "backend", "", file);
-  c.precision = JsonField<std::string>(j, "precision", "", file);
+  c.precision = precision;
   c.threads = JsonField<int>(j, "threads", "", file);
   // Absent in calibrations from before the backend was asked: the CPU's.
   c.vector_lanes = j.contains("vector_lanes") ? JsonField<int>(j, "vector_lanes", "", file)

@@ -226,7 +226,7 @@ TEST(OnednnBackend, EveryRecurrentRouteMatchesTheEigenReference) {
             EXPECT_EQ(kernel.find("streamed") != std::string::npos, streamed) << what << kernel;
             // bf16 multiplies with vdpbf16ps where the CPU (after ONEDNN_MAX_CPU_ISA) has it.
             const bool dot = streamed && precision == Precision::kBf16 &&
-                             onednn::HasNativeBf16Arithmetic() && onednn::HasBf16DotProductKernel();
+                             onednn::HasNativeBf16Arithmetic() && onednn::Bf16DenseHasDotProducts();
             EXPECT_EQ(kernel.find("dot-product") != std::string::npos, dot) << what << kernel;
             ++checked;
           }
@@ -253,6 +253,26 @@ TEST(OnednnBackend, EveryRecurrentRouteMatchesTheEigenReference) {
       },
       Error);
   unsetenv("NTPB_ONEDNN_RNN");
+}
+
+// Buffers a recurrence's steps keep for themselves (the input projections of every time step,
+// the products and states of the streamed and decomposed routes) are the run's memory too:
+// counted in its workspace, not only oneDNN's scratchpads.
+TEST(OnednnBackend, ARecurrenceCountsItsOwnBuffersAsWorkspace) {
+  const ResolvedTopology t = Resolve(
+      SingleLayer("lstm", {{1, 20, 16}}, {{"units", 64}, {"direction", "bidirectional"}}), {});
+  const int64_t projections = 20 * 2 * 4 * 64 * sizeof(float);  // T x dirs x 4H, f32
+  for (const char* route : {"streamed", "decomposed"}) {
+    RunConfig config = OpConfig();
+    config.options["rnn"] = route;
+    const std::unique_ptr<Executable> exe = FindBackend("onednn")->Compile(t, config);
+    const bool streamed = std::string(route) == "streamed";
+    EXPECT_EQ(exe->steps().back().kernel.find("streamed") != std::string::npos, streamed)
+        << exe->steps().back().kernel;
+    // Besides the projections: the states of both directions and their gates' products.
+    const int64_t states = 2 * 64 * sizeof(float), products = 2 * 4 * 64 * sizeof(float);
+    EXPECT_GE(exe->workspace_bytes(), projections + states + products) << route;
+  }
 }
 
 TEST(OnednnBackend, HasABuilderForEveryOp) {
@@ -650,6 +670,10 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
           << what << ": " << step.name << " " << step.kernel;
     }
     EXPECT_EQ(layers, 3) << what;
+    // Layer a's f32 sums (for the gelu) are the run's memory: counted as workspace.
+    if (rows <= 4) {
+      EXPECT_GE(streamed.onednn->workspace_bytes(), rows * 4100 * int64_t{sizeof(float)}) << what;
+    }
     for (const StepInfo& step : matmul.onednn->steps()) {
       EXPECT_EQ(step.kernel.find("bf16 panels"), std::string::npos) << what << ": " << step.kernel;
     }

@@ -112,6 +112,14 @@ TEST(LatencyPrediction, FeaturesNameTheKernelKindAndTheFusedLayers) {
   EXPECT_EQ(stem.Signature(), "conv2d.image[k3s2]");
 }
 
+// One layer of llama.json at a decode step's single row, sized so that some dense layers are
+// 4 MiB or more in bf16 (ntpbench's bf16 panels) and some not: 1024 wide, 2816 in the MLP, a
+// 4096-token vocabulary.
+ParamEnv SmallLlamaDecodeStep() {
+  return {{"layers", 1},   {"prompt", 1}, {"hidden", 1024}, {"heads", 16},
+          {"kv_heads", 4}, {"ffn", 2816}, {"vocab", 4096},  {"context", 64}};
+}
+
 // oneDNN fuses a convolution with its batchnorm and activation, a residual add and its
 // activation (in f32; in i8 and bf16 the add stays a step): the plan says so without
 // compiling, as the run's steps do, in every precision the machine runs.
@@ -121,7 +129,9 @@ TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
   for (const auto& [file, params] :
        std::vector<std::pair<std::string, ParamEnv>>{{"tiny_cnn.json", {{"N", 1}}},
                                                      {"mobilenet_v2.json", {{"size", 32}}},
-                                                     {"resnet50.json", {{"size", 32}}}}) {
+                                                     {"resnet50.json", {{"size", 32}}},
+                                                     {"bert.json", {{"layers", 1}, {"seq", 16}}},
+                                                     {"llama.json", SmallLlamaDecodeStep()}}) {
     const ResolvedTopology t = ResolveFile(file, params);
     for (Precision precision : {Precision::kF32, Precision::kBf16, Precision::kI8}) {
       RunConfig config;
@@ -190,6 +200,38 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
   // bf16 has none.
   config.options.clear();
   config.precision = Precision::kBf16;
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+}
+
+// The plan names the bf16 dense layers that run on ntpbench's panels (a kind of step of their
+// own to a calibration, as Winograd's): those the compile builds so, layers of 4 MiB or more at
+// 1-4 rows without a residual add fused; none under onednn.bf16_dense=matmul, none in f32.
+TEST(LatencyPrediction, TheOnednnPlanNamesItsBf16Panels) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
+  const Backend& onednn = *FindBackend("onednn");
+  const ResolvedTopology t = ResolveFile("llama.json", SmallLlamaDecodeStep());
+  RunConfig config;
+  config.precision = Precision::kBf16;
+  config.threads = 2;
+  const std::unique_ptr<Executable> exe = onednn.Compile(t, config);
+  std::set<std::string> compiled, planned;
+  for (const StepInfo& s : exe->steps()) {
+    if (!s.inlay && s.kernel.find("bf16 panels") != std::string::npos) {
+      compiled.insert(t.layers[s.layer].name);
+    }
+  }
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
+    if (p.algorithm == "panels") planned.insert(t.layers[p.layer].name);
+  }
+  EXPECT_EQ(planned, compiled);
+  // The MLP's gate and up projection (1024 x 5632, 11 MiB) and the head (1024 x 4096, 8 MiB);
+  // not the attention's 2 MiB projections, nor the down projection, whose residual add oneDNN's
+  // matmul fuses.
+  EXPECT_EQ(planned, (std::set<std::string>{"blk0.gate_up", "lm_head"}));
+  config.options["bf16_dense"] = "matmul";
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+  config.options.clear();
+  config.precision = Precision::kF32;
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
 }
 
@@ -297,6 +339,14 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_NE(message(j.dump()).find("version 99, this ntpbench reads version " +
                                    std::to_string(LatencyCalibration::kVersion)),
             std::string::npos);
+  // Version 2 reads, except in bf16 (its dense samples mixed two kernels).
+  j = nlohmann::json::parse(text);
+  j["version"] = 2;
+  EXPECT_EQ(message(j.dump()), "accepted");
+  j["precision"] = "bf16";
+  EXPECT_NE(message(j.dump()).find("c.json: field 'version': version 2 bf16 calibration"),
+            std::string::npos)
+      << message(j.dump());
   j = nlohmann::json::parse(text);
   j["samples"][2]["ms"] = -1;
   EXPECT_NE(message(j.dump()).find("field 'samples[2].ms'"), std::string::npos)

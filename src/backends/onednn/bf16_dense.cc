@@ -15,10 +15,6 @@ namespace {
 constexpr int64_t kPanel = Bf16Dense::kPanel;
 constexpr int kVectors = static_cast<int>(kPanel / kLanes);
 
-uint16_t ToBf16(float f) {
-  return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f));  // round to nearest even
-}
-
 // Row r's source pair kp: x[2 kp] in the low half, x[2 kp + 1] (0 past the last input) in the
 // high one.
 inline uint32_t SourcePair(const uint16_t* row, int64_t inputs, int64_t kp) {
@@ -58,7 +54,7 @@ inline void StoreRow(const float* sums, const float* bias, float* y, int64_t wid
   for (int64_t j = 0; j < width; ++j) y[j] = bias ? sums[j] + bias[j] : sums[j];
 }
 inline void StoreRow(const float* sums, const float* bias, uint16_t* y, int64_t width) {
-  for (int64_t j = 0; j < width; ++j) y[j] = ToBf16(bias ? sums[j] + bias[j] : sums[j]);
+  for (int64_t j = 0; j < width; ++j) y[j] = RoundToBf16(bias ? sums[j] + bias[j] : sums[j]);
 }
 
 // Vectors of a pair row one pass takes for R rows: R of accumulators each, two widened halves
@@ -163,6 +159,8 @@ void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* pane
 
 }  // namespace
 
+uint16_t RoundToBf16(float f) { return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f)); }
+
 bool Bf16DenseHasDotProducts() {
 #if defined(__AVX512BF16__)
   return true;
@@ -179,42 +177,50 @@ Bf16Dense::Bf16Dense(const std::vector<float>& weights, int64_t in, int64_t out)
     for (int64_t k = 0; k < inputs; ++k) {
       for (int64_t j = 0; j < kPanel && p * kPanel + j < outputs; ++j) {
         packed[static_cast<size_t>(((p * kp_count + k / 2) * kPanel + j) * 2 + k % 2)] =
-            ToBf16(weights[static_cast<size_t>(k * outputs + p * kPanel + j)]);
+            RoundToBf16(weights[static_cast<size_t>(k * outputs + p * kPanel + j)]);
       }
     }
   }
 }
 
 template <typename Out>
-void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const {
-  const float* all_bias = bias.empty() ? nullptr : bias.data();
-  const int64_t p_count = panels(), panel_size = pairs() * kPanel * 2;
+void Bf16Dense::PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y,
+                        int64_t y_stride) const {
+  const uint16_t* panel = packed.data() + p * pairs() * kPanel * 2;
+  const int64_t width = std::min(kPanel, outputs - p * kPanel);
+  const float* b = bias.empty() ? nullptr : bias.data() + p * kPanel;
   const bool dot = use_dot_products;
-#pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t p = 0; p < p_count; ++p) {
-    const uint16_t* panel = packed.data() + p * panel_size;
-    const int64_t width = std::min(kPanel, outputs - p * kPanel);
-    const float* b = all_bias ? all_bias + p * kPanel : nullptr;
-    for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-      const uint16_t* xr = x + r0 * inputs;
-      Out* yr = y + r0 * outputs + p * kPanel;
-      const int64_t ahead = r0 == 0 ? prefetch_ahead : 0;  // then the panel is in the L2
-      switch (std::min<int64_t>(4, rows - r0)) {
-        case 1:
-          PanelRows<1>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
-          break;
-        case 2:
-          PanelRows<2>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
-          break;
-        case 3:
-          PanelRows<3>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
-          break;
-        default:
-          PanelRows<4>(dot, xr, inputs, panel, yr, outputs, width, ahead, b);
-          break;
-      }
+  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+    const uint16_t* xr = x + r0 * inputs;
+    Out* yr = y + r0 * y_stride + p * kPanel;
+    const int64_t ahead = r0 == 0 ? prefetch_ahead : 0;  // then the panel is in the L2
+    switch (std::min<int64_t>(4, rows - r0)) {
+      case 1:
+        PanelRows<1>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        break;
+      case 2:
+        PanelRows<2>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        break;
+      case 3:
+        PanelRows<3>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        break;
+      default:
+        PanelRows<4>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        break;
     }
   }
+}
+
+template <typename Out>
+void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const {
+  const int64_t p_count = panels();
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t p = 0; p < p_count; ++p) PanelTo(p, x, rows, y, outputs);
+}
+
+void Bf16Dense::RunPanel(int64_t p, const uint16_t* x, int64_t rows, float* y,
+                         int64_t y_stride) const {
+  PanelTo(p, x, rows, y, y_stride);
 }
 
 void Bf16Dense::Run(const uint16_t* x, int64_t rows, float* y, int threads) const {

@@ -3,8 +3,8 @@
 // time is the time to stream the weights. oneDNN 2.6's bf16 matmul read them at 18-19 GB/s on a
 // 2-core Intel Xeon guest (Sapphire Rapids class) where its f32 matmul read 25.7 and a plain read
 // 27-32 (llama (1.1B) decode, the same run): bf16 decode stopped at 0.71-0.75 of the read.
-//  - packed as the streamed recurrence's bf16 panels (recurrent_stream.h): panels of 64 outputs,
-//    each input pair (k, k + 1) of an output in one 32-bit lane, [panel][k / 2][j][k % 2];
+//  - packed in panels of 64 outputs, each input pair (k, k + 1) of an output in one 32-bit lane,
+//    [panel][k / 2][j][k % 2] (the streamed recurrence's bf16 weights too, recurrent_stream.h);
 //  - with avx512_bf16, vdpbf16ps multiplies a lane's pair by the source's pair and adds both
 //    products to an f32 accumulator (32 multiply-adds an instruction); elsewhere each half is
 //    widened to f32 (a shift or a mask) and multiplied;
@@ -45,13 +45,23 @@ struct Bf16Dense {
   // threads: y f32, or rounded to bf16 (to nearest even, as oneDNN rounds).
   void Run(const uint16_t* x, int64_t rows, float* y, int threads) const;
   void Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads) const;
+  // Panel p alone (outputs [p * kPanel, p * kPanel + kPanel)) on the calling thread, for callers
+  // that share the panels among their own threads (the streamed recurrence, recurrent_stream.h):
+  // y[r * y_stride + p * kPanel + j] in f32, plus the bias if any.
+  void RunPanel(int64_t p, const uint16_t* x, int64_t rows, float* y, int64_t y_stride) const;
 
  private:
   template <typename Out>
   void RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const;
+  template <typename Out>
+  void PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y, int64_t y_stride) const;
 };
 
-// Whether the kernel multiplies with vdpbf16ps here (the library was built for avx512_bf16).
+// A float rounded to bf16 to nearest even (as oneDNN rounds), as its 16 bits.
+uint16_t RoundToBf16(float f);
+
+// Whether the kernel can multiply with vdpbf16ps here (the library was built for avx512_bf16);
+// it does where oneDNN also runs bf16 natively (HasNativeBf16Arithmetic, builder.h).
 bool Bf16DenseHasDotProducts();
 
 }  // namespace ntpb::onednn

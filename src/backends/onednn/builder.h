@@ -72,6 +72,13 @@ FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int ind
 constexpr int64_t kWinogradMinChannels = 64;
 bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
 
+// Whether a dense layer runs on ntpbench's bf16 panels (bf16_dense.h; dense_conv.cc says where)
+// at `precision` under the option bf16_dense=`mode`, with a residual add fused into it or not,
+// on `threads` threads: what the compile builds, and what the plan of steps tells a latency
+// prediction (a kind of step of its own, as Winograd's).
+bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
+                      bool residual_fused, int threads);
+
 struct Step {
   StepInfo info;
   std::vector<Work> work;
@@ -260,9 +267,6 @@ void AddAttentionOps(OpTable* table);
 // Whether oneDNN runs bf16 arithmetic natively here (avx512_bf16 or AMX, after
 // ONEDNN_MAX_CPU_ISA); elsewhere it emulates bf16 with f32 arithmetic, slower than f32 itself.
 bool HasNativeBf16Arithmetic();
-// Whether the streamed recurrence's bf16 dot-product kernel (vdpbf16ps) is built in: the library
-// was compiled for avx512_bf16 (recurrent_stream.h).
-bool HasBf16DotProductKernel();
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

@@ -167,17 +167,6 @@ void BuildWeightOnlyDense(Builder& b) {
 // writes the layer's bf16 result; where there is a fused activation it writes f32 sums into a
 // buffer of the step's own instead, for a oneDNN binary (adding zeros) to apply it. Option
 // onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row count).
-// Only layers of 4 MiB of weights or more (more than a core's L2 on the machines measured),
-// with a panel for every thread. From a cache oneDNN's matmul was as fast or faster: mlp batch 1
-// (1.5 and 2 MiB layers, held in the L3 between inferences) 66-73 µs through the kernel against
-// 54-64, alternating 4 times; its 1024 x 10 output layer 8.7 µs against 3.9. Read from memory in
-// a llama decode step, the 8 MiB query projection took 409 µs against 463.
-bool StreamsBf16Dense(const Builder& b, int64_t rows, int64_t k, int64_t units) {
-  return b.act() == dt::bf16 && !b.quantized() && rows <= Bf16Dense::kStreamedRows &&
-         b.option("bf16_dense") == "streamed" && !b.fusion().residual &&
-         units >= Bf16Dense::kPanel * EffectiveThreads(b.config()) && 2 * k * units >= (4 << 20);
-}
-
 void BuildStreamedBf16Dense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -204,7 +193,7 @@ void BuildStreamedBf16Dense(Builder& b) {
   const memory::desc sums_md({rows, units}, dt::f32, tag::ab),
       bias_md({1, units}, dt::f32, tag::ab), out_md({rows, units}, dt::bf16, tag::ab);
   const std::vector<float> no_bias(static_cast<size_t>(units), 0.0f);  // the kernel adds it
-  const memory sums(sums_md, b.engine());
+  const memory sums = b.Scratch(sums_md);
   auto* y = static_cast<float*>(sums.get_data_handle());
   b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, sums}] {
     kernel->Run(x, rows, y, threads);
@@ -228,10 +217,9 @@ void BuildStreamedBf16Dense(Builder& b) {
 
 void BuildDense(Builder& b) {
   if (IsWeightOnly(b.config().precision)) return BuildWeightOnlyDense(b);
-  {
-    const Shape& in = b.layer().input_shapes[0];
-    const int64_t k = in.back(), units = b.layer().attrs.Int("units");
-    if (StreamsBf16Dense(b, NumElements(in) / k, k, units)) return BuildStreamedBf16Dense(b);
+  if (StreamsBf16Dense(b.layer(), b.config().precision, b.option("bf16_dense"),
+                       b.fusion().residual != nullptr, EffectiveThreads(b.config()))) {
+    return BuildStreamedBf16Dense(b);
   }
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -510,6 +498,22 @@ void BuildConvTranspose(Builder& b) {
 }
 
 }  // namespace
+
+// Only layers of 4 MiB of weights or more (more than a core's L2 on the machines measured),
+// with a panel for every thread. From a cache oneDNN's matmul was as fast or faster: mlp batch 1
+// (1.5 and 2 MiB layers, held in the L3 between inferences) 66-73 µs through the kernel against
+// 54-64, alternating 4 times; its 1024 x 10 output layer 8.7 µs against 3.9. Read from memory in
+// a llama decode step, the 8 MiB query projection took 409 µs against 463.
+bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::string& mode,
+                      bool residual_fused, int threads) {
+  if (l.op != "dense" || precision != Precision::kBf16 || mode != "streamed" || residual_fused) {
+    return false;
+  }
+  const Shape& in = l.input_shapes[0];
+  const int64_t k = in.back(), units = l.attrs.Int("units");
+  return NumElements(in) / k <= Bf16Dense::kStreamedRows && units >= Bf16Dense::kPanel * threads &&
+         2 * k * units >= (4 << 20);
+}
 
 // Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
 // this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones

@@ -130,10 +130,9 @@ void Binary(Builder& b, alg op) {
   memory src0(PlainDesc(s0, type), b.engine(), m0.get_data_handle());
   const memory src1(PlainDesc(s1, type), b.engine(), m1.get_data_handle());
   const memory::desc src_md = PlainDesc(out, type);
-  if (s0 != out) {  // expand: zeros + first
-    memory zeros(src_md, b.engine());
-    std::memset(zeros.get_data_handle(), 0, src_md.get_size());  // 0.0 in f32 and bf16
-    memory expanded(src_md, b.engine());
+  if (s0 != out) {                         // expand: zeros + first
+    const memory zeros = b.State(src_md);  // 0.0 in f32 and bf16
+    const memory expanded = b.Scratch(src_md);
     dnnl::binary::primitive_desc pd(
         dnnl::binary::desc(alg::binary_add, src_md, src0.get_desc(), src_md), UserScratchpad(),
         b.engine());

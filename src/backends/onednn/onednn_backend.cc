@@ -3,6 +3,7 @@
 #include <cpuid.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -329,22 +330,63 @@ class OnednnBackend : public Backend {
     };
   }
 
-  // PlanFusion as Compile calls it. bf16 keeps a residual add a step of its own, as the builder
-  // drops it there (dense_conv.cc: it fuses the add as a binary post-op reading an f32 operand,
-  // or as a sum written over an operand stored u8/s8 in i8; a bf16 operand is neither).
-  // Planned fused, bf16 MobileNet v2 was predicted without its 10 adds (13 µs each on a Zen 5
-  // VM); planned apart, i8 was predicted with adds its convolutions had absorbed.
+  // The tensors the compile will hold in a plain layout, as far as a plan can tell: the graph's
+  // inputs, the outputs of ops whose builders write plain ones (dense, matmul, attention, norms
+  // over the last axis, embedding, slices, recurrences), of views of plain tensors, and of
+  // elementwise ops and softmax over plain inputs only. A convolution's or pooling's output may
+  // be blocked (oneDNN picks), and a view of it is then a reorder step.
+  static std::set<std::string> PlainTensors(const ResolvedTopology& t) {
+    static const std::set<std::string> writes_plain = {
+        "dense",    "matmul", "attention", "rotary",    "kv_cache", "embedding", "layernorm",
+        "rms_norm", "swiglu", "slice",     "transpose", "lstm",     "gru",       "constant"};
+    static const std::set<std::string> keeps_layout = {
+        "reshape", "flatten",      "relu",    "leaky_relu", "clipped_relu", "sigmoid", "tanh",
+        "gelu",    "hard_sigmoid", "softmax", "add",        "sub",          "mul",     "div"};
+    std::set<std::string> plain;
+    for (const auto& [name, shape] : t.inputs) plain.insert(name);
+    for (const ResolvedLayer& l : t.layers) {
+      const bool inputs_plain = std::all_of(l.inputs.begin(), l.inputs.end(),
+                                            [&](const std::string& in) { return plain.count(in); });
+      if (writes_plain.count(l.op) || (keeps_layout.count(l.op) && inputs_plain)) {
+        plain.insert(l.outputs.begin(), l.outputs.end());
+      }
+    }
+    return plain;
+  }
+
+  // PlanFusion as Compile calls it. A residual add stays a step of its own where the builder
+  // drops it (dense_conv.cc): after a bf16 convolution, which fuses the add as a binary post-op
+  // reading an f32 operand, or as a sum written over an operand stored u8/s8 in i8 (a bf16
+  // operand is neither), and after an i8 dense layer (its operand's scale differs). Planned
+  // fused, bf16 MobileNet v2 was predicted without its 10 adds (13 µs each on a Zen 5 VM);
+  // planned apart, i8 was predicted with adds its convolutions had absorbed, and a bf16
+  // transformer with adds its projections had absorbed.
   std::vector<PlannedStep> PlanSteps(const ResolvedTopology& t,
                                      const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
     const bool fusion = options.at("fusion") == "on";
     const TensorUses uses = AnalyzeTensorUses(t);
+    const int threads = EffectiveThreads(config);
+    const Precision precision = config.precision;
+    const std::set<std::string> plain = PlainTensors(t);
     std::vector<PlannedStep> steps;
     for (size_t i = 0; i < t.layers.size(); ++i) {
+      const ResolvedLayer& l = t.layers[i];
+      // No step: a constant is written once, a view of a plain tensor is the same bytes.
+      const bool view = l.op == "reshape" || l.op == "flatten";
+      if (l.op == "constant" || (view && plain.count(l.inputs[0]))) continue;
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
-      if (plan.residual && config.precision == Precision::kBf16) plan.DropResidual();
-      const bool winograd = UsesWinograd(t.layers[i], config.precision, options.at("winograd"));
-      steps.push_back({static_cast<int>(i), plan.fused, winograd ? "winograd" : ""});
+      const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"),
+                                           plan.residual != nullptr, threads);
+      if ((l.op == "conv2d" && precision == Precision::kBf16) ||
+          (l.op == "dense" && precision == Precision::kI8)) {
+        plan.DropResidual();
+      }
+      const bool winograd = UsesWinograd(l, precision, options.at("winograd"));
+      steps.push_back({static_cast<int>(i), plan.fused,
+                       winograd ? "winograd"
+                       : panels ? "panels"
+                                : ""});
       i += plan.fused;
     }
     return steps;

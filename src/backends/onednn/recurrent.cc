@@ -23,6 +23,7 @@
 
 #include "ntpbench/error.h"
 #include "src/backends/common/recurrent_gates.h"
+#include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/onednn/recurrent_stream.h"
@@ -124,9 +125,7 @@ void BuildRecurrent(Builder& b, bool lstm) {
                      src_iter_c_md = lstm && any_state ? state_md : memory::desc();
   auto state_memory = [&](const std::optional<memory>& given) {
     if (given) return memory(state_md, b.engine(), given->get_data_handle());
-    memory zeros(state_md, b.engine());
-    std::memset(zeros.get_data_handle(), 0, state_md.get_size());
-    return zeros;
+    return b.State(state_md);  // zeros
   };
   const memory::desc src_md({t, n, c}, dt::f32, tag::ntc),
       dst_md({t, n, dirs * h}, dt::f32, tag::ntc);
@@ -229,6 +228,8 @@ void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, in
   auto state = std::make_shared<Floats>(dirs * n * h, 0.0f);
   auto cell = std::make_shared<Floats>(lstm ? dirs * n * h : 0, 0.0f);
   auto hg = std::make_shared<Floats>(dirs * n * gh, 0.0f);
+  b.CountScratchpad(
+      static_cast<int64_t>(sizeof(float) * (state->size() + cell->size() + hg->size())));
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
   HostRecurrence r;
@@ -295,7 +296,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
       wx_any({c, dirs * gh}, projection_type, tag::any),
       wx_user({c, dirs * gh}, q ? dt::s8 : dt::f32, tag::ab),
       bias_md({1, dirs * gh}, dt::f32, tag::ab);
-  const memory xg(xg_md, b.engine());
+  const memory xg = b.Scratch(xg_md);
   {
     dnnl::primitive_attr attr = UserScratchpad();
     QuantizedWeights qx;
@@ -333,10 +334,11 @@ void BuildDecomposed(Builder& b, bool lstm) {
     sr->lstm = lstm;
     sr->reverse_only = reverse_only;
     sr->bf16 = b.act() == dt::bf16;
-    sr->bf16_dot = sr->bf16 && HasNativeBf16Arithmetic() && HasBf16DotProductKernel();
+    sr->bf16_dot = sr->bf16 && HasNativeBf16Arithmetic() && Bf16DenseHasDotProducts();
     for (int64_t d = 0; d < dirs; ++d) sr->PackDirection(b.WeightValues(d * per_dir + 1));
     if (!lstm) sr->bias_hn = *bias_hn;
     sr->Allocate();
+    b.CountScratchpad(sr->working_bytes());
     const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
     const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
     float* const xg_p = static_cast<float*>(xg.get_data_handle());
@@ -374,7 +376,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
 
   const memory::desc state_md({dirs, n, h}, dt::f32, tag::abc),
       hg_md({dirs, n, gh}, dt::f32, tag::abc);
-  const memory state(state_md, b.engine()), hg(hg_md, b.engine());
+  const memory state = b.Scratch(state_md), hg = b.Scratch(hg_md);
   // The recurrent matmul reads the state itself in f32; in bf16 or i8, a copy a reorder makes
   // after every update. In i8 the state is s8 at the fixed scale 127: |h| < 1 for both cells
   // (h = o * tanh(c) for LSTM; a convex mix of tanh values and h0 = 0 for GRU).
@@ -382,7 +384,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const bool low = state_type != dt::f32;
   constexpr float kStateScale = 127.0f;
   const memory state_act =
-      low ? memory(memory::desc({dirs, n, h}, state_type, tag::abc), b.engine()) : state;
+      low ? b.Scratch(memory::desc({dirs, n, h}, state_type, tag::abc)) : state;
   dnnl::primitive_attr to_act_attr;
   if (q) to_act_attr.set_output_scales(0, {kStateScale});
   const dnnl::reorder to_act =
@@ -393,6 +395,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
   const memory out = b.NewOutput(PlainDesc(l.output_shapes[0]));
   const std::optional<memory> final_cell = FinalCellOutput(b, lstm, dirs, n, h);
   auto cell = std::make_shared<std::vector<float>>(lstm && !final_cell ? dirs * n * h : 0);
+  b.CountScratchpad(static_cast<int64_t>(sizeof(float) * cell->size()));
   float* const state_p = static_cast<float*>(state.get_data_handle());
   float* const hg_p = static_cast<float*>(hg.get_data_handle());
   float* const xg_p = static_cast<float*>(xg.get_data_handle());

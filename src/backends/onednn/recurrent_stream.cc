@@ -5,10 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "src/backends/common/recurrent_gates.h"
-#include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/native_vectors.h"
 
 namespace ntpb::onednn {
@@ -18,44 +16,15 @@ constexpr int64_t kPanel = StreamedRecurrence::kPanel;
 using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
 using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
 
-uint16_t ToBf16(float f) {
-  return Eigen::numext::bit_cast<uint16_t>(Eigen::bfloat16(f));  // round to nearest even
-}
-
-// The state [rows, h] as bf16 pairs [rows, (h + 1) / 2]: (k, k + 1) in the low and high halves,
-// an odd h's last pair padded with 0.
-void StatePairs(const float* state, int64_t rows, int64_t h, uint32_t* pairs) {
-  const int64_t kp_count = (h + 1) / 2;
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t kp = 0; kp < kp_count; ++kp) {
-      const float* s = state + r * h + 2 * kp;
-      const uint32_t high = 2 * kp + 1 < h ? ToBf16(s[1]) : 0;
-      pairs[r * kp_count + kp] = static_cast<uint32_t>(ToBf16(s[0])) | high << 16;
-    }
-  }
+// The state rounded to bf16, the bf16 panels' source (as oneDNN's bf16 matmul rounds its own).
+void RoundState(const float* state, int64_t size, uint16_t* rounded) {
+  std::transform(state, state + size, rounded, RoundToBf16);
 }
 
 // As many accumulators as fit beside the weights and the broadcast state: half the registers
 // (native_vectors.h). Plain float arrays stayed on the stack at f32 batch 4 on AVX-512.
 constexpr int kAccumulators = kRegisters / 2;
 constexpr int kVectors = static_cast<int>(kPanel / kLanes);
-
-// bf16 to f32: a widening and a shift, one register at a time. With AVX-512 one vpmovzxwd and
-// one vpslld (GCC split __builtin_convertvector into 256-bit halves, and a scalar loop put the
-// accumulators back on the stack).
-inline Floats LoadFloats(const uint16_t* p) {
-#if defined(__AVX512F__)
-  const __m256i halves = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  return (Floats)_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(halves), 16));
-#else
-  typedef uint16_t Halves __attribute__((vector_size(kLanes * sizeof(uint16_t)), aligned(2)));
-  typedef uint32_t Words __attribute__((vector_size(kLanes * sizeof(uint32_t))));
-  typedef uint16_t LoadedHalves
-      __attribute__((vector_size(kLanes * sizeof(uint16_t)), aligned(2), may_alias));
-  const Halves h = *reinterpret_cast<const LoadedHalves*>(p);
-  return (Floats)(__builtin_convertvector(h, Words) << 16);
-#endif
-}
 
 // Vectors of a panel row one pass over the panel takes for R rows: all of them where R x that
 // many accumulators fit in registers, else a power-of-two share (the panel is then read in
@@ -69,16 +38,17 @@ constexpr int VectorsPerPass() {
 
 // f32 panels ask for the lines 16 KiB ahead of the row they multiply. DeepSpeech H 2048 f32
 // batch 1, 2-core Zen 5 VM, alternating 10 times: 0.86-0.96x the time without (182 -> 164-168 ms
-// where the VM's bandwidth held still). The bf16 dot product gained nothing (0.97-1.04x): it has
-// none; bf16 widened (no avx512_bf16) was not measured, and has none.
+// where the VM's bandwidth held still). The bf16 panels prefetch as Bf16Dense does: DeepSpeech
+// H 2048 bf16 batch 1 on a 2-core Intel Xeon guest (Sapphire Rapids class, 260 MiB L3 holding
+// all 64 MiB of weights) ran 167-178 ms 4 KiB ahead, 166-176 with none, 170-178 16 KiB ahead.
 constexpr int64_t kPrefetchAhead = 16384;
 
 // out[r][0..width) = sum_k x[r][k] * panel[k][0..width) for R rows: R x (vectors per pass)
 // accumulators, each weight vector loaded once for all rows (the file is compiled with FMA
 // contraction).
-template <int R, typename W>
+template <int R>
 inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_stride,
-                                                     int64_t k_len, const W* panel, float* out,
+                                                     int64_t k_len, const float* panel, float* out,
                                                      int64_t out_stride, int64_t width) {
   constexpr int kPass = VectorsPerPass<R>();
   for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
@@ -87,11 +57,9 @@ inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_s
       for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
     }
     for (int64_t k = 0; k < k_len; ++k) {
-      const W* row = panel + k * kPanel + v0 * kLanes;
-      if constexpr (std::is_same_v<W, float>) {
-        for (size_t b = 0; b < kPass * kLanes * sizeof(W); b += 64) {
-          _mm_prefetch(reinterpret_cast<const char*>(row) + kPrefetchAhead + b, _MM_HINT_T0);
-        }
+      const float* row = panel + k * kPanel + v0 * kLanes;
+      for (size_t b = 0; b < kPass * kLanes * sizeof(float); b += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(row) + kPrefetchAhead + b, _MM_HINT_T0);
       }
       Floats w[kPass];
       for (int q = 0; q < kPass; ++q) w[q] = LoadFloats(row + kLanes * q);
@@ -109,63 +77,7 @@ inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_s
   }
 }
 
-#if defined(__AVX512BF16__)
-// The bf16_dot panel: out[r][0..kPanel) = sum over pairs of x_pairs[r][kp] . panel[kp][j][0..2)
-// with vdpbf16ps, 32 multiply-adds an instruction into f32 accumulators (R x 4 registers).
-template <int R>
-inline __attribute__((always_inline)) void DotPanelRows(const uint32_t* x_pairs, int64_t pairs,
-                                                        const uint16_t* panel, float* out,
-                                                        int64_t out_stride, int64_t width) {
-  constexpr int kZmm = static_cast<int>(kPanel / 16);
-  __m512 acc[R][kZmm];
-  for (int r = 0; r < R; ++r) {
-    for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_setzero_ps();
-  }
-  for (int64_t kp = 0; kp < pairs; ++kp) {
-    const uint16_t* row = panel + kp * 2 * kPanel;
-    __m512bh w[kZmm];
-    for (int q = 0; q < kZmm; ++q) w[q] = (__m512bh)_mm512_loadu_si512(row + 32 * q);
-    for (int r = 0; r < R; ++r) {
-      const __m512bh xr = (__m512bh)_mm512_set1_epi32(static_cast<int>(x_pairs[r * pairs + kp]));
-      for (int q = 0; q < kZmm; ++q) acc[r][q] = _mm512_dpbf16_ps(acc[r][q], xr, w[q]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    float sums[kPanel];
-    for (int q = 0; q < kZmm; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
-    std::memcpy(out + r * out_stride, sums, sizeof(float) * width);
-  }
-}
-
-void DotPanel(const uint32_t* x_pairs, int64_t rows, int64_t pairs, const uint16_t* panel,
-              float* out, int64_t out_stride, int64_t width) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-    const uint32_t* xr = x_pairs + r0 * pairs;
-    float* o = out + r0 * out_stride;
-    switch (std::min<int64_t>(4, rows - r0)) {
-      case 1:
-        DotPanelRows<1>(xr, pairs, panel, o, out_stride, width);
-        break;
-      case 2:
-        DotPanelRows<2>(xr, pairs, panel, o, out_stride, width);
-        break;
-      case 3:
-        DotPanelRows<3>(xr, pairs, panel, o, out_stride, width);
-        break;
-      default:
-        DotPanelRows<4>(xr, pairs, panel, o, out_stride, width);
-        break;
-    }
-  }
-}
-#else
-void DotPanel(const uint32_t*, int64_t, int64_t, const uint16_t*, float*, int64_t, int64_t) {
-  std::abort();  // bf16_dot is set only where HasBf16DotProductKernel()
-}
-#endif
-
-template <typename W>
-void Panel(const float* x, int64_t rows, int64_t k_len, const W* panel, float* out,
+void Panel(const float* x, int64_t rows, int64_t k_len, const float* panel, float* out,
            int64_t out_stride, int64_t width) {
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const float* xr = x + r0 * k_len;
@@ -189,31 +101,14 @@ void Panel(const float* x, int64_t rows, int64_t k_len, const W* panel, float* o
 
 }  // namespace
 
-bool HasBf16DotProductKernel() {
-#if defined(__AVX512BF16__)
-  return true;
-#else
-  return false;
-#endif
-}
-
 void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
   const int64_t gh = gates() * h, p_count = panels();
-  if (bf16_dot) {  // [p][k / 2][j][k % 2]
-    const int64_t kp_count = pairs();
-    Panels<uint16_t> packed(static_cast<size_t>(p_count * kp_count * kPanel * 2), 0);
-    for (int64_t p = 0; p < p_count; ++p) {
-      for (int64_t k = 0; k < h; ++k) {
-        for (int64_t j = 0; j < kPanel && p * kPanel + j < gh; ++j) {
-          packed[((p * kp_count + k / 2) * kPanel + j) * 2 + k % 2] =
-              ToBf16(w_h[k * gh + p * kPanel + j]);
-        }
-      }
-    }
-    w16.push_back(std::move(packed));
+  if (bf16) {
+    w16.emplace_back(w_h, h, gh);
+    w16.back().use_dot_products = bf16_dot;
     return;
   }
-  Panels<float> packed(static_cast<size_t>(p_count * h * kPanel), 0.0f);
+  Panels packed(static_cast<size_t>(p_count * h * kPanel), 0.0f);
   for (int64_t p = 0; p < p_count; ++p) {
     for (int64_t k = 0; k < h; ++k) {
       for (int64_t j = 0; j < kPanel && p * kPanel + j < gh; ++j) {
@@ -221,13 +116,7 @@ void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
       }
     }
   }
-  if (bf16) {
-    Panels<uint16_t> low(packed.size());
-    std::transform(packed.begin(), packed.end(), low.begin(), ToBf16);
-    w16.push_back(std::move(low));
-  } else {
-    w32.push_back(std::move(packed));
-  }
+  w32.push_back(std::move(packed));
 }
 
 void StreamedRecurrence::Allocate() {
@@ -235,12 +124,12 @@ void StreamedRecurrence::Allocate() {
   hg_.assign(static_cast<size_t>(dirs * n * panels() * kPanel), 0.0f);
   state_.assign(static_cast<size_t>(dirs * n * h), 0.0f);
   cell_.assign(lstm ? static_cast<size_t>(dirs * n * h) : 0, 0.0f);
-  state_pairs_.assign(bf16_dot ? static_cast<size_t>(dirs * n * pairs()) : 0, 0);
+  state_bf16_.assign(bf16 ? static_cast<size_t>(dirs * n * h) : 0, 0);
 }
 
 void StreamedRecurrence::Run(const float* xg, float* out, int threads, const float* h0,
                              const float* c0) {
-  const int64_t gh = gates() * h, p_count = panels(), kp_count = pairs();
+  const int64_t gh = gates() * h, p_count = panels();
   const int64_t padded = p_count * kPanel;
   auto& hg = hg_;
   auto& state = state_;
@@ -255,25 +144,18 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
   } else {
     std::fill(cell.begin(), cell.end(), 0.0f);
   }
-  if (bf16_dot) {
-    for (int64_t d = 0; d < dirs; ++d) {
-      StatePairs(state.data() + d * n * h, n, h, state_pairs_.data() + d * n * kp_count);
-    }
-  }
+  if (bf16) RoundState(state.data(), static_cast<int64_t>(state.size()), state_bf16_.data());
   // The products of direction d's panels [p_begin, p_end), in the order of step s.
   auto panels = [&](int64_t d, int64_t s, int64_t p_begin, int64_t p_end) {
     const bool backwards = s % 2 == 1;  // the panels read last are read first next time
     float* hg_d = hg.data() + d * n * padded;
     const float* state_d = state.data() + d * n * h;
-    const uint32_t* pairs_d = state_pairs_.data() + d * n * kp_count;
+    const uint16_t* rounded_d = state_bf16_.data() + d * n * h;
     for (int64_t i = 0; i < p_end - p_begin; ++i) {
       const int64_t p = backwards ? p_end - 1 - i : p_begin + i;
       const int64_t width = std::min(kPanel, gh - p * kPanel);
-      if (bf16_dot) {
-        DotPanel(pairs_d, n, kp_count, w16[d].data() + p * kp_count * 2 * kPanel, hg_d + p * kPanel,
-                 padded, width);
-      } else if (bf16) {
-        Panel(state_d, n, h, w16[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
+      if (bf16) {
+        w16[d].RunPanel(p, rounded_d, n, hg_d, padded);
       } else {
         Panel(state_d, n, h, w32[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
       }
@@ -295,7 +177,7 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
     }
     StridedMatrix(out + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
         state_d;
-    if (bf16_dot) StatePairs(state_d.data(), n, h, state_pairs_.data() + d * n * kp_count);
+    if (bf16) RoundState(state_d.data(), n * h, state_bf16_.data() + d * n * h);
   };
   // The directions in turn, every thread on a share of each step's panels: a step then reads one
   // direction's weights (64 MiB at H 2048 f32), and the alternating order finds 15-21 MiB of

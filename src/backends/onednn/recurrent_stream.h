@@ -18,11 +18,11 @@
 //  - the panels on 2 MiB pages (3-4% at f32 batch 1);
 //  - f32 asks for the lines 16 KiB ahead of each row it multiplies (0.86-0.96x the time at f32
 //    batch 1, alternating 10 times; an earlier VM showed nothing beyond its noise);
-//  - bf16 on a CPU with bf16 dot products (avx512_bf16, after ONEDNN_MAX_CPU_ISA): vdpbf16ps
-//    on k in pairs, the state rounded to bf16 once per step (as oneDNN's bf16 matmul rounds
-//    its source); with the weights all in the L3 (H 1024) it read them at 63-83 GB/s at batch
-//    4 against 34-48 widened to f32, 82-157 against 88-102 at batch 1. Elsewhere bf16 weights
-//    are widened to f32 in registers (a shift) and the state stays f32;
+//  - bf16 by the bf16 dense layer's panels (bf16_dense.h: one layout, one kernel), the state
+//    rounded to bf16 once per step (as oneDNN's bf16 matmul rounds its source): vdpbf16ps on k
+//    in pairs on a CPU with bf16 dot products (avx512_bf16, after ONEDNN_MAX_CPU_ISA), each
+//    half widened to f32 elsewhere; with the weights all in the L3 (H 1024) the dot products
+//    read them at 63-83 GB/s at batch 4 against 34-48 widened, 82-157 against 88-102 at batch 1;
 //  - the accumulators as GCC vector types of the ISA's register width, as many as its registers
 //    hold (float arrays stayed on the stack at f32 batch 4: 0.96-0.98x the DRAM read, against
 //    1.04-1.10x now; 64-byte vectors on AVX2 did too, at a quarter of the speed).
@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "src/backends/onednn/bf16_dense.h"
 #include "src/common/huge_pages.h"
 
 namespace ntpb::onednn {
@@ -45,24 +46,23 @@ namespace ntpb::onednn {
 struct StreamedRecurrence {
   // Columns per panel: 4 zmm (8 ymm) accumulators per batch row, 256 bytes of each f32 row.
   static constexpr int64_t kPanel = 64;
+  static_assert(kPanel == Bf16Dense::kPanel, "the bf16 panels fill the same products buffer");
 
   int64_t n = 0, t_len = 0, h = 0, dirs = 1;
   bool lstm = true, reverse_only = false, bf16 = false;
-  // bf16 on a CPU with bf16 dot products (vdpbf16ps; set where HasNativeBf16Arithmetic and
-  // HasBf16DotProductKernel, builder.h): the state rounded to bf16 once per step and multiplied
-  // in pairs of k. Set before PackDirection.
+  // bf16 multiplied with vdpbf16ps (set where HasNativeBf16Arithmetic, builder.h, and
+  // Bf16DenseHasDotProducts). Set before PackDirection.
   bool bf16_dot = false;
-  // Per direction, panel-major: panel p holds W_h[k][p * kPanel + j] at [p][k][j], zero-padded;
-  // on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch 1).
-  template <typename T>
-  using Panels = std::vector<T, HugePageAllocator<T>>;
-  std::vector<Panels<float>> w32;
-  std::vector<Panels<uint16_t>> w16;
+  // Per direction. f32: panel-major, panel p holds W_h[k][p * kPanel + j] at [p][k][j],
+  // zero-padded, on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch
+  // 1). bf16: a Bf16Dense of the same panel width.
+  using Panels = std::vector<float, HugePageAllocator<float>>;
+  std::vector<Panels> w32;
+  std::vector<Bf16Dense> w16;
   std::vector<float> bias_hn;  // GRU: [dirs, H]
 
   int64_t gates() const { return lstm ? 4 : 3; }
   int64_t panels() const { return (gates() * h + kPanel - 1) / kPanel; }
-  int64_t pairs() const { return (h + 1) / 2; }
 
   // Packs direction `d`'s W_h [H, G*H] (row-major, as the IR holds it): f32, or bf16 rounded to
   // nearest even.
@@ -76,6 +76,11 @@ struct StreamedRecurrence {
   // threads at most. h0, c0: the initial states [dirs, N, H], or null for zeros.
   void Run(const float* xg, float* out, int threads, const float* h0 = nullptr,
            const float* c0 = nullptr);
+  // The bytes of the buffers Allocate set aside (the step's workspace).
+  int64_t working_bytes() const {
+    return static_cast<int64_t>(sizeof(float) * (hg_.size() + state_.size() + cell_.size()) +
+                                sizeof(uint16_t) * state_bf16_.size());
+  }
   // The cell state [dirs, N, H] after Run (LSTM): the layer's final cell state.
   const float* cell() const { return cell_.data(); }
 
@@ -89,7 +94,7 @@ struct StreamedRecurrence {
   // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
   // scalar code, whose rounding differs, so alignment would change the outputs.
   std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
-  std::vector<uint32_t> state_pairs_;  // bf16_dot: the state as bf16 pairs (k, k + 1)
+  std::vector<uint16_t> state_bf16_;  // bf16: the state rounded, the panels' source
 };
 
 }  // namespace ntpb::onednn
