@@ -383,8 +383,20 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
     const double working_set = m.memory.weight_bytes + m.memory.peak_activation_bytes;
     const MemoryLevel level = LevelFor(static_cast<int64_t>(working_set), *peaks);
     const std::string fits = " (weights + activations " + FormatBytes(working_set) + " fit ";
-    out += "roof: " + precision + " peak " +
-           Printf("%.0f GFLOP/s", peaks->peak_gflops.at(precision)) + ", " +
+    // Against f32's: on a 2-core Intel Xeon guest (Sapphire Rapids class, no AMX) vdpbf16ps ran
+    // at a quarter of the f32 FMA rate, bf16's GEMM ceiling at 0.56x f32's, and bf16 BERT took
+    // 1.5x its f32 time with nothing in the table saying why.
+    const auto f32 = peaks->peak_gflops.find("f32");
+    const double own = peaks->peak_gflops.at(precision);
+    std::string against_f32;
+    if (precision != "f32" && f32 != peaks->peak_gflops.end() && f32->second > 0 && own > 0 &&
+        std::abs(own / f32->second - 1) >= 0.1) {
+      against_f32 = "      " + precision + " computes at " + Printf("%.2f", own / f32->second) +
+                    "x f32's peak here" +
+                    (own < f32->second ? ": compute-bound layers run slower than in f32" : "") +
+                    "\n";
+    }
+    out += "roof: " + precision + " peak " + Printf("%.0f GFLOP/s", own) + ", " +
            (level == MemoryLevel::kL2
                 ? "L2 " + Printf("%.1f GB/s", peaks->l2_bandwidth_gbs) + fits + "the L2s)"
             : level == MemoryLevel::kLastLevelCache
@@ -394,6 +406,7 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
            "; from `ntpbench machine`\n"
            "      a recurrence (weights re-read each step): its largest re-read tensor's plateau, "
            "half the L3 served beyond it\n";
+    out += against_f32;
   }
   if (m.accuracy) out += FormatAccuracy(m);
   out += FormatCounterTable(m);

@@ -463,7 +463,9 @@ TEST(ShippedTopologies, TransformerCountsMatchTheReferenceModels) {
   // Causal attention counts the pairs it attends: half the square and the diagonal.
   const auto gpt2 = analyze("topologies/gpt2.json", {{"prompt", 64}, {"layers", 1}});
   for (const LayerAnalysis& l : gpt2.layers) {
-    if (l.op == "attention") EXPECT_EQ(l.cost.flops, 12 * (64 * 65 / 2) * (2 * 64 + 2 * 64 + 3));
+    if (l.op == "attention") {
+      EXPECT_EQ(l.cost.flops, 12 * (64 * 65 / 2) * (2 * 64 + 2 * 64 + 3));
+    }
   }
 }
 

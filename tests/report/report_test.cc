@@ -31,6 +31,41 @@ TEST(Report, NamesAreTextInHtmlSvgAndCsv) {
   EXPECT_EQ(CsvField("caf\xc3\xa9"), "caf\xc3\xa9");
 }
 
+// The roof line names the precision's compute peak, and how it stands against f32's where the
+// two differ by 10% or more: a machine whose bf16 peak is below its f32 one runs compute-bound
+// layers slower in bf16, which the speed-up alone leaves unexplained.
+TEST(Report, TheRoofLineSetsAPrecisionsPeakAgainstF32s) {
+  const ResolvedTopology t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {});
+  const TopologyAnalysis a = Analyze(t, f32);
+  const std::map<std::string, double> counters = {{"layer.fc1.ms", 0.25},
+                                                  {"net.samples_per_second", 2000}};
+  MachinePeaks peaks;
+  peaks.peak_gflops = {{"f32", 300}, {"bf16", 170}, {"i8", 1350}, {"f16", 310}};
+  peaks.bandwidth_gbs = 30;
+  auto roof_lines = [&](const std::string& precision) {
+    RunMeasurement m = DescribedLikeARun(t, a, DecodeCounters(counters));
+    m.setup.precision = precision;
+    const std::string table = FormatRunTable(m, &peaks);
+    const size_t at = table.find("roof: ");
+    return at == std::string::npos ? std::string() : table.substr(at);
+  };
+  const std::string recurrence =
+      "      a recurrence (weights re-read each step): its largest re-read tensor's plateau, half "
+      "the L3 served beyond it\n";
+  EXPECT_EQ(roof_lines("f32"),
+            "roof: f32 peak 300 GFLOP/s, memory 30.0 GB/s; from `ntpbench machine`\n" + recurrence);
+  EXPECT_EQ(roof_lines("bf16"),
+            "roof: bf16 peak 170 GFLOP/s, memory 30.0 GB/s; from `ntpbench machine`\n" +
+                recurrence +
+                "      bf16 computes at 0.57x f32's peak here: compute-bound layers run slower "
+                "than in f32\n");
+  EXPECT_EQ(roof_lines("i8"),
+            "roof: i8 peak 1350 GFLOP/s, memory 30.0 GB/s; from `ntpbench machine`\n" + recurrence +
+                "      i8 computes at 4.50x f32's peak here\n");
+  EXPECT_EQ(roof_lines("f16"),
+            "roof: f16 peak 310 GFLOP/s, memory 30.0 GB/s; from `ntpbench machine`\n" + recurrence);
+}
+
 TEST(Report, RunTableShowsEveryLayerMarkerAndTotal) {
   const ResolvedTopology t = Resolve(ReadTopologyJsonFile(SourcePath("topologies/mlp.json")), {});
   const TopologyAnalysis a = Analyze(t, f32);
