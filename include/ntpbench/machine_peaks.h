@@ -78,7 +78,7 @@ struct MachinePeaks {
 
   // What no machine can show, in this measurement's bests: a cache read slower than the memory
   // behind it (L2 >= L3 >= DRAM, read and triad each, 10% leeway for noise), a library GEMM
-  // faster than the register-only loop of its precision (5% leeway). Each a sentence; a busy
+  // faster than the register-only loop of its precision (10% leeway). Each a sentence; a busy
   // machine makes them (a thread preempted mid-measurement), and such figures are not cached.
   std::vector<std::string> Impossible() const;
 

@@ -132,7 +132,10 @@ std::vector<std::string> MachinePeaks::Impossible() const {
   for (const auto& [name, c] : ceilings) {
     if (name.rfind("gemm.", 0) != 0) continue;
     const double reg = best("register." + name.substr(5));
-    if (reg > 0 && c.best > 1.05 * reg) {
+    // 10% leeway: where the instruction itself is the bottleneck a library GEMM reaches the
+    // register-only loop (bf16 on a 2-core Intel Xeon guest: oneDNN 170 GFLOP/s against
+    // vdpbf16ps's 172), and each best-of-6 figure moves by 5-10% on a VM.
+    if (reg > 0 && c.best > 1.1 * reg) {
       out.push_back(say(name, c.best, "GFLOP/s") + " above " +
                     say("register." + name.substr(5), reg, "GFLOP/s") +
                     ": a GEMM cannot beat the register-only peak");

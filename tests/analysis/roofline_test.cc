@@ -187,6 +187,9 @@ TEST(Ceilings, ImpossibleOrderingsAreNamed) {
             "the memory behind it");
   EXPECT_NE(busy[1].find("read.l2 4.0 GB/s below read.dram 31.0 GB/s"), std::string::npos);
   p.ceilings["read.l2"] = ceiling(102);
+  // A GEMM at its instruction's rate, measured a little above the loop (noise): not absurd.
+  p.ceilings["gemm.f32"] = ceiling(215);
+  EXPECT_TRUE(p.Impossible().empty());
   p.ceilings["gemm.f32"] = ceiling(260);
   ASSERT_EQ(p.Impossible().size(), 1u);
   EXPECT_NE(p.Impossible()[0].find("gemm.f32 260.0 GFLOP/s above register.f32 200.0 GFLOP/s"),

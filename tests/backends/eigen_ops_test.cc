@@ -73,7 +73,9 @@ TEST(ActivationTable, TheCatalogAndTheKernelsFollowIt) {
   std::vector<std::string> fusable;
   for (const ActivationDef& d : Activations()) {
     if (d.fusable) fusable.push_back(d.name);
-    if (d.op) EXPECT_NE(FindOp(d.name), nullptr) << d.name;
+    if (d.op) {
+      EXPECT_NE(FindOp(d.name), nullptr) << d.name;
+    }
   }
   for (const char* host : {"dense", "conv2d"}) {
     const OpDef* op = FindOp(host);
