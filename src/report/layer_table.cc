@@ -384,8 +384,9 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
     const MemoryLevel level = LevelFor(static_cast<int64_t>(working_set), *peaks);
     const std::string fits = " (weights + activations " + FormatBytes(working_set) + " fit ";
     // Against f32's: on a 2-core Intel Xeon guest (Sapphire Rapids class, no AMX) vdpbf16ps ran
-    // at a quarter of the f32 FMA rate, bf16's GEMM ceiling at 0.56x f32's, and bf16 BERT took
-    // 1.5x its f32 time with nothing in the table saying why.
+    // a quarter as many instructions a second as the f32 FMA (half its FLOPs), bf16's GEMM
+    // ceiling at 0.56x f32's, and bf16 BERT took 1.5x its f32 time with nothing in the table
+    // saying why.
     const auto f32 = peaks->peak_gflops.find("f32");
     const double own = peaks->peak_gflops.at(precision);
     std::string against_f32;
