@@ -4,6 +4,7 @@
 // Tolerance 1e-4 relative: kernels sum in other orders and use their own exp/tanh.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <tuple>
 
 #include "ntpbench/backend.h"
@@ -132,19 +133,19 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(BackendTopologyTest);
 // the token chosen before. Its logits must be the last position's of one pass over the prompt
 // and every token decoded so far: what the caches hold, where each step appends, which keys the
 // attention reads and the rotary positions, all shifted at run time, are checked at once.
-class GenerationTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
-
-TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
-  const auto& [backend, file] = GetParam();
+// `heads`: {hidden, heads, kv_heads}; `tolerance`: the logits' relative error allowed.
+void CheckDecodeSteps(const std::string& backend, const std::string& file, Precision precision,
+                      std::array<int64_t, 3> heads, double tolerance) {
   const Backend* b = FindBackend(backend);
   if (b->HasDevices()) {
     std::string why;
     if (b->Devices(&why).empty()) GTEST_SKIP() << backend << " has no device here: " << why;
   }
   const Topology topology = ReadTopologyJsonFile(SourcePath("topologies/" + file));
-  const ParamEnv base = {{"N", 2},    {"hidden", 32}, {"heads", 4},  {"kv_heads", 2},
-                         {"ffn", 48}, {"vocab", 50},  {"layers", 2}, {"prompt", 5},
-                         {"gen", 3},  {"context", 64}};
+  const ParamEnv base = {
+      {"N", 2},    {"hidden", heads[0]}, {"heads", heads[1]}, {"kv_heads", heads[2]},
+      {"ffn", 48}, {"vocab", 50},        {"layers", 2},       {"prompt", 5},
+      {"gen", 3},  {"context", 64}};
   ParamEnv params;
   for (const auto& [name, value] : base) {
     if (topology.params.count(name) || name == "N") params[name] = value;
@@ -154,6 +155,7 @@ TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
   RunConfig config;
   config.seed = 11;
   config.threads = 2;
+  config.precision = precision;
   const ResolvedTopology prefill_t = Resolve(topology, bench::PrefillParams(params, shape));
   const ResolvedTopology decode_t = Resolve(topology, bench::DecodeParams(params, shape));
   for (const ResolvedTopology* part : {&prefill_t, &decode_t}) {
@@ -176,8 +178,9 @@ TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
   }
   auto flatten = [&](int64_t from, int64_t count) {
     std::vector<float> ids;
-    for (const auto& s : sequence)
-      ids.insert(ids.end(), s.begin() + from, s.begin() + from + count);
+    for (const auto& s : sequence) {
+      for (int64_t t = from; t < from + count; ++t) ids.push_back(s[t]);
+    }
     return ids;
   };
   bench::WriteTokens(prefill_t, *prefill, flatten(0, shape.prompt), 0);
@@ -201,8 +204,31 @@ TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
     const auto once = b->Compile(whole_t, config);
     bench::WriteTokens(whole_t, *once, flatten(0, position + 1), 0);
     once->Run();
-    EXPECT_LT(MaxRelativeError(logits, once->ReadTensor(out)), kF32Tolerance)
-        << backend << " " << file << " decode step " << step;
+    const AccuracyDelta d = CompareOutputs(logits, once->ReadTensor(out));
+    EXPECT_LT(d.max_rel_err, tolerance)
+        << backend << " " << PrecisionName(precision) << " " << file << " decode step " << step;
+    EXPECT_GT(d.cosine, 0.999) << backend << " " << file << " decode step " << step;
+  }
+}
+
+class GenerationTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+// Heads of 8: every kernel's scalar remainder.
+TEST_P(GenerationTest, DecodeStepsMatchOnePassOverEveryToken) {
+  const auto& [backend, file] = GetParam();
+  CheckDecodeSteps(backend, file, Precision::kF32, {32, 4, 2}, kF32Tolerance);
+}
+
+// Heads of 72 (a vector kernel's whole vectors and a remainder), two query heads a key/value
+// head in llama, and two sequences on two threads: oneDNN's decode step splits the heads.
+TEST_P(GenerationTest, WideHeadsDecodeAsOnePassDoes) {
+  const auto& [backend, file] = GetParam();
+  CheckDecodeSteps(backend, file, Precision::kF32, {288, 4, 2}, kF32Tolerance);
+}
+
+TEST(OnednnGeneration, Bf16DecodeStepsMatchOnePassOverEveryToken) {
+  for (const char* file : {"gpt2.json", "llama.json"}) {
+    CheckDecodeSteps("onednn", file, Precision::kBf16, {288, 4, 2}, 5e-2);
   }
 }
 

@@ -680,6 +680,85 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
   }
 }
 
+// A decode step's attention over its caches (ntpbench's host kernel): run after run at the next
+// position, each appending new keys and values of their own, so that the scores differ by key
+// (a model's random weights give scores so alike that a wrong dot product hardly shows in its
+// logits). Heads of 72 (whole vectors and a remainder), 64 and 16; grouped, multi-query and
+// multi-head; batch 1 (the heads split over the threads); values of another width; a padding
+// mask under which an item sees no key for its first runs (zeros).
+TEST(OnednnCachedAttention, EveryPositionMatchesTheReference) {
+  struct Case {
+    int64_t batch, heads, kv_heads, head, value;
+    bool mask;
+  };
+  const int64_t past = 11;
+  for (const Case c : {Case{2, 4, 2, 72, 72, false}, Case{1, 8, 2, 64, 40, false},
+                       Case{3, 3, 1, 16, 16, true}, Case{2, 2, 2, 72, 8, true}}) {
+    const std::string n = std::to_string(c.batch), rows = std::to_string(past + 1);
+    const std::string text =
+        R"({"format": "ntpbench-topology", "version": 1, "name": "cached",
+        "inputs": [{"name": "q", "shape": [)" +
+        n + ", 1, " + std::to_string(c.heads * c.head) + R"(]},
+                   {"name": "k", "shape": [)" +
+        n + ", 1, " + std::to_string(c.kv_heads * c.head) + R"(]},
+                   {"name": "v", "shape": [)" +
+        n + ", 1, " + std::to_string(c.kv_heads * c.value) + "]}" +
+        (c.mask ? R"(, {"name": "m", "shape": [)" + n + ", " + rows + "]}" : "") + R"(],
+        "layers": [
+          {"name": "kc", "op": "kv_cache", "inputs": ["k"], "past": )" +
+        std::to_string(past) + ", \"capacity\": " + rows + R"(},
+          {"name": "vc", "op": "kv_cache", "inputs": ["v"], "past": )" +
+        std::to_string(past) + ", \"capacity\": " + rows + R"(},
+          {"name": "y", "op": "attention", "inputs": ["q", "kc", "vc")" +
+        (c.mask ? ", \"m\"" : "") + R"(], "heads": )" + std::to_string(c.heads) +
+        ", \"kv_heads\": " + std::to_string(c.kv_heads) + R"(, "causal": true}],
+        "outputs": ["y"]})";
+    const ResolvedTopology t = Resolve(ParseTopologyJson(text, "cached.json"), {});
+    for (const Precision precision : {Precision::kF32, Precision::kBf16}) {
+      if (!BackendSupportFor("onednn", precision).ok) continue;  // bf16 below AVX-512
+      RunConfig config = OpConfig();
+      const auto reference = FindBackend("eigen")->Compile(t, config);
+      config.precision = precision;
+      const auto onednn = FindBackend("onednn")->Compile(t, config);
+      EXPECT_NE(onednn->steps().back().kernel.find("host attention"), std::string::npos)
+          << onednn->steps().back().kernel;
+      uint32_t state = 12345;
+      auto values = [&](int64_t count) {
+        std::vector<float> x(count);
+        for (float& e : x) {
+          state = state * 1664525u + 1013904223u;
+          e = static_cast<float>(state >> 8) / (1 << 24) * 3.0f - 1.5f;  // [-1.5, 1.5)
+        }
+        return x;
+      };
+      std::vector<float> mask;
+      for (int64_t i = 0; i < c.batch; ++i) {
+        for (int64_t j = 0; j <= past; ++j) mask.push_back(i == 1 ? j >= 3 : (i + j) % 3 != 1);
+      }
+      for (int64_t shift = -past; shift <= 0; ++shift) {
+        const std::map<std::string, std::vector<float>> in = {
+            {"q", values(c.batch * c.heads * c.head)},
+            {"k", values(c.batch * c.kv_heads * c.head)},
+            {"v", values(c.batch * c.kv_heads * c.value)}};
+        for (Executable* exe : {reference.get(), onednn.get()}) {
+          exe->SetPositionShift(shift);
+          for (const auto& [name, x] : in) exe->WriteTensor(name, x);
+          if (c.mask) exe->WriteTensor("m", mask);
+          exe->Run();
+        }
+        const AccuracyDelta d = CompareOutputs(onednn->ReadTensor("y"), reference->ReadTensor("y"));
+        const std::string what = std::string(PrecisionName(precision)) + " batch " + n +
+                                 ", heads " + std::to_string(c.heads) + "/" +
+                                 std::to_string(c.kv_heads) + " of " + std::to_string(c.head) +
+                                 ", shift " + std::to_string(shift);
+        EXPECT_LT(d.max_rel_err, precision == Precision::kF32 ? kF32Tolerance : kBf16Tolerance)
+            << what;
+        EXPECT_GT(d.cosine, 0.999) << what;
+      }
+    }
+  }
+}
+
 TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
   for (const int rows : {1, 2, 3, 4, 5, 9}) {
     const ResolvedTopology topology =
