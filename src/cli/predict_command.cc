@@ -46,7 +46,9 @@ struct PredictOptions {
   std::string check_output;  // --check: the results as JSON
   std::string measured;      // a run file of the same topology: its times beside the prediction
   double point_timeout = 600;
-  int passes = 2;  // --check: measurements of each model, in passes over the list
+  // --check: measurements of each model, in passes over the list. Three: their median sets one
+  // slow pass aside (a VM's neighbours only ever slow it), where two passes' median is their mean.
+  int passes = 3;
 };
 
 struct Model {
@@ -698,7 +700,7 @@ Command AddPredictCommand(CLI::App* app) {
       ->type_name("FILE");
   c->add_option("--passes", o->passes,
                 "--check: how many times each model is measured, in passes over the list; the "
-                "median counts, the spread shows how much the machine drifts (default 2)")
+                "median counts, the spread shows how much the machine drifts (default 3)")
       ->check(IntegerAtLeast(1, 100))
       ->type_name("N");
   c->add_option("--point-timeout", o->point_timeout,
