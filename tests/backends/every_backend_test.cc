@@ -235,9 +235,10 @@ TEST(OnednnGeneration, Bf16DecodeStepsMatchOnePassOverEveryToken) {
 // A decode step's attention over its caches: run after run at the next position, each appending
 // new keys and values of their own, so that the scores differ by key (a model's random weights
 // give scores so alike that a wrong dot product hardly shows in its logits, as in the test
-// above). Heads of 72 (a vector kernel's whole vectors and a remainder), 64 and 16; grouped,
-// multi-query and multi-head; batch 1 (oneDNN splits the heads over the threads); values of
-// another width; a padding mask under which an item sees no key for its first runs (zeros).
+// above). Heads of 72 (a vector loop's whole vectors and a remainder), 16, 64, 96 and 256 (oneDNN's
+// kernels per head width and group of query heads); grouped, multi-query and multi-head; batch 1
+// (oneDNN splits the heads over the threads); values of another width; a padding mask under
+// which an item sees no key for its first runs (zeros).
 // f32 on every backend; bf16 too where the backend runs it.
 class CachedAttentionTest : public ::testing::TestWithParam<std::string> {};
 
@@ -253,8 +254,10 @@ TEST_P(CachedAttentionTest, EveryPositionMatchesTheReference) {
     bool mask;
   };
   const int64_t past = 11;
-  for (const Case c : {Case{2, 4, 2, 72, 72, false}, Case{1, 8, 2, 64, 40, false},
-                       Case{3, 3, 1, 16, 16, true}, Case{2, 2, 2, 72, 8, true}}) {
+  for (const Case c :
+       {Case{2, 4, 2, 72, 72, false}, Case{1, 8, 2, 64, 64, false}, Case{1, 8, 2, 64, 40, false},
+        Case{3, 3, 1, 16, 16, true}, Case{2, 2, 2, 72, 8, true}, Case{2, 4, 1, 96, 96, false},
+        Case{1, 2, 2, 256, 256, true}}) {
     const std::string n = std::to_string(c.batch), rows = std::to_string(past + 1);
     const std::string text =
         R"({"format": "ntpbench-topology", "version": 1, "name": "cached",

@@ -186,13 +186,18 @@ struct HeadKernels {
   }
   template <int V>
   static HeadKernels OfVectors(int64_t group) {
-    // At most 16 vectors of sums: with the key's and the queries', within AVX-512's 32.
-    if (group % 4 == 0 && 4 * V <= 16) return Of<V, 4>();
-    if (group % 2 == 0 && 2 * V <= 16) return Of<V, 2>();
+    // At most 16 vectors of sums, which with the key's (and the queries') fit AVX-512's 32
+    // registers; a head of 16 vectors spills its queries to the L1.
+    if constexpr (4 * V <= 16) {
+      if (group % 4 == 0) return Of<V, 4>();
+    }
+    if constexpr (2 * V <= 16) {
+      if (group % 2 == 0) return Of<V, 2>();
+    }
     return Of<V, 1>();
   }
-  // Kernels for heads of whole vectors (keys and values alike) of 1, 2, 4 or 8 vectors; none
-  // (the generic loops) for any other.
+  // Kernels for heads of whole vectors (keys and values alike: 64, 80, 96, 128 or 256 wide with
+  // AVX-512); none (the generic loops) for any other.
   static HeadKernels For(const AttentionGeometry& g) {
     if (g.head_size != g.value_size || g.head_size % kLanes != 0) return {};
     switch (g.head_size / kLanes) {
@@ -200,10 +205,18 @@ struct HeadKernels {
         return OfVectors<1>(g.group());
       case 2:
         return OfVectors<2>(g.group());
+      case 3:
+        return OfVectors<3>(g.group());
       case 4:
         return OfVectors<4>(g.group());
+      case 5:
+        return OfVectors<5>(g.group());
+      case 6:
+        return OfVectors<6>(g.group());
       case 8:
         return OfVectors<8>(g.group());
+      case 16:
+        return OfVectors<16>(g.group());
       default:
         return {};
     }
