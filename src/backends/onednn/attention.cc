@@ -116,9 +116,6 @@ void AddScaled(float* acc, float p, const T* v, int64_t n) {
   for (; e < n; ++e) acc[e] += p * Load(v, e);
 }
 
-// A key/value head's `H` query heads of V vectors each, over keys [0, keys) (rows `stride`
-// apart): each key's vectors are loaded once for all H heads, whose queries and value sums stay
-// in registers. The generic loops above (Dot, AddScaled) take every other shape.
 // A head's keys or values lie a cache row apart (all heads' side by side, for the whole context
 // per item): a stride the hardware's prefetchers do not follow, so each row's lines are asked
 // for `kRowsAhead` rows before they are read.
@@ -129,6 +126,9 @@ inline void PrefetchHead(const T* row) {
   for (int64_t b = 0; b < kBytes; b += 64) PrefetchIntoL2(reinterpret_cast<const char*>(row) + b);
 }
 
+// A key/value head's `H` query heads of V vectors each, over keys [0, keys) (rows `stride`
+// apart): each key's vectors are loaded once for all H heads, whose queries and value sums stay
+// in registers. The generic loops above (Dot, AddScaled) take every other shape.
 template <int V, int H, typename T>
 void ScoreKeys(const float* q, const T* k, int64_t stride, int64_t keys, const float* mask,
                float* scores, int64_t score_stride) {
