@@ -1,9 +1,9 @@
 // One vector register of floats (and of 32-bit integers) for the ISA the including file is
 // compiled for (the build's -march), for ntpbench's own streaming kernels (recurrent_stream.cc,
-// weight_only_dense.cc). GCC's vector extensions keep such values in registers; a type wider
-// than the ISA's registers does not: 64-byte vectors on an AVX2 CPU put every accumulator on the
-// stack (each FMA loaded and stored it), and the streamed recurrence ran at ~3 GFLOP/s per core,
-// a quarter of ONNX Runtime's on a Zen 3 VM.
+// weight_only_dense.cc, bf16_dense.cc, the decode attention in attention.cc). GCC's vector
+// extensions keep such values in registers; a type wider than the ISA's registers does not: 64-byte
+// vectors on an AVX2 CPU put every accumulator on the stack (each FMA loaded and stored it), and
+// the streamed recurrence ran at ~3 GFLOP/s per core, a quarter of ONNX Runtime's on a Zen 3 VM.
 #pragma once
 
 #include <immintrin.h>
