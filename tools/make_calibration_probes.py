@@ -86,8 +86,21 @@ def dense_probe(rng):
              "n_hidden": [64, 128, 256, 512, 1024, 2048, 4096],
              "n_classes": [10, 100, 1000]}
     points = spread(rng, combos, sizes, 24, lambda p: True)
+    # And networks of 1-11 MB (f32; half that in bf16) whose largest layer is 0.4-4.7 MB: whether
+    # a network's weights stay in the L2s between inferences decides its layers' speed there (a
+    # random MLP of 3.2 MB read its 2 MiB bf16 layer at 122 GB/s from the two 2 MiB L2s of an
+    # Intel Xeon guest, where the samples of networks of 4.3-6.5 MB ran at 58-81 GB/s), and the
+    # spread design had few such networks at batch 1 with a layer over 1 MB.
+    for batch in (1, 8):
+        for n_input, n_hidden, n_classes in ((384, 640, 10), (1024, 512, 100), (128, 1024, 100),
+                                             (512, 1024, 10), (2048, 768, 10), (256, 1536, 10)):
+            point = {"batch": batch, "n_input": n_input, "n_hidden": n_hidden,
+                     "n_classes": n_classes}
+            if point not in points:
+                points.append(point)
     return sweep("probe_dense", "Dense layers (topologies/mlp.json): 64 to 4096 inputs and "
-                 "units, batch 1 to 32, with and without a fused ReLU, and a softmax.",
+                 "units, batch 1 to 32, with and without a fused ReLU, and a softmax; networks "
+                 "that fit the L2s of a few cores and networks that do not.",
                  "../topologies/mlp.json",
                  {"backend": "onednn", "precision": "f32", "batch": 1, "n_input": 784,
                   "n_hidden": 1024, "n_classes": 10},
@@ -286,10 +299,21 @@ def decoder_probe():
                 points.append({"batch": batch, "hidden": hidden, "heads": heads,
                                "kv_heads": heads // 4, "ffn": hidden * 11 // 4,
                                "prompt": prompt, "past": past})
+    # Decode steps whose every query head has its own keys and values (GPT-2's, BERT-style
+    # decoders': 4x the cache bytes per FLOP of the grouped ones above) and whose heads share one
+    # (multi-query): GPT-2's decode attention at batch 8 was priced 2x slow from the grouped
+    # samples alone.
+    for hidden, kv_heads in ((512, 8), (1024, 16), (1024, 1)):
+        for batch in (1, 8):
+            for past in (64, 512):
+                points.append({"batch": batch, "hidden": hidden, "heads": hidden // 64,
+                               "kv_heads": kv_heads, "ffn": hidden * 11 // 4, "prompt": 1,
+                               "past": past})
     return sweep("probe_decoder", "One Llama-style decoder block (topologies/llama.json, 1 layer, "
                  "a 1000-token vocabulary): RMSNorm, q/k/v/o dense layers, rotary embeddings, "
                  "key/value caches, grouped-query causal attention, SwiGLU; hidden 256 to 2048, "
-                 "a prefill of 16 to 256 tokens or a decode step after 64 or 512, batch 1 and 8.",
+                 "a prefill of 16 to 256 tokens or a decode step after 64 or 512, batch 1 and 8; "
+                 "decode steps with multi-head and multi-query attention.",
                  "../topologies/llama.json",
                  {"backend": "onednn", "precision": "f32", "batch": 1, "layers": 1,
                   "vocab": 1000, "context": 1024, "hidden": 2048, "heads": 32, "kv_heads": 8,

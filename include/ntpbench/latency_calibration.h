@@ -36,6 +36,11 @@ struct StepFeatures {
   // caches from the inference before (a small MLP's are; a CNN's classifier's, after megabytes
   // of feature maps, are not) depends on it, not on the step.
   double context_bytes = 0;
+  // The FLOPs of the whole network per inference: with its bytes, how long an inference runs
+  // between two uses of a step's weights (on a shared cache, neighbours evict them meanwhile): a
+  // decoder's step reuses its weights after a few MFLOP, an encoder's pooler of the same shape
+  // after hundreds. 0 in calibrations from before it was recorded (then not a feature).
+  double context_flops = 0;
   // Of the vector lanes its channels fill: a convolution's output channels (a depthwise one's
   // channels) run in blocks of the machine's vector width, 24 of them as 32 (0.75). Its kernel does
   // WorkFlops() = flops / lane_fill of arithmetic, and is priced by that.
@@ -76,6 +81,11 @@ struct LatencyCalibration {
   // The f32 lanes of the vectors the backend's kernels used (Backend::VectorLanes): not the
   // CPU's where an ISA cap held them narrower (ONEDNN_MAX_CPU_ISA=AVX2 on an AVX-512 CPU: 8).
   int vector_lanes = 0;
+  // What each cache level holds for the calibration's threads together, level 1 up (the L2s of
+  // its cores summed, a shared L3 once): which of them a network's bytes fit in decides whether
+  // its weights are still there from the inference before. Empty in calibrations from before it
+  // was recorded (the step's network bytes then price it alone).
+  std::vector<int64_t> cache_bytes;
   std::string created;              // UTC, ISO 8601
   std::vector<std::string> probes;  // the probe sweeps it ran, by name
   int points = 0;                   // probe runs measured

@@ -15,6 +15,13 @@
 
 namespace ntpb {
 
+// A calibration sample a step's price rests on: where it was measured, its time and that time
+// scaled to the step (by the ratio of the two steps' roofline-like cost).
+struct PricedFrom {
+  std::string source;  // "probe_dense batch=1,n_input=64,n_hidden=1024,n_classes=1000 / fc2"
+  double sample_ms = 0, estimate_ms = 0;
+};
+
 struct StepPrediction {
   std::vector<std::string> layers;  // the layers it computes, host first
   std::string shape;                // the last layer's output, "1x64x56x56"
@@ -29,6 +36,7 @@ struct StepPrediction {
   // One phrase: "4 of its kind", "4 of conv2d[k3s1]" (a broader kind: too few of its own),
   // ", all >3x away" when extrapolated, or "not calibrated: no lstm sampled".
   std::string basis;
+  std::vector<PricedFrom> from;  // the samples it rests on, nearest first
 };
 
 struct LatencyPrediction {

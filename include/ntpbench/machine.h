@@ -28,6 +28,10 @@ struct MachineFacts {
 
   // The last-level data or unified cache one core can use; 0 bytes when none is known.
   int64_t last_level_cache_bytes() const;
+  // What each data or unified cache level holds for `threads` threads on cores of their own
+  // together, level 1 up: a private L2 counted once per thread (threads beyond `cores` share
+  // them), a shared L3 once.
+  std::vector<int64_t> CacheBytesFor(int threads) const;
   bool HasFlag(const std::string& flag) const;
   // The vector extensions backends use, in a fixed order ("avx2 fma avx512f ... avx512_bf16").
   std::string isa() const;

@@ -13,6 +13,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/latency_calibration.h"
+#include "ntpbench/machine.h"
 #include "ntpbench/sweep.h"
 #include "ntpbench/sweep_results.h"
 #include "ntpbench/topology_file.h"
@@ -86,6 +87,7 @@ std::string SummaryTable(const LatencyCalibration& c) {
 // A probe as this calibration ran it: its sweep settings and what the sweep left.
 struct ProbeRun {
   std::string name;
+  std::string topology;  // the probe's topology file
   SweepOptions sweep;
   SweepOutcome outcome;
 };
@@ -195,6 +197,17 @@ void AddDrift(ProbeRun& p, const std::map<std::string, double>& first_run_scales
   }
 }
 
+// A probe's sweep that did not finish (`rc`): says where what ran is kept when interrupted.
+int Interrupted(int rc, const std::string& work) {
+  if (rc == 130) {
+    std::fprintf(stderr,
+                 "ntpbench calibrate: interrupted; what ran is kept in %s, and the same command "
+                 "goes on from there\n",
+                 work.c_str());
+  }
+  return rc;
+}
+
 int Calibrate(const CalibrateOptions& given) {
   CalibrateOptions o = given;
   if (o.probes.empty()) o.probes = DefaultProbes();
@@ -224,10 +237,10 @@ int Calibrate(const CalibrateOptions& given) {
   calibration.threads = threads;
   calibration.vector_lanes = FindBackend(o.backend)->VectorLanes();
   if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
+  calibration.cache_bytes = ThisMachine().CacheBytesFor(threads);
   calibration.created = UtcTimestamp();
   const auto start = std::chrono::steady_clock::now();
   std::vector<ProbeRun> ran;
-  std::vector<std::string> budget_lines;  // probes measured in part
   for (size_t i = 0; i < o.probes.size(); ++i) {
     const Sweep probe = ReadSweepFile(o.probes[i]);
     std::fprintf(stderr, "ntpbench calibrate: probe %zu of %zu: %s\n", i + 1, o.probes.size(),
@@ -260,19 +273,7 @@ int Calibrate(const CalibrateOptions& given) {
                       " (or of other settings): remove it to measure again, or give --work "
                       "another folder");
     }
-    if (rc != 0) {
-      if (rc == 130) {
-        std::fprintf(stderr,
-                     "ntpbench calibrate: interrupted; what ran is kept in %s, and the same "
-                     "command goes on from there\n",
-                     o.work.c_str());
-      }
-      return rc;
-    }
-    const Topology topology = ReadTopologyShapes(probe.topology_path);
-    AddProbeSamples(ReadSweepResults(s.output), topology, *FindBackend(o.backend), config,
-                    &calibration);
-    calibration.probes.push_back(probe.name);
+    if (rc != 0) return Interrupted(rc, o.work);
     // Kept beside the probe's results: a calibration run again over a finished probe (to go on
     // after an interrupt) measures no drift for it, and keeps what the first one measured.
     const std::string drift_file =
@@ -294,11 +295,38 @@ int Calibrate(const CalibrateOptions& given) {
         outcome.drift_point_ms = kept["ms"].get<double>();
       }
     }
-    ran.push_back({probe.name, s, outcome});
-    if (outcome.budget_reached) {
+    ran.push_back({probe.name, probe.topology_path, s, outcome});
+  }
+  // Each probe had its share of what was left when it began; the first ones, whose points are
+  // the slowest (convolutions), stop at their share while later ones leave time unspent. What is
+  // left goes to the probes cut short, in turn (their drift stays the first run's), less a
+  // twentieth kept for the second look at slow points.
+  for (ProbeRun& p : ran) {
+    if (o.budget <= 0 || !p.outcome.budget_reached) continue;
+    const double left =
+        0.95 * o.budget -
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (left < 1) break;
+    std::fprintf(stderr, "ntpbench calibrate: %s again with the budget left (%.0f s)\n",
+                 p.name.c_str(), left);
+    SweepOptions more = p.sweep;
+    more.resume = true;
+    more.measure_drift = false;
+    more.budget_seconds = left;
+    SweepOutcome outcome;
+    if (const int rc = RunSweep(more, {}, &outcome); rc != 0) return Interrupted(rc, o.work);
+    p.outcome.recorded = outcome.recorded;
+    p.outcome.budget_reached = outcome.budget_reached;
+  }
+  std::vector<std::string> budget_lines;  // probes measured in part
+  for (const ProbeRun& p : ran) {
+    AddProbeSamples(ReadSweepResults(p.sweep.output), ReadTopologyShapes(p.topology),
+                    *FindBackend(o.backend), config, &calibration);
+    calibration.probes.push_back(p.name);
+    if (p.outcome.budget_reached) {
       budget_lines.push_back(
-          probe.name + ": " + std::to_string(outcome.recorded) + " of its " +
-          std::to_string(outcome.points) +
+          p.name + ": " + std::to_string(p.outcome.recorded) + " of its " +
+          std::to_string(p.outcome.points) +
           " points measured within --budget (spread over its design); the same command with a "
           "larger budget measures the rest");
     }

@@ -230,6 +230,17 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
   if (one && wide) left.back() = true;
   std::string out = table.Render(left);
   if (extrapolated) out += "*: extrapolated, every sample of its kind over 3x away\n";
+  if (one && wide) {
+    out += "the samples each step rests on, nearest first (their time -> scaled to the step):\n";
+    for (const StepPrediction& step : first.steps) {
+      const std::string name = report::Elide(step.layers.front(), 32);
+      for (size_t i = 0; i < step.from.size(); ++i) {
+        const PricedFrom& f = step.from[i];
+        out += "  " + (i == 0 ? name : std::string(name.size(), ' ')) + "  " + f.source + ": " +
+               Ms(f.sample_ms) + " -> " + Ms(f.estimate_ms) + " ms\n";
+      }
+    }
+  }
   if (!uncalibrated.empty()) {
     std::string families;
     for (const std::string& f : uncalibrated) families += (families.empty() ? "" : ", ") + f;
@@ -253,6 +264,11 @@ std::string PredictionTable(const std::vector<LatencyPrediction>& p,
 nlohmann::json PredictionJson(const LatencyPrediction& p, const LatencyCalibration& c) {
   nlohmann::json steps = nlohmann::json::array();
   for (const StepPrediction& s : p.steps) {
+    nlohmann::json from = nlohmann::json::array();
+    for (const PricedFrom& f : s.from) {
+      from.push_back(
+          {{"source", f.source}, {"sample_ms", f.sample_ms}, {"estimate_ms", f.estimate_ms}});
+    }
     steps.push_back({{"layers", s.layers},
                      {"op", s.features.Signature()},
                      {"shape", s.shape},
@@ -264,7 +280,8 @@ nlohmann::json PredictionJson(const LatencyPrediction& p, const LatencyCalibrati
                      {"high_ms", s.high_ms},
                      {"samples", s.samples},
                      {"extrapolated", s.extrapolated},
-                     {"basis", s.basis}});
+                     {"basis", s.basis},
+                     {"from", from}});
   }
   return {{"topology", p.topology},
           {"batch", p.batch},
@@ -618,6 +635,14 @@ int Predict(const PredictOptions& o) {
                    "ntpbench predict: warning: %s: %s, and its samples carry that error "
                    "(calibrate again on a quiet machine)\n",
                    c.file.c_str(), drift.c_str());
+    }
+    if (c.cache_bytes.empty()) {
+      std::fprintf(stderr,
+                   "ntpbench predict: note: %s records no cache sizes (made before calibrate "
+                   "recorded them, or where the machine shows none): steps are priced without "
+                   "knowing which networks fit the caches; a calibration made again prices by "
+                   "them\n",
+                   c.file.c_str());
     }
   }
   if (o.check) return Check(o, calibrations);

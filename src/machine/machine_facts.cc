@@ -55,6 +55,18 @@ int64_t MachineFacts::last_level_cache_bytes() const {
   return bytes;
 }
 
+std::vector<int64_t> MachineFacts::CacheBytesFor(int threads) const {
+  std::vector<int64_t> bytes;
+  // More threads than cores share them.
+  threads = std::max(1, cores > 0 ? std::min(threads, cores) : threads);
+  for (const CacheLevel& c : caches) {
+    if (c.type == "instruction" || c.level != static_cast<int>(bytes.size()) + 1) continue;
+    const int sharing = std::max(1, c.shared_by);
+    bytes.push_back(c.bytes * ((threads + sharing - 1) / sharing));
+  }
+  return bytes;
+}
+
 bool MachineFacts::HasFlag(const std::string& flag) const {
   return std::binary_search(cpu_flags.begin(), cpu_flags.end(), flag);
 }

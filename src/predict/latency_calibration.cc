@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "ntpbench/error.h"
 #include "src/common/file_io.h"
@@ -27,6 +28,7 @@ nlohmann::json SampleJson(const CalibrationSample& s) {
           {"bytes", f.bytes},
           {"batch", f.batch},
           {"context_bytes", f.context_bytes},
+          {"context_flops", f.context_flops},
           {"input_bytes", f.input_bytes},
           {"output_bytes", f.output_bytes},
           {"ms", s.ms},
@@ -61,6 +63,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"precision", c.precision},
           {"threads", c.threads},
           {"vector_lanes", c.vector_lanes},
+          {"cache_bytes", c.cache_bytes},
           {"created", c.created},
           {"probes", c.probes},
           {"points", c.points},
@@ -109,6 +112,17 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     throw Error(file, "", "vector_lanes",
                 "must be 1 to 64 (f32 lanes per vector), got " + std::to_string(c.vector_lanes));
   }
+  if (j.contains("cache_bytes")) {  // absent in calibrations from before it was recorded
+    if (!j["cache_bytes"].is_array()) throw Error(file, "", "cache_bytes", "not a list");
+    for (size_t i = 0; i < j["cache_bytes"].size(); ++i) {
+      const std::optional<int64_t> bytes = JsonInteger<int64_t>(j["cache_bytes"][i]);
+      if (!bytes || *bytes <= 0) {
+        throw Error(file, "", "cache_bytes[" + std::to_string(i) + "]",
+                    "must be a positive whole number of bytes");
+      }
+      c.cache_bytes.push_back(*bytes);
+    }
+  }
   c.created = JsonField<std::string>(j, "created", "", file);
   c.probes = JsonField<std::vector<std::string>>(j, "probes", "", file);
   c.points = JsonField<int>(j, "points", "", file);
@@ -151,6 +165,9 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.bytes = JsonField<double>(s, "bytes", at, file);
     sample.features.batch = JsonField<int64_t>(s, "batch", at, file);
     sample.features.context_bytes = JsonField<double>(s, "context_bytes", at, file);
+    if (s.contains("context_flops")) {  // absent in calibrations from before it was recorded
+      sample.features.context_flops = JsonField<double>(s, "context_flops", at, file);
+    }
     sample.features.input_bytes = JsonField<double>(s, "input_bytes", at, file);
     sample.features.output_bytes = JsonField<double>(s, "output_bytes", at, file);
     sample.ms = JsonField<double>(s, "ms", at, file);

@@ -53,6 +53,7 @@ LatencyPrediction PredictLatency(const ResolvedTopology& topology, const Topolog
     step.extrapolated = price.extrapolated;
     step.samples = price.samples;
     step.nearest_flops_ratio = price.nearest_flops_ratio;
+    step.from = price.from;
     // "4 of conv2d[k3s1]": the kind the samples are of, where it is broader than the step's own.
     step.basis = std::to_string(price.samples) + " of " +
                  (price.own_kind ? "its kind" : price.level) +

@@ -65,6 +65,7 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
   f.output_bytes = static_cast<double>(cost.output_bytes);
   f.context_bytes = static_cast<double>(analysis.total.weight_traffic_bytes +
                                         analysis.total.input_bytes + analysis.total.output_bytes);
+  f.context_flops = static_cast<double>(analysis.total.flops);
   const auto n = topology.params.find("N");
   f.batch = n == topology.params.end() ? 1 : n->second;
   return f;

@@ -1,7 +1,8 @@
 // A step is priced from the samples of its own kind nearest to it in log FLOPs, log bytes, the
-// log of the bytes its network moves and (half weighted) its activations read over written: the
-// most specific kind the calibration sampled (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1],
-// else conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the
+// log of the bytes its network moves, (half weighted) its activations read over written, the
+// cache level its network's bytes fit in and the log of its network's FLOPs: the most specific
+// kind the calibration sampled (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else
+// conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the
 // two steps' roofline-like cost, so that a neighbour twice the FLOPs of a compute-bound step
 // counts as half its time; the neighbours' estimates are averaged in log space, weighted by
 // closeness, and their spread is the interval. A step larger than every sample of its kind and
@@ -25,6 +26,17 @@ constexpr double kExtrapolation = 1.0986;  // log(3): every sample over 3x away
 // Measured on two held-out sets (Zen 3 VM, 2 threads and 1): 0.25, 0.5 and 1 against none,
 // 0.5 best on both.
 constexpr double kShapeWeight = 0.5;
+// A network whose bytes fit another cache level than a sample's (the L2s against the L3, the
+// L3 against memory) is as far from it as a step of e^2 times its work: a sample's weights came
+// from where its network's bytes let them stay. Measured on four checks of the Intel Xeon guest
+// (tools/recheck_predictions.py; weights 0, 1, 2 and 4 with the network's FLOPs at 0 to 2): a
+// random MLP of 3.2 MB (bf16) ran its 2 MiB layer at 122 GB/s from the two 2 MiB L2s, where its
+// nearest samples, in networks of 4.3-6.5 MB, ran at 58-81 GB/s.
+constexpr double kCacheLevelWeight = 2;
+// The log of the network's FLOPs per inference, as much as the others: GPT-2's decode step
+// (31 MFLOP) ran its 768-wide projections in 28 us, BERT's pooler of the same shape and bytes
+// (a network of 0.2-4 GFLOP) in 28-73 us.
+constexpr double kContextFlopsWeight = 1;
 
 // Near the top (`percentile`), not the top: one lucky sample does not set the rate.
 template <typename Samples, typename Get>
@@ -45,16 +57,6 @@ StepPricer::Scale ScaleOf(const Samples& samples, Get get, double percentile) {
 
 double Log(double x) { return std::log(x + 1); }
 
-// In log FLOPs, log bytes, the log of the bytes its network moves (what is left in the caches)
-// and the log of its activations read over written.
-double Distance(const StepFeatures& a, const StepFeatures& b) {
-  const double df = Log(a.WorkFlops()) - Log(b.WorkFlops()), db = Log(a.bytes) - Log(b.bytes);
-  const double dc = Log(a.context_bytes) - Log(b.context_bytes);
-  const double ds = kShapeWeight * ((Log(a.input_bytes) - Log(a.output_bytes)) -
-                                    (Log(b.input_bytes) - Log(b.output_bytes)));
-  return std::sqrt(df * df + db * db + dc * dc + ds * ds);
-}
-
 std::vector<std::string> Levels(const StepFeatures& f) {
   std::vector<std::string> levels = {f.Signature()};
   if (!f.fused.empty() && !f.detail.empty()) levels.push_back(f.family + "[" + f.detail + "]");
@@ -63,7 +65,36 @@ std::vector<std::string> Levels(const StepFeatures& f) {
   return levels;
 }
 
+// In log FLOPs, log bytes, the log of the bytes its network moves (what is left in the caches)
+// and the log of its activations read over written: how far a sample's work is from a step's.
+double WorkDistance(const StepFeatures& a, const StepFeatures& b) {
+  const double df = Log(a.WorkFlops()) - Log(b.WorkFlops()), db = Log(a.bytes) - Log(b.bytes);
+  const double dc = Log(a.context_bytes) - Log(b.context_bytes);
+  const double ds = kShapeWeight * ((Log(a.input_bytes) - Log(a.output_bytes)) -
+                                    (Log(b.input_bytes) - Log(b.output_bytes)));
+  return std::sqrt(df * df + db * db + dc * dc + ds * ds);
+}
+
 }  // namespace
+
+int StepPricer::CacheLevel(double context_bytes) const {
+  int level = 0;
+  while (level < static_cast<int>(cache_levels_.size()) && context_bytes > cache_levels_[level]) {
+    ++level;
+  }
+  return level;
+}
+
+// The work's distance, the cache level its network's bytes fit in and the log of its network's
+// FLOPs (how long an inference runs between two uses of its weights).
+double StepPricer::Distance(const StepFeatures& a, const StepFeatures& b) const {
+  const double dw = WorkDistance(a, b);
+  const double dl = kCacheLevelWeight * (CacheLevel(a.context_bytes) - CacheLevel(b.context_bytes));
+  const double dn = a.context_flops > 0 && b.context_flops > 0
+                        ? kContextFlopsWeight * (Log(a.context_flops) - Log(b.context_flops))
+                        : 0;
+  return std::sqrt(dw * dw + dl * dl + dn * dn);
+}
 
 std::string SamplePoint(const CalibrationSample& sample) {
   return sample.source.substr(0, sample.source.find(" / "));
@@ -78,6 +109,9 @@ StepPricer::StepPricer(const LatencyCalibration& calibration) {
   for (const CalibrationSample& s : calibration.samples) entries_.push_back({&s, SamplePoint(s)});
   for (const Entry& e : entries_) {
     for (const std::string& level : Levels(e.sample->features)) by_level_[level].push_back(&e);
+  }
+  for (size_t level = 1; level < calibration.cache_bytes.size(); ++level) {
+    cache_levels_.push_back(static_cast<double>(calibration.cache_bytes[level]));
   }
   scale_ = ScaleOf(
       calibration.samples, [](const CalibrationSample& s) -> const auto& { return s; }, 95);
@@ -111,6 +145,7 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   for (size_t i = 0; i < k; ++i) {
     const CalibrationSample& s = *near[i].second;
     const double estimate = s.ms * own / scale_.Cost(s.features);
+    price.from.push_back({s.source, s.ms, estimate});
     const double w = 1 / ((near[i].first + 0.05) * (near[i].first + 0.05));
     weights += w;
     log_sum += w * std::log(estimate);
@@ -119,7 +154,12 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   }
   price.priced = true;
   price.ms = std::exp(log_sum / weights);
-  price.extrapolated = near.front().first > kExtrapolation;
+  // Judged on the work alone: a step whose network differs from every probe's is not one of a
+  // size never sampled.
+  double nearest_work = 1e300;
+  for (const Entry* e : pool)
+    nearest_work = std::min(nearest_work, WorkDistance(step, e->sample->features));
+  price.extrapolated = nearest_work > kExtrapolation;
   // Beyond the largest of its kind: a kernel's efficiency grows with its work up to what the
   // kind reaches at best, which a smaller neighbour scaled up does not know; priced by the
   // kind's own roofline instead (the rates its best samples reached).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ntpbench/latency_calibration.h"
+#include "ntpbench/latency_prediction.h"
 
 namespace ntpb {
 
@@ -19,6 +20,7 @@ struct StepPrice {
   bool own_kind = false;                   // `level` is the step's own signature
   bool extrapolated = false;               // more than 3x from every sample
   double nearest_flops_ratio = 0;          // the nearest sample's FLOPs over the step's
+  std::vector<PricedFrom> from;            // the samples it rests on, nearest first
 };
 
 // The probe point a sample was measured at: its source up to " / " ("probe_cnn batch=8,size=64").
@@ -45,6 +47,11 @@ class StepPricer {
   std::vector<Entry> entries_;
   std::map<std::string, std::vector<const Entry*>> by_level_;
   Scale scale_;
+  // The calibration's cache_bytes from level 2 up (an L1 holds no network's weights).
+  std::vector<double> cache_levels_;
+  // 0: the network's bytes fit the L2s; 1: the next level; cache_levels_.size(): none.
+  int CacheLevel(double context_bytes) const;
+  double Distance(const StepFeatures& a, const StepFeatures& b) const;
 };
 
 }  // namespace ntpb

@@ -1295,6 +1295,17 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   RunCommand("rm -rf " + cache);
 }
 
+// A probe sweep of tiny_cnn on eigen at widths 8-15, each point timed for `min_time` s at least.
+std::string EightPointProbe(const std::string& name, double min_time) {
+  return WriteTemp("ntpb_" + name + ".json", R"({"name": ")" + name + R"(",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": )" +
+                                                 std::to_string(min_time) + R"(,
+    "factors": [{"name": "width", "values": [8, 9, 10, 11, 12, 13, 14, 15]}],
+    "points": [{"width": 8}, {"width": 9}, {"width": 10}, {"width": 11}, {"width": 12},
+               {"width": 13}, {"width": 14}, {"width": 15}]})");
+}
+
 // Calibrate on a small probe sweep, then predict a topology at a size no probe ran: every step
 // priced, in the run table's shape, with the calibrated machine named; --check measures it here.
 // A bad calibration file gets one line and exit 1.
@@ -1303,12 +1314,7 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
 // it holds; running again without a budget measures the rest.
 TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
   // Eight points of at least 0.2 s of timed runs each: far more than a budget of 1 s.
-  const std::string probe = WriteTemp("ntpb_probe_budget.json", R"({"name": "probe_budget",
-    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
-    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": 0.2,
-    "factors": [{"name": "width", "values": [8, 9, 10, 11, 12, 13, 14, 15]}],
-    "points": [{"width": 8}, {"width": 9}, {"width": 10}, {"width": 11}, {"width": 12},
-               {"width": 13}, {"width": 14}, {"width": 15}]})");
+  const std::string probe = EightPointProbe("probe_budget", 0.2);
   const std::string calibration =
       TestDir() + "/ntpb_calibration_budget_" + std::to_string(::getpid()) + ".json";
   const std::string command =
@@ -1338,6 +1344,39 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
     EXPECT_EQ(problem.get<std::string>().find("--budget"), std::string::npos) << problem;
   }
   EXPECT_EQ(RunCommand(command + " --budget 0").exit_code, 2);
+}
+
+// A budget's share left unspent by a quick probe goes back to a probe cut short before it.
+TEST(Cli, CalibrateGivesTheBudgetLeftToAProbeCutShort) {
+  // Eight points of at least 0.5 s each: more than their half of 7 s.
+  const std::string slow = EightPointProbe("probe_cut", 0.5);
+  const std::string quick = WriteTemp("ntpb_probe_quick.json", R"({"name": "probe_quick",
+    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
+    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": 0.01,
+    "factors": [{"name": "width", "values": [8]}], "points": [{"width": 8}]})");
+  const std::string calibration =
+      TestDir() + "/ntpb_calibration_cut_" + std::to_string(::getpid()) + ".json";
+  const CommandResult r = RunCommand(kCli + " calibrate " + slow + " " + quick +
+                                     " --backend eigen --threads 1 --budget 7 -o " + calibration);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t again = r.err.find("probe_cut again with the budget left");
+  ASSERT_NE(again, std::string::npos) << r.err;
+  // Points of probe_cut ran before its second turn and in it.
+  const size_t quick_began = r.err.find("probe 2 of 2: probe_quick");
+  ASSERT_NE(quick_began, std::string::npos) << r.err;
+  EXPECT_LT(r.err.find("] width="), quick_began) << r.err;
+  EXPECT_LT(quick_began, again);
+  EXPECT_NE(r.err.find("] width=", again), std::string::npos) << r.err;
+  int before = 0, all = 0;
+  for (size_t at = r.err.find("] width="); at != std::string::npos;
+       at = r.err.find("] width=", at + 1)) {
+    all += at < quick_began || at > again;
+    before += at < quick_began;
+  }
+  const nlohmann::json c = nlohmann::json::parse(ReadFile(calibration));
+  EXPECT_EQ(c["points"].get<int>(), all + 1);  // and probe_quick's one
+  EXPECT_GT(all, before);
+  RunCommand("rm -rf " + calibration + " " + calibration + ".d");
 }
 
 // A point that ran far slower than the other points price its steps (here: its recorded times
@@ -1515,6 +1554,12 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   const CommandResult wide = RunCommand(predict + " --wide");
   ASSERT_EQ(wide.exit_code, 0) << wide.err;
   EXPECT_NE(wide.out.find("of its kind"), std::string::npos) << wide.out;
+  // And the samples each step rests on: the probe points they were measured at, their time and
+  // that time scaled to the step.
+  EXPECT_NE(wide.out.find("the samples each step rests on"), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find("probe_tiny width="), std::string::npos) << wide.out;
+  EXPECT_NE(wide.out.find(" -> "), std::string::npos) << wide.out;
+  EXPECT_EQ(predicted.out.find("the samples each step rests on"), std::string::npos);
   EXPECT_NE(predicted.out.find("1x12x24x24"), std::string::npos) << predicted.out;
   EXPECT_NE(predicted.out.find("total"), std::string::npos) << predicted.out;
   EXPECT_EQ(predicted.out.find("not calibrated"), std::string::npos) << predicted.out;
@@ -1526,6 +1571,10 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   EXPECT_EQ(p[0]["steps"].size(), 11u);
   EXPECT_GT(p[0]["ms"].get<double>(), 0);
   EXPECT_GT(p[1]["ms"].get<double>(), p[0]["ms"].get<double>());
+  const nlohmann::json& from = p[0]["steps"][0]["from"];
+  ASSERT_EQ(from.size(), p[0]["steps"][0]["samples"].get<size_t>()) << p[0]["steps"][0];
+  EXPECT_EQ(from[0]["source"].get<std::string>().rfind("probe_tiny width=", 0), 0u) << from;
+  EXPECT_GT(from[0]["estimate_ms"].get<double>(), 0);
   // Beside a run of the same topology: its measured steps and the error of each prediction.
   const std::string run = TestDir() + "/ntpb_predicted_run.json";
   ASSERT_EQ(RunCommand(kCli + " run " + Topo("tiny_cnn.json") +

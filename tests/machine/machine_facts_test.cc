@@ -68,6 +68,23 @@ TEST(MachineFacts, CacheSizesAreSysfsCachesOfTheFirstAllowedCpu) {
          "'cache size'";
 }
 
+TEST(MachineFacts, CacheBytesForThreadsCountPrivateCachesOncePerThread) {
+  MachineFacts m;
+  m.cores = 4;
+  m.caches = {{1, "data", 48 << 10, 1}, {2, "unified", 2 << 20, 1}, {3, "unified", 32 << 20, 16}};
+  EXPECT_EQ(m.CacheBytesFor(2), (std::vector<int64_t>{96 << 10, 4 << 20, 32 << 20}));
+  EXPECT_EQ(m.CacheBytesFor(1), (std::vector<int64_t>{48 << 10, 2 << 20, 32 << 20}));
+  // An L2 two cores share (as on some Atom-class CPUs) counts once per pair.
+  m.caches[1].shared_by = 2;
+  EXPECT_EQ(m.CacheBytesFor(4)[1], int64_t{4} << 20);
+  EXPECT_EQ(m.CacheBytesFor(3)[1], int64_t{4} << 20);
+  // More threads than cores run on the same caches.
+  EXPECT_EQ(m.CacheBytesFor(16)[1], int64_t{4} << 20);
+  // Levels from the first missing one on are left out: a list without its L1 says nothing.
+  m.caches.erase(m.caches.begin());
+  EXPECT_TRUE(m.CacheBytesFor(2).empty());
+}
+
 TEST(MachineFacts, CoresAreTheCpusThisProcessMayUse) {
   cpu_set_t set;
   CPU_ZERO(&set);

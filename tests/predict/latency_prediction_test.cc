@@ -47,6 +47,14 @@ TEST(LatencyPrediction, PricesAnUnsampledSizeFromItsNeighbours) {
   EXPECT_NEAR(fc2.ms, truth, 0.05 * truth);
   EXPECT_LE(fc2.low_ms, fc2.ms);
   EXPECT_GE(fc2.high_ms, fc2.ms);
+  // The samples it rests on: fc2 of the widths around it, each scaled to its size.
+  ASSERT_EQ(fc2.from.size(), static_cast<size_t>(fc2.samples));
+  for (const PricedFrom& f : fc2.from) {
+    EXPECT_NE(f.source.find("/ fc"), std::string::npos) << f.source;
+    EXPECT_GE(f.estimate_ms, fc2.low_ms);
+    EXPECT_LE(f.estimate_ms, fc2.high_ms);
+    EXPECT_GT(f.sample_ms, 0);
+  }
   double sum = 0;
   for (const StepPrediction& s : p.steps) sum += s.ms;
   EXPECT_DOUBLE_EQ(p.ms, sum);
@@ -71,6 +79,61 @@ TEST(LatencyPrediction, BeyondEverySampleAStepRunsAtWhatItsKindReachesAtBest) {
   EXPECT_NEAR(fc2.ms, truth, 0.1 * truth);
   EXPECT_LE(fc2.low_ms, fc2.ms);
   EXPECT_GE(fc2.high_ms, fc2.ms);
+}
+
+// Samples whose networks fit the L2s ran 4x faster (their weights stayed there between
+// inferences); a step whose network does not fit is priced from the samples whose networks do
+// not either, though samples of the other level lie nearer in size.
+TEST(LatencyPrediction, PricesAStepFromNetworksThatFitTheSameCacheLevel) {
+  const double rate = 5e7;
+  LatencyCalibration c = MlpCalibration(rate);
+  auto context = [](int64_t hidden) {
+    const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 8}, {"n_hidden", hidden}});
+    return Analyze(r, Precision::kF32).total;
+  };
+  const Cost fits = context(1024), not_fits = context(2048);
+  const double l2s =
+      static_cast<double>(fits.weight_traffic_bytes + fits.input_bytes + fits.output_bytes) * 1.1;
+  ASSERT_LT(l2s, not_fits.weight_traffic_bytes + not_fits.input_bytes + not_fits.output_bytes);
+  c.cache_bytes = {1 << 16, static_cast<int64_t>(l2s), int64_t{1} << 40};
+  for (CalibrationSample& s : c.samples) {
+    if (s.features.context_bytes <= l2s) s.ms /= 4;
+  }
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 1500}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  ASSERT_GT(a.total.weight_traffic_bytes, l2s);
+  const StepPrediction fc2 = PredictLatency(r, a, OnePerLayer(r), c).steps[1];
+  ASSERT_EQ(fc2.layers, std::vector<std::string>{"fc2"});
+  const double truth = fc2.features.flops / rate + 0.001;
+  EXPECT_NEAR(fc2.ms, truth, 0.1 * truth);
+  // Without the cache sizes (a calibration from before they were recorded) the 1024-wide
+  // samples' speed is mixed in.
+  c.cache_bytes.clear();
+  EXPECT_LT(PredictLatency(r, a, OnePerLayer(r), c).steps[1].ms, 0.8 * truth);
+}
+
+// The same layers in networks of 100x the FLOPs ran 3x slower (more run between two uses of
+// their weights): a step is priced from the samples of networks of its own size.
+TEST(LatencyPrediction, PricesAStepFromNetworksOfItsOwnSize) {
+  const double rate = 5e7;
+  LatencyCalibration c = MlpCalibration(rate);
+  const size_t own = c.samples.size();
+  for (size_t i = 0; i < own; ++i) {
+    CalibrationSample s = c.samples[i];
+    s.features.context_flops *= 100;
+    s.ms *= 3;
+    s.source = "probe_large " + s.source.substr(s.source.find(' ') + 1);
+    c.samples.push_back(s);
+  }
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 1500}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const StepPrediction fc2 = PredictLatency(r, a, OnePerLayer(r), c).steps[1];
+  ASSERT_GT(fc2.features.context_flops, 0);
+  const double truth = fc2.features.flops / rate + 0.001;
+  EXPECT_NEAR(fc2.ms, truth, 0.1 * truth);
+  // Samples from before the network's FLOPs were recorded: both kinds of network mixed.
+  for (CalibrationSample& s : c.samples) s.features.context_flops = 0;
+  EXPECT_GT(PredictLatency(r, a, OnePerLayer(r), c).steps[1].ms, 1.25 * truth);
 }
 
 TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
@@ -302,6 +365,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.created = "2026-11-26T00:00:00Z";
   c.probes = {"probe_dense"};
   c.points = 14;
+  c.cache_bytes = {98304, 4194304, 272629760};
   c.probe_drift = {{"probe_dense", -0.03}};
   c.speed_references["probe_dense"] = {
       "calibration/dense.json", {"backend=eigen", "threads=1"}, "batch=1,n_input=784", 0.25};
@@ -320,6 +384,9 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_EQ(back.machine.cpu, "Test CPU");
   EXPECT_EQ(back.points, 14);
   EXPECT_EQ(back.vector_lanes, 16);
+  EXPECT_EQ(back.cache_bytes, c.cache_bytes);
+  EXPECT_DOUBLE_EQ(back.samples[3].features.context_flops, c.samples[3].features.context_flops);
+  EXPECT_GT(back.samples[3].features.context_flops, 0);
 
   auto message = [](const std::string& t) {
     try {
@@ -371,6 +438,21 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j.erase("vector_lanes");
   j["machine_class"]["isa"] = "avx2 fma";
   EXPECT_EQ(ParseLatencyCalibration(j.dump(), "c.json").vector_lanes, 8);
+  j = nlohmann::json::parse(text);
+  j["cache_bytes"][1] = 0;
+  EXPECT_NE(message(j.dump()).find("field 'cache_bytes[1]': must be a positive whole number"),
+            std::string::npos)
+      << message(j.dump());
+  j["cache_bytes"][1] = 1e50;
+  EXPECT_NE(message(j.dump()).find("field 'cache_bytes[1]'"), std::string::npos);
+  j["cache_bytes"] = "big";
+  EXPECT_NE(message(j.dump()).find("field 'cache_bytes': not a list"), std::string::npos);
+  // Calibrations from before the caches and the network's FLOPs were recorded read as such.
+  j.erase("cache_bytes");
+  j["samples"][0].erase("context_flops");
+  const LatencyCalibration old = ParseLatencyCalibration(j.dump(), "c.json");
+  EXPECT_TRUE(old.cache_bytes.empty());
+  EXPECT_EQ(old.samples[0].features.context_flops, 0);
   j = nlohmann::json::parse(text);
   j["samples"][1]["lane_fill"] = 1.5;
   EXPECT_NE(message(j.dump()).find("field 'samples[1].lane_fill': must be above 0"),
