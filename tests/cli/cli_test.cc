@@ -1295,15 +1295,20 @@ TEST(Cli, MachineMeasuresOnceAndRunShowsTheRoofline) {
   RunCommand("rm -rf " + cache);
 }
 
-// A probe sweep of tiny_cnn on eigen at widths 8-15, each point timed for `min_time` s at least.
-std::string EightPointProbe(const std::string& name, double min_time) {
-  return WriteTemp("ntpb_" + name + ".json", R"({"name": ")" + name + R"(",
-    "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
-    "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": )" +
-                                                 std::to_string(min_time) + R"(,
-    "factors": [{"name": "width", "values": [8, 9, 10, 11, 12, 13, 14, 15]}],
-    "points": [{"width": 8}, {"width": 9}, {"width": 10}, {"width": 11}, {"width": 12},
-               {"width": 13}, {"width": 14}, {"width": 15}]})");
+// A probe sweep of tiny_cnn on eigen at `points` widths from 8, each point timed for `min_time`
+// s at least.
+std::string WidthProbe(const std::string& name, double min_time, int points) {
+  std::string widths, list;
+  for (int w = 8; w < 8 + points; ++w) {
+    widths += (w > 8 ? ", " : "") + std::to_string(w);
+    list += std::string(w > 8 ? ", " : "") + "{\"width\": " + std::to_string(w) + "}";
+  }
+  return WriteTemp("ntpb_" + name + ".json",
+                   R"({"name": ")" + name + R"(", "topology": ")" + Topo("tiny_cnn.json") +
+                       R"(", "mode": "points", "base": {"backend": "eigen", "width": 8, "size": 16},
+    "min_time": )" + std::to_string(min_time) +
+                       R"(, "factors": [{"name": "width", "values": [)" + widths +
+                       R"(]}], "points": [)" + list + "]}");
 }
 
 // Calibrate on a small probe sweep, then predict a topology at a size no probe ran: every step
@@ -1314,7 +1319,7 @@ std::string EightPointProbe(const std::string& name, double min_time) {
 // it holds; running again without a budget measures the rest.
 TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
   // Eight points of at least 0.2 s of timed runs each: far more than a budget of 1 s.
-  const std::string probe = EightPointProbe("probe_budget", 0.2);
+  const std::string probe = WidthProbe("probe_budget", 0.2, 8);
   const std::string calibration =
       TestDir() + "/ntpb_calibration_budget_" + std::to_string(::getpid()) + ".json";
   const std::string command =
@@ -1348,8 +1353,10 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
 
 // A budget's share left unspent by a quick probe goes back to a probe cut short before it.
 TEST(Cli, CalibrateGivesTheBudgetLeftToAProbeCutShort) {
-  // Eight points of at least 0.5 s each: more than their half of 7 s.
-  const std::string slow = EightPointProbe("probe_cut", 0.5);
+  // Sixteen points of at least 0.3 s each (0.5 s with the process), more than their half of
+  // 12 s; the quick probe's one leaves over 4 s of its share (on a machine up to 3x slower, over
+  // a point's time).
+  const std::string slow = WidthProbe("probe_cut", 0.3, 16);
   const std::string quick = WriteTemp("ntpb_probe_quick.json", R"({"name": "probe_quick",
     "topology": ")" + Topo("tiny_cnn.json") + R"(", "mode": "points",
     "base": {"backend": "eigen", "width": 8, "size": 16}, "min_time": 0.01,
@@ -1357,7 +1364,7 @@ TEST(Cli, CalibrateGivesTheBudgetLeftToAProbeCutShort) {
   const std::string calibration =
       TestDir() + "/ntpb_calibration_cut_" + std::to_string(::getpid()) + ".json";
   const CommandResult r = RunCommand(kCli + " calibrate " + slow + " " + quick +
-                                     " --backend eigen --threads 1 --budget 7 -o " + calibration);
+                                     " --backend eigen --threads 1 --budget 12 -o " + calibration);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const size_t again = r.err.find("probe_cut again with the budget left");
   ASSERT_NE(again, std::string::npos) << r.err;
