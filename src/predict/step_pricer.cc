@@ -85,10 +85,9 @@ int StepPricer::CacheLevel(double context_bytes) const {
   return level;
 }
 
-// The work's distance, the cache level its network's bytes fit in and the log of its network's
-// FLOPs (how long an inference runs between two uses of its weights).
-double StepPricer::Distance(const StepFeatures& a, const StepFeatures& b) const {
-  const double dw = WorkDistance(a, b);
+// The work's distance `dw` (WorkDistance), the cache level its network's bytes fit in and the
+// log of its network's FLOPs (how long an inference runs between two uses of its weights).
+double StepPricer::Distance(const StepFeatures& a, const StepFeatures& b, double dw) const {
   const double dl = kCacheLevelWeight * (CacheLevel(a.context_bytes) - CacheLevel(b.context_bytes));
   const double dn = a.context_flops > 0 && b.context_flops > 0
                         ? kContextFlopsWeight * (Log(a.context_flops) - Log(b.context_flops))
@@ -135,7 +134,14 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   }
   if (pool.empty()) return price;
   std::vector<std::pair<double, const CalibrationSample*>> near;
-  for (const Entry* e : pool) near.push_back({Distance(step, e->sample->features), e->sample});
+  // The extrapolation is judged on the work alone: a step whose network differs from every
+  // probe's is not one of a size never sampled.
+  double nearest_work = 1e300;
+  for (const Entry* e : pool) {
+    const double work = WorkDistance(step, e->sample->features);
+    nearest_work = std::min(nearest_work, work);
+    near.push_back({Distance(step, e->sample->features, work), e->sample});
+  }
   const size_t k = std::min<size_t>(kNeighbours, near.size());
   std::partial_sort(near.begin(), near.begin() + k, near.end(),
                     [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -154,11 +160,6 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   }
   price.priced = true;
   price.ms = std::exp(log_sum / weights);
-  // Judged on the work alone: a step whose network differs from every probe's is not one of a
-  // size never sampled.
-  double nearest_work = 1e300;
-  for (const Entry* e : pool)
-    nearest_work = std::min(nearest_work, WorkDistance(step, e->sample->features));
   price.extrapolated = nearest_work > kExtrapolation;
   // Beyond the largest of its kind: a kernel's efficiency grows with its work up to what the
   // kind reaches at best, which a smaller neighbour scaled up does not know; priced by the

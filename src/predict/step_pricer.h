@@ -51,7 +51,8 @@ class StepPricer {
   std::vector<double> cache_levels_;
   // 0: the network's bytes fit the L2s; 1: the next level; cache_levels_.size(): none.
   int CacheLevel(double context_bytes) const;
-  double Distance(const StepFeatures& a, const StepFeatures& b) const;
+  // `work`: WorkDistance(a, b), which the caller also needs.
+  double Distance(const StepFeatures& a, const StepFeatures& b, double work) const;
 };
 
 }  // namespace ntpb
