@@ -572,7 +572,8 @@ TEST(OnednnI8Recurrence, TakesTheInt8PanelsWhereTheS8MatmulIsGeneric) {
 // add. The analysis counts the quantized bytes.
 // The bf16 panel kernel itself, both ways of multiplying (vdpbf16ps where built for it, the
 // widening loop everywhere): its f32 sums against a double-precision product of the same bf16
-// values, at odd and even inputs, a last panel narrower than 64 and 1 to 9 rows.
+// values, at odd and even inputs, a last panel narrower than 64 and 1 to 9 rows; its bf16
+// results, with and without an addend, the sums plus the addend rounded once.
 TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
   auto bits = [](float f) {  // round to nearest even (no NaN here)
     uint32_t u;
@@ -607,8 +608,22 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
         std::vector<uint16_t> y16(y.size(), 0xFFFF);
         kernel.Run(x.data(), rows, y.data(), 2);
         kernel.Run(x.data(), rows, y16.data(), 2);
+        // With an addend (a fused residual add), bf16 and f32: added to the f32 sum, then rounded
+        // once.
+        std::vector<float> addend(y.size());
+        std::vector<uint16_t> addend16(y.size());
+        for (size_t i = 0; i < y.size(); ++i) {
+          addend[i] = bf16(static_cast<float>(3.0 * std::sin(0.71 * static_cast<double>(i))));
+          addend16[i] = bits(addend[i]);
+        }
+        std::vector<uint16_t> added16(y.size(), 0xFFFF), added32(y.size(), 0xFFFF);
+        onednn::Bf16Addend from16, from32;
+        from16.bf16 = addend16.data();
+        from32.f32 = addend.data();
+        kernel.Run(x.data(), rows, added16.data(), 2, from16);
+        kernel.Run(x.data(), rows, added32.data(), 2, from32);
         double worst = 0;
-        int rounded_apart = 0;
+        int rounded_apart = 0, added_apart = 0;
         for (int64_t r = 0; r < rows; ++r) {
           for (int64_t j = 0; j < outputs; ++j) {
             double want = 0, scale = 0;
@@ -621,8 +636,12 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
             const size_t i = static_cast<size_t>(r * outputs + j);
             worst = std::max(worst, std::abs(y[i] - want) / scale);
             rounded_apart += y16[i] != bits(y[i]);  // the bf16 result: the f32 sum rounded
+            added_apart += added16[i] != bits(y[i] + addend[i]);
+            added_apart += added32[i] != bits(y[i] + addend[i]);
           }
         }
+        EXPECT_EQ(added_apart, 0) << (dot ? "vdpbf16ps" : "widened") << " inputs " << inputs
+                                  << " rows " << rows;
         EXPECT_EQ(rounded_apart, 0)
             << (dot ? "vdpbf16ps" : "widened") << " inputs " << inputs << " rows " << rows;
         EXPECT_LT(worst, 1e-5) << (dot ? "vdpbf16ps" : "widened") << " inputs " << inputs
@@ -633,7 +652,9 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
 }
 
 // bf16 dense layers at 1-4 rows take the panel kernel (onednn.bf16_dense=streamed, the default)
-// and match the reference as oneDNN's matmul does; from 5 rows, or with =matmul, the matmul.
+// and match the reference as oneDNN's matmul does; from 5 rows, or with =matmul, the matmul. A
+// residual add after one is fused into the panels' store, its operand bf16 (a layer's output) or
+// f32 (the graph's input).
 TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   for (const int rows : {1, 3, 4, 5}) {
@@ -645,8 +666,12 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
         "layers": [
           {"name": "a", "op": "dense", "units": 4100, "activation": "gelu"},
           {"name": "b", "op": "dense", "units": 520, "inputs": ["a"]},
-          {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]}],
-        "outputs": ["a", "b", "c"]})",
+          {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]},
+          {"name": "d", "op": "dense", "units": 4100, "inputs": ["b"]},
+          {"name": "s", "op": "add", "inputs": ["d", "a"]},
+          {"name": "e", "op": "dense", "units": 520, "bias": false, "inputs": ["s"]},
+          {"name": "r", "op": "add", "inputs": ["x", "e"]}],
+        "outputs": ["a", "b", "c", "s", "r"]})",
                                   "b.json"),
                 {});
     RunConfig config = OpConfig();
@@ -654,22 +679,29 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
     config.options["bf16_dense"] = "matmul";
     const RanBoth matmul = RunBoth(topology, config, Precision::kBf16);
     const std::string what = "rows " + std::to_string(rows);
-    for (const char* tensor : {"a", "b", "c"}) {
+    for (const char* tensor : {"a", "b", "c", "s", "r"}) {
       ExpectClose(streamed, tensor, kBf16Tolerance, 0.999, what + " " + tensor);
       const AccuracyDelta d =
           CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
       EXPECT_LT(d.max_rel_err, kBf16Tolerance) << what << " " << tensor << " against the matmul";
     }
-    // a (bias, gelu): 520 x 4100 and b (bias): 4100 x 520, 4.1 MiB each, at 1-4 rows; c (10
-    // outputs, less than a panel a thread) never.
+    // a (bias, gelu): 520 x 4100, b (bias): 4100 x 520, d (bias, + a) and e (+ x), 4.1 MiB
+    // each, at 1-4 rows; c (10 outputs, less than a panel a thread) never.
+    const std::set<std::string> with_add = {"d", "e"};
     int layers = 0;
     for (const StepInfo& step : streamed.onednn->steps()) {
-      if (step.name != "a" && step.name != "b" && step.name != "c") continue;
+      if (step.name == "s" || step.name == "r") ADD_FAILURE() << what << ": the add a step";
+      if (step.name.size() != 1 || step.name == "x") continue;
       ++layers;
-      EXPECT_EQ(step.kernel.find("bf16 panels") != std::string::npos, rows <= 4 && step.name != "c")
+      const bool panels = rows <= 4 && step.name != "c";
+      EXPECT_EQ(step.kernel.find("bf16 panels") != std::string::npos, panels)
           << what << ": " << step.name << " " << step.kernel;
+      EXPECT_EQ(step.kernel.find("residual add") != std::string::npos,
+                panels && with_add.count(step.name))
+          << what << ": " << step.name << " " << step.kernel;
+      EXPECT_EQ(step.fused, with_add.count(step.name) ? 1 : 0) << what << ": " << step.name;
     }
-    EXPECT_EQ(layers, 3) << what;
+    EXPECT_EQ(layers, 5) << what;
     // Layer a's f32 sums (for the gelu) are the run's memory: counted as workspace.
     if (rows <= 4) {
       EXPECT_GE(streamed.onednn->workspace_bytes(), rows * 4100 * int64_t{sizeof(float)}) << what;

@@ -48,13 +48,34 @@ inline void PrefetchPairRow(const uint16_t* row, int64_t ahead) {
   }
 }
 
-// Stores the first `width` of a row's sums plus the bias (none if null): f32, or rounded to
-// bf16.
-inline void StoreRow(const float* sums, const float* bias, float* y, int64_t width) {
-  for (int64_t j = 0; j < width; ++j) y[j] = bias ? sums[j] + bias[j] : sums[j];
+// What is added to a block's sums before they are stored: the bias at the panel's first output,
+// and the addend (a fused residual add) at the block's first row and the panel's first output.
+struct Epilogue {
+  const float* bias = nullptr;
+  const uint16_t* add_bf16 = nullptr;
+  const float* add_f32 = nullptr;
+  int64_t add_stride = 0;  // between rows, in elements
+
+  // The same from row r and output `column` of the block on.
+  Epilogue At(int64_t r, int64_t column) const {
+    const int64_t offset = r * add_stride + column;
+    return {bias ? bias + column : nullptr, add_bf16 ? add_bf16 + offset : nullptr,
+            add_f32 ? add_f32 + offset : nullptr, add_stride};
+  }
+  float Finish(float sum, int64_t j) const {
+    if (bias) sum += bias[j];
+    if (add_bf16) sum += Eigen::numext::bit_cast<float>(static_cast<uint32_t>(add_bf16[j]) << 16);
+    if (add_f32) sum += add_f32[j];
+    return sum;
+  }
+};
+
+// Stores the first `width` of a row's sums with what the epilogue adds: f32, or rounded to bf16.
+inline void StoreRow(const float* sums, const Epilogue& e, float* y, int64_t width) {
+  for (int64_t j = 0; j < width; ++j) y[j] = e.Finish(sums[j], j);
 }
-inline void StoreRow(const float* sums, const float* bias, uint16_t* y, int64_t width) {
-  for (int64_t j = 0; j < width; ++j) y[j] = RoundToBf16(bias ? sums[j] + bias[j] : sums[j]);
+inline void StoreRow(const float* sums, const Epilogue& e, uint16_t* y, int64_t width) {
+  for (int64_t j = 0; j < width; ++j) y[j] = RoundToBf16(e.Finish(sums[j], j));
 }
 
 // Vectors of a pair row one pass takes for R rows: R of accumulators each, two widened halves
@@ -70,7 +91,7 @@ constexpr int VectorsPerPass() {
 // by the rows' inputs, in column passes where the registers do not hold a whole pair row.
 template <int R, bool kAhead, typename Out>
 void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-                    int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
+                    int64_t y_stride, int64_t width, int64_t ahead, const Epilogue& e) {
   typedef int32_t LoadedInts __attribute__((vector_size(kLanes * 4), aligned(4), may_alias));
   constexpr int kPass = VectorsPerPass<R>();
   const int64_t pairs = (inputs + 1) / 2;
@@ -100,7 +121,7 @@ void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Ou
       float sums[kPass * kLanes];
       std::memcpy(sums, acc[r], sizeof sums);
       const int64_t column = v0 * kLanes;
-      StoreRow(sums, bias ? bias + column : nullptr, y + r * y_stride + column,
+      StoreRow(sums, e.At(r, column), y + r * y_stride + column,
                std::min<int64_t>(kPass * kLanes, width - column));
     }
   }
@@ -111,7 +132,7 @@ void WidenPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Ou
 // accumulator; R x 4 accumulators hold the panel's 64 outputs.
 template <int R, bool kAhead, typename Out>
 void DotPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-                  int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
+                  int64_t y_stride, int64_t width, int64_t ahead, const Epilogue& e) {
   constexpr int kZmm = static_cast<int>(kPanel / 16);
   const int64_t pairs = (inputs + 1) / 2;
   __m512 acc[R][kZmm];
@@ -132,28 +153,28 @@ void DotPanelRows(const uint16_t* x, int64_t inputs, const uint16_t* panel, Out*
   for (int r = 0; r < R; ++r) {
     float sums[kPanel];
     for (int q = 0; q < kZmm; ++q) _mm512_storeu_ps(sums + 16 * q, acc[r][q]);
-    StoreRow(sums, bias, y + r * y_stride, width);
+    StoreRow(sums, e.At(r, 0), y + r * y_stride, width);
   }
 }
 #endif
 
 template <int R, bool kAhead, typename Out>
 void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-               int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
+               int64_t y_stride, int64_t width, int64_t ahead, const Epilogue& e) {
 #if defined(__AVX512BF16__)
-  if (dot) return DotPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, bias);
+  if (dot) return DotPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, e);
 #endif
   (void)dot;
-  WidenPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, bias);
+  WidenPanelRows<R, kAhead>(x, inputs, panel, y, y_stride, width, ahead, e);
 }
 
 template <int R, typename Out>
 void PanelRows(bool dot, const uint16_t* x, int64_t inputs, const uint16_t* panel, Out* y,
-               int64_t y_stride, int64_t width, int64_t ahead, const float* bias) {
+               int64_t y_stride, int64_t width, int64_t ahead, const Epilogue& e) {
   if (ahead > 0) {
-    PanelRows<R, true>(dot, x, inputs, panel, y, y_stride, width, ahead, bias);
+    PanelRows<R, true>(dot, x, inputs, panel, y, y_stride, width, ahead, e);
   } else {
-    PanelRows<R, false>(dot, x, inputs, panel, y, y_stride, width, 0, bias);
+    PanelRows<R, false>(dot, x, inputs, panel, y, y_stride, width, 0, e);
   }
 }
 
@@ -184,50 +205,55 @@ Bf16Dense::Bf16Dense(const std::vector<float>& weights, int64_t in, int64_t out)
 }
 
 template <typename Out>
-void Bf16Dense::PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y,
-                        int64_t y_stride) const {
+void Bf16Dense::PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y, int64_t y_stride,
+                        Bf16Addend addend) const {
   const uint16_t* panel = packed.data() + p * pairs() * kPanel * 2;
   const int64_t width = std::min(kPanel, outputs - p * kPanel);
-  const float* b = bias.empty() ? nullptr : bias.data() + p * kPanel;
+  const Epilogue panel_epilogue{bias.empty() ? nullptr : bias.data() + p * kPanel,
+                                addend.bf16 ? addend.bf16 + p * kPanel : nullptr,
+                                addend.f32 ? addend.f32 + p * kPanel : nullptr, y_stride};
   const bool dot = use_dot_products;
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const uint16_t* xr = x + r0 * inputs;
     Out* yr = y + r0 * y_stride + p * kPanel;
+    const Epilogue e = panel_epilogue.At(r0, 0);
     const int64_t ahead = r0 == 0 ? prefetch_ahead : 0;  // then the panel is in the L2
     switch (std::min<int64_t>(4, rows - r0)) {
       case 1:
-        PanelRows<1>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        PanelRows<1>(dot, xr, inputs, panel, yr, y_stride, width, ahead, e);
         break;
       case 2:
-        PanelRows<2>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        PanelRows<2>(dot, xr, inputs, panel, yr, y_stride, width, ahead, e);
         break;
       case 3:
-        PanelRows<3>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        PanelRows<3>(dot, xr, inputs, panel, yr, y_stride, width, ahead, e);
         break;
       default:
-        PanelRows<4>(dot, xr, inputs, panel, yr, y_stride, width, ahead, b);
+        PanelRows<4>(dot, xr, inputs, panel, yr, y_stride, width, ahead, e);
         break;
     }
   }
 }
 
 template <typename Out>
-void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const {
+void Bf16Dense::RunTo(const uint16_t* x, int64_t rows, Out* y, int threads,
+                      Bf16Addend addend) const {
   const int64_t p_count = panels();
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t p = 0; p < p_count; ++p) PanelTo(p, x, rows, y, outputs);
+  for (int64_t p = 0; p < p_count; ++p) PanelTo(p, x, rows, y, outputs, addend);
 }
 
 void Bf16Dense::RunPanel(int64_t p, const uint16_t* x, int64_t rows, float* y,
                          int64_t y_stride) const {
-  PanelTo(p, x, rows, y, y_stride);
+  PanelTo(p, x, rows, y, y_stride, {});
 }
 
 void Bf16Dense::Run(const uint16_t* x, int64_t rows, float* y, int threads) const {
-  RunTo(x, rows, y, threads);
+  RunTo(x, rows, y, threads, {});
 }
-void Bf16Dense::Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads) const {
-  RunTo(x, rows, y, threads);
+void Bf16Dense::Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads,
+                    Bf16Addend addend) const {
+  RunTo(x, rows, y, threads, addend);
 }
 
 }  // namespace ntpb::onednn

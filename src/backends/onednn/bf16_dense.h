@@ -11,8 +11,9 @@
 //  - each 64-byte line asks for the line `prefetch_ahead` bytes past it into the L2 (as
 //    weight_only_dense.h, whose measurements set it);
 //  - the source is bf16 (the run's activations), the products accumulate in f32 and are
-//    written rounded to bf16 as oneDNN's bf16 matmul rounds its own; or f32, for a oneDNN binary
-//    to add the bias and apply the fused activation.
+//    written rounded to bf16 as oneDNN's bf16 matmul rounds its own, after the bias and a fused
+//    residual add (a transformer's output projections: one rounding, as oneDNN's sum post-op);
+//    or f32, for a oneDNN binary to add the bias and apply the fused activation.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,13 @@
 #include "src/common/huge_pages.h"
 
 namespace ntpb::onednn {
+
+// A tensor [rows, outputs] a Bf16Dense adds to its sums before they are rounded (a fused
+// residual add), in bf16 or f32; neither set: none.
+struct Bf16Addend {
+  const uint16_t* bf16 = nullptr;
+  const float* f32 = nullptr;
+};
 
 struct Bf16Dense {
   static constexpr int64_t kPanel = 64;
@@ -41,10 +49,10 @@ struct Bf16Dense {
   int64_t pairs() const { return (inputs + 1) / 2; }
   int64_t panels() const { return (outputs + kPanel - 1) / kPanel; }
 
-  // y[rows, outputs] = x[rows, inputs] x W + bias for bf16 x, 4 rows at a time, with `threads`
-  // threads: y f32, or rounded to bf16 (to nearest even, as oneDNN rounds).
+  // y[rows, outputs] = x[rows, inputs] x W + bias (+ addend) for bf16 x, 4 rows at a time, with
+  // `threads` threads: y f32, or rounded to bf16 (to nearest even, as oneDNN rounds).
   void Run(const uint16_t* x, int64_t rows, float* y, int threads) const;
-  void Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads) const;
+  void Run(const uint16_t* x, int64_t rows, uint16_t* y, int threads, Bf16Addend addend = {}) const;
   // Panel p alone (outputs [p * kPanel, p * kPanel + kPanel)) on the calling thread, for callers
   // that share the panels among their own threads (the streamed recurrence, recurrent_stream.h):
   // y[r * y_stride + p * kPanel + j] in f32, plus the bias if any.
@@ -52,9 +60,10 @@ struct Bf16Dense {
 
  private:
   template <typename Out>
-  void RunTo(const uint16_t* x, int64_t rows, Out* y, int threads) const;
+  void RunTo(const uint16_t* x, int64_t rows, Out* y, int threads, Bf16Addend addend) const;
   template <typename Out>
-  void PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y, int64_t y_stride) const;
+  void PanelTo(int64_t p, const uint16_t* x, int64_t rows, Out* y, int64_t y_stride,
+               Bf16Addend addend) const;
 };
 
 // A float rounded to bf16 to nearest even (as oneDNN rounds), as its 16 bits.

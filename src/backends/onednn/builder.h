@@ -73,11 +73,11 @@ constexpr int64_t kWinogradMinChannels = 64;
 bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
 
 // Whether a dense layer runs on ntpbench's bf16 panels (bf16_dense.h; dense_conv.cc says where)
-// at `precision` under the option bf16_dense=`mode`, with a residual add fused into it or not,
-// on `threads` threads: what the compile builds, and what the plan of steps tells a latency
+// at `precision` under the option bf16_dense=`mode`, with the layers `fusion` folds into it, on
+// `threads` threads: what the compile builds, and what the plan of steps tells a latency
 // prediction (a kind of step of its own, as Winograd's).
 bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
-                      bool residual_fused, int threads);
+                      const FusionPlan& fusion, int threads);
 
 struct Step {
   StepInfo info;

@@ -163,10 +163,13 @@ void BuildWeightOnlyDense(Builder& b) {
   b.AddPrimitive(*pd, dnnl::binary(*pd), std::move(args));
 }
 
-// A bf16 dense layer at 1-4 rows: ntpbench's panel kernel (bf16_dense.h) adds the bias and
-// writes the layer's bf16 result; where there is a fused activation it writes f32 sums into a
-// buffer of the step's own instead, for a oneDNN binary (adding zeros) to apply it. Option
-// onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row count).
+// A bf16 dense layer at 1-4 rows: ntpbench's panel kernel (bf16_dense.h) adds the bias and a
+// fused residual add and writes the layer's bf16 result; where there is a fused activation it
+// writes f32 sums into a buffer of the step's own instead, for a oneDNN binary (adding zeros) to
+// apply it. Option onednn.bf16_dense: streamed (this), matmul (oneDNN's at every row count).
+// llama (1.1B) bf16 decode on a 2-core Intel Xeon guest: the output and down projections, whose
+// residual add oneDNN's matmul had fused as a sum (31 of each layer's 88 MB), read their weights
+// at 20-23 GB/s there, 63-70% of the read bandwidth; the panels read the others at 88-92%.
 void BuildStreamedBf16Dense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -177,17 +180,30 @@ void BuildStreamedBf16Dense(Builder& b) {
   if (l.attrs.Bool("bias")) packed->bias = b.WeightValues(1);
   const std::shared_ptr<const Bf16Dense> kernel = std::move(packed);
   const memory src = b.PlainInput(l.inputs[0]);
-  const memory out = b.NewOutput(PlainDesc(l.output_shapes[0], dt::bf16));
+  const memory out = b.NewOutput(PlainDesc(
+      b.fusion().residual ? b.fusion().residual->output_shapes[0] : l.output_shapes[0], dt::bf16));
   const auto* x = static_cast<const uint16_t*>(src.get_data_handle());
   const int threads = EffectiveThreads(b.config());
   const std::string name = std::string("ntpbench bf16 panels") +
                            (kernel->use_dot_products ? " (vdpbf16ps)" : " (widened to f32)");
   if (FusedActivation(l.attrs).kind == ActivationKind::kNone && !b.fusion().activation) {
     auto* y = static_cast<uint16_t*>(out.get_data_handle());
-    b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, out}] {
-      kernel->Run(x, rows, y, threads);
+    std::vector<memory> keep = {src, out};
+    Bf16Addend addend;
+    if (b.fusion().residual) {
+      // The add's other operand: bf16 as the run's activations, or f32 (a graph input).
+      const memory operand = b.PlainInput(b.fusion().ResidualOperand());
+      if (operand.get_desc().data_type() == dt::f32) {
+        addend.f32 = static_cast<const float*>(operand.get_data_handle());
+      } else {
+        addend.bf16 = static_cast<const uint16_t*>(operand.get_data_handle());
+      }
+      keep.push_back(operand);
+    }
+    b.AddHost([kernel, x, y, rows, threads, addend, keep = std::move(keep)] {
+      kernel->Run(x, rows, y, threads, addend);
     });
-    b.SetKernel(name);
+    b.SetKernel(b.fusion().residual ? name + " + residual add" : name);
     return;
   }
   const memory::desc sums_md({rows, units}, dt::f32, tag::ab),
@@ -217,8 +233,8 @@ void BuildStreamedBf16Dense(Builder& b) {
 
 void BuildDense(Builder& b) {
   if (IsWeightOnly(b.config().precision)) return BuildWeightOnlyDense(b);
-  if (StreamsBf16Dense(b.layer(), b.config().precision, b.option("bf16_dense"),
-                       b.fusion().residual != nullptr, EffectiveThreads(b.config()))) {
+  if (StreamsBf16Dense(b.layer(), b.config().precision, b.option("bf16_dense"), b.fusion(),
+                       EffectiveThreads(b.config()))) {
     return BuildStreamedBf16Dense(b);
   }
   const ResolvedLayer& l = b.layer();
@@ -505,10 +521,11 @@ void BuildConvTranspose(Builder& b) {
 // 54-64, alternating 4 times; its 1024 x 10 output layer 8.7 µs against 3.9. Read from memory in
 // a llama decode step, the 8 MiB query projection took 409 µs against 463.
 bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::string& mode,
-                      bool residual_fused, int threads) {
-  if (l.op != "dense" || precision != Precision::kBf16 || mode != "streamed" || residual_fused) {
-    return false;
-  }
+                      const FusionPlan& fusion, int threads) {
+  if (l.op != "dense" || precision != Precision::kBf16 || mode != "streamed") return false;
+  // The panels add a residual where nothing is applied before or after it (a transformer's
+  // output projections); an activation with it stays oneDNN's matmul and its post-ops.
+  if (fusion.residual && (fusion.activation || fusion.residual_activation)) return false;
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units");
   return NumElements(in) / k <= Bf16Dense::kStreamedRows && units >= Bf16Dense::kPanel * threads &&

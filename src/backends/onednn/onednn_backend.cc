@@ -376,8 +376,7 @@ class OnednnBackend : public Backend {
       const bool view = l.op == "reshape" || l.op == "flatten";
       if (l.op == "constant" || (view && plain.count(l.inputs[0]))) continue;
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
-      const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"),
-                                           plan.residual != nullptr, threads);
+      const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads);
       if ((l.op == "conv2d" && precision == Precision::kBf16) ||
           (l.op == "dense" && precision == Precision::kI8)) {
         plan.DropResidual();
