@@ -136,6 +136,32 @@ TEST(LatencyPrediction, PricesAStepFromNetworksOfItsOwnSize) {
   EXPECT_GT(PredictLatency(r, a, OnePerLayer(r), c).steps[1].ms, 1.25 * truth);
 }
 
+// Dense steps take a fixed 0.2 ms besides their FLOPs (the softmax 1 us): a step twice the
+// work of its nearest samples is priced with part of that time kept, not doubled with the rest.
+TEST(LatencyPrediction, KeepsPartOfAKindsFixedTimeUnscaled) {
+  const double rate = 5e7, fixed = 0.2;
+  LatencyCalibration c = MlpCalibration(rate);
+  std::vector<CalibrationSample> kept;
+  for (CalibrationSample& s : c.samples) {
+    if (s.source.find("n_hidden=2048") != std::string::npos ||
+        s.source.find("n_hidden=4096") != std::string::npos) {
+      continue;  // the step lies beyond every sample, within 3x of the nearest
+    }
+    if (s.source.find("/ fc") != std::string::npos) s.ms += fixed - 0.001;
+    kept.push_back(s);
+  }
+  c.samples = kept;
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 1500}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const StepPrediction fc2 = PredictLatency(r, a, OnePerLayer(r), c).steps[1];
+  ASSERT_EQ(fc2.layers, std::vector<std::string>{"fc2"});
+  ASSERT_FALSE(fc2.extrapolated);
+  const double truth = fc2.features.flops / rate + fixed;
+  // Scaled whole from the samples below it (the nearest 2.1x fewer FLOPs): 0.75 ms, 1.34x.
+  EXPECT_GT(fc2.ms, truth);
+  EXPECT_LT(fc2.ms, 1.25 * truth);
+}
+
 TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
   const LatencyCalibration c = MlpCalibration(5e7);
   const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"N", 1}});
