@@ -64,7 +64,7 @@ struct Epilogue {
   }
   float Finish(float sum, int64_t j) const {
     if (bias) sum += bias[j];
-    if (add_bf16) sum += Eigen::numext::bit_cast<float>(static_cast<uint32_t>(add_bf16[j]) << 16);
+    if (add_bf16) sum += Low(add_bf16[j]);  // a bf16 value is the high half of its f32
     if (add_f32) sum += add_f32[j];
     return sum;
   }
