@@ -125,7 +125,8 @@ struct PlannedStep {
   int layer = 0;
   int fused = 0;
   // The algorithm the backend picks for the step by its shape where that changes what it costs
-  // ("winograd": oneDNN's Winograd convolution; "panels": ntpbench's bf16 dense panels);
+  // ("winograd": oneDNN's Winograd convolution; "panels": ntpbench's bf16 dense panels;
+  // "widened": ntpbench's bf16 depthwise kernel);
   // empty: the op's usual kernels. A latency calibration keeps such steps a kind of their own.
   std::string algorithm;
 };

@@ -10,6 +10,8 @@
 #include <dnnl.hpp>
 #include <functional>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -18,6 +20,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
 #include "src/backends/onednn/bf16_dense.h"
+#include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/bench/accuracy.h"
@@ -709,6 +712,173 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
     for (const StepInfo& step : matmul.onednn->steps()) {
       EXPECT_EQ(step.kernel.find("bf16 panels"), std::string::npos) << what << ": " << step.kernel;
     }
+  }
+}
+
+// The bf16 depthwise kernel itself: its bf16 results against a double-precision sum of the same
+// bf16 inputs and weights plus the bias, clamped and rounded once: within a bf16 step (the f32 sum
+// may round the other way near a tie, or lose more where the terms cancel), nearly all equal.
+// Channel counts with and without a partial block, borders with padding, strides 1 and 2 (3x3 and
+// 5x5: each input pixel widened once for the taps it is under), dilation, a non-square kernel, two
+// images, with and without bias and clamp.
+TEST(OnednnBf16Depthwise, MatchesADoubleSumOfTheSameBf16ValuesRoundedOnce) {
+  auto bits = [](float f) {  // round to nearest even (no NaN here)
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  };
+  auto widen = [](uint16_t b) {
+    const uint32_t u = uint32_t{b} << 16;
+    float g;
+    std::memcpy(&g, &u, sizeof g);
+    return g;
+  };
+  struct Case {
+    int64_t batch, channels, h, w, kh, kw, stride, dilation, pad;
+    bool bias;
+    float low, high;
+  };
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<Case> cases = {
+      {1, 144, 9, 11, 3, 3, 1, 1, 1, true, 0.0f, 6.0f},   // a partial block of 16 (AVX-512)
+      {2, 7, 6, 5, 3, 3, 2, 1, 1, false, -kInf, kInf},    // a partial block only, stride 2
+      {1, 64, 10, 21, 5, 5, 1, 1, 2, true, 0.0f, kInf},   // 5x5, interior runs of 8 and 1
+      {1, 40, 12, 12, 3, 3, 1, 2, 2, true, -kInf, kInf},  // dilation 2
+      {1, 32, 7, 7, 3, 3, 2, 1, 0, false, 0.0f, 6.0f},    // no padding: interior only
+      {1, 48, 4, 9, 1, 3, 1, 1, 1, true, -kInf, kInf},    // 1x3, rows padded (pad 1 on h)
+      {1, 16, 3, 3, 5, 5, 1, 1, 2, true, -kInf, kInf},    // every tap of a column at a border
+      {1, 64, 6, 37, 3, 3, 2, 1, 1, true, 0.0f, 6.0f},    // stride 2: runs of 8, 4 and 1
+      {1, 80, 5, 41, 5, 5, 2, 1, 2, false, -kInf, kInf},  // 5x5 stride 2, a partial block
+      {1, 96, 4, 30, 3, 3, 1, 1, 1, true, -kInf, kInf},   // stride 1: runs of 8, 4 and 1
+  };
+  for (const Case& c : cases) {
+    onednn::Bf16DepthwiseShape s;
+    s.batch = c.batch;
+    s.channels = c.channels;
+    s.in_h = c.h;
+    s.in_w = c.w;
+    s.kernel_h = c.kh;
+    s.kernel_w = c.kw;
+    s.stride_h = s.stride_w = c.stride;
+    s.dilation_h = s.dilation_w = c.dilation;
+    s.pad_top = s.pad_left = c.pad;
+    s.out_h = (c.h + 2 * c.pad - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+    s.out_w = (c.w + 2 * c.pad - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+    const int64_t taps = c.kh * c.kw;
+    std::vector<float> w(static_cast<size_t>(c.channels * taps)), bias;
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * static_cast<double>(i));
+    if (c.bias) {
+      for (int64_t j = 0; j < c.channels; ++j) bias.push_back(0.5f - 0.01f * j);
+    }
+    onednn::Bf16Depthwise kernel(s, w, bias);
+    kernel.low = c.low;
+    kernel.high = c.high;
+    std::vector<uint16_t> x(static_cast<size_t>(c.batch * c.h * c.w * c.channels));
+    for (size_t i = 0; i < x.size(); ++i) {
+      x[i] = bits(static_cast<float>(3.0 * std::cos(0.11 * static_cast<double>(i))));
+    }
+    std::vector<uint16_t> y(static_cast<size_t>(c.batch * s.out_h * s.out_w * c.channels), 0xFFFF);
+    kernel.Run(x.data(), y.data(), 2);
+    const std::string what = "channels " + std::to_string(c.channels) + ", " + std::to_string(c.h) +
+                             "x" + std::to_string(c.w) + ", kernel " + std::to_string(c.kh) + "x" +
+                             std::to_string(c.kw) + ", stride " + std::to_string(c.stride) +
+                             ", dilation " + std::to_string(c.dilation);
+    int64_t equal = 0, apart = 0;
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        for (int64_t ow = 0; ow < s.out_w; ++ow) {
+          for (int64_t ch = 0; ch < c.channels; ++ch) {
+            double want = c.bias ? bias[static_cast<size_t>(ch)] : 0.0, scale = std::abs(want);
+            for (int64_t kh = 0; kh < c.kh; ++kh) {
+              for (int64_t kw = 0; kw < c.kw; ++kw) {
+                const int64_t ih = oh * c.stride - c.pad + kh * c.dilation,
+                              iw = ow * c.stride - c.pad + kw * c.dilation;
+                if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w) continue;
+                const double term =
+                    double(widen(
+                        x[static_cast<size_t>(((n * c.h + ih) * c.w + iw) * c.channels + ch)])) *
+                    widen(bits(w[static_cast<size_t>(ch * taps + kh * c.kw + kw)]));
+                want += term;
+                scale += std::abs(term);
+              }
+            }
+            want = std::min<double>(std::max<double>(want, c.low), c.high);
+            const uint16_t expected = bits(static_cast<float>(want));
+            const uint16_t got =
+                y[static_cast<size_t>(((n * s.out_h + oh) * s.out_w + ow) * c.channels + ch)];
+            equal += got == expected;
+            // A bf16 step of the result, or what summing in f32 may lose where terms cancel.
+            apart += std::abs(widen(got) - want) >
+                     std::max(std::abs(want) / 128, scale * std::ldexp(1.0, -20));
+          }
+        }
+      }
+    }
+    const int64_t outputs = static_cast<int64_t>(y.size());
+    EXPECT_EQ(apart, 0) << what;
+    EXPECT_GE(equal, outputs * 99 / 100) << what << ": " << equal << " of " << outputs;
+  }
+}
+
+// bf16 depthwise layers with a clamp for an activation (none, relu, relu6, fused or their own)
+// take the kernel (onednn.bf16_depthwise=widened, the default) and match the reference as
+// oneDNN's kernels do; one followed by a sigmoid, one with a channel multiplier, and every one
+// under =onednn, take oneDNN's. A residual add after one stays a step.
+TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
+  const ResolvedTopology topology =
+      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "dw",
+        "inputs": [{"name": "x", "shape": [2, 3, 19, 19]}],
+        "layers": [
+          {"name": "a", "op": "conv2d", "filters": 48, "kernel": 1},
+          {"name": "d1", "op": "conv2d", "filters": 48, "kernel": 3, "padding": 1, "groups": 48,
+           "bias": false},
+          {"name": "d1_bn", "op": "batchnorm"},
+          {"name": "d1_relu6", "op": "clipped_relu", "clip": 6},
+          {"name": "d2", "op": "conv2d", "filters": 48, "kernel": 3, "padding": 1, "stride": 2,
+           "groups": 48, "activation": "relu"},
+          {"name": "d3", "op": "conv2d", "filters": 48, "kernel": 5, "padding": 2, "groups": 48},
+          {"name": "s", "op": "add", "inputs": ["d3", "d2"]},
+          {"name": "d4", "op": "conv2d", "filters": 48, "kernel": 3, "padding": 1, "groups": 48,
+           "inputs": ["s"]},
+          {"name": "d4_sigmoid", "op": "sigmoid"},
+          {"name": "m", "op": "conv2d", "filters": 96, "kernel": 3, "padding": 1, "groups": 48,
+           "inputs": ["d4_sigmoid"]}],
+        "outputs": ["d1_relu6", "d2", "s", "d4_sigmoid", "m"]})",
+                                "dw.json"),
+              {});
+  RunConfig config = OpConfig();
+  const RanBoth widened = RunBoth(topology, config, Precision::kBf16);
+  config.options["bf16_depthwise"] = "onednn";
+  const RanBoth onednn = RunBoth(topology, config, Precision::kBf16);
+  for (const char* tensor : {"d1_relu6", "d2", "s", "d4_sigmoid", "m"}) {
+    ExpectClose(widened, tensor, kBf16Tolerance, 0.999, tensor);
+    const AccuracyDelta d =
+        CompareOutputs(widened.onednn->ReadTensor(tensor), onednn.onednn->ReadTensor(tensor));
+    EXPECT_LT(d.max_rel_err, kBf16Tolerance) << tensor << " against oneDNN's kernels";
+  }
+  const std::map<std::string, int> fused = {{"d1", 2}, {"d2", 0}, {"d3", 0}};
+  int kernels = 0;
+  std::set<int> compiled, planned;
+  for (const StepInfo& step : widened.onednn->steps()) {
+    const bool own = step.kernel.find("bf16 depthwise") != std::string::npos;
+    kernels += own;
+    if (own) compiled.insert(step.layer);
+    EXPECT_EQ(own, fused.count(step.name) == 1) << step.name << " " << step.kernel;
+    if (own) {
+      EXPECT_EQ(step.fused, fused.at(step.name)) << step.name;
+    }
+  }
+  EXPECT_EQ(kernels, 3);
+  // The plan a latency prediction prices names the same steps (a kind of their own).
+  config = OpConfig();
+  config.precision = Precision::kBf16;
+  for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+    if (p.algorithm == "widened") planned.insert(p.layer);
+  }
+  EXPECT_EQ(planned, compiled);
+  for (const StepInfo& step : onednn.onednn->steps()) {
+    EXPECT_EQ(step.kernel.find("bf16 depthwise"), std::string::npos) << step.kernel;
   }
 }
 

@@ -79,6 +79,12 @@ bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::st
 bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
                       const FusionPlan& fusion, int threads);
 
+// Whether a conv2d runs on ntpbench's bf16 depthwise kernel (bf16_depthwise.h; dense_conv.cc says
+// where) at `precision` under the option bf16_depthwise=`mode`, with the layers `fusion` folds
+// into it: what the compile builds and what the plan of steps tells a latency prediction.
+bool WidensBf16Depthwise(const ResolvedLayer& layer, Precision precision, const std::string& mode,
+                         const FusionPlan& fusion);
+
 struct Step {
   StepInfo info;
   std::vector<Work> work;

@@ -1,11 +1,13 @@
 // dense (matmul with weights), matmul of two activations, conv2d (grouped, depthwise, dilated).
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "src/backends/common/post_op_fusion.h"
 #include "src/backends/onednn/bf16_dense.h"
+#include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/known_defects.h"
 #include "src/backends/onednn/weight_only_dense.h"
@@ -348,6 +350,63 @@ void BuildMatmul(Builder& b) {
                   {DNNL_ARG_DST, mo}});
 }
 
+// The activation fused into a conv2d (its own, or a layer after it) as a clamp of its result,
+// where it is one: none, relu, clipped_relu.
+std::optional<std::pair<float, float>> ActivationClamp(const ResolvedLayer& l,
+                                                       const FusionPlan& fusion) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const ActivationChoice own = FusedActivation(l.attrs);
+  if (own.kind == ActivationKind::kRelu) return std::make_pair(0.0f, kInf);
+  if (own.kind == ActivationKind::kClippedRelu) return std::make_pair(0.0f, own.clip);
+  if (own.kind != ActivationKind::kNone) return std::nullopt;
+  if (!fusion.activation) return std::make_pair(-kInf, kInf);
+  const std::optional<Eltwise> e = EltwiseOf(*fusion.activation);
+  if (e && e->algorithm == dnnl::algorithm::eltwise_relu && e->alpha == 0.0f) {
+    return std::make_pair(0.0f, kInf);
+  }
+  if (e && e->algorithm == dnnl::algorithm::eltwise_clip) return std::make_pair(e->alpha, e->beta);
+  return std::nullopt;
+}
+
+// A bf16 depthwise convolution on ntpbench's kernel (bf16_depthwise.h), NHWC in and out, the
+// batchnorm folded into `weights` and `biases`, its activation as a clamp; a residual add after
+// it stays a step of its own (as after oneDNN's bf16 convolutions, whose binary post-op reads
+// an f32 operand only).
+void BuildWidenedBf16Depthwise(Builder& b, const std::vector<float>& weights,
+                               const std::vector<float>& biases) {
+  const ResolvedLayer& l = b.layer();
+  if (b.fusion().residual) b.DropResidual();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation"),
+             p = l.attrs.Ints("padding");
+  Bf16DepthwiseShape shape;
+  shape.batch = in[0];
+  shape.channels = in[1];
+  shape.in_h = in[2];
+  shape.in_w = in[3];
+  shape.out_h = out[2];
+  shape.out_w = out[3];
+  shape.kernel_h = k[0];
+  shape.kernel_w = k[1];
+  shape.stride_h = s[0];
+  shape.stride_w = s[1];
+  shape.dilation_h = d[0];
+  shape.dilation_w = d[1];
+  shape.pad_top = p[0];
+  shape.pad_left = p[1];
+  auto kernel = std::make_shared<Bf16Depthwise>(shape, weights, biases);
+  std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
+  const memory src = b.Input(l.inputs[0], memory::desc(Dims(in), dt::bf16, tag::nhwc));
+  const memory dst = b.NewOutput(memory::desc(Dims(out), dt::bf16, tag::nhwc));
+  const auto* x = static_cast<const uint16_t*>(src.get_data_handle());
+  auto* y = static_cast<uint16_t*>(dst.get_data_handle());
+  const int threads = EffectiveThreads(b.config());
+  b.AddHost([kernel = std::shared_ptr<const Bf16Depthwise>(std::move(kernel)), x, y, threads,
+             keep = std::vector<memory>{src, dst}] { kernel->Run(x, y, threads); });
+  b.SetKernel("ntpbench bf16 depthwise (widened to f32)");
+}
+
 void BuildConv(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
@@ -365,6 +424,9 @@ void BuildConv(Builder& b) {
     FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
                    b.WeightValues(*bn, 3)},
                   bn->attrs.Float("epsilon"), &weights, &biases);
+  }
+  if (WidensBf16Depthwise(l, b.config().precision, b.option("bf16_depthwise"), b.fusion())) {
+    return BuildWidenedBf16Depthwise(b, weights, biases);
   }
   HostPrecision hp =
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
@@ -530,6 +592,16 @@ bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::st
   const int64_t k = in.back(), units = l.attrs.Int("units");
   return NumElements(in) / k <= Bf16Dense::kStreamedRows && units >= Bf16Dense::kPanel * threads &&
          2 * k * units >= (4 << 20);
+}
+
+// Depthwise layers with one filter per channel and an activation that is a clamp (MobileNet's
+// relu6); under the option bf16_depthwise=onednn, oneDNN's kernels.
+bool WidensBf16Depthwise(const ResolvedLayer& l, Precision precision, const std::string& mode,
+                         const FusionPlan& fusion) {
+  if (l.op != "conv2d" || precision != Precision::kBf16 || mode != "widened") return false;
+  const Shape& in = l.input_shapes[0];
+  return in.size() == 4 && l.attrs.Int("groups") == in[1] && l.attrs.Int("filters") == in[1] &&
+         ActivationClamp(l, fusion).has_value();
 }
 
 // Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on

@@ -321,6 +321,11 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_BF16_DENSE",
          "bf16 dense layers at 1-4 rows (a decode step, batch 1): streamed (ntpbench's panel "
          "kernel, f32 sums), matmul (oneDNN's)"},
+        {"bf16_depthwise",
+         {"widened", "onednn"},
+         "NTPB_ONEDNN_BF16_DEPTHWISE",
+         "bf16 depthwise convolutions with a relu/relu6 or none: widened (ntpbench's kernel, bf16 "
+         "widened to f32 multiply-adds), onednn (oneDNN's)"},
         {"rnn",
          {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
@@ -382,10 +387,12 @@ class OnednnBackend : public Backend {
         plan.DropResidual();
       }
       const bool winograd = UsesWinograd(l, precision, options.at("winograd"));
+      const bool widened = WidensBf16Depthwise(l, precision, options.at("bf16_depthwise"), plan);
       steps.push_back({static_cast<int>(i), plan.fused,
-                       winograd ? "winograd"
-                       : panels ? "panels"
-                                : ""});
+                       winograd  ? "winograd"
+                       : panels  ? "panels"
+                       : widened ? "widened"
+                                 : ""});
       i += plan.fused;
     }
     return steps;
