@@ -83,6 +83,32 @@ struct BlockRow {
   int64_t oh, count;
 };
 
+// The sums of P output pixels of a block, its even channels and its odd ones, from the bias on.
+template <int P>
+struct PixelSums {
+  Floats even[P], odd[P];
+
+  explicit PixelSums(const float* bias) {
+    const Floats bias_even = LoadFloats(bias), bias_odd = LoadFloats(bias + kLanes);
+#pragma GCC unroll 16
+    for (int p = 0; p < P; ++p) {
+      even[p] = bias_even;
+      odd[p] = bias_odd;
+    }
+  }
+
+  // Clamped, rounded to bf16 and stored at output pixels ow0 .. ow0 + P - 1.
+  template <bool kTail>
+  void Store(const Bf16Depthwise& d, const BlockRow& r, int64_t ow0) const {
+    const Floats low = Floats{} + d.low, high = Floats{} + d.high;
+#pragma GCC unroll 16
+    for (int p = 0; p < P; ++p) {
+      StoreBlock<kTail>(r.y_row + (ow0 + p) * d.shape.channels,
+                        PackBf16(Clamp(even[p], low, high), Clamp(odd[p], low, high)), r.count);
+    }
+  }
+};
+
 // P output pixels of the row from column ow0; kBorder: some taps fall in the padding and are
 // tested; kTail: the block has fewer channels than a vector pair.
 template <int P, bool kBorder, bool kTail>
@@ -91,13 +117,7 @@ void Pixels(const Bf16Depthwise& d, const BlockRow& r, int64_t ow0) {
   const int64_t c = s.channels, in_h = s.in_h, in_w = s.in_w, kernel_h = s.kernel_h,
                 kernel_w = s.kernel_w, step = s.stride_w * c, count = r.count;
   const int64_t tap_stride = d.blocks() * kBlock;
-  Floats even[P], odd[P];
-  const Floats bias_even = LoadFloats(r.bias), bias_odd = LoadFloats(r.bias + kLanes);
-#pragma GCC unroll 16
-  for (int p = 0; p < P; ++p) {
-    even[p] = bias_even;
-    odd[p] = bias_odd;
-  }
+  PixelSums<P> sums(r.bias);
   const Ints high_halves = Ints{} + static_cast<int32_t>(0xFFFF0000u);
   for (int64_t kh = 0; kh < kernel_h; ++kh) {
     const int64_t ih = r.oh * s.stride_h - s.pad_top + kh * s.dilation_h;
@@ -116,17 +136,12 @@ void Pixels(const Bf16Depthwise& d, const BlockRow& r, int64_t ow0) {
           if (iw < 0 || iw >= in_w) continue;
         }
         const Ints words = LoadBlock<kTail>(xk + p * step, count);
-        even[p] = MulAdd((Floats)(words << 16), w_even, even[p]);
-        odd[p] = MulAdd((Floats)(words & high_halves), w_odd, odd[p]);
+        sums.even[p] = MulAdd((Floats)(words << 16), w_even, sums.even[p]);
+        sums.odd[p] = MulAdd((Floats)(words & high_halves), w_odd, sums.odd[p]);
       }
     }
   }
-  const Floats low = Floats{} + d.low, high = Floats{} + d.high;
-#pragma GCC unroll 16
-  for (int p = 0; p < P; ++p) {
-    StoreBlock<kTail>(r.y_row + (ow0 + p) * c,
-                      PackBf16(Clamp(even[p], low, high), Clamp(odd[p], low, high)), count);
-  }
+  sums.template Store<kTail>(d, r, ow0);
 }
 
 // The same for a kernel KW wide at stride S, dilation 1, inside the row: each input pixel is
@@ -137,13 +152,7 @@ template <int P, int KW, int S, bool kTail>
 void PixelsWidenedOnce(const Bf16Depthwise& d, const BlockRow& r, int64_t ow0) {
   const Bf16DepthwiseShape& s = d.shape;
   const int64_t c = s.channels, count = r.count, tap_stride = d.blocks() * kBlock;
-  Floats even[P], odd[P];
-  const Floats bias_even = LoadFloats(r.bias), bias_odd = LoadFloats(r.bias + kLanes);
-#pragma GCC unroll 16
-  for (int p = 0; p < P; ++p) {
-    even[p] = bias_even;
-    odd[p] = bias_odd;
-  }
+  PixelSums<P> sums(r.bias);
   const Ints high_halves = Ints{} + static_cast<int32_t>(0xFFFF0000u);
   for (int64_t kh = 0; kh < s.kernel_h; ++kh) {
     const int64_t ih = r.oh * s.stride_h - s.pad_top + kh * s.dilation_h;
@@ -159,17 +168,12 @@ void PixelsWidenedOnce(const Bf16Depthwise& d, const BlockRow& r, int64_t ow0) {
         // The output pixel whose tap kw this column is, if any.
         if ((i - kw) % S != 0 || i < kw || (i - kw) / S >= P) continue;
         const int p = (i - kw) / S;
-        even[p] = MulAdd(low_half, LoadFloats(w + kw * tap_stride), even[p]);
-        odd[p] = MulAdd(high_half, LoadFloats(w + kw * tap_stride + kLanes), odd[p]);
+        sums.even[p] = MulAdd(low_half, LoadFloats(w + kw * tap_stride), sums.even[p]);
+        sums.odd[p] = MulAdd(high_half, LoadFloats(w + kw * tap_stride + kLanes), sums.odd[p]);
       }
     }
   }
-  const Floats low = Floats{} + d.low, high = Floats{} + d.high;
-#pragma GCC unroll 16
-  for (int p = 0; p < P; ++p) {
-    StoreBlock<kTail>(r.y_row + (ow0 + p) * c,
-                      PackBf16(Clamp(even[p], low, high), Clamp(odd[p], low, high)), count);
-  }
+  sums.template Store<kTail>(d, r, ow0);
 }
 
 template <int KW, int S, bool kTail>
