@@ -204,8 +204,8 @@ int64_t Interior(const Bf16Depthwise& d, const BlockRow& r, int64_t ow, int64_t 
   return ow;
 }
 
-// Output row `oh` of image `n`, channel block `cb`: the border columns tap by tap, the interior
-// P pixels at a time.
+// One output row of one channel block: the border columns tap by tap, the interior several
+// pixels at a time.
 template <bool kTail>
 void Row(const Bf16Depthwise& d, const BlockRow& r) {
   const Bf16DepthwiseShape& s = d.shape;

@@ -5,10 +5,15 @@
 //  - a vector of 2 x lanes bf16 channels is loaded as lanes 32-bit words and each word's two
 //    halves widened to f32 (the even channel shifted up, the odd one masked): two vectors of
 //    f32 multiplied by f32 weights (the bf16-rounded weights, kept widened, in the same
-//    even/odd order) and accumulated in f32, 4 output pixels at a time;
+//    even/odd order) and accumulated in f32, 8 output pixels at a time (4 where the ISA has 16
+//    vector registers);
+//  - inside a row, for 3x3 and 5x5 kernels at stride 1 and 2, each input pixel is widened once
+//    and multiplied into every output pixel it is under (once per tap, the widening was two
+//    thirds of the instructions and the kernel no faster than oneDNN's); other shapes and the
+//    border pixels widen per tap, the border ones testing each tap;
 //  - bias (a batchnorm folded in), then a clamp (relu, relu6: the fused activation), then one
 //    rounding to bf16 to nearest even, as oneDNN's bf16 convolution rounds;
-//  - the threads split the output rows and channel blocks; the border pixels test each tap.
+//  - the threads split the output rows and channel blocks.
 #pragma once
 
 #include <cstdint>
