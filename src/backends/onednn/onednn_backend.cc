@@ -424,19 +424,23 @@ class OnednnBackend : public Backend {
     const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
     const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
     switch (precision) {
-      case Precision::kBf16:
+      case Precision::kBf16: {
+        // Unless onednn.bf16_depthwise=onednn.
+        const std::string depthwise = "; depthwise convolutions: ntpbench's, widened to f32";
         if (HasNativeBf16Arithmetic()) {
           return "native bf16 arithmetic (" + oneDNN + ")" +
                  (Bf16DenseHasDotProducts() ? "; dense layers at 1-4 rows: ntpbench's bf16 panels"
-                                            : "");
+                                            : "") +
+                 depthwise;
         }
         if (isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni) {
           return "bf16 emulated with AVX-512 f32 arithmetic: no avx512_bf16 here, or "
                  "ONEDNN_MAX_CPU_ISA caps it (" +
-                 oneDNN + ")";
+                 oneDNN + ")" + depthwise;
         }
-        return HasBf16Kernels() ? "bf16 (" + oneDNN + ")"
+        return HasBf16Kernels() ? "bf16 (" + oneDNN + ")" + depthwise
                                 : "none: oneDNN has no bf16 kernels for this ISA (" + oneDNN + ")";
+      }
       case Precision::kI8:
         if (HasVnniDotProducts()) return "u8 x s8 dot products with VNNI (" + oneDNN + ")";
         return "u8 x s8 without VNNI: multiply, add and widen, 7-bit weights (" + oneDNN + ")";
