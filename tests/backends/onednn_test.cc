@@ -113,6 +113,22 @@ bool OnednnMatmulHasOnlyGemm() {
                  << FindBackend("onednn")->PrecisionPath(Precision::kF32); \
   }
 
+// A float rounded to bf16 to nearest even (no NaN here), as its 16 bits; written apart from the
+// kernels' own rounding so that the tests check it.
+uint16_t Bf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// A bf16 value (its 16 bits) as the float it is exactly.
+float Bf16Value(uint16_t b) {
+  const uint32_t u = uint32_t{b} << 16;
+  float g;
+  std::memcpy(&g, &u, sizeof g);
+  return g;
+}
+
 RunConfig OpConfig() {
   RunConfig config;
   config.seed = 7;
@@ -578,17 +594,8 @@ TEST(OnednnI8Recurrence, TakesTheInt8PanelsWhereTheS8MatmulIsGeneric) {
 // values, at odd and even inputs, a last panel narrower than 64 and 1 to 9 rows; its bf16
 // results, with and without an addend, the sums plus the addend rounded once.
 TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
-  auto bits = [](float f) {  // round to nearest even (no NaN here)
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-  };
-  auto bf16 = [&bits](float f) {
-    const uint32_t u = static_cast<uint32_t>(bits(f)) << 16;
-    float g;
-    std::memcpy(&g, &u, sizeof g);
-    return g;
-  };
+  auto bits = Bf16Bits;
+  auto bf16 = [](float f) { return Bf16Value(Bf16Bits(f)); };
   for (const int64_t inputs : {45, 64}) {
     const int64_t outputs = 70;
     std::vector<float> w(static_cast<size_t>(inputs * outputs));
@@ -722,17 +729,8 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
 // 5x5: each input pixel widened once for the taps it is under), dilation, a non-square kernel, two
 // images, with and without bias and clamp.
 TEST(OnednnBf16Depthwise, MatchesADoubleSumOfTheSameBf16ValuesRoundedOnce) {
-  auto bits = [](float f) {  // round to nearest even (no NaN here)
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-  };
-  auto widen = [](uint16_t b) {
-    const uint32_t u = uint32_t{b} << 16;
-    float g;
-    std::memcpy(&g, &u, sizeof g);
-    return g;
-  };
+  auto bits = Bf16Bits;
+  auto widen = Bf16Value;
   struct Case {
     int64_t batch, channels, h, w, kh, kw, stride, dilation, pad;
     bool bias;
