@@ -23,6 +23,7 @@
 #include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/backends/onednn/weight_only_dense.h"
 #include "src/bench/accuracy.h"
 #include "src/topology/numeric_outputs.h"
 #include "src/topology/op_catalog.h"
@@ -878,6 +879,85 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
   for (const StepInfo& step : onednn.onednn->steps()) {
     EXPECT_EQ(step.kernel.find("bf16 depthwise"), std::string::npos) << step.kernel;
   }
+}
+
+// The weight-only kernel both ways against a double product of the same dequantized weights
+// (GroupQuantizedWeights::At): widened within f32 rounding; the integer dot kernel (where built)
+// within what quantizing each input to 16 bits can lose, s / 2 per input with s = its group's
+// max |x| / 32639, and exact (to f32 rounding) where every input is already such an integer.
+// Inputs whose groups differ in scale by 1e4, 45 and 130 inputs (partial quads and groups), 70
+// outputs (a partial panel, both w4 nibbles), 1 to 9 rows (the 4-row blocks' passes); a NaN
+// input makes its row's outputs NaN.
+TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) {
+  using onednn::WeightOnlyDense;
+  using onednn::WeightOnlyKernel;
+  constexpr double kLevels = WeightOnlyDense::kInputLevels;
+  const int64_t outputs = 70;
+  int checked_dot = 0;
+  for (const int64_t inputs : {45, 130}) {
+    std::vector<float> w(static_cast<size_t>(inputs * outputs));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37 * static_cast<double>(i));
+    for (const Precision precision : {Precision::kW8, Precision::kW4}) {
+      const GroupQuantizedWeights q = QuantizeByGroups(w, inputs, outputs, precision);
+      for (const WeightOnlyKernel kind :
+           {WeightOnlyKernel::kWidened, WeightOnlyKernel::kIntegerDot}) {
+        const WeightOnlyDense kernel(q, kind);
+        if (kernel.kernel != kind) {
+          ASSERT_FALSE(onednn::HasIntegerDotKernel());
+          continue;  // the build has no AVX512-VNNI: widened only
+        }
+        const bool dot = kind == WeightOnlyKernel::kIntegerDot;
+        for (const bool integers : {false, true}) {
+          for (const int64_t rows : {1, 2, 3, 4, 5, 9}) {
+            std::vector<float> x(static_cast<size_t>(rows * inputs));
+            for (size_t i = 0; i < x.size(); ++i) {
+              const int64_t group = static_cast<int64_t>(i) % inputs / kWeightGroup;
+              const double v = std::cos(0.11 * static_cast<double>(i));
+              // Integers: each group's largest exactly kLevels, so q = x and s = 1.
+              x[i] = integers ? static_cast<float>(i % 7 == 0 ? kLevels : std::round(v * kLevels))
+                              : static_cast<float>(v * (group % 2 == 0 ? 1e-3 : 10.0));
+            }
+            std::vector<float> y(static_cast<size_t>(rows * outputs), -1.0f);
+            kernel.Run(x.data(), rows, y.data(), 2);
+            double worst = 0;
+            for (int64_t r = 0; r < rows; ++r) {
+              std::vector<double> step(static_cast<size_t>(q.groups), 0.0);  // s / 2
+              for (int64_t k = 0; k < inputs; ++k) {
+                double& s = step[static_cast<size_t>(k / kWeightGroup)];
+                s = std::max(s, std::abs(double(x[r * inputs + k])) / kLevels / 2);
+              }
+              for (int64_t j = 0; j < outputs; ++j) {
+                double want = 0, scale = 0, quantization = 0;
+                for (int64_t k = 0; k < inputs; ++k) {
+                  const double term = double(x[r * inputs + k]) * q.At(k, j);
+                  want += term;
+                  scale += std::abs(term);
+                  quantization +=
+                      step[static_cast<size_t>(k / kWeightGroup)] * std::abs(q.At(k, j));
+                }
+                const double allowed =
+                    (dot && !integers ? quantization : 0.0) + 4e-6 * scale + 1e-30;
+                worst = std::max(worst, std::abs(y[r * outputs + j] - want) / allowed);
+              }
+            }
+            EXPECT_LE(worst, 1.0) << PrecisionName(precision) << (dot ? " int-dot" : " widened")
+                                  << " inputs " << inputs << " rows " << rows
+                                  << (integers ? " integer inputs" : "");
+            checked_dot += dot;
+          }
+        }
+        std::vector<float> x(static_cast<size_t>(2 * inputs), 0.5f), y(2 * outputs, 0.0f);
+        x[static_cast<size_t>(inputs + 3)] = std::nanf("");
+        kernel.Run(x.data(), 2, y.data(), 2);
+        for (int64_t j = 0; j < outputs; ++j) {
+          EXPECT_TRUE(std::isfinite(y[j])) << j;
+          EXPECT_TRUE(std::isnan(y[outputs + j])) << PrecisionName(precision) << " output " << j;
+        }
+      }
+    }
+  }
+  if (!onednn::HasIntegerDotKernel()) GTEST_SKIP() << "no AVX512-VNNI in this build: widened only";
+  EXPECT_EQ(checked_dot, 2 * 2 * 2 * 6);
 }
 
 TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {

@@ -118,7 +118,8 @@ void BuildWeightOnlyDense(Builder& b) {
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
   const auto kernel = std::make_shared<const WeightOnlyDense>(
-      QuantizeByGroups(b.WeightValues(0), k, units, b.config().precision));
+      QuantizeByGroups(b.WeightValues(0), k, units, b.config().precision),
+      WeightOnlyKernelFor(b.option("weight_only")));
   std::vector<float> biases(static_cast<size_t>(units), 0.0f);
   if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
   const memory src = b.PlainInput(l.inputs[0]);
@@ -134,7 +135,7 @@ void BuildWeightOnlyDense(Builder& b) {
   // llama (1.1B) decode step has 89 such layers of 133.
   if (!l.attrs.Bool("bias") && FusedActivation(l.attrs).kind == ActivationKind::kNone &&
       !b.fusion().activation && !b.fusion().residual) {
-    b.SetKernel("ntpbench int" + std::to_string(kernel->bits) + "-weight panels");
+    b.SetKernel(kernel->Name());
     return;
   }
   const memory::desc y_md({rows, units}, dt::f32, tag::ab), bias_md({1, units}, dt::f32, tag::ab);
@@ -160,8 +161,7 @@ void BuildWeightOnlyDense(Builder& b) {
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
   }
-  b.SetKernel("ntpbench int" + std::to_string(kernel->bits) + "-weight panels + " +
-              pd->impl_info_str());
+  b.SetKernel(kernel->Name() + " + " + pd->impl_info_str());
   b.AddPrimitive(*pd, dnnl::binary(*pd), std::move(args));
 }
 

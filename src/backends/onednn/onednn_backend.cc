@@ -15,6 +15,7 @@
 #include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/backends/onednn/weight_only_dense.h"
 #include "src/backends/random_data.h"
 
 namespace ntpb {
@@ -326,6 +327,12 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_BF16_DEPTHWISE",
          "bf16 depthwise convolutions with a relu/relu6 or none: widened (ntpbench's kernel, bf16 "
          "widened to f32 multiply-adds), onednn (oneDNN's)"},
+        {"weight_only",
+         {"auto", "int-dot", "widened"},
+         "NTPB_ONEDNN_WEIGHT_ONLY",
+         "w8/w4 dense layers (and an i8 run's streamed recurrence): int-dot (u8 x s8 dot "
+         "products; each group of 32 inputs quantized to 16-bit integers), widened (weights "
+         "widened to f32, f32 inputs); auto: int-dot where the build has AVX512-VNNI"},
         {"rnn",
          {"auto", "streamed", "decomposed", "fused"},
          "NTPB_ONEDNN_RNN",
@@ -448,10 +455,14 @@ class OnednnBackend : public Backend {
         return "f32 (" + oneDNN + ")";
       case Precision::kW8:
       case Precision::kW4:
+        // Unless onednn.weight_only=widened.
         return std::string("dense weights int") + std::to_string(WeightOnlyBits(precision)) +
-               " in groups of " + std::to_string(kWeightGroup) +
-               " inputs, widened to f32 in registers by ntpbench's panel kernel; the rest f32 (" +
-               oneDNN + ")";
+               " in groups of " + std::to_string(kWeightGroup) + " inputs, " +
+               (HasIntegerDotKernel()
+                    ? "multiplied by the inputs quantized to 16-bit integers per group (VNNI "
+                      "dot products, ntpbench's panel kernel)"
+                    : "widened to f32 in registers by ntpbench's panel kernel") +
+               "; the rest f32 (" + oneDNN + ")";
       default:
         return "";
     }

@@ -221,7 +221,8 @@ void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, in
     for (int64_t group = 0; group < g.groups; ++group) {
       for (int64_t j = 0; j < gh; ++j) g.scales[group * gh + j] = 1.0f / qh.scales[j];
     }
-    kernels.push_back(std::make_shared<const WeightOnlyDense>(g));
+    kernels.push_back(
+        std::make_shared<const WeightOnlyDense>(g, WeightOnlyKernelFor(b.option("weight_only"))));
   }
   // Aligned as oneDNN's buffers are (Eigen's exp/tanh round unaligned heads differently).
   using Floats = std::vector<float, Eigen::aligned_allocator<float>>;
@@ -252,7 +253,7 @@ void BuildInt8PanelRecurrence(Builder& b, bool lstm, int64_t dirs, int64_t n, in
       }
     }
   });
-  b.SetKernel("ntpbench int8-weight panels, f32 state (oneDNN's s8 matmul here is gemm:jit)");
+  b.SetKernel(kernels.front()->Name() + ", f32 state (oneDNN's s8 matmul here is gemm:jit)");
 }
 
 void BuildDecomposed(Builder& b, bool lstm) {

@@ -4,9 +4,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
+#include "ntpbench/error.h"
 #include "src/backends/onednn/native_vectors.h"
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#define NTPB_WEIGHT_ONLY_INTEGER_DOT 1
+#endif
 
 namespace ntpb::onednn {
 namespace {
@@ -352,16 +358,234 @@ void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const ui
   }
 }
 
+#if defined(NTPB_WEIGHT_ONLY_INTEGER_DOT)
+// The integer dot kernel (kIntegerDot, weight_only_dense.h).
+
+// Rows' inputs as the kernel takes them: for each row and group, the two s8 halves of each q
+// (hi, lo; kWeightGroup bytes each, zero past the inputs), the input scale s and sum(q) (the
+// weights' offset times it is taken off at once).
+struct QuantizedInputs {
+  int64_t groups = 0;
+  std::vector<int8_t, CacheLineAllocator<int8_t>> hi, lo;  // [rows, groups * kWeightGroup]
+  std::vector<float> scale;                                // [rows, groups]
+  std::vector<int32_t> sum;                                // [rows, groups]
+};
+
+constexpr int kDotLanes = 16;                    // outputs of one vector: 16 lanes of 4 inputs
+constexpr int kDotVectors = kPanel / kDotLanes;  // 4 a panel
+constexpr int64_t kQuadsPerGroup = kWeightGroup / 4;
+
+inline float MaxLanes(__m512 v) {
+  const __m256 y = _mm256_max_ps(_mm512_castps512_ps256(v),
+                                 _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+  __m128 x = _mm_max_ps(_mm256_castps256_ps128(y), _mm256_extractf128_ps(y, 1));
+  x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+  x = _mm_max_ss(x, _mm_shuffle_ps(x, x, 1));
+  return _mm_cvtss_f32(x);
+}
+
+inline int32_t SumLanes(__m512i v) {
+  const __m256i y = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  __m128i x = _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+  x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x4E));
+  x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0xB1));
+  return _mm_cvtsi128_si32(x);
+}
+
+inline __mmask16 FirstLanes(int64_t n) {
+  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
+}
+
+// One row's groups: s = max |x| / kInputLevels, q = round(x / s) (to nearest even), hi and lo.
+// A NaN in a group makes its scale NaN, and an infinity its scale infinite, so the outputs it
+// reaches are not finite (as f32's would be) rather than quietly wrong.
+void QuantizeRow(const float* x, int64_t k_len, int64_t groups, int8_t* hi, int8_t* lo,
+                 float* scale, int32_t* q_sum) {
+  constexpr float kLevels = WeightOnlyDense::kInputLevels;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t k0 = g * kWeightGroup;
+    const __mmask16 m0 = FirstLanes(k_len - k0), m1 = FirstLanes(k_len - k0 - 16);
+    const __m512 v0 = _mm512_maskz_loadu_ps(m0, x + k0);
+    const __m512 v1 = _mm512_maskz_loadu_ps(m1, x + k0 + 16);
+    const bool nan =
+        (_mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q)) != 0;
+    const float max = MaxLanes(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
+    scale[g] = nan ? std::nanf("") : max / kLevels;
+    const __m512 inverse = _mm512_set1_ps(max > 0 && !std::isinf(max) ? kLevels / max : 0.0f);
+    __m512i sum = _mm512_setzero_si512();
+    for (int half = 0; half < 2; ++half) {
+      const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(half == 0 ? v0 : v1, inverse));
+      const __m512i h = _mm512_srai_epi32(_mm512_add_epi32(q, _mm512_set1_epi32(128)), 8);
+      const __m512i l = _mm512_sub_epi32(q, _mm512_slli_epi32(h, 8));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(hi + k0 + 16 * half), _mm512_cvtepi32_epi8(h));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(lo + k0 + 16 * half), _mm512_cvtepi32_epi8(l));
+      sum = _mm512_add_epi32(sum, q);
+    }
+    q_sum[g] = SumLanes(sum);
+  }
+}
+
+// Vectors of 16 outputs a pass takes for R rows: two integer accumulators per row and vector, the
+// vectors' weights and the rows' two broadcast input words in registers.
+template <int R>
+constexpr int DotVectorsPerPass() {
+  int v = kDotVectors;
+  while (v > 1 && 2 * R * v + v + 2 * R > kRegisters) v /= 2;
+  return v;
+}
+
+// y[r][0..width) for R rows of a panel. The panel holds, for each 4 inputs (a quad), the 64
+// outputs' 4 weights: w8 one byte each, w + 128 (256 bytes a quad); w4 128 bytes a quad, two
+// 64-byte lines of 32 outputs, byte 4 j + i holding input i of output j in its low nibble and of
+// output j + 16 in its high one, each w + 8. The high nibbles are multiplied where they are, as
+// 16 (w + 8) (a mask, no shift: 2 instructions a line, not 3), their outputs' scales / 16.
+template <int R, int kBits, bool kAhead>
+inline __attribute__((always_inline)) void IntegerDotRows(const QuantizedInputs& in, int64_t row0,
+                                                          int64_t quads, const uint8_t* panel,
+                                                          const float* scales, float* y,
+                                                          int64_t y_stride, int64_t width,
+                                                          int64_t ahead) {
+  constexpr int kPass = DotVectorsPerPass<R>();
+  constexpr int64_t kQuadBytes = kPanel * kBits / 2;
+  const int64_t groups = in.groups, row_bytes = groups * kWeightGroup;
+  const __m512i low_nibble = _mm512_set1_epi8(0x0F), high_nibble = _mm512_set1_epi8(-16);
+  // The weights' offset in the units each vector multiplies them in (see above).
+  auto offset = [](int vector) { return kBits == 8 ? 128 : vector % 2 == 0 ? 8 : 128; };
+  for (int v0 = 0; v0 < kDotVectors && v0 * kDotLanes < width; v0 += kPass) {
+    __m512 acc[R][kPass];
+    for (int r = 0; r < R; ++r) {
+      for (int v = 0; v < kPass; ++v) acc[r][v] = _mm512_setzero_ps();
+    }
+    const int64_t pass_ahead = v0 == 0 ? ahead : 0;  // the first pass brings the panel in
+    for (int64_t g = 0; g < groups; ++g) {
+      PrefetchScalesAhead(scales + g * kPanel, kWeightGroup * kPanel * kBits / 8, pass_ahead);
+      __m512i hi[R][kPass], lo[R][kPass];
+      for (int r = 0; r < R; ++r) {
+        const int32_t q_sum = in.sum[(row0 + r) * groups + g];
+        for (int v = 0; v < kPass; ++v) {
+          hi[r][v] = _mm512_setzero_si512();
+          lo[r][v] = _mm512_set1_epi32(-offset(v0 + v) * q_sum);
+        }
+      }
+      const int64_t c_end = std::min(quads, (g + 1) * kQuadsPerGroup);
+      for (int64_t c = g * kQuadsPerGroup; c < c_end; ++c) {
+        const uint8_t* quad = panel + c * kQuadBytes;
+        __m512i w[kPass];
+#pragma GCC unroll 4
+        for (int v = 0; v < kPass; ++v) {
+          const int vector = v0 + v;
+          if constexpr (kBits == 8) {
+            const uint8_t* line = quad + vector * 64;
+            PrefetchLineAhead<kAhead>(line, pass_ahead);
+            w[v] = _mm512_load_si512(line);
+          } else if (v == 0 || vector % 2 == 0) {
+            const uint8_t* line = quad + vector / 2 * 64;
+            PrefetchLineAhead<kAhead>(line, pass_ahead);
+            const __m512i bytes = _mm512_load_si512(line);
+            w[v] = _mm512_and_si512(bytes, vector % 2 == 0 ? low_nibble : high_nibble);
+            if (v + 1 < kPass) w[v + 1] = _mm512_and_si512(bytes, high_nibble);
+          }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          int32_t h, l;
+          std::memcpy(&h, in.hi.data() + (row0 + r) * row_bytes + 4 * c, 4);
+          std::memcpy(&l, in.lo.data() + (row0 + r) * row_bytes + 4 * c, 4);
+          const __m512i bh = _mm512_set1_epi32(h), bl = _mm512_set1_epi32(l);
+#pragma GCC unroll 4
+          for (int v = 0; v < kPass; ++v) {
+            hi[r][v] = _mm512_dpbusd_epi32(hi[r][v], w[v], bh);
+            lo[r][v] = _mm512_dpbusd_epi32(lo[r][v], w[v], bl);
+          }
+        }
+      }
+      // sum(w q) = 256 sum(u hi) + sum(u lo) - offset sum(q), exact; then one scale.
+#pragma GCC unroll 4
+      for (int v = 0; v < kPass; ++v) {
+        const __m512 weight_scale = _mm512_loadu_ps(scales + g * kPanel + (v0 + v) * kDotLanes);
+        for (int r = 0; r < R; ++r) {
+          const __m512i sum = _mm512_add_epi32(_mm512_slli_epi32(hi[r][v], 8), lo[r][v]);
+          const __m512 s =
+              _mm512_mul_ps(weight_scale, _mm512_set1_ps(in.scale[(row0 + r) * groups + g]));
+          acc[r][v] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), s, acc[r][v]);
+        }
+      }
+    }
+    for (int r = 0; r < R; ++r) {
+      for (int v = 0; v < kPass; ++v) {
+        const int64_t column = (v0 + v) * kDotLanes;
+        StoreColumns((Floats)acc[r][v], y + r * y_stride + column, width - column);
+      }
+    }
+  }
+}
+
+template <int R, int kBits>
+inline void IntegerDotRowsAhead(const QuantizedInputs& in, int64_t row0, int64_t quads,
+                                const uint8_t* panel, const float* scales, float* y,
+                                int64_t y_stride, int64_t width, int64_t ahead) {
+  if (ahead > 0) {
+    IntegerDotRows<R, kBits, true>(in, row0, quads, panel, scales, y, y_stride, width, ahead);
+  } else {
+    IntegerDotRows<R, kBits, false>(in, row0, quads, panel, scales, y, y_stride, width, 0);
+  }
+}
+
+template <int kBits>
+void IntegerDotPanel(const QuantizedInputs& in, int64_t rows, int64_t quads, const uint8_t* panel,
+                     const float* scales, float* y, int64_t y_stride, int64_t width,
+                     int64_t ahead) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+    float* yr = y + r0 * y_stride;
+    if (r0 > 0) ahead = 0;  // the first 4 rows brought the panel into the L2
+    switch (std::min<int64_t>(4, rows - r0)) {
+      case 1:
+        IntegerDotRowsAhead<1, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
+        break;
+      case 2:
+        IntegerDotRowsAhead<2, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
+        break;
+      case 3:
+        IntegerDotRowsAhead<3, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
+        break;
+      default:
+        IntegerDotRowsAhead<4, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
+        break;
+    }
+  }
+}
+#endif  // NTPB_WEIGHT_ONLY_INTEGER_DOT
+
 }  // namespace
 
-WeightOnlyDense::WeightOnlyDense(const GroupQuantizedWeights& q)
+bool HasIntegerDotKernel() {
+#if defined(NTPB_WEIGHT_ONLY_INTEGER_DOT)
+  return true;
+#else
+  return false;
+#endif
+}
+
+WeightOnlyKernel WeightOnlyKernelFor(const std::string& mode) {
+  if (mode == "widened") return WeightOnlyKernel::kWidened;
+  if (mode == "int-dot" && !HasIntegerDotKernel()) {
+    throw Error("", "", "onednn.weight_only",
+                "int-dot needs a build for a CPU with AVX512-VNNI and AVX512-BW (-march=native "
+                "there); this one has widened only");
+  }
+  return HasIntegerDotKernel() ? WeightOnlyKernel::kIntegerDot : WeightOnlyKernel::kWidened;
+}
+
+WeightOnlyDense::WeightOnlyDense(const GroupQuantizedWeights& q, WeightOnlyKernel kernel_kind)
     : inputs(q.inputs),
       outputs(q.outputs),
       groups(q.groups),
       bits(q.levels > 7 ? 8 : 4),
+      kernel(HasIntegerDotKernel() ? kernel_kind : WeightOnlyKernel::kWidened),
       prefetch_ahead(bits == 8 ? kPrefetchAheadW8 : kPrefetchAheadW4) {
-  // w4's padding decodes to 0 (8 - 8); w8's is 0.
-  packed.assign(static_cast<size_t>(panels() * panel_bytes()), bits == 8 ? 0 : 0x88);
+  const bool dot = kernel == WeightOnlyKernel::kIntegerDot;
+  // Padding decodes to 0: w4's 8 - 8, w8's 0 (widened) or 128 - 128 (integer dot).
+  packed.assign(static_cast<size_t>(panels() * panel_bytes()), bits == 4 ? 0x88 : dot ? 0x80 : 0);
   scales.assign(static_cast<size_t>(panels() * groups * kPanel), 0.0f);
   for (int64_t p = 0; p < panels(); ++p) {
     uint8_t* panel = packed.data() + p * panel_bytes();
@@ -370,23 +594,77 @@ WeightOnlyDense::WeightOnlyDense(const GroupQuantizedWeights& q)
       for (int64_t k = 0; k < inputs; ++k) {
         const int8_t v = q.values[k * outputs + n];
         if (bits == 8) {
-          panel[k * kPanel + j] = static_cast<uint8_t>(v);
-        } else {
-          uint8_t& byte = panel[k * kPanel / 2 + j % (kPanel / 2)];
-          const uint8_t nibble = static_cast<uint8_t>(v + 8) & 15;
-          byte = j < kPanel / 2 ? static_cast<uint8_t>((byte & 0xF0) | nibble)
-                                : static_cast<uint8_t>((byte & 0x0F) | nibble << 4);
+          if (dot) {
+            panel[(k / 4) * kPanel * 4 + j * 4 + k % 4] = static_cast<uint8_t>(v + 128);
+          } else {
+            panel[k * kPanel + j] = static_cast<uint8_t>(v);
+          }
+          continue;
         }
+        const uint8_t nibble = static_cast<uint8_t>(v + 8) & 15;
+        // The byte and whether the high nibble: see IntegerDotRows and PanelRows4.
+        const int64_t half = j % (kPanel / 2);
+        uint8_t& byte = dot ? panel[(k / 4) * kPanel * 2 + j / 32 * 64 + (half % 16) * 4 + k % 4]
+                            : panel[k * kPanel / 2 + half];
+        const bool high = dot ? half >= 16 : j >= kPanel / 2;
+        byte = high ? static_cast<uint8_t>((byte & 0x0F) | nibble << 4)
+                    : static_cast<uint8_t>((byte & 0xF0) | nibble);
       }
+      // The integer dot kernel's high w4 nibbles count 16 times their value (IntegerDotRows).
+      const float unit = dot && bits == 4 && j % 32 >= 16 ? 1.0f / 16 : 1.0f;
       for (int64_t g = 0; g < groups; ++g) {
-        scales[(p * groups + g) * kPanel + j] = q.scales[g * outputs + n];
+        scales[(p * groups + g) * kPanel + j] = q.scales[g * outputs + n] * unit;
       }
     }
   }
 }
 
+std::string WeightOnlyDense::Name() const {
+  const std::string panels = "ntpbench int" + std::to_string(bits) + "-weight panels";
+  return kernel == WeightOnlyKernel::kIntegerDot
+             ? panels + " (VNNI dot products, inputs as 16-bit integers)"
+             : panels + " (widened to f32)";
+}
+
 void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) const {
   const int64_t p_count = panels(), bytes = panel_bytes();
+#if defined(NTPB_WEIGHT_ONLY_INTEGER_DOT)
+  if (kernel == WeightOnlyKernel::kIntegerDot) {
+    // The caller's buffer, named before the parallel region (each thread has its own).
+    thread_local QuantizedInputs buffer;
+    QuantizedInputs& in = buffer;
+    const int64_t row_bytes = groups * kWeightGroup;
+    in.groups = groups;
+    in.hi.resize(static_cast<size_t>(rows * row_bytes));
+    in.lo.resize(in.hi.size());
+    in.scale.resize(static_cast<size_t>(rows * groups));
+    in.sum.resize(in.scale.size());
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static)
+      for (int64_t r = 0; r < rows; ++r) {
+        QuantizeRow(x + r * inputs, inputs, groups, in.hi.data() + r * row_bytes,
+                    in.lo.data() + r * row_bytes, in.scale.data() + r * groups,
+                    in.sum.data() + r * groups);
+      }
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < p_count; ++p) {
+        const uint8_t* panel = packed.data() + p * bytes;
+        const float* panel_scales = scales.data() + p * groups * kPanel;
+        const int64_t width = std::min(kPanel, outputs - p * kPanel);
+        const int64_t quads = panel_inputs() / 4;
+        if (bits == 8) {
+          IntegerDotPanel<8>(in, rows, quads, panel, panel_scales, y + p * kPanel, outputs, width,
+                             prefetch_ahead);
+        } else {
+          IntegerDotPanel<4>(in, rows, quads, panel, panel_scales, y + p * kPanel, outputs, width,
+                             prefetch_ahead);
+        }
+      }
+    }
+    return;
+  }
+#endif
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t p = 0; p < p_count; ++p) {
     const uint8_t* panel = packed.data() + p * bytes;

@@ -15,6 +15,16 @@
 //  - in each group of kWeightGroup inputs the values are widened and accumulated in f32, then
 //    multiplied by their outputs' scales once (where the registers hold a second set of
 //    accumulators; else each weight is scaled as it is widened).
+//  - where the build has AVX512-VNNI (kIntegerDot), each row's inputs are quantized first, per
+//    group, to 16-bit integers q = round(x / s), s = the group's max |x| / 32639, held as two s8
+//    halves q = 256 hi + lo, and the weights (stored unsigned: w8 as w + 128, w4 as the nibble
+//    w + 8) multiply both halves with u8 x s8 dot products (vpdpbusd: 64 products an
+//    instruction), four inputs per 32-bit lane: the panel holds, for each 4 inputs, the 64
+//    outputs' 4 weights side by side. A group's sum sum(w q) is exact in 32-bit integers (the
+//    offsets taken off as off * sum(q)), then scaled once by (weight scale x input scale). Per
+//    128 weights: w8 4 dot products, w4 4 and 3 to split the nibbles (the widening kernel: 24
+//    and 23 instructions). The inputs lose at most s / 2 each, 1 / 65278 of their group's largest
+//    (bf16 inputs: 1 / 256 of each value); kWidened keeps them f32.
 // Bias, activation and a residual add are applied after it by a oneDNN binary primitive (none
 // where the layer has none of them). An i8 run's recurrence takes the same panels where
 // oneDNN's s8 matmul is generic (recurrent.cc).
@@ -31,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "src/backends/common/quantization.h"
@@ -38,8 +49,21 @@
 
 namespace ntpb::onednn {
 
+// How a weight-only layer multiplies (the option onednn.weight_only): its f32 inputs by weights
+// widened to f32, or 16-bit integer inputs by the integer weights.
+enum class WeightOnlyKernel { kWidened, kIntegerDot };
+
+// Whether this build has the integer dot kernel (compiled with AVX512-VNNI and AVX512-BW).
+bool HasIntegerDotKernel();
+// The kernel option `mode` (auto, int-dot, widened) picks; auto: int-dot where there is one.
+// int-dot where the build has none is an Error naming the option.
+WeightOnlyKernel WeightOnlyKernelFor(const std::string& mode);
+
 struct WeightOnlyDense {
   static constexpr int64_t kPanel = 64;
+  // The largest |q| of a quantized input: 127 * 256 + 127, so that hi = (q + 128) >> 8 and
+  // lo = q - 256 hi are both s8.
+  static constexpr int kInputLevels = 32639;
 
   // Bytes of a panel past the line being widened that are asked for first (0: none), on the
   // panel's first pass. A 256 MiB 16384 x 16384 layer at batch 1 (2-core Intel Xeon guest,
@@ -51,16 +75,24 @@ struct WeightOnlyDense {
 
   int64_t inputs = 0, outputs = 0, groups = 0;
   int bits = 8;
+  WeightOnlyKernel kernel = WeightOnlyKernel::kWidened;
   int64_t prefetch_ahead = 0;
   std::vector<uint8_t, CacheLineAllocator<uint8_t>> packed;  // panel-major, as above
   std::vector<float> scales;  // [panels, groups, kPanel], zero-padded
 
-  explicit WeightOnlyDense(const GroupQuantizedWeights& q);
+  WeightOnlyDense(const GroupQuantizedWeights& q, WeightOnlyKernel kernel);
 
   int64_t panels() const { return (outputs + kPanel - 1) / kPanel; }
-  int64_t panel_bytes() const { return inputs * kPanel * bits / 8; }
+  // kIntegerDot pads the inputs to a multiple of 4 (weights 0).
+  int64_t panel_inputs() const {
+    return kernel == WeightOnlyKernel::kIntegerDot ? (inputs + 3) / 4 * 4 : inputs;
+  }
+  int64_t panel_bytes() const { return panel_inputs() * kPanel * bits / 8; }
+  // What the step's kernel column says.
+  std::string Name() const;
 
-  // y[rows, outputs] = x[rows, inputs] x W, with `threads` threads.
+  // y[rows, outputs] = x[rows, inputs] x W, with `threads` threads. kIntegerDot quantizes x into
+  // a buffer of the calling thread's (allocated on its first call, grown, never freed).
   void Run(const float* x, int64_t rows, float* y, int threads) const;
 };
 
