@@ -498,8 +498,9 @@ TEST(OnednnDense, EveryRouteMatchesTheEigenReference) {
         "layers": [
           {"name": "a", "op": "dense", "units": 24, "activation": "relu"},
           {"name": "b", "op": "dense", "units": 24, "bias": false, "inputs": ["a"]},
-          {"name": "s", "op": "add", "inputs": ["b", "a"]}],
-        "outputs": ["s"]})",
+          {"name": "s", "op": "add", "inputs": ["b", "a"]},
+          {"name": "c", "op": "dense", "units": 70, "inputs": ["s"]}],
+        "outputs": ["c"]})",
                                   "dense.json"),
                 {});
     for (const char* route : {"auto", "matmul", "conv1x1"}) {
@@ -585,11 +586,6 @@ TEST(OnednnI8Recurrence, TakesTheInt8PanelsWhereTheS8MatmulIsGeneric) {
   }
 }
 
-// w8 and w4 dense layers (weight_only_dense.h) against the Eigen reference in the same
-// precision, which multiplies the same dequantized weights in f32: the two differ only by the
-// order of the additions. 1 to 9 rows (4-row blocks and their remainders), 45 inputs (a partial
-// group), 70 outputs (a partial panel), with and without bias, a fused activation and residual
-// add. The analysis counts the quantized bytes.
 // The bf16 panel kernel itself, both ways of multiplying (vdpbf16ps where built for it, the
 // widening loop everywhere): its f32 sums against a double-precision product of the same bf16
 // values, at odd and even inputs, a last panel narrower than 64 and 1 to 9 rows; its bf16
@@ -892,6 +888,15 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
   using onednn::WeightOnlyDense;
   using onednn::WeightOnlyKernel;
   constexpr double kLevels = WeightOnlyDense::kInputLevels;
+  // The option: int-dot where the build has it, else one line naming the option.
+  EXPECT_EQ(onednn::WeightOnlyKernelFor("widened"), WeightOnlyKernel::kWidened);
+  if (onednn::HasIntegerDotKernel()) {
+    EXPECT_EQ(onednn::WeightOnlyKernelFor("int-dot"), WeightOnlyKernel::kIntegerDot);
+    EXPECT_EQ(onednn::WeightOnlyKernelFor("auto"), WeightOnlyKernel::kIntegerDot);
+  } else {
+    EXPECT_THROW(onednn::WeightOnlyKernelFor("int-dot"), Error);
+    EXPECT_EQ(onednn::WeightOnlyKernelFor("auto"), WeightOnlyKernel::kWidened);
+  }
   const int64_t outputs = 70;
   int checked_dot = 0;
   for (const int64_t inputs : {45, 130}) {
@@ -960,6 +965,13 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
   EXPECT_EQ(checked_dot, 2 * 2 * 2 * 6);
 }
 
+// w8 and w4 dense layers (weight_only_dense.h) against the Eigen reference in the same
+// precision, which multiplies the same dequantized weights by the f32 inputs: the two differ by
+// the order of the additions and, in the integer dot kernel, by its 16-bit inputs (each within
+// 1 / 65278 of its group's largest). 1 to 9 rows (4-row blocks and their remainders), 45 inputs
+// (a partial group), 70 outputs (a partial panel): a bias and a fused activation (oneDNN's
+// binary after the kernel), a fused residual add without bias and a bias alone (both in the
+// kernel's store). The analysis counts the quantized bytes.
 TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
   for (const int rows : {1, 2, 3, 4, 5, 9}) {
     const ResolvedTopology topology =
@@ -970,33 +982,52 @@ TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
         "layers": [
           {"name": "a", "op": "dense", "units": 70, "activation": "relu"},
           {"name": "b", "op": "dense", "units": 70, "bias": false, "inputs": ["a"]},
-          {"name": "s", "op": "add", "inputs": ["b", "a"]}],
-        "outputs": ["s"]})",
+          {"name": "s", "op": "add", "inputs": ["b", "a"]},
+          {"name": "c", "op": "dense", "units": 70, "inputs": ["s"]}],
+        "outputs": ["c"]})",
                                   "w.json"),
                 {});
-    for (Precision precision : {Precision::kW8, Precision::kW4}) {
+    for (const auto& [precision, kernel] :
+         std::vector<std::pair<Precision, std::string>>{{Precision::kW8, "widened"},
+                                                        {Precision::kW8, "auto"},
+                                                        {Precision::kW4, "widened"},
+                                                        {Precision::kW4, "auto"}}) {
       RunConfig config = OpConfig();
       config.precision = precision;
+      config.options["reuse"] = "off";  // a's memory would hold c
+      config.options["weight_only"] = kernel;
       auto reference = FindBackend("eigen")->Compile(topology, config);
       auto onednn = FindBackend("onednn")->Compile(topology, config);
       reference->Run();
       onednn->Run();
       const std::string what =
-          std::string(PrecisionName(precision)) + " rows " + std::to_string(rows);
-      for (const char* tensor : {"a", "s"}) {
+          std::string(PrecisionName(precision)) + " " + kernel + " rows " + std::to_string(rows);
+      for (const char* tensor : {"a", "s", "c"}) {
         const AccuracyDelta d =
             CompareOutputs(onednn->ReadTensor(tensor), reference->ReadTensor(tensor));
         EXPECT_LT(d.max_rel_err, kF32Tolerance) << what << " " << tensor;
       }
-      ASSERT_EQ(onednn->steps().size(), 2u) << what;
-      EXPECT_NE(onednn->steps()[0].kernel.find("int" + std::to_string(WeightOnlyBits(precision))),
-                std::string::npos)
-          << onednn->steps()[0].kernel;
+      // The activation after oneDNN's binary; the residual add and the bias in the kernel's
+      // store.
+      ASSERT_EQ(onednn->steps().size(), 3u) << what;
+      for (const StepInfo& step : onednn->steps()) {
+        EXPECT_NE(step.kernel.find("int" + std::to_string(WeightOnlyBits(precision))),
+                  std::string::npos)
+            << step.kernel;
+      }
+      auto ends_with = [](const std::string& s, const std::string& end) {
+        return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+      };
+      const std::vector<StepInfo>& steps = onednn->steps();
+      EXPECT_EQ(steps[0].kernel.find(") + bias"), std::string::npos) << steps[0].kernel;
+      EXPECT_NE(steps[0].kernel.find(") + "), std::string::npos) << steps[0].kernel;  // oneDNN's
+      EXPECT_TRUE(ends_with(steps[1].kernel, ") + residual add")) << steps[1].kernel;
+      EXPECT_TRUE(ends_with(steps[2].kernel, ") + bias")) << steps[2].kernel;
       // ...and the quantization loses something against f32.
       RunConfig f32_config = OpConfig();
       auto f32 = FindBackend("eigen")->Compile(topology, f32_config);
       f32->Run();
-      EXPECT_GT(CompareOutputs(onednn->ReadTensor("s"), f32->ReadTensor("s")).max_rel_err, 1e-4)
+      EXPECT_GT(CompareOutputs(onednn->ReadTensor("c"), f32->ReadTensor("c")).max_rel_err, 1e-4)
           << what;
     }
     const TopologyAnalysis w4 = Analyze(topology, Precision::kW4);

@@ -111,33 +111,47 @@ bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmu
 }
 
 // A dense layer in w8 or w4: ntpbench's kernel (weight_only_dense.h) computes the product from
-// the quantized weights; one oneDNN binary add, in place, then adds the bias and applies the
-// fused activation and residual add as its post-ops.
+// the quantized weights and adds the bias and a fused residual add as it stores; where there is
+// an activation, one oneDNN binary add, in place, then adds the bias and applies the activation
+// and the residual add as its post-ops.
 void BuildWeightOnlyDense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
   const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
-  const auto kernel = std::make_shared<const WeightOnlyDense>(
+  auto packed = std::make_shared<WeightOnlyDense>(
       QuantizeByGroups(b.WeightValues(0), k, units, b.config().precision),
       WeightOnlyKernelFor(b.option("weight_only")));
   std::vector<float> biases(static_cast<size_t>(units), 0.0f);
   if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
+  const bool activation =
+      FusedActivation(l.attrs).kind != ActivationKind::kNone || b.fusion().activation;
+  if (!activation && l.attrs.Bool("bias")) packed->bias = biases;
+  const std::shared_ptr<const WeightOnlyDense> kernel = std::move(packed);
   const memory src = b.PlainInput(l.inputs[0]);
   const memory out = b.NewOutput(PlainDesc(
       b.fusion().residual ? b.fusion().residual->output_shapes[0] : l.output_shapes[0], dt::f32));
   const float* x = static_cast<const float*>(src.get_data_handle());
   float* y = static_cast<float*>(out.get_data_handle());
   const int threads = EffectiveThreads(b.config());
-  b.AddHost([kernel, x, y, rows, threads, keep = std::vector<memory>{src, out}] {
-    kernel->Run(x, rows, y, threads);
-  });
-  // Nothing to add or apply (a transformer's q, k, v without bias): no second pass over y. A
-  // llama (1.1B) decode step has 89 such layers of 133.
-  if (!l.attrs.Bool("bias") && FusedActivation(l.attrs).kind == ActivationKind::kNone &&
-      !b.fusion().activation && !b.fusion().residual) {
-    b.SetKernel(kernel->Name());
+  std::vector<memory> keep = {src, out};
+  if (!activation) {
+    // The add's other operand, f32 as a weight-only run's activations are.
+    const float* addend = nullptr;
+    if (b.fusion().residual) {
+      const memory operand = b.Input(b.fusion().ResidualOperand(),
+                                     PlainDesc(b.fusion().residual->output_shapes[0], dt::f32));
+      addend = static_cast<const float*>(operand.get_data_handle());
+      keep.push_back(operand);
+    }
+    b.AddHost([kernel, x, y, rows, threads, addend, keep = std::move(keep)] {
+      kernel->Run(x, rows, y, threads, addend);
+    });
+    b.SetKernel(kernel->Name() + (l.attrs.Bool("bias") ? " + bias" : "") +
+                (addend ? " + residual add" : ""));
     return;
   }
+  b.AddHost(
+      [kernel, x, y, rows, threads, keep = std::move(keep)] { kernel->Run(x, rows, y, threads); });
   const memory::desc y_md({rows, units}, dt::f32, tag::ab), bias_md({1, units}, dt::f32, tag::ab);
   const dnnl::binary::desc add(dnnl::algorithm::binary_add, y_md, bias_md, y_md);
   const HostPrecision hp{dt::f32, dt::f32, dt::f32, {}, {}, 1.0f};

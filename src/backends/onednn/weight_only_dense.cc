@@ -556,6 +556,22 @@ void IntegerDotPanel(const QuantizedInputs& in, int64_t rows, int64_t quads, con
 }
 #endif  // NTPB_WEIGHT_ONLY_INTEGER_DOT
 
+// Adds the bias and the addend (either may be null) to a panel's `width` outputs of each row.
+void AddToPanel(float* y, int64_t rows, int64_t stride, int64_t width, const float* bias,
+                const float* addend) {
+  if (bias == nullptr && addend == nullptr) return;
+  for (int64_t r = 0; r < rows; ++r) {
+    float* yr = y + r * stride;
+    if (bias != nullptr) {
+      for (int64_t j = 0; j < width; ++j) yr[j] += bias[j];
+    }
+    if (addend != nullptr) {
+      const float* ar = addend + r * stride;
+      for (int64_t j = 0; j < width; ++j) yr[j] += ar[j];
+    }
+  }
+}
+
 }  // namespace
 
 bool HasIntegerDotKernel() {
@@ -626,8 +642,12 @@ std::string WeightOnlyDense::Name() const {
              : panels + " (widened to f32)";
 }
 
-void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) const {
+void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads,
+                          const float* addend) const {
   const int64_t p_count = panels(), bytes = panel_bytes();
+  // This panel's part of the bias and the addend, or null.
+  auto bias_at = [this](int64_t p) { return bias.empty() ? nullptr : bias.data() + p * kPanel; };
+  auto addend_at = [addend](int64_t p) { return addend ? addend + p * kPanel : nullptr; };
 #if defined(NTPB_WEIGHT_ONLY_INTEGER_DOT)
   if (kernel == WeightOnlyKernel::kIntegerDot) {
     // The caller's buffer, named before the parallel region (each thread has its own).
@@ -660,6 +680,7 @@ void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) c
           IntegerDotPanel<4>(in, rows, quads, panel, panel_scales, y + p * kPanel, outputs, width,
                              prefetch_ahead);
         }
+        AddToPanel(y + p * kPanel, rows, outputs, width, bias_at(p), addend_at(p));
       }
     }
     return;
@@ -678,6 +699,7 @@ void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads) c
       Panel<4>(x, rows, inputs, groups, panel, panel_scales, y_panel, outputs, width,
                prefetch_ahead);
     }
+    AddToPanel(y_panel, rows, outputs, width, bias_at(p), addend_at(p));
   }
 }
 

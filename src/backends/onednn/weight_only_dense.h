@@ -25,19 +25,19 @@
 //    128 weights: w8 4 dot products, w4 4 and 3 to split the nibbles (the widening kernel: 24
 //    and 23 instructions). The inputs lose at most s / 2 each, 1 / 65278 of their group's largest
 //    (bf16 inputs: 1 / 256 of each value); kWidened keeps them f32.
-// Bias, activation and a residual add are applied after it by a oneDNN binary primitive (none
-// where the layer has none of them). An i8 run's recurrence takes the same panels where
-// oneDNN's s8 matmul is generic (recurrent.cc).
-// Tried and dropped: w4 at batch 1 with bf16 dot products (avx512_bf16): a 64-byte load's two
-// rows interleaved by 16-bit lanes, a vpermw table of bf16 nibble values giving pairs (k, k + 1)
-// for vdpbf16ps. On one Zen 5 core, a 1024 x 1024 layer in the L2: 54 G weights/s with x split
-// into two bf16 (hi + lo, near f32) against PanelRow4Pairs' 73; 91-93 with x rounded to bf16
-// alone, which would make w4's batch-1 numerics differ from its prefill's and the reference's
-// (1.2e-3 relative against 1e-4). The panels on 2 MiB pages (huge_pages.h): llama (1.1B) w4 decode
-// no faster (TPOT 27.5-27.9 ms against 25.8-27.2), its 16-token prefill slower (182-197 ms against
-// 141-145; Zen 5 VM, alternating). For more than 4 rows, each 256-input block of a panel widened
-// once into an L2-resident f32 buffer and multiplied for all rows: 1.3-1.6x slower at mlp batch 64
-// (Zen 3).
+// A bias and a residual add are added to each panel's outputs as they are stored (while in the
+// L1; a transformer's output projections: no second pass over y, no second step); an activation,
+// and what comes after it, by a oneDNN binary primitive after it. An i8 run's recurrence takes the
+// same panels where oneDNN's s8 matmul is generic (recurrent.cc). Tried and dropped: w4 at batch 1
+// with bf16 dot products (avx512_bf16): a 64-byte load's two rows interleaved by 16-bit lanes, a
+// vpermw table of bf16 nibble values giving pairs (k, k + 1) for vdpbf16ps. On one Zen 5 core, a
+// 1024 x 1024 layer in the L2: 54 G weights/s with x split into two bf16 (hi + lo, near f32)
+// against PanelRow4Pairs' 73; 91-93 with x rounded to bf16 alone, which would make w4's batch-1
+// numerics differ from its prefill's and the reference's (1.2e-3 relative against 1e-4). The panels
+// on 2 MiB pages (huge_pages.h): llama (1.1B) w4 decode no faster (TPOT 27.5-27.9 ms
+// against 25.8-27.2), its 16-token prefill slower (182-197 ms against 141-145; Zen 5 VM,
+// alternating). For more than 4 rows, each 256-input block of a panel widened once into an
+// L2-resident f32 buffer and multiplied for all rows: 1.3-1.6x slower at mlp batch 64 (Zen 3).
 #pragma once
 
 #include <cstdint>
@@ -91,9 +91,13 @@ struct WeightOnlyDense {
   // What the step's kernel column says.
   std::string Name() const;
 
-  // y[rows, outputs] = x[rows, inputs] x W, with `threads` threads. kIntegerDot quantizes x into
-  // a buffer of the calling thread's (allocated on its first call, grown, never freed).
-  void Run(const float* x, int64_t rows, float* y, int threads) const;
+  std::vector<float> bias;  // [outputs], or empty: none
+
+  // y[rows, outputs] = x[rows, inputs] x W (+ bias) (+ addend[rows, outputs], where given), with
+  // `threads` threads. kIntegerDot quantizes x into a buffer of the calling thread's (allocated
+  // on its first call, grown, never freed).
+  void Run(const float* x, int64_t rows, float* y, int threads,
+           const float* addend = nullptr) const;
 };
 
 }  // namespace ntpb::onednn
