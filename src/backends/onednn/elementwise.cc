@@ -1,5 +1,6 @@
 // Activations (eltwise), softmax, add/sub/mul/div and comparisons with NumPy broadcasting
 // (binary), and where.
+#include <Eigen/Core>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -195,11 +196,18 @@ void BuildSwiglu(Builder& b) {
       const float* x = static_cast<const float*>(src.get_data_handle());
       float* y = static_cast<float*>(dst.get_data_handle());
       for (int64_t r = 0; r < rows; ++r) {
+        if (!gelu) {
+          // Eigen's vectorized exp: a llama (1.1B) decode step's 5632 took 21 µs a layer with
+          // std::exp one at a time (2-core Intel Xeon guest).
+          const Eigen::Map<const Eigen::ArrayXf> gate(x + r * 2 * f, f),
+              value(x + r * 2 * f + f, f);
+          Eigen::Map<Eigen::ArrayXf>(y + r * f, f) = gate / (1.0f + (-gate).exp()) * value;
+          continue;
+        }
         for (int64_t i = 0; i < f; ++i) {
           const float z = x[r * 2 * f + i];
-          const float act = gelu ? 0.5f * z * (1.0f + std::erf(z * 0.70710678118654752f))
-                                 : z / (1.0f + std::exp(-z));
-          y[r * f + i] = act * x[r * 2 * f + f + i];
+          y[r * f + i] =
+              0.5f * z * (1.0f + std::erf(z * 0.70710678118654752f)) * x[r * 2 * f + f + i];
         }
       }
     });
