@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "ntpbench/error.h"
 #include "src/backends/onednn/native_vectors.h"
@@ -334,28 +335,36 @@ inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t k_l
   }
 }
 
-template <int kBits>
-void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const uint8_t* panel,
-           const float* scales, float* y, int64_t y_stride, int64_t width, int64_t ahead) {
+// Calls block(R, r0, ahead) for each block of R <= 4 rows from row r0, R a std::integral_constant:
+// only the first block asks for the panel ahead (it brings the panel into the L2).
+template <typename Block>
+inline void ForEachRowBlock(int64_t rows, int64_t ahead, Block&& block) {
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-    const float* xr = x + r0 * k_len;
-    float* yr = y + r0 * y_stride;
-    if (r0 > 0) ahead = 0;  // the first 4 rows brought the panel into the L2
+    if (r0 > 0) ahead = 0;
     switch (std::min<int64_t>(4, rows - r0)) {
       case 1:
-        PanelRows<1, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
+        block(std::integral_constant<int, 1>{}, r0, ahead);
         break;
       case 2:
-        PanelRows<2, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
+        block(std::integral_constant<int, 2>{}, r0, ahead);
         break;
       case 3:
-        PanelRows<3, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
+        block(std::integral_constant<int, 3>{}, r0, ahead);
         break;
       default:
-        PanelRows<4, kBits>(xr, k_len, groups, panel, scales, yr, y_stride, width, ahead);
+        block(std::integral_constant<int, 4>{}, r0, ahead);
         break;
     }
   }
+}
+
+template <int kBits>
+void Panel(const float* x, int64_t rows, int64_t k_len, int64_t groups, const uint8_t* panel,
+           const float* scales, float* y, int64_t y_stride, int64_t width, int64_t ahead) {
+  ForEachRowBlock(rows, ahead, [&](auto r, int64_t r0, int64_t block_ahead) {
+    PanelRows<decltype(r)::value, kBits>(x + r0 * k_len, k_len, groups, panel, scales,
+                                         y + r0 * y_stride, y_stride, width, block_ahead);
+  });
 }
 
 #if defined(NTPB_WEIGHT_ONLY_INTEGER_DOT)
@@ -535,24 +544,10 @@ template <int kBits>
 void IntegerDotPanel(const QuantizedInputs& in, int64_t rows, int64_t quads, const uint8_t* panel,
                      const float* scales, float* y, int64_t y_stride, int64_t width,
                      int64_t ahead) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-    float* yr = y + r0 * y_stride;
-    if (r0 > 0) ahead = 0;  // the first 4 rows brought the panel into the L2
-    switch (std::min<int64_t>(4, rows - r0)) {
-      case 1:
-        IntegerDotRowsAhead<1, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
-        break;
-      case 2:
-        IntegerDotRowsAhead<2, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
-        break;
-      case 3:
-        IntegerDotRowsAhead<3, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
-        break;
-      default:
-        IntegerDotRowsAhead<4, kBits>(in, r0, quads, panel, scales, yr, y_stride, width, ahead);
-        break;
-    }
-  }
+  ForEachRowBlock(rows, ahead, [&](auto r, int64_t r0, int64_t block_ahead) {
+    IntegerDotRowsAhead<decltype(r)::value, kBits>(in, r0, quads, panel, scales, y + r0 * y_stride,
+                                                   y_stride, width, block_ahead);
+  });
 }
 #endif  // NTPB_WEIGHT_ONLY_INTEGER_DOT
 
