@@ -23,8 +23,9 @@
 //    outputs' 4 weights side by side. A group's sum sum(w q) is exact in 32-bit integers (the
 //    offsets taken off as off * sum(q)), then scaled once by (weight scale x input scale). Per
 //    128 weights: w8 4 dot products, w4 4 and 2 masks to split the nibbles (the widening
-//    kernel: 24 and 23 instructions), and 5 a group of each 16 outputs to scale. The inputs lose at most s / 2 each, 1 / 65278 of their group's largest
-//    (bf16 inputs: 1 / 256 of each value); kWidened keeps them f32.
+//    kernel: 24 and 23 instructions), and 5 a group of each 16 outputs to scale. The inputs lose at
+//    most s / 2 each, 1 / 65278 of their group's largest (bf16 inputs: 1 / 256 of each value);
+//    kWidened keeps them f32.
 // A bias and a residual add are added to each panel's outputs as they are stored (while in the
 // L1; a transformer's output projections: no second pass over y, no second step); an activation,
 // and what comes after it, by a oneDNN binary primitive after it. An i8 run's recurrence takes the
