@@ -880,7 +880,8 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
 // (GroupQuantizedWeights::At): widened within f32 rounding; the integer dot kernel (where built)
 // within what quantizing each input to 16 bits can lose, s / 2 per input with s = its group's
 // max |x| / 32639, and exact (to f32 rounding) where every input is already such an integer.
-// Inputs whose groups differ in scale by 1e4, 45 and 130 inputs (partial quads and groups), 70
+// Inputs whose groups differ in scale by 1e4, and inputs of 1e-36 (where kLevels / max is beyond
+// f32), 45 and 130 inputs (partial quads and groups), 70
 // outputs (a partial panel, both w4 nibbles), 1 to 9 rows (the 4-row blocks' passes); a NaN
 // input makes its row's outputs NaN.
 TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) {
@@ -911,7 +912,9 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
           continue;  // the build has no AVX512-VNNI: widened only
         }
         const bool dot = kind == WeightOnlyKernel::kIntegerDot;
-        for (const bool integers : {false, true}) {
+        // 0: groups 1e4 apart; 1: integers; 2: groups of 1e-36 (kLevels / max beyond f32).
+        for (const int inputs_kind : {0, 1, 2}) {
+          const bool integers = inputs_kind == 1;
           for (const int64_t rows : {1, 2, 3, 4, 5, 9}) {
             std::vector<float> x(static_cast<size_t>(rows * inputs));
             for (size_t i = 0; i < x.size(); ++i) {
@@ -919,7 +922,8 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
               const double v = std::cos(0.11 * static_cast<double>(i));
               // Integers: each group's largest exactly kLevels, so q = x and s = 1.
               x[i] = integers ? static_cast<float>(i % 7 == 0 ? kLevels : std::round(v * kLevels))
-                              : static_cast<float>(v * (group % 2 == 0 ? 1e-3 : 10.0));
+                     : inputs_kind == 2 ? static_cast<float>(v * 1e-36)
+                                        : static_cast<float>(v * (group % 2 == 0 ? 1e-3 : 10.0));
             }
             std::vector<float> y(static_cast<size_t>(rows * outputs), -1.0f);
             kernel.Run(x.data(), rows, y.data(), 2);
@@ -940,13 +944,13 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
                       step[static_cast<size_t>(k / kWeightGroup)] * std::abs(q.At(k, j));
                 }
                 const double allowed =
-                    (dot && !integers ? quantization : 0.0) + 4e-6 * scale + 1e-30;
+                    (dot && !integers ? quantization : 0.0) + 4e-6 * scale + 1e-45;
                 worst = std::max(worst, std::abs(y[r * outputs + j] - want) / allowed);
               }
             }
             EXPECT_LE(worst, 1.0) << PrecisionName(precision) << (dot ? " int-dot" : " widened")
-                                  << " inputs " << inputs << " rows " << rows
-                                  << (integers ? " integer inputs" : "");
+                                  << " inputs " << inputs << " rows " << rows << " inputs kind "
+                                  << inputs_kind;
             checked_dot += dot;
           }
         }
@@ -961,7 +965,7 @@ TEST(OnednnWeightOnly, KernelSumsMatchADoubleProductWithinTheInputQuantization) 
     }
   }
   if (!onednn::HasIntegerDotKernel()) GTEST_SKIP() << "no AVX512-VNNI in this build: widened only";
-  EXPECT_EQ(checked_dot, 2 * 2 * 2 * 6);
+  EXPECT_EQ(checked_dot, 2 * 2 * 3 * 6);
 }
 
 // w8 and w4 dense layers (weight_only_dense.h) against the Eigen reference in the same

@@ -378,6 +378,7 @@ struct QuantizedInputs {
   std::vector<int8_t, CacheLineAllocator<int8_t>> hi, lo;  // [rows, groups * kWeightGroup]
   std::vector<float> scale;                                // [rows, groups]
   std::vector<int32_t> sum;                                // [rows, groups]
+  std::vector<float> unit;  // [rows]: 1, or 2^-64 where the row was quantized as 2^64 times it
 };
 
 constexpr int kDotLanes = 16;                    // outputs of one vector: 16 lanes of 4 inputs
@@ -407,20 +408,34 @@ inline __mmask16 FirstLanes(int64_t n) {
 
 // One row's groups: s = max |x| / kInputLevels, q = round(x / s) (to nearest even), hi and lo.
 // A NaN in a group makes its scale NaN, and an infinity its scale infinite, so the outputs it
-// reaches are not finite (as f32's would be) rather than quietly wrong.
+// reaches are not finite (as f32's would be) rather than quietly wrong. A row whose largest is
+// below 2^-60 is quantized as 2^64 times itself (exact; its outputs multiplied by `unit` = 2^-64
+// as they are stored), so that kInputLevels / max stays finite (at 1e-36 it would be infinite and
+// every q the integer indefinite) and the scales normal; a group below about 1e-34 of its row's
+// largest then counts as 0, which is under f32's rounding of that row's sums.
 void QuantizeRow(const float* x, int64_t k_len, int64_t groups, int8_t* hi, int8_t* lo,
-                 float* scale, int32_t* q_sum) {
+                 float* scale, int32_t* q_sum, float* unit) {
   constexpr float kLevels = WeightOnlyDense::kInputLevels;
+  __m512 row_max = _mm512_setzero_ps();
+  for (int64_t k = 0; k < k_len; k += 16) {
+    row_max =
+        _mm512_max_ps(row_max, _mm512_abs_ps(_mm512_maskz_loadu_ps(FirstLanes(k_len - k), x + k)));
+  }
+  const float max_of_row = MaxLanes(row_max);
+  const float row_unit = max_of_row > 0 && max_of_row < 0x1p-60f ? 0x1p64f : 1.0f;
+  *unit = 1.0f / row_unit;
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t k0 = g * kWeightGroup;
     const __mmask16 m0 = FirstLanes(k_len - k0), m1 = FirstLanes(k_len - k0 - 16);
-    const __m512 v0 = _mm512_maskz_loadu_ps(m0, x + k0);
-    const __m512 v1 = _mm512_maskz_loadu_ps(m1, x + k0 + 16);
+    const __m512 v0 = _mm512_mul_ps(_mm512_maskz_loadu_ps(m0, x + k0), _mm512_set1_ps(row_unit));
+    const __m512 v1 =
+        _mm512_mul_ps(_mm512_maskz_loadu_ps(m1, x + k0 + 16), _mm512_set1_ps(row_unit));
     const bool nan =
         (_mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q)) != 0;
     const float max = MaxLanes(_mm512_max_ps(_mm512_abs_ps(v0), _mm512_abs_ps(v1)));
-    scale[g] = nan ? std::nanf("") : max / kLevels;
-    const __m512 inverse = _mm512_set1_ps(max > 0 && !std::isinf(max) ? kLevels / max : 0.0f);
+    const bool finite = max > 0 && !std::isinf(kLevels / max);
+    scale[g] = nan ? std::nanf("") : finite || std::isinf(max) ? max / kLevels : 0.0f;
+    const __m512 inverse = _mm512_set1_ps(finite ? kLevels / max : 0.0f);
     __m512i sum = _mm512_setzero_si512();
     for (int half = 0; half < 2; ++half) {
       const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(half == 0 ? v0 : v1, inverse));
@@ -523,7 +538,8 @@ inline __attribute__((always_inline)) void IntegerDotRows(const QuantizedInputs&
     for (int r = 0; r < R; ++r) {
       for (int v = 0; v < kPass; ++v) {
         const int64_t column = (v0 + v) * kDotLanes;
-        StoreColumns((Floats)acc[r][v], y + r * y_stride + column, width - column);
+        const __m512 out = _mm512_mul_ps(acc[r][v], _mm512_set1_ps(in.unit[row0 + r]));
+        StoreColumns((Floats)out, y + r * y_stride + column, width - column);
       }
     }
   }
@@ -654,13 +670,14 @@ void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads,
     in.lo.resize(in.hi.size());
     in.scale.resize(static_cast<size_t>(rows * groups));
     in.sum.resize(in.scale.size());
+    in.unit.resize(static_cast<size_t>(rows));
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
       for (int64_t r = 0; r < rows; ++r) {
         QuantizeRow(x + r * inputs, inputs, groups, in.hi.data() + r * row_bytes,
                     in.lo.data() + r * row_bytes, in.scale.data() + r * groups,
-                    in.sum.data() + r * groups);
+                    in.sum.data() + r * groups, in.unit.data() + r);
       }
 #pragma omp for schedule(static)
       for (int64_t p = 0; p < p_count; ++p) {
