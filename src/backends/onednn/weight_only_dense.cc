@@ -666,11 +666,16 @@ void WeightOnlyDense::Run(const float* x, int64_t rows, float* y, int threads,
     QuantizedInputs& in = buffer;
     const int64_t row_bytes = groups * kWeightGroup;
     in.groups = groups;
-    in.hi.resize(static_cast<size_t>(rows * row_bytes));
-    in.lo.resize(in.hi.size());
-    in.scale.resize(static_cast<size_t>(rows * groups));
-    in.sum.resize(in.scale.size());
-    in.unit.resize(static_cast<size_t>(rows));
+    // Grown, never shrunk: layers of other widths (a decode step's 2048 and 5632 inputs) and
+    // row counts (prefill, decode) take turns, and a resize up zero-fills what it adds each time.
+    auto grow = [](auto& v, int64_t n) {
+      if (v.size() < static_cast<size_t>(n)) v.resize(static_cast<size_t>(n));
+    };
+    grow(in.hi, rows * row_bytes);
+    grow(in.lo, rows * row_bytes);
+    grow(in.scale, rows * groups);
+    grow(in.sum, rows * groups);
+    grow(in.unit, rows);
 #pragma omp parallel num_threads(threads)
     {
 #pragma omp for schedule(static)
