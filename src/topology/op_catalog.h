@@ -69,6 +69,9 @@ struct InferResult {
   // Attribute values the op worked out (padding "same" -> 4 ints, stride defaulting to kernel);
   // merged into the resolved attributes so backends read what shape inference used.
   nlohmann::json resolved_attrs = nlohmann::json::object();
+  // The output holds the input's elements in the input's order (a transpose that moves only
+  // axes of size 1): the layer is then a view, as OpDef::is_view ops always are.
+  bool view = false;
 };
 
 struct OpCostInput {

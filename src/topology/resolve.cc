@@ -334,6 +334,7 @@ class Resolver {
     }
     r.attrs = Attrs(attrs);
     r.output_shapes = inferred.outputs;
+    r.is_view = r.is_view || inferred.view;
     if (r.output_shapes.size() != r.outputs.size()) {  // the op's infer and max_outputs disagree
       throw Error(t_.file, l.name, "outputs",
                   "op '" + l.op + "' gives " + std::to_string(r.output_shapes.size()) +

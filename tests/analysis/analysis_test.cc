@@ -150,6 +150,24 @@ const std::vector<CostCase>& Cases() {
       {"reshape", "reshape", {{2, 3, 4}}, {{"shape", {-1, 6}}}, {4, 6}, 0, 0, 0},
       {"flatten", "flatten", {{2, 3, 4, 5}}, {{"axis", 2}}, {6, 20}, 0, 0, 0},
       {"transpose", "transpose", {{2, 3, 4}}, {{"perm", {1, 2, 0}}}, {3, 4, 2}, 0, 0, 0},
+      // only the axes of size 1 move: the same bytes in the same order, a view
+      {"view_transpose_unit_axes",
+       "transpose",
+       {{1, 3, 1, 4}},
+       {{"perm", {1, 2, 0, 3}}},
+       {3, 1, 1, 4},
+       0,
+       0,
+       0},
+      // an axis of size 1 moves, and so do two others: data moves
+      {"transpose_past_unit_axis",
+       "transpose",
+       {{1, 3, 4}},
+       {{"perm", {0, 2, 1}}},
+       {1, 4, 3},
+       0,
+       0,
+       0},
       // 2 dirs x N 2 x T 5 x 2 x 4 gates*4 x (3 + 4); per dir 3*16 + 4*16 + 16
       {"lstm_bidirectional",
        "lstm",
@@ -280,7 +298,8 @@ TEST_P(OpCost, MatchesHandComputedValues) {
     EXPECT_EQ(cost.weight_bytes, c.weight_elements * ElementBytes(p));
     int64_t in = 0;
     for (const Shape& s : c.inputs) in += NumElements(s);
-    const bool view = c.op == "reshape" || c.op == "flatten";
+    const bool view = c.op == "reshape" || c.op == "flatten" || c.label.rfind("view_", 0) == 0;
+    EXPECT_EQ(l.is_view, view);
     EXPECT_EQ(cost.input_bytes, view ? 0 : in * ElementBytes(p));
     // A cache writes the rows it appends, its input's (AKvCacheWritesOnlyTheRowsItAppends).
     const int64_t written = c.op == "kv_cache" ? in : NumElements(c.output);

@@ -1043,6 +1043,37 @@ TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
 
 // Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for
 // every such convolution with NTPB_ONEDNN_WINOGRAD=all; never with =off. Same numbers either way.
+// DeepSpeech's [N, T, C] <-> [T, N, C] at batch 1 moves only an axis of size 1: the same bytes in
+// the same order, so neither the plan nor the compile has a step for it (a reorder copied it at a
+// few GB/s); at batch 2 both do.
+TEST(OnednnTranspose, MovingOnlyAxesOfSizeOneTakesNoStep) {
+  const Topology t = ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1,
+    "name": "tnc", "inputs": [{"name": "x", "shape": ["N", 6, 8]}],
+    "layers": [{"name": "to_tnc", "op": "transpose", "perm": [1, 0, 2]},
+               {"name": "act", "op": "relu"},
+               {"name": "to_ntc", "op": "transpose", "perm": [1, 0, 2]},
+               {"name": "fc", "op": "dense", "units": 4}]})",
+                                       "tnc.json");
+  RunConfig config;
+  config.threads = 2;
+  for (const int64_t n : {1, 2}) {
+    const ResolvedTopology r = Resolve(t, {{"N", n}});
+    std::set<std::string> planned, compiled;
+    for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(r, config)) {
+      planned.insert(r.layers[p.layer].name);
+    }
+    const auto exe = FindBackend("onednn")->Compile(r, config);
+    for (const StepInfo& s : exe->steps()) {
+      compiled.insert(s.name);
+    }
+    const std::set<std::string> expected =
+        n == 1 ? std::set<std::string>{"act", "fc"}
+               : std::set<std::string>{"to_tnc", "act", "to_ntc", "fc"};
+    EXPECT_EQ(planned, expected) << "batch " << n;
+    EXPECT_EQ(compiled, expected) << "batch " << n;
+  }
+}
+
 TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
   SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   auto kernel_of = [](const Executable& exe, const std::string& step) {

@@ -147,6 +147,8 @@ const std::vector<OpCase>& OpCases() {
       {"reshape", "reshape", {{2, 3, 4}}, {{"shape", {4, -1}}}},
       {"flatten", "flatten", {{2, 3, 2, 2}}, {}},
       {"transpose", "transpose", {{2, 3, 4}}, {{"perm", {2, 0, 1}}}},
+      {"transpose_unit_axes_view", "transpose", {{1, 3, 1, 4}}, {{"perm", {1, 2, 0, 3}}}},
+      {"transpose_past_unit_axis", "transpose", {{1, 3, 4}}, {{"perm", {0, 2, 1}}}},
       {"lstm", "lstm", {{2, 4, 3}}, {{"units", 5}}},
       {"lstm_reverse", "lstm", {{1, 3, 4}}, {{"units", 2}, {"direction", "reverse"}}},
       {"lstm_bidirectional", "lstm", {{2, 5, 3}}, {{"units", 4}, {"direction", "bidirectional"}}},

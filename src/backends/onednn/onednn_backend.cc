@@ -385,7 +385,7 @@ class OnednnBackend : public Backend {
     for (size_t i = 0; i < t.layers.size(); ++i) {
       const ResolvedLayer& l = t.layers[i];
       // No step: a constant is written once, a view of a plain tensor is the same bytes.
-      const bool view = l.op == "reshape" || l.op == "flatten";
+      const bool view = l.is_view;
       if (l.op == "constant" || (view && plain.count(l.inputs[0]))) continue;
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
       const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads);

@@ -36,17 +36,21 @@ constexpr int VectorsPerPass() {
   return v;
 }
 
-// f32 panels ask for the lines 16 KiB ahead of the row they multiply. DeepSpeech H 2048 f32
-// batch 1, 2-core Zen 5 VM, alternating 10 times: 0.86-0.96x the time without (182 -> 164-168 ms
-// where the VM's bandwidth held still). The bf16 panels prefetch as Bf16Dense does: DeepSpeech
-// H 2048 bf16 batch 1 on a 2-core Intel Xeon guest (Sapphire Rapids class, 260 MiB L3 holding
-// all 64 MiB of weights) ran 167-178 ms 4 KiB ahead, 166-176 with none, 170-178 16 KiB ahead.
+// f32 panels read from memory ask for the lines 16 KiB ahead of the row they multiply (the
+// `prefetch` member says where). DeepSpeech H 2048 f32 batch 1, 2-core Zen 5 VM, alternating 10
+// times: 0.86-0.96x the time without (182 -> 164-168 ms where the VM's bandwidth held still).
+// Where a direction's panels fit the last-level cache the hint only costs issue slots: the
+// recurrence alone at H 512 and H 1024 f32 batch 1 on a 2-core Zen 4 VM (32 MiB L3), 4 and 3
+// alternations, 4.9-5.4 ms without against 6.5-7.0 with, 22.3-22.9 against 26.2-26.8. The bf16
+// panels prefetch as Bf16Dense does: DeepSpeech H 2048 bf16 batch 1 on a 2-core Intel Xeon guest
+// (Sapphire Rapids class, 260 MiB L3 holding all 64 MiB of weights) ran 167-178 ms 4 KiB ahead,
+// 166-176 with none, 170-178 16 KiB ahead.
 constexpr int64_t kPrefetchAhead = 16384;
 
 // out[r][0..width) = sum_k x[r][k] * panel[k][0..width) for R rows: R x (vectors per pass)
 // accumulators, each weight vector loaded once for all rows (the file is compiled with FMA
 // contraction).
-template <int R>
+template <int R, bool kPrefetch>
 inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_stride,
                                                      int64_t k_len, const float* panel, float* out,
                                                      int64_t out_stride, int64_t width) {
@@ -58,8 +62,10 @@ inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_s
     }
     for (int64_t k = 0; k < k_len; ++k) {
       const float* row = panel + k * kPanel + v0 * kLanes;
-      for (size_t b = 0; b < kPass * kLanes * sizeof(float); b += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(row) + kPrefetchAhead + b, _MM_HINT_T0);
+      if (kPrefetch) {
+        for (size_t b = 0; b < kPass * kLanes * sizeof(float); b += 64) {
+          _mm_prefetch(reinterpret_cast<const char*>(row) + kPrefetchAhead + b, _MM_HINT_T0);
+        }
       }
       Floats w[kPass];
       for (int q = 0; q < kPass; ++q) w[q] = LoadFloats(row + kLanes * q);
@@ -77,6 +83,7 @@ inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_s
   }
 }
 
+template <bool kPrefetch>
 void Panel(const float* x, int64_t rows, int64_t k_len, const float* panel, float* out,
            int64_t out_stride, int64_t width) {
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
@@ -84,16 +91,16 @@ void Panel(const float* x, int64_t rows, int64_t k_len, const float* panel, floa
     float* o = out + r0 * out_stride;
     switch (std::min<int64_t>(4, rows - r0)) {
       case 1:
-        PanelRows<1>(xr, k_len, k_len, panel, o, out_stride, width);
+        PanelRows<1, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
         break;
       case 2:
-        PanelRows<2>(xr, k_len, k_len, panel, o, out_stride, width);
+        PanelRows<2, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
         break;
       case 3:
-        PanelRows<3>(xr, k_len, k_len, panel, o, out_stride, width);
+        PanelRows<3, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
         break;
       default:
-        PanelRows<4>(xr, k_len, k_len, panel, o, out_stride, width);
+        PanelRows<4, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
         break;
     }
   }
@@ -157,7 +164,12 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
       if (bf16) {
         w16[d].RunPanel(p, rounded_d, n, hg_d, padded);
       } else {
-        Panel(state_d, n, h, w32[d].data() + p * h * kPanel, hg_d + p * kPanel, padded, width);
+        const float* panel = w32[d].data() + p * h * kPanel;
+        if (prefetch) {
+          Panel<true>(state_d, n, h, panel, hg_d + p * kPanel, padded, width);
+        } else {
+          Panel<false>(state_d, n, h, panel, hg_d + p * kPanel, padded, width);
+        }
       }
     }
   };

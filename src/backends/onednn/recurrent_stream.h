@@ -53,6 +53,9 @@ struct StreamedRecurrence {
   // bf16 multiplied with vdpbf16ps (set where HasNativeBf16Arithmetic, builder.h, and
   // Bf16DenseHasDotProducts). Set before PackDirection.
   bool bf16_dot = false;
+  // f32: ask for the panels' lines ahead of the kernel (where a direction's panels outgrow the
+  // last-level cache: PrefetchesPanels).
+  bool prefetch = true;
   // Per direction. f32: panel-major, panel p holds W_h[k][p * kPanel + j] at [p][k][j],
   // zero-padded, on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch
   // 1). bf16: a Bf16Dense of the same panel width.
@@ -63,6 +66,15 @@ struct StreamedRecurrence {
 
   int64_t gates() const { return lstm ? 4 : 3; }
   int64_t panels() const { return (gates() * h + kPanel - 1) / kPanel; }
+  // The bytes of one direction's f32 panels.
+  int64_t direction_bytes() const {
+    return panels() * kPanel * h * static_cast<int64_t>(sizeof(float));
+  }
+  // Whether f32 panels of `direction_bytes` are read from memory rather than a last-level cache
+  // of `llc_bytes` (0: unknown, taken as memory), where asking for lines ahead pays.
+  static bool PrefetchesPanels(int64_t direction_bytes, int64_t llc_bytes) {
+    return llc_bytes <= 0 || direction_bytes > llc_bytes;
+  }
 
   // Packs direction `d`'s W_h [H, G*H] (row-major, as the IR holds it): f32, or bf16 rounded to
   // nearest even.

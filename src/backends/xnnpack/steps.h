@@ -121,5 +121,10 @@ std::string DimsRefusal(const ResolvedLayer& layer);
 void AddComputeOps(OpTable* table);      // conv2d, dense, pooling, resize, batchnorm
 void AddElementwiseOps(OpTable* table);  // activations, binary ops, concat, softmax, views
 const OpTable& Ops();
+// The table entry a layer runs as: its op's, or reshape's view where the layer moves no data
+// (a transpose of axes of size 1; ResolvedLayer::is_view).
+inline std::string OpTableKey(const ResolvedLayer& layer) {
+  return layer.is_view ? "reshape" : layer.op;
+}
 
 }  // namespace ntpb::xnnb

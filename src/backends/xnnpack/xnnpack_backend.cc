@@ -177,7 +177,7 @@ class XnnpackExecutable : public Executable, private StepBuilder {
     for (const Chain& chain : PlanChains(t)) {
       chain_ = &chain;
       host_index_ = static_cast<int>(chain.host - t.layers.data());
-      Step step = Ops().at(chain.host->op).make(*this);
+      Step step = Ops().at(OpTableKey(*chain.host)).make(*this);
       StepInfo info;
       info.name = chain.host->name;
       info.op = chain.host->op;
@@ -442,7 +442,7 @@ class XnnpackBackend : public Backend {
                            " operators (int8/int4 weights with f32 activations)"};
     }
     for (const ResolvedLayer& l : t.layers) {
-      auto it = Ops().find(l.op);
+      auto it = Ops().find(OpTableKey(l));
       std::string why = it == Ops().end() ? "XNNPACK has no operator for op '" + l.op + "'"
                                           : it->second.refusal(l);
       if (!why.empty()) {
