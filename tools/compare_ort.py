@@ -141,9 +141,10 @@ def ort_node_times(profile_file):
     return [(n, op, total / max(runs, 1)) for n, (op, total) in nodes.items()]
 
 
-def print_layer_table(title, ort_nodes, entry):
+def print_layer_table(title, ort_nodes, entry, rows_shown=15):
     """ONNX Runtime's nodes beside ntpbench's steps (by the layers a step fused, else kernels
-    of one class in execution order); the 15 largest pairs."""
+    of one class in execution order); the `rows_shown` largest pairs. A node ntpbench fused into
+    a step another node is paired with says so instead of a ratio (its time is in that step's)."""
     steps = entry.get("ntpbench", {}).get("steps", [])
     step_ms = {s["name"]: entry.get("layer.%s.p50_ms" % s["name"]) for s in steps}
     step_of = {}
@@ -168,6 +169,9 @@ def print_layer_table(title, ort_nodes, entry):
         cls = ORT_CLASS.get(op)
         if mine is None and cls and queues.get(cls):
             mine = queues[cls].pop(0)
+        if mine and mine in paired:  # fused by ntpbench into a step already shown
+            rows.append((name, op, ms, "(in %s)" % mine, None))
+            continue
         if mine:
             paired.add(mine)
         rows.append((name, op, ms, mine, step_ms.get(mine) if mine else None))
@@ -177,7 +181,7 @@ def print_layer_table(title, ort_nodes, entry):
           "paired by the layers each side fused, else in execution order)" % title)
     print("| ONNX Runtime node | op | ONNX Runtime ms | ntpbench step | ntpbench ms | ratio |")
     print("|---|---|---|---|---|---|")
-    for name, op, theirs, mine, ours in rows[:15]:
+    for name, op, theirs, mine, ours in rows[:rows_shown]:
         ratio = "%.2f" % (ours / theirs) if ours and theirs else ""
         print("| %s | %s | %s | %s | %s | %s |" % (
             name or "-", op, "%.3f" % theirs if theirs else "-", mine or "-",
@@ -221,6 +225,8 @@ def main():
     p.add_argument("--ntpbench-input", choices=("onnx", "topology"), default="onnx",
                    help="what ntpbench runs: the exported file (default) or the topology")
     p.add_argument("--profile", action="store_true", help="per-layer table against ORT's profile")
+    p.add_argument("--profile-rows", type=int, default=15,
+                   help="rows of the per-layer table (the largest pairs first)")
     p.add_argument("--keep", help="keep the exported ONNX files in this folder")
     p.add_argument("--machine", choices=("refresh", "cached"), default="refresh",
                    help="the roof's ceilings: `ntpbench machine --refresh` at the start of this "
@@ -326,7 +332,7 @@ def main():
             label, precision, mine, spread(ours), other, spread(theirs), mine / other, gflops,
             share, notes or "quiet"))
     for title, nodes, entry in profiles:
-        print_layer_table(title, nodes, entry)
+        print_layer_table(title, nodes, entry, args.profile_rows)
 
 
 if __name__ == "__main__":

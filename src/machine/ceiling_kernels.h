@@ -21,6 +21,11 @@ struct RegisterKernel {
 // The kernels for this machine's flags, best ISA first per precision (one per precision).
 std::vector<RegisterKernel> RegisterKernelsFor(const std::vector<std::string>& cpu_flags);
 
+// GFLOP/s of `kernel` on the calling thread from a short run: the best of `reps` runs of
+// `iterations` loop iterations (~0.1 ms each at a few GHz). For a choice a backend makes at
+// compile time from what this CPU's vector units do (a 2x difference), not for a ceiling.
+double QuickRegisterGflops(const RegisterKernel& kernel, int64_t iterations = 20'000, int reps = 1);
+
 // Timings in seconds of `reps` runs of `threads` threads each running `kernel` once.
 std::vector<double> TimeRegisterKernel(const RegisterKernel& kernel, int threads, int reps);
 

@@ -815,9 +815,10 @@ TEST(OnednnBf16Depthwise, MatchesADoubleSumOfTheSameBf16ValuesRoundedOnce) {
 }
 
 // bf16 depthwise layers with a clamp for an activation (none, relu, relu6, fused or their own)
-// take the kernel (onednn.bf16_depthwise=widened, the default) and match the reference as
-// oneDNN's kernels do; one followed by a sigmoid, one with a channel multiplier, and every one
-// under =onednn, take oneDNN's. A residual add after one stays a step.
+// take the kernel (onednn.bf16_depthwise=widened) and match the reference as oneDNN's kernels
+// do; one followed by a sigmoid, one with a channel multiplier, and every one under =onednn,
+// take oneDNN's. A residual add after one stays a step. Under auto (the default) the kernel
+// runs where oneDNN's bf16 is emulated or its bf16 dot products are slower than f32 FMAs.
 TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const ResolvedTopology topology =
@@ -842,7 +843,20 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
                                 "dw.json"),
               {});
   RunConfig config = OpConfig();
+  config.options["bf16_depthwise"] = "widened";
   const RanBoth widened = RunBoth(topology, config, Precision::kBf16);
+  config.options["bf16_depthwise"] = "auto";
+  config.precision = Precision::kBf16;
+  const bool auto_widens =
+      !(onednn::HasNativeBf16Arithmetic() && onednn::Bf16DotProductsOutrunF32Fmas());
+  const auto auto_exe = FindBackend("onednn")->Compile(topology, config);
+  for (const StepInfo& step : auto_exe->steps()) {
+    if (step.name == "d1" || step.name == "d2" || step.name == "d3") {
+      EXPECT_EQ(step.kernel.find("bf16 depthwise") != std::string::npos, auto_widens)
+          << step.name << ": " << step.kernel;
+    }
+  }
+  config = OpConfig();
   config.options["bf16_depthwise"] = "onednn";
   const RanBoth onednn = RunBoth(topology, config, Precision::kBf16);
   for (const char* tensor : {"d1_relu6", "d2", "s", "d4_sigmoid", "m"}) {
@@ -867,6 +881,7 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
   // The plan a latency prediction prices names the same steps (a kind of their own).
   config = OpConfig();
   config.precision = Precision::kBf16;
+  config.options["bf16_depthwise"] = "widened";
   for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
     if (p.algorithm == "widened") planned.insert(p.layer);
   }

@@ -1,9 +1,12 @@
 #include "src/backends/onednn/builder.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "ntpbench/error.h"
+#include "ntpbench/machine.h"
 #include "src/backends/random_data.h"
+#include "src/machine/ceiling_kernels.h"
 #include "src/ops/activations.h"
 
 namespace ntpb::onednn {
@@ -217,6 +220,27 @@ void Builder::AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::prim
 bool HasNativeBf16Arithmetic() {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+}
+
+bool Bf16DotProductsOutrunF32Fmas() {
+  static const bool outrun = [] {
+    const RegisterKernel *f32 = nullptr, *bf16 = nullptr;
+    const std::vector<RegisterKernel> kernels = RegisterKernelsFor(ThisMachine().cpu_flags);
+    for (const RegisterKernel& k : kernels) {
+      if (k.precision == "f32") f32 = &k;
+      if (k.precision == "bf16") bf16 = &k;
+    }
+    if (!f32 || !bf16) return false;
+    double f32_gflops = 0, bf16_gflops = 0;
+    for (int round = 0; round < 6; ++round) {  // the first warms the vector units up
+      const double a = QuickRegisterGflops(*f32), b = QuickRegisterGflops(*bf16);
+      if (round == 0) continue;
+      f32_gflops = std::max(f32_gflops, a);
+      bf16_gflops = std::max(bf16_gflops, b);
+    }
+    return bf16_gflops >= f32_gflops;
+  }();
+  return outrun;
 }
 
 dnnl::primitive_attr UserScratchpad() {

@@ -274,6 +274,13 @@ void AddAttentionOps(OpTable* table);
 // ONEDNN_MAX_CPU_ISA); elsewhere it emulates bf16 with f32 arithmetic, slower than f32 itself.
 bool HasNativeBf16Arithmetic();
 
+// Whether this CPU's bf16 dot products (vdpbf16ps) do at least as many FLOPs a second as its f32
+// FMAs: twice as many on a Zen 4 VM, half as many on an Intel Xeon guest (Sapphire Rapids
+// class), where they issue at a quarter of the FMA's rate. A short register loop of each, on
+// one thread, interleaved 5 times, measured once per process (a few ms); false without
+// avx512_bf16.
+bool Bf16DotProductsOutrunF32Fmas();
+
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();
 

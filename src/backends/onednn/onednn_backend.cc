@@ -323,10 +323,12 @@ class OnednnBackend : public Backend {
          "bf16 dense layers at 1-4 rows (a decode step, batch 1): streamed (ntpbench's panel "
          "kernel, f32 sums), matmul (oneDNN's)"},
         {"bf16_depthwise",
-         {"widened", "onednn"},
+         {"auto", "widened", "onednn"},
          "NTPB_ONEDNN_BF16_DEPTHWISE",
          "bf16 depthwise convolutions with a relu/relu6 or none: widened (ntpbench's kernel, bf16 "
-         "widened to f32 multiply-adds), onednn (oneDNN's)"},
+         "widened to f32 multiply-adds), onednn (oneDNN's); auto: oneDNN's where oneDNN runs bf16 "
+         "natively and this CPU's bf16 dot products do at least its f32 FMAs' FLOPs a second (a "
+         "short register loop of each says), else widened"},
         {"weight_only",
          {"auto", "int-dot", "widened"},
          "NTPB_ONEDNN_WEIGHT_ONLY",
@@ -432,8 +434,12 @@ class OnednnBackend : public Backend {
     const std::string oneDNN = std::string("oneDNN ISA ") + EffectiveIsaName();
     switch (precision) {
       case Precision::kBf16: {
-        // Unless onednn.bf16_depthwise=onednn.
-        const std::string depthwise = "; depthwise convolutions: ntpbench's, widened to f32";
+        // Under onednn.bf16_depthwise=auto (the default).
+        const std::string depthwise =
+            HasNativeBf16Arithmetic() && Bf16DotProductsOutrunF32Fmas()
+                ? "; depthwise convolutions: oneDNN's (bf16 dot products at least as fast as f32 "
+                  "FMAs here)"
+                : "; depthwise convolutions: ntpbench's, widened to f32";
         if (HasNativeBf16Arithmetic()) {
           return "native bf16 arithmetic (" + oneDNN + ")" +
                  (Bf16DenseHasDotProducts() ? "; dense layers at 1-4 rows: ntpbench's bf16 panels"
