@@ -16,8 +16,10 @@
 //    last (a pure read of 64 MiB per core ran 1.13-1.17x faster alternating than in one
 //    direction; 32 MiB per core, bf16's size, 1.45-1.5x);
 //  - the panels on 2 MiB pages (3-4% at f32 batch 1);
-//  - f32 asks for the lines 16 KiB ahead of each row it multiplies (0.86-0.96x the time at f32
-//    batch 1, alternating 10 times; an earlier VM showed nothing beyond its noise);
+//  - f32 asks for the lines 16 KiB ahead of each row it multiplies where a direction's panels
+//    outgrow the last-level cache (0.86-0.96x the time at f32 batch 1, alternating 10 times; an
+//    earlier VM showed nothing beyond its noise); where they fit, the hint took 15-25% of
+//    H 512's and H 1024's time on a Zen 4 VM (recurrent_stream.cc);
 //  - bf16 by the bf16 dense layer's panels (bf16_dense.h: one layout, one kernel), the state
 //    rounded to bf16 once per step (as oneDNN's bf16 matmul rounds its source): vdpbf16ps on k
 //    in pairs on a CPU with bf16 dot products (avx512_bf16, after ONEDNN_MAX_CPU_ISA), each
