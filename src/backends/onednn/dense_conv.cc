@@ -609,7 +609,8 @@ bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::st
 }
 
 // Depthwise layers with one filter per channel and an activation that is a clamp (MobileNet's
-// relu6); under the option bf16_depthwise=onednn, oneDNN's kernels.
+// relu6); under the option bf16_depthwise=onednn, oneDNN's kernels, and under auto where the
+// CPU's bf16 dot products keep up with its f32 FMAs (below).
 bool WidensBf16Depthwise(const ResolvedLayer& l, Precision precision, const std::string& mode,
                          const FusionPlan& fusion) {
   if (l.op != "conv2d" || precision != Precision::kBf16 || mode == "onednn") return false;
