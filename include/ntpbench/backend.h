@@ -144,10 +144,16 @@ class Backend {
   // What it runs on, for the benchmark context ("Eigen 3.4.0, OpenMP").
   virtual std::string version() const = 0;
   virtual Support Supports(const ResolvedTopology& topology, const RunConfig& config) const = 0;
-  // How it runs `precision` on this machine, where that depends on the CPU (one line for the
-  // JSON context and the table's footer: "native bf16 arithmetic (avx512_bf16; oneDNN ISA
-  // avx512_core_bf16)"); empty when nothing about it depends on the machine.
+  // Its settings (`--backend-option`), each with its values, variable and default.
   virtual std::vector<BackendOption> Options() const { return {}; }
+  // The options whose value under `config` this machine decides (an `auto` that asks the CPU,
+  // not a layer's shape), as the concrete value it comes to here: what a latency calibration
+  // records, so that a prediction for that machine made on another plans the steps it would
+  // have run (onednn: bf16_depthwise=auto is oneDNN's kernel on one CPU, ntpbench's on another).
+  virtual std::map<std::string, std::string> MachineChoices(const RunConfig& config) const {
+    (void)config;
+    return {};
+  }
   // Whether the memory it sets aside (workspace_bytes, activation_bytes, allocations per
   // inference) is the same on every machine for a topology and configuration; false where it
   // picks kernels and layouts by the CPU (oneDNN's scratchpads and blocked layouts follow the ISA).
@@ -171,6 +177,9 @@ class Backend {
   // The f32 lanes of the widest vectors its CPU kernels use here (oneDNN under
   // ONEDNN_MAX_CPU_ISA=AVX2: 8 on an AVX-512 CPU); 0 where it does not know (then the CPU's).
   virtual int VectorLanes() const { return 0; }
+  // How it runs `precision` on this machine, where that depends on the CPU (one line for the
+  // JSON context and the table's footer: "native bf16 arithmetic (avx512_bf16; oneDNN ISA
+  // avx512_core_bf16)"); empty when nothing about it depends on the machine.
   virtual std::string PrecisionPath(Precision precision) const {
     (void)precision;
     return "";

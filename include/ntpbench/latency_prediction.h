@@ -47,7 +47,16 @@ struct LatencyPrediction {
   int uncalibrated = 0;                    // steps left out of the sum
 };
 
-// `analysis` at the calibration's precision; `plan` from the calibration's backend.
+// The steps `backend` (the calibration's) would make of `topology` on the calibration's machine:
+// its precision and threads, and the options that machine decided (backend_choices) in place of
+// this one's. Throws ntpb::Error naming the file and field where a choice is no value of the
+// backend's option here.
+std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topology,
+                                                 const LatencyCalibration& calibration,
+                                                 const Backend& backend);
+
+// `analysis` at the calibration's precision; `plan` from the calibration's backend
+// (PlanOnCalibratedMachine).
 LatencyPrediction PredictLatency(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
                                  const std::vector<PlannedStep>& plan,
                                  const LatencyCalibration& calibration);

@@ -63,12 +63,10 @@ std::string Label(const std::string& path, const ParamEnv& sets) {
   return label;
 }
 
-// The backend's plan of steps, or one step per layer where this build lacks the backend.
+// The backend's plan of steps as the calibration's machine would make it, or one step per layer
+// where this build lacks the backend.
 std::vector<PlannedStep> Plan(const ResolvedTopology& r, const LatencyCalibration& c) {
-  RunConfig config;
-  config.precision = ParsePrecision(c.precision, c.file + ": precision");
-  config.threads = c.threads;
-  if (const Backend* b = FindBackend(c.backend)) return b->PlanSteps(r, config);
+  if (const Backend* b = FindBackend(c.backend)) return PlanOnCalibratedMachine(r, c, *b);
   static bool said = false;  // once, not per batch
   if (!said) {
     said = true;

@@ -64,6 +64,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"threads", c.threads},
           {"vector_lanes", c.vector_lanes},
           {"cache_bytes", c.cache_bytes},
+          {"backend_choices", c.backend_choices},
           {"created", c.created},
           {"probes", c.probes},
           {"points", c.points},
@@ -122,6 +123,10 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
       }
       c.cache_bytes.push_back(*bytes);
     }
+  }
+  if (j.contains("backend_choices")) {  // absent in calibrations from before they were recorded
+    c.backend_choices =
+        JsonField<std::map<std::string, std::string>>(j, "backend_choices", "", file);
   }
   c.created = JsonField<std::string>(j, "created", "", file);
   c.probes = JsonField<std::vector<std::string>>(j, "probes", "", file);

@@ -2,8 +2,10 @@
 // (step_pricer.h) from the calibration's samples, and their sum.
 #include "ntpbench/latency_prediction.h"
 
+#include <algorithm>
 #include <string>
 
+#include "ntpbench/error.h"
 #include "src/predict/step_pricer.h"
 
 namespace ntpb {
@@ -16,6 +18,27 @@ std::string ShapeText(const Shape& shape) {
 }
 
 }  // namespace
+
+std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topology,
+                                                 const LatencyCalibration& calibration,
+                                                 const Backend& backend) {
+  RunConfig config;
+  config.precision = ParsePrecision(calibration.precision, calibration.file + ": precision");
+  config.threads = calibration.threads;
+  // A choice of an option this build's backend no longer has is left out: it plans as it can.
+  for (const BackendOption& option : backend.Options()) {
+    const auto choice = calibration.backend_choices.find(option.name);
+    if (choice == calibration.backend_choices.end()) continue;
+    if (std::find(option.values.begin(), option.values.end(), choice->second) ==
+        option.values.end()) {
+      throw Error(calibration.file, "", "backend_choices." + option.name,
+                  "\"" + choice->second + "\" is not a value of " + calibration.backend + "." +
+                      option.name + " in this ntpbench");
+    }
+    config.options[option.name] = choice->second;
+  }
+  return backend.PlanSteps(topology, config);
+}
 
 LatencyPrediction PredictLatency(const ResolvedTopology& topology, const TopologyAnalysis& analysis,
                                  const std::vector<PlannedStep>& plan,

@@ -88,18 +88,27 @@ double WorkDistance(const StepFeatures& a, const StepFeatures& b) {
 
 }  // namespace
 
-int StepPricer::CacheLevel(double context_bytes) const {
-  int level = 0;
-  while (level < static_cast<int>(cache_levels_.size()) && context_bytes > cache_levels_[level]) {
-    ++level;
+double StepPricer::CachePosition(double context_bytes) const {
+  double position = 0;
+  for (size_t i = 0; i < cache_levels_.size(); ++i) {
+    const double level = cache_levels_[i];
+    if (context_bytes <= level) break;
+    // The last level keeps a share of a network re-read in a cycle that outgrows it (level /
+    // its bytes), a lower level none: a last-level cache's replacement resists such thrashing
+    // (adaptive insertion), an L2's evicts each line before its next use. Measured on held-out
+    // random MLPs: one of 35 MB on a Zen 4 VM (32 MiB L3) read its weights at 51 GB/s against a
+    // 35-37 GB/s DRAM read; one of 5.2 MB on an Intel Xeon guest (2 x 2 MiB L2) at 50 GB/s, as
+    // from its L3, and priced 35% fast as one partly in the L2s.
+    position += i + 1 == cache_levels_.size() ? 1 - level / context_bytes : 1;
   }
-  return level;
+  return position;
 }
 
 // The work's distance `dw` (WorkDistance), the cache level its network's bytes fit in and the
 // log of its network's FLOPs (how long an inference runs between two uses of its weights).
 double StepPricer::Distance(const StepFeatures& a, const StepFeatures& b, double dw) const {
-  const double dl = kCacheLevelWeight * (CacheLevel(a.context_bytes) - CacheLevel(b.context_bytes));
+  const double dl =
+      kCacheLevelWeight * (CachePosition(a.context_bytes) - CachePosition(b.context_bytes));
   const double dn = a.context_flops > 0 && b.context_flops > 0
                         ? kContextFlopsWeight * (Log(a.context_flops) - Log(b.context_flops))
                         : 0;

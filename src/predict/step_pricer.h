@@ -52,8 +52,10 @@ class StepPricer {
   Scale scale_;
   // The calibration's cache_bytes from level 2 up (an L1 holds no network's weights).
   std::vector<double> cache_levels_;
-  // 0: the network's bytes fit the L2s; 1: the next level; cache_levels_.size(): none.
-  int CacheLevel(double context_bytes) const;
+  // Where a network's bytes are read from: 0 where they fit the L2s, 1 where the next level,
+  // and so on; past the last level, by the share of them it cannot keep (1 - its size / theirs):
+  // a network just over the L3 sits near the L3, one 10x its size near memory.
+  double CachePosition(double context_bytes) const;
   // `work`: WorkDistance(a, b), which the caller also needs.
   double Distance(const StepFeatures& a, const StepFeatures& b, double work) const;
 };

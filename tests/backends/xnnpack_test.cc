@@ -239,7 +239,9 @@ TEST_F(XnnpackTest, InI8TheCnnsStayCloseToTheEigenF32Reference) {
       for (size_t i = 0; i < got.size(); ++i) {
         dot += got[i] * want[i], gg += got[i] * got[i], ww += want[i] * want[i];
       }
-      if (gg > 0 && ww > 0) EXPECT_GT(dot / std::sqrt(gg * ww), 0.99) << file << " " << s.name;
+      if (gg > 0 && ww > 0) {
+        EXPECT_GT(dot / std::sqrt(gg * ww), 0.99) << file << " " << s.name;
+      }
     }
     EXPECT_GT(kernels["xnn_fully_connected_nc_qs8"], 0) << file;
     if (file != "mlp.json") {

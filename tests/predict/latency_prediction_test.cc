@@ -112,6 +112,34 @@ TEST(LatencyPrediction, PricesAStepFromNetworksThatFitTheSameCacheLevel) {
   EXPECT_LT(PredictLatency(r, a, OnePerLayer(r), c).steps[1].ms, 0.8 * truth);
 }
 
+// The last level keeps most of a network just over its size (a 35 MB MLP read its weights at 51
+// GB/s on a Zen 4 VM of 32 MiB L3 and 35-37 GB/s DRAM): such a step is priced from the samples
+// whose networks fit it, not from those read from memory.
+TEST(LatencyPrediction, ANetworkJustOverTheLastLevelIsPricedAsMostlyInIt) {
+  const double rate = 5e7;
+  LatencyCalibration c = MlpCalibration(rate);
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 1500}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const double bytes = static_cast<double>(a.total.weight_traffic_bytes + a.total.input_bytes +
+                                           a.total.output_bytes);
+  const double llc = bytes / 1.05;
+  c.cache_bytes = {1 << 16, 1 << 17, static_cast<int64_t>(llc)};
+  for (CalibrationSample& s : c.samples) {
+    if (s.features.context_bytes <= llc) s.ms /= 4;
+  }
+  const StepPrediction fc2 = PredictLatency(r, a, OnePerLayer(r), c).steps[1];
+  ASSERT_EQ(fc2.layers, std::vector<std::string>{"fc2"});
+  const double from_memory = fc2.features.flops / rate + 0.001;
+  EXPECT_LT(fc2.ms, 0.5 * from_memory) << "priced from the networks read from memory";
+  // Ten times the last level: from memory.
+  c.cache_bytes[2] = static_cast<int64_t>(bytes / 10);
+  for (CalibrationSample& s : c.samples) {
+    if (s.features.context_bytes <= llc) s.ms *= 4;
+    if (s.features.context_bytes <= bytes / 10) s.ms /= 4;
+  }
+  EXPECT_NEAR(PredictLatency(r, a, OnePerLayer(r), c).steps[1].ms, from_memory, 0.1 * from_memory);
+}
+
 // The same layers in networks of 100x the FLOPs ran 3x slower (more run between two uses of
 // their weights): a step is priced from the samples of networks of its own size.
 TEST(LatencyPrediction, PricesAStepFromNetworksOfItsOwnSize) {
@@ -323,6 +351,68 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsBf16Panels) {
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
 }
 
+// A prediction plans the steps the calibration's machine would have run: its recorded choice of
+// bf16 depthwise kernel and Winograd, not the predicting machine's (an Intel guest calibrated on
+// ntpbench's widened depthwise kernel, predicted from a Zen 4 whose auto is oneDNN's, was priced
+// from the wrong kind of samples: MobileNet v2 -19% to -35%).
+TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
+  const Backend* onednn = FindBackend("onednn");
+  if (onednn == nullptr) GTEST_SKIP() << "this build has no onednn backend";
+  const ResolvedTopology mobilenet = ResolveFile("mobilenet_v2.json", {{"size", 96}});
+  LatencyCalibration c;
+  c.file = "zen.json";
+  c.backend = "onednn";
+  c.precision = "bf16";
+  c.threads = 2;
+  auto widened = [&] {
+    int n = 0;
+    for (const PlannedStep& p : PlanOnCalibratedMachine(mobilenet, c, *onednn)) {
+      n += p.algorithm == "widened";
+    }
+    return n;
+  };
+  c.backend_choices = {{"bf16_depthwise", "widened"}};
+  EXPECT_EQ(widened(), 17) << "MobileNet v2's depthwise convolutions";
+  c.backend_choices = {{"bf16_depthwise", "onednn"}};
+  EXPECT_EQ(widened(), 0);
+  // A machine without Winograd kernels recorded winograd=off: no Winograd step in its plan.
+  const ResolvedTopology resnet = ResolveFile("resnet50.json", {{"size", 112}});
+  c.precision = "f32";
+  c.backend_choices = {{"winograd", "all"}};
+  auto winograd = [&] {
+    int n = 0;
+    for (const PlannedStep& p : PlanOnCalibratedMachine(resnet, c, *onednn)) {
+      n += p.algorithm == "winograd";
+    }
+    return n;
+  };
+  RunConfig all;
+  all.options["winograd"] = "all";
+  if (onednn->MachineChoices(all).at("winograd") == "all") {  // this machine has the kernels
+    EXPECT_GT(winograd(), 0) << "its 3x3 stride-1 convolutions";
+  }
+  c.backend_choices = {{"winograd", "off"}};
+  EXPECT_EQ(winograd(), 0);
+  // A choice this ntpbench's option does not have: the file and field named.
+  c.backend_choices = {{"bf16_depthwise", "fast"}};
+  try {
+    PlanOnCalibratedMachine(mobilenet, c, *onednn);
+    ADD_FAILURE() << "a value the option lacks was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("zen.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("backend_choices.bf16_depthwise"), std::string::npos)
+        << e.what();
+  }
+  // The machine records what its auto options came to.
+  RunConfig config;
+  config.precision = Precision::kBf16;
+  const std::map<std::string, std::string> choices = onednn->MachineChoices(config);
+  ASSERT_EQ(choices.count("bf16_depthwise"), 1u);
+  EXPECT_NE(choices.at("bf16_depthwise"), "auto");
+  config.options["bf16_depthwise"] = "widened";
+  EXPECT_EQ(onednn->MachineChoices(config).at("bf16_depthwise"), "widened");
+}
+
 // A Winograd convolution is a kind of its own: its samples never price a direct one.
 TEST(LatencyPrediction, AnAlgorithmIsAKindOfItsOwn) {
   const ResolvedTopology r = ResolveFile("resnet50.json", {{"size", 112}});
@@ -391,6 +481,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.probes = {"probe_dense"};
   c.points = 14;
   c.cache_bytes = {98304, 4194304, 272629760};
+  c.backend_choices = {{"bf16_depthwise", "widened"}};
   c.probe_drift = {{"probe_dense", -0.03}};
   c.speed_references["probe_dense"] = {
       "calibration/dense.json", {"backend=eigen", "threads=1"}, "batch=1,n_input=784", 0.25};
@@ -410,6 +501,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_EQ(back.points, 14);
   EXPECT_EQ(back.vector_lanes, 16);
   EXPECT_EQ(back.cache_bytes, c.cache_bytes);
+  EXPECT_EQ(back.backend_choices, c.backend_choices);
   EXPECT_DOUBLE_EQ(back.samples[3].features.context_flops, c.samples[3].features.context_flops);
   EXPECT_GT(back.samples[3].features.context_flops, 0);
 
@@ -455,6 +547,13 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   j["speed_references"] = "fast";
   EXPECT_NE(message(j.dump()).find("field 'speed_references': not an object"), std::string::npos)
       << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["backend_choices"]["bf16_depthwise"] = 1;
+  EXPECT_NE(message(j.dump()).find("field 'backend_choices': has the wrong type"),
+            std::string::npos)
+      << message(j.dump());
+  j.erase("backend_choices");  // a calibration from before they were recorded
+  EXPECT_TRUE(ParseLatencyCalibration(j.dump(), "c.json").backend_choices.empty());
   j = nlohmann::json::parse(text);
   j["vector_lanes"] = 0;
   EXPECT_NE(message(j.dump()).find("field 'vector_lanes': must be 1 to 64"), std::string::npos)

@@ -243,6 +243,10 @@ bool Bf16DotProductsOutrunF32Fmas() {
   return outrun;
 }
 
+bool AutoTakesOnednnBf16Depthwise() {
+  return HasNativeBf16Arithmetic() && Bf16DotProductsOutrunF32Fmas();
+}
+
 dnnl::primitive_attr UserScratchpad() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -71,6 +71,8 @@ FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int ind
 // back to the direct algorithm where oneDNN has none for the post-ops.
 constexpr int64_t kWinogradMinChannels = 64;
 bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
+// Whether oneDNN has f32 Winograd kernels at the effective ISA (asked once, then kept).
+bool HasWinogradKernels();
 
 // Whether a dense layer runs on ntpbench's bf16 panels (bf16_dense.h; dense_conv.cc says where)
 // at `precision` under the option bf16_dense=`mode`, with the layers `fusion` folds into it, on
@@ -280,6 +282,10 @@ bool HasNativeBf16Arithmetic();
 // one thread, interleaved 5 times, measured once per process (a few ms); false without
 // avx512_bf16.
 bool Bf16DotProductsOutrunF32Fmas();
+
+// What bf16_depthwise=auto comes to here: oneDNN's kernel where oneDNN runs bf16 natively and
+// its dot products keep up with the f32 FMAs (both above), else ntpbench's widened one.
+bool AutoTakesOnednnBf16Depthwise();
 
 // Attributes with a user-managed scratchpad (see Builder::AddPrimitive).
 dnnl::primitive_attr UserScratchpad();

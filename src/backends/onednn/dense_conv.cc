@@ -617,7 +617,7 @@ bool WidensBf16Depthwise(const ResolvedLayer& l, Precision precision, const std:
   // auto: oneDNN's native kernel where bf16 dot products run at least at the f32 FMA's FLOPs
   // (mobilenet_v2 bf16 batch 1 on a 2-core Zen 4 VM, 3 rounds A B A B, its 17 depthwise layers
   // summed: oneDNN's brdgmm_dw 0.47-0.69 ms against the kernel's 0.67-0.82), else the kernel.
-  if (mode == "auto" && HasNativeBf16Arithmetic() && Bf16DotProductsOutrunF32Fmas()) return false;
+  if (mode == "auto" && AutoTakesOnednnBf16Depthwise()) return false;
   const Shape& in = l.input_shapes[0];
   return in.size() == 4 && l.attrs.Int("groups") == in[1] && l.attrs.Int("filters") == in[1] &&
          ActivationClamp(l, fusion).has_value();

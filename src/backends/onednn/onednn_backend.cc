@@ -344,6 +344,20 @@ class OnednnBackend : public Backend {
     };
   }
 
+  // bf16_depthwise=auto asks the CPU (WidensBf16Depthwise); winograd=auto is off where oneDNN
+  // has no Winograd kernels at the effective ISA (below AVX-512), else a matter of shapes.
+  std::map<std::string, std::string> MachineChoices(const RunConfig& config) const override {
+    const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
+    std::map<std::string, std::string> choices;
+    const std::string& depthwise = options.at("bf16_depthwise");
+    choices["bf16_depthwise"] = depthwise != "auto"              ? depthwise
+                                : AutoTakesOnednnBf16Depthwise() ? "onednn"
+                                                                 : "widened";
+    const std::string& winograd = options.at("winograd");
+    choices["winograd"] = winograd != "off" && !HasWinogradKernels() ? "off" : winograd;
+    return choices;
+  }
+
   // The tensors the compile will hold in a plain layout, as far as a plan can tell: the graph's
   // inputs, the outputs of ops whose builders write plain ones (dense, matmul, attention, norms
   // over the last axis, embedding, slices, recurrences), of views of plain tensors, and of
@@ -436,7 +450,7 @@ class OnednnBackend : public Backend {
       case Precision::kBf16: {
         // Under onednn.bf16_depthwise=auto (the default).
         const std::string depthwise =
-            HasNativeBf16Arithmetic() && Bf16DotProductsOutrunF32Fmas()
+            AutoTakesOnednnBf16Depthwise()
                 ? "; depthwise convolutions: oneDNN's (bf16 dot products at least as fast as f32 "
                   "FMAs here)"
                 : "; depthwise convolutions: ntpbench's, widened to f32";
