@@ -1,6 +1,7 @@
 // A step is priced from the samples of its own kind nearest to it in log FLOPs, log bytes, the
 // log of the bytes its network moves, (half weighted) its activations read over written, the
-// cache level its network's bytes fit in and the log of its network's FLOPs: the most specific
+// cache level its network's bytes fit in (past the last one, by the share it cannot keep) and
+// the log of its network's FLOPs: the most specific
 // kind the calibration sampled (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else
 // conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the
 // two steps' roofline-like cost, so that a neighbour twice the FLOPs of a compute-bound step
