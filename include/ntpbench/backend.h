@@ -146,11 +146,12 @@ class Backend {
   virtual Support Supports(const ResolvedTopology& topology, const RunConfig& config) const = 0;
   // Its settings (`--backend-option`), each with its values, variable and default.
   virtual std::vector<BackendOption> Options() const { return {}; }
-  // The options whose value under `config` this machine decides (an `auto` that asks the CPU,
-  // not a layer's shape), as the concrete value it comes to here: what a latency calibration
-  // records, so that a prediction for that machine made on another plans the steps it would
-  // have run (onednn: bf16_depthwise=auto is oneDNN's kernel on one CPU, ntpbench's on another).
-  virtual std::map<std::string, std::string> MachineChoices(const RunConfig& config) const {
+  // The options that decide the steps PlanSteps makes, as they come to here under `config` (an
+  // `auto` that asks the CPU, not a layer's shape, resolved to its value): what a latency
+  // calibration records, so that a prediction for that machine, made on another or by a later
+  // ntpbench whose defaults moved, plans the steps it ran (onednn: bf16_depthwise=auto is
+  // oneDNN's kernel on one CPU, ntpbench's on another).
+  virtual std::map<std::string, std::string> PlanChoices(const RunConfig& config) const {
     (void)config;
     return {};
   }

@@ -86,9 +86,10 @@ struct LatencyCalibration {
   // its weights are still there from the inference before. Empty in calibrations from before it
   // was recorded (the step's network bytes then price it alone).
   std::vector<int64_t> cache_bytes;
-  // The backend's options whose value its machine decided (Backend::MachineChoices), as they
-  // came to there: a prediction plans the steps with them, not with the predicting machine's.
-  // Empty in calibrations from before they were recorded (the predicting machine's then).
+  // The backend's options that decide its plan of steps (Backend::PlanChoices), as they came to
+  // on the calibrated machine: a prediction plans with them, not with the predicting machine's
+  // or this ntpbench's defaults. Empty in calibrations from before they were recorded (this
+  // machine's then); an option missing from them, this ntpbench's default.
   std::map<std::string, std::string> backend_choices;
   std::string created;              // UTC, ISO 8601
   std::vector<std::string> probes;  // the probe sweeps it ran, by name

@@ -238,7 +238,7 @@ int Calibrate(const CalibrateOptions& given) {
   calibration.vector_lanes = FindBackend(o.backend)->VectorLanes();
   if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
   calibration.cache_bytes = ThisMachine().CacheBytesFor(threads);
-  calibration.backend_choices = FindBackend(o.backend)->MachineChoices(config);
+  calibration.backend_choices = FindBackend(o.backend)->PlanChoices(config);
   calibration.created = UtcTimestamp();
   const auto start = std::chrono::steady_clock::now();
   std::vector<ProbeRun> ran;

@@ -299,8 +299,8 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
     const bool expected = winograd_here && l.op == "conv2d" && l.attrs.Ints("kernel")[0] == 3 &&
                           l.attrs.Ints("stride")[0] == 1 && l.input_shapes[0][1] >= 64 &&
                           l.output_shapes[0][2] >= 28;
-    EXPECT_EQ(p.algorithm, expected ? "winograd" : "") << l.name;
-    if (!p.algorithm.empty()) planned.insert(p.layer);
+    EXPECT_EQ(p.algorithm == "winograd", expected) << l.name;  // the fc: f32 panels
+    if (p.algorithm == "winograd") planned.insert(p.layer);
   }
   EXPECT_EQ(planned, compiled);
   if (winograd_here) {
@@ -313,17 +313,23 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
   config.options["winograd"] = "all";
   EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, winograd_here ? "winograd" : "");
   config.options["winograd"] = "off";
-  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
+    EXPECT_NE(p.algorithm, "winograd") << p.layer;
+  }
   // bf16 has none.
   config.options.clear();
   config.precision = Precision::kBf16;
-  for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
+    EXPECT_NE(p.algorithm, "winograd") << p.layer;
+  }
 }
 
 // The plan names the bf16 dense layers that run on ntpbench's panels (a kind of step of their
 // own to a calibration, as Winograd's): those the compile builds so, layers of 4 MiB or more at
-// 1-4 rows, a residual add fused or not; none under onednn.bf16_dense=matmul, none in f32.
-TEST(LatencyPrediction, TheOnednnPlanNamesItsBf16Panels) {
+// 1-4 rows, a residual add fused or not; none under onednn.bf16_dense=matmul. In f32, those the
+// compile runs on the f32 panels (every layer with a panel of 64 outputs a thread), none under
+// onednn.f32_dense=matmul.
+TEST(LatencyPrediction, TheOnednnPlanNamesItsDensePanels) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   const Backend& onednn = *FindBackend("onednn");
   const ResolvedTopology t = ResolveFile("llama.json", SmallLlamaDecodeStep());
@@ -348,6 +354,19 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsBf16Panels) {
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
   config.options.clear();
   config.precision = Precision::kF32;
+  const std::unique_ptr<Executable> f32 = onednn.Compile(t, config);
+  std::set<std::string> compiled_f32, planned_f32;
+  for (const StepInfo& s : f32->steps()) {
+    if (!s.inlay && s.kernel.find("f32 panels") != std::string::npos) {
+      compiled_f32.insert(t.layers[s.layer].name);
+    }
+  }
+  for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
+    if (p.algorithm == "panels") planned_f32.insert(t.layers[p.layer].name);
+  }
+  EXPECT_EQ(planned_f32, compiled_f32);
+  EXPECT_GT(planned_f32.size(), planned.size()) << "the attention's projections too";
+  config.options["f32_dense"] = "matmul";
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) EXPECT_EQ(p.algorithm, "") << p.layer;
 }
 
@@ -388,7 +407,7 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   };
   RunConfig all;
   all.options["winograd"] = "all";
-  if (onednn->MachineChoices(all).at("winograd") == "all") {  // this machine has the kernels
+  if (onednn->PlanChoices(all).at("winograd") == "all") {  // this machine has the kernels
     EXPECT_GT(winograd(), 0) << "its 3x3 stride-1 convolutions";
   }
   c.backend_choices = {{"winograd", "off"}};
@@ -406,11 +425,11 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   // The machine records what its auto options came to.
   RunConfig config;
   config.precision = Precision::kBf16;
-  const std::map<std::string, std::string> choices = onednn->MachineChoices(config);
+  const std::map<std::string, std::string> choices = onednn->PlanChoices(config);
   ASSERT_EQ(choices.count("bf16_depthwise"), 1u);
   EXPECT_NE(choices.at("bf16_depthwise"), "auto");
   config.options["bf16_depthwise"] = "widened";
-  EXPECT_EQ(onednn->MachineChoices(config).at("bf16_depthwise"), "widened");
+  EXPECT_EQ(onednn->PlanChoices(config).at("bf16_depthwise"), "widened");
 }
 
 // A Winograd convolution is a kind of its own: its samples never price a direct one.

@@ -81,6 +81,12 @@ bool HasWinogradKernels();
 bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
                       const FusionPlan& fusion, int threads);
 
+// Whether a dense layer runs on ntpbench's f32 panels (f32_dense.h; dense_conv.cc says where) at
+// `precision` under the option f32_dense=`mode` on `threads` threads: what the compile builds
+// and what the plan of steps tells a latency prediction (dense.panels, as the bf16 ones).
+bool StreamsF32Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
+                     int threads);
+
 // Whether a conv2d runs on ntpbench's bf16 depthwise kernel (bf16_depthwise.h; dense_conv.cc says
 // where) at `precision` under the option bf16_depthwise=`mode`, with the layers `fusion` folds
 // into it: what the compile builds and what the plan of steps tells a latency prediction.

@@ -17,6 +17,12 @@ namespace ntpb::onednn {
 // strided path copies the input into a per-thread buffer first ("rtus"), which oneDNN issue #6035
 // found written past for other channel counts. Reproducer: tools/repro/onednn_int8_1x1_strided.cc.
 // Any channel count that is not a multiple of 16 is avoided (4, 12, 20 passed, but share the path).
+//
+// oneDNN 2.6's gemm convolution (x64:gemm:jit, what a 1x1 convolution without a JIT kernel of its
+// own takes: f32 under ONEDNN_MAX_CPU_ISA=SSE41, 130 -> 300 channels) adds a binary post-op's
+// operand from the wrong places in NHWC (errors of 2 on values of 1-3, at any thread count, with
+// or without bias; NCHW and a sum post-op over the destination are right).
+// Reproducer: tools/repro/onednn_gemm_conv_binary_nhwc.cc.
 const char* ConvolutionDefect(const dnnl::convolution_forward::primitive_desc& pd,
                               const dnnl::memory::dims& strides, dnnl::memory::dim input_channels);
 

@@ -322,6 +322,10 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_BF16_DENSE",
          "bf16 dense layers at 1-4 rows (a decode step, batch 1): streamed (ntpbench's panel "
          "kernel, f32 sums), matmul (oneDNN's)"},
+        {"f32_dense",
+         {"streamed", "matmul"},
+         "NTPB_ONEDNN_F32_DENSE",
+         "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's)"},
         {"bf16_depthwise",
          {"auto", "widened", "onednn"},
          "NTPB_ONEDNN_BF16_DEPTHWISE",
@@ -344,17 +348,20 @@ class OnednnBackend : public Backend {
     };
   }
 
-  // bf16_depthwise=auto asks the CPU (WidensBf16Depthwise); winograd=auto is off where oneDNN
-  // has no Winograd kernels at the effective ISA (below AVX-512), else a matter of shapes.
-  std::map<std::string, std::string> MachineChoices(const RunConfig& config) const override {
-    const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
-    std::map<std::string, std::string> choices;
-    const std::string& depthwise = options.at("bf16_depthwise");
-    choices["bf16_depthwise"] = depthwise != "auto"              ? depthwise
-                                : AutoTakesOnednnBf16Depthwise() ? "onednn"
-                                                                 : "widened";
-    const std::string& winograd = options.at("winograd");
-    choices["winograd"] = winograd != "off" && !HasWinogradKernels() ? "off" : winograd;
+  // Those PlanSteps reads; bf16_depthwise=auto asks the CPU (WidensBf16Depthwise), winograd=auto
+  // is off where oneDNN has no Winograd kernels at the effective ISA (below AVX-512), else a
+  // matter of shapes.
+  std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
+    std::map<std::string, std::string> choices = BackendOptionValues(*this, config);
+    for (auto it = choices.begin(); it != choices.end();) {
+      static const std::set<std::string> planned = {"fusion", "winograd", "bf16_dense", "f32_dense",
+                                                    "bf16_depthwise"};
+      it = planned.count(it->first) ? std::next(it) : choices.erase(it);
+    }
+    if (choices.at("bf16_depthwise") == "auto") {
+      choices["bf16_depthwise"] = AutoTakesOnednnBf16Depthwise() ? "onednn" : "widened";
+    }
+    if (!HasWinogradKernels()) choices["winograd"] = "off";
     return choices;
   }
 
@@ -404,7 +411,8 @@ class OnednnBackend : public Backend {
       const bool view = l.is_view;
       if (l.op == "constant" || (view && plain.count(l.inputs[0]))) continue;
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
-      const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads);
+      const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads) ||
+                          StreamsF32Dense(l, precision, options.at("f32_dense"), threads);
       if ((l.op == "conv2d" && precision == Precision::kBf16) ||
           (l.op == "dense" && precision == Precision::kI8)) {
         plan.DropResidual();

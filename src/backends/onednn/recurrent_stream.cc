@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "src/backends/common/recurrent_gates.h"
+#include "src/backends/onednn/f32_dense.h"
 #include "src/backends/onednn/native_vectors.h"
 
 namespace ntpb::onednn {
@@ -21,21 +22,6 @@ void RoundState(const float* state, int64_t size, uint16_t* rounded) {
   std::transform(state, state + size, rounded, RoundToBf16);
 }
 
-// As many accumulators as fit beside the weights and the broadcast state: half the registers
-// (native_vectors.h). Plain float arrays stayed on the stack at f32 batch 4 on AVX-512.
-constexpr int kAccumulators = kRegisters / 2;
-constexpr int kVectors = static_cast<int>(kPanel / kLanes);
-
-// Vectors of a panel row one pass over the panel takes for R rows: all of them where R x that
-// many accumulators fit in registers, else a power-of-two share (the panel is then read in
-// column passes, each reading whole cache lines of every row).
-template <int R>
-constexpr int VectorsPerPass() {
-  int v = kVectors;
-  while (v > 1 && v * R > kAccumulators) v /= 2;
-  return v;
-}
-
 // f32 panels read from memory ask for the lines 16 KiB ahead of the row they multiply (the
 // `prefetch` member says where). DeepSpeech H 2048 f32 batch 1, 2-core Zen 5 VM, alternating 10
 // times: 0.86-0.96x the time without (182 -> 164-168 ms where the VM's bandwidth held still).
@@ -46,65 +32,6 @@ constexpr int VectorsPerPass() {
 // (Sapphire Rapids class, 260 MiB L3 holding all 64 MiB of weights) ran 167-178 ms 4 KiB ahead,
 // 166-176 with none, 170-178 16 KiB ahead.
 constexpr int64_t kPrefetchAhead = 16384;
-
-// out[r][0..width) = sum_k x[r][k] * panel[k][0..width) for R rows: R x (vectors per pass)
-// accumulators, each weight vector loaded once for all rows (the file is compiled with FMA
-// contraction).
-template <int R, bool kPrefetch>
-inline __attribute__((always_inline)) void PanelRows(const float* x, int64_t x_stride,
-                                                     int64_t k_len, const float* panel, float* out,
-                                                     int64_t out_stride, int64_t width) {
-  constexpr int kPass = VectorsPerPass<R>();
-  for (int v0 = 0; v0 < kVectors && v0 * kLanes < width; v0 += kPass) {
-    Floats acc[R][kPass];
-    for (int r = 0; r < R; ++r) {
-      for (int q = 0; q < kPass; ++q) acc[r][q] = Floats{};
-    }
-    for (int64_t k = 0; k < k_len; ++k) {
-      const float* row = panel + k * kPanel + v0 * kLanes;
-      if (kPrefetch) {
-        for (size_t b = 0; b < kPass * kLanes * sizeof(float); b += 64) {
-          _mm_prefetch(reinterpret_cast<const char*>(row) + kPrefetchAhead + b, _MM_HINT_T0);
-        }
-      }
-      Floats w[kPass];
-      for (int q = 0; q < kPass; ++q) w[q] = LoadFloats(row + kLanes * q);
-      for (int r = 0; r < R; ++r) {
-        const float xr = x[r * x_stride + k];
-        for (int q = 0; q < kPass; ++q) acc[r][q] += xr * w[q];
-      }
-    }
-    const int64_t columns = std::min<int64_t>(kPass * kLanes, width - v0 * kLanes);
-    for (int r = 0; r < R; ++r) {
-      float sums[kPass * kLanes];
-      std::memcpy(sums, acc[r], sizeof sums);
-      std::memcpy(out + r * out_stride + v0 * kLanes, sums, sizeof(float) * columns);
-    }
-  }
-}
-
-template <bool kPrefetch>
-void Panel(const float* x, int64_t rows, int64_t k_len, const float* panel, float* out,
-           int64_t out_stride, int64_t width) {
-  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-    const float* xr = x + r0 * k_len;
-    float* o = out + r0 * out_stride;
-    switch (std::min<int64_t>(4, rows - r0)) {
-      case 1:
-        PanelRows<1, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
-        break;
-      case 2:
-        PanelRows<2, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
-        break;
-      case 3:
-        PanelRows<3, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
-        break;
-      default:
-        PanelRows<4, kPrefetch>(xr, k_len, k_len, panel, o, out_stride, width);
-        break;
-    }
-  }
-}
 
 }  // namespace
 
@@ -165,11 +92,8 @@ void StreamedRecurrence::Run(const float* xg, float* out, int threads, const flo
         w16[d].RunPanel(p, rounded_d, n, hg_d, padded);
       } else {
         const float* panel = w32[d].data() + p * h * kPanel;
-        if (prefetch) {
-          Panel<true>(state_d, n, h, panel, hg_d + p * kPanel, padded, width);
-        } else {
-          Panel<false>(state_d, n, h, panel, hg_d + p * kPanel, padded, width);
-        }
+        MultiplyF32Panel(state_d, n, h, panel, hg_d + p * kPanel, padded, width,
+                         prefetch ? kPrefetchAhead : 0);
       }
     }
   };
