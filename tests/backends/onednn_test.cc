@@ -657,6 +657,49 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
   }
 }
 
+// Dense layers around a wide one at `rows` rows of `inputs` features: a (bias, gelu) to `wide`
+// outputs, b (bias) back to `inputs`, c (10 outputs, no bias), d (bias) to `wide` plus a (the add
+// s), e (no bias) back to `inputs` plus the graph's input (the add r).
+ResolvedTopology DenseStack(int rows, int inputs, int wide) {
+  const std::string in = std::to_string(inputs), out = std::to_string(wide);
+  return Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "stack",
+      "inputs": [{"name": "x", "shape": [)" +
+                                       std::to_string(rows) + ", " + in + R"(]}],
+      "layers": [
+        {"name": "a", "op": "dense", "units": )" +
+                                       out + R"(, "activation": "gelu"},
+        {"name": "b", "op": "dense", "units": )" +
+                                       in + R"(, "inputs": ["a"]},
+        {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]},
+        {"name": "d", "op": "dense", "units": )" +
+                                       out + R"(, "inputs": ["b"]},
+        {"name": "s", "op": "add", "inputs": ["d", "a"]},
+        {"name": "e", "op": "dense", "units": )" +
+                                       in + R"(, "bias": false, "inputs": ["s"]},
+        {"name": "r", "op": "add", "inputs": ["x", "e"]}],
+      "outputs": ["a", "b", "c", "s", "r"]})",
+                                   "stack.json"),
+                 {});
+}
+
+// `topology` on the panels (the default) and with `option`=matmul, each against the reference
+// and against each other for the DenseStack outputs; returns both runs.
+std::pair<RanBoth, RanBoth> PanelsAndMatmul(const ResolvedTopology& topology, Precision precision,
+                                            const std::string& option, double tolerance,
+                                            double min_cosine, const std::string& what) {
+  RunConfig config = OpConfig();
+  RanBoth streamed = RunBoth(topology, config, precision);
+  config.options[option] = "matmul";
+  RanBoth matmul = RunBoth(topology, config, precision);
+  for (const char* tensor : {"a", "b", "c", "s", "r"}) {
+    ExpectClose(streamed, tensor, tolerance, min_cosine, what + " " + tensor);
+    const AccuracyDelta d =
+        CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
+    EXPECT_LT(d.max_rel_err, tolerance) << what << " " << tensor << " against the matmul";
+  }
+  return {std::move(streamed), std::move(matmul)};
+}
+
 // bf16 dense layers at 1-4 rows take the panel kernel (onednn.bf16_dense=streamed, the default)
 // and match the reference as oneDNN's matmul does; from 5 rows, or with =matmul, the matmul. A
 // residual add after one is fused into the panels' store, its operand bf16 (a layer's output) or
@@ -664,33 +707,10 @@ TEST(OnednnBf16Dense, PanelSumsMatchADoubleProductOfTheSameBf16Values) {
 TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kBf16);
   for (const int rows : {1, 3, 4, 5}) {
-    const ResolvedTopology topology =
-        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "b",
-        "inputs": [{"name": "x", "shape": [)" +
-                                      std::to_string(rows) +
-                                      R"(, 520]}],
-        "layers": [
-          {"name": "a", "op": "dense", "units": 4100, "activation": "gelu"},
-          {"name": "b", "op": "dense", "units": 520, "inputs": ["a"]},
-          {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]},
-          {"name": "d", "op": "dense", "units": 4100, "inputs": ["b"]},
-          {"name": "s", "op": "add", "inputs": ["d", "a"]},
-          {"name": "e", "op": "dense", "units": 520, "bias": false, "inputs": ["s"]},
-          {"name": "r", "op": "add", "inputs": ["x", "e"]}],
-        "outputs": ["a", "b", "c", "s", "r"]})",
-                                  "b.json"),
-                {});
-    RunConfig config = OpConfig();
-    const RanBoth streamed = RunBoth(topology, config, Precision::kBf16);
-    config.options["bf16_dense"] = "matmul";
-    const RanBoth matmul = RunBoth(topology, config, Precision::kBf16);
+    const ResolvedTopology topology = DenseStack(rows, 520, 4100);
     const std::string what = "rows " + std::to_string(rows);
-    for (const char* tensor : {"a", "b", "c", "s", "r"}) {
-      ExpectClose(streamed, tensor, kBf16Tolerance, 0.999, what + " " + tensor);
-      const AccuracyDelta d =
-          CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
-      EXPECT_LT(d.max_rel_err, kBf16Tolerance) << what << " " << tensor << " against the matmul";
-    }
+    const auto [streamed, matmul] =
+        PanelsAndMatmul(topology, Precision::kBf16, "bf16_dense", kBf16Tolerance, 0.999, what);
     // a (bias, gelu): 520 x 4100, b (bias): 4100 x 520, d (bias, + a) and e (+ x), 4.1 MiB
     // each, at 1-4 rows; c (10 outputs, less than a panel a thread) never.
     const std::set<std::string> with_add = {"d", "e"};
@@ -725,33 +745,10 @@ TEST(OnednnBf16Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
 TEST(OnednnF32Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
   const Backend& onednn = *FindBackend("onednn");
   for (const int rows : {1, 3, 4, 5}) {
-    const ResolvedTopology topology =
-        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "f",
-        "inputs": [{"name": "x", "shape": [)" +
-                                      std::to_string(rows) +
-                                      R"(, 130]}],
-        "layers": [
-          {"name": "a", "op": "dense", "units": 300, "activation": "gelu"},
-          {"name": "b", "op": "dense", "units": 130, "inputs": ["a"]},
-          {"name": "c", "op": "dense", "units": 10, "bias": false, "inputs": ["b"]},
-          {"name": "d", "op": "dense", "units": 300, "inputs": ["b"]},
-          {"name": "s", "op": "add", "inputs": ["d", "a"]},
-          {"name": "e", "op": "dense", "units": 130, "bias": false, "inputs": ["s"]},
-          {"name": "r", "op": "add", "inputs": ["x", "e"]}],
-        "outputs": ["a", "b", "c", "s", "r"]})",
-                                  "f.json"),
-                {});
-    RunConfig config = OpConfig();
-    const RanBoth streamed = RunBoth(topology, config, Precision::kF32);
-    config.options["f32_dense"] = "matmul";
-    const RanBoth matmul = RunBoth(topology, config, Precision::kF32);
+    const ResolvedTopology topology = DenseStack(rows, 130, 300);
     const std::string what = "rows " + std::to_string(rows);
-    for (const char* tensor : {"a", "b", "c", "s", "r"}) {
-      ExpectClose(streamed, tensor, kF32Tolerance, 0.99999, what + " " + tensor);
-      const AccuracyDelta d =
-          CompareOutputs(streamed.onednn->ReadTensor(tensor), matmul.onednn->ReadTensor(tensor));
-      EXPECT_LT(d.max_rel_err, kF32Tolerance) << what << " " << tensor << " against the matmul";
-    }
+    const auto [streamed, matmul] =
+        PanelsAndMatmul(topology, Precision::kF32, "f32_dense", kF32Tolerance, 0.99999, what);
     // a (bias, gelu), b (bias), d (bias, + a), e (+ x): 300 and 130 outputs, at least a panel of
     // 64 for each of the 2 threads; c (10 outputs) never.
     const std::set<std::string> with_add = {"d", "e"};
@@ -777,8 +774,7 @@ TEST(OnednnF32Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
     }
     EXPECT_EQ(compiled.size(), rows <= 4 ? 4u : 0u) << what;
     std::set<std::string> planned;
-    config.options.clear();
-    for (const PlannedStep& p : onednn.PlanSteps(topology, config)) {
+    for (const PlannedStep& p : onednn.PlanSteps(topology, OpConfig())) {
       if (p.algorithm == "panels") planned.insert(topology.layers[p.layer].name);
     }
     EXPECT_EQ(planned, compiled) << what;
