@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,15 @@ struct LatencyPrediction {
   int uncalibrated = 0;                    // steps left out of the sum
 };
 
-// The steps `backend` (the calibration's) would make of `topology` on the calibration's machine:
-// its precision and threads, and the options that machine decided (backend_choices) in place of
-// this one's. Throws ntpb::Error naming the file and field where a choice is no value of the
+// The calibration's backend_choices that `backend` (the calibration's) has as options: what a
+// run on the calibrated machine set (a prediction plans with them, `predict --check` runs with
+// them). Throws ntpb::Error naming the file and field where a choice is no value of the
 // backend's option here.
+std::map<std::string, std::string> CalibratedOptions(const LatencyCalibration& calibration,
+                                                     const Backend& backend);
+
+// The steps `backend` (the calibration's) would make of `topology` on the calibration's machine:
+// its precision and threads, and its CalibratedOptions in place of this one's.
 std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topology,
                                                  const LatencyCalibration& calibration,
                                                  const Backend& backend);

@@ -372,6 +372,13 @@ std::optional<double> Measure(const Model& m, int64_t batch, const LatencyCalibr
     args.push_back("--set");
     args.push_back(k + "=" + std::to_string(v));
   }
+  // As the calibrated machine ran: the plan the prediction priced.
+  if (const Backend* b = FindBackend(c.backend)) {
+    for (const auto& [option, value] : CalibratedOptions(c, *b)) {
+      args.push_back("--backend-option");
+      args.push_back(c.backend + "." + option + "=" + value);
+    }
+  }
   const PointOutcome r = RunPointProcess(args, log, timeout);
   std::optional<double> ms;
   if (r.ok) {

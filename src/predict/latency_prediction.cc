@@ -19,12 +19,9 @@ std::string ShapeText(const Shape& shape) {
 
 }  // namespace
 
-std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topology,
-                                                 const LatencyCalibration& calibration,
-                                                 const Backend& backend) {
-  RunConfig config;
-  config.precision = ParsePrecision(calibration.precision, calibration.file + ": precision");
-  config.threads = calibration.threads;
+std::map<std::string, std::string> CalibratedOptions(const LatencyCalibration& calibration,
+                                                     const Backend& backend) {
+  std::map<std::string, std::string> options;
   // A choice of an option this build's backend no longer has is left out: it plans as it can.
   for (const BackendOption& option : backend.Options()) {
     const auto choice = calibration.backend_choices.find(option.name);
@@ -35,8 +32,18 @@ std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topolog
                   "\"" + choice->second + "\" is not a value of " + calibration.backend + "." +
                       option.name + " in this ntpbench");
     }
-    config.options[option.name] = choice->second;
+    options[option.name] = choice->second;
   }
+  return options;
+}
+
+std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topology,
+                                                 const LatencyCalibration& calibration,
+                                                 const Backend& backend) {
+  RunConfig config;
+  config.precision = ParsePrecision(calibration.precision, calibration.file + ": precision");
+  config.threads = calibration.threads;
+  config.options = CalibratedOptions(calibration, backend);
   return backend.PlanSteps(topology, config);
 }
 
