@@ -352,11 +352,10 @@ class OnednnBackend : public Backend {
   // is off where oneDNN has no Winograd kernels at the effective ISA (below AVX-512), else a
   // matter of shapes.
   std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
-    std::map<std::string, std::string> choices = BackendOptionValues(*this, config);
-    for (auto it = choices.begin(); it != choices.end();) {
-      static const std::set<std::string> planned = {"fusion", "winograd", "bf16_dense", "f32_dense",
-                                                    "bf16_depthwise"};
-      it = planned.count(it->first) ? std::next(it) : choices.erase(it);
+    const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
+    std::map<std::string, std::string> choices;
+    for (const char* name : {"fusion", "winograd", "bf16_dense", "f32_dense", "bf16_depthwise"}) {
+      choices[name] = options.at(name);
     }
     if (choices.at("bf16_depthwise") == "auto") {
       choices["bf16_depthwise"] = AutoTakesOnednnBf16Depthwise() ? "onednn" : "widened";
