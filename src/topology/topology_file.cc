@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 #include "ntpbench/error.h"
 #include "ntpbench/json_format.h"
@@ -69,6 +71,28 @@ std::string ReadStandardInputTopology(std::string* extension) {
   return ReadStandardInputText(OnnxLimits().max_file_bytes, 64 << 10, limit);
 }
 
+namespace {
+
+// A path with no extension is most often a shipped topology's name (`run mobilenet_v2`): said
+// as the file it names, where there is one.
+std::string WithoutAnExtension(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::exists(path, error)) {
+    return "has no extension: a topology is a .json, .xml or .onnx file ('-' reads one from "
+           "standard input)";
+  }
+  for (const std::string& candidate :
+       {"topologies/" + path + ".json", path + ".json", path + ".xml", path + ".onnx"}) {
+    if (std::filesystem::is_regular_file(candidate, error)) {
+      return "no such file (did you mean " + candidate + "?)";
+    }
+  }
+  return "no such file (a topology is a .json, .xml or .onnx file; the shipped ones are in "
+         "topologies/)";
+}
+
+}  // namespace
+
 Topology ReadTopologyFile(const std::string& path) {
   if (path == "-") return ReadStandardInput();
   // Said as what it is, before its (missing) extension is: `run topologies`, `run /dev/zero`.
@@ -79,6 +103,7 @@ Topology ReadTopologyFile(const std::string& path) {
   if (ext == "json") return ReadTopologyJsonFile(path);
   if (ext == "xml") return ReadTopologyXmlFile(path);
   if (ext == "onnx") return ReadOnnxFile(path);
+  if (ext.empty()) throw Error(path, "", "", WithoutAnExtension(path));
   throw Error(path, "", "",
               "unknown topology format '." + ext + "' (expected .json, .xml or .onnx)");
 }

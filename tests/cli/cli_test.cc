@@ -1059,6 +1059,11 @@ TEST(Cli, BadInputGivesOneLineAndNonZeroExit) {
       {"run " + Topo("mlp.json") + " --precision int8", "(did you mean 'i8'?)"},
       {"run " + Topo("mlp.json") + " --precision bfloat16", "(did you mean 'bf16'?)"},
       {"run " + SourcePath("topologies"), "cannot read a topology: is a directory"},
+      // A shipped topology by its name; a file with no extension.
+      {"run " + Topo("mobilenet_v2"),
+       "no such file (did you mean " + Topo("mobilenet_v2.json") + "?)"},
+      {"inspect " + Topo("no_such_net"), "no_such_net: no such file (a topology is a .json"},
+      {"run " + SourcePath(".ci/run"), "run: has no extension: a topology is a .json, .xml"},
       {"inspect /dev/zero", "/dev/zero: cannot read a topology: a character device"},
       {"sweep " + Topo("mlp.json"), "this is a topology, not a sweep"},
       {"gate", "option '--suite-binary': is missing: gate needs --suite-binary"},
