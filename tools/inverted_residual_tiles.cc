@@ -86,6 +86,26 @@ primitive_attr Clip6(bool user_scratchpad) {
   return a;
 }
 
+// An f32 forward convolution of square stride and padding given per side (top/left, bottom/
+// right), a 1x1 one by default.
+convolution_forward::primitive_desc Convolution(const engine& eng, const memory::desc& src,
+                                                const memory::desc& weights,
+                                                const memory::desc& bias, const memory::desc& dst,
+                                                const primitive_attr& attr, memory::dim stride = 1,
+                                                memory::dims pad_l = {0, 0},
+                                                memory::dims pad_r = {0, 0}) {
+  return convolution_forward::primitive_desc({prop_kind::forward_inference,
+                                              algorithm::convolution_direct,
+                                              src,
+                                              weights,
+                                              bias,
+                                              dst,
+                                              {stride, stride},
+                                              pad_l,
+                                              pad_r},
+                                             attr, eng);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,36 +142,9 @@ int main(int argc, char** argv) {
     p.append_sum(1.f);
     sum.set_post_ops(p);
   }
-  convolution_forward::primitive_desc pd1({prop_kind::forward_inference,
-                                           algorithm::convolution_direct,
-                                           src,
-                                           any_w1,
-                                           bias1,
-                                           mid,
-                                           {1, 1},
-                                           {0, 0},
-                                           {0, 0}},
-                                          Clip6(false), eng);
-  convolution_forward::primitive_desc pd2({prop_kind::forward_inference,
-                                           algorithm::convolution_direct,
-                                           mid,
-                                           any_w2,
-                                           bias1,
-                                           dw_out,
-                                           {S, S},
-                                           {1, 1},
-                                           {1, 1}},
-                                          Clip6(false), eng);
-  convolution_forward::primitive_desc pd3({prop_kind::forward_inference,
-                                           algorithm::convolution_direct,
-                                           dw_out,
-                                           any_w3,
-                                           bias3,
-                                           out,
-                                           {1, 1},
-                                           {0, 0},
-                                           {0, 0}},
-                                          sum, eng);
+  const auto pd1 = Convolution(eng, src, any_w1, bias1, mid, Clip6(false));
+  const auto pd2 = Convolution(eng, mid, any_w2, bias1, dw_out, Clip6(false), S, {1, 1}, {1, 1});
+  const auto pd3 = Convolution(eng, dw_out, any_w3, bias3, out, sum);
   std::printf("unfused: %s | %s | %s\n", pd1.impl_info_str(), pd2.impl_info_str(),
               pd3.impl_info_str());
   memory m_src(src, eng), m_w1(pd1.weights_desc(), eng), m_b1(bias1, eng), m_mid(mid, eng),
@@ -206,17 +199,9 @@ int main(int argc, char** argv) {
   auto one_by_one = [&](int rows, int width, int in, int out_channels, const memory::desc& bias,
                         const primitive_attr& attr) -> Made {
     if (conv_route) {
-      convolution_forward::primitive_desc pd(
-          {prop_kind::forward_inference,
-           algorithm::convolution_direct,
-           rows_md(rows, width, in),
-           memory::desc({out_channels, in, 1, 1}, dt::f32, tag::any),
-           bias,
-           rows_md(rows, width, out_channels),
-           {1, 1},
-           {0, 0},
-           {0, 0}},
-          attr, eng);
+      const auto pd = Convolution(eng, rows_md(rows, width, in),
+                                  memory::desc({out_channels, in, 1, 1}, dt::f32, tag::any), bias,
+                                  rows_md(rows, width, out_channels), attr);
       return {convolution_forward(pd), pd.weights_desc(), pd.scratchpad_desc().get_size(),
               pd.impl_info_str()};
     }
@@ -239,17 +224,9 @@ int main(int argc, char** argv) {
   };
   auto depthwise_pd = [&](int out_rows) {
     const int in_rows = S * (out_rows - 1) + 3;
-    return convolution_forward::primitive_desc(
-        {prop_kind::forward_inference,
-         algorithm::convolution_direct,
-         memory::desc({1, E, in_rows, W}, dt::f32, tag::nhwc),
-         any_w2,
-         bias1,
-         memory::desc({1, E, out_rows, WO}, dt::f32, tag::nhwc),
-         {S, S},
-         {0, 1},
-         {0, 1}},
-        Clip6(true), eng);
+    return Convolution(eng, memory::desc({1, E, in_rows, W}, dt::f32, tag::nhwc), any_w2, bias1,
+                       memory::desc({1, E, out_rows, WO}, dt::f32, tag::nhwc), Clip6(true), S,
+                       {0, 1}, {0, 1});
   };
   std::map<int, primitive> expands, projects;
   std::map<int, convolution_forward> depthwises;
