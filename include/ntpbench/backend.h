@@ -47,6 +47,9 @@ struct BackendOption {
   std::vector<std::string> values;  // what it accepts; the first is the default
   std::string env;                  // the environment variable read when a run does not set it
   std::string help;                 // one line
+  // For an option added after calibrations were made: the value that runs as before it existed,
+  // which a calibration that does not record the option plans with (empty: the default).
+  std::string before = {};
 };
 
 // Threads a RunConfig asks for, with 0 turned into the number of available cores.

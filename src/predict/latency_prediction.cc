@@ -25,7 +25,10 @@ std::map<std::string, std::string> CalibratedOptions(const LatencyCalibration& c
   // A choice of an option this build's backend no longer has is left out: it plans as it can.
   for (const BackendOption& option : backend.Options()) {
     const auto choice = calibration.backend_choices.find(option.name);
-    if (choice == calibration.backend_choices.end()) continue;
+    if (choice == calibration.backend_choices.end()) {
+      if (!option.before.empty()) options[option.name] = option.before;  // made before it
+      continue;
+    }
     if (std::find(option.values.begin(), option.values.end(), choice->second) ==
         option.values.end()) {
       throw Error(calibration.file, "", "backend_choices." + option.name,

@@ -957,6 +957,84 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
   }
 }
 
+// Inverted residual blocks (onednn.inverted_residual=fused) on ntpbench's kernel match the
+// reference: odd sizes (5 channels in, 40 expanded: not whole vectors), batch 2, stride 1 with
+// its residual add and stride 2 without, a relu on the expansion and a relu6 on the projection,
+// no batchnorm; on 1 and 3 threads (a thread's rows crossing from one image into the next).
+// A block whose add has a relu after it fuses up to its projection (the add a step of its own);
+// one with a sigmoid between its convolutions is not a block. Under off no step takes the
+// kernel, under auto neither do these small ones; the plan a prediction prices names the same
+// steps.
+TEST(OnednnInvertedResidual, BlocksMatchTheReference) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  const ResolvedTopology topology =
+      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "ir",
+        "inputs": [{"name": "x", "shape": [2, 5, 13, 11]}],
+        "layers": [
+          {"name": "e1", "op": "conv2d", "filters": 40, "kernel": 1, "bias": false},
+          {"name": "e1_bn", "op": "batchnorm"},
+          {"name": "e1_relu6", "op": "clipped_relu", "clip": 6},
+          {"name": "d1", "op": "conv2d", "filters": 40, "kernel": 3, "padding": 1, "groups": 40,
+           "bias": false},
+          {"name": "d1_bn", "op": "batchnorm"},
+          {"name": "d1_relu6", "op": "clipped_relu", "clip": 6},
+          {"name": "p1", "op": "conv2d", "filters": 5, "kernel": 1, "bias": false},
+          {"name": "p1_bn", "op": "batchnorm"},
+          {"name": "a1", "op": "add", "inputs": ["p1_bn", "x"]},
+          {"name": "e2", "op": "conv2d", "filters": 24, "kernel": 1},
+          {"name": "e2_relu", "op": "relu"},
+          {"name": "d2", "op": "conv2d", "filters": 24, "kernel": 3, "padding": 1, "stride": 2,
+           "groups": 24},
+          {"name": "p2", "op": "conv2d", "filters": 7, "kernel": 1},
+          {"name": "p2_relu6", "op": "clipped_relu", "clip": 6},
+          {"name": "e3", "op": "conv2d", "filters": 16, "kernel": 1},
+          {"name": "d3", "op": "conv2d", "filters": 16, "kernel": 3, "padding": 1, "groups": 16},
+          {"name": "p3", "op": "conv2d", "filters": 7, "kernel": 1},
+          {"name": "a3", "op": "add", "inputs": ["p3", "p2_relu6"]},
+          {"name": "a3_relu", "op": "relu"},
+          {"name": "e4", "op": "conv2d", "filters": 16, "kernel": 1},
+          {"name": "e4_sigmoid", "op": "sigmoid"},
+          {"name": "d4", "op": "conv2d", "filters": 16, "kernel": 3, "padding": 1, "groups": 16},
+          {"name": "p4", "op": "conv2d", "filters": 7, "kernel": 1}],
+        "outputs": ["a1", "p2_relu6", "a3_relu", "p4"]})",
+                                "ir.json"),
+              {});
+  const std::map<std::string, int> fused = {{"e1", 8}, {"e2", 4}, {"e3", 2}};
+  for (int threads : {1, 3}) {
+    RunConfig config = OpConfig();
+    config.threads = threads;
+    config.options["inverted_residual"] = "fused";
+    const RanBoth r = RunBoth(topology, config, Precision::kF32);
+    for (const char* tensor : {"a1", "p2_relu6", "a3_relu", "p4"}) {
+      ExpectClose(r, tensor, kF32Tolerance, 0.99999,
+                  std::string(tensor) + " on " + std::to_string(threads) + " threads");
+    }
+    std::set<int> compiled, planned;
+    for (const StepInfo& step : r.onednn->steps()) {
+      const bool own = step.kernel.find("inverted residual") != std::string::npos;
+      EXPECT_EQ(own, fused.count(step.name) == 1) << step.name << " " << step.kernel;
+      if (!own) continue;
+      compiled.insert(step.layer);
+      EXPECT_EQ(step.fused, fused.at(step.name)) << step.name;
+    }
+    EXPECT_EQ(compiled.size(), fused.size());
+    config.precision = Precision::kF32;
+    for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+      if (p.algorithm == "inverted_residual") planned.insert(p.layer);
+    }
+    EXPECT_EQ(planned, compiled);
+  }
+  for (const char* mode : {"off", "auto"}) {
+    RunConfig config = OpConfig();
+    config.options["inverted_residual"] = mode;
+    const auto exe = FindBackend("onednn")->Compile(topology, config);
+    for (const StepInfo& step : exe->steps()) {
+      EXPECT_EQ(step.kernel.find("inverted residual"), std::string::npos)
+          << mode << ": " << step.name;
+    }
+  }
+}
+
 // The weight-only kernel both ways against a double product of the same dequantized weights
 // (GroupQuantizedWeights::At): widened within f32 rounding; the integer dot kernel (where built)
 // within what quantizing each input to 16 bits can lose, s / 2 per input with s = its group's

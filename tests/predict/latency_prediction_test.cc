@@ -412,10 +412,25 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   }
   c.backend_choices = {{"winograd", "off"}};
   EXPECT_EQ(winograd(), 0);
-  // An option this ntpbench no longer has is left out (what `predict --check` runs with too).
+  // An option this ntpbench no longer has is left out (what `predict --check` runs with too);
+  // one added since the calibration was made runs as before it existed.
   c.backend_choices = {{"bf16_depthwise", "widened"}, {"retired_option", "on"}};
   EXPECT_EQ(CalibratedOptions(c, *onednn),
-            (std::map<std::string, std::string>{{"bf16_depthwise", "widened"}}));
+            (std::map<std::string, std::string>{{"bf16_depthwise", "widened"},
+                                                {"inverted_residual", "off"}}));
+  // MobileNet v2's large inverted residual blocks are one step each where the calibration chose
+  // so, three convolutions in a calibration from before the option.
+  const ResolvedTopology mobilenet224 = ResolveFile("mobilenet_v2.json", {});
+  auto blocks = [&] {
+    int n = 0;
+    for (const PlannedStep& p : PlanOnCalibratedMachine(mobilenet224, c, *onednn)) {
+      n += p.algorithm == "inverted_residual";
+    }
+    return n;
+  };
+  EXPECT_EQ(blocks(), 0);
+  c.backend_choices = {{"inverted_residual", "auto"}};
+  EXPECT_EQ(blocks(), 6) << "features.2 to features.7";
   // A choice this ntpbench's option does not have: the file and field named.
   c.backend_choices = {{"bf16_depthwise", "fast"}};
   try {

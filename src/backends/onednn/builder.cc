@@ -42,7 +42,8 @@ void Builder::Begin(const ResolvedLayer& layer, int index, const FusionPlan& fus
 
 const std::string& Builder::output_name() const {
   for (const ResolvedLayer* l :
-       {fusion_.residual_activation, fusion_.residual, fusion_.activation, fusion_.batchnorm}) {
+       {fusion_.residual_activation, fusion_.residual, fusion_.project_activation,
+        fusion_.project_batchnorm, fusion_.project, fusion_.activation, fusion_.batchnorm}) {
     if (l) return l->outputs[0];
   }
   return layer_->outputs[0];

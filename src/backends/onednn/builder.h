@@ -50,6 +50,15 @@ struct FusionPlan {
   const ResolvedLayer* activation = nullptr;
   const ResolvedLayer* residual = nullptr;
   const ResolvedLayer* residual_activation = nullptr;
+  // The rest of an inverted residual block run as one step (PlanInvertedResidual): its
+  // depthwise convolution and 1x1 projection, each with the batchnorm and clamp after it; the
+  // host is the block's 1x1 expansion, `residual` the add of the block's input.
+  const ResolvedLayer* depthwise = nullptr;
+  const ResolvedLayer* depthwise_batchnorm = nullptr;
+  const ResolvedLayer* depthwise_activation = nullptr;
+  const ResolvedLayer* project = nullptr;
+  const ResolvedLayer* project_batchnorm = nullptr;
+  const ResolvedLayer* project_activation = nullptr;
   int fused = 0;  // how many layers after the host the step absorbs
   // The builder could not fuse the add (the operand's layout differs from the result's): the
   // add and its activation become steps of their own.
@@ -63,6 +72,16 @@ struct FusionPlan {
 // marker still times exactly its layers. With `enabled` false (option fusion=off) it absorbs
 // nothing.
 FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int index, bool enabled);
+
+// An inverted residual block from layers[index] as one step of ntpbench's own f32 kernel
+// (inverted_residual.h) under the option inverted_residual=`mode` (fused, off; auto: where its
+// expanded tensor is large, fusion.cc says how large), with fusion on: a 1x1 convolution, a 3x3
+// depthwise one of stride 1 or 2 and padding 1, a 1x1 one, each with its batchnorm and relu or
+// relu6 where they follow, then the add of the block's input where nothing follows it. The
+// plan has `depthwise` set; nullopt where the layers are no such block or the option says no.
+std::optional<FusionPlan> PlanInvertedResidual(const ResolvedTopology& t, const TensorUses& uses,
+                                               int index, bool fusion, Precision precision,
+                                               const std::string& mode);
 
 // Whether a conv2d runs as Winograd F(2x2, 3x3) (dense_conv.cc says where it wins) at
 // `precision` under the option winograd=`mode`: what the compile asks oneDNN for, and what the

@@ -10,6 +10,7 @@
 #include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/f32_dense.h"
+#include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/known_defects.h"
 #include "src/backends/onednn/weight_only_dense.h"
 #include "src/ops/activations.h"
@@ -443,7 +444,52 @@ void BuildWidenedBf16Depthwise(Builder& b, const std::vector<float>& weights,
   b.SetKernel("ntpbench bf16 depthwise (widened to f32)");
 }
 
+// An inverted residual block (PlanInvertedResidual) on ntpbench's kernel (inverted_residual.h),
+// NHWC in and out: each convolution's batchnorm folded into its weights and bias, its relu or
+// relu6 as a clamp.
+void BuildInvertedResidual(Builder& b) {
+  const FusionPlan& f = b.fusion();
+  auto folded = [&](const ResolvedLayer& conv, const ResolvedLayer* bn,
+                    const ResolvedLayer* activation) {
+    FoldedConvolution c;
+    c.weights = b.WeightValues(conv, 0);
+    if (conv.attrs.Bool("bias")) c.bias = b.WeightValues(conv, 1);
+    if (bn) {
+      FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
+                     b.WeightValues(*bn, 3)},
+                    bn->attrs.Float("epsilon"), &c.weights, &c.bias);
+    }
+    FusionPlan clamp;
+    clamp.activation = activation;
+    std::tie(c.low, c.high) = *ActivationClamp(conv, clamp);
+    return c;
+  };
+  const Shape& in = f.host->input_shapes[0];
+  const Shape& out = f.project->output_shapes[0];
+  InvertedResidualShape shape;
+  shape.batch = in[0];
+  shape.channels = in[1];
+  shape.height = in[2];
+  shape.width = in[3];
+  shape.expanded = f.host->output_shapes[0][1];
+  shape.outputs = out[1];
+  shape.stride = f.depthwise->attrs.Ints("stride")[0];
+  shape.residual = f.residual != nullptr;
+  auto kernel = std::make_shared<InvertedResidual>(
+      shape, folded(*f.host, f.batchnorm, f.activation),
+      folded(*f.depthwise, f.depthwise_batchnorm, f.depthwise_activation),
+      folded(*f.project, f.project_batchnorm, f.project_activation), EffectiveThreads(b.config()));
+  const memory src = b.Input(f.host->inputs[0], memory::desc(Dims(in), dt::f32, tag::nhwc));
+  const memory dst = b.NewOutput(memory::desc(Dims(out), dt::f32, tag::nhwc));
+  b.CountScratchpad(kernel->workspace_bytes());
+  const auto* x = static_cast<const float*>(src.get_data_handle());
+  auto* y = static_cast<float*>(dst.get_data_handle());
+  b.AddHost([kernel, x, y, keep = std::vector<memory>{src, dst}] { kernel->Run(x, y); });
+  b.SetKernel("ntpbench inverted residual block (expand, depthwise, project by rows)");
+}
+
 void BuildConv(Builder& b) {
+  if (b.fusion().depthwise) return BuildInvertedResidual(b);
   const ResolvedLayer& l = b.layer();
   const Shape& in = l.input_shapes[0];
   const Shape& out = l.output_shapes[0];

@@ -113,8 +113,10 @@ class OnednnExecutable : public Executable {
         throw Error(t.file, l.name, "op",
                     "the onednn backend has no builder for op '" + l.op + "'");
       }
-      const FusionPlan fusion =
-          PlanFusion(t, b.uses(), static_cast<int>(i), b.option("fusion") == "on");
+      const bool fuse = b.option("fusion") == "on";
+      const std::optional<FusionPlan> block = PlanInvertedResidual(
+          t, b.uses(), static_cast<int>(i), fuse, config.precision, b.option("inverted_residual"));
+      const FusionPlan fusion = block ? *block : PlanFusion(t, b.uses(), static_cast<int>(i), fuse);
       b.Begin(l, static_cast<int>(i), fusion);
       try {
         it->second(b);
@@ -326,6 +328,15 @@ class OnednnBackend : public Backend {
          {"streamed", "matmul"},
          "NTPB_ONEDNN_F32_DENSE",
          "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's)"},
+        {"inverted_residual",
+         {"auto", "fused", "off"},
+         "NTPB_ONEDNN_INVERTED_RESIDUAL",
+         "f32 inverted residual blocks (MobileNet v2's 1x1 expansion, 3x3 depthwise, 1x1 "
+         "projection, + the input) with fusion on: fused (one step of ntpbench's kernel, a row at "
+         "a time, the expanded tensor kept in the cache), off (three convolutions); auto: fused "
+         "where the block expands its input 4x or more and an image's expanded tensor is 512 KiB "
+         "or more",
+         "off"},
         {"bf16_depthwise",
          {"auto", "widened", "onednn"},
          "NTPB_ONEDNN_BF16_DEPTHWISE",
@@ -354,7 +365,8 @@ class OnednnBackend : public Backend {
   std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
     std::map<std::string, std::string> choices;
-    for (const char* name : {"fusion", "winograd", "bf16_dense", "f32_dense", "bf16_depthwise"}) {
+    for (const char* name :
+         {"fusion", "winograd", "bf16_dense", "f32_dense", "bf16_depthwise", "inverted_residual"}) {
       choices[name] = options.at(name);
     }
     if (choices.at("bf16_depthwise") == "auto") {
@@ -409,6 +421,12 @@ class OnednnBackend : public Backend {
       // No step: a constant is written once, a view of a plain tensor is the same bytes.
       const bool view = l.is_view;
       if (l.op == "constant" || (view && plain.count(l.inputs[0]))) continue;
+      if (const std::optional<FusionPlan> block = PlanInvertedResidual(
+              t, uses, static_cast<int>(i), fusion, precision, options.at("inverted_residual"))) {
+        steps.push_back({static_cast<int>(i), block->fused, "inverted_residual"});
+        i += block->fused;
+        continue;
+      }
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
       const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads) ||
                           StreamsF32Dense(l, precision, options.at("f32_dense"), threads);

@@ -1,0 +1,263 @@
+#include "src/backends/onednn/inverted_residual.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "src/backends/onednn/native_vectors.h"
+
+namespace ntpb::onednn {
+namespace {
+
+// Three quarters of the vector registers accumulate; the rest hold weights and a broadcast.
+constexpr int kAccumulators = kRegisters * 3 / 4;
+
+int64_t WholeVectors(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
+
+inline Floats Clamp(Floats v, Floats low, Floats high) {
+  v = v < low ? low : v;
+  return v > high ? high : v;
+}
+
+// Where a 1x1 convolution reads and writes: `pixels` pixels of x (one every x_stride floats,
+// `inputs` channels each), weights [inputs][w_stride] (w_stride floats, zero past the outputs),
+// y (one pixel every y_stride floats) and, when set, `residual` laid out as y, added last.
+struct OneByOne {
+  const float* x;
+  int64_t x_stride, inputs;
+  const float* w;
+  int64_t w_stride;
+  const float* bias;
+  Floats low, high;
+  const float* residual;
+  float* y;
+  int64_t y_stride;
+};
+
+// kPixels pixels x kVectors vectors of output channels from `first` on, in registers.
+template <int kPixels, int kVectors>
+inline void Tile(const OneByOne& c, int64_t pixel, int64_t first) {
+  Floats acc[kPixels][kVectors];
+#pragma GCC unroll 16
+  for (int p = 0; p < kPixels; ++p)
+#pragma GCC unroll 16
+    for (int v = 0; v < kVectors; ++v) acc[p][v] = LoadFloats(c.bias + first + v * kLanes);
+  const float* x = c.x + pixel * c.x_stride;
+  for (int64_t k = 0; k < c.inputs; ++k) {
+    Floats w[kVectors];
+#pragma GCC unroll 16
+    for (int v = 0; v < kVectors; ++v) w[v] = LoadFloats(c.w + k * c.w_stride + first + v * kLanes);
+#pragma GCC unroll 16
+    for (int p = 0; p < kPixels; ++p) {
+      const Floats xv = Floats{} + x[p * c.x_stride + k];
+#pragma GCC unroll 16
+      for (int v = 0; v < kVectors; ++v) acc[p][v] = MulAdd(xv, w[v], acc[p][v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int p = 0; p < kPixels; ++p) {
+    const int64_t at = (pixel + p) * c.y_stride + first;
+#pragma GCC unroll 16
+    for (int v = 0; v < kVectors; ++v) {
+      Floats r = Clamp(acc[p][v], c.low, c.high);
+      if (c.residual) r += LoadFloats(c.residual + at + v * kLanes);
+      StoreFloats(c.y + at + v * kLanes, r);
+    }
+  }
+}
+
+// Every pixel, the outputs (w_stride of them, whole vectors) in blocks of kVectors vectors,
+// kAccumulators / kVectors pixels at a time, the row's last ones in tiles of a half, a quarter,
+// then one.
+template <int kVectors>
+void Blocks(const OneByOne& c, int64_t pixels) {
+  constexpr int kPixels = kAccumulators / kVectors;
+  for (int64_t first = 0; first < c.w_stride; first += kVectors * kLanes) {
+    int64_t p = 0;
+    auto tiles = [&](auto size) {
+      constexpr int kSize = decltype(size)::value;
+      for (; p + kSize <= pixels; p += kSize) Tile<kSize, kVectors>(c, p, first);
+    };
+    tiles(std::integral_constant<int, kPixels>());
+    tiles(std::integral_constant<int, std::max(1, kPixels / 2)>());
+    tiles(std::integral_constant<int, std::max(1, kPixels / 4)>());
+    tiles(std::integral_constant<int, 1>());
+  }
+}
+
+// The blocks of the most vectors, up to 4, that divide the outputs evenly.
+void OneByOneRow(const OneByOne& c, int64_t pixels) {
+  const int64_t vectors = c.w_stride / kLanes;
+  if (vectors % 4 == 0) return Blocks<4>(c, pixels);
+  if (vectors % 3 == 0) return Blocks<3>(c, pixels);
+  if (vectors % 2 == 0) return Blocks<2>(c, pixels);
+  Blocks<1>(c, pixels);
+}
+
+// kPixels output pixels of a 3x3 depthwise row from `o` on, one vector of channels: each input
+// column they share loaded once (stride 1: 6 loads a row for 4 pixels, not 12).
+template <int kStride, int kPixels>
+inline void DepthwisePixels(const float* const rows[3], const Floats w[9], Floats bias, int64_t ep,
+                            int64_t o, Floats low, Floats high, float* y) {
+  Floats acc[kPixels];
+#pragma GCC unroll 8
+  for (int q = 0; q < kPixels; ++q) acc[q] = bias;
+#pragma GCC unroll 3
+  for (int i = 0; i < 3; ++i) {
+    const float* r = rows[i] + kStride * o * ep;  // the first pixel's left tap
+#pragma GCC unroll 16
+    for (int column = 0; column < kStride * (kPixels - 1) + 3; ++column) {
+      const Floats v = LoadFloats(r + column * ep);
+#pragma GCC unroll 8
+      for (int q = 0; q < kPixels; ++q) {
+        const int tap = column - kStride * q;
+        if (tap >= 0 && tap < 3) acc[q] = MulAdd(v, w[3 * i + tap], acc[q]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < kPixels; ++q) StoreFloats(y + (o + q) * ep, Clamp(acc[q], low, high));
+}
+
+// One output row of the 3x3 depthwise convolution: `rows` the three input rows ((width + 2) x
+// ep, a zero pixel either side), weights [9][ep], clamped; 4 pixels at a time, then one.
+template <int kStride>
+void DepthwiseRow(const float* const rows[3], const float* weights, const float* bias, int64_t ep,
+                  int64_t out_w, Floats low, Floats high, float* y) {
+  for (int64_t c = 0; c < ep; c += kLanes) {
+    Floats w[9];
+    for (int t = 0; t < 9; ++t) w[t] = LoadFloats(weights + t * ep + c);
+    const Floats b = LoadFloats(bias + c);
+    const float* const at[3] = {rows[0] + c, rows[1] + c, rows[2] + c};
+    int64_t o = 0;
+    for (; o + 4 <= out_w; o += 4) DepthwisePixels<kStride, 4>(at, w, b, ep, o, low, high, y + c);
+    for (; o < out_w; ++o) DepthwisePixels<kStride, 1>(at, w, b, ep, o, low, high, y + c);
+  }
+}
+
+}  // namespace
+
+InvertedResidual::InvertedResidual(const InvertedResidualShape& shape,
+                                   const FoldedConvolution& expand,
+                                   const FoldedConvolution& depthwise,
+                                   const FoldedConvolution& project, int threads)
+    : shape_(shape),
+      threads_(std::max(1, threads)),
+      expanded_padded_(WholeVectors(shape.expanded)),
+      outputs_padded_(WholeVectors(shape.outputs)) {
+  const int64_t c = shape.channels, e = shape.expanded, o = shape.outputs;
+  const int64_t ep = expanded_padded_, op = outputs_padded_;
+  expand_.assign(static_cast<size_t>(c * ep), 0.0f);
+  depthwise_.assign(static_cast<size_t>(9 * ep), 0.0f);
+  project_.assign(static_cast<size_t>(e * op), 0.0f);
+  expand_bias_.assign(static_cast<size_t>(ep), 0.0f);
+  depthwise_bias_.assign(static_cast<size_t>(ep), 0.0f);
+  project_bias_.assign(static_cast<size_t>(op), 0.0f);
+  for (int64_t f = 0; f < e; ++f) {
+    for (int64_t i = 0; i < c; ++i) expand_[i * ep + f] = expand.weights[f * c + i];
+    for (int64_t t = 0; t < 9; ++t) depthwise_[t * ep + f] = depthwise.weights[f * 9 + t];
+    for (int64_t g = 0; g < o; ++g) project_[f * op + g] = project.weights[g * e + f];
+  }
+  std::copy(expand.bias.begin(), expand.bias.end(), expand_bias_.begin());
+  std::copy(depthwise.bias.begin(), depthwise.bias.end(), depthwise_bias_.begin());
+  std::copy(project.bias.begin(), project.bias.end(), project_bias_.begin());
+  const FoldedConvolution* convolutions[3] = {&expand, &depthwise, &project};
+  for (int i = 0; i < 3; ++i) {
+    clamps_[i][0] = convolutions[i]->low;
+    clamps_[i][1] = convolutions[i]->high;
+  }
+  rows_.assign(static_cast<size_t>(threads_ * thread_floats() + ring_floats() / 3), 0.0f);
+}
+
+int64_t InvertedResidual::ring_floats() const { return 3 * (shape_.width + 2) * expanded_padded_; }
+
+int64_t InvertedResidual::thread_floats() const {
+  return ring_floats() + shape_.out_width() * (expanded_padded_ + outputs_padded_);
+}
+
+int64_t InvertedResidual::workspace_bytes() const {
+  return static_cast<int64_t>(rows_.size() * sizeof(float));
+}
+
+// Output rows [first, end) of the batch's out_height() each, with one thread's rows at `own`.
+void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float* x,
+                            float* y) const {
+  const InvertedResidualShape& s = shape_;
+  const int64_t ep = expanded_padded_, op = outputs_padded_, padded_row = (s.width + 2) * ep;
+  const int64_t out_h = s.out_height(), out_w = s.out_width();
+  float* const ring = own;
+  float* const depthwise_row = own + ring_floats();
+  float* const projected_row = depthwise_row + out_w * ep;
+  const float* const zero_row = rows_.data() + threads_ * thread_floats();
+  auto clamp = [&](int i, Floats* low, Floats* high) {
+    *low = Floats{} + clamps_[i][0];
+    *high = Floats{} + clamps_[i][1];
+  };
+  OneByOne expand{nullptr, s.channels, s.channels, expand_.data(), ep, expand_bias_.data(),
+                  {},      {},         nullptr,    nullptr,        ep};
+  clamp(0, &expand.low, &expand.high);
+  Floats dw_low, dw_high;
+  clamp(1, &dw_low, &dw_high);
+  // Straight into y where the outputs are whole vectors, else through projected_row.
+  const bool direct = op == s.outputs;
+  OneByOne project{
+      depthwise_row,          ep, s.expanded, project_.data(), op,
+      project_bias_.data(),   {}, {},         nullptr,         direct ? nullptr : projected_row,
+      direct ? s.outputs : op};
+  clamp(2, &project.low, &project.high);
+  int64_t held[3] = {-1, -1, -1};  // the input row (of the whole batch) each ring slot holds
+  auto expanded = [&](int64_t image, int64_t r) -> const float* {
+    if (r < 0 || r >= s.height) return zero_row;
+    const int64_t row = image * s.height + r, slot = r % 3;
+    float* const at = ring + slot * padded_row;
+    if (held[slot] != row) {
+      expand.x = x + row * s.width * s.channels;
+      expand.y = at + ep;  // after the zero pixel on the left
+      OneByOneRow(expand, s.width);
+      held[slot] = row;
+    }
+    return at;
+  };
+  for (int64_t g = first; g < end; ++g) {
+    const int64_t image = g / out_h, out_row = g % out_h;
+    const float* rows[3];
+    for (int i = 0; i < 3; ++i) rows[i] = expanded(image, s.stride * out_row - 1 + i);
+    if (s.stride == 1) {
+      DepthwiseRow<1>(rows, depthwise_.data(), depthwise_bias_.data(), ep, out_w, dw_low, dw_high,
+                      depthwise_row);
+    } else {
+      DepthwiseRow<2>(rows, depthwise_.data(), depthwise_bias_.data(), ep, out_w, dw_low, dw_high,
+                      depthwise_row);
+    }
+    const int64_t y_at = g * out_w * s.outputs;
+    const float* const residual = s.residual ? x + y_at : nullptr;  // same shape as y
+    if (direct) {
+      project.y = y + y_at;
+      project.residual = residual;
+      OneByOneRow(project, out_w);
+      continue;
+    }
+    OneByOneRow(project, out_w);
+    for (int64_t o = 0; o < out_w; ++o) {
+      const float* from = projected_row + o * op;
+      float* to = y + y_at + o * s.outputs;
+      if (residual) {
+        const float* add = residual + o * s.outputs;
+        for (int64_t k = 0; k < s.outputs; ++k) to[k] = from[k] + add[k];
+      } else {
+        std::copy(from, from + s.outputs, to);
+      }
+    }
+  }
+}
+
+void InvertedResidual::Run(const float* x, float* y) {
+  const int64_t items = shape_.batch * shape_.out_height();
+#pragma omp parallel num_threads(threads_)
+  {
+    const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+    Band(items * t / n, items * (t + 1) / n, rows_.data() + t * thread_floats(), x, y);
+  }
+}
+
+}  // namespace ntpb::onednn
