@@ -14,19 +14,26 @@ constexpr int kAccumulators = kRegisters * 3 / 4;
 
 int64_t WholeVectors(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
+// max(low, min(v, high)) as two instructions (the compares and blends of `?:` were four).
 inline Floats Clamp(Floats v, Floats low, Floats high) {
-  v = v < low ? low : v;
-  return v > high ? high : v;
+#if defined(__AVX512F__)
+  return (Floats)_mm512_max_ps(_mm512_min_ps((__m512)v, (__m512)high), (__m512)low);
+#elif defined(__AVX__)
+  return (Floats)_mm256_max_ps(_mm256_min_ps((__m256)v, (__m256)high), (__m256)low);
+#else
+  return (Floats)_mm_max_ps(_mm_min_ps((__m128)v, (__m128)high), (__m128)low);
+#endif
 }
 
 // Where a 1x1 convolution reads and writes: `pixels` pixels of x (one every x_stride floats,
-// `inputs` channels each), weights [inputs][w_stride] (w_stride floats, zero past the outputs),
-// y (one pixel every y_stride floats) and, when set, `residual` laid out as y, added last.
+// `inputs` channels each), weights [inputs][w_stride] (w_stride floats: `outputs` rounded up to
+// whole vectors, zero past them), y (one pixel every y_stride floats, `outputs` of them
+// written) and, when set, `residual` laid out as y, added last.
 struct OneByOne {
   const float* x;
   int64_t x_stride, inputs;
   const float* w;
-  int64_t w_stride;
+  int64_t w_stride, outputs;
   const float* bias;
   Floats low, high;
   const float* residual;
@@ -49,19 +56,27 @@ inline void Tile(const OneByOne& c, int64_t pixel, int64_t first) {
     for (int v = 0; v < kVectors; ++v) w[v] = LoadFloats(c.w + k * c.w_stride + first + v * kLanes);
 #pragma GCC unroll 16
     for (int p = 0; p < kPixels; ++p) {
-      const Floats xv = Floats{} + x[p * c.x_stride + k];
+      const Floats xv = BroadcastFloat(x + p * c.x_stride + k);
 #pragma GCC unroll 16
       for (int v = 0; v < kVectors; ++v) acc[p][v] = MulAdd(xv, w[v], acc[p][v]);
     }
   }
+  const Floats low = c.low, high = c.high;  // not read again after each store
 #pragma GCC unroll 16
   for (int p = 0; p < kPixels; ++p) {
     const int64_t at = (pixel + p) * c.y_stride + first;
 #pragma GCC unroll 16
     for (int v = 0; v < kVectors; ++v) {
-      Floats r = Clamp(acc[p][v], c.low, c.high);
-      if (c.residual) r += LoadFloats(c.residual + at + v * kLanes);
-      StoreFloats(c.y + at + v * kLanes, r);
+      const int64_t lanes = c.outputs - first - v * kLanes;
+      Floats r = Clamp(acc[p][v], low, high);
+      if (lanes >= kLanes) {
+        if (c.residual) r += LoadFloats(c.residual + at + v * kLanes);
+        StoreFloats(c.y + at + v * kLanes, r);
+      } else if (lanes > 0) {
+        const int count = static_cast<int>(lanes);
+        if (c.residual) r += LoadFirstFloats(c.residual + at + v * kLanes, count);
+        StoreFirstFloats(c.y + at + v * kLanes, r, count);
+      }
     }
   }
 }
@@ -172,7 +187,7 @@ InvertedResidual::InvertedResidual(const InvertedResidualShape& shape,
 int64_t InvertedResidual::ring_floats() const { return 3 * (shape_.width + 2) * expanded_padded_; }
 
 int64_t InvertedResidual::thread_floats() const {
-  return ring_floats() + shape_.out_width() * (expanded_padded_ + outputs_padded_);
+  return ring_floats() + shape_.out_width() * expanded_padded_;
 }
 
 int64_t InvertedResidual::workspace_bytes() const {
@@ -187,23 +202,18 @@ void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float*
   const int64_t out_h = s.out_height(), out_w = s.out_width();
   float* const ring = own;
   float* const depthwise_row = own + ring_floats();
-  float* const projected_row = depthwise_row + out_w * ep;
   const float* const zero_row = rows_.data() + threads_ * thread_floats();
   auto clamp = [&](int i, Floats* low, Floats* high) {
     *low = Floats{} + clamps_[i][0];
     *high = Floats{} + clamps_[i][1];
   };
-  OneByOne expand{nullptr, s.channels, s.channels, expand_.data(), ep, expand_bias_.data(),
+  OneByOne expand{nullptr, s.channels, s.channels, expand_.data(), ep, ep, expand_bias_.data(),
                   {},      {},         nullptr,    nullptr,        ep};
   clamp(0, &expand.low, &expand.high);
   Floats dw_low, dw_high;
   clamp(1, &dw_low, &dw_high);
-  // Straight into y where the outputs are whole vectors, else through projected_row.
-  const bool direct = op == s.outputs;
-  OneByOne project{
-      depthwise_row,          ep, s.expanded, project_.data(), op,
-      project_bias_.data(),   {}, {},         nullptr,         direct ? nullptr : projected_row,
-      direct ? s.outputs : op};
+  OneByOne project{depthwise_row,        ep, s.expanded, project_.data(), op,      s.outputs,
+                   project_bias_.data(), {}, {},         nullptr,         nullptr, s.outputs};
   clamp(2, &project.low, &project.high);
   int64_t held[3] = {-1, -1, -1};  // the input row (of the whole batch) each ring slot holds
   auto expanded = [&](int64_t image, int64_t r) -> const float* {
@@ -231,23 +241,9 @@ void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float*
     }
     const int64_t y_at = g * out_w * s.outputs;
     const float* const residual = s.residual ? x + y_at : nullptr;  // same shape as y
-    if (direct) {
-      project.y = y + y_at;
-      project.residual = residual;
-      OneByOneRow(project, out_w);
-      continue;
-    }
+    project.y = y + y_at;
+    project.residual = residual;
     OneByOneRow(project, out_w);
-    for (int64_t o = 0; o < out_w; ++o) {
-      const float* from = projected_row + o * op;
-      float* to = y + y_at + o * s.outputs;
-      if (residual) {
-        const float* add = residual + o * s.outputs;
-        for (int64_t k = 0; k < s.outputs; ++k) to[k] = from[k] + add[k];
-      } else {
-        std::copy(from, from + s.outputs, to);
-      }
-    }
   }
 }
 

@@ -51,7 +51,7 @@ class InvertedResidual {
   std::vector<float> expand_, expand_bias_, depthwise_, depthwise_bias_, project_, project_bias_;
   float clamps_[3][2];  // each convolution's activation: low, high
   // Per thread: a ring of three expanded rows ((width + 2) x expanded_padded_ each), a
-  // depthwise row and a projected row; then one zero row for the rows above and below.
+  // depthwise row; then one zero row for the rows above and below.
   std::vector<float> rows_;
   int64_t ring_floats() const;
   int64_t thread_floats() const;

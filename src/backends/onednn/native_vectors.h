@@ -44,6 +44,46 @@ inline void StoreFloats(float* p, Floats v) {
 #endif
 }
 
+// The float at `p` in every lane, as one load (GCC made `Floats{} + *p` a scalar load and a
+// register broadcast, a shuffle beside every few multiply-adds).
+inline Floats BroadcastFloat(const float* p) {
+#if defined(__AVX512F__)
+  return (Floats)_mm512_set1_ps(*p);
+#elif defined(__AVX__)
+  return (Floats)_mm256_broadcast_ss(p);
+#else
+  return (Floats)_mm_load1_ps(p);
+#endif
+}
+
+// The first `count` (0 < count < kLanes) floats at `p`, the other lanes zero; and storing only
+// those (a row's last, partial vector: the floats after it belong to the next pixel).
+inline Floats LoadFirstFloats(const float* p, int count) {
+#if defined(__AVX512F__)
+  return (Floats)_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << count) - 1), p);
+#elif defined(__AVX2__)
+  const __m256i mask =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return (Floats)_mm256_maskload_ps(p, mask);
+#else
+  Floats v = {};
+  for (int l = 0; l < count; ++l) v[l] = p[l];
+  return v;
+#endif
+}
+
+inline void StoreFirstFloats(float* p, Floats v, int count) {
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1), (__m512)v);
+#elif defined(__AVX2__)
+  const __m256i mask =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(count), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_maskstore_ps(p, mask, (__m256)v);
+#else
+  for (int l = 0; l < count; ++l) p[l] = v[l];
+#endif
+}
+
 // kLanes bf16 values widened to f32 (a bf16 is the upper half of an f32).
 inline Floats LoadBf16Floats(const uint16_t* p) {
 #if defined(__AVX512F__)
