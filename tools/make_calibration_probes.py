@@ -283,6 +283,53 @@ def image_conv_probe(rng):
                  ["kernel", "stride", "batch", "S", "W", "C"], points)
 
 
+def inverted_residual_topology():
+    return {
+        "format": "ntpbench-topology", "version": 1, "name": "inverted_residual",
+        "description": "Latency calibration probe: a MobileNet-v2-style inverted residual block "
+                       "(a 1x1 expansion by T, a 3x3 depthwise convolution of stride `stride`, a "
+                       "1x1 projection to O channels, each with its batchnorm, ReLU6 after the "
+                       "first two; the block's input added where R is 1) after a 1x1 convolution "
+                       "that gives it its input. Written by tools/make_calibration_probes.py.",
+        "params": {"C": 24, "T": 6, "O": 24, "S": 56, "stride": 1, "R": 1},
+        "inputs": [{"name": "image", "shape": ["N", "C", "S", "S"]}],
+        "layers": [
+            {"name": "lead", "op": "conv2d", "filters": "C", "kernel": 1, "bias": False},
+            {"name": "expand", "op": "conv2d", "filters": "T*C", "kernel": 1, "bias": False},
+            {"name": "expand_bn", "op": "batchnorm"},
+            {"name": "expand_relu6", "op": "clipped_relu", "clip": 6},
+            {"name": "depthwise", "op": "conv2d", "filters": "T*C", "groups": "T*C",
+             "kernel": 3, "stride": "stride", "padding": 1, "bias": False},
+            {"name": "depthwise_bn", "op": "batchnorm"},
+            {"name": "depthwise_relu6", "op": "clipped_relu", "clip": 6},
+            {"name": "project", "op": "conv2d", "filters": "O", "kernel": 1, "bias": False},
+            {"name": "project_bn", "op": "batchnorm"},
+            {"name": "add", "op": "add", "inputs": ["project_bn", "lead"], "when": "R == 1"},
+        ],
+    }
+
+
+def inverted_residual_probe(rng):
+    """Blocks as MobileNet v2's and EfficientNet's: stride 1 adding the input, stride 2 widening
+    it 1.5x; expansion 4 and 6 (both fused by onednn.inverted_residual=auto where large enough)."""
+    combos = [{"stride": s, "batch": b, "T": t} for s in (1, 2) for b in (1, 8) for t in (4, 6)]
+    sizes = {"S": [28, 56, 112], "C": [16, 24, 32, 48, 64]}
+    # The expanded tensor of the batch, at most MobileNet v2's largest at batch 8 (features.2).
+    points = spread(rng, combos, sizes, 6,
+                    lambda p: p["T"] * p["C"] * p["S"] ** 2 * p["batch"] <= 10_000_000)
+    for p in points:
+        p["O"] = p["C"] if p["stride"] == 1 else (p["C"] * 3 // 2 + 7) // 8 * 8
+        p["R"] = 1 if p["stride"] == 1 else 0
+    return sweep("probe_inverted_residual", "Inverted residual blocks "
+                 "(probes/inverted_residual.json): 16 to 64 channels expanded 4x or 6x, images "
+                 "28x28 to 112x112, stride 1 with the residual add and stride 2 widening 1.5x, "
+                 "batch 1 and 8.",
+                 "probes/inverted_residual.json",
+                 {"backend": "onednn", "precision": "f32", "batch": 1, "C": 24, "T": 6, "O": 24,
+                  "S": 56, "stride": 1, "R": 1},
+                 ["stride", "batch", "T", "S", "C", "O", "R"], points)
+
+
 def decoder_probe():
     """One Llama-style decoder block (RMSNorm, rotary q/k, grouped-query attention over a key/value
     cache, SwiGLU): a prefill of `prompt` tokens, or one decode step after `past` cached ones."""
@@ -437,6 +484,8 @@ def main():
     write("calibration/probes/image_conv.json", image_conv_topology())
     write("calibration/image_conv.json", image_conv_probe(rng))
     write("calibration/decoder.json", decoder_probe())
+    write("calibration/probes/inverted_residual.json", inverted_residual_topology())
+    write("calibration/inverted_residual.json", inverted_residual_probe(random.Random(20261130)))
     held = random.Random(7)
     for i in range(8):
         write(f"calibration/heldout/random/cnn_{i}.json", random_cnn(held, i))
