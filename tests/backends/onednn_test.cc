@@ -22,6 +22,7 @@
 #include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/onednn/weight_only_dense.h"
 #include "src/bench/accuracy.h"
@@ -1024,7 +1025,7 @@ TEST(OnednnInvertedResidual, BlocksMatchTheReference) {
     }
     EXPECT_EQ(planned, compiled);
   }
-  for (const char* mode : {"off", "auto"}) {
+  for (const char* mode : {"off", "auto", "large"}) {
     RunConfig config = OpConfig();
     config.options["inverted_residual"] = mode;
     const auto exe = FindBackend("onednn")->Compile(topology, config);
@@ -1033,6 +1034,11 @@ TEST(OnednnInvertedResidual, BlocksMatchTheReference) {
           << mode << ": " << step.name;
     }
   }
+  // A calibration records what auto came to: large blocks fused where the kernel is built for
+  // AVX-512 (where it was measured to win), none elsewhere.
+  RunConfig config = OpConfig();
+  EXPECT_EQ(FindBackend("onednn")->PlanChoices(config).at("inverted_residual"),
+            onednn::InvertedResidualBuiltForAvx512() ? "large" : "off");
 }
 
 // The weight-only kernel both ways against a double product of the same dequantized weights

@@ -74,8 +74,9 @@ struct FusionPlan {
 FusionPlan PlanFusion(const ResolvedTopology& t, const TensorUses& uses, int index, bool enabled);
 
 // An inverted residual block from layers[index] as one step of ntpbench's own f32 kernel
-// (inverted_residual.h) under the option inverted_residual=`mode` (fused, off; auto: where its
-// expanded tensor is large, fusion.cc says how large), with fusion on: a 1x1 convolution, a 3x3
+// (inverted_residual.h) under the option inverted_residual=`mode` (fused, off; large: where its
+// expanded tensor is large, fusion.cc says how large; auto: large where the kernel is built for
+// AVX-512, else off), with fusion on: a 1x1 convolution, a 3x3
 // depthwise one of stride 1 or 2 and padding 1, a 1x1 one, each with its batchnorm and relu or
 // relu6 where they follow, then the add of the block's input where nothing follows it. The
 // plan has `depthwise` set; nullopt where the layers are no such block or the option says no.

@@ -152,6 +152,8 @@ void DepthwiseRow(const float* const rows[3], const float* weights, const float*
 
 }  // namespace
 
+bool InvertedResidualBuiltForAvx512() { return kLanes == 16; }
+
 InvertedResidual::InvertedResidual(const InvertedResidualShape& shape,
                                    const FoldedConvolution& expand,
                                    const FoldedConvolution& depthwise,

@@ -31,6 +31,10 @@ struct FoldedConvolution {
   float high = std::numeric_limits<float>::infinity();
 };
 
+// Whether the kernel's file was built for AVX-512 (the ISA onednn.inverted_residual=auto was
+// measured to win on; fusion.cc).
+bool InvertedResidualBuiltForAvx512();
+
 class InvertedResidual {
  public:
   InvertedResidual(const InvertedResidualShape& shape, const FoldedConvolution& expand,

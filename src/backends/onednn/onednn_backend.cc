@@ -14,6 +14,7 @@
 #include "src/backends/common/attention_geometry.h"
 #include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
+#include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/onednn/weight_only_dense.h"
 #include "src/backends/random_data.h"
@@ -329,13 +330,13 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_F32_DENSE",
          "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's)"},
         {"inverted_residual",
-         {"auto", "fused", "off"},
+         {"auto", "large", "fused", "off"},
          "NTPB_ONEDNN_INVERTED_RESIDUAL",
          "f32 inverted residual blocks (MobileNet v2's 1x1 expansion, 3x3 depthwise, 1x1 "
          "projection, + the input) with fusion on: fused (one step of ntpbench's kernel, a row at "
-         "a time, the expanded tensor kept in the cache), off (three convolutions); auto: fused "
+         "a time, the expanded tensor kept in the cache), off (three convolutions), large (fused "
          "where the block expands its input 4x or more and an image's expanded tensor is 512 KiB "
-         "or more",
+         "or more); auto: large where the kernel is built for AVX-512, else off",
          "off"},
         {"bf16_depthwise",
          {"auto", "widened", "onednn"},
@@ -361,7 +362,8 @@ class OnednnBackend : public Backend {
 
   // Those PlanSteps reads; bf16_depthwise=auto asks the CPU (WidensBf16Depthwise), winograd=auto
   // is off where oneDNN has no Winograd kernels at the effective ISA (below AVX-512), else a
-  // matter of shapes.
+  // matter of shapes, and inverted_residual=auto large where its kernel is built for AVX-512,
+  // else off.
   std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
     std::map<std::string, std::string> choices;
@@ -373,6 +375,9 @@ class OnednnBackend : public Backend {
       choices["bf16_depthwise"] = AutoTakesOnednnBf16Depthwise() ? "onednn" : "widened";
     }
     if (!HasWinogradKernels()) choices["winograd"] = "off";
+    if (choices.at("inverted_residual") == "auto") {
+      choices["inverted_residual"] = InvertedResidualBuiltForAvx512() ? "large" : "off";
+    }
     return choices;
   }
 
