@@ -14,7 +14,7 @@ constexpr int kAccumulators = kRegisters * 3 / 4;
 
 int64_t WholeVectors(int64_t n) { return (n + kLanes - 1) / kLanes * kLanes; }
 
-// max(low, min(v, high)) as two instructions (the compares and blends of `?:` were four).
+// max(low, min(v, high)): a relu or relu6, or nothing (infinite bounds).
 inline Floats Clamp(Floats v, Floats low, Floats high) {
 #if defined(__AVX512F__)
   return (Floats)_mm512_max_ps(_mm512_min_ps((__m512)v, (__m512)high), (__m512)low);
