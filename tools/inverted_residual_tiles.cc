@@ -20,10 +20,10 @@
 // steps took 0.35-0.46 ms there) they did not always. Not built into the backend (README,
 // "Against ONNX Runtime").
 // ROUTE=own runs the backend's own kernel instead (src/backends/onednn/inverted_residual.h), a
-// row at a time: warm and alone 0.97-1.04x
-// the three convolutions on features.2, .3, .5; with 64 MiB touched before each run (as the
-// rest of a network would) features.2 0.75x (0.373 against 0.495 ms), .3 0.82x, .4 0.81x,
-// .5 0.83x, .7 0.95x, the 14x14 and 7x7 blocks 1.04-1.46x.
+// row at a time: warm and alone 0.94-1.10x the three convolutions on features.2 to .8, 1.10-1.16x
+// on features.12 and .15; with 64 MiB touched before each run (as the rest of a network would)
+// features.2 0.84x (0.40 against 0.48 ms), .3 0.81x, .4 0.84x, .5 0.87x, .7 0.81x, .8 0.88x,
+// .12 1.12x, .15 1.33x.
 //
 //   g++ -std=c++17 -O2 -march=native -ffp-contract=fast -fopenmp -I. -o inverted_residual_tiles \
 //       tools/inverted_residual_tiles.cc src/backends/onednn/inverted_residual.cc -ldnnl

@@ -128,14 +128,14 @@ std::optional<FusionPlan> PlanInvertedResidual(const ResolvedTopology& t, const 
   // expanded tensor of an image is 512 KiB or more. Measured (2-core Zen 4 VM, f32,
   // tools/inverted_residual_tiles.cc ROUTE=own, 64 MiB touched before each run as the rest of a
   // network would): MobileNet v2's blocks (6x) at 112x112 to 28x28 (expanded 4.8 MB to 0.6 MB)
-  // 0.75-0.95x the three convolutions' time; at 14x14 and 7x7 (0.3 MB, 0.19 MB) 1.04-1.46x, where a
-  // row of 14 or 7 pixels is too short for the kernel's tiles and their weights (221-614 KB) are
-  // read again for every row. In the network: p50 3.44-3.51 ms against 3.58-3.68 (batch
-  // 1), 27.8-29.2 against 33.3-35.9 (batch 8); every block fused 4.2-4.4 ms. A depthwise-separable
-  // backbone's blocks (1x, topologies/backbone.json conv_type=1 at 224x224, width 64): 4.95-5.00 ms
-  // against 4.49-4.52 (the three convolutions move no more than the input's bytes twice). Built for
-  // AVX2 instead, features.2 took 1.54x the three convolutions' time warm (features.3 0.93x),
-  // for SSE 2.5x: auto is off there.
+  // 0.81-0.87x the three convolutions' time; at 14x14 0.88x (384 channels, 0.3 MB) and 1.12x
+  // (576), at 7x7 1.33x, where a row of 14 or 7 pixels is short for the kernel's tiles and their
+  // weights (221-614 KB) are read again for every row. In the network: p50 3.44-3.51 ms against
+  // 3.58-3.68 (batch 1), 27.8-29.2 against 33.3-35.9 (batch 8); every block fused 4.2-4.4 ms. A
+  // depthwise-separable backbone's blocks (1x, topologies/backbone.json conv_type=1 at 224x224,
+  // width 64): 4.95-5.00 ms against 4.49-4.52 (the three convolutions move no more than the
+  // input's bytes twice). Built for AVX2 instead, features.2 took 1.54x the three
+  // convolutions' time warm (features.3 0.93x), for SSE 2.5x: auto is off there.
   const Shape& expanded = plan.host->output_shapes[0];
   const int64_t bytes = expanded[1] * expanded[2] * expanded[3] * 4;
   if (expanded[1] < 4 * plan.host->input_shapes[0][1] || bytes < 512 * 1024) return std::nullopt;
