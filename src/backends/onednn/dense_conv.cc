@@ -444,6 +444,19 @@ void BuildWidenedBf16Depthwise(Builder& b, const std::vector<float>& weights,
   b.SetKernel("ntpbench bf16 depthwise (widened to f32)");
 }
 
+// A conv2d's weights and bias (empty: none) in the IR's layout, with the batchnorm fused after
+// it (`bn`, or none) folded in, once, here.
+void FoldedWeights(const Builder& b, const ResolvedLayer& conv, const ResolvedLayer* bn,
+                   std::vector<float>* weights, std::vector<float>* bias) {
+  *weights = b.WeightValues(conv, 0);
+  if (conv.attrs.Bool("bias")) *bias = b.WeightValues(conv, 1);
+  if (bn) {
+    FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
+                   b.WeightValues(*bn, 3)},
+                  bn->attrs.Float("epsilon"), weights, bias);
+  }
+}
+
 // An inverted residual block (PlanInvertedResidual) on ntpbench's kernel (inverted_residual.h),
 // NHWC in and out: each convolution's batchnorm folded into its weights and bias, its relu or
 // relu6 as a clamp.
@@ -452,13 +465,7 @@ void BuildInvertedResidual(Builder& b) {
   auto folded = [&](const ResolvedLayer& conv, const ResolvedLayer* bn,
                     const ResolvedLayer* activation) {
     FoldedConvolution c;
-    c.weights = b.WeightValues(conv, 0);
-    if (conv.attrs.Bool("bias")) c.bias = b.WeightValues(conv, 1);
-    if (bn) {
-      FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
-                     b.WeightValues(*bn, 3)},
-                    bn->attrs.Float("epsilon"), &c.weights, &c.bias);
-    }
+    FoldedWeights(b, conv, bn, &c.weights, &c.bias);
     FusionPlan clamp;
     clamp.activation = activation;
     std::tie(c.low, c.high) = *ActivationClamp(conv, clamp);
@@ -499,14 +506,8 @@ void BuildConv(Builder& b) {
   const int64_t cg = in[1] / groups;
   const memory::dims w_dims = groups == 1 ? memory::dims{filters, in[1], k[0], k[1]}
                                           : memory::dims{groups, filters / groups, cg, k[0], k[1]};
-  // A batchnorm fused after the conv is folded into its weights and bias, once, here.
-  std::vector<float> weights = b.WeightValues(0), biases;
-  if (l.attrs.Bool("bias")) biases = b.WeightValues(1);
-  if (const ResolvedLayer* bn = b.fusion().batchnorm) {
-    FoldBatchnorm({b.WeightValues(*bn, 0), b.WeightValues(*bn, 1), b.WeightValues(*bn, 2),
-                   b.WeightValues(*bn, 3)},
-                  bn->attrs.Float("epsilon"), &weights, &biases);
-  }
+  std::vector<float> weights, biases;
+  FoldedWeights(b, l, b.fusion().batchnorm, &weights, &biases);
   if (WidensBf16Depthwise(l, b.config().precision, b.option("bf16_depthwise"), b.fusion())) {
     return BuildWidenedBf16Depthwise(b, weights, biases);
   }
