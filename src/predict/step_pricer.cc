@@ -69,6 +69,9 @@ StepPricer::Scale ScaleOf(const Samples& samples, Get get, double percentile) {
 
 double Log(double x) { return std::log(x + 1); }
 
+// The op a kernel family belongs to: "conv2d" for "conv2d.winograd", "dense" for "dense.panels".
+std::string OpOf(const std::string& family) { return family.substr(0, family.find('.')); }
+
 std::vector<std::string> Levels(const StepFeatures& f) {
   std::vector<std::string> levels = {f.Signature()};
   if (!f.fused.empty() && !f.detail.empty()) levels.push_back(f.family + "[" + f.detail + "]");
@@ -133,6 +136,9 @@ StepPricer::StepPricer(const LatencyCalibration& calibration) {
   for (size_t level = 1; level < calibration.cache_bytes.size(); ++level) {
     cache_levels_.push_back(static_cast<double>(calibration.cache_bytes[level]));
   }
+  std::map<std::string, std::vector<double>> op_times;
+  for (const Entry& e : entries_) op_times[OpOf(e.sample->features.family)].push_back(e.sample->ms);
+  for (const auto& [op, times] : op_times) op_fixed_ms_[op] = kFixedShare * Percentile(times, 2);
   for (const auto& [level, entries] : by_level_) {
     std::vector<double> times;
     for (const Entry* e : entries) times.push_back(e->sample->ms);
@@ -173,7 +179,17 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
                     [](const auto& a, const auto& b) { return a.first < b.first; });
   double weights = 0, log_sum = 0;
   price.low_ms = 1e300;
-  const double own = scale_.Cost(step), fixed = fixed_ms_.at(price.level);
+  // Below the smallest of its kind, the kind's fixed time (half its shortest samples') says
+  // nothing: a kind sampled only large (Winograd's, 0.15-1.8 ms on a Zen 4 VM) would keep 0.3 ms
+  // of a 0.24 ms step. Its op's (conv2d's, from the cheapest convolutions) bounds it there.
+  const bool smaller_than_all = std::all_of(pool.begin(), pool.end(), [&](const Entry* e) {
+    return e->sample->features.WorkFlops() > step.WorkFlops();
+  });
+  const double own = scale_.Cost(step);
+  const double fixed = smaller_than_all
+                           ? std::min(fixed_ms_.at(price.level),
+                                      op_fixed_ms_.at(OpOf(pool.front()->sample->features.family)))
+                           : fixed_ms_.at(price.level);
   for (size_t i = 0; i < k; ++i) {
     const CalibrationSample& s = *near[i].second;
     // Scaled whole where the fixed part is not below the sample's time, or the roofline-like

@@ -49,6 +49,8 @@ class StepPricer {
   // Per kind (a level of by_level_): the part of its steps' time that does not grow with their
   // work, which a neighbour's time keeps as it is when scaled to the step.
   std::map<std::string, double> fixed_ms_;
+  // The same of every kind of an op (conv2d, dense): the bound of a kind's below its samples.
+  std::map<std::string, double> op_fixed_ms_;
   Scale scale_;
   // The calibration's cache_bytes from level 2 up (an L1 holds no network's weights).
   std::vector<double> cache_levels_;

@@ -12,6 +12,7 @@
 #include "ntpbench/error.h"
 #include "ntpbench/topology_file.h"
 #include "src/predict/probe_samples.h"
+#include "src/predict/step_pricer.h"
 #include "tests/predict/mlp_calibration.h"
 #include "tests/test_util.h"
 
@@ -188,6 +189,37 @@ TEST(LatencyPrediction, KeepsPartOfAKindsFixedTimeUnscaled) {
   // Scaled whole from the samples below it (the nearest 2.1x fewer FLOPs): 0.75 ms, 1.34x.
   EXPECT_GT(fc2.ms, truth);
   EXPECT_LT(fc2.ms, 1.25 * truth);
+}
+
+// A kind sampled only large (as Winograd's convolutions are: 0.15-1.8 ms on a Zen 4 VM) knows
+// nothing of its fixed time: a step 16x below its samples is scaled by its work, with no more
+// kept unscaled than the op's cheapest steps take (here 1 us), not half the kind's shortest.
+TEST(LatencyPrediction, BelowEveryOneOfItsKindKeepsOnlyItsOpsFixedTime) {
+  const double rate = 5e7;
+  LatencyCalibration c = MlpCalibration(rate);
+  const size_t dense = c.samples.size();
+  for (size_t i = 0; i < dense; ++i) {
+    const CalibrationSample& s = c.samples[i];
+    if (s.source.find("n_hidden=2048 / fc2") == std::string::npos &&
+        s.source.find("n_hidden=4096 / fc2") == std::string::npos) {
+      continue;
+    }
+    CalibrationSample large = s;
+    large.features.family = "dense.panels";
+    c.samples.push_back(large);
+  }
+  ASSERT_EQ(c.samples.size(), dense + 4);  // 2048 and 4096 at batch 1 and 8
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 512}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  StepFeatures step = FeaturesOfStep(r, a, {1, 0, ""}, 16);  // fc2
+  step.family = "dense.panels";
+  const StepPrice price = StepPricer(c).Price(step);
+  ASSERT_TRUE(price.priced);
+  EXPECT_EQ(price.level, step.Signature());
+  EXPECT_TRUE(price.extrapolated);
+  const double truth = step.flops / rate + 0.001;
+  // Half the kind's shortest sample (0.17 ms) kept would price it at 2.7x.
+  EXPECT_NEAR(price.ms, truth, 0.1 * truth);
 }
 
 TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
