@@ -1263,6 +1263,61 @@ TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
       std::string::npos);
 }
 
+// A residual add after a Winograd convolution: its kernel takes the add only as a sum written
+// over the operand (a binary post-op moved it to the direct kernel, 2.4x its time), so the add is
+// fused that way where the operand has no later reader (c2's over r1) and stays a step of its own
+// where it has (c4's: r3 is read again by the last add); the plan says the same.
+TEST(OnednnWinograd, AResidualAddKeepsTheWinogradKernel) {
+  SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
+  const ResolvedTopology topology =
+      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "res",
+        "inputs": [{"name": "x", "shape": [2, 64, 28, 28]}],
+        "layers": [
+          {"name": "c0", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "r0", "op": "relu"},
+          {"name": "c1", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "r1", "op": "relu"},
+          {"name": "c2a", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "c2", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1, "bias": false},
+          {"name": "c2_bn", "op": "batchnorm"},
+          {"name": "a2", "op": "add", "inputs": ["c2_bn", "r1"]},
+          {"name": "r2", "op": "relu"},
+          {"name": "c3", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "r3", "op": "relu"},
+          {"name": "c4a", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "c4", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1},
+          {"name": "a4", "op": "add", "inputs": ["c4", "r3"]},
+          {"name": "r4", "op": "relu"},
+          {"name": "a5", "op": "add", "inputs": ["r4", "r3"]}],
+        "outputs": ["a5"]})",
+                                "res.json"),
+              {});
+  RunConfig config = OpConfig();
+  const ScopedEnv keep = KeepEveryTensor();
+  const RanBoth r = RunBoth(topology, config, Precision::kF32);
+  for (const char* tensor : {"r2", "r4", "a5"}) {
+    ExpectClose(r, tensor, kF32Tolerance, 0.99999, tensor);
+  }
+  std::map<std::string, std::string> kernels;
+  std::set<std::string> compiled, planned;
+  for (const StepInfo& s : r.onednn->steps()) {
+    if (s.inlay) continue;
+    kernels[s.name] = s.kernel;
+    compiled.insert(s.name);
+  }
+  for (const char* conv : {"c0", "c1", "c2a", "c2", "c3", "c4a", "c4"}) {
+    EXPECT_NE(kernels[conv].find("wino"), std::string::npos) << conv << ": " << kernels[conv];
+  }
+  EXPECT_EQ(kernels.count("a2"), 0u);  // fused into c2
+  EXPECT_EQ(kernels.count("a4"), 1u);  // its own step: r3 is read again
+  config.precision = Precision::kF32;
+  for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+    planned.insert(topology.layers[p.layer].name);
+    if (topology.layers[p.layer].op == "conv2d") EXPECT_EQ(p.algorithm, "winograd");
+  }
+  EXPECT_EQ(planned, compiled);
+}
+
 TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
   SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   const ScopedEnv all("NTPB_ONEDNN_WINOGRAD", "all");

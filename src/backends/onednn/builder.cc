@@ -103,8 +103,8 @@ bool Builder::AddsAsQuantizedResidual(int add, const std::string& tensor) const 
   return false;
 }
 
-bool Builder::CanOverwrite(const std::string& tensor) const {
-  const ResolvedTopology& t = *topology_;
+bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int index,
+                  const ResolvedLayer* residual) {
   for (const ResolvedLayer& l : t.layers) {  // state an inference appends to (kv_cache)
     if (l.cache_elements_per_token > 0 && l.outputs[0] == tensor) return false;
   }
@@ -116,9 +116,13 @@ bool Builder::CanOverwrite(const std::string& tensor) const {
     const ResolvedLayer& l = t.layers[i];
     const bool reads = std::count(l.inputs.begin(), l.inputs.end(), tensor) > 0;
     if (l.is_view && (reads || l.outputs[0] == tensor)) return false;  // shared storage
-    if (reads && &l != fusion_.residual && static_cast<int>(i) >= index_) return false;
+    if (reads && &l != residual && static_cast<int>(i) >= index) return false;
   }
   return true;
+}
+
+bool Builder::CanOverwrite(const std::string& tensor) const {
+  return onednn::CanOverwrite(*topology_, tensor, index_, fusion_.residual);
 }
 
 memory Builder::OutputOver(const std::string& tensor, const memory::desc& desc) {

@@ -84,11 +84,19 @@ std::optional<FusionPlan> PlanInvertedResidual(const ResolvedTopology& t, const 
                                                int index, bool fusion, Precision precision,
                                                const std::string& mode);
 
+// Whether the step of layers[index], which absorbs `residual` (an add, or none), may write its
+// result over `tensor`: every other reader runs earlier, and it is no graph input or output,
+// no state an inference appends to, and shares no storage with a view.
+bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int index,
+                  const ResolvedLayer* residual);
+
 // Whether a conv2d runs as Winograd F(2x2, 3x3) (dense_conv.cc says where it wins) at
 // `precision` under the option winograd=`mode`: what the compile asks oneDNN for, and what the
 // plan of steps tells a latency prediction (a kind of step of its own). False where oneDNN has no
 // Winograd kernels at the effective ISA (oneDNN 2.6: below avx512_core); the compile also falls
-// back to the direct algorithm where oneDNN has none for the post-ops.
+// back to the direct algorithm where oneDNN has none for the post-ops, except for a residual
+// add: Winograd's kernel adds one only as a sum written over the operand (CanOverwrite), else the
+// add stays a step of its own.
 constexpr int64_t kWinogradMinChannels = 64;
 bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
 // Whether oneDNN has f32 Winograd kernels at the effective ISA (asked once, then kept).

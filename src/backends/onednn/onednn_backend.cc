@@ -408,7 +408,9 @@ class OnednnBackend : public Backend {
   // PlanFusion as Compile calls it. A residual add stays a step of its own where the builder
   // drops it (dense_conv.cc): after a bf16 convolution, which fuses the add as a binary post-op
   // reading an f32 operand, or as a sum written over an operand stored u8/s8 in i8 (a bf16
-  // operand is neither), and after an i8 dense layer (its operand's scale differs). Planned
+  // operand is neither), after a Winograd convolution whose operand is read again later (its
+  // kernel takes the add only as a sum written over it), and after an i8 dense layer (its
+  // operand's scale differs). Planned
   // fused, bf16 MobileNet v2 was predicted without its 10 adds (13 µs each on a Zen 5 VM);
   // planned apart, i8 was predicted with adds its convolutions had absorbed, and a bf16
   // transformer with adds its projections had absorbed.
@@ -440,6 +442,10 @@ class OnednnBackend : public Backend {
         plan.DropResidual();
       }
       const bool winograd = UsesWinograd(l, precision, options.at("winograd"));
+      if (winograd && plan.residual &&
+          !CanOverwrite(t, plan.ResidualOperand(), static_cast<int>(i), plan.residual)) {
+        plan.DropResidual();
+      }
       const bool widened = WidensBf16Depthwise(l, precision, options.at("bf16_depthwise"), plan);
       steps.push_back({static_cast<int>(i), plan.fused,
                        winograd  ? "winograd"
