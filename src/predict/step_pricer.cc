@@ -1,16 +1,16 @@
-// A step is priced from the samples of its own kind nearest to it in log FLOPs, log bytes, the
-// log of the bytes its network moves, (half weighted) its activations read over written, the
-// cache level its network's bytes fit in (past the last one, by the share it cannot keep) and
-// the log of its network's FLOPs: the most specific
-// kind the calibration sampled (conv2d[k3s1]+batchnorm+relu, else conv2d[k3s1], else
-// conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by the ratio of the
-// two steps' roofline-like cost, so that a neighbour twice the FLOPs of a compute-bound step
-// counts as half its time; the neighbours' estimates are averaged in log space, weighted by
-// closeness, and their spread is the interval. The part of a neighbour's time that does not
-// grow with work (half its kind's shortest times) is kept, not scaled. A step larger than every
-// sample of its kind and over 3x from all of them is priced by its kind's own roofline instead (the
-// rates its best samples reached): a scaled-up neighbour keeps the neighbour's efficiency, and
-// large kernels run nearer their kind's best.
+// A step is priced from the samples of its own kind nearest to it in log FLOPs, log bytes, the log
+// of the bytes its network moves, (half weighted) its activations read over written, the cache
+// level its network's bytes fit in (past the last one, by the share it cannot keep) and the log of
+// its network's FLOPs: the most specific kind the calibration sampled (conv2d[k3s1]+batchnorm+relu,
+// else conv2d[k3s1], else conv2d+batchnorm+relu, else conv2d). Each neighbour's time is scaled by
+// the ratio of the two steps' roofline-like cost, so that a neighbour twice the FLOPs of a
+// compute-bound step counts as half its time; the neighbours' estimates are averaged in log space,
+// weighted by closeness, and their spread is the interval. The part of a neighbour's time that does
+// not grow with work (half its kind's shortest times; below every sample of its kind, at most its
+// op's) is kept, not scaled. A step larger than every sample of its kind and over 3x from all of
+// them is priced by its kind's own roofline instead (the rates its best samples reached): a
+// scaled-up neighbour keeps the neighbour's efficiency, and large kernels run nearer their kind's
+// best.
 #include "src/predict/step_pricer.h"
 
 #include <algorithm>

@@ -565,9 +565,9 @@ void BuildConv(Builder& b) {
     auto reference = [](const dnnl::primitive_desc_base& d) {
       return std::string(d.impl_info_str()).find("ref") != std::string::npos;
     };
-    // Winograd's kernel (oneDNN 2.6: `jit:avx512_core_wino...`) takes no binary post-op; the add
-    // there moved the convolution to the direct kernel, 2.4x its time (cnn_7's 128-channel 3x3
-    // at 32x32, batch 8, on a Zen 4 VM: 10.4 ms against 4.4 and an add of 0.2).
+    // Winograd's kernel (oneDNN 2.6: `jit_wino_4x3`) takes a sum post-op but no binary one; as a
+    // binary post-op the add moved the convolution to the direct kernel (cnn_7's 128-channel 3x3
+    // at 32x32, batch 8, on a Zen 4 VM: 10.4 ms against 4.8 with the add as a sum).
     auto winograd = [](const dnnl::primitive_desc_base& d) {
       return std::string(d.impl_info_str()).find("wino") != std::string::npos;
     };

@@ -410,10 +410,9 @@ class OnednnBackend : public Backend {
   // reading an f32 operand, or as a sum written over an operand stored u8/s8 in i8 (a bf16
   // operand is neither), after a Winograd convolution whose operand is read again later (its
   // kernel takes the add only as a sum written over it), and after an i8 dense layer (its
-  // operand's scale differs). Planned
-  // fused, bf16 MobileNet v2 was predicted without its 10 adds (13 µs each on a Zen 5 VM);
-  // planned apart, i8 was predicted with adds its convolutions had absorbed, and a bf16
-  // transformer with adds its projections had absorbed.
+  // operand's scale differs). Planned fused, bf16 MobileNet v2 was predicted without its 10
+  // adds (13 µs each on a Zen 5 VM); planned apart, i8 was predicted with adds its convolutions
+  // had absorbed, and a bf16 transformer with adds its projections had absorbed.
   std::vector<PlannedStep> PlanSteps(const ResolvedTopology& t,
                                      const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
