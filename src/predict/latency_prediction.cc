@@ -47,6 +47,8 @@ std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topolog
   config.precision = ParsePrecision(calibration.precision, calibration.file + ": precision");
   config.threads = calibration.threads;
   config.options = CalibratedOptions(calibration, backend);
+  if (!calibration.cache_bytes.empty())
+    config.last_level_cache_bytes = calibration.cache_bytes.back();
   return backend.PlanSteps(topology, config);
 }
 

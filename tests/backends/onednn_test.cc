@@ -785,6 +785,42 @@ TEST(OnednnF32Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
   }
 }
 
+// Under f32_dense=auto (the default) the panels take 5-8 rows too where the network's weights
+// (0.63 MB here) outgrow the last-level cache of the machine the plan is for
+// (RunConfig::last_level_cache_bytes): 64 KiB, as if read from memory, against 1 TiB; `streamed`
+// keeps them to 1-4 rows, and 9 rows stay oneDNN's. The plan names the same steps.
+TEST(OnednnF32Dense, FromMemoryAutoTakesThePanelsUpToEightRows) {
+  const Backend& onednn = *FindBackend("onednn");
+  for (const int rows : {5, 8, 9}) {
+    const ResolvedTopology topology = DenseStack(rows, 130, 300);
+    for (const int64_t cache : {int64_t{64} << 10, int64_t{1} << 40}) {
+      for (const char* mode : {"auto", "streamed"}) {
+        RunConfig config = OpConfig();
+        config.last_level_cache_bytes = cache;
+        config.options["f32_dense"] = mode;
+        const std::string what =
+            "rows " + std::to_string(rows) + ", cache " + std::to_string(cache) + ", " + mode;
+        const RanBoth r = RunBoth(topology, config, Precision::kF32);
+        for (const char* tensor : {"a", "b", "c", "s", "r"}) {
+          ExpectClose(r, tensor, kF32Tolerance, 0.99999, what + " " + tensor);
+        }
+        std::set<std::string> compiled, planned;
+        for (const StepInfo& step : r.onednn->steps()) {
+          if (step.kernel.find("f32 panels") != std::string::npos) compiled.insert(step.name);
+        }
+        for (const PlannedStep& p : onednn.PlanSteps(topology, config)) {
+          if (p.algorithm == "panels") planned.insert(topology.layers[p.layer].name);
+        }
+        const bool panels = std::string(mode) == "auto" && cache < (int64_t{1} << 20) && rows <= 8;
+        const std::set<std::string> expected =
+            panels ? std::set<std::string>{"a", "b", "d", "e"} : std::set<std::string>{};
+        EXPECT_EQ(compiled, expected) << what;
+        EXPECT_EQ(planned, compiled) << what;
+      }
+    }
+  }
+}
+
 // The bf16 depthwise kernel itself: its bf16 results against a double-precision sum of the same
 // bf16 inputs and weights plus the bias, clamped and rounded once: within a bf16 step (the f32 sum
 // may round the other way near a tie, or lose more where the terms cancel), nearly all equal.

@@ -109,11 +109,17 @@ bool HasWinogradKernels();
 bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
                       const FusionPlan& fusion, int threads);
 
-// Whether a dense layer runs on ntpbench's f32 panels (f32_dense.h; dense_conv.cc says where) at
-// `precision` under the option f32_dense=`mode` on `threads` threads: what the compile builds
-// and what the plan of steps tells a latency prediction (dense.panels, as the bf16 ones).
-bool StreamsF32Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
-                     int threads);
+// Whether the weights `t` reads per inference (f32) are more than the last-level cache of the
+// machine `config` names (RunConfig::last_level_cache_bytes, else this one's): read from memory
+// at every inference, not kept in the cache from the one before.
+bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config);
+
+// Whether a dense layer of `t` runs on ntpbench's f32 panels (f32_dense.h; dense_conv.cc says
+// where) at `config`'s precision, on the machine it names (RunConfig::last_level_cache_bytes),
+// under the option f32_dense=`mode` on `threads` threads: what the compile builds and what the
+// plan of steps tells a latency prediction (dense.panels, as the bf16 ones).
+bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& layer, const RunConfig& config,
+                     const std::string& mode, int threads);
 
 // Whether a conv2d runs on ntpbench's bf16 depthwise kernel (bf16_depthwise.h; dense_conv.cc says
 // where) at `precision` under the option bf16_depthwise=`mode`, with the layers `fusion` folds

@@ -188,8 +188,9 @@ void BuildWeightOnlyDense(Builder& b) {
                         WeightOnlyKernelFor(b.option("weight_only"))));
 }
 
-// An f32 dense layer at 1-4 rows: ntpbench's panels (f32_dense.h). Option onednn.f32_dense:
-// streamed (this), matmul (oneDNN's at every row count).
+// An f32 dense layer at 1-4 rows (auto: 1-8 where its network's weights come from memory):
+// ntpbench's panels (f32_dense.h). Option onednn.f32_dense: auto, streamed (this at 1-4 rows),
+// matmul (oneDNN's at every row count).
 void BuildStreamedF32Dense(Builder& b) {
   const ResolvedLayer& l = b.layer();
   BuildHostDense(b, std::make_shared<F32Dense>(b.WeightValues(0), l.input_shapes[0].back(),
@@ -266,7 +267,7 @@ void BuildStreamedBf16Dense(Builder& b) {
 
 void BuildDense(Builder& b) {
   if (IsWeightOnly(b.config().precision)) return BuildWeightOnlyDense(b);
-  if (StreamsF32Dense(b.layer(), b.config().precision, b.option("f32_dense"),
+  if (StreamsF32Dense(b.topology(), b.layer(), b.config(), b.option("f32_dense"),
                       EffectiveThreads(b.config()))) {
     return BuildStreamedF32Dense(b);
   }
@@ -692,13 +693,22 @@ bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::st
 }
 
 // Every f32 dense layer at 1-4 rows with a panel for every thread; from the L2s and the L3 the
-// panels ran at parity with oneDNN's matmul or faster (f32_dense.h), from memory 1.8-2.6x.
-bool StreamsF32Dense(const ResolvedLayer& l, Precision precision, const std::string& mode,
-                     int threads) {
-  if (l.op != "dense" || precision != Precision::kF32 || mode != "streamed") return false;
+// panels ran at parity with oneDNN's matmul or faster (f32_dense.h), from memory 1.8-2.6x. Under
+// auto also at 5-8 rows where the network's weights outgrow the last-level cache, so that every
+// inference reads them from memory: the panels take 4 rows at a time, each panel read again from
+// the L2 for the next 4. Measured on a 2-core Zen 4 VM (32 MiB L3), p50 alternating twice, 8
+// rows: GPT-2's decode step at batch 8 (62 MB of weights) 3.52-3.65 ms against 3.86-4.14 (its
+// 768 x 3072 layer 0.29 ms against 0.40-0.43), a random MLP of 35 MB 0.95 ms against 1.14-1.16;
+// MLPs held in the L3 (7 MB and less) lost 19-26% so, and at 16 rows the 35 MB one lost 5%.
+bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& l, const RunConfig& config,
+                     const std::string& mode, int threads) {
+  if (l.op != "dense" || config.precision != Precision::kF32 || mode == "matmul") return false;
   const Shape& in = l.input_shapes[0];
-  const int64_t k = in.back(), units = l.attrs.Int("units");
-  return NumElements(in) / k <= F32Dense::kStreamedRows && units >= F32Dense::kPanel * threads;
+  const int64_t k = in.back(), units = l.attrs.Int("units"), rows = NumElements(in) / k;
+  if (units < F32Dense::kPanel * threads) return false;
+  if (rows <= F32Dense::kStreamedRows) return true;
+  return mode == "auto" && rows <= F32Dense::kStreamedRowsFromMemory &&
+         WeightsOutgrowLastLevelCache(t, config);
 }
 
 // Depthwise layers with one filter per channel and an activation that is a clamp (MobileNet's

@@ -34,6 +34,9 @@ struct F32Dense {
   static constexpr int64_t kPanel = 64;
   // Rows up to which the builder takes this kernel; beyond, a GEMM reuses each weight enough.
   static constexpr int64_t kStreamedRows = 4;
+  // Under f32_dense=auto, rows up to which it takes it where the weights come from memory (Run
+  // takes 4 rows at a time, each panel read again from the L2 for the next 4).
+  static constexpr int64_t kStreamedRowsFromMemory = 8;
 
   int64_t inputs = 0, outputs = 0;
   std::vector<float, HugePageAllocator<float>> packed;  // as above

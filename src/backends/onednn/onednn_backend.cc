@@ -326,9 +326,11 @@ class OnednnBackend : public Backend {
          "bf16 dense layers at 1-4 rows (a decode step, batch 1): streamed (ntpbench's panel "
          "kernel, f32 sums), matmul (oneDNN's)"},
         {"f32_dense",
-         {"streamed", "matmul"},
+         {"auto", "streamed", "matmul"},
          "NTPB_ONEDNN_F32_DENSE",
-         "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's)"},
+         "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's); "
+         "auto: streamed, and at 5-8 rows too where the network's weights outgrow the last-level "
+         "cache (read from memory at every inference)"},
         {"inverted_residual",
          {"auto", "large", "fused", "off"},
          "NTPB_ONEDNN_INVERTED_RESIDUAL",
@@ -435,7 +437,7 @@ class OnednnBackend : public Backend {
       }
       FusionPlan plan = PlanFusion(t, uses, static_cast<int>(i), fusion);
       const bool panels = StreamsBf16Dense(l, precision, options.at("bf16_dense"), plan, threads) ||
-                          StreamsF32Dense(l, precision, options.at("f32_dense"), threads);
+                          StreamsF32Dense(t, l, config, options.at("f32_dense"), threads);
       if ((l.op == "conv2d" && precision == Precision::kBf16) ||
           (l.op == "dense" && precision == Precision::kI8)) {
         plan.DropResidual();
