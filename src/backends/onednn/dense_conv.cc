@@ -696,10 +696,11 @@ bool StreamsBf16Dense(const ResolvedLayer& l, Precision precision, const std::st
 // panels ran at parity with oneDNN's matmul or faster (f32_dense.h), from memory 1.8-2.6x. Under
 // auto also at 5-8 rows where the network's weights outgrow the last-level cache, so that every
 // inference reads them from memory: the panels take 4 rows at a time, each panel read again from
-// the L2 for the next 4. Measured on a 2-core Zen 4 VM (32 MiB L3), p50 alternating twice, 8
-// rows: GPT-2's decode step at batch 8 (62 MB of weights) 3.52-3.65 ms against 3.86-4.14 (its
-// 768 x 3072 layer 0.29 ms against 0.40-0.43), a random MLP of 35 MB 0.95 ms against 1.14-1.16;
-// MLPs held in the L3 (7 MB and less) lost 19-26% so, and at 16 rows the 35 MB one lost 5%.
+// the L2 for the next 4. Measured on a 2-core Zen 4 VM (32 MiB L3), p50 alternating, 8 rows:
+// GPT-2's decode step at batch 8 (62 MB of weights) 3.52-3.65 ms against 3.86-4.14, an hour
+// later 3.86-4.04 against 4.12-4.25 (its 768 x 3072 layer 0.29 ms against 0.40-0.43), a random
+// MLP of 35 MB 0.95-0.99 ms against 1.13-1.20; MLPs held in the L3 (7 MB and less) lost 19-26%
+// so, and at 16 rows the 35 MB one lost 5%.
 bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& l, const RunConfig& config,
                      const std::string& mode, int threads) {
   if (l.op != "dense" || config.precision != Precision::kF32 || mode == "matmul") return false;
