@@ -1300,7 +1300,7 @@ TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
 }
 
 // A residual add after a Winograd convolution: its kernel takes the add only as a sum written
-// over the operand (a binary post-op moved it to the direct kernel, 2.4x its time), so the add is
+// over the operand (a binary post-op moved it to the direct kernel, 2.2x its time), so the add is
 // fused that way where the operand has no later reader (c2's over r1) and stays a step of its own
 // where it has (c4's: r3 is read again by the last add); the plan says the same.
 TEST(OnednnWinograd, AResidualAddKeepsTheWinogradKernel) {
