@@ -187,8 +187,7 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   });
   const double own = scale_.Cost(step);
   const double fixed = smaller_than_all
-                           ? std::min(fixed_ms_.at(price.level),
-                                      op_fixed_ms_.at(OpOf(pool.front()->sample->features.family)))
+                           ? std::min(fixed_ms_.at(price.level), op_fixed_ms_.at(OpOf(step.family)))
                            : fixed_ms_.at(price.level);
   for (size_t i = 0; i < k; ++i) {
     const CalibrationSample& s = *near[i].second;

@@ -122,9 +122,7 @@ bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int inde
 }
 
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config) {
-  int64_t bytes = 0;
-  for (const ResolvedLayer& l : t.layers)
-    bytes += LayerCost(l, Precision::kF32).weight_traffic_bytes;
+  const int64_t bytes = Analyze(t, Precision::kF32).total.weight_traffic_bytes;
   const int64_t cache = config.last_level_cache_bytes > 0 ? config.last_level_cache_bytes
                                                           : ThisMachine().last_level_cache_bytes();
   return cache > 0 && bytes > cache;
