@@ -997,7 +997,9 @@ TEST(OnednnBf16Depthwise, LayersMatchTheReferenceAndOnednnsKernels) {
 // Inverted residual blocks (onednn.inverted_residual=fused) on ntpbench's kernel match the
 // reference: odd sizes (5 channels in, 40 expanded: not whole vectors), batch 2, stride 1 with
 // its residual add and stride 2 without, a relu on the expansion and a relu6 on the projection,
-// no batchnorm; on 1 and 3 threads (a thread's rows crossing from one image into the next).
+// no batchnorm; projections of 5, 7, 24 and 40 outputs (under AVX-512 a last vector at most half
+// used is a 256-bit one: alone, after one full vector with the residual added, after two full
+// ones); on 1 and 3 threads (a thread's rows crossing from one image into the next).
 // A block whose add has a relu after it fuses up to its projection (the add a step of its own);
 // one with a sigmoid between its convolutions is not a block. Under off no step takes the
 // kernel, under auto neither do these small ones; the plan a prediction prices names the same
@@ -1032,17 +1034,31 @@ TEST(OnednnInvertedResidual, BlocksMatchTheReference) {
           {"name": "e4", "op": "conv2d", "filters": 16, "kernel": 1},
           {"name": "e4_sigmoid", "op": "sigmoid"},
           {"name": "d4", "op": "conv2d", "filters": 16, "kernel": 3, "padding": 1, "groups": 16},
-          {"name": "p4", "op": "conv2d", "filters": 7, "kernel": 1}],
-        "outputs": ["a1", "p2_relu6", "a3_relu", "p4"]})",
+          {"name": "p4", "op": "conv2d", "filters": 7, "kernel": 1},
+          {"name": "e5", "op": "conv2d", "filters": 48, "kernel": 1, "inputs": ["x"]},
+          {"name": "d5", "op": "conv2d", "filters": 48, "kernel": 3, "padding": 1, "groups": 48},
+          {"name": "p5", "op": "conv2d", "filters": 24, "kernel": 1},
+          {"name": "e6", "op": "conv2d", "filters": 96, "kernel": 1},
+          {"name": "e6_relu6", "op": "clipped_relu", "clip": 6},
+          {"name": "d6", "op": "conv2d", "filters": 96, "kernel": 3, "padding": 1, "groups": 96},
+          {"name": "p6", "op": "conv2d", "filters": 24, "kernel": 1},
+          {"name": "a6", "op": "add", "inputs": ["p6", "p5"]},
+          {"name": "e7", "op": "conv2d", "filters": 64, "kernel": 1},
+          {"name": "d7", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1, "stride": 2,
+           "groups": 64},
+          {"name": "p7", "op": "conv2d", "filters": 40, "kernel": 1},
+          {"name": "p7_relu6", "op": "clipped_relu", "clip": 6}],
+        "outputs": ["a1", "p2_relu6", "a3_relu", "p4", "a6", "p7_relu6"]})",
                                 "ir.json"),
               {});
-  const std::map<std::string, int> fused = {{"e1", 8}, {"e2", 4}, {"e3", 2}};
+  const std::map<std::string, int> fused = {{"e1", 8}, {"e2", 4}, {"e3", 2},
+                                            {"e5", 2}, {"e6", 4}, {"e7", 3}};
   for (int threads : {1, 3}) {
     RunConfig config = OpConfig();
     config.threads = threads;
     config.options["inverted_residual"] = "fused";
     const RanBoth r = RunBoth(topology, config, Precision::kF32);
-    for (const char* tensor : {"a1", "p2_relu6", "a3_relu", "p4"}) {
+    for (const char* tensor : {"a1", "p2_relu6", "a3_relu", "p4", "a6", "p7_relu6"}) {
       ExpectClose(r, tensor, kF32Tolerance, 0.99999,
                   std::string(tensor) + " on " + std::to_string(threads) + " threads");
     }
