@@ -1291,6 +1291,58 @@ TEST(OnednnTranspose, MovingOnlyAxesOfSizeOneTakesNoStep) {
   }
 }
 
+// Grouped convolutions (4 groups, 2 channels a group, strided) after a convolution that writes
+// NHWC (oneDNN's brgconv: AVX-512) take their input and write their output as it is, on a JIT
+// kernel: no reorder before them or before the residual add, not the gemm fallback oneDNN picks
+// for few channels a group. Where the first convolution writes a blocked layout (AVX2) they keep
+// oneDNN's pick. Their outputs match the reference in f32 and, where it runs, bf16.
+TEST(OnednnGroupedConvolution, StaysInTheLayoutOfTheConvolutionsAroundIt) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  const ResolvedTopology topology =
+      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "grp",
+        "inputs": [{"name": "x", "shape": [2, 16, 20, 20]}],
+        "layers": [
+          {"name": "c0", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1},
+          {"name": "r0", "op": "relu"},
+          {"name": "g1", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1, "groups": 4,
+           "bias": false},
+          {"name": "g1_bn", "op": "batchnorm"},
+          {"name": "g1_relu", "op": "relu"},
+          {"name": "g2", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1, "groups": 16},
+          {"name": "a2", "op": "add", "inputs": ["g2", "r0"]},
+          {"name": "r2", "op": "relu"},
+          {"name": "g3", "op": "conv2d", "filters": 64, "kernel": 3, "padding": 1, "stride": 2,
+           "groups": 8},
+          {"name": "c4", "op": "conv2d", "filters": 32, "kernel": 1, "inputs": ["g3"]}],
+        "outputs": ["r2", "c4"]})",
+                                "grp.json"),
+              {});
+  for (const Precision precision : {Precision::kF32, Precision::kBf16}) {
+    if (!testing::BackendSupportFor("onednn", precision).ok) continue;
+    const ScopedEnv keep = KeepEveryTensor();
+    const RanBoth r = RunBoth(topology, OpConfig(), precision);
+    const std::string name = PrecisionName(precision);
+    for (const char* tensor : {"g1_relu", "r2", "g3", "c4"}) {
+      ExpectClose(r, tensor, precision == Precision::kF32 ? kF32Tolerance : kBf16Tolerance,
+                  precision == Precision::kF32 ? 0.99999 : 0.999, name + " " + tensor);
+    }
+    std::map<std::string, std::string> kernels;
+    std::set<std::string> reordered_for;
+    for (const StepInfo& s : r.onednn->steps()) {
+      if (s.inlay && s.feeds >= 0) reordered_for.insert(topology.layers[s.feeds].name);
+      if (!s.inlay) kernels[s.name] = s.kernel;
+    }
+    if (kernels["c0"].rfind("brgconv", 0) != 0) continue;  // c0 writes a blocked layout
+    for (const char* step : {"g1", "g2", "a2", "g3", "c4"}) {
+      EXPECT_EQ(reordered_for.count(step), 0u) << name << ": a reorder before " << step;
+    }
+    for (const char* conv : {"g1", "g2", "g3"}) {
+      EXPECT_EQ(kernels[conv].find("gemm"), std::string::npos) << name << " " << conv;
+      EXPECT_EQ(kernels[conv].find("ref"), std::string::npos) << name << " " << conv;
+    }
+  }
+}
+
 TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
   SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   auto kernel_of = [](const Executable& exe, const std::string& step) {

@@ -496,6 +496,12 @@ void BuildInvertedResidual(Builder& b) {
   b.SetKernel("ntpbench inverted residual block (expand, depthwise, project by rows)");
 }
 
+// oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
+bool IsFallbackKernel(const dnnl::primitive_desc_base& d) {
+  const std::string impl = d.impl_info_str();
+  return impl.find("ref") != std::string::npos || impl.find("gemm") != std::string::npos;
+}
+
 void BuildConv(Builder& b) {
   if (b.fusion().depthwise) return BuildInvertedResidual(b);
   const ResolvedLayer& l = b.layer();
@@ -523,8 +529,10 @@ void BuildConv(Builder& b) {
   const dnnl::algorithm algorithm = UsesWinograd(l, b.config().precision, b.option("winograd"))
                                         ? dnnl::algorithm::convolution_winograd
                                         : dnnl::algorithm::convolution_direct;
+  // The activations' layout: oneDNN's pick, or NHWC for a grouped convolution (below).
+  tag layout = tag::any;
   auto make_pd = [&](const memory::desc* residual, bool in_place) {
-    const memory::desc src_any(Dims(in), hp.src, tag::any), dst_any(Dims(out), hp.dst, tag::any),
+    const memory::desc src_any(Dims(in), hp.src, layout), dst_any(Dims(out), hp.dst, layout),
         w_any(w_dims, hp.weights, tag::any);
     auto with = [&](dnnl::algorithm a) {
       dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, a, src_any, w_any,
@@ -544,6 +552,31 @@ void BuildConv(Builder& b) {
     return with(dnnl::algorithm::convolution_direct);
   };
   dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr, false);
+  // A grouped convolution (not a depthwise one) whose input is NHWC stays NHWC where oneDNN has
+  // a JIT kernel for that: left to pick, oneDNN 2.6 gives it a blocked layout or its im2col gemm
+  // kernel, with reorders to and from the convolutions around it. Measured (2-core Zen 4 VM,
+  // topologies/backbone.json conv_type=2, batch 1): f32 4 groups 0.49-0.80 -> 0.41 ms, 32 groups
+  // 0.75-1.05 -> 0.45-0.58 (gemm -> jit:avx512_core); bf16 32 groups 0.67-0.99 -> 0.27. At
+  // ONEDNN_MAX_CPU_ISA=AVX2 the other convolutions write a blocked layout (taken as it is) and
+  // NHWC had only the gemm kernel (32 groups) or one 1.5x slower with its reorders (4 groups).
+  auto nhwc_input = [&] {
+    memory::desc given = b.Input(l.inputs[0]).get_desc();
+    given.data.data_type = memory::convert_to_c(hp.src);
+    return given == memory::desc(Dims(in), hp.src, tag::nhwc);
+  };
+  if (groups > 1 && groups != in[1] && nhwc_input()) {
+    layout = tag::nhwc;
+    std::optional<dnnl::convolution_forward::primitive_desc> nhwc;
+    try {
+      nhwc = make_pd(nullptr, false);
+    } catch (const dnnl::error&) {  // no kernel for it
+    }
+    if (nhwc && !IsFallbackKernel(*nhwc)) {
+      pd = *nhwc;
+    } else {
+      layout = tag::any;
+    }
+  }
   // A fused residual add reads its other operand as a binary post-op; or, where oneDNN would
   // fall back from a JIT kernel for that (2.6 takes its gemm convolution for f32 1x1 with a
   // binary post-op: 100x slower), adds it as a sum post-op by writing the result over it, when
@@ -558,11 +591,7 @@ void BuildConv(Builder& b) {
       a.data.data_type = other.data.data_type;  // the result may be requantized
       return a == other;
     };
-    // oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
-    auto fallback = [](const dnnl::primitive_desc_base& d) {
-      const std::string impl = d.impl_info_str();
-      return impl.find("ref") != std::string::npos || impl.find("gemm") != std::string::npos;
-    };
+    auto fallback = IsFallbackKernel;
     auto reference = [](const dnnl::primitive_desc_base& d) {
       return std::string(d.impl_info_str()).find("ref") != std::string::npos;
     };
