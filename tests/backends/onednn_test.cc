@@ -1295,7 +1295,8 @@ TEST(OnednnTranspose, MovingOnlyAxesOfSizeOneTakesNoStep) {
 // NHWC (oneDNN's brgconv: AVX-512) take their input and write their output as it is, on a JIT
 // kernel: no reorder before them or before the residual add, not the gemm fallback oneDNN picks
 // for few channels a group. Where the first convolution writes a blocked layout (AVX2) they keep
-// oneDNN's pick. Their outputs match the reference in f32 and, where it runs, bf16.
+// oneDNN's pick. Their outputs match the reference in f32 and, where it runs, bf16. Under
+// onednn.grouped_layout=onednn oneDNN picks (f32: a reorder before g1 where c0 writes NHWC).
 TEST(OnednnGroupedConvolution, StaysInTheLayoutOfTheConvolutionsAroundIt) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const ResolvedTopology topology =
@@ -1340,6 +1341,17 @@ TEST(OnednnGroupedConvolution, StaysInTheLayoutOfTheConvolutionsAroundIt) {
       EXPECT_EQ(kernels[conv].find("gemm"), std::string::npos) << name << " " << conv;
       EXPECT_EQ(kernels[conv].find("ref"), std::string::npos) << name << " " << conv;
     }
+    if (precision != Precision::kF32) continue;
+    RunConfig config = OpConfig();
+    config.options["grouped_layout"] = "onednn";
+    const RanBoth picked = RunBoth(topology, config, precision);
+    ExpectClose(picked, "r2", kF32Tolerance, 0.99999, "r2 under grouped_layout=onednn");
+    bool reordered = false;
+    for (const StepInfo& s : picked.onednn->steps()) {
+      reordered |= s.inlay && s.feeds >= 0 && topology.layers[s.feeds].name == "g1";
+    }
+    EXPECT_TRUE(reordered)
+        << "under grouped_layout=onednn, g1 in oneDNN's layout: c0's output reordered";
   }
 }
 

@@ -552,19 +552,20 @@ void BuildConv(Builder& b) {
     return with(dnnl::algorithm::convolution_direct);
   };
   dnnl::convolution_forward::primitive_desc pd = make_pd(nullptr, false);
-  // A grouped convolution (not a depthwise one) whose input is NHWC stays NHWC where oneDNN has
-  // a JIT kernel for that: left to pick, oneDNN 2.6 gives it a blocked layout or its im2col gemm
-  // kernel, with reorders to and from the convolutions around it. Measured (2-core Zen 4 VM,
-  // topologies/backbone.json conv_type=2, batch 1): f32 4 groups 0.49-0.80 -> 0.41 ms, 32 groups
-  // 0.75-1.05 -> 0.45-0.58 (gemm -> jit:avx512_core); bf16 32 groups 0.67-0.99 -> 0.27. At
-  // ONEDNN_MAX_CPU_ISA=AVX2 the other convolutions write a blocked layout (taken as it is) and
-  // NHWC had only the gemm kernel (32 groups) or one 1.5x slower with its reorders (4 groups).
+  // onednn.grouped_layout=auto: a grouped convolution (not a depthwise one) whose input is NHWC
+  // stays NHWC where oneDNN has a JIT kernel for that: left to pick (=onednn), oneDNN 2.6 gives it
+  // a blocked layout or its im2col gemm kernel, with reorders to and from the convolutions around
+  // it. Measured (2-core Zen 4 VM, topologies/backbone.json conv_type=2, batch 1): f32 4 groups
+  // 0.49-0.80 -> 0.41 ms, 32 groups 0.75-1.05 -> 0.45-0.58 (gemm -> jit:avx512_core); bf16 32
+  // groups 0.67-0.99 -> 0.27. At ONEDNN_MAX_CPU_ISA=AVX2 the other convolutions write a blocked
+  // layout (taken as it is) and NHWC had only the gemm kernel (32 groups) or one 1.5x slower with
+  // its reorders (4 groups).
   auto nhwc_input = [&] {
     memory::desc given = b.Input(l.inputs[0]).get_desc();
     given.data.data_type = memory::convert_to_c(hp.src);
     return given == memory::desc(Dims(in), hp.src, tag::nhwc);
   };
-  if (groups > 1 && groups != in[1] && nhwc_input()) {
+  if (b.option("grouped_layout") == "auto" && groups > 1 && groups != in[1] && nhwc_input()) {
     layout = tag::nhwc;
     std::optional<dnnl::convolution_forward::primitive_desc> nhwc;
     try {

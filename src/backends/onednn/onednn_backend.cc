@@ -340,6 +340,13 @@ class OnednnBackend : public Backend {
          "where the block expands its input 4x or more and an image's expanded tensor is 512 KiB "
          "or more); auto: large where the kernel is built for AVX-512, else off",
          "off"},
+        {"grouped_layout",
+         {"auto", "onednn"},
+         "NTPB_ONEDNN_GROUPED_LAYOUT",
+         "grouped (not depthwise) convolutions' activations: auto (NHWC where their input is NHWC, "
+         "as oneDNN's convolutions around them write it under AVX-512, and oneDNN has a JIT kernel "
+         "for it), onednn (oneDNN's pick: a blocked layout or, at few channels a group, its gemm "
+         "kernel, with reorders around them)"},
         {"bf16_depthwise",
          {"auto", "widened", "onednn"},
          "NTPB_ONEDNN_BF16_DEPTHWISE",
