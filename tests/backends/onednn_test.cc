@@ -1291,12 +1291,13 @@ TEST(OnednnTranspose, MovingOnlyAxesOfSizeOneTakesNoStep) {
   }
 }
 
-// Grouped convolutions (4 groups, 2 channels a group, strided) after a convolution that writes
-// NHWC (oneDNN's brgconv: AVX-512) take their input and write their output as it is, on a JIT
-// kernel: no reorder before them or before the residual add, not the gemm fallback oneDNN picks
-// for few channels a group. Where the first convolution writes a blocked layout (AVX2) they keep
-// oneDNN's pick. Their outputs match the reference in f32 and, where it runs, bf16. Under
-// onednn.grouped_layout=onednn oneDNN picks (f32: a reorder before g1 where c0 writes NHWC).
+// Grouped convolutions (4, 16 and 8 groups of 8, 2 and 4 channels, the last strided) after a
+// convolution that writes NHWC (oneDNN's brgconv: AVX-512) take their input and write their
+// output as it is, on a JIT kernel: no reorder before them or before the residual add, not the
+// gemm fallback oneDNN picks for few channels a group. Where the first convolution writes a
+// blocked layout (AVX2) they keep oneDNN's pick. Their outputs match the reference in f32 and,
+// where it runs, bf16. Under onednn.grouped_layout=onednn oneDNN picks (f32: a reorder before
+// g1 where c0 writes NHWC).
 TEST(OnednnGroupedConvolution, StaysInTheLayoutOfTheConvolutionsAroundIt) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const ResolvedTopology topology =

@@ -592,7 +592,6 @@ void BuildConv(Builder& b) {
       a.data.data_type = other.data.data_type;  // the result may be requantized
       return a == other;
     };
-    auto fallback = IsFallbackKernel;
     auto reference = [](const dnnl::primitive_desc_base& d) {
       return std::string(d.impl_info_str()).find("ref") != std::string::npos;
     };
@@ -605,8 +604,8 @@ void BuildConv(Builder& b) {
     // Not oneDNN's reference kernel where the convolution alone has a faster one (a known defect
     // can move the add's to it: known_defects.h), nor a direct kernel where it has Winograd's.
     auto acceptable = [&](const dnnl::convolution_forward::primitive_desc& with_add) {
-      return (fallback(pd) || !fallback(with_add)) && (reference(pd) || !reference(with_add)) &&
-             (!winograd(pd) || winograd(with_add)) &&
+      return (IsFallbackKernel(pd) || !IsFallbackKernel(with_add)) &&
+             (reference(pd) || !reference(with_add)) && (!winograd(pd) || winograd(with_add)) &&
              *ConvolutionDefect(with_add, {s[0], s[1]}, cg) == '\0' &&
              same_layout(with_add.dst_desc(), operand);
     };
