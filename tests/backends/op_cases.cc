@@ -83,6 +83,10 @@ const std::vector<OpCase>& OpCases() {
       {"batchnorm_odd_planes", "batchnorm", {{2, 5, 3, 3}}, {}},
       {"layernorm", "layernorm", {{2, 3, 8}}, {}},
       {"rms_norm", "rms_norm", {{2, 3, 8}}, {}},
+      // Rows wider than four times a norm's work-group with a tail: the OpenCL kernels' loads
+      // four at a time, then one at a time.
+      {"layernorm_wide", "layernorm", {{2, 1000}}, {}},
+      {"rms_norm_wide", "rms_norm", {{3, 1100}}, {}},
       {"swiglu", "swiglu", {{2, 3, 10}}, {}},
       {"swiglu_gelu", "swiglu", {{3, 8}}, {{"activation", "gelu"}}},
       {"attention", "attention", {{2, 3, 8}, {2, 3, 8}, {2, 3, 8}}, {{"heads", 2}}},

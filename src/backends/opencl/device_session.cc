@@ -41,9 +41,12 @@ std::unique_ptr<DeviceSession> Open(const std::string& spec, bool half_storage) 
   if (s->info.type == "cpu") s->split_group = 256;
   s->reduction_local = 64;
   while (s->reduction_local > s->info.max_work_group_size) s->reduction_local /= 2;
+  s->norm_local = s->info.type == "cpu" ? 64 : 256;
+  while (s->norm_local > s->info.max_work_group_size) s->norm_local /= 2;
   const std::string options =
       "-DTILE=" + std::to_string(s->gemm_tile) + " -DWPT=" + std::to_string(s->gemm_wpt) +
       " -DLOCAL_SIZE=" + std::to_string(s->reduction_local) +
+      " -DNORM_LOCAL=" + std::to_string(s->norm_local) +
       " -DCHUNK=" + std::to_string(s->elementwise_chunk) +
       " -DSPLIT_GROUP=" + std::to_string(s->split_group) +
       " -DSPLIT_UNROLL=" + std::to_string(s->split_unroll) + (half_storage ? " -DSTORE_HALF" : "");

@@ -122,7 +122,7 @@ StepRun MakeLayernorm(OpArgs& a) {
   cl_kernel k = a.Kernel("layernorm");
   SetArgs(k, a.inputs[0], a.output, a.Weight(0), a.Weight(1),
           static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c));
-  return PerGroup(k, rows, static_cast<size_t>(a.device.reduction_local));
+  return PerGroup(k, rows, static_cast<size_t>(a.device.norm_local));
 }
 
 StepRun MakeRmsNorm(OpArgs& a) {
@@ -131,7 +131,7 @@ StepRun MakeRmsNorm(OpArgs& a) {
   cl_kernel k = a.Kernel("rms_norm");
   SetArgs(k, a.inputs[0], a.output, a.Weight(0),
           static_cast<cl_float>(a.layer.attrs.Float("epsilon")), Int(c));
-  return PerGroup(k, rows, static_cast<size_t>(a.device.reduction_local));
+  return PerGroup(k, rows, static_cast<size_t>(a.device.norm_local));
 }
 
 StepRun MakeSwiglu(OpArgs& a) {

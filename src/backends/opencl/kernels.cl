@@ -757,13 +757,14 @@ kernel void window_pool(global const ELEM* x, global ELEM* y, constant int* q, i
 #ifndef LOCAL_SIZE
 #define LOCAL_SIZE 64
 #endif
-// The sum of every work-item's `acc` over the work-group, a tree in local memory `part`
-// (LOCAL_SIZE floats); every work-item must call it. Leaves `part` free for the next sum.
-float group_sum(local float* part, float acc) {
+// The sum of every work-item's `acc` over a work-group of `size` (a power of two), a tree in
+// local memory `part` (`size` floats); every work-item must call it. Leaves `part` free for the
+// next sum.
+float group_sum_of(local float* part, float acc, int size) {
   const int l = get_local_id(0);
   part[l] = acc;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
+  for (int s = size / 2; s > 0; s >>= 1) {
     if (l < s) part[l] += part[l + s];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
@@ -771,6 +772,8 @@ float group_sum(local float* part, float acc) {
   barrier(CLK_LOCAL_MEM_FENCE);
   return sum;
 }
+
+float group_sum(local float* part, float acc) { return group_sum_of(part, acc, LOCAL_SIZE); }
 
 // The largest of every work-item's `v` over the work-group, as group_sum.
 float group_max(local float* part, float v) {
@@ -809,20 +812,39 @@ kernel void batchnorm(global const ELEM* x, global ELEM* y, global const float* 
   }
 }
 
+#ifndef NORM_LOCAL
+#define NORM_LOCAL 64
+#endif
+// A row norm's work-item's share of sum((x - center)^2) (squares) or sum(x) over a row of `c`:
+// four loads in flight at a time, since one row is one work-group and a decode step has one row
+// (a GPU otherwise waits out each load's latency in turn).
+float row_part(global const ELEM* in, int c, float center, int squares) {
+  const int l = get_local_id(0);
+  float acc = 0.0f;
+  int i = l;
+  for (; i + 3 * NORM_LOCAL < c; i += 4 * NORM_LOCAL) {
+    const float a = LD(in, i) - center, b = LD(in, i + NORM_LOCAL) - center;
+    const float d = LD(in, i + 2 * NORM_LOCAL) - center, e = LD(in, i + 3 * NORM_LOCAL) - center;
+    acc += squares ? (a * a + b * b) + (d * d + e * e) : (a + b) + (d + e);
+  }
+  for (; i < c; i += NORM_LOCAL) {
+    const float a = LD(in, i) - center;
+    acc += squares ? a * a : a;
+  }
+  return acc;
+}
+
 // One work-group per row: mean, then variance, each a tree sum in local memory.
-kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void layernorm(
+kernel __attribute__((reqd_work_group_size(NORM_LOCAL, 1, 1))) void layernorm(
     global const ELEM* x, global ELEM* y, global const ELEM* gamma, global const ELEM* beta,
     float eps, int c) {
-  local float part[LOCAL_SIZE];
+  local float part[NORM_LOCAL];
   const int row = get_group_id(0), l = get_local_id(0);
   global const ELEM* in = x + row * c;
-  float acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += LD(in, i);
-  const float mean = group_sum(part, acc) / (float)c;
-  acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += (LD(in, i) - mean) * (LD(in, i) - mean);
-  const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
-  for (int i = l; i < c; i += LOCAL_SIZE)
+  const float mean = group_sum_of(part, row_part(in, c, 0.0f, 0), NORM_LOCAL) / (float)c;
+  const float var = group_sum_of(part, row_part(in, c, mean, 1), NORM_LOCAL) / (float)c;
+  const float inv = 1.0f / sqrt(var + eps);
+  for (int i = l; i < c; i += NORM_LOCAL)
     ST(y, row * c + i, (LD(in, i) - mean) * inv * LD(gamma, i) + LD(beta, i));
 }
 
@@ -970,15 +992,14 @@ kernel void gru_gates(global const ELEM* hg, global const ELEM* xg, global ELEM*
 }
 
 // One work-group per row: the mean square as a tree sum in local memory, then x / rms * gamma.
-kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void rms_norm(
+kernel __attribute__((reqd_work_group_size(NORM_LOCAL, 1, 1))) void rms_norm(
     global const ELEM* x, global ELEM* y, global const ELEM* gamma, float eps, int c) {
-  local float part[LOCAL_SIZE];
+  local float part[NORM_LOCAL];
   const int row = get_group_id(0), l = get_local_id(0);
   global const ELEM* in = x + row * c;
-  float acc = 0.0f;
-  for (int i = l; i < c; i += LOCAL_SIZE) acc += LD(in, i) * LD(in, i);
-  const float inv = 1.0f / sqrt(group_sum(part, acc) / (float)c + eps);
-  for (int i = l; i < c; i += LOCAL_SIZE) ST(y, row * c + i, LD(in, i) * inv * LD(gamma, i));
+  const float mean_square = group_sum_of(part, row_part(in, c, 0.0f, 1), NORM_LOCAL) / (float)c;
+  const float inv = 1.0f / sqrt(mean_square + eps);
+  for (int i = l; i < c; i += NORM_LOCAL) ST(y, row * c + i, LD(in, i) * inv * LD(gamma, i));
 }
 
 // One work-item per output element: act(gate) * value, the gate the first half of each row.
