@@ -93,9 +93,13 @@ struct LatencyCalibration {
   std::map<std::string, std::string> backend_choices;
   std::string created;              // UTC, ISO 8601
   std::vector<std::string> probes;  // the probe sweeps it ran, by name
-  int points = 0;                   // probe runs measured
-  int failed_points = 0;            // probe runs that failed (their reasons in `problems`)
-  int unreliable_points = 0;        // measured on a busy machine or with a wide spread
+  int points = 0;                   // probe runs measured (in the first pass)
+  // Passes over every probe point, minutes apart; each sample is its step's fastest pass. A VM
+  // beside busy neighbours moves between a quiet and a slow regime within seconds (every step
+  // of a 60 us MLP +2-4 us), and its neighbours only ever slow it. 1 in calibrations from before.
+  int passes = 1;
+  int failed_points = 0;      // probe runs that failed (their reasons in `problems`)
+  int unreliable_points = 0;  // measured on a busy machine or with a wide spread
   // Per probe, how much the machine's speed moved while it ran: one of its points (the first
   // of a millisecond or more) run again after its last, over its first run, less 1. A VM's can move
   // by a quarter within minutes while no point looks disturbed on its own (kDriftLimit: a problem

@@ -17,10 +17,12 @@ struct PredictionCheckRow {
   std::string topology;  // its path
   int64_t batch = 1;
   double predicted_ms = 0, low_ms = 0, high_ms = 0;
-  int uncalibrated = 0;               // steps the calibration could not price
-  std::string dominant;               // the step predicted to take longest, with its share
-  std::optional<double> measured_ms;  // the median pass; absent: the run failed (`failed` says why)
-  double measured_spread = 0;         // the slowest pass over the fastest, less 1
+  int uncalibrated = 0;  // steps the calibration could not price
+  std::string dominant;  // the step predicted to take longest, with its share
+  // The fastest pass where the check says so (PredictionCheck::fastest_pass), else the median
+  // pass; absent: the run failed (`failed` says why).
+  std::optional<double> measured_ms;
+  double measured_spread = 0;  // the slowest pass over the fastest, less 1
   std::string failed;
   // predicted / measured - 1; nullopt where nothing was measured.
   std::optional<double> RelativeError() const;
@@ -32,6 +34,10 @@ struct PredictionCheck {
   std::string machine;      // the machine it was calibrated and checked on, for people
   std::string backend, precision;
   int threads = 0;
+  // Each model's fastest pass counts, as its calibration kept each step's fastest pass
+  // (LatencyCalibration::passes above 1); else the median pass, as a one-pass calibration
+  // measured each step once. Checks from before say neither: the median.
+  bool fastest_pass = false;
   std::vector<PredictionCheckRow> rows;
   // Per probe of the calibration, its reference point run again before and after the passes
   // (LatencyCalibration::speed_references): that latency over the calibration's, less 1. Above 0:

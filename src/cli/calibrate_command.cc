@@ -39,6 +39,7 @@ struct CalibrateOptions {
   std::string work;    // default <output>.d
   double point_timeout = 600;
   double budget = 0;  // seconds for all probes; 0: every point of every probe
+  int passes = 2;     // over every probe; each sample keeps its step's fastest pass
 };
 
 // A point whose steps sum to 1.5x what the other points price them at is run again.
@@ -208,8 +209,41 @@ int Interrupted(int rc, const std::string& work) {
   return rc;
 }
 
+// Passes 2 and on (CalibrateOptions::passes): every probe's points again, each pass into results
+// of its own in the work folder (resumable as the first), each of `calibration`'s samples kept at
+// its faster time (KeepFasterSamples). Returns a probe's sweep's status where one did not finish.
+int RunLaterPasses(const CalibrateOptions& o, const std::vector<ProbeRun>& ran,
+                   const RunConfig& config, LatencyCalibration* calibration) {
+  for (int pass = 2; pass <= o.passes; ++pass) {
+    LatencyCalibration later;
+    later.vector_lanes = calibration->vector_lanes;
+    for (const ProbeRun& p : ran) {
+      std::fprintf(stderr, "ntpbench calibrate: pass %d of %d: %s\n", pass, o.passes,
+                   p.name.c_str());
+      SweepOptions s = p.sweep;
+      s.output = (std::filesystem::path(o.work) /
+                  (p.name + ".pass" + std::to_string(pass) + ".results.json"))
+                     .string();
+      s.resume = std::filesystem::exists(s.output);
+      s.measure_drift = false;
+      s.budget_seconds = o.budget > 0 ? p.sweep.budget_seconds : 0;
+      SweepOutcome outcome;
+      if (const int rc = RunSweep(s, {}, &outcome); rc != 0) return rc;
+      AddProbeSamples(ReadSweepResults(s.output), ReadTopologyShapes(p.topology),
+                      *FindBackend(o.backend), config, &later);
+    }
+    const int faster = KeepFasterSamples(later, calibration);
+    std::fprintf(stderr, "ntpbench calibrate: pass %d: %d of %zu samples ran faster than before\n",
+                 pass, faster, calibration->samples.size());
+  }
+  return 0;
+}
+
 int Calibrate(const CalibrateOptions& given) {
   CalibrateOptions o = given;
+  // The first pass spends its share of --budget as a whole calibration did; each later pass
+  // runs what the first ran.
+  o.budget = given.budget / given.passes;
   if (o.probes.empty()) o.probes = DefaultProbes();
   if (const std::string problem = UnknownBackendProblem(o.backend); !problem.empty()) {
     throw Error("", "", "--backend", problem);
@@ -338,6 +372,10 @@ int Calibrate(const CalibrateOptions& given) {
   const std::map<std::string, double> first_run_scales =
       RunSlowPointsAgain(o, ran, start, &calibration);
   for (ProbeRun& p : ran) AddDrift(p, first_run_scales, &calibration);
+  if (const int rc = RunLaterPasses(o, ran, config, &calibration); rc != 0) {
+    return Interrupted(rc, o.work);
+  }
+  calibration.passes = o.passes;
   // First: the problems printed at the end are the first few.
   calibration.problems.insert(calibration.problems.begin(), budget_lines.begin(),
                               budget_lines.end());
@@ -389,6 +427,13 @@ Command AddCalibrateCommand(CLI::App* app) {
                 "measures the rest")
       ->check(NumberBetween(0, 1e7, "a number of seconds above 0"))
       ->type_name("S");
+  c->add_option("--passes", o->passes,
+                "passes over every probe point, minutes apart (default 2); each step keeps its "
+                "fastest pass, the machine's own speed where its neighbours slow it at times "
+                "(a VM's small steps moved by a third between passes); N passes take N times "
+                "as long, or share --budget")
+      ->check(IntegerAtLeast(1, 10))
+      ->type_name("N");
   c->add_option("--point-timeout", o->point_timeout,
                 "seconds after which a probe run is stopped and recorded as failed (default 600)")
       ->check(NumberBetween(1, 1e6, "seconds"))

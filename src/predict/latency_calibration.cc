@@ -68,6 +68,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
           {"created", c.created},
           {"probes", c.probes},
           {"points", c.points},
+          {"passes", c.passes},
           {"failed_points", c.failed_points},
           {"unreliable_points", c.unreliable_points},
           {"probe_drift", c.probe_drift},
@@ -131,6 +132,10 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
   c.created = JsonField<std::string>(j, "created", "", file);
   c.probes = JsonField<std::vector<std::string>>(j, "probes", "", file);
   c.points = JsonField<int>(j, "points", "", file);
+  if (j.contains("passes")) {  // absent in calibrations from before: one pass
+    c.passes = JsonField<int>(j, "passes", "", file);
+    if (c.passes < 1) throw Error(file, "", "passes", "must be 1 or more");
+  }
   c.failed_points = JsonField<int>(j, "failed_points", "", file);
   c.unreliable_points = JsonField<int>(j, "unreliable_points", "", file);
   // Absent in calibrations from before it was measured.

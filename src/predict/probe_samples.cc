@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 
 #include "ntpbench/error.h"
 #include "ntpbench/reliability.h"
@@ -97,6 +98,19 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
       calibration->samples.push_back(sample);
     }
   }
+}
+
+int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration) {
+  std::unordered_map<std::string, double> again;
+  for (const CalibrationSample& s : later.samples) again[s.source] = s.ms;
+  int faster = 0;
+  for (CalibrationSample& s : calibration->samples) {
+    const auto it = again.find(s.source);
+    if (it == again.end() || !(it->second < s.ms)) continue;
+    s.ms = it->second;
+    ++faster;
+  }
+  return faster;
 }
 
 }  // namespace ntpb

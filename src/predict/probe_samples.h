@@ -37,4 +37,9 @@ bool IsALeadingConvolution(const ResolvedTopology& topology, int layer,
 void AddProbeSamples(const SweepResults& results, const Topology& probe, const Backend& backend,
                      const RunConfig& config, LatencyCalibration* calibration);
 
+// Each sample of `calibration` that `later` measured again (the same probe point and step: its
+// source) keeps the faster of its two times: a calibration's later pass over the same points.
+// Returns how many became faster.
+int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration);
+
 }  // namespace ntpb

@@ -1327,8 +1327,9 @@ TEST(Cli, CalibrateWithinABudgetCoversTheDesignCoarsely) {
   const std::string probe = WidthProbe("probe_budget", 0.2, 8);
   const std::string calibration =
       TestDir() + "/ntpb_calibration_budget_" + std::to_string(::getpid()) + ".json";
+  // One pass: the budget is a pass's (two passes share it).
   const std::string command =
-      kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " + calibration;
+      kCli + " calibrate " + probe + " --backend eigen --threads 1 --passes 1 -o " + calibration;
   const CommandResult partial = RunCommand(command + " --budget 1");
   ASSERT_EQ(partial.exit_code, 0) << partial.err;
   EXPECT_NE(partial.err.find("budget of 1 s spent after"), std::string::npos) << partial.err;
@@ -1368,8 +1369,9 @@ TEST(Cli, CalibrateGivesTheBudgetLeftToAProbeCutShort) {
     "factors": [{"name": "width", "values": [8]}], "points": [{"width": 8}]})");
   const std::string calibration =
       TestDir() + "/ntpb_calibration_cut_" + std::to_string(::getpid()) + ".json";
-  const CommandResult r = RunCommand(kCli + " calibrate " + slow + " " + quick +
-                                     " --backend eigen --threads 1 --budget 12 -o " + calibration);
+  const CommandResult r =
+      RunCommand(kCli + " calibrate " + slow + " " + quick +
+                 " --backend eigen --threads 1 --passes 1 --budget 12 -o " + calibration);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const size_t again = r.err.find("probe_cut again with the budget left");
   ASSERT_NE(again, std::string::npos) << r.err;
@@ -1404,8 +1406,10 @@ TEST(Cli, CalibrateRunsAPointFarSlowerThanTheOthersAgainAndKeepsTheFasterRun) {
       TestDir() + "/ntpb_calibration_slow_" + std::to_string(::getpid()) + ".json";
   const std::string work = calibration + ".d";
   std::filesystem::remove_all(work);
-  const std::string command = kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " +
-                              calibration + " --work " + work;
+  // One pass: a second would keep each step's faster pass over the 5x run on its own.
+  const std::string command = kCli + " calibrate " + probe +
+                              " --backend eigen --threads 1 --passes 1 -o " + calibration +
+                              " --work " + work;
   const CommandResult first = RunCommand(command);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   auto point_ms = [&](const std::string& file) {
@@ -1535,13 +1539,46 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
             std::string::npos)
       << reference << calibrated.err;
   EXPECT_GT(reference["ms"].get<double>(), 0);
-  // tiny_cnn has 11 layers, each a step on eigen: 11 samples a point.
+  // tiny_cnn has 11 layers, each a step on eigen: 11 samples a point, each its faster pass of
+  // the two (the default), whose second is kept beside the first in the work folder.
   EXPECT_EQ(c["samples"].size(), 44u);
+  EXPECT_EQ(c["passes"], 2);
+  EXPECT_NE(calibrated.err.find("pass 2 of 2: probe_tiny"), std::string::npos) << calibrated.err;
+  EXPECT_NE(calibrated.err.find("pass 2: "), std::string::npos) << calibrated.err;
+  const nlohmann::json second =
+      nlohmann::json::parse(ReadFile(calibration + ".d/probe_tiny.pass2.results.json"));
+  ASSERT_EQ(second["points"].size(), 4u) << second;
+  {
+    // The first pass alone, from the same work folder (nothing runs again): each sample of the
+    // two passes is at most its step's time in the first.
+    const std::string one = calibration + ".one.json";
+    const CommandResult first =
+        RunCommand(kCli + " calibrate " + probe + " --backend eigen --threads 1 --passes 1 -o " +
+                   one + " --work " + calibration + ".d");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_NE(first.err.find("4 done before, 0 to run"), std::string::npos) << first.err;
+    const nlohmann::json f = nlohmann::json::parse(ReadFile(one));
+    EXPECT_EQ(f["passes"], 1);
+    std::map<std::string, double> first_ms;
+    for (const nlohmann::json& s : f["samples"]) first_ms[s["source"]] = s["ms"].get<double>();
+    int compared = 0;
+    for (const nlohmann::json& s : c["samples"]) {
+      const auto it = first_ms.find(s["source"].get<std::string>());
+      if (it == first_ms.end()) continue;
+      EXPECT_LE(s["ms"].get<double>(), it->second) << s["source"];
+      ++compared;
+    }
+    EXPECT_EQ(compared, 44);
+    std::remove(one.c_str());
+  }
   // Run again: every point is kept from the first time.
   const CommandResult again =
       RunCommand(kCli + " calibrate " + probe + " --backend eigen --threads 1 -o " + calibration);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.err.find("4 done before, 0 to run"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("4 done before, 0 to run", again.err.find("pass 2 of 2")),
+            std::string::npos)
+      << again.err;
   // --threads 0, the documented default (one per core), was refused as out of range.
   const CommandResult per_core =
       RunCommand(kCli + " calibrate " + probe + " --backend eigen --threads 0 -o " + calibration +
@@ -1624,7 +1661,10 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   std::istringstream check_lines(check.out);
   for (std::string line; std::getline(check_lines, line);) EXPECT_LE(line.size(), 120u) << line;
   EXPECT_NE(check.err.find("[3/3] pass 3"), std::string::npos) << check.err;  // three by default
+  // Against a calibration of two passes, each model's fastest pass counts, as it kept each step's.
+  EXPECT_NE(check.out.find("measured: each model's fastest pass"), std::string::npos) << check.out;
   const nlohmann::json checked = nlohmann::json::parse(ReadFile(check_out));
+  EXPECT_EQ(checked["measured"], "fastest pass");
   EXPECT_GT(checked["results"][0]["measured_ms"].get<double>(), 0);
   // The probe's point ran again before and after the passes: how the machine's speed compares
   // with its calibration's.

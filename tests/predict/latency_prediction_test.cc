@@ -546,6 +546,29 @@ TEST(LatencyCalibrationFile, NamesTheProbeWhoseMachineMovedMost) {
   EXPECT_EQ(DriftNote(c), "the machine's speed moved by 24% while probe_layers ran");
 }
 
+// A later pass over the same probe points: each step measured again keeps its faster time; one
+// the later pass did not measure (or measured slower) keeps the first.
+TEST(LatencyCalibrationFile, ALaterPassKeepsEachStepsFasterTime) {
+  LatencyCalibration first, later;
+  auto sample = [](const std::string& source, double ms) {
+    CalibrationSample s;
+    s.source = source;
+    s.ms = ms;
+    return s;
+  };
+  first.samples = {sample("probe_dense batch=1 / fc1", 0.040),
+                   sample("probe_dense batch=1 / fc2", 0.020),
+                   sample("probe_dense batch=8 / fc1", 0.090)};
+  later.samples = {sample("probe_dense batch=1 / fc2", 0.014),
+                   sample("probe_dense batch=1 / fc1", 0.050),
+                   sample("probe_layers C=16 / bn", 0.001)};
+  EXPECT_EQ(KeepFasterSamples(later, &first), 1);
+  EXPECT_DOUBLE_EQ(first.samples[0].ms, 0.040) << "slower again: the first pass's";
+  EXPECT_DOUBLE_EQ(first.samples[1].ms, 0.014);
+  EXPECT_DOUBLE_EQ(first.samples[2].ms, 0.090) << "not measured again";
+  EXPECT_EQ(first.samples.size(), 3u) << "a step only the later pass measured is not added";
+}
+
 TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   LatencyCalibration c = MlpCalibration(1e8);
   c.machine.cpu = "Test CPU";
@@ -553,6 +576,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.created = "2026-11-26T00:00:00Z";
   c.probes = {"probe_dense"};
   c.points = 14;
+  c.passes = 2;
   c.cache_bytes = {98304, 4194304, 272629760};
   c.backend_choices = {{"bf16_depthwise", "widened"}};
   c.probe_drift = {{"probe_dense", -0.03}};
@@ -572,6 +596,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_DOUBLE_EQ(back.samples[3].ms, c.samples[3].ms);
   EXPECT_EQ(back.machine.cpu, "Test CPU");
   EXPECT_EQ(back.points, 14);
+  EXPECT_EQ(back.passes, 2);
   EXPECT_EQ(back.vector_lanes, 16);
   EXPECT_EQ(back.cache_bytes, c.cache_bytes);
   EXPECT_EQ(back.backend_choices, c.backend_choices);
@@ -627,6 +652,12 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
       << message(j.dump());
   j.erase("backend_choices");  // a calibration from before they were recorded
   EXPECT_TRUE(ParseLatencyCalibration(j.dump(), "c.json").backend_choices.empty());
+  j = nlohmann::json::parse(text);
+  j["passes"] = 0;
+  EXPECT_NE(message(j.dump()).find("field 'passes': must be 1 or more"), std::string::npos)
+      << message(j.dump());
+  j.erase("passes");  // a calibration from before: one pass
+  EXPECT_EQ(ParseLatencyCalibration(j.dump(), "c.json").passes, 1);
   j = nlohmann::json::parse(text);
   j["vector_lanes"] = 0;
   EXPECT_NE(message(j.dump()).find("field 'vector_lanes': must be 1 to 64"), std::string::npos)

@@ -64,6 +64,23 @@ TEST(PredictionCheckFile, RoundTripsWithTheMachinesOwnChange) {
   EXPECT_TRUE(ParsePredictionCheck(j.dump(), "check.json").machine_change.empty());
 }
 
+// Which pass a row's measurement is (the fastest, against a calibration of several passes) reads
+// back as written; a check from before says neither and was the median; another word is refused.
+TEST(PredictionCheckFile, SaysWhichPassItMeasured) {
+  PredictionCheck c = TwoRows();
+  c.fastest_pass = true;
+  nlohmann::json j = PredictionCheckJson(c);
+  EXPECT_EQ(j["measured"], "fastest pass");
+  EXPECT_TRUE(ParsePredictionCheck(j.dump(), "check.json").fastest_pass);
+  j.erase("measured");
+  EXPECT_FALSE(ParsePredictionCheck(j.dump(), "check.json").fastest_pass);
+  j["measured"] = "best pass";
+  EXPECT_NE(Refusal(j.dump()).find("check.json: field 'measured': expected \"fastest pass\" or "
+                                   "\"median pass\", got \"best pass\""),
+            std::string::npos)
+      << Refusal(j.dump());
+}
+
 TEST(PredictionCheckFile, RefusesAMistypedChangeNamingIt) {
   nlohmann::json j = PredictionCheckJson(TwoRows());
   j["machine_change"] = {{"probe_cnn", "faster"}};
