@@ -97,13 +97,17 @@ double StepPricer::CachePosition(double context_bytes) const {
   for (size_t i = 0; i < cache_levels_.size(); ++i) {
     const double level = cache_levels_[i];
     if (context_bytes <= level) break;
-    // The last level keeps a share of a network re-read in a cycle that outgrows it (level /
-    // its bytes), a lower level none: a last-level cache's replacement resists such thrashing
-    // (adaptive insertion), an L2's evicts each line before its next use. Measured on held-out
-    // random MLPs: one of 35 MB on a Zen 4 VM (32 MiB L3) read its weights at 51 GB/s against a
-    // 35-37 GB/s DRAM read; one of 5.2 MB on an Intel Xeon guest (2 x 2 MiB L2) at 50 GB/s, as
-    // from its L3, and priced 35% fast as one partly in the L2s.
-    position += i + 1 == cache_levels_.size() ? 1 - level / context_bytes : 1;
+    // The last level keeps a share of a network re-read in a cycle that outgrows it, a lower
+    // level none: a last-level cache's replacement resists such thrashing (adaptive insertion),
+    // an L2's evicts each line before its next use. Measured on held-out random MLPs: one of 35
+    // MB on a Zen 4 VM (32 MiB L3) read its weights at 51 GB/s against a 35-37 GB/s DRAM read;
+    // one of 5.2 MB on an Intel Xeon guest (2 x 2 MiB L2) at 50 GB/s, as from its L3, and priced
+    // 35% fast as one partly in the L2s. The share falls off faster than level / bytes (what an
+    // optimal replacement would keep): (level / bytes)^3 on six stored checks' measurements
+    // (tools/recheck_predictions.py; Zen 4 f32 and bf16 on two checks each, the Intel guest's
+    // two) within +-10% 98/93/82/75/39/73% against 95/91/80/75/36/73% at the power 1,
+    // 98/93/82/75/36/73% at 2 and 95/91/82/75/39/73% keeping none.
+    position += i + 1 == cache_levels_.size() ? 1 - std::pow(level / context_bytes, 3.0) : 1;
   }
   return position;
 }
