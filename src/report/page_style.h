@@ -14,6 +14,7 @@ details{margin:12px 0;border:1px solid #ddd;padding:8px}summary{font-weight:bold
 .heat{display:block;padding:0 4px}.unreliable{color:#b2182b;font-weight:bold}svg{display:block;margin:8px 0}
 .charts{display:flex;flex-wrap:wrap;gap:8px}.charts svg{margin:0}
 .bad{color:#c0392b;font-weight:bold}
+td.text{text-align:left;overflow-wrap:anywhere}
 </style>)";
 
 }  // namespace ntpb::report

@@ -85,7 +85,11 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
   html += "</div>" + report::AgreementChart(points, "ms", 0.10);
   for (const PredictionCheck& c : checks) {
     html += "<h2>" + report::Escape(MachineName(c)) + "</h2><p>" + report::Escape(Distribution(c)) +
-            ". Calibration: <code>" + report::Escape(c.calibration) + "</code>.</p>";
+            ". Calibration: <code>" + report::Escape(c.calibration) + "</code>. Measured: " +
+            (c.fastest_pass ? "each model's fastest pass (its calibration kept each step's "
+                              "fastest of its passes)"
+                            : "each model's median pass") +
+            ".</p>";
     html +=
         "<table><tr><th>model</th><th>batch</th><th>predicted ms</th><th>interval</th>"
         "<th>measured ms</th><th>spread between passes</th><th>error</th><th>dominant step "
@@ -103,7 +107,7 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
               (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) +
                                     (r.uncalibrated == 1 ? " step" : " steps") + " uncalibrated)"
                               : "") +
-              "</td><td>" + report::Escape(r.dominant) + "</td></tr>";
+              "</td><td class=\"text\">" + report::Escape(r.dominant) + "</td></tr>";
     }
     html += "</table>";
   }

@@ -1691,6 +1691,7 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
   ASSERT_EQ(report.exit_code, 0) << report.err;
   const std::string html = ReadFile(page);
   EXPECT_NE(html.find("ntpbench prediction check"), std::string::npos);
+  EXPECT_NE(html.find("Measured: each model's fastest pass"), std::string::npos);
   EXPECT_NE(html.find("predicted ms</text>"), std::string::npos) << "the agreement chart";
   EXPECT_NE(html.find("tiny_cnn.json size=24 width=12 batch 1: predicted"), std::string::npos)
       << html.substr(0, 4000);
