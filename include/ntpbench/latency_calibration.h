@@ -64,6 +64,9 @@ struct CalibrationSample {
   StepFeatures features;
   double ms = 0;       // the step's median time per inference, the inlays before it included
   std::string source;  // where it was measured: "cnn batch=8,size=64 / stage2.conv1"
+  // How far apart the cores were in the run it came from (InterferenceMeasure::core_to_core_ns);
+  // 0: not measured (calibrations from before, or one core).
+  double core_to_core_ns = 0;
 };
 
 struct LatencyCalibration {
@@ -98,6 +101,10 @@ struct LatencyCalibration {
   // beside busy neighbours moves between a quiet and a slow regime within seconds (every step
   // of a 60 us MLP +2-4 us), and its neighbours only ever slow it. 1 in calibrations from before.
   int passes = 1;
+  // The placement of the cores its samples were measured in: the median of their runs' core-to-
+  // core latency (InterferenceMeasure::core_to_core_ns); `predict --check` counts the runs made
+  // in the same placement (SameCorePlacement). 0: not measured (calibrations from before).
+  double core_to_core_ns = 0;
   int failed_points = 0;      // probe runs that failed (their reasons in `problems`)
   int unreliable_points = 0;  // measured on a busy machine or with a wide spread
   // Per probe, how much the machine's speed moved while it ran: one of its points (the first

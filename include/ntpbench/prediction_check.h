@@ -24,6 +24,17 @@ struct PredictionCheckRow {
   std::optional<double> measured_ms;
   double measured_spread = 0;  // the slowest pass over the fastest, less 1
   std::string failed;
+  // Each pass's latency and how far apart the cores were in it (core-to-core ns; 0: not
+  // measured), in the order they ran.
+  struct Pass {
+    double ms = 0;
+    double core_to_core_ns = 0;
+  };
+  std::vector<Pass> passes;
+  // No pass ran with the cores placed as while calibrated (SameCorePlacement with
+  // PredictionCheck::core_to_core_ns): measured_ms is then over every pass, and its error holds
+  // what the placement costs. Else only the passes placed alike count.
+  bool placed_apart = false;
   // predicted / measured - 1; nullopt where nothing was measured.
   std::optional<double> RelativeError() const;
 };
@@ -38,6 +49,9 @@ struct PredictionCheck {
   // (LatencyCalibration::passes above 1); else the median pass, as a one-pass calibration
   // measured each step once. Checks from before say neither: the median.
   bool fastest_pass = false;
+  // The placement of the cores the calibration was measured in (LatencyCalibration::
+  // core_to_core_ns); 0: not recorded.
+  double core_to_core_ns = 0;
   std::vector<PredictionCheckRow> rows;
   // Per probe of the calibration, its reference point run again before and after the passes
   // (LatencyCalibration::speed_references): that latency over the calibration's, less 1. Above 0:

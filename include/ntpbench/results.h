@@ -211,7 +211,18 @@ struct InterferenceMeasure {
   // Median absolute percentage deviation of the iterations' latencies from their median
   // (nanobench's MdAPE); 0 where not measured (scenarios' queue latencies vary by design).
   double mdape = 0;
+  // How far apart the cores were: their one-way core-to-core latency, the larger of a reading
+  // before the span and one after it (0: not measured, or one core). Not judged: a VM's host
+  // places its virtual CPUs near or far (25-32 against 170-190 ns on a 2-core AMD EPYC guest)
+  // and a small network's steps take longer in the far placement; a measurement is compared
+  // with one made in the same placement (SameCorePlacement).
+  double core_to_core_ns = 0;
 };
+
+// Whether cores measured `ns` and `reference_ns` apart were placed alike: within 2x of each
+// other, or 30 ns (the two placements seen differ 6x; readings within one, by a few ns). True
+// where either is 0 (not measured: nothing to tell them apart).
+bool SameCorePlacement(double ns, double reference_ns);
 
 // Whether a measurement can be trusted. A shared machine disturbs a run in ways its own time
 // cannot show: another process on the same cores preempts a thread and an OpenMP barrier waits

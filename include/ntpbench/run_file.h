@@ -40,6 +40,9 @@ struct BenchmarkResult {
   RunMeasurement Measurement() const;
   // One repetition's measurement (counters only).
   RunMeasurement RepetitionMeasurement(std::size_t repetition) const;
+  // How far apart its cores were at most (InterferenceMeasure::core_to_core_ns over its
+  // repetitions, else its medians); 0 where not measured.
+  double CoreToCoreNs() const;
 };
 
 struct RunResults {

@@ -14,6 +14,7 @@ inline InterferenceMeasure InterferenceOf(const instrument::MachineActivity& a) 
   m.involuntary_switches_per_core_second = a.involuntary_switches_per_core_second;
   m.steal_share = a.steal_share;
   m.others_share = a.others_share;
+  m.core_to_core_ns = a.core_to_core_ns;
   return m;
 }
 

@@ -18,6 +18,7 @@
 #include "src/cli/peak_measurement.h"
 #include "src/common/file_io.h"
 #include "src/common/json_text.h"
+#include "src/instrument/core_distance.h"
 #include "src/instrument/interference_probe.h"
 #include "src/report/text_table.h"
 
@@ -145,6 +146,13 @@ int Machine(int threads, bool refresh, bool json, bool force) {
       "\nmemory read %.1f GB/s; last-level cache (%s) %.1f GB/s; L2 (%s per core) %.1f GB/s\n",
       peaks->bandwidth_gbs, cache.c_str(), peaks->cache_bandwidth_gbs,
       FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(), peaks->l2_bandwidth_gbs);
+  // Measured now, never cached: a VM's host moves its virtual CPUs between placements.
+  if (const double ns = instrument::MeasureCoreToCoreNs(); ns > 0) {
+    std::printf(
+        "cores: the first two %.0f ns apart now (one-way core to core; each run records its own, "
+        "and a VM's host may move them)\n",
+        ns);
+  }
   return Refusal(refused, force, cached_peaks.has_value());
 }
 

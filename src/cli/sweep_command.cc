@@ -311,9 +311,10 @@ double PointLatencyMs(const SweepPointResult& result, const std::string& out) {
   return Median(p50s.empty() || p50s.front() <= 0 ? b.real_time_ms : p50s);
 }
 
-std::optional<double> MeasureSweepPoint(const std::string& file,
-                                        const std::vector<std::string>& base, const std::string& id,
-                                        double timeout, std::string* why) {
+std::optional<SweepPointResult> RunSweepPointAgain(const std::string& file,
+                                                   const std::vector<std::string>& base,
+                                                   const std::string& id, double timeout,
+                                                   std::string* why) {
   const Sweep sweep = ReadSweepWithBase(file, base);
   const Topology topology = ReadTopologyFile(sweep.topology_path);
   const std::vector<SweepPoint> points = SweepPoints(sweep, topology, TableSettings());
@@ -330,13 +331,21 @@ std::optional<double> MeasureSweepPoint(const std::string& file,
   const std::string json = stem + ".json", log = stem + ".log";
   std::remove(json.c_str());
   const PointOutcome r = RunPointProcess(RunArgs(sweep, topology, *point, json), log, timeout);
-  const SweepPointResult result = PointResult(*point, r, json);
+  SweepPointResult result = PointResult(*point, r, json);
   RemoveLeftovers(json, log);
   if (!result.ok) {
     *why = r.interrupted ? "interrupted" : result.reason;
     return std::nullopt;
   }
-  return PointLatencyMs(result, json);
+  return result;
+}
+
+std::optional<double> MeasureSweepPoint(const std::string& file,
+                                        const std::vector<std::string>& base, const std::string& id,
+                                        double timeout, std::string* why) {
+  const std::optional<SweepPointResult> result = RunSweepPointAgain(file, base, id, timeout, why);
+  if (!result) return std::nullopt;
+  return PointLatencyMs(*result, file);
 }
 
 int RunSweep(const SweepOptions& o, const std::vector<std::string>& passed, SweepOutcome* outcome) {

@@ -56,5 +56,10 @@ double PointLatencyMs(const SweepPointResult& result, const std::string& file);
 std::optional<double> MeasureSweepPoint(const std::string& file,
                                         const std::vector<std::string>& base, const std::string& id,
                                         double timeout, std::string* why);
+// The same run, whole: the point's result as a results file records it (its run's JSON within).
+std::optional<SweepPointResult> RunSweepPointAgain(const std::string& file,
+                                                   const std::vector<std::string>& base,
+                                                   const std::string& id, double timeout,
+                                                   std::string* why);
 
 }  // namespace ntpb::cli

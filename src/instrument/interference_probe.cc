@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "src/instrument/core_distance.h"
+
 namespace ntpb::instrument {
 namespace {
 
@@ -105,10 +107,15 @@ MachineActivity InterferenceProbe::Between(const Sample& a, const Sample& b, dou
   return m;
 }
 
-void InterferenceProbe::Start() { start_ = Read(); }
+void InterferenceProbe::Start() {
+  start_core_to_core_ns_ = MeasureCoreToCoreNs();
+  start_ = Read();
+}
 
 MachineActivity InterferenceProbe::Stop(double iterations) const {
-  return Between(start_, Read(), iterations);
+  MachineActivity m = Between(start_, Read(), iterations);
+  m.core_to_core_ns = std::max(start_core_to_core_ns_, MeasureCoreToCoreNs());
+  return m;
 }
 
 }  // namespace ntpb::instrument

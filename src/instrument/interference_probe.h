@@ -1,7 +1,8 @@
 // What the rest of the machine took while a run measured: involuntary context switches of this
 // process (getrusage), and the time the cores this process may use spent on other processes
 // and, in a VM, on other guests (steal), from /proc/stat less this process's own CPU time
-// (/proc/self/stat). Always on: two small reads per measurement, outside the timed loop.
+// (/proc/self/stat); and how far apart the cores were (core_distance.h), before and after.
+// Always on, outside the timed loop: two small reads and two millisecond ping-pongs.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,10 @@ struct MachineActivity {
   double involuntary_switches_per_core_second = 0;
   double steal_share = 0;   // of the cores' time: the hypervisor ran another guest
   double others_share = 0;  // of the cores' time: other processes ran
+  // The cores' one-way core-to-core latency (MeasureCoreToCoreNs), the larger of its readings
+  // at the start and the end: the span ran at least partly with its cores that far apart.
+  // 0: not measured.
+  double core_to_core_ns = 0;
 };
 
 class InterferenceProbe {
@@ -43,6 +48,7 @@ class InterferenceProbe {
 
  private:
   Sample start_;
+  double start_core_to_core_ns_ = 0;
 };
 
 // The allowed CPUs' times summed from /proc/stat's text ("cpuN user nice system idle iowait

@@ -20,19 +20,21 @@ constexpr const char* kFormat = "ntpbench-latency-calibration";
 
 nlohmann::json SampleJson(const CalibrationSample& s) {
   const StepFeatures& f = s.features;
-  return {{"family", f.family},
-          {"detail", f.detail},
-          {"fused", f.fused},
-          {"flops", f.flops},
-          {"lane_fill", f.lane_fill},
-          {"bytes", f.bytes},
-          {"batch", f.batch},
-          {"context_bytes", f.context_bytes},
-          {"context_flops", f.context_flops},
-          {"input_bytes", f.input_bytes},
-          {"output_bytes", f.output_bytes},
-          {"ms", s.ms},
-          {"source", s.source}};
+  nlohmann::json j = {{"family", f.family},
+                      {"detail", f.detail},
+                      {"fused", f.fused},
+                      {"flops", f.flops},
+                      {"lane_fill", f.lane_fill},
+                      {"bytes", f.bytes},
+                      {"batch", f.batch},
+                      {"context_bytes", f.context_bytes},
+                      {"context_flops", f.context_flops},
+                      {"input_bytes", f.input_bytes},
+                      {"output_bytes", f.output_bytes},
+                      {"ms", s.ms},
+                      {"source", s.source}};
+  if (s.core_to_core_ns > 0) j["core_to_core_ns"] = s.core_to_core_ns;
+  return j;
 }
 
 }  // namespace
@@ -55,26 +57,28 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
   for (const auto& [probe, r] : c.speed_references) {
     references[probe] = {{"sweep", r.sweep}, {"base", r.base}, {"point", r.point}, {"ms", r.ms}};
   }
-  return {{"format", kFormat},
-          {"version", LatencyCalibration::kVersion},
-          {"machine_class", c.machine.ToJson()},
-          {"machine", c.machine.human()},
-          {"backend", c.backend},
-          {"precision", c.precision},
-          {"threads", c.threads},
-          {"vector_lanes", c.vector_lanes},
-          {"cache_bytes", c.cache_bytes},
-          {"backend_choices", c.backend_choices},
-          {"created", c.created},
-          {"probes", c.probes},
-          {"points", c.points},
-          {"passes", c.passes},
-          {"failed_points", c.failed_points},
-          {"unreliable_points", c.unreliable_points},
-          {"probe_drift", c.probe_drift},
-          {"speed_references", references},
-          {"problems", c.problems},
-          {"samples", samples}};
+  nlohmann::json j = {{"format", kFormat},
+                      {"version", LatencyCalibration::kVersion},
+                      {"machine_class", c.machine.ToJson()},
+                      {"machine", c.machine.human()},
+                      {"backend", c.backend},
+                      {"precision", c.precision},
+                      {"threads", c.threads},
+                      {"vector_lanes", c.vector_lanes},
+                      {"cache_bytes", c.cache_bytes},
+                      {"backend_choices", c.backend_choices},
+                      {"created", c.created},
+                      {"probes", c.probes},
+                      {"points", c.points},
+                      {"passes", c.passes},
+                      {"failed_points", c.failed_points},
+                      {"unreliable_points", c.unreliable_points},
+                      {"probe_drift", c.probe_drift},
+                      {"speed_references", references},
+                      {"problems", c.problems},
+                      {"samples", samples}};
+  if (c.core_to_core_ns > 0) j["core_to_core_ns"] = c.core_to_core_ns;
+  return j;
 }
 
 LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::string& file) {
@@ -136,6 +140,10 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     c.passes = JsonField<int>(j, "passes", "", file);
     if (c.passes < 1) throw Error(file, "", "passes", "must be 1 or more");
   }
+  if (j.contains("core_to_core_ns")) {  // absent in calibrations from before it was measured
+    c.core_to_core_ns = JsonField<double>(j, "core_to_core_ns", "", file);
+    if (!(c.core_to_core_ns >= 0)) throw Error(file, "", "core_to_core_ns", "must not be negative");
+  }
   c.failed_points = JsonField<int>(j, "failed_points", "", file);
   c.unreliable_points = JsonField<int>(j, "unreliable_points", "", file);
   // Absent in calibrations from before it was measured.
@@ -182,6 +190,12 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
     sample.features.output_bytes = JsonField<double>(s, "output_bytes", at, file);
     sample.ms = JsonField<double>(s, "ms", at, file);
     sample.source = JsonField<std::string>(s, "source", at, file);
+    if (s.contains("core_to_core_ns")) {  // absent where not measured
+      sample.core_to_core_ns = JsonField<double>(s, "core_to_core_ns", at, file);
+      if (!(sample.core_to_core_ns >= 0)) {
+        throw Error(file, "", at + "core_to_core_ns", "must not be negative");
+      }
+    }
     if (!(sample.features.lane_fill > 0 && sample.features.lane_fill <= 1)) {
       throw Error(file, "", at + "lane_fill", "must be above 0 and at most 1");
     }

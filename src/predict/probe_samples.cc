@@ -1,12 +1,16 @@
 // Calibration samples from a probe sweep's results (probe_samples.h).
 #include "src/predict/probe_samples.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "ntpbench/error.h"
 #include "ntpbench/reliability.h"
+#include "src/common/statistics.h"
+#include "src/predict/step_pricer.h"
 
 namespace ntpb {
 
@@ -86,6 +90,7 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
     for (const PlannedStep& p : backend.PlanSteps(topology, config))
       algorithms[p.layer] = p.algorithm;
     const RunMeasurement m = benchmark.Measurement();
+    const double core_to_core_ns = benchmark.CoreToCoreNs();
     const std::map<int, MeasuredUnit> units = MeasuredUnits(m, topology);
     for (const auto& [layer, unit] : units) {
       if (!(unit.ms > 0)) continue;
@@ -95,22 +100,54 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
       if (IsALeadingConvolution(topology, layer, sample.features)) continue;
       sample.ms = unit.ms;
       sample.source = name + " " + point.id + " / " + topology.layers[layer].name;
+      sample.core_to_core_ns = core_to_core_ns;
       calibration->samples.push_back(sample);
     }
   }
 }
 
 int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration) {
-  std::unordered_map<std::string, double> again;
-  for (const CalibrationSample& s : later.samples) again[s.source] = s.ms;
+  std::unordered_map<std::string, const CalibrationSample*> again;
+  for (const CalibrationSample& s : later.samples) again[s.source] = &s;
   int faster = 0;
   for (CalibrationSample& s : calibration->samples) {
     const auto it = again.find(s.source);
-    if (it == again.end() || !(it->second < s.ms)) continue;
-    s.ms = it->second;
+    if (it == again.end() || !(it->second->ms < s.ms)) continue;
+    s.ms = it->second->ms;
+    s.core_to_core_ns = it->second->core_to_core_ns;
     ++faster;
   }
   return faster;
+}
+
+double NearestCorePlacementNs(const LatencyCalibration& calibration) {
+  std::map<std::string, double> by_point;
+  for (const CalibrationSample& s : calibration.samples) {
+    if (s.core_to_core_ns > 0) {
+      double& ns = by_point[SamplePoint(s)];
+      ns = std::max(ns, s.core_to_core_ns);
+    }
+  }
+  std::vector<double> points;
+  for (const auto& [point, ns] : by_point) points.push_back(ns);
+  return points.empty() ? 0 : Percentile(points, 5);
+}
+
+std::vector<std::string> PointsPlacedApart(const LatencyCalibration& calibration,
+                                           double nearest_ns) {
+  std::set<std::string> apart;
+  for (const CalibrationSample& s : calibration.samples) {
+    if (!SameCorePlacement(s.core_to_core_ns, nearest_ns)) apart.insert(SamplePoint(s));
+  }
+  return {apart.begin(), apart.end()};
+}
+
+double CalibratedCorePlacementNs(const LatencyCalibration& calibration) {
+  std::vector<double> ns;
+  for (const CalibrationSample& s : calibration.samples) {
+    if (s.core_to_core_ns > 0) ns.push_back(s.core_to_core_ns);
+  }
+  return ns.empty() ? 0 : Median(ns);
 }
 
 }  // namespace ntpb

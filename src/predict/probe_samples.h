@@ -3,6 +3,8 @@
 #pragma once
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/latency_calibration.h"
@@ -38,8 +40,22 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
                      const RunConfig& config, LatencyCalibration* calibration);
 
 // Each sample of `calibration` that `later` measured again (the same probe point and step: its
-// source) keeps the faster of its two times: a calibration's later pass over the same points.
-// Returns how many became faster.
+// source) keeps the faster of its two times, with the placement of the cores it ran in: a
+// calibration's later pass over the same points. Returns how many became faster.
 int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration);
+
+// The nearest placement of the cores the calibration's points ran in: the 5th percentile of their
+// core-to-core latency (one stray reading does not set it); 0 where none was measured.
+double NearestCorePlacementNs(const LatencyCalibration& calibration);
+
+// The probe points (SamplePoint: "probe_dense batch=1,n_input=128") with a sample measured while
+// the cores were placed farther apart than `nearest_ns` (SameCorePlacement): their steps took
+// longer for a reason that is not theirs.
+std::vector<std::string> PointsPlacedApart(const LatencyCalibration& calibration,
+                                           double nearest_ns);
+
+// The placement the calibration holds: the median of its samples' core-to-core latency (0 where
+// none was measured).
+double CalibratedCorePlacementNs(const LatencyCalibration& calibration);
 
 }  // namespace ntpb

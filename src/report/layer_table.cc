@@ -86,6 +86,13 @@ std::string LatencySpread(const NetworkMeasure& n, const TableView& view) {
   return out;
 }
 
+// "; cores 31 ns apart": the one-way core-to-core latency the run saw (a VM's host places its
+// virtual CPUs near or far, and a small network's steps take longer far apart).
+std::string CoreDistance(const RunMeasurement& m) {
+  if (!m.interference || !(m.interference->core_to_core_ns > 0)) return "";
+  return "; cores " + Printf("%.0f", m.interference->core_to_core_ns) + " ns apart";
+}
+
 }  // namespace
 
 std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
@@ -373,7 +380,7 @@ std::string FormatRunTable(const RunMeasurement& m, const MachinePeaks* peaks,
          FormatCount(m.net.params) + "   mean " + FormatTime(total_ms, view.time_unit) +
          per_sample + "\np50/p90/p99 " + FormatTime(m.net.p50_ms, view.time_unit) + " / " +
          FormatTime(m.net.p90_ms, view.time_unit) + " / " +
-         FormatTime(m.net.p99_ms, view.time_unit) + LatencySpread(m.net, view) +
+         FormatTime(m.net.p99_ms, view.time_unit) + LatencySpread(m.net, view) + CoreDistance(m) +
          "\npeak activations " + FormatBytes(m.memory.peak_activation_bytes) +
          (m.memory.activation_bytes ? " (allocated " + FormatBytes(*m.memory.activation_bytes) + ")"
                                     : "") +

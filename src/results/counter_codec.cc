@@ -110,7 +110,8 @@ constexpr InterferenceField kInterferenceFields[] = {
     {"involuntary_switches_per_core_s", &InterferenceMeasure::involuntary_switches_per_core_second},
     {"steal_share", &InterferenceMeasure::steal_share},
     {"others_share", &InterferenceMeasure::others_share},
-    {"mdape", &InterferenceMeasure::mdape}};
+    {"mdape", &InterferenceMeasure::mdape},
+    {"core_to_core_ns", &InterferenceMeasure::core_to_core_ns}};
 
 std::string Of(const std::string& region, const std::string& metric) {
   return region + "." + metric;

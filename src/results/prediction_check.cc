@@ -58,21 +58,31 @@ nlohmann::json PredictionCheckJson(const PredictionCheck& c) {
       row["measured_ms"] = *r.measured_ms;
       row["measured_spread"] = r.measured_spread;
       row["error"] = *r.RelativeError();
+      if (r.placed_apart) row["placed_apart"] = true;
     } else {
       row["failed"] = r.failed;
     }
+    if (!r.passes.empty()) {
+      nlohmann::json passes = nlohmann::json::array();
+      for (const PredictionCheckRow::Pass& p : r.passes) {
+        passes.push_back({{"ms", p.ms}, {"core_to_core_ns", p.core_to_core_ns}});
+      }
+      row["passes"] = passes;
+    }
     rows.push_back(row);
   }
-  return {{"format", kFormat},
-          {"version", 1},
-          {"calibration", c.calibration},
-          {"machine", c.machine},
-          {"backend", c.backend},
-          {"precision", c.precision},
-          {"threads", c.threads},
-          {"measured", c.fastest_pass ? "fastest pass" : "median pass"},
-          {"results", rows},
-          {"machine_change", c.machine_change}};
+  nlohmann::json j = {{"format", kFormat},
+                      {"version", 1},
+                      {"calibration", c.calibration},
+                      {"machine", c.machine},
+                      {"backend", c.backend},
+                      {"precision", c.precision},
+                      {"threads", c.threads},
+                      {"measured", c.fastest_pass ? "fastest pass" : "median pass"},
+                      {"results", rows},
+                      {"machine_change", c.machine_change}};
+  if (c.core_to_core_ns > 0) j["core_to_core_ns"] = c.core_to_core_ns;
+  return j;
 }
 
 bool IsPredictionCheck(const nlohmann::json& doc) {
@@ -107,6 +117,9 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
   if (j.contains("machine_change")) {  // absent in checks from before it was measured
     c.machine_change = JsonField<std::map<std::string, double>>(j, "machine_change", "", file);
   }
+  if (j.contains("core_to_core_ns")) {  // absent in checks from before it was measured
+    c.core_to_core_ns = JsonField<double>(j, "core_to_core_ns", "", file);
+  }
   if (!j.contains("results") || !j["results"].is_array()) {
     throw Error(file, "", "results", "missing or not a list");
   }
@@ -125,8 +138,19 @@ PredictionCheck ParsePredictionCheck(const std::string& text, const std::string&
     if (row.contains("measured_ms")) {
       r.measured_ms = JsonField<double>(row, "measured_ms", at, file);
       r.measured_spread = JsonField<double>(row, "measured_spread", at, file);
+      if (row.contains("placed_apart")) {
+        r.placed_apart = JsonField<bool>(row, "placed_apart", at, file);
+      }
     } else {
       r.failed = JsonField<std::string>(row, "failed", at, file);
+    }
+    if (row.contains("passes")) {  // absent in checks from before they were kept
+      if (!row["passes"].is_array()) throw Error(file, "", at + "passes", "not a list");
+      for (size_t k = 0; k < row["passes"].size(); ++k) {
+        const std::string pass_at = at + "passes[" + std::to_string(k) + "].";
+        r.passes.push_back({JsonField<double>(row["passes"][k], "ms", pass_at, file),
+                            JsonField<double>(row["passes"][k], "core_to_core_ns", pass_at, file)});
+      }
     }
     c.rows.push_back(r);
   }

@@ -25,6 +25,12 @@ std::string Reliability::Verdict() const {
   return busy ? "unreliable: the machine was busy (" + seen + ")" : "unreliable: " + seen;
 }
 
+bool SameCorePlacement(double ns, double reference_ns) {
+  if (!(ns > 0) || !(reference_ns > 0)) return true;
+  const double near = std::min(ns, reference_ns), far = std::max(ns, reference_ns);
+  return far <= 2 * near || far - near <= 30;
+}
+
 Reliability JudgeInterference(const InterferenceMeasure& m, const ReliabilityLimits& limits) {
   Reliability r;
   // A span of 0 is one not recorded: judged as before spans were.

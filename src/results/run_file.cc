@@ -1,6 +1,7 @@
 // Reading a run file into the results model.
 #include "ntpbench/run_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -57,6 +58,19 @@ RunMeasurement BenchmarkResult::RepetitionMeasurement(std::size_t repetition) co
   std::map<std::string, double> all = repetitions.at(repetition);
   all.insert(analytic.begin(), analytic.end());
   return DecodeCounters(all);
+}
+
+double BenchmarkResult::CoreToCoreNs() const {
+  double ns = 0;
+  for (std::size_t i = 0; i < repetitions.size(); ++i) {
+    if (const auto& in = RepetitionMeasurement(i).interference) {
+      ns = std::max(ns, in->core_to_core_ns);
+    }
+  }
+  if (repetitions.empty()) {
+    if (const auto& in = Measurement().interference) ns = in->core_to_core_ns;
+  }
+  return ns;
 }
 
 RunResults ParseRunResults(const std::string& text, const std::string& file) {

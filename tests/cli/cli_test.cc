@@ -1,5 +1,6 @@
 // The ntpbench command: tables, JSON, and one clear line with a non-zero exit on bad input.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -1674,6 +1675,48 @@ TEST(Cli, CalibrateThenPredictWithoutRunning) {
       << check.out;
   ASSERT_TRUE(checked["machine_change"].contains("probe_tiny")) << checked;
   EXPECT_GT(checked["machine_change"]["probe_tiny"].get<double>(), -1);
+  // Each pass kept with how far apart the cores were; the calibration's placement beside them.
+  // Three passes, and two more where the host moved the cores apart since the calibration.
+  EXPECT_GE(checked["results"][0]["passes"].size(), 3u) << checked["results"][0];
+  EXPECT_LE(checked["results"][0]["passes"].size(), 5u) << checked["results"][0];
+  cpu_set_t allowed;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  if (CPU_COUNT(&allowed) >= 2) {
+    ASSERT_TRUE(c.contains("core_to_core_ns")) << "two CPUs: the placement is measured";
+    EXPECT_GT(c["core_to_core_ns"].get<double>(), 0);
+    EXPECT_EQ(checked["core_to_core_ns"], c["core_to_core_ns"]);
+    EXPECT_TRUE(checked["results"][0]["passes"][0].contains("core_to_core_ns"));
+    // Calibrated (as this file says) with the cores far farther apart than any run here: every
+    // pass ran in another placement, so the model runs again (twice more, at most), every pass
+    // counts, and the row and the summary say so.
+    nlohmann::json far = c;
+    far["core_to_core_ns"] = 1e6;
+    const std::string far_path = WriteTemp("ntpb_calibration_far.json", far.dump());
+    const std::string far_out = TestDir() + "/ntpb_check_far.json";
+    const CommandResult apart =
+        RunCommand(kCli + " predict --check " + Topo("tiny_cnn.json") +
+                   " --set width=12,size=24 --batch 1 --passes 1 --calibration " + far_path +
+                   " -o " + far_out);
+    ASSERT_EQ(apart.exit_code, 0) << apart.err;
+    const nlohmann::json far_checked = nlohmann::json::parse(ReadFile(far_out));
+    // A pass whose placement could not be measured (both CPUs busy with other tests) counts as
+    // placed alike: nothing to tell.
+    const nlohmann::json& far_row = far_checked["results"][0];
+    if (far_row["passes"][0]["core_to_core_ns"].get<double>() > 0) {
+      EXPECT_NE(apart.err.find("1 models ran only with the cores placed farther apart than while "
+                               "calibrated (1000000 ns); running them again"),
+                std::string::npos)
+          << apart.err;
+      EXPECT_NE(apart.out.find("(cores apart)"), std::string::npos) << apart.out;
+      EXPECT_NE(apart.out.find("1 of them ran only with the cores placed farther apart"),
+                std::string::npos)
+          << apart.out;
+      EXPECT_GE(far_row["passes"].size(), 2u) << far_row;
+      EXPECT_LE(far_row["passes"].size(), 3u) << far_row;
+      EXPECT_EQ(far_row.value("placed_apart", false),
+                far_row["passes"].back()["core_to_core_ns"].get<double>() > 0);
+    }
+  }
   // Where the probe's file is not (a check run elsewhere), the check says so and goes on.
   nlohmann::json moved = c;
   moved["speed_references"]["probe_tiny"]["sweep"] = TestDir() + "/ntpb_no_such_probe.json";

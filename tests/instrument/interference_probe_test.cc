@@ -3,12 +3,17 @@
 #include "src/instrument/interference_probe.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
+
+#include "ntpbench/results.h"
+#include "src/instrument/core_distance.h"
 
 namespace ntpb::instrument {
 namespace {
@@ -76,6 +81,56 @@ TEST(InterferenceProbe, SeesAnotherProcessBurnACore) {
   // 10 ms ticks; well above the 10% limit on up to 4 cores.
   EXPECT_GT(m.others_share, 0.6 / cores) << "others " << m.others_share;
   EXPECT_NEAR(m.seconds, 0.6, 0.3);
+}
+
+// Two CPUs: a latency a cache line can take between cores (tens to hundreds of ns on any machine;
+// under a microsecond), the same thread's affinity as before; one CPU: not measured (0), and
+// nothing hangs.
+TEST(CoreDistance, MeasuresTwoCoresAndNotOne) {
+  cpu_set_t own;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(own), &own), 0);
+  if (CPU_COUNT(&own) < 2) GTEST_SKIP() << "this process may use one CPU: nothing to measure";
+  const double ns = MeasureCoreToCoreNs();
+  EXPECT_GT(ns, 1) << "a line between two cores takes longer than a nanosecond";
+  EXPECT_LT(ns, 1000) << "two cores a microsecond apart: the partner was not running";
+  cpu_set_t after;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(after), &after), 0);
+  EXPECT_TRUE(CPU_EQUAL(&own, &after)) << "the caller's CPUs are given back";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &own)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+  EXPECT_EQ(MeasureCoreToCoreNs(), 0) << "one CPU: no second core to measure";
+  pthread_setaffinity_np(pthread_self(), sizeof(own), &own);
+}
+
+// A span's reading is the larger of its start's and its end's: a run that ended far apart ran
+// partly far apart.
+TEST(CoreDistance, AProbesSpanRecordsIt) {
+  cpu_set_t own;
+  ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(own), &own), 0);
+  if (CPU_COUNT(&own) < 2) GTEST_SKIP() << "this process may use one CPU: nothing to measure";
+  InterferenceProbe probe;
+  probe.Start();
+  EXPECT_GT(probe.Stop(1).core_to_core_ns, 1);
+}
+
+// The two placements a VM's host gives (25-32 against 170-190 ns on a 2-core AMD EPYC guest) are
+// told apart; readings within one placement, and a reading against none, are not.
+TEST(CoreDistance, SamePlacementWithinTwiceOrThirtyNanoseconds) {
+  EXPECT_TRUE(SameCorePlacement(27, 32));
+  EXPECT_TRUE(SameCorePlacement(175, 188));
+  EXPECT_FALSE(SameCorePlacement(27, 175));
+  EXPECT_FALSE(SameCorePlacement(175, 27));
+  EXPECT_TRUE(SameCorePlacement(10, 38)) << "within 30 ns: one placement's jitter";
+  EXPECT_FALSE(SameCorePlacement(40, 81));
+  EXPECT_TRUE(SameCorePlacement(0, 175)) << "not measured: nothing to tell them apart";
+  EXPECT_TRUE(SameCorePlacement(175, 0));
 }
 
 }  // namespace

@@ -569,6 +569,44 @@ TEST(LatencyCalibrationFile, ALaterPassKeepsEachStepsFasterTime) {
   EXPECT_EQ(first.samples.size(), 3u) << "a step only the later pass measured is not added";
 }
 
+// The placement of the cores each sample ran in: a later pass's faster sample brings its own; the
+// points a far placement measured are named against the calibration's nearest placement; the
+// calibration's own is its samples' median.
+TEST(LatencyCalibrationFile, KnowsWhichPointsRanWithTheCoresApart) {
+  auto sample = [](const std::string& source, double ms, double ns) {
+    CalibrationSample s;
+    s.source = source;
+    s.ms = ms;
+    s.core_to_core_ns = ns;
+    return s;
+  };
+  LatencyCalibration first, later;
+  first.samples = {sample("probe_dense batch=1 / fc1", 0.040, 175),
+                   sample("probe_dense batch=1 / fc2", 0.020, 175),
+                   sample("probe_dense batch=8 / fc1", 0.090, 28),
+                   sample("probe_layers C=16 / bn", 0.002, 31),
+                   sample("probe_layers C=32 / bn", 0.003, 182)};
+  later.samples = {sample("probe_dense batch=1 / fc1", 0.027, 29),
+                   sample("probe_dense batch=1 / fc2", 0.014, 30),
+                   sample("probe_layers C=32 / bn", 0.004, 27)};
+  for (size_t i = 0; i < 17; ++i) {  // more points near: the 5th percentile is a near one
+    first.samples.push_back(sample("probe_cnn width=" + std::to_string(i) + " / conv", 0.1, 30));
+  }
+  EXPECT_DOUBLE_EQ(NearestCorePlacementNs(first), 30) << "the 5th percentile of 21 points";
+  EXPECT_EQ(PointsPlacedApart(first, 30),
+            (std::vector<std::string>{"probe_dense batch=1", "probe_layers C=32"}));
+  EXPECT_EQ(KeepFasterSamples(later, &first), 2);
+  EXPECT_DOUBLE_EQ(first.samples[0].core_to_core_ns, 29) << "the faster run's placement";
+  EXPECT_DOUBLE_EQ(first.samples[4].core_to_core_ns, 182) << "slower near: kept as it was";
+  EXPECT_EQ(PointsPlacedApart(first, 30), (std::vector<std::string>{"probe_layers C=32"}));
+  EXPECT_DOUBLE_EQ(CalibratedCorePlacementNs(first), 30);
+  LatencyCalibration unmeasured;
+  unmeasured.samples = {sample("probe_dense batch=1 / fc1", 0.040, 0)};
+  EXPECT_EQ(NearestCorePlacementNs(unmeasured), 0);
+  EXPECT_TRUE(PointsPlacedApart(unmeasured, 28).empty()) << "not measured: not apart";
+  EXPECT_EQ(CalibratedCorePlacementNs(unmeasured), 0);
+}
+
 TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   LatencyCalibration c = MlpCalibration(1e8);
   c.machine.cpu = "Test CPU";
@@ -580,6 +618,8 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.cache_bytes = {98304, 4194304, 272629760};
   c.backend_choices = {{"bf16_depthwise", "widened"}};
   c.probe_drift = {{"probe_dense", -0.03}};
+  c.core_to_core_ns = 31;
+  c.samples[3].core_to_core_ns = 29.5;
   c.speed_references["probe_dense"] = {
       "calibration/dense.json", {"backend=eigen", "threads=1"}, "batch=1,n_input=784", 0.25};
   const std::string text = LatencyCalibrationJson(c).dump();
@@ -597,6 +637,9 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_EQ(back.machine.cpu, "Test CPU");
   EXPECT_EQ(back.points, 14);
   EXPECT_EQ(back.passes, 2);
+  EXPECT_DOUBLE_EQ(back.core_to_core_ns, 31);
+  EXPECT_DOUBLE_EQ(back.samples[3].core_to_core_ns, 29.5);
+  EXPECT_DOUBLE_EQ(back.samples[2].core_to_core_ns, 0) << "not measured: absent, read as 0";
   EXPECT_EQ(back.vector_lanes, 16);
   EXPECT_EQ(back.cache_bytes, c.cache_bytes);
   EXPECT_EQ(back.backend_choices, c.backend_choices);
@@ -629,6 +672,15 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_NE(message(j.dump()).find("c.json: field 'version': version 2 bf16 calibration"),
             std::string::npos)
       << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j["samples"][3]["core_to_core_ns"] = -4;
+  EXPECT_NE(message(j.dump()).find("field 'samples[3].core_to_core_ns': must not be negative"),
+            std::string::npos)
+      << message(j.dump());
+  j = nlohmann::json::parse(text);
+  j.erase("core_to_core_ns");
+  EXPECT_EQ(ParseLatencyCalibration(j.dump(), "c.json").core_to_core_ns, 0)
+      << "a calibration from before it was measured";
   j = nlohmann::json::parse(text);
   j["samples"][2]["ms"] = -1;
   EXPECT_NE(message(j.dump()).find("field 'samples[2].ms'"), std::string::npos)

@@ -72,6 +72,7 @@ RunMeasurement Sample() {
   interference.steal_share = 0.01;
   interference.others_share = 0.5;
   interference.mdape = 0.12;
+  interference.core_to_core_ns = 176;
   m.interference = interference;
   return m;
 }
@@ -113,6 +114,7 @@ TEST(CounterCodec, WritesGoogleBenchmarksFlatNames) {
       {"interference.others_share", 0.5},
       {"interference.involuntary_switches", 1.25},
       {"interference.mdape", 0.12},
+      {"interference.core_to_core_ns", 176},
       {"stage.1.p50_ms", 0.18},
       {"layer.conv1.min_ms", 0.27},
       {"layer.conv1.max_ms", 1.5},
@@ -149,6 +151,8 @@ TEST(CounterCodec, ReadsBackWhatItWrote) {
   EXPECT_EQ(m.accuracy->logits_rms_rel_err, 8e-3);
   EXPECT_EQ(m.accuracy->top1_agreement, 0.98);
   EXPECT_EQ(m.accuracy->top5_overlap, -1) << "not measured stays not measured";
+  ASSERT_TRUE(m.interference.has_value());
+  EXPECT_EQ(m.interference->core_to_core_ns, 176);
   ASSERT_NE(m.FindStep("fc"), nullptr);
   EXPECT_EQ(m.FindStep("fc")->rms_rel_err, 4e-3);
   EXPECT_EQ(m.FindStep("conv1")->rms_rel_err, -1);

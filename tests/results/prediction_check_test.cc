@@ -81,6 +81,43 @@ TEST(PredictionCheckFile, SaysWhichPassItMeasured) {
       << Refusal(j.dump());
 }
 
+// Each pass with its cores' placement, the calibration's placement and a row measured only far
+// apart read back as written; checks from before hold none of them.
+TEST(PredictionCheckFile, KeepsEachPassWithItsCoresPlacement) {
+  PredictionCheck c = TwoRows();
+  c.core_to_core_ns = 30;
+  c.rows[0].passes = {{1.4, 176}, {1.0, 29}, {1.02, 31}};
+  c.rows[0].placed_apart = false;
+  c.rows[1].passes = {};
+  PredictionCheckRow apart = c.rows[0];
+  apart.passes = {{1.5, 181}};
+  apart.placed_apart = true;
+  c.rows.push_back(apart);
+  nlohmann::json j = PredictionCheckJson(c);
+  const PredictionCheck back = ParsePredictionCheck(j.dump(), "check.json");
+  EXPECT_DOUBLE_EQ(back.core_to_core_ns, 30);
+  ASSERT_EQ(back.rows.size(), 3u);
+  ASSERT_EQ(back.rows[0].passes.size(), 3u);
+  EXPECT_DOUBLE_EQ(back.rows[0].passes[0].ms, 1.4);
+  EXPECT_DOUBLE_EQ(back.rows[0].passes[0].core_to_core_ns, 176);
+  EXPECT_FALSE(back.rows[0].placed_apart);
+  EXPECT_TRUE(back.rows[2].placed_apart);
+  EXPECT_TRUE(back.rows[1].passes.empty());
+  j.erase("core_to_core_ns");
+  j["results"][0].erase("passes");
+  j["results"][2].erase("placed_apart");
+  const PredictionCheck before = ParsePredictionCheck(j.dump(), "check.json");
+  EXPECT_EQ(before.core_to_core_ns, 0);
+  EXPECT_TRUE(before.rows[0].passes.empty());
+  EXPECT_FALSE(before.rows[2].placed_apart);
+  j = PredictionCheckJson(c);
+  j["results"][0]["passes"][1]["core_to_core_ns"] = "near";
+  EXPECT_NE(Refusal(j.dump()).find(
+                "check.json: field 'results[0].passes[1].core_to_core_ns': has the wrong type"),
+            std::string::npos)
+      << Refusal(j.dump());
+}
+
 TEST(PredictionCheckFile, RefusesAMistypedChangeNamingIt) {
   nlohmann::json j = PredictionCheckJson(TwoRows());
   j["machine_change"] = {{"probe_cnn", "faster"}};
