@@ -90,6 +90,11 @@ def time_ntpbench(args, target, batch, precision, sets, out):
         report = json.load(f)
     verdicts = sorted(set(cp.unreliable_verdicts(report.get("benchmarks", []))))
     runs = [b for b in report["benchmarks"] if b.get("run_type") == "iteration"]
+    # How far apart the cores were (a VM's host moves its virtual CPUs between core complexes,
+    # and both sides run slower far apart): the farthest of its repetitions.
+    placed = max((b.get("interference.core_to_core_ns", 0.0) for b in runs), default=0.0)
+    if placed > 0:
+        verdicts.append("cores %.0f ns apart" % placed)
     for b in report["benchmarks"]:
         if b.get("aggregate_name") == "median" and not b.get("error_occurred"):
             # The iteration entry nearest the median carries the per-layer counters.
@@ -265,13 +270,15 @@ def main():
             args.ntpbench_input == "onnx" else (topology, batch, sets)
         ort_version = None
         for precision in args.precision.split(","):
-            ours, theirs, notes, entry = [], [], set(), None
+            ours, theirs, notes, entry, placements = [], [], set(), None, []
             out = os.path.join(work, "run.json")
             for r in range(args.rounds):
                 cp.progress("%s %s: round %d/%d" % (label, precision, r + 1, args.rounds))
                 ms, entry_r, verdicts = time_ntpbench(args, target, target_batch, precision,
                                                       target_sets, out)
-                notes.update("ntpbench " + v for v in verdicts)
+                placements.extend(float(v.split()[1]) for v in verdicts
+                                  if v.startswith("cores "))
+                notes.update("ntpbench " + v for v in verdicts if not v.startswith("cores "))
                 if ms is None:
                     break
                 ours.append(ms)
@@ -284,6 +291,12 @@ def main():
                 mdape = statistics.median(abs(s - median) / median for s in samples)
                 if mdape > 0.05:
                     notes.add("ORT samples spread %.0f%%" % (100 * mdape))
+            # Rounds in two placements of the cores (over 2x and 30 ns apart) are two machines.
+            if placements and max(placements) > max(2 * min(placements), min(placements) + 30):
+                notes.add("cores %.0f-%.0f ns apart across rounds" % (min(placements),
+                                                                     max(placements)))
+            elif placements:
+                notes.add("cores %.0f ns apart" % statistics.median(placements))
             for side, values in (("ntpbench", ours), ("ORT", theirs)):
                 if len(values) > 1 and (max(values) - min(values)) / min(values) > 0.10:
                     notes.add("%s rounds %s ms" % (side, spread(values)))

@@ -97,9 +97,10 @@ struct LatencyCalibration {
   std::string created;              // UTC, ISO 8601
   std::vector<std::string> probes;  // the probe sweeps it ran, by name
   int points = 0;                   // probe runs measured (in the first pass)
-  // Passes over every probe point, minutes apart; each sample is its step's fastest pass. A VM
-  // beside busy neighbours moves between a quiet and a slow regime within seconds (every step
-  // of a 60 us MLP +2-4 us), and its neighbours only ever slow it. 1 in calibrations from before.
+  // Passes over every probe point, minutes apart; each sample is its step's fastest pass placed
+  // as the nearest (core_to_core_ns below). A VM's host moves its two virtual CPUs between one
+  // core complex and two within seconds (every step of a 60 us MLP +2-4 us far apart), and its
+  // neighbours only ever slow it. 1 in calibrations from before.
   int passes = 1;
   // The placement of the cores its samples were measured in: the median of their runs' core-to-
   // core latency (InterferenceMeasure::core_to_core_ns); `predict --check` counts the runs made

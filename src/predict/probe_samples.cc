@@ -106,18 +106,25 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
   }
 }
 
-int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration) {
+int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration,
+                      double nearest_ns) {
   std::unordered_map<std::string, const CalibrationSample*> again;
   for (const CalibrationSample& s : later.samples) again[s.source] = &s;
-  int faster = 0;
+  auto placed_near = [&](const CalibrationSample& s) {
+    return nearest_ns <= 0 || SameCorePlacement(s.core_to_core_ns, nearest_ns);
+  };
+  int changed = 0;
   for (CalibrationSample& s : calibration->samples) {
     const auto it = again.find(s.source);
-    if (it == again.end() || !(it->second->ms < s.ms)) continue;
-    s.ms = it->second->ms;
-    s.core_to_core_ns = it->second->core_to_core_ns;
-    ++faster;
+    if (it == again.end()) continue;
+    const CalibrationSample& other = *it->second;
+    const bool better = placed_near(other) != placed_near(s) ? placed_near(other) : other.ms < s.ms;
+    if (!better) continue;
+    s.ms = other.ms;
+    s.core_to_core_ns = other.core_to_core_ns;
+    ++changed;
   }
-  return faster;
+  return changed;
 }
 
 double NearestCorePlacementNs(const LatencyCalibration& calibration) {

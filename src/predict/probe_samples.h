@@ -40,9 +40,12 @@ void AddProbeSamples(const SweepResults& results, const Topology& probe, const B
                      const RunConfig& config, LatencyCalibration* calibration);
 
 // Each sample of `calibration` that `later` measured again (the same probe point and step: its
-// source) keeps the faster of its two times, with the placement of the cores it ran in: a
-// calibration's later pass over the same points. Returns how many became faster.
-int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration);
+// source) keeps the better of its two measurements, with the placement of the cores it ran in:
+// the one placed as `nearest_ns` (SameCorePlacement; a far placement slows a small step for a
+// reason that is not its own), else the faster. `nearest_ns` 0: the faster. A calibration's later
+// pass over the same points, or its points run again. Returns how many samples changed.
+int KeepFasterSamples(const LatencyCalibration& later, LatencyCalibration* calibration,
+                      double nearest_ns = 0);
 
 // The nearest placement of the cores the calibration's points ran in: the 5th percentile of their
 // core-to-core latency (one stray reading does not set it); 0 where none was measured.

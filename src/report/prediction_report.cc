@@ -89,6 +89,10 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
             (c.fastest_pass ? "each model's fastest pass (its calibration kept each step's "
                               "fastest of its passes)"
                             : "each model's median pass") +
+            (c.core_to_core_ns > 0 ? " of those with the cores placed as while calibrated (" +
+                                         FormatNumber("%.0f", c.core_to_core_ns) +
+                                         " ns core to core; \"cores apart\": none was)"
+                                   : "") +
             ".</p>";
     html +=
         "<table><tr><th>model</th><th>batch</th><th>predicted ms</th><th>interval</th>"
@@ -104,6 +108,7 @@ std::string RenderPredictionCheckHtml(const std::vector<PredictionCheck>& checks
                              : "failed: " + report::Escape(r.failed)) +
               "</td><td>" + (r.measured_ms ? FormatNumber("%.0f%%", 100 * r.measured_spread) : "") +
               "</td><td" + (bad ? " class=\"bad\"" : "") + ">" + (error ? Percent(*error) : "") +
+              (r.placed_apart ? " (cores apart)" : "") +
               (r.uncalibrated ? " (" + std::to_string(r.uncalibrated) +
                                     (r.uncalibrated == 1 ? " step" : " steps") + " uncalibrated)"
                               : "") +

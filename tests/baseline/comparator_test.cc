@@ -136,6 +136,37 @@ TEST(Comparator, ABusyMachineMakesLatencyInconclusive) {
   EXPECT_EQ(Latency(f.Compare()).verdict, Verdict::kRegression);
 }
 
+// The same slowdown measured with the cores placed farther apart than in the baseline (a VM's host
+// moved its virtual CPUs) is the host's: inconclusive, with both placements named; placed alike,
+// or unmeasured on either side (runs from before), a regression.
+TEST(Comparator, CoresPlacedOtherwiseThanTheBaselinesMakeAChangeInconclusive) {
+  Fixture f;
+  f.baseline.benchmarks["a"].counters["interference.core_to_core_ns"] = 38;
+  f.run.benchmarks["a"] = Result({11.6, 11.5, 11.7, 11.55, 11.65, 11.6});
+  auto placed = [&](double ns) {
+    f.run.benchmarks["a"].repetitions.assign(6, {{"interference.core_to_core_ns", ns}});
+  };
+  placed(176);
+  Comparison c = f.Compare();
+  EXPECT_EQ(Latency(c).verdict, Verdict::kInconclusive);
+  EXPECT_EQ(Latency(c).note,
+            "the cores were placed 176 ns apart, 38 in the baseline (core to core): cannot judge");
+  CompareOptions ab;
+  ab.busy_is_inconclusive = false;  // A/B: the control ran in the same placement
+  c = f.Compare(ab);
+  EXPECT_EQ(Latency(c).verdict, Verdict::kRegression);
+  EXPECT_NE(Latency(c).note.find("176 ns apart"), std::string::npos) << Latency(c).note;
+  placed(41);
+  EXPECT_EQ(Latency(f.Compare()).verdict, Verdict::kRegression);
+  f.baseline.benchmarks["a"].counters.erase("interference.core_to_core_ns");
+  placed(176);
+  EXPECT_EQ(Latency(f.Compare()).verdict, Verdict::kRegression) << "a baseline from before";
+  // Unchanged stays unchanged wherever the cores were.
+  f.baseline.benchmarks["a"].counters["interference.core_to_core_ns"] = 38;
+  f.run.benchmarks["a"].real_time_ms = kBase;
+  EXPECT_EQ(Latency(f.Compare()).verdict, Verdict::kUnchanged);
+}
+
 TEST(Comparator, SignificantSpeedupIsAnImprovementAndPasses) {
   Fixture f;
   f.run.benchmarks["a"] = Result({8.0, 8.1, 7.9, 8.05, 7.95, 8.0});

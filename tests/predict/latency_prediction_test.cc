@@ -595,10 +595,19 @@ TEST(LatencyCalibrationFile, KnowsWhichPointsRanWithTheCoresApart) {
   EXPECT_DOUBLE_EQ(NearestCorePlacementNs(first), 30) << "the 5th percentile of 21 points";
   EXPECT_EQ(PointsPlacedApart(first, 30),
             (std::vector<std::string>{"probe_dense batch=1", "probe_layers C=32"}));
-  EXPECT_EQ(KeepFasterSamples(later, &first), 2);
+  LatencyCalibration by_time = first;
+  EXPECT_EQ(KeepFasterSamples(later, &by_time), 2) << "no placement given: the faster";
+  EXPECT_DOUBLE_EQ(by_time.samples[4].core_to_core_ns, 182) << "slower near: kept as it was";
+  EXPECT_EQ(KeepFasterSamples(later, &first, 30), 3);
+  EXPECT_DOUBLE_EQ(first.samples[0].ms, 0.027);
   EXPECT_DOUBLE_EQ(first.samples[0].core_to_core_ns, 29) << "the faster run's placement";
-  EXPECT_DOUBLE_EQ(first.samples[4].core_to_core_ns, 182) << "slower near: kept as it was";
-  EXPECT_EQ(PointsPlacedApart(first, 30), (std::vector<std::string>{"probe_layers C=32"}));
+  EXPECT_DOUBLE_EQ(first.samples[4].ms, 0.004) << "near, though slower: the placement wins";
+  EXPECT_DOUBLE_EQ(first.samples[4].core_to_core_ns, 27);
+  EXPECT_TRUE(PointsPlacedApart(first, 30).empty());
+  LatencyCalibration farther;
+  farther.samples = {sample("probe_dense batch=8 / fc1", 0.050, 176)};
+  EXPECT_EQ(KeepFasterSamples(farther, &first, 30), 0) << "faster, but farther apart";
+  EXPECT_DOUBLE_EQ(first.samples[2].ms, 0.090);
   EXPECT_DOUBLE_EQ(CalibratedCorePlacementNs(first), 30);
   LatencyCalibration unmeasured;
   unmeasured.samples = {sample("probe_dense batch=1 / fc1", 0.040, 0)};
