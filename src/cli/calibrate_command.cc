@@ -247,9 +247,10 @@ int RunLaterPasses(const CalibrateOptions& o, const std::vector<ProbeRun>& ran,
 
 // The points whose samples were all measured while the cores were placed farther apart than the
 // calibration's nearest placement (a VM's host moves its virtual CPUs; a small network's steps
-// then take up to half again as long): each runs again, up to kPlacementRounds times, and its
-// samples keep the faster run's times with that run's placement. None runs once --budget is
-// spent. Returns the status of an interrupted run (130), else 0.
+// then take up to half again as long): each runs again, up to kPlacementRounds times, and each
+// of its samples keeps the run placed as the nearest, else the faster (KeepFasterSamples), with
+// that run's placement. None runs once --budget is spent. Returns the status of an interrupted
+// run (130), else 0.
 constexpr int kPlacementRounds = 2;
 int RunPointsPlacedApartAgain(const CalibrateOptions& o, const std::vector<ProbeRun>& ran,
                               const RunConfig& config, std::chrono::steady_clock::time_point start,
