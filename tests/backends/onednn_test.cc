@@ -276,6 +276,38 @@ TEST(OnednnBackend, EveryRecurrentRouteMatchesTheEigenReference) {
   unsetenv("NTPB_ONEDNN_RNN");
 }
 
+// The streamed recurrence splits each step by units, whole panels of 64 units per thread (every
+// gate's, then their gate math): H 130 is three blocks, the last of two units, shared by 2 and 3
+// threads, both directions, LSTM and GRU, f32 and bf16, from given initial states.
+TEST(OnednnBackend, TheStreamedRecurrenceSplitByUnitsMatchesTheEigenReference) {
+  int checked = 0;
+  for (const char* op : {"lstm", "gru"}) {
+    const bool lstm = std::string(op) == "lstm";
+    std::vector<Shape> inputs = {{2, 5, 9}};
+    inputs.resize(lstm ? 3 : 2, {2, 2, 130});
+    const ResolvedTopology t =
+        Resolve(SingleLayer(op, inputs, {{"units", 130}, {"direction", "bidirectional"}}), {});
+    for (int threads : {2, 3}) {
+      for (Precision precision : {Precision::kF32, Precision::kBf16}) {
+        RunConfig config = OpConfig();
+        config.threads = threads;
+        config.options["rnn"] = "streamed";
+        RunConfig asked = config;
+        asked.precision = precision;
+        if (!FindBackend("onednn")->Supports(t, asked).ok) continue;
+        const RanBoth r = RunBoth(t, config, precision);
+        const std::string what = std::string(op) + " " + std::to_string(threads) + " threads " +
+                                 PrecisionName(precision);
+        EXPECT_NE(r.onednn->steps().back().kernel.find("streamed"), std::string::npos) << what;
+        ExpectClose(r, t.outputs[0], precision == Precision::kF32 ? kF32Tolerance : kBf16Tolerance,
+                    0.999, what);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 4) << "f32 runs everywhere";
+}
+
 // Buffers a recurrence's steps keep for themselves (the input projections of every time step,
 // the products and states of the streamed and decomposed routes) are the run's memory too:
 // counted in its workspace, not only oneDNN's scratchpads.

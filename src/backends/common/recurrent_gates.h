@@ -38,4 +38,31 @@ inline void GruGates(Eigen::Ref<RowMatrix> hg, const Eigen::Ref<const RowMatrix>
                   hg.middleCols(h, h).array() * state.array();
 }
 
+// The same for one batch row's units [u, u + m) (the streamed recurrence: each thread its own
+// units): gate g's recurrent projections at hg[g * hg_gate_stride], its input projections at
+// xt[g * xt_gate_stride], both already offset to unit u. LSTM: writes state (the new hidden
+// state) and updates cell.
+inline void LstmUnitGates(float* hg, int64_t hg_gate_stride, const float* xt,
+                          int64_t xt_gate_stride, Eigen::Map<Eigen::ArrayXf> state,
+                          Eigen::Map<Eigen::ArrayXf> cell, int64_t m) {
+  auto gate = [&](int g) { return Eigen::Map<Eigen::ArrayXf>(hg + g * hg_gate_stride, m); };
+  auto input = [&](int g) { return Eigen::Map<const Eigen::ArrayXf>(xt + g * xt_gate_stride, m); };
+  for (int g : {0, 1, 3}) gate(g) = 1.0f / (1.0f + (-(gate(g) + input(g))).exp());  // i, f, o
+  gate(2) = (gate(2) + input(2)).tanh();                                            // g
+  cell = gate(1) * cell + gate(0) * gate(2);
+  state = gate(3) * cell.tanh();
+}
+
+// GRU (linear before reset) for one batch row's units, as LstmUnitGates: reads the previous
+// state, writes the new one; bias_hn offset to unit u.
+inline void GruUnitGates(float* hg, int64_t hg_gate_stride, const float* xt, int64_t xt_gate_stride,
+                         Eigen::Map<const Eigen::ArrayXf> previous,
+                         Eigen::Map<Eigen::ArrayXf> state, const float* bias_hn, int64_t m) {
+  auto gate = [&](int g) { return Eigen::Map<Eigen::ArrayXf>(hg + g * hg_gate_stride, m); };
+  auto input = [&](int g) { return Eigen::Map<const Eigen::ArrayXf>(xt + g * xt_gate_stride, m); };
+  for (int g : {0, 1}) gate(g) = 1.0f / (1.0f + (-(gate(g) + input(g))).exp());  // r, z
+  gate(2) = (input(2) + gate(0) * (gate(2) + Eigen::Map<const Eigen::ArrayXf>(bias_hn, m))).tanh();
+  state = (1.0f - gate(1)) * gate(2) + gate(1) * previous;
+}
+
 }  // namespace ntpb::recurrent

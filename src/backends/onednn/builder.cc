@@ -121,6 +121,16 @@ bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int inde
   return true;
 }
 
+bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel) {
+  // Rows from which the convolution wins where the matmul is gemm:jit.
+  constexpr int64_t kConvolutionRows = 4;
+  const std::string& mode = b.option("dense");
+  if (mode == "matmul" || (b.act() != memory::data_type::f32 && !b.quantized())) return false;
+  if (mode == "conv1x1") return true;
+  if (matmul_kernel.rfind("gemm", 0) != 0) return false;
+  return rows >= kConvolutionRows || b.quantized();
+}
+
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config) {
   const int64_t bytes = Analyze(t, Precision::kF32).total.weight_traffic_bytes;
   const int64_t cache = config.last_level_cache_bytes > 0 ? config.last_level_cache_bytes

@@ -298,6 +298,20 @@ class Builder {
   int64_t scratchpad_bytes_ = 0;
 };
 
+// Whether an f32 (or i8) dense product of `rows` rows (a dense layer, a recurrent layer's input
+// projection) runs as a 1x1 convolution over a [1, k, rows, 1] NHWC image (the same bytes as the
+// [rows, k] matrix) instead of a matmul whose implementation is `matmul_kernel`. oneDNN 2.6 has
+// brgemm matmul kernels only for AVX-512; elsewhere its matmul and inner product call gemm:jit,
+// which packs the weights again at every call, while the 1x1 convolution (jit_1x1) packs them
+// once, when the layer is built. On a 2-core Zen 3 VM (AVX2), 2 threads: [64 x 784] x
+// [784 x 1024] 1.48 ms as a matmul, 0.58 as a convolution; [100 x 2048] x [2048 x 2048]
+// 12.8 and 5.7 ms; DeepSpeech's LSTM input projection at H 512, [100 x 512] x [512 x 4096],
+// 5.9-6.0 ms as a matmul; from 4 rows up the convolution was faster, at 1 row slower (a GEMV).
+// In i8 at any row: gemm:jit's s8 product took mlp's batch-1 layers ~28x longer (0.75-0.86 ms
+// against 26-31 us for the network on that VM; jit_uni_int8_1x1:avx2).
+// Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the product is f32 or i8).
+bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel);
+
 // One builder per IR op; adding an op adds one entry (see the op family files).
 using OpBuilder = void (*)(Builder&);
 using OpTable = std::map<std::string, OpBuilder>;

@@ -90,28 +90,6 @@ HostPrecision PrecisionFor(const Builder& b, int64_t channels, int64_t inner,
   return p;
 }
 
-// Rows at which a dense layer runs as a 1x1 convolution where oneDNN's matmul has only its
-// generic GEMM (DenseAsConvolution).
-constexpr int64_t kConvolutionRows = 4;
-
-// Whether an f32 dense layer of `rows` rows runs as a 1x1 convolution over a [1, k, rows, 1]
-// NHWC image (the same bytes as the [rows, k] matrix) instead of a matmul. oneDNN 2.6 has
-// brgemm matmul kernels only for AVX-512; elsewhere its matmul and inner product call gemm:jit,
-// which packs the weights again at every call, while the 1x1 convolution (jit_1x1) packs them
-// once, when the layer is built. On a 2-core Zen 3 VM (AVX2), 2 threads: [64 x 784] x
-// [784 x 1024] 1.48 ms as a matmul, 0.58 as a convolution; [100 x 2048] x [2048 x 2048]
-// 12.8 and 5.7 ms; from 4 rows up the convolution was faster, at 1 row slower (a GEMV).
-// In i8 at any row: gemm:jit's s8 product took mlp's batch-1 layers ~28x longer (0.75-0.86 ms
-// against 26-31 µs for the network on that VM; jit_uni_int8_1x1:avx2).
-// Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the layer is f32 or i8).
-bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel) {
-  const std::string& mode = b.option("dense");
-  if (mode == "matmul" || (b.act() != dt::f32 && !b.quantized())) return false;
-  if (mode == "conv1x1") return true;
-  if (matmul_kernel.rfind("gemm", 0) != 0) return false;
-  return rows >= kConvolutionRows || b.quantized();
-}
-
 // A dense layer with f32 activations on one of ntpbench's kernels (`packed`: WeightOnlyDense,
 // F32Dense), which computes the product and adds the bias and a fused residual add as it
 // stores; where there is an activation, one oneDNN binary add, in place, then adds the bias and

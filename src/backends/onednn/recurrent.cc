@@ -310,12 +310,41 @@ void BuildDecomposed(Builder& b, bool lstm) {
     }
     dnnl::matmul::desc desc(src_md, wx_any, bias_md, xg_md);
     dnnl::matmul::primitive_desc pd(desc, attr, b.engine());
-    b.AddPrimitive(pd, dnnl::matmul(pd),
-                   {{DNNL_ARG_SRC, memory(src_md, b.engine(), src.get_data_handle())},
-                    {DNNL_ARG_WEIGHTS, q ? b.WeightMemory(qx.values, wx_user, pd.weights_desc())
-                                         : b.WeightMemory(wx_all, wx_user, pd.weights_desc())},
-                    {DNNL_ARG_BIAS, b.WeightMemory(bias_all, bias_md, bias_md)},
-                    {DNNL_ARG_DST, xg}});
+    // f32 as a 1x1 convolution where the matmul is oneDNN's generic GEMM (DenseAsConvolution;
+    // i8 keeps the matmul and its per-column scales).
+    const int64_t rows = n * t_len, columns = dirs * gh;
+    std::optional<dnnl::convolution_forward::primitive_desc> conv;
+    if (!q && projection_type == dt::f32 && DenseAsConvolution(b, rows, pd.impl_info_str())) {
+      const memory::desc cv_src({1, c, rows, 1}, dt::f32, tag::nhwc),
+          cv_dst({1, columns, rows, 1}, dt::f32, tag::nhwc);
+      try {
+        dnnl::convolution_forward::primitive_desc cv(
+            dnnl::convolution_forward::desc(
+                dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, cv_src,
+                memory::desc({columns, c, 1, 1}, dt::f32, tag::any),
+                memory::desc({columns}, dt::f32, tag::x), cv_dst, {1, 1}, {0, 0}, {0, 0}),
+            attr, b.engine());
+        if (std::string(cv.impl_info_str()).find("ref") == std::string::npos) conv = cv;
+      } catch (const dnnl::error&) {
+      }
+    }
+    if (conv) {
+      // w_x [C, dirs * G*H] is OIhw's dims {columns, C, 1, 1} stored I-major: iohw.
+      const memory::desc w_user({columns, c, 1, 1}, dt::f32, tag::iohw),
+          b_user({columns}, dt::f32, tag::x);
+      b.AddPrimitive(*conv, dnnl::convolution_forward(*conv),
+                     {{DNNL_ARG_SRC, memory(conv->src_desc(), b.engine(), src.get_data_handle())},
+                      {DNNL_ARG_WEIGHTS, b.WeightMemory(wx_all, w_user, conv->weights_desc())},
+                      {DNNL_ARG_BIAS, b.WeightMemory(bias_all, b_user, conv->bias_desc())},
+                      {DNNL_ARG_DST, memory(conv->dst_desc(), b.engine(), xg.get_data_handle())}});
+    } else {
+      b.AddPrimitive(pd, dnnl::matmul(pd),
+                     {{DNNL_ARG_SRC, memory(src_md, b.engine(), src.get_data_handle())},
+                      {DNNL_ARG_WEIGHTS, q ? b.WeightMemory(qx.values, wx_user, pd.weights_desc())
+                                           : b.WeightMemory(wx_all, wx_user, pd.weights_desc())},
+                      {DNNL_ARG_BIAS, b.WeightMemory(bias_all, bias_md, bias_md)},
+                      {DNNL_ARG_DST, xg}});
+    }
   }
 
   // Batch 1-4 in f32 or bf16: ntpbench's streamed recurrence (recurrent_stream.h), unless the

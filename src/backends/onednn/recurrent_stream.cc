@@ -14,8 +14,6 @@ namespace ntpb::onednn {
 namespace {
 
 constexpr int64_t kPanel = StreamedRecurrence::kPanel;
-using MatrixMap = Eigen::Map<recurrent::RowMatrix>;
-using StridedMatrix = Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>>;
 
 // The state rounded to bf16, the bf16 panels' source (as oneDNN's bf16 matmul rounds its own).
 void RoundState(const float* state, int64_t size, uint16_t* rounded) {
@@ -36,17 +34,28 @@ constexpr int64_t kPrefetchAhead = 16384;
 }  // namespace
 
 void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
-  const int64_t gh = gates() * h, p_count = panels();
+  // W_h [H, G*H] as [H, G*h_pad]: each gate's columns padded to whole panels, so a panel holds
+  // one gate of kPanel units and a thread's units are whole panels of every gate.
+  const int64_t gh = gates() * h, hp = h_pad(), columns = gates() * hp;
+  auto source = [&](int64_t k, int64_t c) {
+    const int64_t gate = c / hp, unit = c % hp;
+    return unit < h ? w_h[static_cast<size_t>(k * gh + gate * h + unit)] : 0.0f;
+  };
   if (bf16) {
-    w16.emplace_back(w_h, h, gh);
+    std::vector<float> padded(static_cast<size_t>(h * columns));
+    for (int64_t k = 0; k < h; ++k) {
+      for (int64_t c = 0; c < columns; ++c)
+        padded[static_cast<size_t>(k * columns + c)] = source(k, c);
+    }
+    w16.emplace_back(padded, h, columns);
     w16.back().use_dot_products = bf16_dot;
     return;
   }
-  Panels packed(static_cast<size_t>(p_count * h * kPanel), 0.0f);
-  for (int64_t p = 0; p < p_count; ++p) {
+  Panels packed(static_cast<size_t>(panels() * h * kPanel), 0.0f);
+  for (int64_t p = 0; p < panels(); ++p) {
     for (int64_t k = 0; k < h; ++k) {
-      for (int64_t j = 0; j < kPanel && p * kPanel + j < gh; ++j) {
-        packed[(p * h + k) * kPanel + j] = w_h[k * gh + p * kPanel + j];
+      for (int64_t j = 0; j < kPanel; ++j) {
+        packed[static_cast<size_t>((p * h + k) * kPanel + j)] = source(k, p * kPanel + j);
       }
     }
   }
@@ -54,86 +63,96 @@ void StreamedRecurrence::PackDirection(const std::vector<float>& w_h) {
 }
 
 void StreamedRecurrence::Allocate() {
-  // The step's products in panel layout ([N, panels * kPanel]), the state, the cell.
+  // The step's products in panel layout ([dirs, N, G * h_pad]); the state twice (the step reads
+  // one while its threads write the other); the cell, each unit's only by its own thread.
   hg_.assign(static_cast<size_t>(dirs * n * panels() * kPanel), 0.0f);
-  state_.assign(static_cast<size_t>(dirs * n * h), 0.0f);
+  state_.assign(static_cast<size_t>(2 * dirs * n * h), 0.0f);
   cell_.assign(lstm ? static_cast<size_t>(dirs * n * h) : 0, 0.0f);
-  state_bf16_.assign(bf16 ? static_cast<size_t>(dirs * n * h) : 0, 0);
+  state_bf16_.assign(bf16 ? static_cast<size_t>(2 * dirs * n * h) : 0, 0);
 }
 
 void StreamedRecurrence::Run(const float* xg, float* out, int threads, const float* h0,
                              const float* c0) {
-  const int64_t gh = gates() * h, p_count = panels();
-  const int64_t padded = p_count * kPanel;
-  auto& hg = hg_;
-  auto& state = state_;
-  auto& cell = cell_;
-  if (h0) {
-    std::copy(h0, h0 + state.size(), state.begin());
-  } else {
-    std::fill(state.begin(), state.end(), 0.0f);
+  const int64_t gh = gates() * h, hp = h_pad(), blocks = hp / kPanel;
+  const int64_t padded = panels() * kPanel, state_size = dirs * n * h;
+  // Steps are counted over both directions (direction d's step s is d * t_len + s); step i reads
+  // state buffer i % 2 and writes the other.
+  auto state_at = [&](int64_t step, int64_t d) {
+    return state_.data() + (step % 2) * state_size + d * n * h;
+  };
+  auto rounded_at = [&](int64_t step, int64_t d) {
+    return state_bf16_.data() + (step % 2) * state_size + d * n * h;
+  };
+  for (int64_t d = 0; d < dirs; ++d) {
+    float* first = state_at(d * t_len, d);
+    if (h0) {
+      std::copy(h0 + d * n * h, h0 + (d + 1) * n * h, first);
+    } else {
+      std::fill(first, first + n * h, 0.0f);
+    }
+    if (bf16) RoundState(first, n * h, rounded_at(d * t_len, d));
   }
   if (c0) {
-    std::copy(c0, c0 + cell.size(), cell.begin());
+    std::copy(c0, c0 + cell_.size(), cell_.begin());
   } else {
-    std::fill(cell.begin(), cell.end(), 0.0f);
+    std::fill(cell_.begin(), cell_.end(), 0.0f);
   }
-  if (bf16) RoundState(state.data(), static_cast<int64_t>(state.size()), state_bf16_.data());
-  // The products of direction d's panels [p_begin, p_end), in the order of step s.
-  auto panels = [&](int64_t d, int64_t s, int64_t p_begin, int64_t p_end) {
-    const bool backwards = s % 2 == 1;  // the panels read last are read first next time
-    float* hg_d = hg.data() + d * n * padded;
-    const float* state_d = state.data() + d * n * h;
-    const uint16_t* rounded_d = state_bf16_.data() + d * n * h;
-    for (int64_t i = 0; i < p_end - p_begin; ++i) {
-      const int64_t p = backwards ? p_end - 1 - i : p_begin + i;
-      const int64_t width = std::min(kPanel, gh - p * kPanel);
+  // Units [u0, u1) of direction d at step s (of t_len): every gate's panels of those units, in
+  // alternating order from one step to the next (the panels read last are read first next time,
+  // while the caches still hold them), then the gate math of those units, writing the state the
+  // next step reads.
+  auto units = [&](int64_t d, int64_t s, int64_t b0, int64_t b1) {
+    const int64_t step = d * t_len + s;
+    float* hg_d = hg_.data() + d * n * padded;
+    const int64_t count = gates() * (b1 - b0);
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t at = s % 2 == 1 ? count - 1 - i : i;
+      const int64_t p = at / (b1 - b0) * blocks + b0 + at % (b1 - b0);
       if (bf16) {
-        w16[d].RunPanel(p, rounded_d, n, hg_d, padded);
+        w16[d].RunPanel(p, rounded_at(step, d), n, hg_d, padded);
       } else {
-        const float* panel = w32[d].data() + p * h * kPanel;
-        MultiplyF32Panel(state_d, n, h, panel, hg_d + p * kPanel, padded, width,
-                         prefetch ? kPrefetchAhead : 0);
+        MultiplyF32Panel(state_at(step, d), n, h, w32[d].data() + p * h * kPanel, hg_d + p * kPanel,
+                         padded, kPanel, prefetch ? kPrefetchAhead : 0);
       }
     }
-  };
-  // The gate math of direction d at step s, from the products and the input projection.
-  auto gates_of = [&](int64_t d, int64_t s) {
+    const int64_t u0 = b0 * kPanel, u1 = std::min(h, b1 * kPanel), m = u1 - u0;
+    if (m <= 0) return;
     const int64_t t = d == 1 || reverse_only ? t_len - 1 - s : s;
-    const StridedMatrix xt(const_cast<float*>(xg) + t * dirs * gh + d * gh, n, gh,
-                           Eigen::OuterStride<>(t_len * dirs * gh));
-    Eigen::Map<recurrent::RowMatrix, 0, Eigen::OuterStride<>> hg_d(
-        hg.data() + d * n * padded, n, gh, Eigen::OuterStride<>(padded));
-    MatrixMap state_d(state.data() + d * n * h, n, h);
-    if (lstm) {
-      MatrixMap cell_d(cell.data() + d * n * h, n, h);
-      recurrent::LstmGates(hg_d, xt, state_d, cell_d, h);
-    } else {
-      recurrent::GruGates(hg_d, xt, state_d, bias_hn.data() + d * h, h);
+    const float* previous = state_at(step, d);
+    float* next = state_at(step + 1, d);
+    for (int64_t r = 0; r < n; ++r) {
+      float* products = hg_d + r * padded;
+      const float* x = xg + (r * t_len + t) * dirs * gh + d * gh;
+      const int64_t at = r * h + u0;
+      Eigen::Map<Eigen::ArrayXf> state_out(next + at, m);
+      const Eigen::Map<const Eigen::ArrayXf> state_in(previous + at, m);
+      if (lstm) {
+        Eigen::Map<Eigen::ArrayXf> cell(cell_.data() + d * n * h + at, m);
+        recurrent::LstmUnitGates(products + u0, hp, x + u0, h, state_out, cell, m);
+      } else {
+        recurrent::GruUnitGates(products + u0, hp, x + u0, h, state_in, state_out,
+                                bias_hn.data() + d * h + u0, m);
+      }
+      std::copy(next + at, next + at + m, out + (r * t_len + t) * dirs * h + d * h + u0);
+      if (bf16) RoundState(next + at, m, rounded_at(step + 1, d) + at);
     }
-    StridedMatrix(out + t * dirs * h + d * h, n, h, Eigen::OuterStride<>(t_len * dirs * h)) =
-        state_d;
-    if (bf16) RoundState(state_d.data(), n * h, state_bf16_.data() + d * n * h);
   };
-  // The directions in turn, every thread on a share of each step's panels: a step then reads one
-  // direction's weights (64 MiB at H 2048 f32), and the alternating order finds 15-21 MiB of
-  // them still in a 32 MiB L3 (1.25-1.33x the DRAM read at f32), where one direction per core
-  // read both directions' 128 MiB a step and found far less (1.04-1.13x). DeepSpeech's LSTM,
-  // 2-core Zen 5 VM (32 MiB L3),
-  // alternating 3-4 times: H 2048 f32 batch 1 256-261 -> 210-219 ms, batch 4 211-300 -> 169-171,
-  // one thread 322-325 -> 293-299; H 1024 f32 27.4-28.4 -> 20.1-20.3; H 2048 bf16 (dot products)
-  // 106-110 -> 58-61; H 512 f32 and H 1024 bf16 (in the L3 either way) unchanged. The two
-  // barriers a step cost less than that.
-  const int team = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, p_count)));
+  // The directions in turn, every thread on whole panels of its own units of each gate: a step
+  // then reads one direction's weights (64 MiB at H 2048 f32), and the alternating order finds
+  // 15-21 MiB of them still in a 32 MiB L3 (1.25-1.33x the DRAM read at f32), where one direction
+  // per core read both directions' 128 MiB a step and found far less (1.04-1.13x). DeepSpeech's
+  // LSTM, 2-core Zen 5 VM (32 MiB L3), alternating 3-4 times: H 2048 f32 batch 1 256-261 ->
+  // 210-219 ms, batch 4 211-300 -> 169-171, one thread 322-325 -> 293-299; H 1024 f32 27.4-28.4
+  // -> 20.1-20.3; H 2048 bf16 (dot products) 106-110 -> 58-61. Each thread does its own units'
+  // gate math, so a step has one barrier and no serial part.
+  const int team = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, blocks)));
 #pragma omp parallel num_threads(team)
   {
     const int64_t tid = omp_get_thread_num(), parts = omp_get_num_threads();
-    const int64_t p_begin = p_count * tid / parts, p_end = p_count * (tid + 1) / parts;
+    const int64_t b0 = blocks * tid / parts, b1 = blocks * (tid + 1) / parts;
     for (int64_t d = 0; d < dirs; ++d) {
       for (int64_t s = 0; s < t_len; ++s) {
-        panels(d, s, p_begin, p_end);
-#pragma omp barrier
-        if (tid == 0) gates_of(d, s);
+        if (b1 > b0) units(d, s, b0, b1);
 #pragma omp barrier
       }
     }

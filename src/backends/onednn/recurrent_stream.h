@@ -3,11 +3,11 @@
 // DeepSpeech's bidirectional LSTM, H 2048, f32) and does ~1 FLOP per byte, so memory bandwidth
 // is all that matters. What it does about that, each measured on a 2-core AMD EPYC VM (Zen 5,
 // 32 MiB L3; README, "Backends", and tools/recurrence_bandwidth.py):
-//  - the directions in turn, every thread on a share of each step's panels with a barrier
-//    between steps: a step reads one direction's weights, a quarter (f32) to a half (bf16) of
-//    which the L3 still holds from the step before (below); one direction per core, with no
-//    barriers, read both directions' weights a step and ran 1.2x (f32) to 1.8x (bf16) longer
-//    at H 2048;
+//  - the directions in turn, every thread on its own units (every gate's panels of them, then
+//    their gate math) with one barrier between steps: a step reads one direction's weights, a
+//    quarter (f32) to a half (bf16) of which the L3 still holds from the step before (below); one
+//    direction per core, with no barriers, read both directions' weights a step and ran 1.2x (f32)
+//    to 1.8x (bf16) longer at H 2048;
 //  - the weights of a direction packed in contiguous panels of 64 columns, so each thread reads
 //    one contiguous slab per step and the hardware prefetcher sees one stream;
 //  - the panels read in alternating order from one step to the next, so the tail read last is
@@ -58,16 +58,19 @@ struct StreamedRecurrence {
   // f32: ask for the panels' lines ahead of the kernel (where a direction's panels outgrow the
   // last-level cache: PrefetchesPanels).
   bool prefetch = true;
-  // Per direction. f32: panel-major, panel p holds W_h[k][p * kPanel + j] at [p][k][j],
-  // zero-padded, on huge pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch
-  // 1). bf16: a Bf16Dense of the same panel width.
+  // Per direction. f32: panel-major, panel p holds gate g = p / (h_pad / kPanel) of units
+  // u = p % (h_pad / kPanel) * kPanel + j, W_h[k][g * H + u] at [p][k][j], zero-padded, on huge
+  // pages (src/common/huge_pages.h: 3-4% faster at DeepSpeech's f32 batch 1). bf16: a Bf16Dense of
+  // the same panel width.
   using Panels = std::vector<float, HugePageAllocator<float>>;
   std::vector<Panels> w32;
   std::vector<Bf16Dense> w16;
   std::vector<float> bias_hn;  // GRU: [dirs, H]
 
   int64_t gates() const { return lstm ? 4 : 3; }
-  int64_t panels() const { return (gates() * h + kPanel - 1) / kPanel; }
+  // Each gate's columns padded to whole panels: a panel holds one gate of kPanel units.
+  int64_t h_pad() const { return (h + kPanel - 1) / kPanel * kPanel; }
+  int64_t panels() const { return gates() * h_pad() / kPanel; }
   // The bytes of one direction's f32 panels.
   int64_t direction_bytes() const {
     return panels() * kPanel * h * static_cast<int64_t>(sizeof(float));
@@ -108,7 +111,9 @@ struct StreamedRecurrence {
   // Aligned as oneDNN's buffers are: Eigen's vectorised exp/tanh peel unaligned heads into
   // scalar code, whose rounding differs, so alignment would change the outputs.
   std::vector<float, Eigen::aligned_allocator<float>> hg_, state_, cell_;
-  std::vector<uint16_t> state_bf16_;  // bf16: the state rounded, the panels' source
+  // The state twice (a step reads one, its threads write the other); bf16: rounded, the panels'
+  // source, twice too.
+  std::vector<uint16_t> state_bf16_;
 };
 
 }  // namespace ntpb::onednn
