@@ -308,6 +308,20 @@ TEST(OnednnBackend, TheStreamedRecurrenceSplitByUnitsMatchesTheEigenReference) {
   EXPECT_GE(checked, 4) << "f32 runs everywhere";
 }
 
+// A recurrent layer's input projection (all T steps' inputs times W_x) takes the dense layers'
+// route (onednn.dense): a matmul, or a 1x1 convolution over the same bytes (auto takes it where
+// the matmul is gemm:jit, without AVX-512). Both against the reference, both directions.
+TEST(OnednnBackend, ARecurrentInputProjectionMatchesTheReferenceOnEitherDenseRoute) {
+  const ResolvedTopology t = Resolve(
+      SingleLayer("lstm", {{2, 7, 40}}, {{"units", 24}, {"direction", "bidirectional"}}), {});
+  for (const char* route : {"auto", "matmul", "conv1x1"}) {
+    RunConfig config = OpConfig();
+    config.options["dense"] = route;
+    const RanBoth r = RunBoth(t, config, Precision::kF32);
+    ExpectClose(r, t.outputs[0], kF32Tolerance, 0.999, route);
+  }
+}
+
 // Buffers a recurrence's steps keep for themselves (the input projections of every time step,
 // the products and states of the streamed and decomposed routes) are the run's memory too:
 // counted in its workspace, not only oneDNN's scratchpads.

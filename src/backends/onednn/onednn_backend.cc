@@ -317,9 +317,9 @@ class OnednnBackend : public Backend {
         {"dense",
          {"auto", "matmul", "conv1x1"},
          "NTPB_ONEDNN_DENSE",
-         "f32 and i8 dense layers: matmul, or a 1x1 convolution (weights packed once); auto: "
-         "the convolution where oneDNN's matmul has only gemm:jit (no AVX-512), from 4 rows in "
-         "f32, at every row in i8"},
+         "f32 and i8 dense layers (and recurrent layers' f32 input projections): matmul, or a "
+         "1x1 convolution (weights packed once); auto: the convolution where oneDNN's matmul "
+         "has only gemm:jit (no AVX-512), from 4 rows in f32, at every row in i8"},
         {"bf16_dense",
          {"streamed", "matmul"},
          "NTPB_ONEDNN_BF16_DENSE",
