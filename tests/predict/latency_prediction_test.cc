@@ -306,44 +306,48 @@ TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
   EXPECT_EQ(FindBackend("eigen")->PlanSteps(r, {}).size(), r.layers.size());
 }
 
-// The plan names the convolutions oneDNN runs as Winograd (a kind of step of their own to a
-// calibration): f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more. Where oneDNN
-// has Winograd for the ISA (AVX-512), the compiled kernels are those; elsewhere the compile falls
-// back to the direct algorithm and the plan still names the same steps (a calibration made there
-// keeps them apart all the same).
+// The plan names the convolutions run as Winograd (a kind of step of their own to a
+// calibration), as the compile builds them: where oneDNN has Winograd for the ISA (AVX-512),
+// oneDNN's, on f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more; elsewhere
+// ntpbench's, at 32 channels or more and 16 output tiles of 4x4 or more.
 TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const Backend& onednn = *FindBackend("onednn");
-  // ResNet-50 at 112: layer1's 3x3 convolutions at 28x28 over 64 channels; the rest smaller.
+  // ResNet-50 at 112: layer1's 3x3 convolutions at 28x28 over 64 channels, layer2's at 14x14
+  // over 128 (the first strided); the rest smaller.
   const ResolvedTopology t = ResolveFile("resnet50.json", {{"size", 112}});
   RunConfig config;
   const std::unique_ptr<Executable> exe = onednn.Compile(t, config);
   std::set<int> compiled;
+  bool ntpbench_kernel = false;
   for (const StepInfo& s : exe->steps()) {
-    if (!s.inlay && s.kernel.find("wino") != std::string::npos) compiled.insert(s.layer);
+    if (s.inlay || s.kernel.find("wino") == std::string::npos) continue;
+    compiled.insert(s.layer);
+    ntpbench_kernel |= s.kernel.find("ntpbench") != std::string::npos;
   }
-  // oneDNN has Winograd kernels from AVX-512 on (not under ONEDNN_MAX_CPU_ISA=AVX2): where it
-  // has none, the plan names none either.
-  const bool winograd_here = !compiled.empty();
+  ASSERT_FALSE(compiled.empty());
   std::set<int> planned;
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
     const ResolvedLayer& l = t.layers[p.layer];
-    const bool expected = winograd_here && l.op == "conv2d" && l.attrs.Ints("kernel")[0] == 3 &&
-                          l.attrs.Ints("stride")[0] == 1 && l.input_shapes[0][1] >= 64 &&
-                          l.output_shapes[0][2] >= 28;
+    const bool three_by_three =
+        l.op == "conv2d" && l.attrs.Ints("kernel")[0] == 3 && l.attrs.Ints("stride")[0] == 1;
+    const Shape& out = l.output_shapes.at(0);
+    const bool expected =
+        three_by_three && (ntpbench_kernel ? l.input_shapes[0][1] >= 32 && out[1] >= 32 &&
+                                                 ((out[2] + 3) / 4) * ((out[3] + 3) / 4) >= 16
+                                           : l.input_shapes[0][1] >= 64 && out[2] >= 28);
     EXPECT_EQ(p.algorithm == "winograd", expected) << l.name;  // the fc: f32 panels
     if (p.algorithm == "winograd") planned.insert(p.layer);
   }
   EXPECT_EQ(planned, compiled);
-  if (winograd_here) {
-    EXPECT_EQ(planned.size(), 3u);  // layer1's three bottlenecks
-  }
+  // layer1's three bottlenecks; with ntpbench's, layer2's three unstrided ones too.
+  EXPECT_EQ(planned.size(), ntpbench_kernel ? 6u : 3u);
   // A first convolution over an image's 3 channels is never Winograd (3-4x slower there), nor
-  // one over 32.
+  // one over 32; under winograd=all oneDNN's takes it, ntpbench's needs whole blocks of 8.
   const ResolvedTopology tiny = ResolveFile("tiny_cnn.json", {{"size", 64}, {"width", 32}});
   EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, "");
   config.options["winograd"] = "all";
-  EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, winograd_here ? "winograd" : "");
+  EXPECT_EQ(onednn.PlanSteps(tiny, config).front().algorithm, ntpbench_kernel ? "" : "winograd");
   config.options["winograd"] = "off";
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
     EXPECT_NE(p.algorithm, "winograd") << p.layer;

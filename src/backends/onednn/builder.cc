@@ -198,6 +198,31 @@ void Builder::ConvertHostOutput(const memory& host_output, const Shape& shape) {
       {{DNNL_ARG_FROM, host_output}, {DNNL_ARG_TO, converted}});
 }
 
+memory Builder::SharedScratch(const memory::desc& desc, size_t offset) {
+  const size_t end = offset + desc.get_size();
+  if (end > shared_scratch_bytes_) {
+    scratchpad_bytes_ += static_cast<int64_t>(end - shared_scratch_bytes_);
+    shared_scratch_bytes_ = end;
+  }
+  memory m(desc, engine_, DNNL_MEMORY_NONE);
+  shared_scratch_users_.emplace_back(m, offset);
+  return m;
+}
+
+std::vector<memory> Builder::TakeScratch() {
+  if (shared_scratch_bytes_ > 0) {
+    const memory shared(memory::desc({static_cast<memory::dim>(shared_scratch_bytes_)},
+                                     memory::data_type::u8, memory::format_tag::a),
+                        engine_);
+    auto* base = static_cast<uint8_t*>(shared.get_data_handle());
+    for (auto& [m, offset] : shared_scratch_users_) m.set_data_handle(base + offset);
+    scratch_.push_back(shared);
+    shared_scratch_users_.clear();
+    shared_scratch_bytes_ = 0;
+  }
+  return std::move(scratch_);
+}
+
 memory Builder::NewOutput(const memory::desc& desc) {
   memory out = pool_.Allocate(desc, output_name(), output_name(), index_, engine_);
   tensors_[output_name()] = out;

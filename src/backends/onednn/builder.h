@@ -90,15 +90,19 @@ std::optional<FusionPlan> PlanInvertedResidual(const ResolvedTopology& t, const 
 bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int index,
                   const ResolvedLayer* residual);
 
-// Whether a conv2d runs as Winograd F(2x2, 3x3) (dense_conv.cc says where it wins) at
-// `precision` under the option winograd=`mode`: what the compile asks oneDNN for, and what the
-// plan of steps tells a latency prediction (a kind of step of its own). False where oneDNN has no
-// Winograd kernels at the effective ISA (oneDNN 2.6: below avx512_core); the compile also falls
-// back to the direct algorithm where oneDNN has none for the post-ops, except for a residual
-// add: Winograd's kernel adds one only as a sum written over the operand (CanOverwrite), else the
-// add stays a step of its own.
+// Which Winograd kernel, if any, runs a conv2d (dense_conv.cc says where each wins) at
+// `precision`, with the layers `fusion` folds into it, under the options winograd=`mode` and
+// winograd_kernel=`kernel`: what the compile builds, and what the plan of steps tells a latency
+// prediction (a kind of step of its own). oneDNN's (oneDNN 2.6: from avx512_core) falls back to
+// the direct algorithm where oneDNN has none for the post-ops, except for a residual add: its
+// kernel adds one only as a sum written over the operand (CanOverwrite), else the add stays a
+// step of its own. ntpbench's F(4x4, 3x3) (winograd_f4x3.h) needs channels and filters in whole
+// blocks of 8 and a relu, relu6 or no activation; it reads a residual operand in its own layout.
+enum class WinogradKernel { kNone, kOnednn, kNtpbench };
+WinogradKernel WinogradFor(const ResolvedLayer& layer, Precision precision,
+                           const FusionPlan& fusion, const std::string& mode,
+                           const std::string& kernel);
 constexpr int64_t kWinogradMinChannels = 64;
-bool UsesWinograd(const ResolvedLayer& layer, Precision precision, const std::string& mode);
 // Whether oneDNN has f32 Winograd kernels at the effective ISA (asked once, then kept).
 bool HasWinogradKernels();
 
@@ -250,7 +254,12 @@ class Builder {
     scratchpad_bytes_ += static_cast<int64_t>(desc.get_size());
     return scratch_.back();
   }
-  std::vector<memory> TakeScratch() { return std::move(scratch_); }
+  // Working memory a step needs only while it runs (Winograd's transformed tiles), `offset`
+  // bytes into one buffer every such step shares (steps run one at a time), as large as the
+  // largest asks: the same bytes stay in the cache from one such step to the next. The memory
+  // points into it from TakeScratch on; host code reads the pointer from the memory as it runs.
+  memory SharedScratch(const memory::desc& desc, size_t offset);
+  std::vector<memory> TakeScratch();
   // Memory kept between inferences (a kv_cache's rows), of its own: never pooled, never written
   // over by another step; counted as workspace.
   // Starts as zeros, as every backend's cache does.
@@ -285,6 +294,8 @@ class Builder {
   bool no_step_ = false;
   std::vector<Step> steps_;
   std::vector<memory> scratch_;
+  std::vector<std::pair<memory, size_t>> shared_scratch_users_;  // each at its offset
+  size_t shared_scratch_bytes_ = 0;
   std::shared_ptr<int64_t> position_shift_ = std::make_shared<int64_t>(0);
   std::string shift_refused_;
   memory WeightMemory(const void* values, const memory::desc& user, const memory::desc& wanted);

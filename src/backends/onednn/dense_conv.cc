@@ -13,6 +13,7 @@
 #include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/known_defects.h"
 #include "src/backends/onednn/weight_only_dense.h"
+#include "src/backends/onednn/winograd_f4x3.h"
 #include "src/ops/activations.h"
 
 namespace ntpb::onednn {
@@ -366,22 +367,29 @@ void BuildMatmul(Builder& b) {
                   {DNNL_ARG_DST, mo}});
 }
 
-// The activation fused into a conv2d (its own, or a layer after it) as a clamp of its result,
-// where it is one: none, relu, clipped_relu.
-std::optional<std::pair<float, float>> ActivationClamp(const ResolvedLayer& l,
-                                                       const FusionPlan& fusion) {
+// An activation layer (none: null) as a clamp, where it is one: relu, clipped_relu.
+std::optional<std::pair<float, float>> LayerClamp(const ResolvedLayer* activation) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  const ActivationChoice own = FusedActivation(l.attrs);
-  if (own.kind == ActivationKind::kRelu) return std::make_pair(0.0f, kInf);
-  if (own.kind == ActivationKind::kClippedRelu) return std::make_pair(0.0f, own.clip);
-  if (own.kind != ActivationKind::kNone) return std::nullopt;
-  if (!fusion.activation) return std::make_pair(-kInf, kInf);
-  const std::optional<Eltwise> e = EltwiseOf(*fusion.activation);
+  if (!activation) return std::make_pair(-kInf, kInf);
+  const std::optional<Eltwise> e = EltwiseOf(*activation);
   if (e && e->algorithm == dnnl::algorithm::eltwise_relu && e->alpha == 0.0f) {
     return std::make_pair(0.0f, kInf);
   }
   if (e && e->algorithm == dnnl::algorithm::eltwise_clip) return std::make_pair(e->alpha, e->beta);
   return std::nullopt;
+}
+
+// The activation fused into a conv2d (its own, or a layer after it) as a clamp of its result,
+// where it is one: none, relu, clipped_relu.
+std::optional<std::pair<float, float>> ActivationClamp(const ResolvedLayer& l,
+                                                       const FusionPlan& fusion) {
+  const ActivationChoice own = FusedActivation(l.attrs);
+  if (own.kind == ActivationKind::kRelu) {
+    return std::make_pair(0.0f, std::numeric_limits<float>::infinity());
+  }
+  if (own.kind == ActivationKind::kClippedRelu) return std::make_pair(0.0f, own.clip);
+  if (own.kind != ActivationKind::kNone) return std::nullopt;
+  return LayerClamp(fusion.activation);
 }
 
 // A bf16 depthwise convolution on ntpbench's kernel (bf16_depthwise.h), NHWC in and out, the
@@ -474,6 +482,71 @@ void BuildInvertedResidual(Builder& b) {
   b.SetKernel("ntpbench inverted residual block (expand, depthwise, project by rows)");
 }
 
+// A conv2d on ntpbench's Winograd F(4x4, 3x3) (winograd_f4x3.h; WinogradFor says where): the
+// input transform, oneDNN's batched matmul of the 36 positions, the output transform with the
+// bias, the clamp and a fused residual add. nChw8c in and out; the add's operand is read where
+// it already has that layout (else the add is a step of its own). The transformed tiles live in
+// the scratch every such step shares.
+void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
+                           const std::vector<float>& biases) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto p = l.attrs.Ints("padding");
+  WinogradShape shape;
+  shape.batch = in[0];
+  shape.channels = in[1];
+  shape.filters = out[1];
+  shape.height = in[2];
+  shape.width = in[3];
+  shape.out_height = out[2];
+  shape.out_width = out[3];
+  shape.pad_top = p[0];
+  shape.pad_left = p[1];
+  auto kernel =
+      std::make_shared<WinogradF4x3>(shape, weights, biases, EffectiveThreads(b.config()));
+  std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
+  const memory::desc src_md(Dims(in), dt::f32, tag::nChw8c),
+      dst_md(Dims(out), dt::f32, tag::nChw8c);
+  memory residual;
+  if (b.fusion().residual) {
+    const memory operand = b.Input(b.fusion().ResidualOperand());
+    const auto after = LayerClamp(b.fusion().residual_activation);
+    if (after && operand.get_desc() == dst_md) {
+      residual = operand;
+      std::tie(kernel->residual_low, kernel->residual_high) = *after;
+    } else {
+      b.DropResidual();
+    }
+  }
+  const memory src = b.Input(l.inputs[0], src_md);
+  const memory dst = b.NewOutput(dst_md);
+  const memory::dim positions = kWinogradPositions, tiles = shape.tiles();
+  const memory::desc v_md({positions, tiles, in[1]}, dt::f32, tag::abc),
+      m_md({positions, tiles, out[1]}, dt::f32, tag::abc),
+      u_md({positions, in[1], out[1]}, dt::f32, tag::abc);
+  const dnnl::matmul::primitive_desc pd(
+      dnnl::matmul::desc(v_md, memory::desc(u_md.dims(), dt::f32, tag::any), m_md),
+      UserScratchpad(), b.engine());
+  constexpr size_t kAlign = 4096;
+  const memory v = b.SharedScratch(v_md, 0);
+  const memory m = b.SharedScratch(m_md, (v_md.get_size() + kAlign - 1) / kAlign * kAlign);
+  const memory u = b.WeightMemory(kernel->transformed_weights(), u_md, pd.weights_desc());
+  std::shared_ptr<const WinogradF4x3> run = std::move(kernel);
+  b.AddHost([run, src, v] {
+    run->TransformInput(static_cast<const float*>(src.get_data_handle()),
+                        static_cast<float*>(v.get_data_handle()));
+  });
+  b.AddPrimitive(pd, dnnl::matmul(pd),
+                 {{DNNL_ARG_SRC, v}, {DNNL_ARG_WEIGHTS, u}, {DNNL_ARG_DST, m}});
+  b.AddHost([run, m, residual, dst] {
+    run->TransformOutput(static_cast<const float*>(m.get_data_handle()),
+                         residual ? static_cast<const float*>(residual.get_data_handle()) : nullptr,
+                         static_cast<float*>(dst.get_data_handle()));
+  });
+  b.SetKernel(std::string("ntpbench winograd F(4x4,3x3) + ") + pd.impl_info_str());
+}
+
 // oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
 bool IsFallbackKernel(const dnnl::primitive_desc_base& d) {
   const std::string impl = d.impl_info_str();
@@ -496,6 +569,9 @@ void BuildConv(Builder& b) {
   if (WidensBf16Depthwise(l, b.config().precision, b.option("bf16_depthwise"), b.fusion())) {
     return BuildWidenedBf16Depthwise(b, weights, biases);
   }
+  const WinogradKernel winograd = WinogradFor(l, b.config().precision, b.fusion(),
+                                              b.option("winograd"), b.option("winograd_kernel"));
+  if (winograd == WinogradKernel::kNtpbench) return BuildNtpbenchWinograd(b, weights, biases);
   HostPrecision hp =
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
   // The residual operand and in-place choice `pd` was made with (made again after
@@ -504,7 +580,7 @@ void BuildConv(Builder& b) {
   bool pd_in_place = false, with_add_in_place = false;
   const bool bias = !biases.empty();
   const memory::desc bias_md = bias ? memory::desc({filters}, dt::f32, tag::a) : memory::desc();
-  const dnnl::algorithm algorithm = UsesWinograd(l, b.config().precision, b.option("winograd"))
+  const dnnl::algorithm algorithm = winograd == WinogradKernel::kOnednn
                                         ? dnnl::algorithm::convolution_winograd
                                         : dnnl::algorithm::convolution_direct;
   // The activations' layout: oneDNN's pick, or NHWC for a grouped convolution (below).
@@ -769,20 +845,42 @@ bool HasWinogradKernels() {
   return has;
 }
 
-bool UsesWinograd(const ResolvedLayer& l, Precision precision, const std::string& mode) {
+// ntpbench's F(4x4, 3x3) (winograd_f4x3.h) where oneDNN has no Winograd: on a 2-core Zen 3 VM
+// (AVX2), 2 threads, f32, alone against oneDNN 2.6's direct jit:avx2 (nChw8c, with a bias),
+// batch 1: 56x56 64 channels 0.69 ms against 1.80, 28x28 128 0.59 against 1.90, 14x14 256 0.94
+// against 2.02, 7x7 512 4.93 against 2.73 (four tiles: the matmul's rows are too few for the 9.4
+// MiB of transformed weights), the same at batch 4 (16 tiles) 6.2 against 11.0; 56x56 32
+// channels 0.36 against 0.41, 16 channels 0.18 against 0.13. Hence: 16 tiles or more over the
+// batch, 32 channels in and out or more.
+constexpr int64_t kNtpbenchWinogradMinChannels = 32, kNtpbenchWinogradMinTiles = 16;
+
+WinogradKernel WinogradFor(const ResolvedLayer& l, Precision precision, const FusionPlan& fusion,
+                           const std::string& mode, const std::string& kernel) {
   if (l.op != "conv2d" || mode == "off" || precision == Precision::kBf16 ||
-      precision == Precision::kI8 || !HasWinogradKernels()) {
-    return false;
+      precision == Precision::kI8) {
+    return WinogradKernel::kNone;
   }
   const Shape& in = l.input_shapes[0];
   const Shape& out = l.output_shapes[0];
   const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), d = l.attrs.Ints("dilation");
   const bool shape_ok = k[0] == 3 && k[1] == 3 && s[0] == 1 && s[1] == 1 && d[0] == 1 &&
                         d[1] == 1 && l.attrs.Int("groups") == 1 && in.size() == 4;
-  if (!shape_ok) return false;
-  if (mode == "all") return true;
-  return in[1] >= kWinogradMinChannels && out[1] >= kWinogradMinChannels &&
-         out[2] * out[3] >= 28 * 28;
+  if (!shape_ok) return WinogradKernel::kNone;
+  // winograd_kernel=onednn named (a calibration made on another machine, planned here): what it
+  // asks for, though this machine's oneDNN has none (its compile then runs direct).
+  const bool ntpbench = kernel == "ntpbench" || (kernel == "auto" && !HasWinogradKernels());
+  if (!ntpbench) {
+    const bool wins = in[1] >= kWinogradMinChannels && out[1] >= kWinogradMinChannels &&
+                      out[2] * out[3] >= 28 * 28;
+    return mode == "all" || wins ? WinogradKernel::kOnednn : WinogradKernel::kNone;
+  }
+  if (in[1] % kWinogradBlock != 0 || out[1] % kWinogradBlock != 0 || !ActivationClamp(l, fusion)) {
+    return WinogradKernel::kNone;
+  }
+  const int64_t tiles = out[0] * ((out[2] + 3) / 4) * ((out[3] + 3) / 4);
+  const bool wins = in[1] >= kNtpbenchWinogradMinChannels &&
+                    out[1] >= kNtpbenchWinogradMinChannels && tiles >= kNtpbenchWinogradMinTiles;
+  return mode == "all" || wins ? WinogradKernel::kNtpbench : WinogradKernel::kNone;
 }
 
 void AddDenseConvOps(OpTable* table) {

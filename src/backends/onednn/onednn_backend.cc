@@ -313,7 +313,16 @@ class OnednnBackend : public Backend {
         {"winograd",
          {"auto", "off", "all"},
          "NTPB_ONEDNN_WINOGRAD",
-         "Winograd for f32 3x3 stride-1 convolutions: auto (outputs of 28x28 or more), off, all"},
+         "Winograd for f32 3x3 stride-1 convolutions: auto (where it wins: oneDNN's kernel at "
+         "outputs of 28x28 or more and 64 channels or more, ntpbench's at 16 output tiles of 4x4 "
+         "or more over the batch and 32 channels or more), off, all"},
+        {"winograd_kernel",
+         {"auto", "onednn", "ntpbench"},
+         "NTPB_ONEDNN_WINOGRAD_KERNEL",
+         "which Winograd: onednn (oneDNN's, which 2.6 has from AVX-512 on; none below), ntpbench "
+         "(F(4x4,3x3): its own input and output transforms around oneDNN's batched matmul, "
+         "channels in blocks of 8); auto: oneDNN's where it has one, else ntpbench's",
+         "onednn"},
         {"dense",
          {"auto", "matmul", "conv1x1"},
          "NTPB_ONEDNN_DENSE",
@@ -369,21 +378,26 @@ class OnednnBackend : public Backend {
     };
   }
 
-  // Those PlanSteps reads; bf16_depthwise=auto asks the CPU (WidensBf16Depthwise), winograd=auto
-  // is off where oneDNN has no Winograd kernels at the effective ISA (below AVX-512), else a
-  // matter of shapes, and inverted_residual=auto large where its kernel is built for AVX-512,
-  // else off.
+  // Those PlanSteps reads; bf16_depthwise=auto asks the CPU (WidensBf16Depthwise),
+  // winograd_kernel=auto is oneDNN's where it has Winograd kernels at the effective ISA
+  // (AVX-512), else ntpbench's (winograd is off where the kernel is oneDNN's and it has none),
+  // and inverted_residual=auto large where its kernel is built for AVX-512, else off.
   std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
     std::map<std::string, std::string> choices;
-    for (const char* name :
-         {"fusion", "winograd", "bf16_dense", "f32_dense", "bf16_depthwise", "inverted_residual"}) {
+    for (const char* name : {"fusion", "winograd", "winograd_kernel", "bf16_dense", "f32_dense",
+                             "bf16_depthwise", "inverted_residual"}) {
       choices[name] = options.at(name);
     }
     if (choices.at("bf16_depthwise") == "auto") {
       choices["bf16_depthwise"] = AutoTakesOnednnBf16Depthwise() ? "onednn" : "widened";
     }
-    if (!HasWinogradKernels()) choices["winograd"] = "off";
+    if (choices.at("winograd_kernel") == "auto") {
+      choices["winograd_kernel"] = HasWinogradKernels() ? "onednn" : "ntpbench";
+    }
+    if (choices.at("winograd_kernel") == "onednn" && !HasWinogradKernels()) {
+      choices["winograd"] = "off";
+    }
     if (choices.at("inverted_residual") == "auto") {
       choices["inverted_residual"] = InvertedResidualBuiltForAvx512() ? "large" : "off";
     }
@@ -449,8 +463,10 @@ class OnednnBackend : public Backend {
           (l.op == "dense" && precision == Precision::kI8)) {
         plan.DropResidual();
       }
-      const bool winograd = UsesWinograd(l, precision, options.at("winograd"));
-      if (winograd && plan.residual &&
+      const WinogradKernel kernel =
+          WinogradFor(l, precision, plan, options.at("winograd"), options.at("winograd_kernel"));
+      const bool winograd = kernel != WinogradKernel::kNone;
+      if (kernel == WinogradKernel::kOnednn && plan.residual &&
           !CanOverwrite(t, plan.ResidualOperand(), static_cast<int>(i), plan.residual)) {
         plan.DropResidual();
       }
