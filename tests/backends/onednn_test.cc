@@ -1514,61 +1514,68 @@ TEST(OnednnWinograd, EveryThreeByThreeConvolutionMatchesTheReference) {
   }
 }
 
-// ntpbench's Winograd F(4x4, 3x3) (winograd_f4x3.h), on any machine: odd sizes whose last
-// tiles hang over the output, a batch of 2, paddings of 1, 0 and uneven, a folded batchnorm, a
-// relu and a relu6, a residual add and its relu fused into the output transform; a convolution
-// whose filters are no whole blocks of 8 stays direct. Each step against the reference; the
-// plan names the same steps Winograd that the compile builds so.
+// ntpbench's Winograd (winograd_3x3.h), on any machine, F(2x2, 3x3) at the smaller input and
+// F(4x4, 3x3) at the larger: odd sizes whose last tiles hang over the output, a batch of 2,
+// paddings of 1, 0 and uneven, a folded batchnorm, a relu and a relu6, a residual add and its
+// relu fused into the output transform; a convolution whose filters are no whole blocks of 8
+// stays direct. Each step against the reference; the plan names the same steps Winograd that
+// the compile builds so.
 TEST(OnednnWinograd, NtpbenchsKernelMatchesTheReference) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
-  const ResolvedTopology topology =
-      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "wino",
-        "inputs": [{"name": "x", "shape": [2, 16, 13, 11]}],
-        "layers": [
-          {"name": "c0", "op": "conv2d", "filters": 24, "kernel": 3, "padding": 1,
-           "activation": "relu"},
-          {"name": "c1", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 0, "bias": false},
-          {"name": "c1_bn", "op": "batchnorm"},
-          {"name": "c1_relu6", "op": "clipped_relu", "clip": 6},
-          {"name": "c2", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1},
-          {"name": "a2", "op": "add", "inputs": ["c2", "c1_relu6"]},
-          {"name": "r2", "op": "relu"},
-          {"name": "c3", "op": "conv2d", "filters": 40, "kernel": 3, "padding": [2, 0, 1, 1]},
-          {"name": "c4", "op": "conv2d", "filters": 20, "kernel": 3, "padding": 1}],
-        "outputs": ["c4"]})",
-                                "wino.json"),
-              {});
-  RunConfig config = OpConfig();
-  config.options["winograd"] = "all";
-  config.options["winograd_kernel"] = "ntpbench";
-  const ScopedEnv keep = KeepEveryTensor();
-  const RanBoth r = RunBoth(topology, config, Precision::kF32);
-  for (const char* tensor : {"c0", "c1_relu6", "r2", "c3", "c4"}) {
-    ExpectClose(r, tensor, kF32Tolerance, 0.99999, tensor);
+  for (const auto& [size, tile] : {std::make_pair("13, 11", "2x2"), {"29, 27", "4x4"}}) {
+    const ResolvedTopology topology =
+        Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "wino",
+          "inputs": [{"name": "x", "shape": [2, 16, )" +
+                                      std::string(size) + R"(]}],
+          "layers": [
+            {"name": "c0", "op": "conv2d", "filters": 24, "kernel": 3, "padding": 1,
+             "activation": "relu"},
+            {"name": "c1", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 0, "bias": false},
+            {"name": "c1_bn", "op": "batchnorm"},
+            {"name": "c1_relu6", "op": "clipped_relu", "clip": 6},
+            {"name": "c2", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1},
+            {"name": "a2", "op": "add", "inputs": ["c2", "c1_relu6"]},
+            {"name": "r2", "op": "relu"},
+            {"name": "c3", "op": "conv2d", "filters": 40, "kernel": 3, "padding": [2, 0, 1, 1]},
+            {"name": "c4", "op": "conv2d", "filters": 20, "kernel": 3, "padding": 1}],
+          "outputs": ["c4"]})",
+                                  "wino.json"),
+                {});
+    const std::string at = std::string(size) + ": ";
+    RunConfig config = OpConfig();
+    config.options["winograd"] = "all";
+    config.options["winograd_kernel"] = "ntpbench";
+    const ScopedEnv keep = KeepEveryTensor();
+    const RanBoth r = RunBoth(topology, config, Precision::kF32);
+    for (const char* tensor : {"c0", "c1_relu6", "r2", "c3", "c4"}) {
+      ExpectClose(r, tensor, kF32Tolerance, 0.99999, at + tensor);
+    }
+    std::map<std::string, std::string> kernels;
+    std::set<std::string> compiled, planned;
+    for (const StepInfo& s : r.onednn->steps()) {
+      if (s.inlay) continue;
+      kernels[s.name] = s.kernel;
+      if (s.kernel.find("ntpbench winograd") == std::string::npos) continue;
+      compiled.insert(s.name);
+      EXPECT_NE(s.kernel.find(std::string("F(") + tile), std::string::npos) << at << s.kernel;
+    }
+    EXPECT_EQ(compiled, (std::set<std::string>{"c0", "c1", "c2", "c3"})) << at;
+    EXPECT_EQ(kernels.count("a2"), 0u) << at << "the add is fused into c2's output transform";
+    EXPECT_EQ(kernels["c4"].find("winograd"), std::string::npos) << at << kernels["c4"];
+    config.precision = Precision::kF32;
+    for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+      if (p.algorithm == "winograd") planned.insert(topology.layers[p.layer].name);
+    }
+    EXPECT_EQ(planned, compiled) << at;
+    // auto: 32 channels in and out or more (c2, c3; c0 and c1 read fewer), and 32 output tiles
+    // of 2x2 or more.
+    config.options["winograd"] = "auto";
+    planned.clear();
+    for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+      if (p.algorithm == "winograd") planned.insert(topology.layers[p.layer].name);
+    }
+    EXPECT_EQ(planned, (std::set<std::string>{"c2", "c3"})) << at;
   }
-  std::map<std::string, std::string> kernels;
-  std::set<std::string> compiled, planned;
-  for (const StepInfo& s : r.onednn->steps()) {
-    if (s.inlay) continue;
-    kernels[s.name] = s.kernel;
-    if (s.kernel.find("ntpbench winograd") != std::string::npos) compiled.insert(s.name);
-  }
-  EXPECT_EQ(compiled, (std::set<std::string>{"c0", "c1", "c2", "c3"}));
-  EXPECT_EQ(kernels.count("a2"), 0u) << "the add is fused into c2's output transform";
-  EXPECT_EQ(kernels["c4"].find("winograd"), std::string::npos) << kernels["c4"];
-  config.precision = Precision::kF32;
-  for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
-    if (p.algorithm == "winograd") planned.insert(topology.layers[p.layer].name);
-  }
-  EXPECT_EQ(planned, compiled);
-  // auto: 16 output tiles of 4x4 or more and 32 channels or more; c2 has 2 x 3 x 3 tiles of
-  // 32 channels (the others fewer channels).
-  config.options["winograd"] = "auto";
-  planned.clear();
-  for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
-    if (p.algorithm == "winograd") planned.insert(topology.layers[p.layer].name);
-  }
-  EXPECT_EQ(planned, (std::set<std::string>{"c2"}));
 }
 
 // A whole topology in bf16: its outputs against Eigen f32, with the numbers a run reports.

@@ -309,7 +309,8 @@ TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
 // The plan names the convolutions run as Winograd (a kind of step of their own to a
 // calibration), as the compile builds them: where oneDNN has Winograd for the ISA (AVX-512),
 // oneDNN's, on f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more; elsewhere
-// ntpbench's, at 32 channels or more and 16 output tiles of 4x4 or more.
+// ntpbench's, at 32 channels or more and 32 output tiles of 2x2 or more (F(4x4) where there are
+// 32 of 4x4).
 TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const Backend& onednn = *FindBackend("onednn");
@@ -334,7 +335,7 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
     const Shape& out = l.output_shapes.at(0);
     const bool expected =
         three_by_three && (ntpbench_kernel ? l.input_shapes[0][1] >= 32 && out[1] >= 32 &&
-                                                 ((out[2] + 3) / 4) * ((out[3] + 3) / 4) >= 16
+                                                 ((out[2] + 1) / 2) * ((out[3] + 1) / 2) >= 32
                                            : l.input_shapes[0][1] >= 64 && out[2] >= 28);
     EXPECT_EQ(p.algorithm == "winograd", expected) << l.name;  // the fc: f32 panels
     if (p.algorithm == "winograd") planned.insert(p.layer);
@@ -448,12 +449,21 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   }
   c.backend_choices = {{"winograd", "off"}};
   EXPECT_EQ(winograd(), 0);
+  // Which Winograd plans as the calibrated machine chose, whatever this one has: a calibration
+  // from before ntpbench's kernel (no winograd_kernel) planned oneDNN's (layer1's three 3x3
+  // convolutions at 28x28), one that chose ntpbench's plans its shapes (layer2's three unstrided
+  // ones at 14x14 too).
+  c.backend_choices = {{"winograd", "auto"}};
+  EXPECT_EQ(winograd(), 3);
+  c.backend_choices = {{"winograd", "auto"}, {"winograd_kernel", "ntpbench"}};
+  EXPECT_EQ(winograd(), 6);
   // An option this ntpbench no longer has is left out (what `predict --check` runs with too);
   // one added since the calibration was made runs as before it existed.
   c.backend_choices = {{"bf16_depthwise", "widened"}, {"retired_option", "on"}};
   EXPECT_EQ(CalibratedOptions(c, *onednn),
             (std::map<std::string, std::string>{{"bf16_depthwise", "widened"},
-                                                {"inverted_residual", "off"}}));
+                                                {"inverted_residual", "off"},
+                                                {"winograd_kernel", "onednn"}}));
   // MobileNet v2's large inverted residual blocks are one step each where the calibration chose
   // so, three convolutions in a calibration from before the option.
   const ResolvedTopology mobilenet224 = ResolveFile("mobilenet_v2.json", {});

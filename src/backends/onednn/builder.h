@@ -96,8 +96,9 @@ bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int inde
 // prediction (a kind of step of its own). oneDNN's (oneDNN 2.6: from avx512_core) falls back to
 // the direct algorithm where oneDNN has none for the post-ops, except for a residual add: its
 // kernel adds one only as a sum written over the operand (CanOverwrite), else the add stays a
-// step of its own. ntpbench's F(4x4, 3x3) (winograd_f4x3.h) needs channels and filters in whole
-// blocks of 8 and a relu, relu6 or no activation; it reads a residual operand in its own layout.
+// step of its own. ntpbench's F(4x4, 3x3) or F(2x2, 3x3) (winograd_3x3.h) needs channels and
+// filters in whole blocks of 8 and a relu, relu6 or no activation; it reads a residual operand
+// in its own layout.
 enum class WinogradKernel { kNone, kOnednn, kNtpbench };
 WinogradKernel WinogradFor(const ResolvedLayer& layer, Precision precision,
                            const FusionPlan& fusion, const std::string& mode,

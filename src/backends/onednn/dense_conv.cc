@@ -13,7 +13,7 @@
 #include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/known_defects.h"
 #include "src/backends/onednn/weight_only_dense.h"
-#include "src/backends/onednn/winograd_f4x3.h"
+#include "src/backends/onednn/winograd_3x3.h"
 #include "src/ops/activations.h"
 
 namespace ntpb::onednn {
@@ -482,11 +482,26 @@ void BuildInvertedResidual(Builder& b) {
   b.SetKernel("ntpbench inverted residual block (expand, depthwise, project by rows)");
 }
 
-// A conv2d on ntpbench's Winograd F(4x4, 3x3) (winograd_f4x3.h; WinogradFor says where): the
-// input transform, oneDNN's batched matmul of the 36 positions, the output transform with the
-// bias, the clamp and a fused residual add. nChw8c in and out; the add's operand is read where
-// it already has that layout (else the add is a step of its own). The transformed tiles live in
-// the scratch every such step shares.
+// ntpbench's Winograd tiles: F(4x4, 3x3) where the output has 32 tiles of 4x4 or more over the
+// batch, else F(2x2, 3x3) where it has 32 of 2x2: 4x the rows a product over 16 positions
+// instead of 36, and less than half the transformed weights, which a small output reads for few
+// tiles. In ResNet-50 at batch 1 on a 2-core Zen 3 VM (2 threads, f32), the 14x14 layers over
+// 256 channels ran 1.16-1.29 ms as F(2x2) (49 tiles), 1.6-1.9 as F(4x4) (16 tiles; oneDNN's
+// matmul for the products), 2.1 direct; the 7x7 ones over 512 (16 tiles of 2x2, 16.8 MB of
+// transformed weights read from memory) 2.5-2.8 as F(2x2), as direct.
+constexpr int64_t kNtpbenchWinogradMinTiles = 32;
+int64_t WinogradTiles(const Shape& out, int64_t tile) {
+  return out[0] * ((out[2] + tile - 1) / tile) * ((out[3] + tile - 1) / tile);
+}
+int64_t WinogradTile(const ResolvedLayer& l) {
+  return WinogradTiles(l.output_shapes[0], 4) >= kNtpbenchWinogradMinTiles ? 4 : 2;
+}
+
+// A conv2d on ntpbench's Winograd (winograd_3x3.h; WinogradFor says where, and which tile):
+// the input transform, each position's product on ntpbench's panels, the output transform with
+// the bias, the clamp and a fused residual add. nChw8c in and out; the add's operand is read
+// where it already has that layout (else the add is a step of its own). The transformed tiles
+// and their products live in the scratch every such step shares.
 void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
                            const std::vector<float>& biases) {
   const ResolvedLayer& l = b.layer();
@@ -494,6 +509,7 @@ void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
   const Shape& out = l.output_shapes[0];
   const auto p = l.attrs.Ints("padding");
   WinogradShape shape;
+  shape.tile = WinogradTile(l);
   shape.batch = in[0];
   shape.channels = in[1];
   shape.filters = out[1];
@@ -503,8 +519,7 @@ void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
   shape.out_width = out[3];
   shape.pad_top = p[0];
   shape.pad_left = p[1];
-  auto kernel =
-      std::make_shared<WinogradF4x3>(shape, weights, biases, EffectiveThreads(b.config()));
+  auto kernel = std::make_shared<Winograd3x3>(shape, weights, biases, EffectiveThreads(b.config()));
   std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
   const memory::desc src_md(Dims(in), dt::f32, tag::nChw8c),
       dst_md(Dims(out), dt::f32, tag::nChw8c);
@@ -521,30 +536,20 @@ void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
   }
   const memory src = b.Input(l.inputs[0], src_md);
   const memory dst = b.NewOutput(dst_md);
-  const memory::dim positions = kWinogradPositions, tiles = shape.tiles();
-  const memory::desc v_md({positions, tiles, in[1]}, dt::f32, tag::abc),
-      m_md({positions, tiles, out[1]}, dt::f32, tag::abc),
-      u_md({positions, in[1], out[1]}, dt::f32, tag::abc);
-  const dnnl::matmul::primitive_desc pd(
-      dnnl::matmul::desc(v_md, memory::desc(u_md.dims(), dt::f32, tag::any), m_md),
-      UserScratchpad(), b.engine());
-  constexpr size_t kAlign = 4096;
-  const memory v = b.SharedScratch(v_md, 0);
-  const memory m = b.SharedScratch(m_md, (v_md.get_size() + kAlign - 1) / kAlign * kAlign);
-  const memory u = b.WeightMemory(kernel->transformed_weights(), u_md, pd.weights_desc());
-  std::shared_ptr<const WinogradF4x3> run = std::move(kernel);
-  b.AddHost([run, src, v] {
-    run->TransformInput(static_cast<const float*>(src.get_data_handle()),
-                        static_cast<float*>(v.get_data_handle()));
+  constexpr int64_t kAlign = 1024;  // floats: 4 KiB
+  const int64_t v_floats = (kernel->input_floats() + kAlign - 1) / kAlign * kAlign;
+  const memory v = b.SharedScratch(memory::desc({v_floats}, dt::f32, tag::a), 0);
+  const memory m = b.SharedScratch(memory::desc({kernel->product_floats()}, dt::f32, tag::a),
+                                   static_cast<size_t>(v_floats) * sizeof(float));
+  b.AddHost([run = std::shared_ptr<const Winograd3x3>(std::move(kernel)), src, residual, dst, v,
+             m] {
+    run->Run(static_cast<const float*>(src.get_data_handle()),
+             residual ? static_cast<const float*>(residual.get_data_handle()) : nullptr,
+             static_cast<float*>(dst.get_data_handle()), static_cast<float*>(v.get_data_handle()),
+             static_cast<float*>(m.get_data_handle()));
   });
-  b.AddPrimitive(pd, dnnl::matmul(pd),
-                 {{DNNL_ARG_SRC, v}, {DNNL_ARG_WEIGHTS, u}, {DNNL_ARG_DST, m}});
-  b.AddHost([run, m, residual, dst] {
-    run->TransformOutput(static_cast<const float*>(m.get_data_handle()),
-                         residual ? static_cast<const float*>(residual.get_data_handle()) : nullptr,
-                         static_cast<float*>(dst.get_data_handle()));
-  });
-  b.SetKernel(std::string("ntpbench winograd F(4x4,3x3) + ") + pd.impl_info_str());
+  b.SetKernel("ntpbench winograd F(" + std::to_string(shape.tile) + "x" +
+              std::to_string(shape.tile) + ",3x3)");
 }
 
 // oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
@@ -845,14 +850,13 @@ bool HasWinogradKernels() {
   return has;
 }
 
-// ntpbench's F(4x4, 3x3) (winograd_f4x3.h) where oneDNN has no Winograd: on a 2-core Zen 3 VM
-// (AVX2), 2 threads, f32, alone against oneDNN 2.6's direct jit:avx2 (nChw8c, with a bias),
-// batch 1: 56x56 64 channels 0.69 ms against 1.80, 28x28 128 0.59 against 1.90, 14x14 256 0.94
-// against 2.02, 7x7 512 4.93 against 2.73 (four tiles: the matmul's rows are too few for the 9.4
-// MiB of transformed weights), the same at batch 4 (16 tiles) 6.2 against 11.0; 56x56 32
-// channels 0.36 against 0.41, 16 channels 0.18 against 0.13. Hence: 16 tiles or more over the
-// batch, 32 channels in and out or more.
-constexpr int64_t kNtpbenchWinogradMinChannels = 32, kNtpbenchWinogradMinTiles = 16;
+// ntpbench's Winograd (winograd_3x3.h) where oneDNN has none: on a 2-core Zen 3 VM (AVX2), 2
+// threads, f32, batch 1, alone against oneDNN 2.6's direct jit:avx2 (nChw8c, with a bias):
+// F(4x4) at 56x56 over 64 channels 0.69 ms against 1.80, 28x28 128 0.59 against 1.90, 7x7 512
+// (4 tiles, 37.7 MB of transformed weights) 4.9 against 2.7; F(2x2) at 14x14 256 0.93 against
+// 1.92; 56x56 32 channels 0.36 against 0.41, 16 channels 0.18 against 0.13. Hence 32 channels in
+// and out or more, and the tiles WinogradTile says.
+constexpr int64_t kNtpbenchWinogradMinChannels = 32;
 
 WinogradKernel WinogradFor(const ResolvedLayer& l, Precision precision, const FusionPlan& fusion,
                            const std::string& mode, const std::string& kernel) {
@@ -877,9 +881,9 @@ WinogradKernel WinogradFor(const ResolvedLayer& l, Precision precision, const Fu
   if (in[1] % kWinogradBlock != 0 || out[1] % kWinogradBlock != 0 || !ActivationClamp(l, fusion)) {
     return WinogradKernel::kNone;
   }
-  const int64_t tiles = out[0] * ((out[2] + 3) / 4) * ((out[3] + 3) / 4);
   const bool wins = in[1] >= kNtpbenchWinogradMinChannels &&
-                    out[1] >= kNtpbenchWinogradMinChannels && tiles >= kNtpbenchWinogradMinTiles;
+                    out[1] >= kNtpbenchWinogradMinChannels &&
+                    WinogradTiles(out, WinogradTile(l)) >= kNtpbenchWinogradMinTiles;
   return mode == "all" || wins ? WinogradKernel::kNtpbench : WinogradKernel::kNone;
 }
 

@@ -314,14 +314,15 @@ class OnednnBackend : public Backend {
          {"auto", "off", "all"},
          "NTPB_ONEDNN_WINOGRAD",
          "Winograd for f32 3x3 stride-1 convolutions: auto (where it wins: oneDNN's kernel at "
-         "outputs of 28x28 or more and 64 channels or more, ntpbench's at 16 output tiles of 4x4 "
+         "outputs of 28x28 or more and 64 channels or more, ntpbench's at 32 output tiles of 2x2 "
          "or more over the batch and 32 channels or more), off, all"},
         {"winograd_kernel",
          {"auto", "onednn", "ntpbench"},
          "NTPB_ONEDNN_WINOGRAD_KERNEL",
          "which Winograd: onednn (oneDNN's, which 2.6 has from AVX-512 on; none below), ntpbench "
-         "(F(4x4,3x3): its own input and output transforms around oneDNN's batched matmul, "
-         "channels in blocks of 8); auto: oneDNN's where it has one, else ntpbench's",
+         "(F(4x4,3x3) where the output has 32 tiles of 4x4, else F(2x2,3x3): transforms and "
+         "products on panels of its own, channels in blocks of 8); auto: oneDNN's where it has "
+         "one, else ntpbench's",
          "onednn"},
         {"dense",
          {"auto", "matmul", "conv1x1"},
