@@ -131,6 +131,19 @@ bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmu
   return rows >= kConvolutionRows || b.quantized();
 }
 
+dnnl::convolution_forward::desc DenseAsConvolutionDesc(int64_t rows, int64_t k, int64_t units,
+                                                       memory::data_type src,
+                                                       memory::data_type weights,
+                                                       memory::data_type dst, bool bias) {
+  using tag = memory::format_tag;
+  return dnnl::convolution_forward::desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      memory::desc({1, k, rows, 1}, src, tag::nhwc),
+      memory::desc({units, k, 1, 1}, weights, tag::any),
+      bias ? memory::desc({units}, memory::data_type::f32, tag::x) : memory::desc(),
+      memory::desc({1, units, rows, 1}, dst, tag::nhwc), {1, 1}, {0, 0}, {0, 0});
+}
+
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config) {
   const int64_t bytes = Analyze(t, Precision::kF32).total.weight_traffic_bytes;
   const int64_t cache = config.last_level_cache_bytes > 0 ? config.last_level_cache_bytes

@@ -323,6 +323,13 @@ class Builder {
 // against 26-31 us for the network on that VM; jit_uni_int8_1x1:avx2).
 // Option onednn.dense: auto (as said), matmul, conv1x1 (wherever the product is f32 or i8).
 bool DenseAsConvolution(const Builder& b, int64_t rows, const std::string& matmul_kernel);
+// That convolution: [rows, k] x [k, units] over an NHWC [1, k, rows, 1] source into an NHWC
+// [1, units, rows, 1] destination (the matrices' bytes), weights {units, k, 1, 1} in the layout
+// oneDNN picks (the [k, units] matrix is their iohw), an f32 bias of `units` where `bias`.
+dnnl::convolution_forward::desc DenseAsConvolutionDesc(int64_t rows, int64_t k, int64_t units,
+                                                       memory::data_type src,
+                                                       memory::data_type weights,
+                                                       memory::data_type dst, bool bias);
 
 // One builder per IR op; adding an op adds one entry (see the op family files).
 using OpBuilder = void (*)(Builder&);

@@ -273,14 +273,8 @@ void BuildDense(Builder& b) {
   const dnnl::matmul::desc mm_desc(
       mm_src, memory::desc({k, units}, hp.weights, tag::any),
       bias ? memory::desc({1, units}, dt::f32, tag::ab) : memory::desc(), mm_dst);
-  const memory::desc cv_src({1, k, rows, 1}, hp.src, tag::nhwc),
-      cv_dst({1, units, rows, 1}, hp.dst, tag::nhwc);
   auto conv_desc = [&] {
-    return dnnl::convolution_forward::desc(
-        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, cv_src,
-        memory::desc({units, k, 1, 1}, hp.weights, tag::any),
-        bias ? memory::desc({units}, dt::f32, tag::x) : memory::desc(), cv_dst, {1, 1}, {0, 0},
-        {0, 0});
+    return DenseAsConvolutionDesc(rows, k, units, hp.src, hp.weights, hp.dst, bias);
   };
   // Each route's primitive with the attributes given; the convolution only where oneDNN has a
   // JIT kernel for it.
@@ -326,8 +320,9 @@ void BuildDense(Builder& b) {
   const memory out = b.NewOutput(PlainDesc(
       b.fusion().residual ? b.fusion().residual->output_shapes[0] : l.output_shapes[0], hp.dst));
   Args args = {
-      {DNNL_ARG_SRC, memory(conv ? cv_src : mm_src, b.engine(), src_all.get_data_handle())},
-      {DNNL_ARG_DST, memory(conv ? cv_dst : mm_dst, b.engine(), out.get_data_handle())}};
+      {DNNL_ARG_SRC,
+       memory(conv ? conv->src_desc() : mm_src, b.engine(), src_all.get_data_handle())},
+      {DNNL_ARG_DST, memory(conv ? conv->dst_desc() : mm_dst, b.engine(), out.get_data_handle())}};
   if (residual) {
     args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(ResidualPostOpIndex(b)) | DNNL_ARG_SRC_1] = residual;
   }

@@ -315,15 +315,10 @@ void BuildDecomposed(Builder& b, bool lstm) {
     const int64_t rows = n * t_len, columns = dirs * gh;
     std::optional<dnnl::convolution_forward::primitive_desc> conv;
     if (!q && projection_type == dt::f32 && DenseAsConvolution(b, rows, pd.impl_info_str())) {
-      const memory::desc cv_src({1, c, rows, 1}, dt::f32, tag::nhwc),
-          cv_dst({1, columns, rows, 1}, dt::f32, tag::nhwc);
       try {
         dnnl::convolution_forward::primitive_desc cv(
-            dnnl::convolution_forward::desc(
-                dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, cv_src,
-                memory::desc({columns, c, 1, 1}, dt::f32, tag::any),
-                memory::desc({columns}, dt::f32, tag::x), cv_dst, {1, 1}, {0, 0}, {0, 0}),
-            attr, b.engine());
+            DenseAsConvolutionDesc(rows, c, columns, dt::f32, dt::f32, dt::f32, true), attr,
+            b.engine());
         if (std::string(cv.impl_info_str()).find("ref") == std::string::npos) conv = cv;
       } catch (const dnnl::error&) {
       }
