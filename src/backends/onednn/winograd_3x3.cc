@@ -138,6 +138,14 @@ void PanelTileOf(const float* a, int64_t lda, const float* b, int64_t depth, flo
 // the L1 cache while every row tile passes over them.
 constexpr int64_t kDepthBlock = 128;
 
+// The last `rows` (< kPanelRows) rows of a panel: one register tile of that many.
+template <int kBlocks, int kRows = kPanelRows - 1>
+void LastRows(int64_t rows, const float* a, int64_t lda, const float* b, int64_t depth, float* c,
+              int64_t ldc, bool add) {
+  if (rows == kRows) return PanelTileOf<kRows, kBlocks>(a, lda, b, depth, c, ldc, add);
+  if constexpr (kRows > 1) LastRows<kBlocks, kRows - 1>(rows, a, lda, b, depth, c, ldc, add);
+}
+
 // All `rows` rows of a panel of width kBlocks * 8.
 template <int kBlocks>
 void PanelRows(const float* a, int64_t rows, int64_t lda, const float* b, int64_t depth, float* c,
@@ -151,27 +159,7 @@ void PanelRows(const float* a, int64_t rows, int64_t lda, const float* b, int64_
     for (; r + kPanelRows <= rows; r += kPanelRows) {
       PanelTileOf<kPanelRows, kBlocks>(ak + r * lda, lda, bk, part, c + r * ldc, ldc, add);
     }
-    const float* const a_rest = ak + r * lda;
-    float* const c_rest = c + r * ldc;
-    switch (rows - r) {
-      case 5:
-        PanelTileOf<5, kBlocks>(a_rest, lda, bk, part, c_rest, ldc, add);
-        break;
-      case 4:
-        PanelTileOf<4, kBlocks>(a_rest, lda, bk, part, c_rest, ldc, add);
-        break;
-      case 3:
-        PanelTileOf<3, kBlocks>(a_rest, lda, bk, part, c_rest, ldc, add);
-        break;
-      case 2:
-        PanelTileOf<2, kBlocks>(a_rest, lda, bk, part, c_rest, ldc, add);
-        break;
-      case 1:
-        PanelTileOf<1, kBlocks>(a_rest, lda, bk, part, c_rest, ldc, add);
-        break;
-      default:
-        break;
-    }
+    LastRows<kBlocks>(rows - r, ak + r * lda, lda, bk, part, c + r * ldc, ldc, add);
   }
 }
 
