@@ -9,8 +9,7 @@ namespace ntpb::onednn {
 namespace {
 
 // One channel block: a vector of 8 floats (one AVX register; GCC splits it where the build has
-// only SSE). Loads and stores are unaligned, as intrinsics: through a may_alias pointer GCC kept
-// a register tile's accumulators on the stack, stored at every step.
+// only SSE). Loads and stores are unaligned.
 typedef float Block __attribute__((vector_size(kWinogradBlock * sizeof(float))));
 
 inline Block Load(const float* p) {
