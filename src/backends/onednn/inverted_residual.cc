@@ -28,7 +28,8 @@ inline Floats Clamp(Floats v, Floats low, Floats high) {
 // Where a 1x1 convolution reads and writes: `pixels` pixels of x (one every x_stride floats,
 // `inputs` channels each), weights [inputs][w_stride] (w_stride floats: `outputs` rounded up to
 // whole vectors, zero past them), y (one pixel every y_stride floats, `outputs` of them
-// written) and, when set, `residual` laid out as y, added last.
+// written, one vector of them every y_vector_stride floats: kLanes where y is NHWC) and, when
+// set, `residual` laid out as y, added last.
 struct OneByOne {
   const float* x;
   int64_t x_stride, inputs;
@@ -38,7 +39,7 @@ struct OneByOne {
   Floats low, high;
   const float* residual;
   float* y;
-  int64_t y_stride;
+  int64_t y_stride, y_vector_stride;
 };
 
 #if defined(__AVX512F__) && defined(__AVX512VL__)
@@ -108,22 +109,22 @@ inline void Tile(const OneByOne& c, int64_t pixel, int64_t first) {
   const Floats low = c.low, high = c.high;  // not read again after each store
 #pragma GCC unroll 16
   for (int p = 0; p < kPixels; ++p) {
-    const int64_t at = (pixel + p) * c.y_stride + first;
+    const int64_t at = (pixel + p) * c.y_stride + first / kLanes * c.y_vector_stride;
 #pragma GCC unroll 16
     for (int v = 0; v < kFull; ++v) {
       const int64_t lanes = c.outputs - first - v * kLanes;
       Floats r = Clamp(acc[p][v], low, high);
       if (lanes >= kLanes) {
-        if (c.residual) r += LoadFloats(c.residual + at + v * kLanes);
-        StoreFloats(c.y + at + v * kLanes, r);
+        if (c.residual) r += LoadFloats(c.residual + at + v * c.y_vector_stride);
+        StoreFloats(c.y + at + v * c.y_vector_stride, r);
       } else if (lanes > 0) {
         const int count = static_cast<int>(lanes);
-        if (c.residual) r += LoadFirstFloats(c.residual + at + v * kLanes, count);
-        StoreFirstFloats(c.y + at + v * kLanes, r, count);
+        if (c.residual) r += LoadFirstFloats(c.residual + at + v * c.y_vector_stride, count);
+        StoreFirstFloats(c.y + at + v * c.y_vector_stride, r, count);
       }
     }
     if constexpr (kHalfLast) {
-      const int64_t offset = at + kFull * kLanes;
+      const int64_t offset = at + kFull * c.y_vector_stride;
       const int count = static_cast<int>(c.outputs - first - kFull * kLanes);  // 1..kHalfLanes
       HalfFloats r = ClampHalf(half[p], low, high);
       if (c.residual) r += LoadFirstHalf(c.residual + offset, count);
@@ -172,8 +173,11 @@ void OneByOneRow(const OneByOne& c, int64_t pixels) {
   Blocks<1>(c, pixels);
 }
 
-// kPixels output pixels of a 3x3 depthwise row from `o` on, one vector of channels: each input
-// column they share loaded once (stride 1: 6 loads a row for 4 pixels, not 12).
+// kPixels output pixels of a 3x3 depthwise row from `o` on, one vector of channels: `rows` that
+// vector's three input rows, one pixel every kLanes floats (blocked: the taps are constant
+// offsets from three pointers, where ep floats apart they took a register each and GCC moved
+// them through vector registers), each input column they share loaded once (stride 1: 6 loads a
+// row for 4 pixels, not 12); y NHWC, ep floats a pixel.
 template <int kStride, int kPixels>
 inline void DepthwisePixels(const float* const rows[3], const Floats w[9], Floats bias, int64_t ep,
                             int64_t o, Floats low, Floats high, float* y) {
@@ -182,10 +186,10 @@ inline void DepthwisePixels(const float* const rows[3], const Floats w[9], Float
   for (int q = 0; q < kPixels; ++q) acc[q] = bias;
 #pragma GCC unroll 3
   for (int i = 0; i < 3; ++i) {
-    const float* r = rows[i] + kStride * o * ep;  // the first pixel's left tap
+    const float* r = rows[i] + kStride * o * kLanes;  // the first pixel's left tap
 #pragma GCC unroll 16
     for (int column = 0; column < kStride * (kPixels - 1) + 3; ++column) {
-      const Floats v = LoadFloats(r + column * ep);
+      const Floats v = LoadFloats(r + column * kLanes);
 #pragma GCC unroll 8
       for (int q = 0; q < kPixels; ++q) {
         const int tap = column - kStride * q;
@@ -197,16 +201,18 @@ inline void DepthwisePixels(const float* const rows[3], const Floats w[9], Float
   for (int q = 0; q < kPixels; ++q) StoreFloats(y + (o + q) * ep, Clamp(acc[q], low, high));
 }
 
-// One output row of the 3x3 depthwise convolution: `rows` the three input rows ((width + 2) x
-// ep, a zero pixel either side), weights [9][ep], clamped; 4 pixels at a time, then one.
+// One output row of the 3x3 depthwise convolution: `rows` the three input rows, blocked
+// ([ep / kLanes][width + 2][kLanes], a zero pixel either side of each block), weights [9][ep],
+// clamped into y (NHWC); 4 pixels at a time, then one.
 template <int kStride>
-void DepthwiseRow(const float* const rows[3], const float* weights, const float* bias, int64_t ep,
-                  int64_t out_w, Floats low, Floats high, float* y) {
+void DepthwiseRow(const float* const rows[3], int64_t padded_width, const float* weights,
+                  const float* bias, int64_t ep, int64_t out_w, Floats low, Floats high, float* y) {
   for (int64_t c = 0; c < ep; c += kLanes) {
     Floats w[9];
     for (int t = 0; t < 9; ++t) w[t] = LoadFloats(weights + t * ep + c);
     const Floats b = LoadFloats(bias + c);
-    const float* const at[3] = {rows[0] + c, rows[1] + c, rows[2] + c};
+    const int64_t block = c / kLanes * padded_width * kLanes;
+    const float* const at[3] = {rows[0] + block, rows[1] + block, rows[2] + block};
     int64_t o = 0;
     for (; o + 4 <= out_w; o += 4) DepthwisePixels<kStride, 4>(at, w, b, ep, o, low, high, y + c);
     for (; o < out_w; ++o) DepthwisePixels<kStride, 1>(at, w, b, ep, o, low, high, y + c);
@@ -272,13 +278,27 @@ void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float*
     *low = Floats{} + clamps_[i][0];
     *high = Floats{} + clamps_[i][1];
   };
-  OneByOne expand{nullptr, s.channels, s.channels, expand_.data(), ep, ep, expand_bias_.data(),
-                  {},      {},         nullptr,    nullptr,        ep};
+  // The expansion writes its rows blocked, [ep / kLanes][width + 2][kLanes] (DepthwisePixels);
+  // the projection reads the depthwise row and writes y NHWC.
+  OneByOne expand{};
+  expand.x_stride = expand.inputs = s.channels;
+  expand.w = expand_.data();
+  expand.w_stride = expand.outputs = ep;
+  expand.bias = expand_bias_.data();
+  expand.y_stride = kLanes;
+  expand.y_vector_stride = (s.width + 2) * kLanes;
   clamp(0, &expand.low, &expand.high);
   Floats dw_low, dw_high;
   clamp(1, &dw_low, &dw_high);
-  OneByOne project{depthwise_row,        ep, s.expanded, project_.data(), op,      s.outputs,
-                   project_bias_.data(), {}, {},         nullptr,         nullptr, s.outputs};
+  OneByOne project{};
+  project.x = depthwise_row;
+  project.x_stride = ep;
+  project.inputs = s.expanded;
+  project.w = project_.data();
+  project.w_stride = op;
+  project.outputs = project.y_stride = s.outputs;
+  project.bias = project_bias_.data();
+  project.y_vector_stride = kLanes;
   clamp(2, &project.low, &project.high);
   int64_t held[3] = {-1, -1, -1};  // the input row (of the whole batch) each ring slot holds
   auto expanded = [&](int64_t image, int64_t r) -> const float* {
@@ -287,7 +307,7 @@ void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float*
     float* const at = ring + slot * padded_row;
     if (held[slot] != row) {
       expand.x = x + row * s.width * s.channels;
-      expand.y = at + ep;  // after the zero pixel on the left
+      expand.y = at + kLanes;  // after each block's zero pixel on the left
       OneByOneRow(expand, s.width);
       held[slot] = row;
     }
@@ -298,11 +318,11 @@ void InvertedResidual::Band(int64_t first, int64_t end, float* own, const float*
     const float* rows[3];
     for (int i = 0; i < 3; ++i) rows[i] = expanded(image, s.stride * out_row - 1 + i);
     if (s.stride == 1) {
-      DepthwiseRow<1>(rows, depthwise_.data(), depthwise_bias_.data(), ep, out_w, dw_low, dw_high,
-                      depthwise_row);
+      DepthwiseRow<1>(rows, s.width + 2, depthwise_.data(), depthwise_bias_.data(), ep, out_w,
+                      dw_low, dw_high, depthwise_row);
     } else {
-      DepthwiseRow<2>(rows, depthwise_.data(), depthwise_bias_.data(), ep, out_w, dw_low, dw_high,
-                      depthwise_row);
+      DepthwiseRow<2>(rows, s.width + 2, depthwise_.data(), depthwise_bias_.data(), ep, out_w,
+                      dw_low, dw_high, depthwise_row);
     }
     const int64_t y_at = g * out_w * s.outputs;
     const float* const residual = s.residual ? x + y_at : nullptr;  // same shape as y

@@ -1,7 +1,8 @@
 // MobileNet v2's inverted residual block (a 1x1 expansion, a 3x3 depthwise convolution, a 1x1
 // projection, + the block's input) as one f32 step of ntpbench's own kernel, NHWC, one output
-// row at a time: the expanded rows that row needs (three, held in a ring per thread, a zero
-// pixel either side so the depthwise loop has no borders), its depthwise row, then its
+// row at a time: the expanded rows that row needs (three, held in a ring per thread, blocked by
+// vectors of channels with a zero pixel either side so the depthwise loop has no borders and
+// its taps are constant offsets), its depthwise row, then its
 // projection with the residual added as it is stored. The expanded tensor (6x the block's
 // input) never leaves the cache: as three convolutions it is written out and read back whole,
 // and in a network whose other tensors have pushed it out of the last-level cache that is most
@@ -54,8 +55,9 @@ class InvertedResidual {
   // depthwise [9][expanded_padded_], project [expanded][outputs_padded_]; biases likewise.
   std::vector<float> expand_, expand_bias_, depthwise_, depthwise_bias_, project_, project_bias_;
   float clamps_[3][2];  // each convolution's activation: low, high
-  // Per thread: a ring of three expanded rows ((width + 2) x expanded_padded_ each), a
-  // depthwise row; then one zero row for the rows above and below.
+  // Per thread: a ring of three expanded rows (expanded_padded_ / lanes blocks of (width + 2)
+  // pixels x lanes each), a depthwise row (NHWC); then one zero row for the rows above and
+  // below.
   std::vector<float> rows_;
   int64_t ring_floats() const;
   int64_t thread_floats() const;

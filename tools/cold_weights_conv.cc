@@ -1,0 +1,151 @@
+// What a convolution loses when its weights come from memory, as they do in a network whose
+// weights outgrow the last-level cache (ResNet-50's 98 MB against a 32 MiB L3): each shape runs
+// as oneDNN's convolution (NHWC, what the backend plans under AVX-512) and, for a 1x1, as the
+// matmul it is ([N*H*W, C] x [C, F], the same memory), with a relu after, 2 threads; "warm" runs
+// one copy of the weights again and again, "cold" turns through 12 copies (12 x the weights, past
+// the L3), as a network reaches each layer. Prints the median of 7 timings of 100 runs each.
+// Measured on a 2-core AMD EPYC Zen 5 VM (family 26 model 2, AVX-512, 1 MiB L2 per core, 32 MiB
+// L3; `ntpbench machine`: f32 GEMM 547 GFLOP/s, DRAM read 55-94 GB/s as the host's memory moved
+// between regimes), oneDNN 2.6.3, two runs minutes apart, GFLOP/s warm / cold:
+//   3x3, 512 -> 512 at 7x7 (brgconv, 9 MiB):   634-675 / 440-459 (ResNet-50's /Conv_48 and
+//                                               /Conv_51: 0.52-0.54 ms in the network = cold)
+//   the same as im2col + 1x1 (4608 -> 512):     conv 503-525 / 430-437, matmul 514-536 / 436-455
+//   1x1, 2048 -> 512 at 7x7 (4 MiB):            conv 368-508 / 335-443, matmul 425-512 / 457-491
+//   1x1, 512 -> 2048 at 7x7:                    conv 503-531 / 384-494, matmul 499-527 / 407-479
+//   1x1, 1024 -> 256 and 256 -> 1024 at 14x14:  conv 447-541 either, matmul 463-552
+//   1x1, 960 -> 160 and 160 -> 960 at 7x7:      conv 478-537 either, matmul 375-415
+//   1x1, 320 -> 1280 at 7x7:                    conv 513-548 / 512-532, matmul 510-535 / 510-513
+//   1x1, 512 -> 1024 to 14x14, stride 2:        512 / 490 (stride 1 at 14x14: 531 / 529)
+// So ResNet-50's last stage (7x7, 55 of its 98 MB of weights) runs at ~0.8 of the GEMM roof in
+// the network: its 3x3 convolutions' 9 MiB of weights cost ~140-180 us each over their compute
+// (~345 us), whichever kernel multiplies them (the im2col matmul as the convolution); the two
+// cores both compute, and the stream the hardware prefetchers see does not overlap the
+// multiply-adds. The matmul is ahead only at 2048 -> 512 and only some of the time (not taken
+// into the backend: behind at the few-channel shapes MobileNet v2 has); a strided 1x1 as a
+// subsample and a 1x1 would save ~5% of the layer at most.
+//
+//   g++ -std=c++17 -O2 -o cold_weights_conv tools/cold_weights_conv.cc -ldnnl
+//   OMP_NUM_THREADS=2 ./cold_weights_conv            (every shape above)
+//   OMP_NUM_THREADS=2 ./cold_weights_conv 14 512 1024 1 2   (SIZE C_IN C_OUT KERNEL [STRIDE]:
+//                                                           one shape; SIZE the output's)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dnnl.hpp>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+using Args = std::unordered_map<int, memory>;
+
+// Median microseconds per run of `p`; with `copies`, each run reads the next copy's weights.
+double MedianMicroseconds(dnnl::stream& s, dnnl::primitive& p, Args args,
+                          const std::vector<memory>& copies) {
+  auto run = [&](int i) {
+    if (!copies.empty()) args[DNNL_ARG_WEIGHTS] = copies[static_cast<size_t>(i) % copies.size()];
+    p.execute(s, args);
+  };
+  for (int i = 0; i < 24; ++i) run(i);
+  s.wait();
+  std::vector<double> us;
+  for (int r = 0; r < 7; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 100; ++i) run(i);
+    s.wait();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                     .count() /
+                 100);
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+std::vector<memory> Copies(const memory::desc& d, const dnnl::engine& e, int n) {
+  std::vector<memory> copies;
+  for (int i = 0; i < n; ++i) {
+    copies.emplace_back(d, e);
+    std::memset(copies.back().get_data_handle(), 0, d.get_size());  // touched: no page faults
+  }
+  return copies;
+}
+
+Args Bind(const dnnl::engine& e, const memory::desc& src, const memory::desc& w,
+          const memory::desc& b, const memory::desc& dst) {
+  Args args{{DNNL_ARG_SRC, memory(src, e)},
+            {DNNL_ARG_WEIGHTS, memory(w, e)},
+            {DNNL_ARG_BIAS, memory(b, e)},
+            {DNNL_ARG_DST, memory(dst, e)}};
+  for (auto& [arg, m] : args) std::memset(m.get_data_handle(), 0, m.get_desc().get_size());
+  return args;
+}
+
+// A convolution of `size` x `size` outputs (inputs stride times as large).
+void Shape(const dnnl::engine& e, dnnl::stream& s, int size, int c, int f, int k, int stride) {
+  dnnl::post_ops relu;
+  relu.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(relu);
+  const memory::dims pad{k / 2, k / 2};
+  const dnnl::convolution_forward::primitive_desc conv_pd(
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+          memory::desc({1, c, size * stride, size * stride}, dt::f32, tag::nhwc),
+          memory::desc({f, c, k, k}, dt::f32, tag::any), memory::desc({f}, dt::f32, tag::x),
+          memory::desc({1, f, size, size}, dt::f32, tag::nhwc), {stride, stride}, pad, pad),
+      attr, e);
+  dnnl::primitive conv = dnnl::convolution_forward(conv_pd);
+  const Args conv_args =
+      Bind(e, conv_pd.src_desc(), conv_pd.weights_desc(), conv_pd.bias_desc(), conv_pd.dst_desc());
+  const double flops = 2.0 * size * size * c * f * k * k;
+  const double conv_warm = MedianMicroseconds(s, conv, conv_args, {});
+  const double conv_cold =
+      MedianMicroseconds(s, conv, conv_args, Copies(conv_pd.weights_desc(), e, 12));
+  std::printf(
+      "%dx%d %d -> %d, %dx%d stride %d: %s warm %.1f us (%.0f GFLOP/s), cold %.1f us (%.0f)", size,
+      size, c, f, k, k, stride, conv_pd.impl_info_str(), conv_warm, flops / conv_warm / 1e3,
+      conv_cold, flops / conv_cold / 1e3);
+  if (k == 1 && stride == 1) {
+    const int rows = size * size;
+    const dnnl::matmul::primitive_desc mm_pd(
+        dnnl::matmul::desc(
+            memory::desc({rows, c}, dt::f32, tag::ab), memory::desc({c, f}, dt::f32, tag::any),
+            memory::desc({1, f}, dt::f32, tag::ab), memory::desc({rows, f}, dt::f32, tag::ab)),
+        attr, e);
+    dnnl::primitive mm = dnnl::matmul(mm_pd);
+    const Args mm_args =
+        Bind(e, mm_pd.src_desc(), mm_pd.weights_desc(), mm_pd.bias_desc(), mm_pd.dst_desc());
+    const double mm_warm = MedianMicroseconds(s, mm, mm_args, {});
+    const double mm_cold = MedianMicroseconds(s, mm, mm_args, Copies(mm_pd.weights_desc(), e, 12));
+    std::printf("; matmul warm %.1f us (%.0f), cold %.1f us (%.0f)", mm_warm, flops / mm_warm / 1e3,
+                mm_cold, flops / mm_cold / 1e3);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  dnnl::stream s(e);
+  if (argc == 5 || argc == 6) {
+    Shape(e, s, std::atoi(argv[1]), std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]),
+          argc == 6 ? std::atoi(argv[5]) : 1);
+    return 0;
+  }
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: cold_weights_conv [SIZE C_IN C_OUT KERNEL [STRIDE]]\n");
+    return 2;
+  }
+  const int shapes[][5] = {{7, 512, 512, 3, 1},   {7, 4608, 512, 1, 1},  {7, 2048, 512, 1, 1},
+                           {7, 512, 2048, 1, 1},  {14, 1024, 256, 1, 1}, {14, 256, 1024, 1, 1},
+                           {7, 960, 160, 1, 1},   {7, 160, 960, 1, 1},   {7, 320, 1280, 1, 1},
+                           {14, 512, 1024, 1, 2}, {14, 512, 1024, 1, 1}};
+  for (const auto& shape : shapes) Shape(e, s, shape[0], shape[1], shape[2], shape[3], shape[4]);
+  return 0;
+}
