@@ -1337,6 +1337,37 @@ TEST(OnednnTranspose, MovingOnlyAxesOfSizeOneTakesNoStep) {
   }
 }
 
+// An image's 1-4 planar channels go to NHWC, where a convolution wants them so (oneDNN's brgconv:
+// AVX-512), by ntpbench's copy rather than oneDNN's reorder: batch 2, odd sizes, the conv's
+// output (and so the copy) matches the reference. Where the convolution takes the planar image
+// as it is (AVX2) there is nothing to copy.
+TEST(OnednnReorder, AnImagesFewChannelsGoToNhwcByACopy) {
+  for (const int channels : {1, 3, 4}) {
+    const std::string c = std::to_string(channels);
+    const Topology t = ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1,
+      "name": "image", "inputs": [{"name": "x", "shape": ["N", )" +
+                                             c + R"(, 9, 11]}],
+      "layers": [{"name": "c0", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1,
+                  "stride": 2},
+                 {"name": "a0", "op": "relu"},
+                 {"name": "c1", "op": "conv2d", "filters": 32, "kernel": 1}]})",
+                                         "image.json");
+    const ResolvedTopology r = Resolve(t, {{"N", 2}});
+    RunConfig config;
+    config.threads = 2;
+    const RanBoth both = RunBoth(r, config, Precision::kF32);
+    ExpectClose(both, "c1", kF32Tolerance, 0.9999, c + " channels");
+    int copies = 0, reorders = 0;
+    for (const StepInfo& s : both.onednn->steps()) {
+      if (!s.inlay) continue;
+      ++reorders;
+      if (s.kernel == "ntpbench planar to NHWC copy") ++copies;
+    }
+    EXPECT_EQ(copies, reorders) << c << " channels: every reorder of the image is the copy";
+    EXPECT_LE(copies, 1) << c << " channels";
+  }
+}
+
 // Grouped convolutions (4, 16 and 8 groups of 8, 2 and 4 channels, the last strided) after a
 // convolution that writes NHWC (oneDNN's brgconv: AVX-512) take their input and write their
 // output as it is, on a JIT kernel: no reorder before them or before the residual add, not the

@@ -163,6 +163,51 @@ memory Builder::OutputOver(const std::string& tensor, const memory::desc& desc) 
   return out;
 }
 
+namespace {
+
+// An image's few channels (RGB) from planar NCHW to NHWC, where convolutions under AVX-512 want
+// it, the first step of a CNN on an image: for 3x224x224 f32 on a 2-core Zen 5 VM, 2 threads,
+// oneDNN 2.6's jit:uni reorder took 17.7 us alone and warm, this copy 3.4 us; in MobileNet v2
+// 17.7 against 6.8 us.
+bool IsFewChannelPlanarToNhwc(const memory::desc& have, const memory::desc& wanted) {
+  const memory::dims dims = wanted.dims();
+  const auto f32 = memory::data_type::f32;
+  return dims.size() == 4 && dims[1] <= 4 && wanted.data_type() == f32 &&
+         have == memory::desc(dims, f32, memory::format_tag::nchw) &&
+         wanted == memory::desc(dims, f32, memory::format_tag::nhwc);
+}
+
+// kChannels a compile-time count, so that the pixel loop vectorizes (a runtime count ran it
+// scalar, 3x slower).
+template <int kChannels>
+void PlanarToNhwc(const float* x, int64_t batch, int64_t pixels, int threads, float* y) {
+  for (int64_t n = 0; n < batch; ++n) {
+    const float* const image = x + n * kChannels * pixels;
+    float* const out = y + n * kChannels * pixels;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t p = 0; p < pixels; ++p) {
+      for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = image[c * pixels + p];
+    }
+  }
+}
+
+// 1 to 4 channels (IsFewChannelPlanarToNhwc).
+void PlanarToNhwc(const float* x, int64_t batch, int64_t channels, int64_t pixels, int threads,
+                  float* y) {
+  switch (channels) {
+    case 1:
+      return PlanarToNhwc<1>(x, batch, pixels, threads, y);
+    case 2:
+      return PlanarToNhwc<2>(x, batch, pixels, threads, y);
+    case 3:
+      return PlanarToNhwc<3>(x, batch, pixels, threads, y);
+    default:
+      return PlanarToNhwc<4>(x, batch, pixels, threads, y);
+  }
+}
+
+}  // namespace
+
 memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   memory have = Input(tensor);
   if (have.get_desc() == wanted) return have;
@@ -184,9 +229,20 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   step.info.op = kind;
   step.info.inlay = true;
   step.info.feeds = index_;
-  step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
-                       {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
-                       nullptr});
+  if (IsFewChannelPlanarToNhwc(have.get_desc(), wanted)) {
+    step.info.kernel = "ntpbench planar to NHWC copy";
+    const memory::dims dims = wanted.dims();
+    const int threads = EffectiveThreads(config_);
+    step.work.push_back({{}, {}, [have, out, dims, threads] {
+                           PlanarToNhwc(static_cast<const float*>(have.get_data_handle()), dims[0],
+                                        dims[1], dims[2] * dims[3], threads,
+                                        static_cast<float*>(out.get_data_handle()));
+                         }});
+  } else {
+    step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
+                         {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
+                         nullptr});
+  }
   steps_.push_back(std::move(step));
   reordered_[{tensor, key}] = out;
   return out;
