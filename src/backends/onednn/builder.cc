@@ -181,10 +181,12 @@ bool IsFewChannelPlanarToNhwc(const memory::desc& have, const memory::desc& want
 // scalar, 3x slower).
 template <int kChannels>
 void PlanarToNhwc(const float* x, int64_t batch, int64_t pixels, int threads, float* y) {
+  // One parallel region for the whole batch; the images' pixels split alike, no barrier between.
+#pragma omp parallel num_threads(threads)
   for (int64_t n = 0; n < batch; ++n) {
     const float* const image = x + n * kChannels * pixels;
     float* const out = y + n * kChannels * pixels;
-#pragma omp parallel for num_threads(threads) schedule(static)
+#pragma omp for schedule(static) nowait
     for (int64_t p = 0; p < pixels; ++p) {
       for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = image[c * pixels + p];
     }
