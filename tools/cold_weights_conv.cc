@@ -24,18 +24,34 @@
 // into the backend: behind at the few-channel shapes MobileNet v2 has); a strided 1x1 as a
 // subsample and a 1x1 would save ~5% of the layer at most.
 //
-//   g++ -std=c++17 -O2 -o cold_weights_conv tools/cold_weights_conv.cc -ldnnl
+// Each shape also runs on ntpbench's streamed convolution (src/backends/onednn/streamed_conv.h,
+// not yet taken by the backend), checked against oneDNN's result. Same VM, 2026-12-01, us warm /
+// cold (cold without its software prefetch), oneDNN's beside:
+//   3x3, 512 -> 512 at 7x7:        495-507 / 508-524 (613-630)   oneDNN 397-408 / 578-628
+//   1x1, 2048 -> 512 at 7x7:       220-222 / 225-236 (264-275)   oneDNN 224-228 / 265-274
+//   1x1, 512 -> 2048 at 7x7:       231 / 243 (281)               oneDNN 214 / 258
+//   3x3 s2, 512 -> 512 to 14x14:   2101 / 2060 (2169)            oneDNN 1952 / 2272
+// So from memory it is 7-18% faster, from the cache up to 1.25x slower (its tile of 6 pixels x
+// 64 filters runs at ~465 GFLOP/s warm, oneDNN's 3x3 brgconv at ~575); the prefetch of the next
+// block is worth 10-20% of it cold.
+//
+//   g++ -std=c++17 -O2 -march=native -ffp-contract=fast -fopenmp -I. -o cold_weights_conv \
+//       tools/cold_weights_conv.cc src/backends/onednn/streamed_conv.cc -ldnnl
 //   OMP_NUM_THREADS=2 ./cold_weights_conv            (every shape above)
 //   OMP_NUM_THREADS=2 ./cold_weights_conv 14 512 1024 1 2   (SIZE C_IN C_OUT KERNEL [STRIDE]:
 //                                                           one shape; SIZE the output's)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dnnl.hpp>
+#include <random>
 #include <unordered_map>
 #include <vector>
+
+#include "src/backends/onednn/streamed_conv.h"
 
 namespace {
 
@@ -85,6 +101,66 @@ Args Bind(const dnnl::engine& e, const memory::desc& src, const memory::desc& w,
   return args;
 }
 
+// ntpbench's streamed convolution (streamed_conv.h) on the same shape: its largest difference
+// from oneDNN's result on random values (relu after both), then warm and cold, with and without
+// its software prefetch.
+void StreamedColumns(const dnnl::engine& e, dnnl::stream& s, dnnl::primitive& conv,
+                     const dnnl::convolution_forward::primitive_desc& pd, int size, int c, int f,
+                     int k, int stride, double flops) {
+  if (f % ntpb::onednn::StreamedConv::PanelWidth() != 0) return;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const int in_size = size * stride;
+  std::vector<float> x(static_cast<size_t>(in_size) * in_size * c), w(size_t(f) * c * k * k),
+      bias(static_cast<size_t>(f)), y(size_t(size) * size * f), ref(y.size());
+  for (auto* v : {&x, &w, &bias}) {
+    for (float& value : *v) value = u(rng);
+  }
+  ntpb::onednn::StreamedConvShape shape;
+  shape.channels = c;
+  shape.filters = f;
+  shape.height = shape.width = in_size;
+  shape.out_height = shape.out_width = size;
+  shape.kernel_h = shape.kernel_w = k;
+  shape.stride_h = shape.stride_w = stride;
+  shape.pad_top = shape.pad_left = k / 2;
+  std::vector<ntpb::onednn::StreamedConv> copies;
+  for (int i = 0; i < 12; ++i) copies.emplace_back(shape, w, bias, 2);
+  for (auto& copy : copies) copy.low = 0.0f;
+  // oneDNN's result on the same values.
+  memory src(pd.src_desc(), e, x.data()), dst(pd.dst_desc(), e, ref.data()),
+      b(pd.bias_desc(), e, bias.data()), weights(pd.weights_desc(), e);
+  memory user(memory::desc({f, c, k, k}, dt::f32, tag::oihw), e, w.data());
+  dnnl::reorder(user, weights).execute(s, user, weights);
+  conv.execute(
+      s,
+      {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, b}, {DNNL_ARG_DST, dst}});
+  s.wait();
+  copies[0].Run(x.data(), nullptr, y.data());
+  double worst = 0.0;
+  for (size_t i = 0; i < y.size(); ++i) worst = std::max<double>(worst, std::abs(y[i] - ref[i]));
+  auto median = [&](int n_copies, bool prefetch) {
+    for (int i = 0; i < 24; ++i) copies[i % n_copies].Run(x.data(), nullptr, y.data(), prefetch);
+    std::vector<double> us;
+    for (int r = 0; r < 7; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < 100; ++i) copies[i % n_copies].Run(x.data(), nullptr, y.data(), prefetch);
+      us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count() /
+          100);
+    }
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  };
+  const double warm = median(1, true), cold = median(12, true), cold_plain = median(12, false);
+  std::printf(
+      "; streamed (max |diff| %.1e) warm %.1f us (%.0f), cold %.1f us (%.0f), cold "
+      "without prefetch %.1f us (%.0f)",
+      worst, warm, flops / warm / 1e3, cold, flops / cold / 1e3, cold_plain,
+      flops / cold_plain / 1e3);
+}
+
 // A convolution of `size` x `size` outputs (inputs stride times as large).
 void Shape(const dnnl::engine& e, dnnl::stream& s, int size, int c, int f, int k, int stride) {
   dnnl::post_ops relu;
@@ -110,6 +186,7 @@ void Shape(const dnnl::engine& e, dnnl::stream& s, int size, int c, int f, int k
       "%dx%d %d -> %d, %dx%d stride %d: %s warm %.1f us (%.0f GFLOP/s), cold %.1f us (%.0f)", size,
       size, c, f, k, k, stride, conv_pd.impl_info_str(), conv_warm, flops / conv_warm / 1e3,
       conv_cold, flops / conv_cold / 1e3);
+  StreamedColumns(e, s, conv, conv_pd, size, c, f, k, stride, flops);
   if (k == 1 && stride == 1) {
     const int rows = size * size;
     const dnnl::matmul::primitive_desc mm_pd(
