@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "src/backends/onednn/native_vectors.h"
 
@@ -29,9 +30,8 @@ struct Epilogue {
 };
 
 // out[r][0..kWidth) (+)= sum_k a[r][k] * w[k][0..kWidth) for R pixels (`accumulate`: onto what
-// out holds); with `epilogue`, then the bias, the clamp and the
-// residual. While it multiplies, it asks for `prefetch_lines` cache lines from `prefetch` into
-// the L2, one a step.
+// out holds); with `epilogue`, then the bias, the clamp and the residual. While it multiplies,
+// it asks for `prefetch_lines` cache lines from `prefetch` into the L2, one a step.
 template <int R>
 inline __attribute__((always_inline)) void Tile(const float* const* a, const float* w,
                                                 int64_t depth, float* out, int64_t stride,
@@ -45,9 +45,6 @@ inline __attribute__((always_inline)) void Tile(const float* const* a, const flo
       acc[r][q] = accumulate ? LoadFloats(out + r * stride + q * kLanes) : Floats{};
     }
   }
-  const float* row[R];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) row[r] = a[r];
   int64_t k = 0;
   // The lines that do not fit one a step go first.
   for (; prefetch_lines > depth; --prefetch_lines, prefetch += 64) {
@@ -61,7 +58,7 @@ inline __attribute__((always_inline)) void Tile(const float* const* a, const flo
     for (int q = 0; q < kVectors; ++q) wv[q] = LoadFloats(wk + q * kLanes);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-      const Floats x = BroadcastFloat(row[r] + k);
+      const Floats x = BroadcastFloat(a[r] + k);
 #pragma GCC unroll 16
       for (int q = 0; q < kVectors; ++q) acc[r][q] += x * wv[q];
     }
