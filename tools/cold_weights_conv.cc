@@ -25,7 +25,7 @@
 // subsample and a 1x1 would save ~5% of the layer at most.
 //
 // Each shape also runs on ntpbench's streamed convolution (src/backends/onednn/streamed_conv.h,
-// not yet taken by the backend), checked against oneDNN's result. Same VM, 2026-12-01, us warm /
+// onednn.streamed_conv), checked against oneDNN's result. Same VM, 2026-12-01, us warm /
 // cold (cold without its software prefetch), oneDNN's beside:
 //   3x3, 512 -> 512 at 7x7:        495-507 / 508-524 (613-630)   oneDNN 397-408 / 578-628
 //   1x1, 2048 -> 512 at 7x7:       220-222 / 225-236 (264-275)   oneDNN 224-228 / 265-274
@@ -34,6 +34,14 @@
 // So from memory it is 7-18% faster, from the cache up to 1.25x slower (its tile of 6 pixels x
 // 64 filters runs at ~465 GFLOP/s warm, oneDNN's 3x3 brgconv at ~575); the prefetch of the next
 // block is worth 10-20% of it cold.
+// Another 2-core Zen 5 class guest ("Oxide Virtual Turin-like", AVX-512, 1 MiB L2 per core; it
+// reports a 508 MiB L3, its reads fall to the DRAM rate past 64 MiB), 2026-12-02, in a slower
+// regime (oneDNN's 3x3 warm at ~410 GFLOP/s), us warm / cold, oneDNN's beside:
+//   3x3, 512 -> 512 at 7x7:        675 / 757                     oneDNN 564 / 880
+//   3x3 s2, 512 -> 512 to 7x7:     637 / 698                     oneDNN 592 / 827
+//   1x1, 2048 -> 512 at 7x7:       294 / 362                     oneDNN 306 / 400
+//   1x1, 512 -> 2048 at 7x7:       291-306 / 329-354             oneDNN 274-276 / 313-344
+//   1x1 s2, 512 -> 1024 to 14x14:  578-605 / 581-627             oneDNN 628-844 / 620-940
 //
 //   g++ -std=c++17 -O2 -march=native -ffp-contract=fast -fopenmp -I. -o cold_weights_conv \
 //       tools/cold_weights_conv.cc src/backends/onednn/streamed_conv.cc -ldnnl

@@ -155,7 +155,12 @@ StepPricer::StepPricer(const LatencyCalibration& calibration) {
 StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_out) const {
   StepPrice price;
   std::vector<const Entry*> pool;
-  const std::vector<std::string> levels = Levels(step);
+  std::vector<std::string> levels = Levels(step);
+  // A kernel kind no sample has (one added after the calibration was made: conv2d.streamed) is
+  // priced as its op's plain kernels, the nearest the calibration knows, rather than not at all.
+  const bool sampled = std::any_of(levels.begin(), levels.end(),
+                                   [&](const std::string& l) { return by_level_.count(l) > 0; });
+  if (!sampled && OpOf(step.family) != step.family) levels.push_back(OpOf(step.family));
   for (const std::string& l : levels) {
     auto it = by_level_.find(l);
     if (it == by_level_.end()) continue;

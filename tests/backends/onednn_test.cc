@@ -24,6 +24,7 @@
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/quantization.h"
+#include "src/backends/onednn/streamed_conv.h"
 #include "src/backends/onednn/weight_only_dense.h"
 #include "src/bench/accuracy.h"
 #include "src/topology/numeric_outputs.h"
@@ -1622,6 +1623,96 @@ TEST(OnednnWinograd, NtpbenchsKernelMatchesTheReference) {
       if (p.algorithm == "winograd") planned.insert(topology.layers[p.layer].name);
     }
     EXPECT_EQ(planned, (std::set<std::string>{"c2", "c3"})) << at;
+  }
+}
+
+// Convolutions for ntpbench's streamed kernel (streamed_conv.h) over `batch` images of 9x7:
+// 40 channels in (a block of 128 partly filled), 192 (a full block and part of the next),
+// padding taps, a folded batchnorm and a relu6, a residual add and its relu, a non-square
+// kernel with stride 2 and uneven padding, a strided 1x1; c5's 20 filters are no whole panel.
+ResolvedTopology StreamedConvStack(int batch) {
+  return Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "sc",
+      "inputs": [{"name": "x", "shape": [)" +
+                                       std::to_string(batch) + R"(, 40, 9, 7]}],
+      "layers": [
+        {"name": "c0", "op": "conv2d", "filters": 192, "kernel": 3, "padding": 1,
+         "activation": "relu"},
+        {"name": "c1", "op": "conv2d", "filters": 128, "kernel": 1, "bias": false},
+        {"name": "c1_bn", "op": "batchnorm"},
+        {"name": "c1_relu6", "op": "clipped_relu", "clip": 6},
+        {"name": "c2", "op": "conv2d", "filters": 128, "kernel": 3, "padding": 1},
+        {"name": "a2", "op": "add", "inputs": ["c2", "c1_relu6"]},
+        {"name": "r2", "op": "relu"},
+        {"name": "c3", "op": "conv2d", "filters": 64, "kernel": [3, 2], "stride": 2,
+         "padding": [2, 0, 1, 1]},
+        {"name": "c4", "op": "conv2d", "filters": 64, "kernel": 1, "stride": 2},
+        {"name": "c5", "op": "conv2d", "filters": 20, "kernel": 3, "padding": 1}],
+      "outputs": ["c5"]})",
+                                   "sc.json"),
+                 {});
+}
+
+std::set<std::string> PlannedAs(const ResolvedTopology& t, RunConfig config,
+                                const std::string& algorithm) {
+  config.precision = Precision::kF32;
+  std::set<std::string> planned;
+  for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(t, config)) {
+    if (p.algorithm == algorithm) planned.insert(t.layers[p.layer].name);
+  }
+  return planned;
+}
+
+// Under streamed_conv=on, on any machine, at 2 images (126 pixels: tiles of every size) and 1:
+// each step against the reference, the residual add fused into c2's epilogue, and the plan names
+// the same steps streamed that the compile builds so.
+TEST(OnednnStreamedConv, MatchesTheReference) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  for (const int batch : {2, 1}) {
+    const ResolvedTopology topology = StreamedConvStack(batch);
+    const std::string at = "batch " + std::to_string(batch) + ": ";
+    RunConfig config = OpConfig();
+    config.options["streamed_conv"] = "on";
+    const ScopedEnv keep = KeepEveryTensor();
+    const RanBoth r = RunBoth(topology, config, Precision::kF32);
+    for (const char* tensor : {"c0", "c1_relu6", "r2", "c3", "c4", "c5"}) {
+      ExpectClose(r, tensor, kF32Tolerance, 0.99999, at + tensor);
+    }
+    std::map<std::string, std::string> kernels;
+    std::set<std::string> compiled;
+    for (const StepInfo& s : r.onednn->steps()) {
+      if (s.inlay) continue;
+      kernels[s.name] = s.kernel;
+      if (s.kernel.find("ntpbench streamed conv") != std::string::npos) compiled.insert(s.name);
+    }
+    const std::set<std::string> all = {"c0", "c1", "c2", "c3", "c4"};
+    EXPECT_EQ(compiled, all) << at;
+    EXPECT_EQ(kernels.count("a2"), 0u) << at << "the add is fused into c2's epilogue";
+    EXPECT_EQ(PlannedAs(topology, config, "streamed"), compiled) << at;
+    config.options["streamed_conv"] = "off";
+    EXPECT_TRUE(PlannedAs(topology, config, "streamed").empty()) << at;
+  }
+}
+
+// Under streamed_conv=small: only where the kernel is built for AVX-512, the output has 64
+// pixels or fewer (c0-c2 at one image: 63; not at two) and each of 2 threads has a panel of 64
+// filters (not c3 and c4); under auto (the default) those where the network's weights (1.2 MB
+// here) outgrow the last-level cache of the machine the plan is for (64 KiB, against 1 TiB).
+TEST(OnednnStreamedConv, AutoTakesSmallOutputsWhoseWeightsComeFromMemory) {
+  for (const int batch : {1, 2}) {
+    const ResolvedTopology topology = StreamedConvStack(batch);
+    for (const int64_t cache : {int64_t{64} << 10, int64_t{1} << 40}) {
+      for (const std::string mode : {"auto", "small"}) {
+        RunConfig config = OpConfig();
+        config.last_level_cache_bytes = cache;
+        config.options["streamed_conv"] = mode;
+        const bool streams = onednn::StreamedConv::PanelWidth() == 64 && batch == 1 &&
+                             (cache < (int64_t{1} << 20) || mode == "small");
+        const std::set<std::string> expected =
+            streams ? std::set<std::string>{"c0", "c1", "c2"} : std::set<std::string>{};
+        EXPECT_EQ(PlannedAs(topology, config, "streamed"), expected)
+            << "batch " << batch << ", cache " << cache << ", " << mode;
+      }
+    }
   }
 }
 

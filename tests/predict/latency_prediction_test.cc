@@ -222,6 +222,27 @@ TEST(LatencyPrediction, BelowEveryOneOfItsKindKeepsOnlyItsOpsFixedTime) {
   EXPECT_NEAR(price.ms, truth, 0.1 * truth);
 }
 
+// A kernel kind the calibration has no sample of (one added since: conv2d.streamed) is priced as
+// its op's plain kernels; with none of those either it stays unpriced.
+TEST(LatencyPrediction, AKindNeverSampledIsPricedAsItsOpsPlainKernels) {
+  const LatencyCalibration c = MlpCalibration(5e7);
+  const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 512}});
+  const TopologyAnalysis a = Analyze(r, Precision::kF32);
+  const StepFeatures plain = FeaturesOfStep(r, a, {1, 0, ""}, 16);  // fc2
+  ASSERT_EQ(plain.family, "dense");
+  const StepPrice as_plain = StepPricer(c).Price(plain);
+  ASSERT_TRUE(as_plain.priced);
+  StepFeatures unsampled = plain;
+  unsampled.family = "dense.newkind";
+  const StepPrice price = StepPricer(c).Price(unsampled);
+  ASSERT_TRUE(price.priced);
+  EXPECT_EQ(price.level, "dense");
+  EXPECT_FALSE(price.own_kind);
+  EXPECT_NEAR(price.ms, as_plain.ms, 0.5 * as_plain.ms);  // the same layer, broader samples
+  unsampled.family = "conv2d.newkind";
+  EXPECT_FALSE(StepPricer(c).Price(unsampled).priced);
+}
+
 TEST(LatencyPrediction, SaysWhichStepsTheCalibrationNeverSampled) {
   const LatencyCalibration c = MlpCalibration(5e7);
   const ResolvedTopology r = ResolveFile("tiny_cnn.json", {{"N", 1}});
@@ -463,6 +484,7 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   EXPECT_EQ(CalibratedOptions(c, *onednn),
             (std::map<std::string, std::string>{{"bf16_depthwise", "widened"},
                                                 {"inverted_residual", "off"},
+                                                {"streamed_conv", "off"},
                                                 {"winograd_kernel", "onednn"}}));
   // MobileNet v2's large inverted residual blocks are one step each where the calibration chose
   // so, three convolutions in a calibration from before the option.

@@ -126,6 +126,13 @@ bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& co
 bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& layer, const RunConfig& config,
                      const std::string& mode, int threads);
 
+// Whether a conv2d runs on ntpbench's streamed f32 convolution (streamed_conv.h; dense_conv.cc
+// says where) under the option streamed_conv=`mode` (auto, on: wherever it can, off), with the
+// layers `fusion` folds into it, on `threads` threads, on the machine `config` names: what the
+// compile builds and what the plan of steps tells a latency prediction (conv2d.streamed).
+bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& layer, const RunConfig& config,
+                 const FusionPlan& fusion, const std::string& mode, int threads);
+
 // Whether a conv2d runs on ntpbench's bf16 depthwise kernel (bf16_depthwise.h; dense_conv.cc says
 // where) at `precision` under the option bf16_depthwise=`mode`, with the layers `fusion` folds
 // into it: what the compile builds and what the plan of steps tells a latency prediction.

@@ -12,6 +12,7 @@
 #include "src/backends/onednn/f32_dense.h"
 #include "src/backends/onednn/inverted_residual.h"
 #include "src/backends/onednn/known_defects.h"
+#include "src/backends/onednn/streamed_conv.h"
 #include "src/backends/onednn/weight_only_dense.h"
 #include "src/backends/onednn/winograd_3x3.h"
 #include "src/ops/activations.h"
@@ -547,6 +548,56 @@ void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
               std::to_string(shape.tile) + ",3x3)");
 }
 
+// A conv2d on ntpbench's streamed convolution (streamed_conv.h; StreamsConv says where): NHWC in
+// and out, the weights packed once into panels, the bias, the clamp and a fused residual add in
+// its epilogue. The add's operand is read where it already is NHWC (else the add is a step of
+// its own).
+void BuildStreamedConv(Builder& b, const std::vector<float>& weights,
+                       const std::vector<float>& biases) {
+  const ResolvedLayer& l = b.layer();
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  const auto k = l.attrs.Ints("kernel"), s = l.attrs.Ints("stride"), p = l.attrs.Ints("padding");
+  StreamedConvShape shape;
+  shape.batch = in[0];
+  shape.channels = in[1];
+  shape.filters = out[1];
+  shape.height = in[2];
+  shape.width = in[3];
+  shape.out_height = out[2];
+  shape.out_width = out[3];
+  shape.kernel_h = k[0];
+  shape.kernel_w = k[1];
+  shape.stride_h = s[0];
+  shape.stride_w = s[1];
+  shape.pad_top = p[0];
+  shape.pad_left = p[1];
+  auto kernel =
+      std::make_shared<StreamedConv>(shape, weights, biases, EffectiveThreads(b.config()));
+  std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
+  const memory::desc src_md(Dims(in), dt::f32, tag::nhwc), dst_md(Dims(out), dt::f32, tag::nhwc);
+  memory residual;
+  if (b.fusion().residual) {
+    const memory operand = b.Input(b.fusion().ResidualOperand());
+    const auto after = LayerClamp(b.fusion().residual_activation);
+    if (after && operand.get_desc() == dst_md) {
+      residual = operand;
+      std::tie(kernel->residual_low, kernel->residual_high) = *after;
+    } else {
+      b.DropResidual();
+    }
+  }
+  const memory src = b.Input(l.inputs[0], src_md);
+  const memory dst = b.NewOutput(dst_md);
+  b.AddHost([run = std::shared_ptr<const StreamedConv>(std::move(kernel)), src, residual, dst] {
+    run->Run(static_cast<const float*>(src.get_data_handle()),
+             residual ? static_cast<const float*>(residual.get_data_handle()) : nullptr,
+             static_cast<float*>(dst.get_data_handle()));
+  });
+  b.SetKernel("ntpbench streamed conv (panels of " + std::to_string(StreamedConv::PanelWidth()) +
+              " filters)");
+}
+
 // oneDNN's fallbacks: its reference kernels and the gemm-based convolution.
 bool IsFallbackKernel(const dnnl::primitive_desc_base& d) {
   const std::string impl = d.impl_info_str();
@@ -568,6 +619,10 @@ void BuildConv(Builder& b) {
   FoldedWeights(b, l, b.fusion().batchnorm, &weights, &biases);
   if (WidensBf16Depthwise(l, b.config().precision, b.option("bf16_depthwise"), b.fusion())) {
     return BuildWidenedBf16Depthwise(b, weights, biases);
+  }
+  if (StreamsConv(b.topology(), l, b.config(), b.fusion(), b.option("streamed_conv"),
+                  EffectiveThreads(b.config()))) {
+    return BuildStreamedConv(b, weights, biases);
   }
   const WinogradKernel winograd = WinogradFor(l, b.config().precision, b.fusion(),
                                               b.option("winograd"), b.option("winograd_kernel"));
@@ -793,6 +848,39 @@ bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& l, const Ru
   if (rows <= F32Dense::kStreamedRows) return true;
   return mode == "auto" && rows <= F32Dense::kStreamedRowsFromMemory &&
          WeightsOutgrowLastLevelCache(t, config);
+}
+
+// ntpbench's streamed convolution (streamed_conv.h) under auto: f32 convolutions over small
+// outputs (64 pixels or fewer over the batch) in a network whose weights outgrow the last-level
+// cache, so that each layer's weights come from memory at every inference, where the kernel is
+// built for AVX-512 (6-pixel tiles; 2 with 16 registers) and every thread has a panel of its
+// own. There, its prefetch of the next block overlaps the read with the multiply-adds, which
+// oneDNN 2.6's kernels did not (tools/cold_weights_conv.cc, a 2-core Zen 5 VM, 2 threads, cold
+// weights: 3x3 512 -> 512 at 7x7 508-524 us against 578-628, 1x1 2048 -> 512 225-236 against
+// 265-274); with the weights in the cache its tile is up to 1.25x slower than oneDNN's, and at
+// more pixels a weight is used often enough for the multiply-adds to dominate. `small` takes
+// the same layers whatever the cache: a VM may report its host's whole last-level cache (508 MiB
+// on a 2-core Zen 5 guest whose cores read 64 MiB at twice the DRAM rate and 256 MiB at it), and
+// there ResNet-50's last stage still ran 0.3-0.6 ms faster on it (4.90-5.32 against 5.42-5.87 ms,
+// alternating, p50).
+constexpr int64_t kStreamedConvMaxPixels = 64;
+
+bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& l, const RunConfig& config,
+                 const FusionPlan& fusion, const std::string& mode, int threads) {
+  if (l.op != "conv2d" || config.precision != Precision::kF32 || mode == "off") return false;
+  const Shape& in = l.input_shapes[0];
+  const Shape& out = l.output_shapes[0];
+  if (in.size() != 4 || fusion.depthwise) return false;
+  const auto d = l.attrs.Ints("dilation");
+  const int64_t panel = StreamedConv::PanelWidth();
+  if (l.attrs.Int("groups") != 1 || d[0] != 1 || d[1] != 1 || out[1] % panel != 0 ||
+      !ActivationClamp(l, fusion)) {
+    return false;
+  }
+  if (mode == "on") return true;
+  const bool small = panel == 64 && out[1] / panel >= threads &&
+                     out[0] * out[2] * out[3] <= kStreamedConvMaxPixels;
+  return small && (mode == "small" || WeightsOutgrowLastLevelCache(t, config));
 }
 
 // Depthwise layers with one filter per channel and an activation that is a clamp (MobileNet's

@@ -324,6 +324,16 @@ class OnednnBackend : public Backend {
          "products on panels of its own, channels in blocks of 8); auto: oneDNN's where it has "
          "one, else ntpbench's",
          "onednn"},
+        {"streamed_conv",
+         {"auto", "small", "on", "off"},
+         "NTPB_ONEDNN_STREAMED_CONV",
+         "f32 convolutions (not grouped or dilated; filters in whole panels of 64 in an AVX-512 "
+         "build, 32 in an AVX2 one) on ntpbench's streamed kernel, which reads the next block of "
+         "weights while it multiplies the last: on (wherever it can), off; small: where the "
+         "kernel is built for AVX-512, the output has 64 pixels or fewer over the batch and each "
+         "thread gets 64 filters (ResNet-50's last stage at batch 1); auto: small where the "
+         "network's weights outgrow the last-level cache (read from memory at every inference)",
+         "off"},
         {"dense",
          {"auto", "matmul", "conv1x1"},
          "NTPB_ONEDNN_DENSE",
@@ -387,7 +397,7 @@ class OnednnBackend : public Backend {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
     std::map<std::string, std::string> choices;
     for (const char* name : {"fusion", "winograd", "winograd_kernel", "bf16_dense", "f32_dense",
-                             "bf16_depthwise", "inverted_residual"}) {
+                             "bf16_depthwise", "inverted_residual", "streamed_conv"}) {
       choices[name] = options.at(name);
     }
     if (choices.at("bf16_depthwise") == "auto") {
@@ -464,8 +474,11 @@ class OnednnBackend : public Backend {
           (l.op == "dense" && precision == Precision::kI8)) {
         plan.DropResidual();
       }
-      const WinogradKernel kernel =
-          WinogradFor(l, precision, plan, options.at("winograd"), options.at("winograd_kernel"));
+      const bool streamed = StreamsConv(t, l, config, plan, options.at("streamed_conv"), threads);
+      const WinogradKernel kernel = streamed
+                                        ? WinogradKernel::kNone
+                                        : WinogradFor(l, precision, plan, options.at("winograd"),
+                                                      options.at("winograd_kernel"));
       const bool winograd = kernel != WinogradKernel::kNone;
       if (kernel == WinogradKernel::kOnednn && plan.residual &&
           !CanOverwrite(t, plan.ResidualOperand(), static_cast<int>(i), plan.residual)) {
@@ -473,10 +486,11 @@ class OnednnBackend : public Backend {
       }
       const bool widened = WidensBf16Depthwise(l, precision, options.at("bf16_depthwise"), plan);
       steps.push_back({static_cast<int>(i), plan.fused,
-                       winograd  ? "winograd"
-                       : panels  ? "panels"
-                       : widened ? "widened"
-                                 : ""});
+                       winograd   ? "winograd"
+                       : streamed ? "streamed"
+                       : panels   ? "panels"
+                       : widened  ? "widened"
+                                  : ""});
       i += plan.fused;
     }
     return steps;
