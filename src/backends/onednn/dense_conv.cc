@@ -493,6 +493,21 @@ int64_t WinogradTile(const ResolvedLayer& l) {
   return WinogradTiles(l.output_shapes[0], 4) >= kNtpbenchWinogradMinTiles ? 4 : 2;
 }
 
+// The residual add a kernel of ntpbench's fuses into its epilogue (add, then clamp to
+// [*low, *high]): the operand, where it is already laid out as `dst_md` and the activation after
+// the add is a clamp; else none, and the add is a step of its own.
+memory EpilogueResidual(Builder& b, const memory::desc& dst_md, float* low, float* high) {
+  if (!b.fusion().residual) return memory();
+  const memory operand = b.Input(b.fusion().ResidualOperand());
+  const auto after = LayerClamp(b.fusion().residual_activation);
+  if (!after || operand.get_desc() != dst_md) {
+    b.DropResidual();
+    return memory();
+  }
+  std::tie(*low, *high) = *after;
+  return operand;
+}
+
 // A conv2d on ntpbench's Winograd (winograd_3x3.h; WinogradFor says where, and which tile):
 // the input transform, each position's product on ntpbench's panels, the output transform with
 // the bias, the clamp and a fused residual add. nChw8c in and out; the add's operand is read
@@ -519,17 +534,8 @@ void BuildNtpbenchWinograd(Builder& b, const std::vector<float>& weights,
   std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
   const memory::desc src_md(Dims(in), dt::f32, tag::nChw8c),
       dst_md(Dims(out), dt::f32, tag::nChw8c);
-  memory residual;
-  if (b.fusion().residual) {
-    const memory operand = b.Input(b.fusion().ResidualOperand());
-    const auto after = LayerClamp(b.fusion().residual_activation);
-    if (after && operand.get_desc() == dst_md) {
-      residual = operand;
-      std::tie(kernel->residual_low, kernel->residual_high) = *after;
-    } else {
-      b.DropResidual();
-    }
-  }
+  const memory residual =
+      EpilogueResidual(b, dst_md, &kernel->residual_low, &kernel->residual_high);
   const memory src = b.Input(l.inputs[0], src_md);
   const memory dst = b.NewOutput(dst_md);
   constexpr int64_t kAlign = 1024;  // floats: 4 KiB
@@ -576,17 +582,8 @@ void BuildStreamedConv(Builder& b, const std::vector<float>& weights,
       std::make_shared<StreamedConv>(shape, weights, biases, EffectiveThreads(b.config()));
   std::tie(kernel->low, kernel->high) = *ActivationClamp(l, b.fusion());
   const memory::desc src_md(Dims(in), dt::f32, tag::nhwc), dst_md(Dims(out), dt::f32, tag::nhwc);
-  memory residual;
-  if (b.fusion().residual) {
-    const memory operand = b.Input(b.fusion().ResidualOperand());
-    const auto after = LayerClamp(b.fusion().residual_activation);
-    if (after && operand.get_desc() == dst_md) {
-      residual = operand;
-      std::tie(kernel->residual_low, kernel->residual_high) = *after;
-    } else {
-      b.DropResidual();
-    }
-  }
+  const memory residual =
+      EpilogueResidual(b, dst_md, &kernel->residual_low, &kernel->residual_high);
   const memory src = b.Input(l.inputs[0], src_md);
   const memory dst = b.NewOutput(dst_md);
   b.AddHost([run = std::shared_ptr<const StreamedConv>(std::move(kernel)), src, residual, dst] {
