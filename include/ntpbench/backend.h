@@ -136,6 +136,9 @@ struct PlannedStep {
   // "widened": ntpbench's bf16 depthwise kernel);
   // empty: the op's usual kernels. A latency calibration keeps such steps a kind of their own.
   std::string algorithm;
+  // The algorithm runs at about the op's usual kernels' rate ("streamed": ntpbench's direct
+  // convolution): where a calibration has no sample of it (one made before it), theirs price it.
+  bool priced_as_usual = false;
 };
 
 // Whether a backend can run a topology in a configuration, and why not.

@@ -26,6 +26,10 @@ struct StepFeatures {
   std::string family;
   std::string detail;  // what else picks the kernel within the family: "k3s2" for a conv2d
   std::string fused;   // the layers fused into the step, by op: "+batchnorm+relu+add"
+  // The family of the op's usual kernels ("conv2d"), where the step's algorithm runs at about
+  // their rate (PlannedStep::priced_as_usual): what prices it where no sample of its own family
+  // exists. Empty: none (not stored with a sample).
+  std::string usual_family;
   double flops = 0;
   double bytes = 0;  // weights read, activations read and written, at the precision
   // Of those, the activations read and written: their ratio tells shapes of the same work apart

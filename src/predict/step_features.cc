@@ -49,6 +49,7 @@ StepFeatures FeaturesOfStep(const ResolvedTopology& topology, const TopologyAnal
   // one's rate on the same FLOPs; ntpbench's bf16 dense panels, reading weights faster than
   // oneDNN's bf16 matmul; its bf16 depthwise kernel, 1.4-2x oneDNN's bf16 one's rate) is a kind
   // of its own, or its samples price the usual kernels.
+  if (step.priced_as_usual) f.usual_family = f.family;
   if (!step.algorithm.empty()) f.family += "." + step.algorithm;
   if (host.attrs.Has("kernel") && host.attrs.Has("stride") &&
       host.attrs.json()["kernel"].is_array() && host.attrs.json()["stride"].is_array()) {

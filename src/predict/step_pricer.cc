@@ -156,11 +156,11 @@ StepPrice StepPricer::Price(const StepFeatures& step, const std::string& leave_o
   StepPrice price;
   std::vector<const Entry*> pool;
   std::vector<std::string> levels = Levels(step);
-  // A kernel kind no sample has (one added after the calibration was made: conv2d.streamed) is
-  // priced as its op's plain kernels, the nearest the calibration knows, rather than not at all.
+  // An algorithm no sample has (one added after the calibration was made) that runs at about
+  // the op's usual kernels' rate is priced by theirs rather than not at all.
   const bool sampled = std::any_of(levels.begin(), levels.end(),
                                    [&](const std::string& l) { return by_level_.count(l) > 0; });
-  if (!sampled && OpOf(step.family) != step.family) levels.push_back(OpOf(step.family));
+  if (!sampled && !step.usual_family.empty()) levels.push_back(step.usual_family);
   for (const std::string& l : levels) {
     auto it = by_level_.find(l);
     if (it == by_level_.end()) continue;

@@ -1688,6 +1688,11 @@ TEST(OnednnStreamedConv, MatchesTheReference) {
     EXPECT_EQ(compiled, all) << at;
     EXPECT_EQ(kernels.count("a2"), 0u) << at << "the add is fused into c2's epilogue";
     EXPECT_EQ(PlannedAs(topology, config, "streamed"), compiled) << at;
+    // Priced as oneDNN's direct convolutions where a calibration has none of its own.
+    for (const PlannedStep& p : FindBackend("onednn")->PlanSteps(topology, config)) {
+      EXPECT_EQ(p.priced_as_usual, p.algorithm == "streamed")
+          << at << topology.layers[p.layer].name;
+    }
     config.options["streamed_conv"] = "off";
     EXPECT_TRUE(PlannedAs(topology, config, "streamed").empty()) << at;
   }

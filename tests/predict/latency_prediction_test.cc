@@ -222,8 +222,9 @@ TEST(LatencyPrediction, BelowEveryOneOfItsKindKeepsOnlyItsOpsFixedTime) {
   EXPECT_NEAR(price.ms, truth, 0.1 * truth);
 }
 
-// A kernel kind the calibration has no sample of (one added since: conv2d.streamed) is priced as
-// its op's plain kernels; with none of those either it stays unpriced.
+// An algorithm the calibration has no sample of (one added since) that runs at about its op's
+// usual kernels' rate (conv2d.streamed) is priced by theirs; one that does not say so, or
+// whose op has no sample either, stays unpriced.
 TEST(LatencyPrediction, AKindNeverSampledIsPricedAsItsOpsPlainKernels) {
   const LatencyCalibration c = MlpCalibration(5e7);
   const ResolvedTopology r = ResolveFile("mlp.json", {{"N", 4}, {"n_hidden", 512}});
@@ -232,14 +233,19 @@ TEST(LatencyPrediction, AKindNeverSampledIsPricedAsItsOpsPlainKernels) {
   ASSERT_EQ(plain.family, "dense");
   const StepPrice as_plain = StepPricer(c).Price(plain);
   ASSERT_TRUE(as_plain.priced);
-  StepFeatures unsampled = plain;
-  unsampled.family = "dense.newkind";
+  PlannedStep planned{1, 0, "newkind"};
+  EXPECT_FALSE(StepPricer(c).Price(FeaturesOfStep(r, a, planned, 16)).priced);
+  planned.priced_as_usual = true;
+  StepFeatures unsampled = FeaturesOfStep(r, a, planned, 16);
+  EXPECT_EQ(unsampled.family, "dense.newkind");
+  EXPECT_EQ(unsampled.usual_family, "dense");
   const StepPrice price = StepPricer(c).Price(unsampled);
   ASSERT_TRUE(price.priced);
   EXPECT_EQ(price.level, "dense");
   EXPECT_FALSE(price.own_kind);
   EXPECT_NEAR(price.ms, as_plain.ms, 0.5 * as_plain.ms);  // the same layer, broader samples
   unsampled.family = "conv2d.newkind";
+  unsampled.usual_family = "conv2d";
   EXPECT_FALSE(StepPricer(c).Price(unsampled).priced);
 }
 
