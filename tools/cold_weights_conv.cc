@@ -42,6 +42,11 @@
 //   1x1, 2048 -> 512 at 7x7:       294 / 362                     oneDNN 306 / 400
 //   1x1, 512 -> 2048 at 7x7:       291-306 / 329-354             oneDNN 274-276 / 313-344
 //   1x1 s2, 512 -> 1024 to 14x14:  578-605 / 581-627             oneDNN 628-844 / 620-940
+// The same guest, later that day, the tile's sums kept in registers over a block's taps (the
+// weights packed [panel][block][tap][channel]) against stored and loaded at every tap, 3x3
+// 512 -> 512 at 7x7, alternating 6 times: warm 622-691 (median ~664) against 647-708 (~679),
+// cold 674-821 (~722) against 718-768 (~755); blocks of 16, 32, 64 or 256 channels instead
+// of 128 ran slower (warm 663-725 us).
 //
 //   g++ -std=c++17 -O2 -march=native -ffp-contract=fast -fopenmp -I. -o cold_weights_conv \
 //       tools/cold_weights_conv.cc src/backends/onednn/streamed_conv.cc -ldnnl

@@ -37,9 +37,10 @@ struct RunConfig {
   // own inputs are not the values the layers before it give); null: a backend calibrates on the
   // topology it compiles.
   std::shared_ptr<const std::map<std::string, std::pair<float, float>>> calibration;
-  // The last-level cache of the machine the plan is for, in bytes: 0, this machine's; a latency
-  // prediction plans for the calibrated machine's (a backend may choose a kernel by whether a
-  // network's weights stay in it between inferences).
+  // The last-level cache of the machine the plan is for, in bytes: 0, the one this machine
+  // reports; a benchmark sets the one `ntpbench machine` saw by reads (MachinePeaks::cache_bytes:
+  // a VM may report its host's), a latency prediction the calibrated machine's (a backend may
+  // choose a kernel by whether a network's weights stay in it between inferences).
   int64_t last_level_cache_bytes = 0;
 };
 

@@ -44,8 +44,10 @@ Ceiling ContinueHistory(const Ceiling& before, Ceiling now);
 // as fast as memory (`memory_gbs`), where that is less than half of `reported` (hwloc's size).
 // A virtual machine can report the host's total (a Zen 5 VM: 508 MiB, read at memory speed from
 // 64 MiB up while 16 MiB read 2.7x as fast), and the roofline would then bound a layer whose
-// weights the 32 MiB L3 holds by memory. Returns twice that size (the cache holds at least it;
-// the next size swept, 4x, did not fit), or `reported` where the reads agree with it.
+// weights the 32 MiB L3 holds by memory. Returns that size (the cache holds at least it; `reads`
+// go up in steps of 2x, so it is within 2x of the cache), or `reported` where the reads agree
+// with it. A backend asks it whether a network's weights stay cached between inferences
+// (RunConfig::last_level_cache_bytes).
 int64_t CacheSeenByReads(int64_t reported, const std::vector<std::pair<int64_t, double>>& reads,
                          double memory_gbs);
 

@@ -1,5 +1,8 @@
 #include "src/bench/benchmark_config.h"
 
+#include <optional>
+
+#include "ntpbench/machine_peaks.h"
 #include "src/backends/hetero/hetero_backend.h"
 #include "src/bench/run_settings.h"
 
@@ -52,6 +55,11 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   config.threads = tb.settings().threads >= 0 ? tb.settings().threads : tb.threads();
   config.seed = tb.settings().seed >= 0 ? static_cast<uint64_t>(tb.settings().seed) : tb.seed();
   config.inputs = tb.settings().inputs;
+  // The cache the reads showed, where `ntpbench machine` measured this thread count.
+  if (const std::optional<MachinePeaks>& peaks = tb.settings().peaks;
+      peaks && peaks->threads == EffectiveThreads(config)) {
+    config.last_level_cache_bytes = peaks->cache_bytes;
+  }
   if (const Backend* b = FindBackend(backend)) {
     if (b->HasDevices()) config.device = tb.settings().device;
     if (b->UsesPlacement()) config.placement = tb.settings().placement;

@@ -8,16 +8,19 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ntpbench/backend.h"
 #include "ntpbench/error.h"
 #include "ntpbench/latency_calibration.h"
 #include "ntpbench/machine.h"
+#include "ntpbench/machine_peaks.h"
 #include "ntpbench/sweep.h"
 #include "ntpbench/sweep_results.h"
 #include "ntpbench/topology_file.h"
 #include "src/bench/machine_class_detect.h"
+#include "src/bench/run_settings.h"
 #include "src/cli/commands.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/point_process.h"
@@ -341,6 +344,12 @@ int Calibrate(const CalibrateOptions& given) {
   calibration.vector_lanes = FindBackend(o.backend)->VectorLanes();
   if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
   calibration.cache_bytes = ThisMachine().CacheBytesFor(threads);
+  // The probes' runs plan with the last-level cache `ntpbench machine` saw by reads (a VM may
+  // report its host's); a prediction from this calibration plans as they did.
+  if (const std::optional<MachinePeaks> peaks = bench::MeasuredPeaks(threads);
+      peaks && peaks->cache_bytes > 0 && !calibration.cache_bytes.empty()) {
+    calibration.cache_bytes.back() = std::min(calibration.cache_bytes.back(), peaks->cache_bytes);
+  }
   calibration.backend_choices = FindBackend(o.backend)->PlanChoices(config);
   calibration.created = UtcTimestamp();
   const auto start = std::chrono::steady_clock::now();

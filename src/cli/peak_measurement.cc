@@ -67,10 +67,10 @@ void MeasureRegisterPeaks(int threads, MachinePeaks* p) {
   }
 }
 
-// Reads at the sizes topologies stream (1 MiB to 256 MiB), where the step from cache to memory
-// shows; then read and triad plateaus: in the threads' L2s (half of each), in the last-level
-// cache (half of it, more than the L2s hold: its size from CacheSeenByReads) and in memory
-// (256 MiB).
+// Reads at the sizes topologies stream (every power of two from 1 MiB to 256 MiB), where the
+// step from cache to memory shows; then read and triad plateaus: in the threads' L2s (half of
+// each), in the last-level cache (half of it, more than the L2s hold: its size from
+// CacheSeenByReads) and in memory (256 MiB).
 void MeasureBandwidth(int threads, MachinePeaks* p) {
   const MachineFacts& m = ThisMachine();
   int64_t l2 = 0;
@@ -78,7 +78,7 @@ void MeasureBandwidth(int threads, MachinePeaks* p) {
     if (c.level == 2) l2 = c.bytes;
   }
   std::vector<std::pair<int64_t, double>> reads;
-  for (int64_t bytes = int64_t{1} << 20; bytes <= (int64_t{256} << 20); bytes *= 4) {
+  for (int64_t bytes = int64_t{1} << 20; bytes <= (int64_t{256} << 20); bytes *= 2) {
     std::fprintf(stderr, "ntpbench machine: read %s, %d threads\n", SizeName(bytes).c_str(),
                  threads);
     const Ceiling c = FromRuns(StreamBandwidth(StreamKind::kRead, threads, bytes, kReps), "GB/s",

@@ -305,12 +305,20 @@ TEST(MachinePeaksFile, RoundTripsThroughTheCache) {
 
 TEST(MachinePeaksFile, TheCacheIsTheOneTheReadsShow) {
   constexpr int64_t kMiB = int64_t{1} << 20;
-  // A Zen 5 VM: hwloc reports 508 MiB, 16 MiB reads 2.7x as fast as memory, 64 MiB does not.
+  // A Zen 5 VM: hwloc reports 508 MiB; 32 MiB reads 2.5x as fast as memory, 64 MiB does not.
   const std::vector<std::pair<int64_t, double>> vm = {
-      {kMiB, 444}, {4 * kMiB, 181}, {16 * kMiB, 197}, {64 * kMiB, 117}, {256 * kMiB, 74}};
+      {kMiB, 444},      {2 * kMiB, 300},  {4 * kMiB, 181},  {8 * kMiB, 190}, {16 * kMiB, 197},
+      {32 * kMiB, 185}, {64 * kMiB, 117}, {128 * kMiB, 80}, {256 * kMiB, 74}};
   EXPECT_EQ(CacheSeenByReads(508 * kMiB, vm, 74), 32 * kMiB);
-  // Reads that agree with the reported size keep it (a 32 MiB L3, 16 MiB fits).
+  // Another guest of that class, its two threads in two complexes: 64 MiB read from their two
+  // L3s at 2.1x memory, 128 MiB at memory's rate. ResNet-50's 98 MB do not stay cached there.
+  std::vector<std::pair<int64_t, double>> split = vm;
+  split[6].second = 110;
+  split[8].second = 51.5;
+  EXPECT_EQ(CacheSeenByReads(508 * kMiB, split, 51.5), 64 * kMiB);
+  // Reads that agree with the reported size keep it (a 32 MiB L3, 16 or 32 MiB fits).
   EXPECT_EQ(CacheSeenByReads(32 * kMiB, vm, 74), 32 * kMiB);
+  EXPECT_EQ(CacheSeenByReads(64 * kMiB, vm, 74), 64 * kMiB);
   EXPECT_EQ(CacheSeenByReads(24 * kMiB, vm, 74), 24 * kMiB);
   // No size read at cache speed: nothing to correct.
   EXPECT_EQ(CacheSeenByReads(508 * kMiB, {{kMiB, 80}, {256 * kMiB, 74}}, 74), 508 * kMiB);

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 
 #include "ntpbench/error.h"
+#include "ntpbench/ntpbench.h"
+#include "src/bench/benchmark_config.h"
 #include "src/bench/run_settings.h"
 
 namespace ntpb::bench {
@@ -108,6 +111,25 @@ TEST(Flags, EveryFlagOfTheTableParsesAndIsListed) {
   std::vector<char*> argv = {args[0].data(), args[1].data()};
   int argc = 2;
   EXPECT_THROW(ParseNtpbFlags(&argc, argv.data()), Error) << "a value flag without its value";
+}
+
+// A backend chooses kernels by whether the weights stay cached (onednn.streamed_conv=auto): a
+// benchmark plans with the cache `ntpbench machine` saw by reads at its thread count, not the
+// one a VM reports (its host's); with none measured, or measured for other threads, with the
+// reported one (0).
+TEST(Flags, ABenchmarkPlansWithTheCacheTheReadsShowed) {
+  TopologyBenchmark tb("tiny", "topologies/tiny_cnn.json");
+  tb.Threads(2);
+  auto settings = std::make_shared<RunSettings>();
+  tb.Settings(settings);
+  EXPECT_EQ(ConfigFor(tb, "onednn", Precision::kF32).last_level_cache_bytes, 0);
+  settings->peaks = MachinePeaks();
+  settings->peaks->threads = 2;
+  settings->peaks->cache_bytes = int64_t{64} << 20;
+  settings->peaks->reported_cache_bytes = int64_t{508} << 20;
+  EXPECT_EQ(ConfigFor(tb, "onednn", Precision::kF32).last_level_cache_bytes, int64_t{64} << 20);
+  settings->peaks->threads = 1;
+  EXPECT_EQ(ConfigFor(tb, "onednn", Precision::kF32).last_level_cache_bytes, 0);
 }
 
 }  // namespace

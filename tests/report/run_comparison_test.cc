@@ -142,7 +142,9 @@ TEST(StepAlignment, LongRunsAlignWithoutAQuadraticTable) {
   // What faces a's steps in b, by the index, as the rows say.
   const report::StepsFacingIndex index(rows);
   for (const report::AlignedSteps& r : rows) {
-    if (!r.a.empty()) EXPECT_EQ(index.StepsFacing(r.a), r.b);
+    if (!r.a.empty()) {
+      EXPECT_EQ(index.StepsFacing(r.a), r.b);
+    }
   }
   EXPECT_TRUE(index.StepsFacing({-1, 1 << 30}).empty());
 }

@@ -144,10 +144,14 @@ dnnl::convolution_forward::desc DenseAsConvolutionDesc(int64_t rows, int64_t k, 
       memory::desc({1, units, rows, 1}, dst, tag::nhwc), {1, 1}, {0, 0}, {0, 0});
 }
 
+int64_t LastLevelCacheBytes(const RunConfig& config) {
+  return config.last_level_cache_bytes > 0 ? config.last_level_cache_bytes
+                                           : ThisMachine().last_level_cache_bytes();
+}
+
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config) {
   const int64_t bytes = Analyze(t, Precision::kF32).total.weight_traffic_bytes;
-  const int64_t cache = config.last_level_cache_bytes > 0 ? config.last_level_cache_bytes
-                                                          : ThisMachine().last_level_cache_bytes();
+  const int64_t cache = LastLevelCacheBytes(config);
   return cache > 0 && bytes > cache;
 }
 

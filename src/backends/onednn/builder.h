@@ -114,9 +114,13 @@ bool HasWinogradKernels();
 bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std::string& mode,
                       const FusionPlan& fusion, int threads);
 
-// Whether the weights `t` reads per inference (f32) are more than the last-level cache of the
-// machine `config` names (RunConfig::last_level_cache_bytes, else this one's): read from memory
-// at every inference, not kept in the cache from the one before.
+// The last-level cache of the machine `config` names: RunConfig::last_level_cache_bytes (the
+// calibrated machine's, or the one `ntpbench machine` saw by reads here), else the one this
+// machine reports.
+int64_t LastLevelCacheBytes(const RunConfig& config);
+
+// Whether the weights `t` reads per inference (f32) are more than LastLevelCacheBytes(config):
+// read from memory at every inference, not kept in the cache from the one before.
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config);
 
 // Whether a dense layer of `t` runs on ntpbench's f32 panels (f32_dense.h; dense_conv.cc says

@@ -332,7 +332,8 @@ class OnednnBackend : public Backend {
          "weights while it multiplies the last: on (wherever it can), off; small: where the "
          "kernel is built for AVX-512, the output has 64 pixels or fewer over the batch and each "
          "thread gets 64 filters (ResNet-50's last stage at batch 1); auto: small where the "
-         "network's weights outgrow the last-level cache (read from memory at every inference)",
+         "network's weights outgrow the last-level cache (read from memory at every inference; "
+         "the cache `ntpbench machine` saw by reads, where it measured, else the reported one)",
          "off"},
         {"dense",
          {"auto", "matmul", "conv1x1"},

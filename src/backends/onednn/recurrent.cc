@@ -22,7 +22,6 @@
 #include <tuple>
 
 #include "ntpbench/error.h"
-#include "ntpbench/machine.h"
 #include "src/backends/common/recurrent_gates.h"
 #include "src/backends/onednn/bf16_dense.h"
 #include "src/backends/onednn/builder.h"
@@ -362,7 +361,7 @@ void BuildDecomposed(Builder& b, bool lstm) {
     sr->bf16 = b.act() == dt::bf16;
     sr->bf16_dot = sr->bf16 && HasNativeBf16Arithmetic() && Bf16DenseHasDotProducts();
     sr->prefetch = StreamedRecurrence::PrefetchesPanels(sr->direction_bytes(),
-                                                        ThisMachine().last_level_cache_bytes());
+                                                        LastLevelCacheBytes(b.config()));
     for (int64_t d = 0; d < dirs; ++d) sr->PackDirection(b.WeightValues(d * per_dir + 1));
     if (!lstm) sr->bias_hn = *bias_hn;
     sr->Allocate();

@@ -29,11 +29,30 @@ struct Epilogue {
   float low, high, residual_low, residual_high;
 };
 
-// out[r][0..kWidth) (+)= sum_k a[r][k] * w[k][0..kWidth) for R pixels (`accumulate`: onto what
-// out holds); with `epilogue`, then the bias, the clamp and the residual. While it multiplies,
-// it asks for `prefetch_lines` cache lines from `prefetch` into the L2, one a step.
+// acc[r] += a[r][k] * w[k] for one step k of the depth: the tile's inner loop.
 template <int R>
-inline __attribute__((always_inline)) void Tile(const float* const* a, const float* w,
+inline __attribute__((always_inline)) void MultiplyStep(Floats (&acc)[R][kVectors],
+                                                        const float* const* a, const float* w,
+                                                        int64_t k) {
+  const float* wk = w + k * kWidth;
+  Floats wv[kVectors];
+#pragma GCC unroll 16
+  for (int q = 0; q < kVectors; ++q) wv[q] = LoadFloats(wk + q * kLanes);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const Floats x = BroadcastFloat(a[r] + k);
+#pragma GCC unroll 16
+    for (int q = 0; q < kVectors; ++q) acc[r][q] += x * wv[q];
+  }
+}
+
+// out[r][0..kWidth) (+)= sum_tap sum_k a[tap][r][k] * w[tap][k][0..kWidth) for R pixels
+// (`accumulate`: onto what out holds; a[tap] is kTileRows pointers, w's taps `depth` rows
+// apart); with `epilogue`, then the bias, the clamp and the residual. The sums stay in registers
+// over every tap of the block. While it multiplies, it asks for `prefetch_lines` cache lines
+// from `prefetch` into the L2, one a step.
+template <int R>
+inline __attribute__((always_inline)) void Tile(const float* const* a, int64_t taps, const float* w,
                                                 int64_t depth, float* out, int64_t stride,
                                                 bool accumulate, const Epilogue* epilogue,
                                                 const char* prefetch, int64_t prefetch_lines) {
@@ -45,22 +64,20 @@ inline __attribute__((always_inline)) void Tile(const float* const* a, const flo
       acc[r][q] = accumulate ? LoadFloats(out + r * stride + q * kLanes) : Floats{};
     }
   }
-  int64_t k = 0;
   // The lines that do not fit one a step go first.
-  for (; prefetch_lines > depth; --prefetch_lines, prefetch += 64) {
+  for (; prefetch_lines > taps * depth; --prefetch_lines, prefetch += 64) {
     _mm_prefetch(prefetch, _MM_HINT_T1);
   }
-  for (; k < depth; ++k) {
-    const float* wk = w + k * kWidth;
-    if (k < prefetch_lines) _mm_prefetch(prefetch + k * 64, _MM_HINT_T1);
-    Floats wv[kVectors];
-#pragma GCC unroll 16
-    for (int q = 0; q < kVectors; ++q) wv[q] = LoadFloats(wk + q * kLanes);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const Floats x = BroadcastFloat(a[r] + k);
-#pragma GCC unroll 16
-      for (int q = 0; q < kVectors; ++q) acc[r][q] += x * wv[q];
+  for (int64_t tap = 0; tap < taps; ++tap) {
+    const float* const* at = a + tap * kTileRows;
+    const float* wt = w + tap * depth * kWidth;
+    int64_t k = 0;
+    for (; k < depth && tap * depth + k < prefetch_lines; ++k) {
+      _mm_prefetch(prefetch + (tap * depth + k) * 64, _MM_HINT_T1);
+      MultiplyStep<R>(acc, at, wt, k);
+    }
+    for (; k < depth; ++k) {
+      MultiplyStep<R>(acc, at, wt, k);
     }
   }
   if (epilogue == nullptr) {
@@ -128,7 +145,9 @@ StreamedConv::StreamedConv(const StreamedConvShape& shape, const std::vector<flo
   for (int64_t p = 0; p < panels; ++p) {
     for (int64_t t = 0; t < taps; ++t) {
       for (int64_t ci = 0; ci < c; ++ci) {
-        float* row = packed_.data() + ((p * taps + t) * c + ci) * kWidth;
+        // [panel][block of channels][tap][channel in the block][filter]
+        const int64_t c0 = ci / kDepth * kDepth, depth = std::min(kDepth, c - c0);
+        float* row = packed_.data() + (p * taps * c + taps * c0 + t * depth + ci - c0) * kWidth;
         for (int64_t j = 0; j < kWidth; ++j) {
           row[j] = weights[static_cast<size_t>(((p * kWidth + j) * c + ci) * taps + t)];
         }
@@ -149,48 +168,49 @@ void StreamedConv::Run(const float* x, const float* residual, float* y, bool pre
     // Each thread a contiguous run of panels: its weights are one stream, block after block.
     const int64_t begin = panels * t / n, end = panels * (t + 1) / n;
     const float* stream_end = packed_.data() + end * k_len * kWidth;
+    std::vector<const float*> a(static_cast<size_t>(taps * kTileRows));
     for (int64_t p = begin; p < end; ++p) {
       Epilogue epilogue{bias_.data() + p * kWidth, nullptr, low, high, residual_low, residual_high};
-      for (int64_t tap = 0; tap < taps; ++tap) {
-        for (int64_t b = 0; b < depth_blocks; ++b) {
-          const int64_t c0 = b * kDepth, depth = std::min(kDepth, c - c0);
-          const float* w = packed_.data() + ((p * taps + tap) * c + c0) * kWidth;
-          const bool first = tap == 0 && b == 0, last = tap == taps - 1 && b == depth_blocks - 1;
-          // The next block's lines, shared out over the tiles.
-          const float* next = w + depth * kWidth;
-          const int64_t next_lines = prefetch && next < stream_end
-                                         ? std::min<int64_t>(kDepth, (stream_end - next) / kWidth) *
-                                               kWidth * static_cast<int64_t>(sizeof(float)) / 64
-                                         : 0;
-          const Epilogue* e = last ? &epilogue : nullptr;
-          for (int64_t tile = 0; tile < tiles; ++tile) {
-            const int64_t pixel0 = pixels * tile / tiles;
-            const int64_t rows = pixels * (tile + 1) / tiles - pixel0;
-            const float* a[kTileRows];
+      for (int64_t b = 0; b < depth_blocks; ++b) {
+        const int64_t c0 = b * kDepth, depth = std::min(kDepth, c - c0);
+        const float* w = packed_.data() + (p * taps * c + taps * c0) * kWidth;
+        const bool first = b == 0, last = b == depth_blocks - 1;
+        // The next block's lines, shared out over the tiles.
+        const float* next = w + taps * depth * kWidth;
+        const int64_t next_lines =
+            prefetch && next < stream_end
+                ? std::min<int64_t>(taps * kDepth * kWidth, stream_end - next) *
+                      static_cast<int64_t>(sizeof(float)) / 64
+                : 0;
+        const Epilogue* e = last ? &epilogue : nullptr;
+        for (int64_t tile = 0; tile < tiles; ++tile) {
+          const int64_t pixel0 = pixels * tile / tiles;
+          const int64_t rows = pixels * (tile + 1) / tiles - pixel0;
+          for (int64_t tap = 0; tap < taps; ++tap) {
             for (int64_t r = 0; r < rows; ++r) {
               const int64_t offset = tap_offsets_[static_cast<size_t>((pixel0 + r) * taps + tap)];
-              a[r] = (offset < 0 ? zeros_.data() : x + offset) + c0;
+              a[static_cast<size_t>(tap * kTileRows + r)] =
+                  (offset < 0 ? zeros_.data() : x + offset) + c0;
             }
-            float* out = y + pixel0 * f + p * kWidth;
-            epilogue.residual = residual ? residual + pixel0 * f + p * kWidth : nullptr;
-            const int64_t line0 = next_lines * tile / tiles,
-                          line1 = next_lines * (tile + 1) / tiles;
-            const char* pf = reinterpret_cast<const char*>(next) + line0 * 64;
-            switch (rows) {
-#define NTPB_STREAMED_TILE(R)                                     \
-  case R:                                                         \
-    if constexpr (R <= kTileRows) {                               \
-      Tile<R>(a, w, depth, out, f, !first, e, pf, line1 - line0); \
-    }                                                             \
+          }
+          float* out = y + pixel0 * f + p * kWidth;
+          epilogue.residual = residual ? residual + pixel0 * f + p * kWidth : nullptr;
+          const int64_t line0 = next_lines * tile / tiles, line1 = next_lines * (tile + 1) / tiles;
+          const char* pf = reinterpret_cast<const char*>(next) + line0 * 64;
+          switch (rows) {
+#define NTPB_STREAMED_TILE(R)                                                  \
+  case R:                                                                      \
+    if constexpr (R <= kTileRows) {                                            \
+      Tile<R>(a.data(), taps, w, depth, out, f, !first, e, pf, line1 - line0); \
+    }                                                                          \
     break;
-              NTPB_STREAMED_TILE(1)
-              NTPB_STREAMED_TILE(2)
-              NTPB_STREAMED_TILE(3)
-              NTPB_STREAMED_TILE(4)
-              NTPB_STREAMED_TILE(5)
-              NTPB_STREAMED_TILE(6)
+            NTPB_STREAMED_TILE(1)
+            NTPB_STREAMED_TILE(2)
+            NTPB_STREAMED_TILE(3)
+            NTPB_STREAMED_TILE(4)
+            NTPB_STREAMED_TILE(5)
+            NTPB_STREAMED_TILE(6)
 #undef NTPB_STREAMED_TILE
-            }
           }
         }
       }

@@ -3,9 +3,11 @@
 // once per output pixel, so the weights come from memory at every inference, and oneDNN 2.6's
 // kernels did not overlap that stream with their multiply-adds (tools/cold_weights_conv.cc: a
 // 3x3 512 -> 512 at 7x7 ran at 634-675 GFLOP/s with its weights in the cache, 440-459 without;
-// its time was the compute plus the read). Here the weights are packed in panels of two vectors
-// of filters, [panel][tap][channel][filters], and each thread walks its panels in blocks of
-// channels, multiplying one block by every tile of pixels while it asks for the next block.
+// its time was the compute plus the read). Here the weights are packed in panels of four vectors
+// of filters, [panel][block of kDepth channels][tap][channel][filters], and each thread walks
+// its panels block by block, multiplying one block (every tap of its channels) by every tile of
+// pixels while it asks for the next block. A tile's sums stay in registers over the block's
+// taps (sums stored and loaded again at every tap ran 2-5% slower on a Zen 5 guest).
 // Activations are NHWC; a pixel's taps are pointers into the input (a zero row where the tap is
 // padding), so there is no im2col copy (one of ResNet-50's 3x3 ones cost a fifth of the time with
 // it: 900 KiB of rows, read again for each panel, outgrew the L2). A tile is
@@ -36,8 +38,9 @@ class StreamedConv {
  public:
   // Filters per panel: four vectors of the ISA the file is compiled for (64 with AVX-512).
   static int64_t PanelWidth();
-  // Channels per block: the weights one block holds are PanelWidth() x this, 32 KiB with
-  // AVX-512 (in the L1 while every tile of pixels reads them).
+  // Channels per block: the weights one block holds are taps x PanelWidth() x this (a 3x3:
+  // 288 KiB with AVX-512, in the L2 while every tile of pixels reads them; 16, 32, 64 and 256
+  // ran slower).
   static constexpr int64_t kDepth = 128;
 
   // `weights` as the IR holds them ([filters, channels, kernel_h, kernel_w]), `bias` (empty:
@@ -63,8 +66,9 @@ class StreamedConv {
   std::vector<float> bias_;  // filters, zero where none
   // [pixel][tap]: the tap's offset into x in floats, -1 where it falls in the padding.
   std::vector<int64_t> tap_offsets_;
-  std::vector<float> zeros_;                             // channels: what a padding tap reads
-  std::vector<float, HugePageAllocator<float>> packed_;  // [panel][tap][channel][PanelWidth()]
+  std::vector<float> zeros_;  // channels: what a padding tap reads
+  // [panel][block of kDepth channels][tap][channel in the block][PanelWidth()]
+  std::vector<float, HugePageAllocator<float>> packed_;
 };
 
 }  // namespace ntpb::onednn
