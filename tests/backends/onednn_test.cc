@@ -1629,7 +1629,8 @@ TEST(OnednnWinograd, NtpbenchsKernelMatchesTheReference) {
 // Convolutions for ntpbench's streamed kernel (streamed_conv.h) over `batch` images of 9x7:
 // 40 channels in (a block of 128 partly filled), 192 (a full block and part of the next),
 // padding taps, a folded batchnorm and a relu6, a residual add and its relu, a non-square
-// kernel with stride 2 and uneven padding, a strided 1x1; c5's 20 filters are no whole panel.
+// kernel with stride 2 and uneven padding, a strided 1x1, a 5x5 (25 taps: more than a tile
+// multiplies at once); c5's 20 filters are no whole panel.
 ResolvedTopology StreamedConvStack(int batch) {
   return Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "sc",
       "inputs": [{"name": "x", "shape": [)" +
@@ -1646,8 +1647,10 @@ ResolvedTopology StreamedConvStack(int batch) {
         {"name": "c3", "op": "conv2d", "filters": 64, "kernel": [3, 2], "stride": 2,
          "padding": [2, 0, 1, 1]},
         {"name": "c4", "op": "conv2d", "filters": 64, "kernel": 1, "stride": 2},
-        {"name": "c5", "op": "conv2d", "filters": 20, "kernel": 3, "padding": 1}],
-      "outputs": ["c5"]})",
+        {"name": "c5", "op": "conv2d", "filters": 20, "kernel": 3, "padding": 1},
+        {"name": "c6", "op": "conv2d", "inputs": ["r2"], "filters": 64, "kernel": 5,
+         "padding": 2}],
+      "outputs": ["c5", "c6"]})",
                                    "sc.json"),
                  {});
 }
@@ -1674,7 +1677,7 @@ TEST(OnednnStreamedConv, MatchesTheReference) {
     config.options["streamed_conv"] = "on";
     const ScopedEnv keep = KeepEveryTensor();
     const RanBoth r = RunBoth(topology, config, Precision::kF32);
-    for (const char* tensor : {"c0", "c1_relu6", "r2", "c3", "c4", "c5"}) {
+    for (const char* tensor : {"c0", "c1_relu6", "r2", "c3", "c4", "c5", "c6"}) {
       ExpectClose(r, tensor, kF32Tolerance, 0.99999, at + tensor);
     }
     std::map<std::string, std::string> kernels;
@@ -1684,7 +1687,7 @@ TEST(OnednnStreamedConv, MatchesTheReference) {
       kernels[s.name] = s.kernel;
       if (s.kernel.find("ntpbench streamed conv") != std::string::npos) compiled.insert(s.name);
     }
-    const std::set<std::string> all = {"c0", "c1", "c2", "c3", "c4"};
+    const std::set<std::string> all = {"c0", "c1", "c2", "c3", "c4", "c6"};
     EXPECT_EQ(compiled, all) << at;
     EXPECT_EQ(kernels.count("a2"), 0u) << at << "the add is fused into c2's epilogue";
     EXPECT_EQ(PlannedAs(topology, config, "streamed"), compiled) << at;
@@ -1700,8 +1703,9 @@ TEST(OnednnStreamedConv, MatchesTheReference) {
 
 // Under streamed_conv=small: only where the kernel is built for AVX-512, the output has 64
 // pixels or fewer (c0-c2 at one image: 63; not at two) and each of 2 threads has a panel of 64
-// filters (not c3 and c4); under auto (the default) those where the network's weights (1.2 MB
-// here) outgrow the last-level cache of the machine the plan is for (64 KiB, against 1 TiB).
+// filters (not c3, c4 and c6); under auto (the default) those where the network's weights
+// (2.0 MB here) outgrow the last-level cache of the machine the plan is for (64 KiB, against 1
+// TiB).
 TEST(OnednnStreamedConv, AutoTakesSmallOutputsWhoseWeightsComeFromMemory) {
   for (const int batch : {1, 2}) {
     const ResolvedTopology topology = StreamedConvStack(batch);

@@ -23,6 +23,10 @@ constexpr int kTileRows = (kRegisters - kVectors - 1) / kVectors;
 // 4 of 6 and 5 of 5, every tile with as many broadcasts per multiply-add).
 int64_t Tiles(int64_t pixels) { return (pixels + kTileRows - 1) / kTileRows; }
 
+// Taps a tile multiplies with its sums in registers (a 3x3 in one chunk; a 7x7 in four, its sums
+// stored and loaded between them).
+constexpr int64_t kTapChunk = 16;
+
 struct Epilogue {
   const float* bias;      // the panel's, kWidth
   const float* residual;  // the tile's first pixel's, rows `stride` apart; null: none
@@ -168,49 +172,56 @@ void StreamedConv::Run(const float* x, const float* residual, float* y, bool pre
     // Each thread a contiguous run of panels: its weights are one stream, block after block.
     const int64_t begin = panels * t / n, end = panels * (t + 1) / n;
     const float* stream_end = packed_.data() + end * k_len * kWidth;
-    std::vector<const float*> a(static_cast<size_t>(taps * kTileRows));
+    // A chunk of taps' row pointers, on the stack: nothing allocated while the network runs.
+    const float* a[kTapChunk * kTileRows];
     for (int64_t p = begin; p < end; ++p) {
       Epilogue epilogue{bias_.data() + p * kWidth, nullptr, low, high, residual_low, residual_high};
       for (int64_t b = 0; b < depth_blocks; ++b) {
         const int64_t c0 = b * kDepth, depth = std::min(kDepth, c - c0);
         const float* w = packed_.data() + (p * taps * c + taps * c0) * kWidth;
-        const bool first = b == 0, last = b == depth_blocks - 1;
-        // The next block's lines, shared out over the tiles.
+        // The next block's lines, shared out over the tiles and their chunks of taps.
         const float* next = w + taps * depth * kWidth;
         const int64_t next_lines =
             prefetch && next < stream_end
                 ? std::min<int64_t>(taps * kDepth * kWidth, stream_end - next) *
                       static_cast<int64_t>(sizeof(float)) / 64
                 : 0;
-        const Epilogue* e = last ? &epilogue : nullptr;
         for (int64_t tile = 0; tile < tiles; ++tile) {
           const int64_t pixel0 = pixels * tile / tiles;
           const int64_t rows = pixels * (tile + 1) / tiles - pixel0;
-          for (int64_t tap = 0; tap < taps; ++tap) {
-            for (int64_t r = 0; r < rows; ++r) {
-              const int64_t offset = tap_offsets_[static_cast<size_t>((pixel0 + r) * taps + tap)];
-              a[static_cast<size_t>(tap * kTileRows + r)] =
-                  (offset < 0 ? zeros_.data() : x + offset) + c0;
-            }
-          }
           float* out = y + pixel0 * f + p * kWidth;
           epilogue.residual = residual ? residual + pixel0 * f + p * kWidth : nullptr;
           const int64_t line0 = next_lines * tile / tiles, line1 = next_lines * (tile + 1) / tiles;
-          const char* pf = reinterpret_cast<const char*>(next) + line0 * 64;
-          switch (rows) {
-#define NTPB_STREAMED_TILE(R)                                                  \
-  case R:                                                                      \
-    if constexpr (R <= kTileRows) {                                            \
-      Tile<R>(a.data(), taps, w, depth, out, f, !first, e, pf, line1 - line0); \
-    }                                                                          \
+          for (int64_t tap0 = 0; tap0 < taps; tap0 += kTapChunk) {
+            const int64_t chunk = std::min(kTapChunk, taps - tap0);
+            for (int64_t tap = 0; tap < chunk; ++tap) {
+              for (int64_t r = 0; r < rows; ++r) {
+                const int64_t offset =
+                    tap_offsets_[static_cast<size_t>((pixel0 + r) * taps + tap0 + tap)];
+                a[tap * kTileRows + r] = (offset < 0 ? zeros_.data() : x + offset) + c0;
+              }
+            }
+            const bool accumulate = b > 0 || tap0 > 0;
+            const Epilogue* e = b == depth_blocks - 1 && tap0 + chunk == taps ? &epilogue : nullptr;
+            const int64_t l0 = line0 + (line1 - line0) * tap0 / taps,
+                          l1 = line0 + (line1 - line0) * (tap0 + chunk) / taps;
+            const char* pf = reinterpret_cast<const char*>(next) + l0 * 64;
+            const float* wc = w + tap0 * depth * kWidth;
+            switch (rows) {
+#define NTPB_STREAMED_TILE(R)                                           \
+  case R:                                                               \
+    if constexpr (R <= kTileRows) {                                     \
+      Tile<R>(a, chunk, wc, depth, out, f, accumulate, e, pf, l1 - l0); \
+    }                                                                   \
     break;
-            NTPB_STREAMED_TILE(1)
-            NTPB_STREAMED_TILE(2)
-            NTPB_STREAMED_TILE(3)
-            NTPB_STREAMED_TILE(4)
-            NTPB_STREAMED_TILE(5)
-            NTPB_STREAMED_TILE(6)
+              NTPB_STREAMED_TILE(1)
+              NTPB_STREAMED_TILE(2)
+              NTPB_STREAMED_TILE(3)
+              NTPB_STREAMED_TILE(4)
+              NTPB_STREAMED_TILE(5)
+              NTPB_STREAMED_TILE(6)
 #undef NTPB_STREAMED_TILE
+            }
           }
         }
       }
