@@ -16,10 +16,10 @@ more) to make up the count; the table says what was left out.
 
 Output (stdout): per workload and precision, each side's median latency over the rounds (its
 range; a round's latency is its median inference on both sides: ntpbench's `net.p50_ms` of
-its median repetition, ONNX Runtime's median session.run()), the ratio ntpbench / ONNX Runtime (below 1 is faster), ntpbench's GFLOP/s and share of
-its roofline bound (from the run's own analysis, against `ntpbench machine`'s ceilings measured
-at the start of this run, unless `--machine cached`; the header gives the DRAM read then and at
-the end), and whether the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs
+its median repetition, ONNX Runtime's median session.run()), the ratio ntpbench / ONNX Runtime
+(below 1 is faster), ntpbench's GFLOP/s and share of its roofline bound (from the run's own
+analysis, against `ntpbench machine`'s ceilings measured at the start of this run, unless
+`--machine cached`; the header gives the DRAM read then and at the end), and whether the numbers can be trusted. ONNX Runtime's CPU provider runs these graphs
 in f32 only (it has no bf16 kernels for them), so a bf16 row compares ntpbench bf16 against ONNX
 Runtime f32.
 `--profile` adds a per-layer table for each workload: ONNX Runtime's per-node kernel times

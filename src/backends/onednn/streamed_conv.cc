@@ -53,8 +53,8 @@ inline __attribute__((always_inline)) void MultiplyStep(Floats (&acc)[R][kVector
 // out[r][0..kWidth) (+)= sum_tap sum_k a[tap][r][k] * w[tap][k][0..kWidth) for R pixels
 // (`accumulate`: onto what out holds; a[tap] is kTileRows pointers, w's taps `depth` rows
 // apart); with `epilogue`, then the bias, the clamp and the residual. The sums stay in registers
-// over every tap of the block. While it multiplies, it asks for `prefetch_lines` cache lines
-// from `prefetch` into the L2, one a step.
+// over all `taps` (a chunk of at most kTapChunk). While it multiplies, it asks for `prefetch_lines`
+// cache lines from `prefetch` into the L2, one a step.
 template <int R>
 inline __attribute__((always_inline)) void Tile(const float* const* a, int64_t taps, const float* w,
                                                 int64_t depth, float* out, int64_t stride,
