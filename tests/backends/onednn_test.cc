@@ -23,6 +23,7 @@
 #include "src/backends/onednn/bf16_depthwise.h"
 #include "src/backends/onednn/builder.h"
 #include "src/backends/onednn/inverted_residual.h"
+#include "src/backends/onednn/layout_copy.h"
 #include "src/backends/onednn/quantization.h"
 #include "src/backends/onednn/streamed_conv.h"
 #include "src/backends/onednn/weight_only_dense.h"
@@ -1382,6 +1383,76 @@ TEST(OnednnReorder, AnImagesFewChannelsGoToNhwcByACopy) {
     // One channel is NCHW and NHWC alike: no step.
     EXPECT_EQ(copies, channels > 1 && OnednnConvolutionWantsNhwc(channels) ? 1 : 0)
         << c << " channels";
+  }
+}
+
+// ntpbench's copies between NHWC and oneDNN's nChw8c / nChw16c (layout_copy.h) write what
+// oneDNN's reorder writes: a batch of 2, 7x5 pixels (not a whole number of any thread's share),
+// 3 threads, both ways and both blocks.
+TEST(OnednnReorder, BlockCopiesMatchOnednnsReorder) {
+  using memory = dnnl::memory;
+  using tag = memory::format_tag;
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  for (const int block : {8, 16}) {
+    const memory::dims dims = {2, 3 * block, 7, 5};
+    const auto f32 = memory::data_type::f32;
+    const tag blocked = block == 8 ? tag::nChw8c : tag::nChw16c;
+    memory nhwc({dims, f32, tag::nhwc}, engine), expected({dims, f32, blocked}, engine);
+    const int64_t n = 2 * 3 * block * 7 * 5;
+    std::vector<float> to_blocked(n), back(n);
+    auto* x = static_cast<float*>(nhwc.get_data_handle());
+    for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i) * 0.25f - 7.0f;
+    dnnl::reorder(nhwc, expected).execute(stream, nhwc, expected);
+    stream.wait();
+    onednn::NhwcToBlocked(x, dims[0], dims[1], dims[2] * dims[3], block, 3, to_blocked.data());
+    const auto* want = static_cast<const float*>(expected.get_data_handle());
+    EXPECT_EQ(to_blocked, std::vector<float>(want, want + n)) << "to nChw" << block << "c";
+    onednn::BlockedToNhwc(to_blocked.data(), dims[0], dims[1], dims[2] * dims[3], block, 3,
+                          back.data());
+    EXPECT_EQ(back, std::vector<float>(x, x + n)) << "from nChw" << block << "c";
+  }
+}
+
+// Around a Winograd convolution (nChw16c on oneDNN's kernel, nChw8c on ntpbench's) between 1x1
+// ones that read and write NHWC (oneDNN's brgconv: AVX-512), the layouts change by ntpbench's
+// copies, not oneDNN's reorders, and every output matches the reference; batch 2, 9x11 pixels.
+// Where the 1x1 convolutions pick a blocked layout themselves (AVX2) there may be no copy at all.
+TEST(OnednnReorder, AWinogradConvolutionsLayoutsChangeByCopies) {
+  SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
+  const ResolvedTopology topology =
+      Resolve(ParseTopologyJson(R"({"format": "ntpbench-topology", "version": 1, "name": "wino",
+        "inputs": [{"name": "x", "shape": [2, 48, 9, 11]}],
+        "layers": [
+          {"name": "c0", "op": "conv2d", "filters": 32, "kernel": 1, "activation": "relu"},
+          {"name": "c1", "op": "conv2d", "filters": 32, "kernel": 3, "padding": 1,
+           "activation": "relu"},
+          {"name": "c2", "op": "conv2d", "filters": 48, "kernel": 1}]})",
+                                "wino.json"),
+              {});
+  const ScopedEnv keep = KeepEveryTensor();
+  for (const char* kernel : {"onednn", "ntpbench"}) {
+    if (std::string(kernel) == "onednn" && !OnednnHasWinograd()) continue;
+    RunConfig config = OpConfig();
+    config.options["winograd"] = "all";
+    config.options["winograd_kernel"] = kernel;
+    const RanBoth r = RunBoth(topology, config, Precision::kF32);
+    for (const char* tensor : {"c0", "c1", "c2"}) {
+      ExpectClose(r, tensor, kF32Tolerance, 0.99999, std::string(kernel) + " " + tensor);
+    }
+    const std::string block = std::string(kernel) == "onednn" ? "nChw16c" : "nChw8c";
+    std::multiset<std::string> copies;
+    for (const StepInfo& s : r.onednn->steps()) {
+      if (!s.inlay || s.op != "reorder" || s.name.rfind("c0.", 0) == 0) continue;
+      copies.insert(s.kernel);
+    }
+    if (OnednnConvolutionWantsNhwc(48)) {
+      EXPECT_EQ(copies, (std::multiset<std::string>{"ntpbench NHWC to " + block + " copy",
+                                                    "ntpbench " + block + " to NHWC copy"}))
+          << kernel;
+    } else {
+      for (const std::string& k : copies) EXPECT_EQ(k.rfind("ntpbench ", 0), 0u) << kernel << k;
+    }
   }
 }
 

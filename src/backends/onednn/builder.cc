@@ -1,10 +1,13 @@
 #include "src/backends/onednn/builder.h"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "ntpbench/error.h"
 #include "ntpbench/machine.h"
+#include "src/backends/onednn/layout_copy.h"
 #include "src/backends/random_data.h"
 #include "src/machine/ceiling_kernels.h"
 #include "src/ops/activations.h"
@@ -169,47 +172,44 @@ memory Builder::OutputOver(const std::string& tensor, const memory::desc& desc) 
 
 namespace {
 
-// An image's few channels (RGB) from planar NCHW to NHWC, where convolutions under AVX-512 want
-// it, the first step of a CNN on an image: for 3x224x224 f32 on a 2-core Zen 5 VM, 2 threads,
-// oneDNN 2.6's jit:uni reorder took 17.7 us alone and warm, this copy 3.4 us; in MobileNet v2
-// 17.7 against 6.8 us.
-bool IsFewChannelPlanarToNhwc(const memory::desc& have, const memory::desc& wanted) {
-  const memory::dims dims = wanted.dims();
+// The copy of layout_copy.h from `have`'s layout to `out`'s, where one does it (f32, 4-d, the
+// same dims); else none, and oneDNN's reorder runs. An image's few channels to NHWC: for
+// 3x224x224 on a 2-core Zen 5 VM, 2 threads, oneDNN 2.6's jit:uni reorder took 17.7 us alone and
+// warm, the copy 3.4 us (in MobileNet v2 17.7 against 6.8). NHWC to and from nChw16c around
+// ResNet-50's Winograd convolutions (f32, batch 1, 2 threads, a 2-core Zen 5 VM): alone and warm
+// both ran 10-30 us; in the network oneDNN's took 25-140 us, its threads reading what the other
+// core had written (the guest's cores were 215 ns apart).
+std::function<void()> LayoutCopy(const memory& have, const memory& out, int threads,
+                                 std::string* kernel) {
+  using tag = memory::format_tag;
+  const memory::desc from = have.get_desc(), to = out.get_desc();
+  const memory::dims dims = to.dims();
   const auto f32 = memory::data_type::f32;
-  return dims.size() == 4 && dims[1] <= 4 && wanted.data_type() == f32 &&
-         have == memory::desc(dims, f32, memory::format_tag::nchw) &&
-         wanted == memory::desc(dims, f32, memory::format_tag::nhwc);
-}
-
-// kChannels a compile-time count, so that the pixel loop vectorizes (a runtime count ran it
-// scalar, 3x slower).
-template <int kChannels>
-void PlanarToNhwc(const float* x, int64_t batch, int64_t pixels, int threads, float* y) {
-  // One parallel region for the whole batch; the images' pixels split alike, no barrier between.
-#pragma omp parallel num_threads(threads)
-  for (int64_t n = 0; n < batch; ++n) {
-    const float* const image = x + n * kChannels * pixels;
-    float* const out = y + n * kChannels * pixels;
-#pragma omp for schedule(static) nowait
-    for (int64_t p = 0; p < pixels; ++p) {
-      for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = image[c * pixels + p];
+  if (dims.size() != 4 || from.dims() != dims || from.data_type() != f32 || to.data_type() != f32) {
+    return nullptr;
+  }
+  auto is = [&](const memory::desc& d, tag t) { return d == memory::desc(dims, f32, t); };
+  const auto* x = static_cast<const float*>(have.get_data_handle());
+  auto* y = static_cast<float*>(out.get_data_handle());
+  const int64_t batch = dims[0], channels = dims[1], pixels = dims[2] * dims[3];
+  if (channels <= 4 && is(from, tag::nchw) && is(to, tag::nhwc)) {
+    *kernel = "ntpbench planar to NHWC copy";
+    return [=] { PlanarToNhwc(x, batch, channels, pixels, threads, y); };
+  }
+  for (const int block : {8, 16}) {
+    const tag blocked = block == 8 ? tag::nChw8c : tag::nChw16c;
+    if (channels % block != 0) continue;
+    const std::string name = "nChw" + std::to_string(block) + "c";
+    if (is(from, tag::nhwc) && is(to, blocked)) {
+      *kernel = "ntpbench NHWC to " + name + " copy";
+      return [=] { NhwcToBlocked(x, batch, channels, pixels, block, threads, y); };
+    }
+    if (is(from, blocked) && is(to, tag::nhwc)) {
+      *kernel = "ntpbench " + name + " to NHWC copy";
+      return [=] { BlockedToNhwc(x, batch, channels, pixels, block, threads, y); };
     }
   }
-}
-
-// 1 to 4 channels (IsFewChannelPlanarToNhwc).
-void PlanarToNhwc(const float* x, int64_t batch, int64_t channels, int64_t pixels, int threads,
-                  float* y) {
-  switch (channels) {
-    case 1:
-      return PlanarToNhwc<1>(x, batch, pixels, threads, y);
-    case 2:
-      return PlanarToNhwc<2>(x, batch, pixels, threads, y);
-    case 3:
-      return PlanarToNhwc<3>(x, batch, pixels, threads, y);
-    default:
-      return PlanarToNhwc<4>(x, batch, pixels, threads, y);
-  }
+  return nullptr;
 }
 
 }  // namespace
@@ -235,15 +235,11 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   step.info.op = kind;
   step.info.inlay = true;
   step.info.feeds = index_;
-  if (IsFewChannelPlanarToNhwc(have.get_desc(), wanted)) {
-    step.info.kernel = "ntpbench planar to NHWC copy";
-    const memory::dims dims = wanted.dims();
-    const int threads = EffectiveThreads(config_);
-    step.work.push_back({{}, {}, [have, out, dims, threads] {
-                           PlanarToNhwc(static_cast<const float*>(have.get_data_handle()), dims[0],
-                                        dims[1], dims[2] * dims[3], threads,
-                                        static_cast<float*>(out.get_data_handle()));
-                         }});
+  // The copy's lambda keeps `have` and `out` alive with the step.
+  if (std::function<void()> copy =
+          LayoutCopy(have, out, EffectiveThreads(config_), &step.info.kernel)) {
+    step.work.push_back(
+        {{}, {}, [copy = std::move(copy), keep = std::vector<memory>{have, out}] { copy(); }});
   } else {
     step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
                          {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},

@@ -898,16 +898,20 @@ bool WidensBf16Depthwise(const ResolvedLayer& l, Precision precision, const std:
 // Winograd F(2x2, 3x3) for f32 3x3 convolutions with stride 1 on 28x28 outputs or larger: on
 // this project's VM oneDNN 2.6's jit_fp32_wino_2x3 alone ran ResNet-50's 56x56 and 28x28 ones
 // 2x faster than its direct brgconv, 14x14 ones 1.15x, 7x7 ones no faster. In the network each
-// also costs a reorder in and out of its blocked layout, which leaves ResNet-50 a few percent
-// faster. Only with 64 channels in and out or more (a Zen 5 VM, f32, 2 threads): alone, after a
-// 1x1 convolution, one such layer ran 1.5-3.9x direct's time over an image's 3 or 8 channels,
-// 0.9-1.2x over 16 or 24, 0.6-0.8x over 32-128; in small networks, where direct kernels keep
-// few channels in an unblocked layout, the Winograd layers' reorders, the slower pooling and
-// depthwise layers after them, and a residual add then falling back to a slower direct kernel
-// made a 3-channel first layer 3x slower (tiny_cnn at batch 8) and random CNNs of 24 and 32
-// channels 18-30% slower than all direct.
+// also costs a copy in and out of its blocked layout (layout_copy.h; oneDNN's own reorders there
+// took 0.3-0.8 ms of ResNet-50 on a Zen 5 VM, the copies 0.2-0.35), which leaves ResNet-50 a few
+// percent faster. Under AVX-512 a blocked layout for the whole network instead (nChw16c, no
+// copies) ran the stage at 56x56 0.5 ms faster and the rest 1.8 ms slower (oneDNN's blocked
+// direct kernels against its NHWC brgconv). Only with 64 channels in and out or more (a Zen 5 VM,
+// f32, 2 threads): alone, after a 1x1 convolution, one such layer ran 1.5-3.9x direct's time over
+// an image's 3 or 8 channels, 0.9-1.2x over 16 or 24, 0.6-0.8x over 32-128; in small networks,
+// where direct kernels keep few channels in an unblocked layout, the Winograd layers' reorders, the
+// slower pooling and depthwise layers after them, and a residual add then falling back to a slower
+// direct kernel made a 3-channel first layer 3x slower (tiny_cnn at batch 8) and random CNNs of 24
+// and 32 channels 18-30% slower than all direct.
 // The option winograd=off never uses it, =all wherever oneDNN has it (tests).
 // oneDNN 2.6 has no bf16 or int8 Winograd.
+//
 // Whether oneDNN has f32 Winograd kernels at the effective ISA: a 3x3 convolution of 64
 // channels is asked for (oneDNN 2.6 has them from avx512_core only; under ONEDNN_MAX_CPU_ISA=AVX2
 // it answers "could not create a primitive descriptor", and the compile runs direct).
