@@ -4,20 +4,26 @@ namespace ntpb::onednn {
 
 namespace {
 
+// copy(n, p) for every pixel p of every image n: one parallel region for the whole batch, each
+// image's pixels split alike among the threads, no barrier between images.
+template <typename Copy>
+void ForEachPixel(int64_t batch, int64_t pixels, int threads, const Copy& copy) {
+#pragma omp parallel num_threads(threads)
+  for (int64_t n = 0; n < batch; ++n) {
+#pragma omp for schedule(static) nowait
+    for (int64_t p = 0; p < pixels; ++p) copy(n, p);
+  }
+}
+
 // kChannels a compile-time count, so that the pixel loop vectorizes (a runtime count ran it
 // scalar, 3x slower).
 template <int kChannels>
 void PlanarToNhwcOf(const float* x, int64_t batch, int64_t pixels, int threads, float* y) {
-  // One parallel region for the whole batch; the images' pixels split alike, no barrier between.
-#pragma omp parallel num_threads(threads)
-  for (int64_t n = 0; n < batch; ++n) {
+  ForEachPixel(batch, pixels, threads, [=](int64_t n, int64_t p) {
     const float* const image = x + n * kChannels * pixels;
     float* const out = y + n * kChannels * pixels;
-#pragma omp for schedule(static) nowait
-    for (int64_t p = 0; p < pixels; ++p) {
-      for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = image[c * pixels + p];
-    }
-  }
+    for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = image[c * pixels + p];
+  });
 }
 
 // A pixel's channels are `channels / kBlock` runs of kBlock floats: one vector each.
@@ -25,20 +31,16 @@ template <int kBlock, bool kToBlocked>
 void BlockCopy(const float* x, int64_t batch, int64_t channels, int64_t pixels, int threads,
                float* y) {
   const int64_t blocks = channels / kBlock;
-#pragma omp parallel num_threads(threads)
-  for (int64_t n = 0; n < batch; ++n) {
+  ForEachPixel(batch, pixels, threads, [=](int64_t n, int64_t p) {
     const float* const in = x + n * channels * pixels;
     float* const out = y + n * channels * pixels;
-#pragma omp for schedule(static) nowait
-    for (int64_t p = 0; p < pixels; ++p) {
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t nhwc = p * channels + b * kBlock, blocked = (b * pixels + p) * kBlock;
-        const float* const from = in + (kToBlocked ? nhwc : blocked);
-        float* const to = out + (kToBlocked ? blocked : nhwc);
-        for (int i = 0; i < kBlock; ++i) to[i] = from[i];
-      }
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t nhwc = p * channels + b * kBlock, blocked = (b * pixels + p) * kBlock;
+      const float* const from = in + (kToBlocked ? nhwc : blocked);
+      float* const to = out + (kToBlocked ? blocked : nhwc);
+      for (int i = 0; i < kBlock; ++i) to[i] = from[i];
     }
-  }
+  });
 }
 
 }  // namespace
