@@ -24,8 +24,8 @@ in f32 only (it has no bf16 kernels for them), so a bf16 row compares ntpbench b
 Runtime f32.
 `--profile` adds a per-layer table for each workload: ONNX Runtime's per-node kernel times
 (enableProfiling) beside ntpbench's per-layer p50, by node name, largest first, with the ratio
-also at the timed runs (each side's layer times scaled to its median in the rounds: profiling
-slows ONNX Runtime more than ntpbench's per-layer timing slows it).
+also at the timed runs (each side's layer times scaled to its median in the rounds: each side's
+per-layer run is apart from its timed rounds, and ONNX Runtime's profiling moves it most).
 
 Not part of CI: it needs npm's onnxruntime-node, installed once with
   npm install --prefix DIR --ignore-scripts onnxruntime-node@1.30.0
@@ -163,9 +163,10 @@ def print_layer_table(title, ort_nodes, entry, timed, rows_shown=15):
     of one class in execution order); the `rows_shown` largest pairs. A node ntpbench fused into
     a step another node is paired with says so instead of a ratio (its time is in that step's).
     `timed`: each side's median latency in the timed rounds (ntpbench, ONNX Runtime), to which
-    each side's per-layer times are scaled for the last column: ONNX Runtime's profile slows it
-    (ResNet-50's nodes summed 28.5 ms against its 23.5-26.6 timed), ntpbench's per-layer timing
-    less, so the raw ratio understates ntpbench's time by up to the difference."""
+    each side's per-layer times are scaled for the last column: the per-layer runs are apart
+    from the timed rounds, and ONNX Runtime's profiled nodes summed 28.5 ms in one ResNet-50 run
+    whose rounds took 26.6, 25.0 in another whose rounds took 26.6 (a Zen 5 guest), so the raw
+    ratio can be off either way by as much."""
     steps = entry.get("ntpbench", {}).get("steps", [])
     step_ms = {s["name"]: entry.get("layer.%s.p50_ms" % s["name"]) for s in steps}
     our_sum = sum(ms for ms in step_ms.values() if ms)

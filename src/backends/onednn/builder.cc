@@ -172,27 +172,30 @@ memory Builder::OutputOver(const std::string& tensor, const memory::desc& desc) 
 
 namespace {
 
-// The copy of layout_copy.h from layout `from` to `to`, where one does it (f32, 4-d, the
+// The copy of layout_copy.h from `have`'s layout to `out`'s, where one does it (f32, 4-d, the
 // same dims); else none, and oneDNN's reorder runs. An image's few channels to NHWC: for
 // 3x224x224 on a 2-core Zen 5 VM, 2 threads, oneDNN 2.6's jit:uni reorder took 17.7 us alone and
 // warm, the copy 3.4 us (in MobileNet v2 17.7 against 6.8). NHWC to and from nChw16c around
 // ResNet-50's Winograd convolutions (f32, batch 1, 2 threads, a 2-core Zen 5 VM): alone and warm
 // both ran 10-30 us; in the network oneDNN's took 25-140 us, its threads reading what the other
 // core had written (the guest's cores were 215 ns apart).
-using LayoutCopyFn = std::function<void(const float* x, float* y)>;
-LayoutCopyFn LayoutCopy(const memory::desc& from, const memory::desc& to, int threads,
-                        std::string* kernel) {
+std::function<void()> LayoutCopy(const memory& have, const memory& out, int threads,
+                                 std::string* kernel) {
   using tag = memory::format_tag;
+  const memory::desc from = have.get_desc(), to = out.get_desc();
   const memory::dims dims = to.dims();
   const auto f32 = memory::data_type::f32;
   if (dims.size() != 4 || from.dims() != dims || from.data_type() != f32 || to.data_type() != f32) {
     return nullptr;
   }
+  // The addresses are read when the step runs, as a primitive's arguments are.
+  auto x = [have] { return static_cast<const float*>(have.get_data_handle()); };
+  auto y = [out] { return static_cast<float*>(out.get_data_handle()); };
   auto is = [&](const memory::desc& d, tag t) { return d == memory::desc(dims, f32, t); };
   const int64_t batch = dims[0], channels = dims[1], pixels = dims[2] * dims[3];
   if (channels <= 4 && is(from, tag::nchw) && is(to, tag::nhwc)) {
     *kernel = "ntpbench planar to NHWC copy";
-    return [=](const float* x, float* y) { PlanarToNhwc(x, batch, channels, pixels, threads, y); };
+    return [=] { PlanarToNhwc(x(), batch, channels, pixels, threads, y()); };
   }
   for (const int block : {8, 16}) {
     const tag blocked = block == 8 ? tag::nChw8c : tag::nChw16c;
@@ -200,15 +203,11 @@ LayoutCopyFn LayoutCopy(const memory::desc& from, const memory::desc& to, int th
     const std::string name = "nChw" + std::to_string(block) + "c";
     if (is(from, tag::nhwc) && is(to, blocked)) {
       *kernel = "ntpbench NHWC to " + name + " copy";
-      return [=](const float* x, float* y) {
-        NhwcToBlocked(x, batch, channels, pixels, block, threads, y);
-      };
+      return [=] { NhwcToBlocked(x(), batch, channels, pixels, block, threads, y()); };
     }
     if (is(from, blocked) && is(to, tag::nhwc)) {
       *kernel = "ntpbench " + name + " to NHWC copy";
-      return [=](const float* x, float* y) {
-        BlockedToNhwc(x, batch, channels, pixels, block, threads, y);
-      };
+      return [=] { BlockedToNhwc(x(), batch, channels, pixels, block, threads, y()); };
     }
   }
   return nullptr;
@@ -237,13 +236,9 @@ memory Builder::Input(const std::string& tensor, const memory::desc& wanted) {
   step.info.op = kind;
   step.info.inlay = true;
   step.info.feeds = index_;
-  // The addresses are read when the step runs, as a primitive's arguments are.
-  if (LayoutCopyFn copy =
-          LayoutCopy(have.get_desc(), wanted, EffectiveThreads(config_), &step.info.kernel)) {
-    step.work.push_back({{}, {}, [copy = std::move(copy), have, out] {
-                           copy(static_cast<const float*>(have.get_data_handle()),
-                                static_cast<float*>(out.get_data_handle()));
-                         }});
+  if (std::function<void()> copy =
+          LayoutCopy(have, out, EffectiveThreads(config_), &step.info.kernel)) {
+    step.work.push_back({{}, {}, std::move(copy)});
   } else {
     step.work.push_back({dnnl::reorder(dnnl::reorder::primitive_desc(have, out, attr)),
                          {{DNNL_ARG_FROM, have}, {DNNL_ARG_TO, out}},
