@@ -42,6 +42,14 @@
 //   1x1, 2048 -> 512 at 7x7:       294 / 362                     oneDNN 306 / 400
 //   1x1, 512 -> 2048 at 7x7:       291-306 / 329-354             oneDNN 274-276 / 313-344
 //   1x1 s2, 512 -> 1024 to 14x14:  578-605 / 581-627             oneDNN 628-844 / 620-940
+// A third such guest ("AMD EPYC", family 26 model 2), 2026-12-02 evening, us warm / cold,
+// oneDNN's beside (whence onednn.streamed_conv=small leaves 1x1s to oneDNN):
+//   3x3, 512 -> 512 at 7x7:        659 / 780                     oneDNN 573 / 892
+//   1x1, 2048 -> 512 at 7x7:       333 / 382                     oneDNN 316 / 376
+//   1x1, 512 -> 2048 at 7x7:       320 / 392                     oneDNN 285 / 351
+//   1x1 s2, 1024 -> 2048 to 7x7:   650-660 / 818-822             oneDNN 615-622 / 725-749
+//   1x1 s2, 512 -> 1024 to 14x14:  624-640 / 647-663             oneDNN 835-850 / 886-893
+//   1x1 s2, 256 -> 512 to 28x28:   675-691 / 693-721             oneDNN 577-580 / 604-622
 // The same guest, later that day, the tile's sums kept in registers over a block's taps (the
 // weights packed [panel][block][tap][channel]) against stored and loaded at every tap, 3x3
 // 512 -> 512 at 7x7, alternating 6 times: warm 622-691 (median ~664) against 647-708 (~679),

@@ -859,7 +859,12 @@ bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& l, const Ru
 // the same layers whatever the cache: a VM may report its host's whole last-level cache (508 MiB
 // on a 2-core Zen 5 guest whose cores read 64 MiB at twice the DRAM rate and 256 MiB at it), and
 // there ResNet-50's last stage still ran 0.3-0.6 ms faster on it (4.90-5.32 against 5.42-5.87 ms,
-// alternating, p50).
+// alternating, p50). Not 1x1 convolutions: on a later Zen 5 guest (2026-12-02 evening) oneDNN's
+// brgconv_1x1 kept up with it cold (2048 -> 512 at 7x7 376 against 382 us, 512 -> 2048 351
+// against 392, 1024 -> 2048 stride 2 725-749 against 818-822) while its 3x3 brgconv did not
+// (892 against 780), and ResNet-50 with the stage's 1x1s back on oneDNN ran p50 24.63 against
+// 24.93 ms (6 rounds alternating). (A 1x1 tile keeps its sums in registers over a block's 128
+// multiply-adds, a 3x3 tile over 9 x 128.)
 constexpr int64_t kStreamedConvMaxPixels = 64;
 
 bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& l, const RunConfig& config,
@@ -875,7 +880,8 @@ bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& l, const RunCon
     return false;
   }
   if (mode == "on") return true;
-  const bool small = panel == 64 && out[1] / panel >= threads &&
+  const auto k = l.attrs.Ints("kernel");
+  const bool small = panel == 64 && out[1] / panel >= threads && k[0] * k[1] > 1 &&
                      out[0] * out[2] * out[3] <= kStreamedConvMaxPixels;
   return small && (mode == "small" || WeightsOutgrowLastLevelCache(t, config));
 }
