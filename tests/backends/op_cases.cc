@@ -153,6 +153,9 @@ const std::vector<OpCase>& OpCases() {
       {"transpose", "transpose", {{2, 3, 4}}, {{"perm", {2, 0, 1}}}},
       {"transpose_unit_axes_view", "transpose", {{1, 3, 1, 4}}, {{"perm", {1, 2, 0, 3}}}},
       {"transpose_past_unit_axis", "transpose", {{1, 3, 4}}, {{"perm", {0, 2, 1}}}},
+      // The last axis kept (a transformer's heads): the onednn backend copies whole rows.
+      {"transpose_rows", "transpose", {{2, 3, 4, 5}}, {{"perm", {0, 2, 1, 3}}}},
+      {"transpose_rows_outer", "transpose", {{3, 4, 2, 5}}, {{"perm", {2, 0, 1, 3}}}},
       {"lstm", "lstm", {{2, 4, 3}}, {{"units", 5}}},
       {"lstm_reverse", "lstm", {{1, 3, 4}}, {{"units", 2}, {"direction", "reverse"}}},
       {"lstm_bidirectional", "lstm", {{2, 5, 3}}, {{"units", 4}, {"direction", "bidirectional"}}},

@@ -39,8 +39,10 @@ void BuildView(Builder& b) {
   b.NoStep();
 }
 
+// The step's kernel column names the reorder oneDNN picked (jit:uni, simple:any, ...).
 void Reorder(Builder& b, const memory& from, const memory& to) {
-  b.Add(dnnl::reorder(from, to), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
+  const dnnl::reorder::primitive_desc pd(from, to);
+  b.AddPrimitive(pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
 void BuildTranspose(Builder& b) {
@@ -56,7 +58,30 @@ void BuildTranspose(Builder& b) {
   // The input seen in output order: same bytes, permuted strides.
   const memory permuted(memory::desc(Dims(out), b.act(), strides), b.engine(),
                         src.get_data_handle());
-  Reorder(b, permuted, b.NewOutput(b.Plain(out)));
+  const memory dst = b.NewOutput(b.Plain(out));
+  if (perm.back() != static_cast<int64_t>(in.size()) - 1) {
+    return Reorder(b, permuted, dst);
+  }
+  // The last axis stays last (a transformer's [N, S, heads, D] <-> [N, heads, S, D]): rows of
+  // D elements move whole, each thread copying a contiguous range of the output's rows.
+  const int64_t row_bytes = out.back() * static_cast<int64_t>(memory::data_type_size(b.act()));
+  const int64_t rows = NumElements(out) / out.back();
+  const int threads = EffectiveThreads(b.config());
+  b.AddHost([src, dst, out, strides, row_bytes, rows, threads] {
+    const auto* from = static_cast<const char*>(src.get_data_handle());
+    auto* to = static_cast<char*>(dst.get_data_handle());
+    const int64_t elem = row_bytes / out.back();
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t offset = 0, rest = r;  // the row's index in the output, as input offsets
+      for (size_t a = out.size() - 1; a-- > 0;) {
+        offset += rest % out[a] * strides[a];
+        rest /= out[a];
+      }
+      std::memcpy(to + r * row_bytes, from + offset * elem, static_cast<size_t>(row_bytes));
+    }
+  });
+  b.SetKernel("ntpbench row copy");
 }
 
 void BuildSlice(Builder& b) {
