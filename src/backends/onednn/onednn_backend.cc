@@ -330,11 +330,10 @@ class OnednnBackend : public Backend {
          "f32 convolutions (not grouped or dilated; filters in whole panels of 64 in an AVX-512 "
          "build, 32 in an AVX2 one) on ntpbench's streamed kernel, which reads the next block of "
          "weights while it multiplies the last: on (wherever it can), off; small: where the "
-         "kernel is built for AVX-512, the kernel has more than one tap (not 1x1), the output has "
-         "64 "
-         "pixels or fewer over the batch and each thread gets 64 filters (ResNet-50's last "
-         "stage's 3x3s at batch 1); auto: small where the "
-         "network's weights outgrow the last-level cache (read from memory at every inference; "
+         "kernel is built for AVX-512, the convolution has more than one tap (not 1x1), the "
+         "output has 64 pixels or fewer over the batch and each thread gets 64 filters "
+         "(ResNet-50's last stage's 3x3s at batch 1); auto: small where the network's weights "
+         "outgrow the last-level cache (read from memory at every inference; "
          "the cache `ntpbench machine` saw by reads, where it measured, else the reported one)",
          "off"},
         {"dense",

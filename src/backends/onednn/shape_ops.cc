@@ -64,13 +64,12 @@ void BuildTranspose(Builder& b) {
   }
   // The last axis stays last (a transformer's [N, S, heads, D] <-> [N, heads, S, D]): rows of
   // D elements move whole, each thread copying a contiguous range of the output's rows.
-  const int64_t row_bytes = out.back() * static_cast<int64_t>(memory::data_type_size(b.act()));
-  const int64_t rows = NumElements(out) / out.back();
+  const int64_t elem = static_cast<int64_t>(memory::data_type_size(b.act()));
+  const int64_t row_bytes = out.back() * elem, rows = NumElements(out) / out.back();
   const int threads = EffectiveThreads(b.config());
-  b.AddHost([src, dst, out, strides, row_bytes, rows, threads] {
+  b.AddHost([src, dst, out, strides, elem, row_bytes, rows, threads] {
     const auto* from = static_cast<const char*>(src.get_data_handle());
     auto* to = static_cast<char*>(dst.get_data_handle());
-    const int64_t elem = row_bytes / out.back();
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       int64_t offset = 0, rest = r;  // the row's index in the output, as input offsets
