@@ -55,11 +55,11 @@ void BuildTranspose(Builder& b) {
   memory::dims in_strides(in.size(), 1), strides(in.size());
   for (size_t i = in.size() - 1; i-- > 0;) in_strides[i] = in_strides[i + 1] * in[i + 1];
   for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
-  // The input seen in output order: same bytes, permuted strides.
-  const memory permuted(memory::desc(Dims(out), b.act(), strides), b.engine(),
-                        src.get_data_handle());
   const memory dst = b.NewOutput(b.Plain(out));
   if (perm.back() != static_cast<int64_t>(in.size()) - 1) {
+    // The input seen in output order: same bytes, permuted strides.
+    const memory permuted(memory::desc(Dims(out), b.act(), strides), b.engine(),
+                          src.get_data_handle());
     return Reorder(b, permuted, dst);
   }
   // The last axis stays last (a transformer's [N, S, heads, D] <-> [N, heads, S, D]): rows of
