@@ -42,6 +42,10 @@ struct RunConfig {
   // a VM may report its host's), a latency prediction the calibrated machine's (a backend may
   // choose a kernel by whether a network's weights stay in it between inferences).
   int64_t last_level_cache_bytes = 0;
+  // The f32 ridge of the machine the plan is for: `ntpbench machine`'s f32 GEMM ceiling over its
+  // memory read (FLOP per byte); 0: not measured. A backend may choose a kernel that reads its
+  // weights ahead where they take long to come from memory against the arithmetic.
+  double f32_ridge_flops_per_byte = 0;
 };
 
 // A switch of a backend that changes what is measured (oneDNN's fusion, Winograd, ...). The

@@ -40,8 +40,9 @@ struct Ceiling {
 // continued from `before`'s.
 Ceiling ContinueHistory(const Ceiling& before, Ceiling now);
 
-// The last-level cache the reads show: the largest of `reads` (bytes, GB/s) read at least twice
-// as fast as memory (`memory_gbs`), where that is less than half of `reported` (hwloc's size).
+// The last-level cache the reads show: the largest of `reads` (bytes, GB/s, in rising sizes)
+// read at least twice as fast as memory (`memory_gbs`), or 1.5x on a plateau (within 15% of the
+// read half its size), where that is less than half of `reported` (hwloc's size).
 // A virtual machine can report the host's total (a Zen 5 VM: 508 MiB, read at memory speed from
 // 64 MiB up while 16 MiB read 2.7x as fast), and the roofline would then bound a layer whose
 // weights the 32 MiB L3 holds by memory. Returns that size (the cache holds at least it; `reads`

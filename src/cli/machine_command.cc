@@ -17,6 +17,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/peak_measurement.h"
 #include "src/common/file_io.h"
+#include "src/common/format_number.h"
 #include "src/common/json_text.h"
 #include "src/instrument/core_distance.h"
 #include "src/instrument/interference_probe.h"
@@ -142,10 +143,13 @@ int Machine(int threads, bool refresh, bool json, bool force) {
     cache += " as the reads show; the machine reports " +
              FormatBytes(static_cast<double>(peaks->reported_cache_bytes));
   }
-  std::printf(
-      "\nmemory read %.1f GB/s; last-level cache (%s) %.1f GB/s; L2 (%s per core) %.1f GB/s\n",
-      peaks->bandwidth_gbs, cache.c_str(), peaks->cache_bandwidth_gbs,
-      FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(), peaks->l2_bandwidth_gbs);
+  // No plateau of its own beyond the L2s: the roof bounds such reads by memory.
+  const std::string cache_rate = peaks->cache_bandwidth_gbs > 0
+                                     ? FormatNumber("%.1f GB/s", peaks->cache_bandwidth_gbs)
+                                     : "not read faster than memory";
+  std::printf("\nmemory read %.1f GB/s; last-level cache (%s) %s; L2 (%s per core) %.1f GB/s\n",
+              peaks->bandwidth_gbs, cache.c_str(), cache_rate.c_str(),
+              FormatBytes(static_cast<double>(peaks->l2_bytes)).c_str(), peaks->l2_bandwidth_gbs);
   // Measured now, never cached: a VM's host moves its virtual CPUs between placements.
   if (const double ns = instrument::MeasureCoreToCoreNs(); ns > 0) {
     std::printf(

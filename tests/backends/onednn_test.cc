@@ -834,14 +834,15 @@ TEST(OnednnF32Dense, StreamedLayersMatchTheReferenceAndTheMatmul) {
 }
 
 // Under f32_dense=auto (the default) the panels take 5-8 rows too where the network's weights
-// (0.63 MB here) outgrow the last-level cache of the machine the plan is for
-// (RunConfig::last_level_cache_bytes): 64 KiB, as if read from memory, against 1 TiB; `streamed`
+// (0.63 MB here) outgrow half the last-level cache of the machine the plan is for
+// (RunConfig::last_level_cache_bytes): 64 KiB, as if read from memory, or 1 MiB (the weights
+// more than half of it), against 1 TiB; `streamed`
 // keeps them to 1-4 rows, and 9 rows stay oneDNN's. The plan names the same steps.
 TEST(OnednnF32Dense, FromMemoryAutoTakesThePanelsUpToEightRows) {
   const Backend& onednn = *FindBackend("onednn");
   for (const int rows : {5, 8, 9}) {
     const ResolvedTopology topology = DenseStack(rows, 130, 300);
-    for (const int64_t cache : {int64_t{64} << 10, int64_t{1} << 40}) {
+    for (const int64_t cache : {int64_t{64} << 10, int64_t{1} << 20, int64_t{1} << 40}) {
       for (const char* mode : {"auto", "streamed"}) {
         RunConfig config = OpConfig();
         config.last_level_cache_bytes = cache;
@@ -859,7 +860,7 @@ TEST(OnednnF32Dense, FromMemoryAutoTakesThePanelsUpToEightRows) {
         for (const PlannedStep& p : onednn.PlanSteps(topology, config)) {
           if (p.algorithm == "panels") planned.insert(topology.layers[p.layer].name);
         }
-        const bool panels = std::string(mode) == "auto" && cache < (int64_t{1} << 20) && rows <= 8;
+        const bool panels = std::string(mode) == "auto" && cache < (int64_t{1} << 40) && rows <= 8;
         const std::set<std::string> expected =
             panels ? std::set<std::string>{"a", "b", "d", "e"} : std::set<std::string>{};
         EXPECT_EQ(compiled, expected) << what;
@@ -1775,22 +1776,28 @@ TEST(OnednnStreamedConv, MatchesTheReference) {
 // Under streamed_conv=small: only where the kernel is built for AVX-512, the kernel has more
 // than one tap (not c1, a 1x1), the output has 64 pixels or fewer (c0 and c2 at one image: 63;
 // not at two) and each of 2 threads has a panel of 64 filters (not c3, c4 and c6); under auto (the
-// default) those where the network's weights (2.0 MB here) outgrow the last-level cache of the
-// machine the plan is for (64 KiB, against 1 TiB).
+// default) those where the network's weights (2.0 MB here) outgrow half the last-level cache of
+// the machine the plan is for (64 KiB, or 3 MiB, against 1 TiB). The 1x1 c1 (63 pixels: 31.5
+// FLOPs per weight byte) too where the machine's f32 ridge is a third of that or more (11, not
+// 10 or unknown).
 TEST(OnednnStreamedConv, AutoTakesSmallOutputsWhoseWeightsComeFromMemory) {
   for (const int batch : {1, 2}) {
     const ResolvedTopology topology = StreamedConvStack(batch);
-    for (const int64_t cache : {int64_t{64} << 10, int64_t{1} << 40}) {
+    for (const int64_t cache : {int64_t{64} << 10, int64_t{3} << 20, int64_t{1} << 40}) {
       for (const std::string mode : {"auto", "small"}) {
-        RunConfig config = OpConfig();
-        config.last_level_cache_bytes = cache;
-        config.options["streamed_conv"] = mode;
-        const bool streams = onednn::StreamedConv::PanelWidth() == 64 && batch == 1 &&
-                             (cache < (int64_t{1} << 20) || mode == "small");
-        const std::set<std::string> expected =
-            streams ? std::set<std::string>{"c0", "c2"} : std::set<std::string>{};
-        EXPECT_EQ(PlannedAs(topology, config, "streamed"), expected)
-            << "batch " << batch << ", cache " << cache << ", " << mode;
+        for (const double ridge : {0.0, 10.0, 11.0}) {
+          RunConfig config = OpConfig();
+          config.last_level_cache_bytes = cache;
+          config.f32_ridge_flops_per_byte = ridge;
+          config.options["streamed_conv"] = mode;
+          const bool streams = onednn::StreamedConv::PanelWidth() == 64 && batch == 1 &&
+                               (cache < (int64_t{1} << 40) || mode == "small");
+          std::set<std::string> expected;
+          if (streams) expected = {"c0", "c2"};
+          if (streams && ridge > 10.5) expected.insert("c1");
+          EXPECT_EQ(PlannedAs(topology, config, "streamed"), expected)
+              << "batch " << batch << ", cache " << cache << ", " << mode << ", ridge " << ridge;
+        }
       }
     }
   }

@@ -119,8 +119,9 @@ bool StreamsBf16Dense(const ResolvedLayer& layer, Precision precision, const std
 // machine reports.
 int64_t LastLevelCacheBytes(const RunConfig& config);
 
-// Whether the weights `t` reads per inference (f32) are more than LastLevelCacheBytes(config):
-// read from memory at every inference, not kept in the cache from the one before.
+// Whether the weights `t` reads per inference (f32) are more than half LastLevelCacheBytes(config):
+// read from memory at every inference (at least in part), not kept in the cache from the one
+// before.
 bool WeightsOutgrowLastLevelCache(const ResolvedTopology& t, const RunConfig& config);
 
 // Whether a dense layer of `t` runs on ntpbench's f32 panels (f32_dense.h; dense_conv.cc says

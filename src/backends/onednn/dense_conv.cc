@@ -864,8 +864,26 @@ bool StreamsF32Dense(const ResolvedTopology& t, const ResolvedLayer& l, const Ru
 // against 392, 1024 -> 2048 stride 2 725-749 against 818-822) while its 3x3 brgconv did not
 // (892 against 780), and ResNet-50 with the stage's 1x1s back on oneDNN ran p50 24.63 against
 // 24.93 ms (6 rounds alternating). (A 1x1 tile keeps its sums in registers over a block's 128
-// multiply-adds, a 3x3 tile over 9 x 128.)
+// multiply-adds, a 3x3 tile over 9 x 128.) But a 1x1 too where reading its weights from memory
+// takes a third or more of its multiply-adds' time at the machine's ceilings (FLOPs per weight
+// byte under 3x the f32 ridge: OneByOneWaitsOnMemory): on an Intel Xeon guest with AMX (f32
+// ridge 9.4 FLOP/B, memory read 31 GB/s; 2026-12-07) ResNet-50's last-stage 1x1s at 7x7 (24.5
+// FLOP/B) ran 437-494 us streamed against 543-565 on brgconv_1x1 (1024 -> 2048 stride 2 858
+// against 1090), cold, in the network; the Zen 5 guest above has a ridge of 4.5-6.9.
 constexpr int64_t kStreamedConvMaxPixels = 64;
+constexpr double kOneByOneMemoryShare = 1.0 / 3;
+
+namespace {
+
+bool OneByOneWaitsOnMemory(const ResolvedLayer& l, const RunConfig& config) {
+  const Shape& out = l.output_shapes[0];
+  // 2 FLOPs per multiply-add of each weight with each output pixel, over its 4 bytes.
+  const double flops_per_byte = 2.0 * static_cast<double>(out[0] * out[2] * out[3]) / 4;
+  return config.f32_ridge_flops_per_byte > 0 &&
+         config.f32_ridge_flops_per_byte >= kOneByOneMemoryShare * flops_per_byte;
+}
+
+}  // namespace
 
 bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& l, const RunConfig& config,
                  const FusionPlan& fusion, const std::string& mode, int threads) {
@@ -881,7 +899,8 @@ bool StreamsConv(const ResolvedTopology& t, const ResolvedLayer& l, const RunCon
   }
   if (mode == "on") return true;
   const auto k = l.attrs.Ints("kernel");
-  const bool small = panel == 64 && out[1] / panel >= threads && k[0] * k[1] > 1 &&
+  const bool small = panel == 64 && out[1] / panel >= threads &&
+                     (k[0] * k[1] > 1 || OneByOneWaitsOnMemory(l, config)) &&
                      out[0] * out[2] * out[3] <= kStreamedConvMaxPixels;
   return small && (mode == "small" || WeightsOutgrowLastLevelCache(t, config));
 }

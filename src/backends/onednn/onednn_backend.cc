@@ -330,10 +330,12 @@ class OnednnBackend : public Backend {
          "f32 convolutions (not grouped or dilated; filters in whole panels of 64 in an AVX-512 "
          "build, 32 in an AVX2 one) on ntpbench's streamed kernel, which reads the next block of "
          "weights while it multiplies the last: on (wherever it can), off; small: where the "
-         "kernel is built for AVX-512, the convolution has more than one tap (not 1x1), the "
-         "output has 64 pixels or fewer over the batch and each thread gets 64 filters "
+         "kernel is built for AVX-512, the convolution has more than one tap (a 1x1 only where "
+         "reading its weights from memory takes a third of its arithmetic's time at `ntpbench "
+         "machine`'s ceilings), the output has 64 pixels or fewer over the batch and each thread "
+         "gets 64 filters "
          "(ResNet-50's last stage's 3x3s at batch 1); auto: small where the network's weights "
-         "outgrow the last-level cache (read from memory at every inference; "
+         "outgrow half the last-level cache (read from memory at every inference; "
          "the cache `ntpbench machine` saw by reads, where it measured, else the reported one)",
          "off"},
         {"dense",
@@ -351,8 +353,8 @@ class OnednnBackend : public Backend {
          {"auto", "streamed", "matmul"},
          "NTPB_ONEDNN_F32_DENSE",
          "f32 dense layers at 1-4 rows: streamed (ntpbench's panel kernel), matmul (oneDNN's); "
-         "auto: streamed, and at 5-8 rows too where the network's weights outgrow the last-level "
-         "cache (read from memory at every inference)"},
+         "auto: streamed, and at 5-8 rows too where the network's weights outgrow half the "
+         "last-level cache (read from memory at every inference)"},
         {"inverted_residual",
          {"auto", "large", "fused", "off"},
          "NTPB_ONEDNN_INVERTED_RESIDUAL",
