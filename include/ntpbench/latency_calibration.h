@@ -93,6 +93,10 @@ struct LatencyCalibration {
   // its weights are still there from the inference before. Empty in calibrations from before it
   // was recorded (the step's network bytes then price it alone).
   std::vector<int64_t> cache_bytes;
+  // The f32 ridge its probes' runs planned with (RunConfig::f32_ridge_flops_per_byte: `ntpbench
+  // machine`'s f32 GEMM ceiling over its memory read); 0 where not measured or from before it was
+  // recorded. A prediction plans as they did.
+  double f32_ridge_flops_per_byte = 0;
   // The backend's options that decide its plan of steps (Backend::PlanChoices), as they came to
   // on the calibrated machine: a prediction plans with them, not with the predicting machine's
   // or this ntpbench's defaults. Empty in calibrations from before they were recorded (this

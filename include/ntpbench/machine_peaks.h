@@ -63,6 +63,9 @@ struct MachinePeaks {
   std::map<std::string, std::string> kernels;     // by precision: oneDNN's implementation
   std::map<std::string, std::string> unmeasured;  // by precision: why not
   double bandwidth_gbs = 0;                       // memory read bandwidth, `threads` threads
+  // The ridge of `precision`: its GEMM ceiling over the memory read, FLOPs per byte (0: either
+  // not measured).
+  double RidgeFlopsPerByte(const std::string& precision) const;
   // The last-level cache: its size, and the read bandwidth of data resident in it (0: not
   // measured; files from before they were have neither).
   int64_t cache_bytes = 0;

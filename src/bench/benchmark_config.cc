@@ -59,10 +59,7 @@ RunConfig ConfigFor(const TopologyBenchmark& tb, const std::string& backend, Pre
   if (const std::optional<MachinePeaks>& peaks = tb.settings().peaks;
       peaks && peaks->threads == EffectiveThreads(config)) {
     config.last_level_cache_bytes = peaks->cache_bytes;
-    const auto f32 = peaks->peak_gflops.find("f32");
-    if (f32 != peaks->peak_gflops.end() && peaks->bandwidth_gbs > 0) {
-      config.f32_ridge_flops_per_byte = f32->second / peaks->bandwidth_gbs;
-    }
+    config.f32_ridge_flops_per_byte = peaks->RidgeFlopsPerByte("f32");
   }
   if (const Backend* b = FindBackend(backend)) {
     if (b->HasDevices()) config.device = tb.settings().device;

@@ -345,10 +345,12 @@ int Calibrate(const CalibrateOptions& given) {
   if (calibration.vector_lanes == 0) calibration.vector_lanes = VectorLanes(calibration.machine);
   calibration.cache_bytes = ThisMachine().CacheBytesFor(threads);
   // The probes' runs plan with the last-level cache `ntpbench machine` saw by reads (a VM may
-  // report its host's); a prediction from this calibration plans as they did.
-  if (const std::optional<MachinePeaks> peaks = bench::MeasuredPeaks(threads);
-      peaks && peaks->cache_bytes > 0 && !calibration.cache_bytes.empty()) {
-    calibration.cache_bytes.back() = std::min(calibration.cache_bytes.back(), peaks->cache_bytes);
+  // report its host's) and its f32 ridge; a prediction from this calibration plans as they did.
+  if (const std::optional<MachinePeaks> peaks = bench::MeasuredPeaks(threads)) {
+    if (peaks->cache_bytes > 0 && !calibration.cache_bytes.empty()) {
+      calibration.cache_bytes.back() = std::min(calibration.cache_bytes.back(), peaks->cache_bytes);
+    }
+    calibration.f32_ridge_flops_per_byte = peaks->RidgeFlopsPerByte("f32");
   }
   calibration.backend_choices = FindBackend(o.backend)->PlanChoices(config);
   calibration.created = UtcTimestamp();

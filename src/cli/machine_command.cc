@@ -136,7 +136,7 @@ int Machine(int threads, bool refresh, bool json, bool force) {
   }
   std::printf("\nroofline: ridge (FLOP/B against memory) ");
   for (const auto& [precision, gflops] : peaks->peak_gflops) {
-    std::printf("%s %.1f  ", precision.c_str(), gflops / peaks->bandwidth_gbs);
+    std::printf("%s %.1f  ", precision.c_str(), peaks->RidgeFlopsPerByte(precision));
   }
   std::string cache = FormatBytes(static_cast<double>(peaks->cache_bytes));
   if (peaks->reported_cache_bytes > peaks->cache_bytes) {

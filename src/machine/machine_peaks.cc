@@ -118,6 +118,11 @@ int64_t CacheSeenByReads(int64_t reported, const std::vector<std::pair<int64_t, 
   return fits;
 }
 
+double MachinePeaks::RidgeFlopsPerByte(const std::string& precision) const {
+  const auto it = peak_gflops.find(precision);
+  return it == peak_gflops.end() || !(bandwidth_gbs > 0) ? 0.0 : it->second / bandwidth_gbs;
+}
+
 std::vector<std::string> MachinePeaks::Impossible() const {
   std::vector<std::string> out;
   auto best = [&](const std::string& name) {

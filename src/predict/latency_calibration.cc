@@ -66,6 +66,7 @@ nlohmann::json LatencyCalibrationJson(const LatencyCalibration& c) {
                       {"threads", c.threads},
                       {"vector_lanes", c.vector_lanes},
                       {"cache_bytes", c.cache_bytes},
+                      {"f32_ridge_flops_per_byte", c.f32_ridge_flops_per_byte},
                       {"backend_choices", c.backend_choices},
                       {"created", c.created},
                       {"probes", c.probes},
@@ -127,6 +128,13 @@ LatencyCalibration ParseLatencyCalibration(const std::string& text, const std::s
                     "must be a positive whole number of bytes");
       }
       c.cache_bytes.push_back(*bytes);
+    }
+  }
+  if (j.contains("f32_ridge_flops_per_byte")) {  // absent in calibrations from before it was
+    c.f32_ridge_flops_per_byte = JsonField<double>(j, "f32_ridge_flops_per_byte", "", file);
+    if (!(c.f32_ridge_flops_per_byte >= 0) || !std::isfinite(c.f32_ridge_flops_per_byte)) {
+      throw Error(file, "", "f32_ridge_flops_per_byte",
+                  "must be a finite number of FLOPs per byte, 0 or more");
     }
   }
   if (j.contains("backend_choices")) {  // absent in calibrations from before they were recorded

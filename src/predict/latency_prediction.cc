@@ -49,6 +49,7 @@ std::vector<PlannedStep> PlanOnCalibratedMachine(const ResolvedTopology& topolog
   config.options = CalibratedOptions(calibration, backend);
   if (!calibration.cache_bytes.empty())
     config.last_level_cache_bytes = calibration.cache_bytes.back();
+  config.f32_ridge_flops_per_byte = calibration.f32_ridge_flops_per_byte;
   return backend.PlanSteps(topology, config);
 }
 

@@ -505,6 +505,31 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   EXPECT_EQ(blocks(), 0);
   c.backend_choices = {{"inverted_residual", "large"}};
   EXPECT_EQ(blocks(), 6) << "features.2 to features.7";
+  // The streamed convolution takes the last stage's 1x1s at 7x7 (24.5 FLOPs per weight byte)
+  // too where the calibrated machine's f32 ridge made its runs plan them so (a third of it or
+  // more), whatever this machine's; its three 3x3s at any ridge (where the kernel is built for
+  // AVX-512: else none).
+  const ResolvedTopology resnet224 = ResolveFile("resnet50.json", {});
+  c.backend_choices = {{"streamed_conv", "small"}};
+  auto streamed = [&] {
+    int n = 0;
+    for (const PlannedStep& p : PlanOnCalibratedMachine(resnet224, c, *onednn)) {
+      n += p.algorithm == "streamed";
+    }
+    return n;
+  };
+  c.f32_ridge_flops_per_byte = 0;
+  const int three_by_three = streamed();
+  c.f32_ridge_flops_per_byte = 8;
+  EXPECT_EQ(streamed(), three_by_three);
+  c.f32_ridge_flops_per_byte = 8.2;
+  if (three_by_three > 0) {
+    EXPECT_EQ(three_by_three, 3);
+    EXPECT_EQ(streamed(), 9);
+  } else {
+    EXPECT_EQ(streamed(), 0);
+  }
+  c.f32_ridge_flops_per_byte = 0;
   // A choice this ntpbench's option does not have: the file and field named.
   c.backend_choices = {{"bf16_depthwise", "fast"}};
   try {
@@ -667,6 +692,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   c.points = 14;
   c.passes = 2;
   c.cache_bytes = {98304, 4194304, 272629760};
+  c.f32_ridge_flops_per_byte = 9.4;
   c.backend_choices = {{"bf16_depthwise", "widened"}};
   c.probe_drift = {{"probe_dense", -0.03}};
   c.core_to_core_ns = 31;
@@ -693,6 +719,7 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_DOUBLE_EQ(back.samples[2].core_to_core_ns, 0) << "not measured: absent, read as 0";
   EXPECT_EQ(back.vector_lanes, 16);
   EXPECT_EQ(back.cache_bytes, c.cache_bytes);
+  EXPECT_DOUBLE_EQ(back.f32_ridge_flops_per_byte, 9.4);
   EXPECT_EQ(back.backend_choices, c.backend_choices);
   EXPECT_DOUBLE_EQ(back.samples[3].features.context_flops, c.samples[3].features.context_flops);
   EXPECT_GT(back.samples[3].features.context_flops, 0);
@@ -778,11 +805,18 @@ TEST(LatencyCalibrationFile, RoundTripsAndRefusesWhatIsNotOne) {
   EXPECT_NE(message(j.dump()).find("field 'cache_bytes[1]'"), std::string::npos);
   j["cache_bytes"] = "big";
   EXPECT_NE(message(j.dump()).find("field 'cache_bytes': not a list"), std::string::npos);
+  j = nlohmann::json::parse(text);
+  j["f32_ridge_flops_per_byte"] = -1;
+  EXPECT_NE(message(j.dump()).find("field 'f32_ridge_flops_per_byte': must be a finite number"),
+            std::string::npos)
+      << message(j.dump());
+  j.erase("f32_ridge_flops_per_byte");  // a calibration from before: not measured
   // Calibrations from before the caches and the network's FLOPs were recorded read as such.
   j.erase("cache_bytes");
   j["samples"][0].erase("context_flops");
   const LatencyCalibration old = ParseLatencyCalibration(j.dump(), "c.json");
   EXPECT_TRUE(old.cache_bytes.empty());
+  EXPECT_DOUBLE_EQ(old.f32_ridge_flops_per_byte, 0);
   EXPECT_EQ(old.samples[0].features.context_flops, 0);
   j = nlohmann::json::parse(text);
   j["samples"][1]["lane_fill"] = 1.5;
