@@ -793,6 +793,32 @@ TEST_F(RedTeam, ABaselineUpdateRefusesThresholdsFromDisturbedSessions) {
   EXPECT_EQ(RunCommand(update + " --force").exit_code, 0);
 }
 
+// A benchmark whose repetitions spread with nothing else running is its own noise: the update
+// takes it (its threshold from the sessions' movement) and says so.
+TEST_F(RedTeam, ABaselineUpdateTakesSessionsThatOnlySpread) {
+  const nlohmann::json run = nlohmann::json::parse(RunCommand("cat " + dir_ + "/run.json").out);
+  nlohmann::json spread = run;
+  spread["benchmarks"] = nlohmann::json::array();
+  for (const nlohmann::json& b : run["benchmarks"]) {
+    if (b.value("run_type", "") != "iteration") continue;
+    for (const double factor : {1.0, 1.15, 0.85}) {  // MdAPE 15%
+      nlohmann::json repetition = b;
+      repetition["real_time"] = b["real_time"].get<double>() * factor;
+      spread["benchmarks"].push_back(repetition);
+    }
+  }
+  Write("spread_run.json", spread.dump());
+  const CommandResult r =
+      RunCommand(kCli + " baseline update --run " + dir_ + "/run.json --run " + dir_ +
+                 "/spread_run.json --suite s --baseline " + dir_ + "/spread_baseline.json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("spread over their repetitions with nothing else running (first " + dir_ +
+                       "/spread_run.json: mlp/eigen/f32/batch:"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(RunCommand("test -e " + dir_ + "/spread_baseline.json").exit_code, 0);
+}
+
 // A temporary that a killed writer left beside a baseline (older than ten minutes) is removed
 // by the next write; a fresh one (a writer still at work) is kept.
 TEST_F(RedTeam, TheNextWriteRemovesAKilledWritersTemporary) {
