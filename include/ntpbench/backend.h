@@ -59,6 +59,9 @@ struct BackendOption {
   // For an option added after calibrations were made: the value that runs as before it existed,
   // which a calibration that does not record the option plans with (empty: the default).
   std::string before = {};
+  // Values calibrations recorded before this ntpbench resolved them, and what they ran as there
+  // (onednn.winograd: "auto", recorded before its probe, ran as "large").
+  std::map<std::string, std::string> recorded_before = {};
 };
 
 // Threads a RunConfig asks for, with 0 turned into the number of available cores.

@@ -35,7 +35,8 @@ std::map<std::string, std::string> CalibratedOptions(const LatencyCalibration& c
                   "\"" + choice->second + "\" is not a value of " + calibration.backend + "." +
                       option.name + " in this ntpbench");
     }
-    options[option.name] = choice->second;
+    const auto ran_as = option.recorded_before.find(choice->second);
+    options[option.name] = ran_as == option.recorded_before.end() ? choice->second : ran_as->second;
   }
   return options;
 }

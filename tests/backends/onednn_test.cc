@@ -1307,8 +1307,6 @@ TEST(OnednnWeightOnly, DenseLayersMatchTheReferenceInTheSamePrecision) {
   }
 }
 
-// Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more, by default; for
-// every such convolution with NTPB_ONEDNN_WINOGRAD=all; never with =off. Same numbers either way.
 // DeepSpeech's [N, T, C] <-> [T, N, C] at batch 1 moves only an axis of size 1: the same bytes in
 // the same order, so neither the plan nor the compile has a step for it (a reorder copied it at a
 // few GB/s); at batch 2 both do.
@@ -1522,6 +1520,8 @@ TEST(OnednnGroupedConvolution, StaysInTheLayoutOfTheConvolutionsAroundIt) {
   }
 }
 
+// Winograd for f32 3x3 stride-1 convolutions with outputs of 28x28 or more (large), 14x14 or
+// more (medium; auto where this CPU's probe says), never with =off.
 TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
   SKIP_UNLESS_ONEDNN_HAS_WINOGRAD();
   auto kernel_of = [](const Executable& exe, const std::string& step) {
@@ -1534,12 +1534,27 @@ TEST(OnednnWinograd, RunsOnLargeThreeByThreeConvolutionsUnlessTurnedOff) {
       Resolve(ReadTopologyJsonFile(SourcePath("topologies/resnet50.json")), {{"size", 112}});
   RunConfig config;
   config.threads = 2;
-  {
-    auto exe = FindBackend("onednn")->Compile(resnet, config);
-    EXPECT_NE(kernel_of(*exe, "layer1.0.conv2").find("wino"), std::string::npos);  // 28x28
-    EXPECT_EQ(kernel_of(*exe, "layer2.1.conv2").find("wino"), std::string::npos);  // 14x14
-    EXPECT_EQ(kernel_of(*exe, "layer1.0.conv1").find("wino"), std::string::npos);  // 1x1
-  }
+  auto winograd_at = [&](const std::string& mode, const std::string& layer) {
+    RunConfig c = config;
+    c.options["winograd"] = mode;
+    c.options["streamed_conv"] = "off";  // which would take the 7x7s first
+    auto exe = FindBackend("onednn")->Compile(resnet, c);
+    return kernel_of(*exe, layer).find("wino") != std::string::npos;
+  };
+  // large: 28x28 and up; medium: 14x14 too; never a 1x1.
+  EXPECT_TRUE(winograd_at("large", "layer1.0.conv2"));   // 28x28
+  EXPECT_FALSE(winograd_at("large", "layer2.1.conv2"));  // 14x14
+  EXPECT_FALSE(winograd_at("large", "layer1.0.conv1"));  // 1x1
+  EXPECT_TRUE(winograd_at("medium", "layer1.0.conv2"));
+  EXPECT_TRUE(winograd_at("medium", "layer2.1.conv2"));
+  EXPECT_FALSE(winograd_at("medium", "layer1.0.conv1"));
+  EXPECT_FALSE(winograd_at("medium", "layer3.1.conv2"));  // 7x7
+  // auto: as this CPU's probe says, and what a calibration records for a prediction.
+  const std::string sizes = onednn::OnednnWinogradSizes(2);
+  ASSERT_TRUE(sizes == "medium" || sizes == "large") << sizes;
+  EXPECT_EQ(winograd_at("auto", "layer2.1.conv2"), sizes == "medium");
+  EXPECT_TRUE(winograd_at("auto", "layer1.0.conv2"));
+  EXPECT_EQ(FindBackend("onednn")->PlanChoices(config).at("winograd"), sizes);
   const ScopedEnv off("NTPB_ONEDNN_WINOGRAD", "off");
   EXPECT_EQ(
       kernel_of(*FindBackend("onednn")->Compile(resnet, config), "layer1.0.conv2").find("wino"),

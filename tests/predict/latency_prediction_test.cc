@@ -335,9 +335,9 @@ TEST(LatencyPrediction, TheOnednnPlanFusesAsItsCompileDoes) {
 
 // The plan names the convolutions run as Winograd (a kind of step of their own to a
 // calibration), as the compile builds them: where oneDNN has Winograd for the ISA (AVX-512),
-// oneDNN's, on f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more; elsewhere
-// ntpbench's, at 32 channels or more and 32 output tiles of 2x2 or more (F(4x4) where there are
-// 32 of 4x4).
+// oneDNN's, on f32 3x3 stride 1, 64 channels in and out or more, at 28x28 or more (14x14 where
+// its probe says so); elsewhere ntpbench's, at 32 channels or more and 32 output tiles of 2x2 or
+// more (F(4x4) where there are 32 of 4x4).
 TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
   SKIP_UNLESS_BACKEND_RUNS("onednn", Precision::kF32);
   const Backend& onednn = *FindBackend("onednn");
@@ -354,6 +354,8 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
     ntpbench_kernel |= s.kernel.find("ntpbench") != std::string::npos;
   }
   ASSERT_FALSE(compiled.empty());
+  // oneDNN's kernel: from 28x28, or from 14x14 where this CPU's probe said so (winograd=auto).
+  const int64_t least_side = onednn.PlanChoices(config).at("winograd") == "medium" ? 14 : 28;
   std::set<int> planned;
   for (const PlannedStep& p : onednn.PlanSteps(t, config)) {
     const ResolvedLayer& l = t.layers[p.layer];
@@ -363,13 +365,13 @@ TEST(LatencyPrediction, TheOnednnPlanNamesItsWinogradConvolutions) {
     const bool expected =
         three_by_three && (ntpbench_kernel ? l.input_shapes[0][1] >= 32 && out[1] >= 32 &&
                                                  ((out[2] + 1) / 2) * ((out[3] + 1) / 2) >= 32
-                                           : l.input_shapes[0][1] >= 64 && out[2] >= 28);
+                                           : l.input_shapes[0][1] >= 64 && out[2] >= least_side);
     EXPECT_EQ(p.algorithm == "winograd", expected) << l.name;  // the fc: f32 panels
     if (p.algorithm == "winograd") planned.insert(p.layer);
   }
   EXPECT_EQ(planned, compiled);
-  // layer1's three bottlenecks; with ntpbench's, layer2's three unstrided ones too.
-  EXPECT_EQ(planned.size(), ntpbench_kernel ? 6u : 3u);
+  // layer1's three bottlenecks; with ntpbench's or from 14x14, layer2's three unstrided ones too.
+  EXPECT_EQ(planned.size(), ntpbench_kernel || least_side == 14 ? 6u : 3u);
   // A first convolution over an image's 3 channels is never Winograd (3-4x slower there), nor
   // one over 32; under winograd=all oneDNN's takes it, ntpbench's needs whole blocks of 8.
   const ResolvedTopology tiny = ResolveFile("tiny_cnn.json", {{"size", 64}, {"width", 32}});
@@ -482,6 +484,13 @@ TEST(LatencyPrediction, PlansWithTheCalibratedMachinesChoices) {
   // ones at 14x14 too).
   c.backend_choices = {{"winograd", "auto"}};
   EXPECT_EQ(winograd(), 3);
+  // "auto" is recorded as what its probe said since (OnednnWinogradSizes): a calibration's
+  // "auto" is from before, when it meant 28x28 or more ("large"); "medium" takes layer2's
+  // three unstrided ones at 14x14 too.
+  c.backend_choices = {{"winograd", "large"}};
+  EXPECT_EQ(winograd(), 3);
+  c.backend_choices = {{"winograd", "medium"}};
+  EXPECT_EQ(winograd(), 6);
   c.backend_choices = {{"winograd", "auto"}, {"winograd_kernel", "ntpbench"}};
   EXPECT_EQ(winograd(), 6);
   // An option this ntpbench no longer has is left out (what `predict --check` runs with too);

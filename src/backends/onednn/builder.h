@@ -98,14 +98,19 @@ bool CanOverwrite(const ResolvedTopology& t, const std::string& tensor, int inde
 // kernel adds one only as a sum written over the operand (CanOverwrite), else the add stays a
 // step of its own. ntpbench's F(4x4, 3x3) or F(2x2, 3x3) (winograd_3x3.h) needs channels and
 // filters in whole blocks of 8 and a relu, relu6 or no activation; it reads a residual operand
-// in its own layout.
+// in its own layout. `threads`: the run's, for winograd=auto's probe of this CPU.
 enum class WinogradKernel { kNone, kOnednn, kNtpbench };
 WinogradKernel WinogradFor(const ResolvedLayer& layer, Precision precision,
                            const FusionPlan& fusion, const std::string& mode,
-                           const std::string& kernel);
+                           const std::string& kernel, int threads);
 constexpr int64_t kWinogradMinChannels = 64;
 // Whether oneDNN has f32 Winograd kernels at the effective ISA (asked once, then kept).
 bool HasWinogradKernels();
+// winograd=auto on oneDNN's kernel, resolved: "medium" (outputs of 14x14 or more) where this
+// CPU runs a 14x14 one on it in at most kMediumWinogradShare of its direct kernel's time on
+// `threads` threads (a short probe of both, once per thread count), else "large" (28x28 or more).
+std::string OnednnWinogradSizes(int threads);
+constexpr double kMediumWinogradShare = 0.75;
 
 // Whether a dense layer runs on ntpbench's bf16 panels (bf16_dense.h; dense_conv.cc says where)
 // at `precision` under the option bf16_dense=`mode`, with the layers `fusion` folds into it, on

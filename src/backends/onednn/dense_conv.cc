@@ -1,7 +1,13 @@
 // dense (matmul with weights), matmul of two activations, conv2d (grouped, depthwise, dilated).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -621,8 +627,9 @@ void BuildConv(Builder& b) {
                   EffectiveThreads(b.config()))) {
     return BuildStreamedConv(b, weights, biases);
   }
-  const WinogradKernel winograd = WinogradFor(l, b.config().precision, b.fusion(),
-                                              b.option("winograd"), b.option("winograd_kernel"));
+  const WinogradKernel winograd =
+      WinogradFor(l, b.config().precision, b.fusion(), b.option("winograd"),
+                  b.option("winograd_kernel"), EffectiveThreads(b.config()));
   if (winograd == WinogradKernel::kNtpbench) return BuildNtpbenchWinograd(b, weights, biases);
   HostPrecision hp =
       PrecisionFor(b, filters, static_cast<int64_t>(weights.size()) / filters, weights, &biases);
@@ -967,8 +974,89 @@ bool HasWinogradKernels() {
 // and out or more, and the tiles WinogradTile says.
 constexpr int64_t kNtpbenchWinogradMinChannels = 32;
 
+// The probe behind winograd=auto on oneDNN's kernel: ResNet-50's 14x14 3x3 (256 channels in and
+// out, a bias and a relu, batch 1) on oneDNN's Winograd (nChw16c) and on its direct kernel (NHWC,
+// as the network runs it), alternately, the least of 7 runs of each after 2: Winograd's time over
+// direct's, alone and warm, on `threads` threads. A 2-core Intel Xeon KVM guest with AMX
+// (AVX-512 FP16): 0.62-0.64 (jit_fp32_wino_2x3 0.37-0.38 ms, brgconv 0.58-0.60); the Ice
+// Lake-class VM that set the 28x28 rule: 0.87 (1.15x faster). In the network its transformed
+// weights (1.78x direct's, from memory at batch 1) and the copies to and from nChw16c take some
+// of that back: on that Xeon guest ResNet-50's five such layers ran 0.56-0.60 ms against
+// 0.69-0.71 direct, the network 27.69 against 28.04 ms (4 rounds A B A B); hence 0.75.
+double OnednnWinogradShareAt14x14(int threads) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const memory::dims image = {1, 256, 14, 14}, w_dims = {256, 256, 3, 3};
+  dnnl::post_ops relu;
+  relu.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(relu);
+  struct Probe {
+    dnnl::convolution_forward conv;
+    Args args;
+  };
+  auto probe = [&](dnnl::algorithm algorithm, tag layout) {
+    const memory::desc act(image, dt::f32, layout), bias({256}, dt::f32, tag::a);
+    const dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, act,
+                                        memory::desc(w_dims, dt::f32, tag::any), bias, act, {1, 1},
+                                        {1, 1}, {1, 1}),
+        attr, engine);
+    // Values of a trained layer's order (no denormals, no overflow through the relu).
+    auto filled = [&](const memory::desc& d, float value) {
+      memory m(d, engine);
+      std::fill_n(static_cast<float*>(m.get_data_handle()), d.get_size() / sizeof(float), value);
+      return m;
+    };
+    memory given = filled(memory::desc(w_dims, dt::f32, tag::oihw), 0.01f);
+    memory weights(pd.weights_desc(), engine);
+    dnnl::reorder(given, weights).execute(stream, given, weights);
+    stream.wait();
+    return Probe{dnnl::convolution_forward(pd),
+                 {{DNNL_ARG_SRC, filled(pd.src_desc(), 0.5f)},
+                  {DNNL_ARG_WEIGHTS, weights},
+                  {DNNL_ARG_BIAS, filled(pd.bias_desc(), 0.1f)},
+                  {DNNL_ARG_DST, memory(pd.dst_desc(), engine)}}};
+  };
+  double share = 1;
+  try {
+    Probe runs[2] = {probe(dnnl::algorithm::convolution_winograd, tag::nChw16c),
+                     probe(dnnl::algorithm::convolution_direct, tag::nhwc)};
+    double least[2] = {std::numeric_limits<double>::infinity(),
+                       std::numeric_limits<double>::infinity()};
+    for (int round = 0; round < 9; ++round) {
+      for (int i = 0; i < 2; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        runs[i].conv.execute(stream, runs[i].args);
+        stream.wait();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (round >= 2) least[i] = std::min(least[i], s);
+      }
+    }
+    share = least[0] / least[1];
+  } catch (const dnnl::error&) {  // no Winograd kernel at this ISA: never "medium"
+  }
+  omp_set_num_threads(before);
+  return share;
+}
+
+std::string OnednnWinogradSizes(int threads) {
+  static std::mutex mutex;
+  static std::map<int, std::string> sizes;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = sizes.find(threads);
+  if (it == sizes.end()) {
+    const bool medium = OnednnWinogradShareAt14x14(threads) <= kMediumWinogradShare;
+    it = sizes.emplace(threads, medium ? "medium" : "large").first;
+  }
+  return it->second;
+}
+
 WinogradKernel WinogradFor(const ResolvedLayer& l, Precision precision, const FusionPlan& fusion,
-                           const std::string& mode, const std::string& kernel) {
+                           const std::string& mode, const std::string& kernel, int threads) {
   if (l.op != "conv2d" || mode == "off" || precision == Precision::kBf16 ||
       precision == Precision::kI8) {
     return WinogradKernel::kNone;
@@ -983,9 +1071,14 @@ WinogradKernel WinogradFor(const ResolvedLayer& l, Precision precision, const Fu
   // asks for, though this machine's oneDNN has none (its compile then runs direct).
   const bool ntpbench = kernel == "ntpbench" || (kernel == "auto" && !HasWinogradKernels());
   if (!ntpbench) {
-    const bool wins = in[1] >= kWinogradMinChannels && out[1] >= kWinogradMinChannels &&
-                      out[2] * out[3] >= 28 * 28;
-    return mode == "all" || wins ? WinogradKernel::kOnednn : WinogradKernel::kNone;
+    if (mode == "all") return WinogradKernel::kOnednn;
+    if (in[1] < kWinogradMinChannels || out[1] < kWinogradMinChannels) return WinogradKernel::kNone;
+    const int64_t pixels = out[2] * out[3];
+    // The probe runs only for a layer it decides.
+    const bool wins =
+        pixels >= 28 * 28 ||
+        (pixels >= 14 * 14 && (mode == "auto" ? OnednnWinogradSizes(threads) : mode) == "medium");
+    return wins ? WinogradKernel::kOnednn : WinogradKernel::kNone;
   }
   if (in[1] % kWinogradBlock != 0 || out[1] % kWinogradBlock != 0 || !ActivationClamp(l, fusion)) {
     return WinogradKernel::kNone;

@@ -311,11 +311,16 @@ class OnednnBackend : public Backend {
          "NTPB_ONEDNN_REUSE",
          "activation buffers reused once a tensor's last reader has run"},
         {"winograd",
-         {"auto", "off", "all"},
+         {"auto", "off", "large", "medium", "all"},
          "NTPB_ONEDNN_WINOGRAD",
-         "Winograd for f32 3x3 stride-1 convolutions: auto (where it wins: oneDNN's kernel at "
-         "outputs of 28x28 or more and 64 channels or more, ntpbench's at 32 output tiles of 2x2 "
-         "or more over the batch and 32 channels or more), off, all"},
+         "Winograd for f32 3x3 stride-1 convolutions: large (oneDNN's kernel at outputs of 28x28 "
+         "or more and 64 channels or more), medium (oneDNN's from 14x14), auto (medium where "
+         "oneDNN's Winograd runs a 14x14 one of 256 channels in 0.75x its direct kernel's time "
+         "or less on this CPU: a short probe of both, else large); ntpbench's kernel under each "
+         "of these at 32 output tiles of 2x2 or more over the batch and 32 channels or more; off, "
+         "all",
+         /*before=*/"",
+         /*recorded_before=*/{{"auto", "large"}}},
         {"winograd_kernel",
          {"auto", "onednn", "ntpbench"},
          "NTPB_ONEDNN_WINOGRAD_KERNEL",
@@ -396,6 +401,7 @@ class OnednnBackend : public Backend {
   // Those PlanSteps reads; bf16_depthwise=auto asks the CPU (WidensBf16Depthwise),
   // winograd_kernel=auto is oneDNN's where it has Winograd kernels at the effective ISA
   // (AVX-512), else ntpbench's (winograd is off where the kernel is oneDNN's and it has none),
+  // winograd=auto on oneDNN's kernel medium or large as its probe says (OnednnWinogradSizes),
   // and inverted_residual=auto large where its kernel is built for AVX-512, else off.
   std::map<std::string, std::string> PlanChoices(const RunConfig& config) const override {
     const std::map<std::string, std::string> options = BackendOptionValues(*this, config);
@@ -412,6 +418,9 @@ class OnednnBackend : public Backend {
     }
     if (choices.at("winograd_kernel") == "onednn" && !HasWinogradKernels()) {
       choices["winograd"] = "off";
+    }
+    if (choices.at("winograd") == "auto" && choices.at("winograd_kernel") == "onednn") {
+      choices["winograd"] = OnednnWinogradSizes(EffectiveThreads(config));
     }
     if (choices.at("inverted_residual") == "auto") {
       choices["inverted_residual"] = InvertedResidualBuiltForAvx512() ? "large" : "off";
@@ -482,7 +491,7 @@ class OnednnBackend : public Backend {
       const WinogradKernel kernel = streamed
                                         ? WinogradKernel::kNone
                                         : WinogradFor(l, precision, plan, options.at("winograd"),
-                                                      options.at("winograd_kernel"));
+                                                      options.at("winograd_kernel"), threads);
       const bool winograd = kernel != WinogradKernel::kNone;
       if (kernel == WinogradKernel::kOnednn && plan.residual &&
           !CanOverwrite(t, plan.ResidualOperand(), static_cast<int>(i), plan.residual)) {
