@@ -6,13 +6,8 @@
 #include "ntpbench/error.h"
 
 namespace ntpb::onednn {
-namespace {
-
-constexpr size_t kAlignment = 64;  // a cache line, as oneDNN aligns its own allocations
-
-}  // namespace
-
-ActivationPool::ActivationPool(const TensorUses& uses, bool reuse) : uses_(uses), reuse_(reuse) {}
+ActivationPool::ActivationPool(const TensorUses& uses, bool reuse, HugePageArena* arena)
+    : uses_(uses), reuse_(reuse), arena_(arena) {}
 
 dnnl::memory ActivationPool::Allocate(const dnnl::memory::desc& desc, const std::string& tensor,
                                       const std::string& lifetime_of, int index,
@@ -32,10 +27,13 @@ dnnl::memory ActivationPool::Allocate(const dnnl::memory::desc& desc, const std:
     }
   }
   if (!chosen) {
-    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-    void* p = std::aligned_alloc(kAlignment, rounded);
-    if (!p) throw Error("", tensor, "memory", "could not allocate " + std::to_string(size) + " B");
-    buffers_.push_back({std::shared_ptr<void>(p, std::free), size});
+    void* p = nullptr;
+    try {
+      p = arena_->Allocate(size);
+    } catch (const std::bad_alloc&) {
+      throw Error("", tensor, "memory", "could not allocate " + std::to_string(size) + " B");
+    }
+    buffers_.push_back({p, size});
     chosen = &buffers_.back();
   }
   chosen->free_after = last;
@@ -43,13 +41,13 @@ dnnl::memory ActivationPool::Allocate(const dnnl::memory::desc& desc, const std:
   chosen->tenants.push_back(tensor);
   chosen->generation_of_tenant.push_back(chosen->generation);
   home_[tensor] = {static_cast<size_t>(chosen - buffers_.data()), chosen->generation};
-  return dnnl::memory(desc, engine, chosen->data.get());
+  return dnnl::memory(desc, engine, chosen->data);
 }
 
 ActivationPool::Buffer* ActivationPool::Owner(const void* ptr) {
   const char* p = static_cast<const char*>(ptr);
   for (Buffer& b : buffers_) {
-    const char* base = static_cast<const char*>(b.data.get());
+    const char* base = static_cast<const char*>(b.data);
     if (p >= base && p < base + b.size) return &b;
   }
   return nullptr;
@@ -72,12 +70,6 @@ std::string ActivationPool::ReusedBy(const std::string& tensor) const {
     if (b.generation_of_tenant[i] > it->second.second) return b.tenants[i];
   }
   return "";
-}
-
-std::vector<std::shared_ptr<void>> ActivationPool::storage() const {
-  std::vector<std::shared_ptr<void>> all;
-  for (const Buffer& b : buffers_) all.push_back(b.data);
-  return all;
 }
 
 int64_t ActivationPool::bytes() const {

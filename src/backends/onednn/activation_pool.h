@@ -17,14 +17,16 @@
 #include <vector>
 
 #include "ntpbench/analysis.h"
+#include "src/backends/onednn/huge_page_arena.h"
 
 namespace ntpb::onednn {
 
 class ActivationPool {
  public:
   // `uses`: the network's readers and last uses (analysis.h; the pool keeps a reference).
-  // `reuse` false (option reuse=off): every tensor keeps its own buffer.
-  ActivationPool(const TensorUses& uses, bool reuse);
+  // `reuse` false (option reuse=off): every tensor keeps its own buffer. Buffers come from
+  // `arena` (which must outlive every memory handed out).
+  ActivationPool(const TensorUses& uses, bool reuse, HugePageArena* arena);
 
   // Memory of `desc` for `tensor`, written by the step of layers[index] (or an inlay in front
   // of it) and read up to the last reader of `lifetime_of` (a reordered copy lives as long as
@@ -39,14 +41,12 @@ class ActivationPool {
   std::string ReusedBy(const std::string& tensor) const;
   // Bytes of all buffers (what the activations occupy after reuse).
   int64_t bytes() const;
-  // The buffers, which the memories handed out point into: whoever runs them keeps these.
-  std::vector<std::shared_ptr<void>> storage() const;
   // Whether buffers are reused (the option reuse is not "off").
   bool reusing() const { return reuse_; }
 
  private:
   struct Buffer {
-    std::shared_ptr<void> data;
+    void* data = nullptr;  // in the arena
     size_t size = 0;
     int free_after = -1;                         // the last layer that reads a tensor in it
     std::vector<std::string> tenants = {};       // every tensor it held, in order
@@ -57,6 +57,7 @@ class ActivationPool {
 
   const TensorUses& uses_;
   bool reuse_;
+  HugePageArena* arena_;
   std::vector<Buffer> buffers_;
   std::map<std::string, std::pair<size_t, int>> home_;  // tensor -> (buffer, generation)
 };

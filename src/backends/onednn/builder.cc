@@ -286,9 +286,9 @@ memory Builder::SharedScratch(const memory::desc& desc, size_t offset) {
 
 std::vector<memory> Builder::TakeScratch() {
   if (shared_scratch_bytes_ > 0) {
-    const memory shared(memory::desc({static_cast<memory::dim>(shared_scratch_bytes_)},
-                                     memory::data_type::u8, memory::format_tag::a),
-                        engine_);
+    const memory shared =
+        ArenaMemory(memory::desc({static_cast<memory::dim>(shared_scratch_bytes_)},
+                                 memory::data_type::u8, memory::format_tag::a));
     auto* base = static_cast<uint8_t*>(shared.get_data_handle());
     for (auto& [m, offset] : shared_scratch_users_) m.set_data_handle(base + offset);
     scratch_.push_back(shared);
@@ -321,7 +321,7 @@ std::vector<float> Builder::WeightValues(const ResolvedLayer& l, size_t i) const
 memory Builder::WeightMemory(const void* values, const memory::desc& user,
                              const memory::desc& wanted) {
   memory src(user, engine_, const_cast<void*>(values));
-  memory dst(wanted, engine_);
+  memory dst = ArenaMemory(wanted);
   dnnl::stream s(engine_);
   dnnl::reorder(src, dst).execute(s, src, dst);
   s.wait();
@@ -332,7 +332,7 @@ void Builder::AddPrimitive(const dnnl::primitive_desc_base& pd, const dnnl::prim
                            Args args) {
   const memory::desc sd = pd.scratchpad_desc();
   if (sd.get_size() > 0) {
-    args[DNNL_ARG_SCRATCHPAD] = memory(sd, engine_);
+    args[DNNL_ARG_SCRATCHPAD] = ArenaMemory(sd);
     scratchpad_bytes_ += static_cast<int64_t>(sd.get_size());
   }
   if (current_.info.kernel.empty()) current_.info.kernel = pd.impl_info_str();

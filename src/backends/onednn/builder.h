@@ -20,6 +20,7 @@
 #include "ntpbench/backend.h"
 #include "ntpbench/resolve.h"
 #include "src/backends/onednn/activation_pool.h"
+#include "src/backends/onednn/huge_page_arena.h"
 #include "src/backends/onednn/onednn_backend.h"
 #include "src/backends/onednn/quantization.h"
 
@@ -161,8 +162,9 @@ class Builder {
         topology_(&topology),
         config_(config),
         options_(BackendOptionValues(*OnednnBackendInstance(), config)),
+        arena_(std::make_shared<HugePageArena>(options_.at("huge_pages") == "on")),
         uses_(AnalyzeTensorUses(topology)),
-        pool_(uses_, options_.at("reuse") == "on"),
+        pool_(uses_, options_.at("reuse") == "on", arena_.get()),
         act_(config.precision == Precision::kBf16 ? memory::data_type::bf16
                                                   : memory::data_type::f32) {}
 
@@ -268,7 +270,7 @@ class Builder {
   // Working memory of a step's own (attention's scores), allocated now, counted as workspace
   // and owned by the executable: views made over it (memories over its pointer) stay valid.
   memory Scratch(const memory::desc& desc) {
-    scratch_.emplace_back(desc, engine_);
+    scratch_.push_back(ArenaMemory(desc));
     scratchpad_bytes_ += static_cast<int64_t>(desc.get_size());
     return scratch_.back();
   }
@@ -278,6 +280,12 @@ class Builder {
   // points into it from TakeScratch on; host code reads the pointer from the memory as it runs.
   memory SharedScratch(const memory::desc& desc, size_t offset);
   std::vector<memory> TakeScratch();
+  // The memory the weights, activations and workspace live in: whoever runs the steps keeps it.
+  std::shared_ptr<HugePageArena> arena() const { return arena_; }
+  // Memory of `desc` in the arena.
+  memory ArenaMemory(const memory::desc& desc) {
+    return memory(desc, engine_, arena_->Allocate(desc.get_size()));
+  }
   // Memory kept between inferences (a kv_cache's rows), of its own: never pooled, never written
   // over by another step; counted as workspace.
   // Starts as zeros, as every backend's cache does.
@@ -302,6 +310,9 @@ class Builder {
   const ResolvedTopology* topology_;
   RunConfig config_;
   std::map<std::string, std::string> options_;
+  // What the executable keeps (weights, activations, workspace) on 2 MiB pages where it can
+  // (huge_page_arena.h); before pool_, which allocates from it.
+  std::shared_ptr<HugePageArena> arena_;
   TensorUses uses_;  // before pool_, which reads it
   ActivationPool pool_;
   memory::data_type act_;

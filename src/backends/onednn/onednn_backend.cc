@@ -155,7 +155,7 @@ class OnednnExecutable : public Executable {
                                  "tensor)"};
     }
     activation_bytes_ = b.pool().bytes();
-    activation_storage_ = b.pool().storage();
+    arena_ = b.arena();
     stored_scales_ = b.stored_scales();
     workspace_ = b.scratchpad_bytes();
     scratch_ = b.TakeScratch();
@@ -258,7 +258,8 @@ class OnednnExecutable : public Executable {
   std::map<std::string, std::pair<std::string, std::string>> not_kept_;
   std::set<std::string> reused_;  // not kept only because a later tensor reuses the memory
   int64_t workspace_ = 0, activation_bytes_ = 0;
-  std::vector<std::shared_ptr<void>> activation_storage_;  // what the tensors' memories point into
+  // Where the weights, activations and workspace live (Builder::arena).
+  std::shared_ptr<HugePageArena> arena_;
 };
 
 class OnednnBackend : public Backend {
@@ -310,6 +311,11 @@ class OnednnBackend : public Backend {
          {"on", "off"},
          "NTPB_ONEDNN_REUSE",
          "activation buffers reused once a tensor's last reader has run"},
+        {"huge_pages",
+         {"on", "off"},
+         "NTPB_ONEDNN_HUGE_PAGES",
+         "weights, activations and workspace in blocks the kernel is asked to back by 2 MiB pages "
+         "(transparent huge pages: madvise); off: ordinary pages"},
         {"winograd",
          {"auto", "off", "large", "medium", "all"},
          "NTPB_ONEDNN_WINOGRAD",
