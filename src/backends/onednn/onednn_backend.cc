@@ -243,6 +243,9 @@ class OnednnExecutable : public Executable {
     throw Error("", "", name, "no tensor named '" + name + "'");
   }
 
+  // Where the weights, activations and workspace live (Builder::arena): first, so that it goes
+  // last, after every memory and step that points into it.
+  std::shared_ptr<HugePageArena> arena_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   int threads_;
@@ -258,8 +261,6 @@ class OnednnExecutable : public Executable {
   std::map<std::string, std::pair<std::string, std::string>> not_kept_;
   std::set<std::string> reused_;  // not kept only because a later tensor reuses the memory
   int64_t workspace_ = 0, activation_bytes_ = 0;
-  // Where the weights, activations and workspace live (Builder::arena).
-  std::shared_ptr<HugePageArena> arena_;
 };
 
 class OnednnBackend : public Backend {
