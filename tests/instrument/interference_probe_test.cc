@@ -85,12 +85,24 @@ TEST(InterferenceProbe, SeesAnotherProcessBurnACore) {
 
 // Two CPUs: a latency a cache line can take between cores (tens to hundreds of ns on any machine;
 // under a microsecond), the same thread's affinity as before; one CPU: not measured (0), and
-// nothing hangs.
+// nothing hangs. Where other processes hold the cores the partner thread may not run within its
+// 20 ms (not measured, 0: a CI run beside a parallel build saw that); five tries, and a skip
+// naming the load only where others took the cores meanwhile.
 TEST(CoreDistance, MeasuresTwoCoresAndNotOne) {
   cpu_set_t own;
   ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof(own), &own), 0);
   if (CPU_COUNT(&own) < 2) GTEST_SKIP() << "this process may use one CPU: nothing to measure";
-  const double ns = MeasureCoreToCoreNs();
+  InterferenceProbe probe;
+  probe.Start();
+  double ns = 0;
+  for (int attempt = 0; attempt < 5 && ns == 0; ++attempt) ns = MeasureCoreToCoreNs();
+  if (ns == 0) {
+    const MachineActivity busy = probe.Stop(1);
+    if (busy.others_share >= 0.1) {
+      GTEST_SKIP() << "other processes took " << busy.others_share
+                   << " of the cores: the partner thread never ran within 20 ms";
+    }
+  }
   EXPECT_GT(ns, 1) << "a line between two cores takes longer than a nanosecond";
   EXPECT_LT(ns, 1000) << "two cores a microsecond apart: the partner was not running";
   cpu_set_t after;
